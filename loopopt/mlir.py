@@ -1,0 +1,191 @@
+"""The one module that imports the MLIR Python bindings.
+
+Everything else in loopopt reaches MLIR through the names exported here, so the
+binding source (today the `iree-base-compiler` wheel) can be swapped in one place.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from iree.compiler import ir, passmanager  # noqa: F401  (re-exported)
+from iree.compiler.dialects import affine as affine_d  # noqa: F401
+from iree.compiler.dialects import arith as arith_d  # noqa: F401
+from iree.compiler.dialects import func as func_d  # noqa: F401
+from iree.compiler.dialects import memref as memref_d  # noqa: F401
+
+from .errors import LoopOptError
+
+Operation = ir.Operation
+Value = ir.Value
+Block = ir.Block
+AffineMap = ir.AffineMap
+AffineExpr = ir.AffineExpr
+AffineDimExpr = ir.AffineDimExpr
+AffineSymbolExpr = ir.AffineSymbolExpr
+AffineConstantExpr = ir.AffineConstantExpr
+AffineAddExpr = ir.AffineAddExpr
+AffineMulExpr = ir.AffineMulExpr
+AffineModExpr = ir.AffineModExpr
+AffineFloorDivExpr = ir.AffineFloorDivExpr
+AffineCeilDivExpr = ir.AffineCeilDivExpr
+MemRefType = ir.MemRefType
+BlockArgument = ir.BlockArgument
+OpResult = ir.OpResult
+MLIRError = ir.MLIRError
+
+_LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
+
+
+def new_context() -> ir.Context:
+    """A context with every upstream dialect; unknown ops parse as opaque ops."""
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = True
+    return ctx
+
+
+def _where(loc_text: str, filename: str) -> str:
+    m = _LOC_RE.search(loc_text)
+    if not m:
+        return filename
+    return f"{filename}:{m.group('line')}:{m.group('col')}"
+
+
+def parse_module(text: str | bytes, filename: str = "<input>", ctx: ir.Context | None = None) -> ir.Module:
+    """Parse MLIR text (custom or generic form) and verify it.
+
+    Raises LoopOptError with one line `file:line:col: error: message` on bad input.
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise LoopOptError(f"{filename}: error: input is not UTF-8 text (byte {e.start})") from None
+    if not text.strip():
+        raise LoopOptError(f"{filename}: error: input is empty; expected an MLIR module")
+    if "\x00" in text:
+        raise LoopOptError(f"{filename}: error: input contains NUL bytes; expected MLIR text")
+    ctx = ctx or new_context()
+    try:
+        module = ir.Module.parse(text, ctx)
+    except ir.MLIRError as e:
+        raise LoopOptError(_diag_line(e, filename, "cannot parse input")) from None
+    except Exception as e:  # the bindings raise plain errors for some malformed input
+        raise LoopOptError(f"{filename}: error: cannot parse input: {e}") from None
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:
+        raise LoopOptError(_diag_line(e, filename, "input does not verify")) from None
+    return module
+
+
+def _diag_line(e: "ir.MLIRError", filename: str, what: str) -> str:
+    diags = list(getattr(e, "error_diagnostics", []) or [])
+    if diags:
+        d = diags[0]
+        msg = " ".join(str(d.message).split())
+        return f"{_where(str(d.location), filename)}: error: {msg}"
+    first = " ".join(str(e).split())
+    return f"{filename}: error: {what}: {first}"
+
+
+def verify(op: ir.Operation) -> str | None:
+    """Run the full MLIR verifier; return None if valid, else the first diagnostic."""
+    try:
+        op.verify()
+        return None
+    except ir.MLIRError as e:
+        return _diag_line(e, "<ir>", "verifier failed")
+
+
+def print_module(module: ir.Module) -> str:
+    """Custom-form text that stock mlir-opt accepts."""
+    return str(module)
+
+
+def location_of(op, filename: str = "<input>") -> str:
+    """`file:line:col` of an op (or the file name if the op has no file location)."""
+    return _where(str(op.location), filename)
+
+
+def operation(op) -> ir.Operation:
+    """The generic Operation behind an OpView or Operation."""
+    return op.operation if hasattr(op, "operation") else op
+
+
+def block_ops(block: ir.Block) -> list[ir.Operation]:
+    return [operation(o) for o in block.operations]
+
+
+def walk(op: ir.Operation) -> Iterator[ir.Operation]:
+    """Pre-order walk of every op nested in `op` (not `op` itself)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = operation(child)
+                yield child
+                yield from walk(child)
+
+
+def functions(module: ir.Module) -> list[ir.Operation]:
+    return [o for o in block_ops(module.body) if o.name == "func.func"]
+
+
+def func_name(fn: ir.Operation) -> str:
+    return ir.StringAttr(fn.attributes["sym_name"]).value
+
+
+def func_body(fn: ir.Operation) -> ir.Block | None:
+    region = fn.regions[0]
+    blocks = list(region.blocks)
+    return blocks[0] if blocks else None
+
+
+def affine_map_attr(op: ir.Operation, name: str) -> ir.AffineMap:
+    return ir.AffineMapAttr(op.attributes[name]).value
+
+
+def int_attr(op: ir.Operation, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value
+
+
+def value_owner(v: ir.Value):
+    """(defining op, None) for an op result, (None, owning block) for a block argument."""
+    if ir.BlockArgument.isinstance(v):
+        return None, ir.BlockArgument(v).owner
+    return operation(ir.OpResult(v).owner), None
+
+
+def is_block_argument(v: ir.Value) -> bool:
+    return ir.BlockArgument.isinstance(v)
+
+
+def same_value(a: ir.Value, b: ir.Value) -> bool:
+    return a == b
+
+
+def memref_type(v: ir.Value) -> ir.MemRefType | None:
+    t = v.type
+    return ir.MemRefType(t) if ir.MemRefType.isinstance(t) else None
+
+
+def element_size_bytes(t) -> int:
+    """Bytes per element of a memref element type (index counts as 8)."""
+    if ir.IndexType.isinstance(t):
+        return 8
+    if ir.IntegerType.isinstance(t):
+        return max(1, (ir.IntegerType(t).width + 7) // 8)
+    if ir.FloatType.isinstance(t):
+        return max(1, (ir.FloatType(t).width + 7) // 8)
+    if ir.ComplexType.isinstance(t):
+        return 2 * element_size_bytes(ir.ComplexType(t).element_type)
+    if ir.VectorType.isinstance(t):
+        vt = ir.VectorType(t)
+        n = 1
+        for s in vt.shape:
+            n *= s
+        return n * element_size_bytes(vt.element_type)
+    return 8
+
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()

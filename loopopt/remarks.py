@@ -1,0 +1,53 @@
+"""Structured optimization remarks, in the spirit of LLVM's -pass-remarks.
+
+Each decision is a record (pass, kind, message, function, location, args); the human
+text is a rendering of it. The message carries the seed's verbatim string.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PASSED = "Passed"
+MISSED = "Missed"
+ANALYSIS = "Analysis"
+
+
+@dataclass(frozen=True)
+class Remark:
+    pass_name: str  # fusion, distribution, tiling, interchange, licm, contraction, driver, internal
+    kind: str  # Passed | Missed | Analysis
+    message: str  # the seed's verbatim text first, e.g. "[STOP FUSION] unmatched trip count"
+    function: str = ""
+    location: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def render(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        fn = f" (in @{self.function})" if self.function else ""
+        return f"{where}{self.kind.lower()}: {self.message}{fn}"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, default=str)
+
+
+class RemarkLog:
+    """Collects remarks in decision order."""
+
+    def __init__(self) -> None:
+        self.remarks: list[Remark] = []
+
+    def add(self, pass_name: str, kind: str, message: str, **kw: Any) -> Remark:
+        r = Remark(pass_name, kind, message, **kw)
+        self.remarks.append(r)
+        return r
+
+    def messages(self, pass_name: str | None = None) -> list[str]:
+        return [r.message for r in self.remarks if pass_name is None or r.pass_name == pass_name]
+
+    def __iter__(self):
+        return iter(self.remarks)
+
+    def __len__(self) -> int:
+        return len(self.remarks)
