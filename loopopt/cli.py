@@ -1,0 +1,144 @@
+"""Command line: `loopopt INPUT [-o OUTPUT] [options]`."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from .errors import LoopOptError
+from .options import DEFAULT_TARGET, TARGETS, Options
+
+
+def _bool(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="loopopt", description="Loop-nest optimizer for MLIR affine programs "
+                                "(LICM, greedy profit-based fusion, distribution, interchange, GCD tiling).")
+    p.add_argument("input", help="MLIR file, or - for stdin")
+    p.add_argument("-o", "--output", default="-", help="output file, or - for stdout (default)")
+    p.add_argument("--target", choices=sorted(TARGETS), default=DEFAULT_TARGET,
+                   help=f"hardware target (default {DEFAULT_TARGET}; cpu has no partition constraint)")
+    p.add_argument("--loop-opt-distance-threshold", type=int, default=8, metavar="N",
+                   help="candidate loop pair positional distance threshold (default 8)")
+    p.add_argument("--loop-opt-sb-size", type=int, default=0, metavar="BYTES",
+                   help="SBUF bytes per partition; 0 = target's figure")
+    p.add_argument("--loop-opt-psum-size", type=int, default=0, metavar="BYTES",
+                   help="PSUM bytes per partition; 0 = target's figure")
+    p.add_argument("--enable-loop-distribution", type=_bool, default=True, metavar="BOOL")
+    p.add_argument("--enable-profitable-loop-fusion", type=_bool, default=True, metavar="BOOL",
+                   help="greedy profit-ordered fusion (default); false = classic program-order fusion")
+    p.add_argument("--enable-licm", type=_bool, default=True, metavar="BOOL")
+    p.add_argument("--passes", default=None,
+                   help="run an explicit pipeline instead of the whole pass, e.g. fuse,licm")
+    p.add_argument("--print-params", action="store_true", help="print the pass parameters (stderr)")
+    p.add_argument("--print-analysis", action="store_true",
+                   help="print loops, trip counts, memory locations and dependences (stderr)")
+    p.add_argument("--remarks", action="store_true", help="print every decision (stderr)")
+    p.add_argument("--remarks-json", metavar="FILE", help="write remarks as JSON lines to FILE")
+    return p
+
+
+def options_from_args(a: argparse.Namespace) -> Options:
+    if a.loop_opt_distance_threshold < 0:
+        raise LoopOptError("loopopt: error: --loop-opt-distance-threshold must be >= 0")
+    if a.loop_opt_sb_size < 0 or a.loop_opt_psum_size < 0:
+        raise LoopOptError("loopopt: error: --loop-opt-sb-size and --loop-opt-psum-size must be >= 0 bytes")
+    return Options(
+        target=TARGETS[a.target],
+        distance_threshold=a.loop_opt_distance_threshold,
+        sb_size=a.loop_opt_sb_size,
+        psum_size=a.loop_opt_psum_size,
+        enable_loop_distribution=a.enable_loop_distribution,
+        enable_profitable_loop_fusion=a.enable_profitable_loop_fusion,
+        enable_licm=a.enable_licm,
+    )
+
+
+def _read_input(path: str) -> tuple[bytes, str]:
+    if path == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    try:
+        with open(path, "rb") as f:
+            return f.read(), path
+    except OSError as e:
+        raise LoopOptError(f"{path}: error: cannot read input: {e.strerror}") from None
+
+
+def _write_output(path: str, text: str) -> None:
+    """Write atomically: a failure never leaves a half-written output file."""
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".loopopt-", suffix=".tmp")
+    except OSError as e:
+        raise LoopOptError(f"{path}: error: cannot write output: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def run(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from . import driver  # imported late: `--help` stays fast
+    data, filename = _read_input(args.input)
+    opts = options_from_args(args)
+    passes = None
+    if args.passes is not None:
+        passes = [p.strip() for p in args.passes.split(",") if p.strip()]
+    result = driver.optimize(data, opts, filename=filename, passes=passes)
+    if args.print_params:
+        print(opts.params_text(), file=sys.stderr)
+    if args.print_analysis:
+        from .analysis.report import analysis_report
+        print(analysis_report(result.input_module_text, filename), file=sys.stderr, end="")
+    if args.remarks:
+        for r in result.remarks:
+            print(r.render(), file=sys.stderr)
+    if args.remarks_json:
+        _write_output(args.remarks_json, "".join(r.to_json() + "\n" for r in result.remarks))
+    _write_output(args.output, result.text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = run(argv)
+    except LoopOptError as e:
+        print(str(e), file=sys.stderr)
+        code = 1
+    except KeyboardInterrupt:
+        print("loopopt: interrupted", file=sys.stderr)
+        code = 130
+    except RecursionError:
+        print("loopopt: error: input nests too deeply to process", file=sys.stderr)
+        code = 1
+    except MemoryError:
+        print("loopopt: error: out of memory", file=sys.stderr)
+        code = 1
+    except Exception as e:  # an internal error is reported in one line, never a traceback
+        print(f"loopopt: internal error: {type(e).__name__}: {e} (please report with the input)", file=sys.stderr)
+        code = 2
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
