@@ -151,13 +151,15 @@ def int_attr(op: ir.Operation, name: str) -> int:
 
 def value_owner(v: ir.Value):
     """(defining op, None) for an op result, (None, owning block) for a block argument."""
-    if ir.BlockArgument.isinstance(v):
-        return None, ir.BlockArgument(v).owner
-    return operation(ir.OpResult(v).owner), None
+    v = v.maybe_downcast() if hasattr(v, "maybe_downcast") else v
+    if isinstance(v, ir.BlockArgument):
+        return None, v.owner
+    return operation(v.owner), None
 
 
 def is_block_argument(v: ir.Value) -> bool:
-    return ir.BlockArgument.isinstance(v)
+    v = v.maybe_downcast() if hasattr(v, "maybe_downcast") else v
+    return isinstance(v, ir.BlockArgument)
 
 
 def same_value(a: ir.Value, b: ir.Value) -> bool:
@@ -166,21 +168,21 @@ def same_value(a: ir.Value, b: ir.Value) -> bool:
 
 def memref_type(v: ir.Value) -> ir.MemRefType | None:
     t = v.type
-    return ir.MemRefType(t) if ir.MemRefType.isinstance(t) else None
+    return t if isinstance(t, ir.MemRefType) else None
 
 
 def element_size_bytes(t) -> int:
     """Bytes per element of a memref element type (index counts as 8)."""
-    if ir.IndexType.isinstance(t):
+    if isinstance(t, ir.IndexType):
         return 8
-    if ir.IntegerType.isinstance(t):
-        return max(1, (ir.IntegerType(t).width + 7) // 8)
-    if ir.FloatType.isinstance(t):
-        return max(1, (ir.FloatType(t).width + 7) // 8)
-    if ir.ComplexType.isinstance(t):
-        return 2 * element_size_bytes(ir.ComplexType(t).element_type)
-    if ir.VectorType.isinstance(t):
-        vt = ir.VectorType(t)
+    if isinstance(t, ir.IntegerType):
+        return max(1, (t.width + 7) // 8)
+    if isinstance(t, ir.FloatType):
+        return max(1, (t.width + 7) // 8)
+    if isinstance(t, ir.ComplexType):
+        return 2 * element_size_bytes(t.element_type)
+    if isinstance(t, ir.VectorType):
+        vt = t
         n = 1
         for s in vt.shape:
             n *= s
