@@ -1,0 +1,137 @@
+"""Exact dependence analysis with isl, symbols kept as parameters.
+
+Two accesses conflict when they touch the same element of the same buffer and at least
+one writes it. A dependence is a conflicting pair of dynamic instances; its distance along
+a loop axis is the target's iteration index minus the source's. Unknown (non-affine)
+accesses conflict with every access of their buffer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from .accesses import AccessPattern
+from .affine import Scope
+from .loops import Loop, substitute
+
+
+def conflicts(a: AccessPattern, b: AccessPattern) -> bool:
+    """Same buffer and at least one write (not yet looking at indices)."""
+    return a.root == b.root and (a.is_write or b.is_write)
+
+
+def _shared_prefix(a: AccessPattern, b: AccessPattern) -> int:
+    n = 0
+    for x, y in zip(a.loops, b.loops):
+        if x.op != y.op or x.name != y.name:
+            break
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class InstancePair:
+    """The isl text pieces describing pairs (source instance, target instance)."""
+
+    params: list[str]
+    fixed: list[str]  # dims equal in both instances (shared outer iterations)
+    src: list[str]  # source dims (renamed)
+    dst: list[str]  # target dims (renamed)
+    constraints: list[str]
+    src_rename: dict
+    dst_rename: dict
+
+
+def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int | None = None) -> InstancePair | None:
+    """Pairs of instances of `a` and `b` that touch the same element.
+
+    The first `fixed` shared loops (default: all shared loops) are the same iteration for both;
+    every other loop gets a source copy (suffix _s) and a target copy (suffix _t).
+    Returns None when the buffer differs.
+    """
+    if a.root != b.root:
+        return None
+    shared = _shared_prefix(a, b)
+    fixed = shared if fixed is None else min(fixed, shared)
+    fixed_loops = a.loops[:fixed]
+    ra = {lp.name: f"{lp.name}_s" for lp in a.loops[fixed:]}
+    rb = {lp.name: f"{lp.name}_t" for lp in b.loops[fixed:]}
+    cons = [c for lp in fixed_loops for c in lp.constraints()]
+    cons += [c for lp in a.loops[fixed:] for c in lp.constraints(ra)]
+    cons += [c for lp in b.loops[fixed:] for c in lp.constraints(rb)]
+    if a.index is not None and b.index is not None:
+        if len(a.index) != len(b.index):
+            pass  # different views of different rank: any element may coincide
+        else:
+            cons += [f"{substitute(x, ra)} = {substitute(y, rb)}" for x, y in zip(a.index, b.index)]
+    return InstancePair(
+        params=sorted(scope.params),
+        fixed=[lp.name for lp in fixed_loops],
+        src=[ra[lp.name] for lp in a.loops[fixed:]],
+        dst=[rb[lp.name] for lp in b.loops[fixed:]],
+        constraints=cons,
+        src_rename=ra,
+        dst_rename=rb,
+    )
+
+
+def pair_set(p: InstancePair, extra: list[str] = ()) -> isl.Set:
+    dims = p.fixed + p.src + p.dst
+    cons = list(p.constraints) + list(extra)
+    text = f"[{', '.join(p.params)}] -> {{ [{', '.join(dims)}] : {' and '.join(cons) or 'true'} }}"
+    return isl.Set(text)
+
+
+def iteration_index(lp: Loop, rename: dict) -> str:
+    """The normalized iteration number (iv - lb) / step of a loop copy, as isl text."""
+    iv = rename.get(lp.name, lp.name)
+    lb = substitute(lp.lower[0], rename) if lp.lower else "0"
+    return f"({iv} - ({lb}))" if lp.step == 1 else f"floor(({iv} - ({lb}))/{lp.step})"
+
+
+def distance_set(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: Scope) -> isl.Set | None:
+    """Distances (iteration of `lb` for b) - (iteration of `la` for a) over conflicting instances.
+
+    `la` encloses `a`, `lb` encloses `b`; they are the two axes being compared (the same loop
+    for a self-dependence, or two sibling loops to be fused). None if the buffers differ.
+    """
+    p = instance_pair(a, b, scope, fixed=_fixed_above(a, la))
+    if p is None:
+        return None
+    ka = iteration_index(la, p.src_rename)
+    kb = iteration_index(lb, p.dst_rename)
+    dims = p.fixed + p.src + p.dst
+    text = (f"[{', '.join(p.params)}] -> {{ [{', '.join(dims)}] -> [d] : "
+            f"{' and '.join(list(p.constraints) + [f'd = {kb} - {ka}']) or 'true'} }}")
+    return isl.Map(text).range()
+
+
+def _fixed_above(a: AccessPattern, axis: Loop) -> int:
+    for k, lp in enumerate(a.loops):
+        if lp.op == axis.op and lp.name == axis.name:
+            return k
+    return len(a.loops)
+
+
+def get_def_use_distance(use: AccessPattern, def_: AccessPattern, la: Loop, lb: Loop, scope: Scope) -> isl.Set | None:
+    """The seed's getDefUseDistance: distances from the use's iteration to the def's."""
+    return distance_set(use, def_, la, lb, scope)
+
+
+def min_distance(dist: isl.Set) -> int | None:
+    """Smallest distance in a (parametric) distance set, or None if unbounded below/empty."""
+    if dist.is_empty():
+        return None
+    lo = dist.dim_min(0)
+    if lo.is_cst():
+        vals = []
+        lo.foreach_piece(lambda s, a: vals.append(a.get_constant_val().to_python()))
+        return int(min(vals)) if vals else None
+    return None
+
+
+def may_be_negative(dist: isl.Set) -> bool:
+    """True iff some parameter values admit a negative distance."""
+    neg = isl.Set("{ [d] : d < 0 }").align_params(dist.get_space())
+    return not dist.intersect(neg).is_empty()
