@@ -1,16 +1,23 @@
 """The LoopOptimization pass driver: owns the phase order of the seed's run().
 
-run(): resolve budgets -> print params -> liveness -> greedy fusion per function, per
-block (distribution, tiling, interchange inside the fusion driver) -> LICM -> report
-numLoopsFused.
+run(): resolve budgets -> print params -> liveness -> greedy fusion per function, per block
+(distribution, tiling and interchange inside the fusion driver) -> contraction of fused
+intermediates -> LICM (module-wide, after fusion) -> report numLoopsFused.
+
+Every transform step runs on one function at a time behind a guard: if the function no
+longer verifies, or the step raises, the function is restored from a snapshot and an
+`[INTERNAL] <transform> rolled back: <why>` remark is emitted. Invalid IR is never emitted.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import mlir
+from .errors import LoopOptError
+from .mlir import ir
 from .options import Options
-from .remarks import ANALYSIS, RemarkLog
+from .remarks import ANALYSIS, MISSED, RemarkLog
 
 
 @dataclass
@@ -18,17 +25,129 @@ class PassResult:
     text: str  # the optimized module, printed
     remarks: RemarkLog
     num_loops_fused: int = 0
+    input_module_text: str = ""
     stats: dict = field(default_factory=dict)
+
+
+# A step transforms one function in place and returns a count (fused loops, hoists, ...).
+Step = Callable[[ir.Operation, Options, RemarkLog, str], int]
+
+# Test hook: a step name whose output is deliberately corrupted (fault injection).
+FAULT_INJECTION: set[str] = set()
+
+
+def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: RemarkLog, filename: str) -> tuple[ir.Operation, int]:
+    """Run `step` on function `fn`; roll back to a snapshot if it fails or leaves invalid IR.
+
+    Returns the (possibly replaced) function op and the step's count."""
+    snapshot = fn.clone(ip=ir.InsertionPoint(fn)) if options.verify_each else None
+    why = None
+    count = 0
+    staged = RemarkLog()
+    try:
+        count = step(fn, options, staged, filename)
+        if name in FAULT_INJECTION:
+            _corrupt(fn)
+        if snapshot is not None:
+            why = mlir.verify(fn)
+    except LoopOptError:
+        raise
+    except Exception as e:  # an internal error must not lose the user's program
+        why = f"{type(e).__name__}: {e}"
+    if why is None:
+        log.remarks.extend(staged.remarks)
+        if snapshot is not None:
+            snapshot.erase()
+        return fn, count
+    if snapshot is None:
+        raise RuntimeError(f"{name} failed: {why}")
+    fn.erase()
+    log.add("internal", MISSED, f"[INTERNAL] {name} rolled back: {why}", function=mlir.func_name(snapshot))
+    return snapshot, 0
+
+
+def _corrupt(fn: ir.Operation) -> None:
+    """Fault injection: make the function invalid (a use before its definition)."""
+    body = mlir.func_body(fn)
+    ops = mlir.block_ops(body)
+    for op in ops:
+        if op.results and len(list(op.results[0].uses)) > 0:
+            op.move_before(ops[-1])  # after its users: dominance broken
+            return
+    with fn.context, fn.location:
+        ir.Operation.create("func.return", operands=[], ip=ir.InsertionPoint.at_block_begin(body))
+
+
+def _fusion_step(fn, options, log, filename) -> int:
+    from .transforms.fusion import GreedyFusion
+
+    return GreedyFusion(fn, options, log, filename).run()
+
+
+def _contraction_step(fn, options, log, filename) -> int:
+    from .transforms.contraction import contract_function
+
+    return contract_function(fn, options, log, filename)
+
+
+def _licm_step(fn, options, log, filename) -> int:
+    from .transforms import licm as licm_mod
+
+    return licm_mod.licm_function(fn, options, log, filename)
+
+
+def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
+    steps: list[tuple[str, Step]] = []
+    for p in passes:
+        name, _, arg = p.partition("=")
+        if name in ("fuse", "fusion"):
+            steps.append(("fusion", _fusion_step))
+        elif name == "contract":
+            steps.append(("contraction", _contraction_step))
+        elif name == "licm":
+            steps.append(("licm", _licm_step))
+        elif name in ("tile", "interchange", "distribute"):
+            steps.append((name, _restructuring_step(name, arg)))
+        else:
+            raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
+                               "(known: fuse, contract, licm, tile=N, interchange=P, distribute)")
+    return steps
+
+
+def _restructuring_step(name: str, arg: str) -> Step:
+    def step(fn, options, log, filename) -> int:
+        from .transforms import restructure
+
+        return restructure.run_on_function(name, arg, fn, options, log, filename)
+
+    return step
 
 
 def optimize(source, options: Options | None = None, filename: str = "<input>",
              passes: list[str] | None = None) -> PassResult:
     """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module."""
     options = options or Options()
-    module = source if isinstance(source, mlir.ir.Module) else mlir.parse_module(source, filename)
+    module = source if isinstance(source, ir.Module) else mlir.parse_module(source, filename)
+    input_text = mlir.print_module(module)
     log = RemarkLog()
     log.add("driver", ANALYSIS, options.params_text())
-    result = PassResult(text="", remarks=log)
-    result.text = mlir.print_module(module)
-    log.add("driver", ANALYSIS, f"numLoopsFused = {result.num_loops_fused}")
-    return result
+    if passes is None:
+        steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
+        if options.enable_licm:
+            steps.append(("licm", _licm_step))
+    else:
+        steps = _pipeline_steps(passes)
+    fused = 0
+    for fn in list(mlir.functions(module)):
+        if mlir.func_body(fn) is None:
+            continue
+        for name, step in steps:
+            fn, n = guarded(name, fn, step, options, log, filename)
+            if name == "fusion":
+                fused += n
+    log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
+    why = mlir.verify(module.operation)
+    if why is not None:  # defensive: each step was verified, so this is a bug; emit the input instead
+        log.add("internal", MISSED, f"[INTERNAL] module rolled back: {why}")
+        return PassResult(input_text, log, 0, input_text)
+    return PassResult(mlir.print_module(module), log, fused, input_text)

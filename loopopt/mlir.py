@@ -100,7 +100,8 @@ def verify(op: ir.Operation) -> str | None:
 
 def print_module(module: ir.Module) -> str:
     """Custom-form text that stock mlir-opt accepts."""
-    return str(module)
+    text = str(module)
+    return text if text.endswith("\n") else text + "\n"
 
 
 def location_of(op, filename: str = "<input>") -> str:

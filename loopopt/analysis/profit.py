@@ -1,0 +1,88 @@
+"""The seed's profit model: the Fusion Profit Graph (FPG).
+
+profit(l1, l2) = 2 * sum over shared *placed* tensors of liveN * elemSize: fusing a producer
+and a consumer over a placed intermediate saves its write and its read-back. External
+tensors contribute nothing on Neuron targets. On the cpu target only (our extension), two
+loops that read the same external tensor also earn 1 * its bytes (it is read once, not twice).
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from ..mlir import ir
+from .effects import Effects, op_effects
+from .memory import MemoryLocation, memory_location
+
+
+@dataclass(frozen=True)
+class SharedTensor:
+    location: MemoryLocation
+    written_by_first: bool
+    written_by_second: bool
+
+
+@dataclass(frozen=True, order=True)
+class FPGEntry:
+    """One heap entry; ordered so that heapq pops the highest profit, then program order."""
+
+    neg_profit: float
+    first_pos: int
+    second_pos: int
+    l1: ir.Operation = field(compare=False)
+    l2: ir.Operation = field(compare=False)
+    stamp: tuple = field(compare=False, default=())
+
+    @property
+    def profit(self) -> float:
+        return -self.neg_profit
+
+
+def shared_tensors(e1: Effects, e2: Effects) -> list[SharedTensor]:
+    """Buffers both loops touch, in a deterministic order."""
+    common = e1.touches() & e2.touches()
+    locs = [memory_location(r) for r in common if _is_memref(r)]
+    locs.sort(key=lambda m: m.name)
+    return [SharedTensor(m, m.root in e1.writes, m.root in e2.writes) for m in locs]
+
+
+def _is_memref(v) -> bool:
+    return isinstance(v.type, ir.MemRefType)
+
+
+def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False) -> float:
+    """2 * sum(liveN * elemSize) over shared placed tensors (+ 1 * bytes per shared external read)."""
+    profit = 0.0
+    for t in shared:
+        if t.location.placed:
+            profit += 2.0 * float(t.location.live_n * t.location.elem_size)
+        elif reward_shared_reads and not (t.written_by_first or t.written_by_second):
+            profit += float(t.location.bytes)
+    return profit
+
+
+@dataclass
+class FusionProfitGraph:
+    """A max-heap of candidate pairs keyed by profit (ties: program order)."""
+
+    heap: list = field(default_factory=list)
+
+    def push(self, entry: FPGEntry) -> None:
+        heapq.heappush(self.heap, entry)
+
+    def pop(self) -> FPGEntry | None:
+        return heapq.heappop(self.heap) if self.heap else None
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+
+def candidate_pairs(n: int, distance_threshold: int):
+    """Index pairs (i, j), i < j, whose positional gap is below the threshold (the seed's window)."""
+    for i in range(n):
+        for j in range(i + 1, min(n, i + distance_threshold)):
+            yield i, j
+
+
+def loop_effects(loop: ir.Operation) -> Effects:
+    return op_effects(loop)

@@ -1,0 +1,441 @@
+"""Greedy profit-based loop fusion (the seed's checkLoopFusionGreedy) and the fuse itself.
+
+Per block and nesting level: build the Fusion Profit Graph, pop the most profitable pair,
+re-validate it (stale pairs are skipped, never dereferenced), run the legality battery,
+fuse if legal, update the FPG, repeat; then recurse one level down into each loop body.
+Every decision becomes a remark carrying the seed's verbatim text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import mlir
+from ..analysis import dependence
+from ..analysis.accesses import collect_accesses
+from ..analysis.affine import Scope
+from ..analysis.effects import Effects, op_effects
+from ..analysis.loops import (body_block, body_ops, has_iter_args, loop_dims, loops_in_block, same_trip_count)
+from ..analysis.memory import memory_location
+from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
+from ..mlir import ir
+from ..options import Options
+from ..remarks import MISSED, PASSED, RemarkLog
+
+UNMATCHED_TRIP_COUNT = "[STOP FUSION] unmatched trip count"
+NO_PARTITION_DIM = "[STOP FUSION] loop to be fused doesn't access partition dim"
+NO_BENEFIT = "[STOP FUSION] no fusion benefit"
+NEGATIVE_DISTANCE = "[STOP FUSION] negative distance dep in def-use"
+# Reasons of our own (beyond the seed's battery).
+BLOCKED_BY_OPS = "[STOP FUSION] ops between the loops can't be moved"
+OVER_BUDGET = "[STOP FUSION] fused working set exceeds SBSize"
+CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
+
+
+@dataclass(frozen=True)
+class StopReason:
+    """Why a pair may not fuse: the verbatim remark text plus a detail for people."""
+
+    message: str
+    detail: str = ""
+
+    def text(self) -> str:
+        return f"{self.message}: {self.detail}" if self.detail else self.message
+
+
+# ---------------------------------------------------------------------------------------
+# Legality: each check returns None when legal, else a StopReason.
+
+
+def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> StopReason | None:
+    """Both loops must run the same number of iterations (decided symbolically) with one step."""
+    if mlir.int_attr(l1, "step") != mlir.int_attr(l2, "step"):
+        return StopReason(UNMATCHED_TRIP_COUNT, "different steps")
+    if not same_trip_count(l1, l2, scope):
+        return StopReason(UNMATCHED_TRIP_COUNT)
+    if not _same_lower_bound(l1, l2) and (_single_result(l1) is None or _single_result(l2) is None):
+        return StopReason(UNMATCHED_TRIP_COUNT, "different lower bounds given as max(...) of several values")
+    return None
+
+
+def accesses_partition_dim(loop: ir.Operation, scope: Scope) -> bool:
+    """True iff some access in the loop indexes dimension 0 (the partition dimension) with the
+    loop's own IV or an IV of a loop enclosing it."""
+    names = {d.name for d in loop_dims(loop, scope)}
+    for a in collect_accesses(loop, scope):
+        names_here = {lp.name for lp in a.loops}
+        if a.index and any(a.uses_iv(n, 0) for n in names_here | names):
+            return True
+    return False
+
+
+def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options: Options) -> StopReason | None:
+    if not options.target.partitioned:
+        return None
+    for lp in (l1, l2):
+        if not accesses_partition_dim(lp, scope):
+            return StopReason(NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
+    return None
+
+
+def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> StopReason | None:
+    """Fusing reverses any dependence from an iteration of l1 to an earlier iteration of l2.
+
+    Checked for RAW, WAR and WAW over every pair of conflicting accesses with isl. A distance
+    of 0 is legal: in the fused body l1's statements still precede l2's (the seed rejects
+    d <= 0, which forbids the ordinary producer-consumer case)."""
+    (ax1,) = loop_dims(l1, scope)
+    (ax2,) = loop_dims(l2, scope)
+    acc1 = collect_accesses(l1, scope)
+    acc2 = collect_accesses(l2, scope)
+    by_root: dict = {}
+    for b in acc2:
+        by_root.setdefault(b.root, []).append(b)
+    for a in acc1:
+        for b in by_root.get(a.root, ()):
+            if not (a.is_write or b.is_write):
+                continue
+            if a.index is None or b.index is None:
+                return StopReason(NEGATIVE_DISTANCE, f"{_name(a.root)} is accessed at unknown elements")
+            if _identical_access(a, b, ax1, ax2):
+                continue  # same element at the same iteration: distance 0
+            dist = dependence.distance_set(a, b, ax1, ax2, scope)
+            if dist is not None and dependence.may_be_negative(dist):
+                kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
+                return StopReason(NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}, distances {dist}")
+    return None
+
+
+def _identical_access(a, b, ax1, ax2) -> bool:
+    """Fast path: same index text with the two axes identified, no other loops involved."""
+    if ax1.lower != ax2.lower:
+        return False
+    if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
+        return False
+    from ..analysis.loops import substitute
+
+    return tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
+
+
+def working_set_per_partition(effects: Effects, options: Options) -> int:
+    """Bytes one iteration of the fused loop keeps per partition: one row of every buffer."""
+    total = 0
+    for r in effects.touches():
+        if not isinstance(r.type, ir.MemRefType):
+            continue
+        loc = memory_location(r)
+        rows = (loc.shape[0] or 1) if loc.shape else 1
+        total += (loc.live_n // max(1, rows)) * loc.elem_size
+    return total
+
+
+def check_budget(e1: Effects, e2: Effects, options: Options) -> StopReason | None:
+    both = Effects()
+    both.merge(e1)
+    both.merge(e2)
+    need = working_set_per_partition(both, options)
+    if need > options.sb_budget:
+        return StopReason(OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
+    return None
+
+
+def _conflict(x: Effects, y: Effects) -> bool:
+    if (x.unknown and (y.touches() or y.unknown)) or (y.unknown and x.touches()):
+        return True
+    return bool(x.writes & y.touches()) or bool(x.reads & y.writes)
+
+
+def _values_used_inside(op: ir.Operation) -> set:
+    used = set()
+    for o in [op, *mlir.walk(op)]:
+        for v in o.operands:
+            used.add(v)
+    return used
+
+
+def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation],
+                  effects) -> tuple[list[ir.Operation], StopReason | None]:
+    """Classify the ops between two loops (the seed's traversePath).
+
+    Ops the second loop does not depend on stay where they are. Ops it needs (SSA or memory,
+    transitively) are moved above the first loop when they don't depend on it; anything else
+    stops fusion. Returns (ops to hoist in order, reason)."""
+    if not between:
+        return [], None
+    e1, e2 = effects(l1), effects(l2)
+    used2 = _values_used_inside(l2)
+    needed: list[bool] = [False] * len(between)
+    for k in range(len(between) - 1, -1, -1):
+        x = between[k]
+        ex = effects(x)
+        if any(r in used2 for r in x.results) or _conflict(ex, e2):
+            needed[k] = True
+        else:
+            for m in range(k + 1, len(between)):
+                if needed[m]:
+                    y = between[m]
+                    if any(r in _values_used_inside(y) for r in x.results) or _conflict(ex, effects(y)):
+                        needed[k] = True
+                        break
+    hoist = [x for x, n in zip(between, needed) if n]
+    for x in hoist:
+        if _conflict(effects(x), e1):
+            return [], StopReason(BLOCKED_BY_OPS, f"{x.name} at {mlir.location_of(x)} depends on the first "
+                                  "loop and the second loop needs it")
+    return hoist, None
+
+
+# ---------------------------------------------------------------------------------------
+# The fuse.
+
+
+def _same_lower_bound(l1: ir.Operation, l2: ir.Operation) -> bool:
+    m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
+    n1, n2 = m1.n_dims + m1.n_symbols, m2.n_dims + m2.n_symbols
+    return m1 == m2 and list(l1.operands)[:n1] == list(l2.operands)[:n2]
+
+
+def _single_result(loop: ir.Operation):
+    m = mlir.affine_map_attr(loop, "lowerBoundMap")
+    return m if len(m.results) == 1 else None
+
+
+def _shifted_iv(l1: ir.Operation, l2: ir.Operation) -> ir.Value:
+    """The value l2's IV takes in l1's iteration: iv1 - lb1 + lb2 (iv1 itself if bounds match)."""
+    iv1 = body_block(l1).arguments[0]
+    if _same_lower_bound(l1, l2):
+        return iv1
+    m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
+    ops1 = list(l1.operands)[:m1.n_dims + m1.n_symbols]
+    ops2 = list(l2.operands)[:m2.n_dims + m2.n_symbols]
+    with l1.context, l1.location:
+        nd = 1 + m1.n_dims + m2.n_dims
+        e1 = m1.results[0].shift_dims(m1.n_dims, 1, 0)
+        e2 = m2.results[0].shift_dims(m2.n_dims, 1 + m1.n_dims, 0).shift_symbols(m2.n_symbols, m1.n_symbols, 0)
+        expr = ir.AffineExpr.get_dim(0) - e1 + e2
+        amap = ir.AffineMap.get(nd, m1.n_symbols + m2.n_symbols, [expr])
+        operands = [iv1, *ops1[:m1.n_dims], *ops2[:m2.n_dims], *ops1[m1.n_dims:], *ops2[m2.n_dims:]]
+        first = mlir.block_ops(body_block(l1))[0]
+        apply = mlir.affine_d.AffineApplyOp(amap, operands, ip=ir.InsertionPoint(first))
+    return apply.result
+
+
+def loop_fusion(l1: ir.Operation, l2: ir.Operation) -> None:
+    """Move l2's body into l1 (onto l1's induction variable) after l1's body; erase l2."""
+    iv2 = body_block(l2).arguments[0]
+    iv = _shifted_iv(l1, l2)
+    iv2.replace_all_uses_with(iv)
+    term = mlir.block_ops(body_block(l1))[-1]
+    for op in body_ops(l2):
+        op.move_before(term)
+    l2.erase()
+
+
+# ---------------------------------------------------------------------------------------
+# The greedy driver.
+
+
+@dataclass
+class _BlockState:
+    loops: dict = field(default_factory=dict)  # id -> op (alive loops only)
+    order: list = field(default_factory=list)  # ids in program order
+    pos: dict = field(default_factory=dict)  # id -> original position (stable tie-break)
+    version: dict = field(default_factory=dict)  # id -> int
+    rejected: set = field(default_factory=set)  # (id1, id2) popped and refused since the last fuse
+
+
+class GreedyFusion:
+    """checkLoopFusionGreedy over one function (and classic program-order fusion as fallback)."""
+
+    def __init__(self, func: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
+                 incremental: bool = True):
+        self.func = func
+        self.options = options
+        self.log = log
+        self.filename = filename
+        self.fname = mlir.func_name(func)
+        self.scope = Scope()
+        self.incremental = incremental
+        self.num_loops_fused = 0
+        self._effects: dict = {}
+        self._last_reason: dict = {}
+
+    # -- facts ------------------------------------------------------------------------
+    def effects(self, op: ir.Operation) -> Effects:
+        e = self._effects.get(op)
+        if e is None:
+            e = self._effects[op] = op_effects(op)
+        return e
+
+    def _where(self, op: ir.Operation) -> str:
+        return mlir.location_of(op, self.filename)
+
+    def pair_profit(self, l1: ir.Operation, l2: ir.Operation) -> float | None:
+        """Profit of a candidate pair, or None when the loops share no tensor (no FPG entry)."""
+        shared = shared_tensors(self.effects(l1), self.effects(l2))
+        if not shared:
+            return None
+        return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned)
+
+    # -- FPG ---------------------------------------------------------------------------
+    def _entry(self, st: _BlockState, a: int, b: int) -> FPGEntry | None:
+        profit = self.pair_profit(st.loops[a], st.loops[b])
+        if profit is None:
+            return None
+        return FPGEntry(-profit, st.pos[a], st.pos[b], a, b, (st.version[a], st.version[b]))
+
+    def construct_fusion_profit_graph(self, st: _BlockState) -> FusionProfitGraph:
+        fpg = FusionProfitGraph()
+        for i, j in candidate_pairs(len(st.order), self.options.distance_threshold):
+            e = self._entry(st, st.order[i], st.order[j])
+            if e is not None:
+                fpg.push(e)
+        return fpg
+
+    def find_fusion_pair_greedy(self, st: _BlockState, fpg: FusionProfitGraph) -> FPGEntry | None:
+        """Pop the best pair that is still valid: both loops alive and unchanged since scoring."""
+        while True:
+            e = fpg.pop()
+            if e is None:
+                return None
+            a, b = e.l1, e.l2
+            if a in st.loops and b in st.loops and e.stamp == (st.version[a], st.version[b]):
+                return e
+
+    def update_fpg(self, st: _BlockState, fpg: FusionProfitGraph, kept: int, removed_index: int) -> FusionProfitGraph:
+        """Re-score after a fuse. Full rebuild (the seed) or incremental with identical decisions:
+        re-push pairs with the changed loop, pairs refused since the last fuse, and pairs that
+        entered the window because a loop disappeared."""
+        if not self.incremental:
+            st.rejected.clear()
+            return self.construct_fusion_profit_graph(st)
+        t = self.options.distance_threshold
+        order = st.order
+        want = set()
+        k = order.index(kept)
+        for j in range(max(0, k - t + 1), min(len(order), k + t)):
+            if j != k:
+                want.add((order[min(j, k)], order[max(j, k)]))
+        for i in range(max(0, removed_index - t + 1), removed_index):
+            j = i + t - 1
+            if j < len(order):
+                want.add((order[i], order[j]))
+        index = {x: n for n, x in enumerate(order)}
+        for pair in st.rejected:
+            a, b = pair
+            if a in st.loops and b in st.loops and 0 < index[b] - index[a] < t:
+                want.add(pair)
+        st.rejected.clear()
+        for a, b in sorted(want, key=lambda p: (st.pos[p[0]], st.pos[p[1]])):
+            e = self._entry(st, a, b)
+            if e is not None:
+                fpg.push(e)
+        return fpg
+
+    # -- legality battery ------------------------------------------------------------------
+    def legality(self, st: _BlockState, l1: ir.Operation, l2: ir.Operation, profit: float):
+        """(ops to hoist, None) if the pair may fuse, else ([], StopReason)."""
+        if has_iter_args(l1) or has_iter_args(l2):
+            return [], StopReason(CARRIES_VALUES)
+        r = check_trip_counts(l1, l2, self.scope)
+        if r is None:
+            r = check_partition_dim(l1, l2, self.scope, self.options)
+        if r is None and profit <= 0:
+            r = StopReason(NO_BENEFIT)
+        if r is not None:
+            return [], r
+        between = self._ops_between(l1, l2)
+        hoist, r = traverse_path(l1, l2, between, self.effects)
+        if r is None:
+            r = has_negative_distance(l1, l2, self.scope)
+        if r is None:
+            r = check_budget(self.effects(l1), self.effects(l2), self.options)
+        return hoist, r
+
+    @staticmethod
+    def _ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
+        ops = mlir.block_ops(l1.block)
+        return ops[ops.index(l1) + 1:ops.index(l2)]
+
+    # -- driver ----------------------------------------------------------------------------
+    def run(self) -> int:
+        body = mlir.func_body(self.func)
+        if body is not None:
+            self.check_loop_fusion_greedy(body, 0)
+        return self.num_loops_fused
+
+    def check_loop_fusion_greedy(self, block: ir.Block, level: int) -> None:
+        loops = loops_in_block(block)
+        st = _BlockState()
+        for k, lp in enumerate(loops):
+            st.loops[k] = lp
+            st.order.append(k)
+            st.pos[k] = k
+            st.version[k] = 0
+        if len(loops) >= 2:
+            if self.options.enable_profitable_loop_fusion:
+                self._greedy(st, level)
+            else:
+                self._classic(st, level)
+        for op in mlir.block_ops(block):
+            for region in op.regions:
+                for inner in region.blocks:
+                    self.check_loop_fusion_greedy(inner, level + (op.name == "affine.for"))
+
+    def _greedy(self, st: _BlockState, level: int) -> None:
+        fpg = self.construct_fusion_profit_graph(st)
+        while True:
+            e = self.find_fusion_pair_greedy(st, fpg)
+            if e is None:
+                return
+            if self._try_fuse(st, e.l1, e.l2, e.profit, level):
+                removed_index = st.order.index(e.l2)
+                self._remove(st, e.l1, e.l2)
+                fpg = self.update_fpg(st, fpg, e.l1, removed_index)
+            else:
+                st.rejected.add((e.l1, e.l2))
+
+    def _classic(self, st: _BlockState, level: int) -> None:
+        """check_loop_fusion: fuse adjacent legal pairs in program order."""
+        k = 0
+        while k + 1 < len(st.order):
+            a, b = st.order[k], st.order[k + 1]
+            profit = self.pair_profit(st.loops[a], st.loops[b])
+            if profit is not None and self._try_fuse(st, a, b, profit, level):
+                self._remove(st, a, b)
+            else:
+                k += 1
+
+    def _remove(self, st: _BlockState, kept: int, gone: int) -> None:
+        del st.loops[gone]
+        st.order.remove(gone)
+        st.version[kept] += 1
+        self._effects.pop(st.loops[kept], None)
+
+    def _try_fuse(self, st: _BlockState, a: int, b: int, profit: float, level: int) -> bool:
+        l1, l2 = st.loops[a], st.loops[b]
+        hoist, reason = self.legality(st, l1, l2, profit)
+        loc = f"{self._where(l1)} and {self._where(l2)}"
+        if reason is not None:
+            key = (a, b)
+            if self._last_reason.get(key) != (reason.text(), st.version[a], st.version[b]):
+                self._last_reason[key] = (reason.text(), st.version[a], st.version[b])
+                self.log.add("fusion", MISSED, reason.message, function=self.fname, location=self._where(l1),
+                             args={"loops": loc, "level": level, "profit": profit, "detail": reason.detail})
+            return False
+        for x in hoist:
+            x.move_before(l1)
+        self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
+                     function=self.fname, location=self._where(l1),
+                     args={"loops": loc, "level": level, "profit": profit, "hoisted": [x.name for x in hoist]})
+        loop_fusion(l1, l2)
+        self.num_loops_fused += 1
+        return True
+
+
+def check_loop_fusion(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>",
+                      incremental: bool = True) -> int:
+    """Fusion over every function of the module; returns numLoopsFused."""
+    total = 0
+    for fn in mlir.functions(module):
+        total += GreedyFusion(fn, options, log, filename, incremental).run()
+    return total
