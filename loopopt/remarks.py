@@ -26,7 +26,9 @@ class Remark:
     def render(self) -> str:
         where = f"{self.location}: " if self.location else ""
         fn = f" (in @{self.function})" if self.function else ""
-        return f"{where}{self.kind.lower()}: {self.message}{fn}"
+        detail = self.args.get("detail") if isinstance(self.args, dict) else None
+        extra = f" [{detail}]" if detail else ""
+        return f"{where}{self.kind.lower()}: {self.message}{fn}{extra}"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True, default=str)

@@ -15,7 +15,7 @@ from ..analysis.accesses import collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.effects import Effects, op_effects
 from ..analysis.loops import (body_block, body_ops, has_iter_args, loop_dims, loops_in_block, same_trip_count)
-from ..analysis.memory import memory_location
+from ..analysis.memory import DEFAULT_DYNAMIC_EXTENT, memory_location
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
 from ..mlir import ir
 from ..options import Options
@@ -105,6 +105,12 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> S
     return None
 
 
+def _name(v: ir.Value) -> str:
+    owner, _ = mlir.value_owner(v)
+    where = mlir.location_of(owner) if owner is not None else "an argument"
+    return f"{owner.name if owner is not None else 'argument'} ({where})"
+
+
 def _identical_access(a, b, ax1, ax2) -> bool:
     """Fast path: same index text with the two axes identified, no other loops involved."""
     if ax1.lower != ax2.lower:
@@ -123,7 +129,7 @@ def working_set_per_partition(effects: Effects, options: Options) -> int:
         if not isinstance(r.type, ir.MemRefType):
             continue
         loc = memory_location(r)
-        rows = (loc.shape[0] or 1) if loc.shape else 1
+        rows = (loc.shape[0] or DEFAULT_DYNAMIC_EXTENT) if loc.shape else 1
         total += (loc.live_n // max(1, rows)) * loc.elem_size
     return total
 
