@@ -109,7 +109,7 @@ def run(argv: list[str] | None = None) -> int:
         print(opts.params_text(), file=sys.stderr)
     if args.print_analysis:
         from .analysis.report import analysis_report
-        print(analysis_report(result.input_module_text, filename), file=sys.stderr, end="")
+        print(analysis_report(data, filename), file=sys.stderr, end="")
     if args.remarks:
         for r in result.remarks:
             print(r.render(), file=sys.stderr)
