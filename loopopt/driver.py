@@ -96,6 +96,14 @@ def _licm_step(fn, options, log, filename) -> int:
     return licm_mod.licm_function(fn, options, log, filename)
 
 
+def _licm_available() -> bool:
+    try:
+        from .transforms import licm as licm_mod
+    except ImportError:
+        return False
+    return hasattr(licm_mod, "licm_function")
+
+
 def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
     steps: list[tuple[str, Step]] = []
     for p in passes:
@@ -133,7 +141,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     log.add("driver", ANALYSIS, options.params_text())
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
-        if options.enable_licm:
+        if options.enable_licm and _licm_available():
             steps.append(("licm", _licm_step))
     else:
         steps = _pipeline_steps(passes)

@@ -188,15 +188,15 @@ def test_positive_distance_is_not_blocked_by_dependence():
 
 
 WAR = """
-func.func @f(%a: memref<66xf32>, %out: memref<64xf32>) {
-  affine.for %i = 0 to 64 {
-    %x = affine.load %a[%i + 1] : memref<66xf32>
-    affine.store %x, %out[%i] : memref<64xf32>
-  }
+func.func @f(%a: memref<66xf32>) {
   %t = memref.alloc() : memref<64xf32>
   affine.for %i = 0 to 64 {
-    %x = affine.load %out[%i] : memref<64xf32>
-    affine.store %x, %a[%i] : memref<66xf32>
+    %x = affine.load %a[%i] : memref<66xf32>
+    affine.store %x, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %x = affine.load %t[%i] : memref<64xf32>
+    affine.store %x, %a[%i + 1] : memref<66xf32>
   }
   return
 }
@@ -204,7 +204,7 @@ func.func @f(%a: memref<66xf32>, %out: memref<64xf32>) {
 
 
 def test_war_dependence_stops():
-    # Loop 2 overwrites a[i] which loop 1 reads at i+1 in a *later* iteration.
+    # Loop 2 writes a[i+1], which loop 1 reads in the next iteration: fusing would read the new value.
     res = optimize_checked(WAR)
     assert "[STOP FUSION] negative distance dep in def-use" in messages(res, "fusion")
 
@@ -286,7 +286,7 @@ def test_call_between_loops_blocks_fusion():
     # MLIR 22's --affine-loop-fusion miscompiles this pattern; we refuse with a reason.
     res = optimize_checked(CALL_BETWEEN)
     assert "[STOP FUSION] ops between the loops can't be moved" in messages(res, "fusion")
-    assert count(res.text, "func.call") == 1
+    assert count(res.text, "call @rewrite") == 1
 
 
 OP_NEEDED = """

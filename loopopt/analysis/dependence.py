@@ -135,3 +135,22 @@ def may_be_negative(dist: isl.Set) -> bool:
     """True iff some parameter values admit a negative distance."""
     neg = isl.Set("{ [d] : d < 0 }").align_params(dist.get_space())
     return not dist.intersect(neg).is_empty()
+
+
+def same_element(a: AccessPattern, b: AccessPattern, scope: Scope) -> bool:
+    """True iff, in every iteration of their common loops, `a` and `b` touch the same element.
+
+    Both accesses must sit in the same loops (same block); decided exactly with isl, so
+    `t[i]` and `t[(i + 1) - 1]` (an inlined affine.apply) are the same element."""
+    if a.root != b.root or a.index is None or b.index is None or len(a.index) != len(b.index):
+        return False
+    if [lp.name for lp in a.loops] != [lp.name for lp in b.loops]:
+        return False
+    if a.index == b.index:
+        return True
+    dims = [lp.name for lp in a.loops]
+    cons = [c for lp in a.loops for c in lp.constraints()]
+    differ = " or ".join(f"({x}) != ({y})" for x, y in zip(a.index, b.index))
+    text = (f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(dims)}] : "
+            f"{' and '.join(cons + [f'({differ})']) } }}")
+    return isl.Set(text).is_empty()

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from .. import mlir
 from ..analysis.memory import ALLOC_OPS
+from ..analysis.accesses import access_pattern
+from ..analysis.affine import Scope
+from ..analysis.dependence import same_element
 from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
 
 
-def _index_key(op: ir.Operation, first_index_operand: int):
-    return (str(mlir.affine_map_attr(op, "map")), tuple(list(op.operands)[first_index_operand:]))
+def contraction_plan(alloc: ir.Operation, scope: Scope | None = None) -> list[tuple[ir.Operation, ir.Operation]] | None:
+    """(load, forwarding store) pairs if the buffer can be contracted, else None.
 
-
-def contraction_plan(alloc: ir.Operation) -> list[tuple[ir.Operation, ir.Operation]] | None:
-    """(load, forwarding store) pairs if the buffer can be contracted, else None."""
+    Each load is forwarded from the latest preceding store in the block that provably writes
+    the same element (isl), provided no other store in between may write that element."""
+    scope = scope or Scope()
     buf = alloc.results[0]
     users = [mlir.operation(u.owner) for u in buf.uses]
     accesses = [u for u in users if u.name != "memref.dealloc"]
@@ -31,16 +34,16 @@ def contraction_plan(alloc: ir.Operation) -> list[tuple[ir.Operation, ir.Operati
     block = accesses[0].block
     if any(u.block != block for u in accesses):
         return None
-    latest: dict = {}
+    stores: list = []  # access patterns of the stores seen so far, in order
     plan = []
     for op in mlir.block_ops(block):
         if op.name == "affine.store" and op.operands[1] == buf:
-            latest[_index_key(op, 2)] = op
+            stores.append(access_pattern(op, scope))
         elif op.name == "affine.load" and op.operands[0] == buf:
-            st = latest.get(_index_key(op, 1))
-            if st is None:
-                return None
-            plan.append((op, st))
+            load = access_pattern(op, scope)
+            if not stores or not same_element(stores[-1], load, scope):
+                return None  # the latest store must write exactly the element read
+            plan.append((op, stores[-1].op))
         elif op.regions and any(True for _ in _uses_inside(op, buf)):
             return None
     return plan
@@ -61,9 +64,10 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
     """Contract every eligible placed buffer of one function."""
     count = 0
     fname = mlir.func_name(fn)
+    scope = Scope()
     allocs = [o for o in mlir.walk(fn) if o.name in ALLOC_OPS]
     for alloc in allocs:
-        plan = contraction_plan(alloc)
+        plan = contraction_plan(alloc, scope)
         if plan is None:
             continue
         buf = alloc.results[0]
