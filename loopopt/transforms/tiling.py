@@ -27,6 +27,8 @@ from ..mlir import affine_d, ir
 from ..remarks import MISSED, PASSED, RemarkLog
 
 TILING = "tiling"
+STOP_NOTHING_TO_TILE = "[STOP TILING] no loop has more iterations than the tile size"
+STOP_TILE_ORDER = "[STOP TILING] tile loops stay inside point loops"
 # Ops whose trailing operands are the dims, then the symbols, of their "map" attribute.
 MAP_OPS = {"affine.load": 1, "affine.store": 2, "affine.vector_load": 1, "affine.vector_store": 2,
            "affine.apply": 0, "affine.min": 0, "affine.max": 0}
@@ -135,7 +137,7 @@ def _fold_into_map(user: ir.Operation, old: ir.Value, point: ir.Value, tile: ir.
             exprs = [_subst_dim(e, k, ir.AffineDimExpr.get(k) + new_dim, m.n_dims + 1, m.n_symbols) for e in exprs]
     new_map = ir.AffineMap.get(m.n_dims + 1, m.n_symbols, exprs)
     new_dims = [point if v == old else v for v in dims] + [tile]
-    attrs = {a.name: a.attr for a in user.attributes}
+    attrs = dict(user.attributes.items())
     attrs["map"] = ir.AffineMapAttr.get(new_map)
     new = ir.Operation.create(user.name, results=[r.type for r in user.results],
                               operands=ops[:prefix] + new_dims + syms, attributes=attrs,
@@ -218,12 +220,13 @@ def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], StopRe
         band.pop()
     chosen = [lp for lp in band if (constant_trip_count(lp) or size + 1) > size and not tiling_violation(lp, size)]
     if not chosen:
-        return band, StopReason("[STOP TILING] no loop has more iterations than the tile size", tuple(band))
+        return band, StopReason(STOP_NOTHING_TO_TILE, loops=tuple(band))
     outer, tiles = band[0], []
     for lp in chosen:
+        was_outer = lp == outer
         tile, _ = loop_tiling(lp, size)
         tiles.append(tile)
-        if lp == outer:
+        if was_outer:
             outer = tile
     nest = perfect_nest(outer)
     # Strip-mined order is (t0, p0, t1, p1, ...); band tiling wants every tile loop first.
@@ -233,7 +236,7 @@ def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], StopRe
         return nest, None
     why = permutation_violation(nest, perm, Scope())
     if why:
-        return nest, StopReason("[STOP TILING] tile loops stay inside point loops", tuple(nest), why)
+        return nest, StopReason(STOP_TILE_ORDER, why, loops=tuple(nest))
     from .interchange import loop_interchange
 
     return loop_interchange(nest, perm), None
@@ -248,7 +251,7 @@ def tile_pass(module: ir.Module, options, log: RemarkLog, size: int) -> int:
         for root in roots:
             where = mlir.location_of(root)
             nest, why = tile_band(root, size)
-            if why is not None and why.message.startswith("[STOP TILING] no loop"):
+            if why is not None and why.message == STOP_NOTHING_TO_TILE:
                 log.add(TILING, MISSED, why.message, function=name, location=where)
                 continue
             count += 1

@@ -1,0 +1,123 @@
+"""Loop distribution: split one perfect nest into several, one per independent statement group.
+
+The statements are the top-level ops of the nest's innermost body (inner loops included). A split
+is legal when no dependence cycle crosses it: groups are the strongly connected components of the
+statement dependence graph (memory dependences over the full iteration vector of the nest, plus
+def-use edges, which bind a value's producer and consumers into one group), emitted in a
+topological order that keeps program order where it can. Pure ops without regions (constants,
+index arithmetic) are recomputed in each group that uses them instead of binding groups together.
+The split is committed only when at least two non-empty groups result (seed 001's assert that
+both sides are non-empty).
+"""
+from __future__ import annotations
+
+from .. import mlir
+from ..analysis.affine import Scope
+from ..analysis.legality import (StopReason, distribution_order, distribution_violation, innermost_body,
+                                 is_band, is_recomputable, pure_closure, statement_graph, value_deps)
+from ..analysis.loops import has_iter_args, perfect_nest
+from ..mlir import ir
+from ..remarks import MISSED, PASSED, RemarkLog
+from .tiling import _is_outermost
+
+DISTRIBUTION = "distribution"
+STOP_ONE_GROUP = "[STOP DISTRIBUTION] the loop body is one dependence cycle"
+STOP_ITER_ARGS = "[STOP DISTRIBUTION] loop carries values through iter_args"
+STOP_NOT_PERFECT = "[STOP DISTRIBUTION] not a perfect loop nest"
+
+
+def distributable_nest(loop: ir.Operation) -> list[ir.Operation]:
+    """The perfect nest distributed with `loop` as its root (cut above a loop with iter_args)."""
+    out = []
+    for lp in perfect_nest(loop):
+        if has_iter_args(lp):
+            break
+        out.append(lp)
+    return out
+
+
+def split_for_distribution(loop: ir.Operation, scope: Scope | None = None) -> list[list[ir.Operation]]:
+    """The seed's split_for_distribution: statement groups of the nest rooted at `loop`, in the
+    order their loops must run. One group means the nest cannot be split. Recomputable pure ops
+    are not listed (loop_distribution clones them where needed)."""
+    scope = scope or Scope()
+    nest = distributable_nest(loop)
+    if not nest:
+        return []
+    graph = statement_graph(nest, scope)
+    return [[graph.statements[s] for s in grp] for grp in distribution_order(graph)]
+
+
+def check_loop_distribution(loop: ir.Operation, scope: Scope | None = None) -> StopReason | None:
+    """None iff maximal distribution of `loop`'s nest yields at least two groups."""
+    nest = distributable_nest(loop)
+    if not nest:
+        return StopReason(STOP_ITER_ARGS, loops=(loop,))
+    if not is_band(nest):
+        return StopReason(STOP_NOT_PERFECT, loops=tuple(nest))
+    if len(split_for_distribution(loop, scope)) < 2:
+        return StopReason(STOP_ONE_GROUP, loops=tuple(nest))
+    return None
+
+
+def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
+                      scope: Scope | None = None) -> list[ir.Operation]:
+    """Emit one copy of `loop`'s nest per group, in group order; returns their outermost loops.
+
+    Each copy keeps the headers (bounds, steps) and only its group's statements plus the pure
+    ops they need. With fewer than two non-empty groups nothing changes and `[loop]` is returned.
+    Raises ValueError (before changing anything) when the grouping is illegal
+    (analysis.legality.distribution_violation).
+    """
+    groups = [g for g in groups if any(not is_recomputable(op) for op in g)]
+    if len(groups) < 2:
+        return [loop]
+    nest = distributable_nest(loop)
+    why = distribution_violation(nest, groups, scope or Scope())
+    if why:
+        raise ValueError(why)
+    body = innermost_body(nest)
+    deps = [value_deps(o, body) for o in body]
+    keep_sets = []
+    for grp in groups:
+        keep = set()
+        for op in grp:
+            k = next(i for i, b in enumerate(body) if b == op)
+            keep.add(k)
+            pure, _ = pure_closure(k, body, deps)
+            keep |= pure
+        keep_sets.append(keep)
+    depth = len(nest)
+    out = []
+    for keep in keep_sets:
+        copy = loop.clone(ip=ir.InsertionPoint(loop))
+        copy_body = innermost_body(perfect_nest(copy)[:depth])
+        for k in reversed(range(len(copy_body))):
+            if k not in keep:
+                copy_body[k].erase()
+        out.append(copy)
+    loop.erase()
+    return out
+
+
+def distribute_pass(module: ir.Module, options, log: RemarkLog) -> int:
+    """`--passes=distribute`: maximally distribute every outermost loop nest; returns the number of
+    nests split. Honours options.enable_loop_distribution."""
+    if options is not None and not options.enable_loop_distribution:
+        return 0
+    count = 0
+    for fn in mlir.functions(module):
+        name = mlir.func_name(fn)
+        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and _is_outermost(o)]
+        for root in roots:
+            where = mlir.location_of(root)
+            why = check_loop_distribution(root)
+            if why is not None:
+                log.add(DISTRIBUTION, MISSED, why.message, function=name, location=where)
+                continue
+            groups = split_for_distribution(root)
+            loops = loop_distribution(root, groups)
+            count += 1
+            log.add(DISTRIBUTION, PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=name,
+                    location=where, args={"groups": [len(g) for g in groups]})
+    return count
