@@ -393,12 +393,26 @@ class GreedyFusion:
             e = self.find_fusion_pair_greedy(st, fpg)
             if e is None:
                 return
-            if self._try_fuse(st, e.l1, e.l2, e.profit, level):
-                removed_index = st.order.index(e.l2)
-                self._remove(st, e.l1, e.l2)
-                fpg = self.update_fpg(st, fpg, e.l1, removed_index)
-            else:
+            hoisted = self._try_fuse(st, e.l1, e.l2, e.profit, level)
+            if hoisted is None:
                 st.rejected.add((e.l1, e.l2))
+                continue
+            removed_index = st.order.index(e.l2)
+            self._remove(st, e.l1, e.l2)
+            if any(x.name == "affine.for" for x in hoisted):
+                # Loops moved above l1: program order changed, so every positional gap may have.
+                self._reorder(st)
+                st.rejected.clear()
+                fpg = self.construct_fusion_profit_graph(st)
+            else:
+                fpg = self.update_fpg(st, fpg, e.l1, removed_index)
+
+    @staticmethod
+    def _reorder(st: _BlockState) -> None:
+        """Re-read the program order of the alive loops from the block."""
+        ids = {op: k for k, op in st.loops.items()}
+        any_op = next(iter(st.loops.values()))
+        st.order = [ids[o] for o in loops_in_block(any_op.block) if o in ids]
 
     def _classic(self, st: _BlockState, level: int) -> None:
         """check_loop_fusion: fuse adjacent legal pairs in program order."""
@@ -406,8 +420,9 @@ class GreedyFusion:
         while k + 1 < len(st.order):
             a, b = st.order[k], st.order[k + 1]
             profit = self.pair_profit(st.loops[a], st.loops[b])
-            if profit is not None and self._try_fuse(st, a, b, profit, level):
+            if profit is not None and self._try_fuse(st, a, b, profit, level) is not None:
                 self._remove(st, a, b)
+                self._reorder(st)
             else:
                 k += 1
 
@@ -417,8 +432,11 @@ class GreedyFusion:
         st.version[kept] += 1
         self._effects.pop(st.loops[kept], None)
 
-    def _try_fuse(self, st: _BlockState, a: int, b: int, profit: float, level: int) -> bool:
+    def _try_fuse(self, st: _BlockState, a: int, b: int, profit: float, level: int):
+        """Fuse the pair if legal; returns the ops hoisted above l1, or None if refused."""
         l1, l2 = st.loops[a], st.loops[b]
+        if not l1.is_before_in_block(l2):
+            return None  # stale: the pair's order changed
         hoist, reason = self.legality(st, l1, l2, profit)
         loc = f"{self._where(l1)} and {self._where(l2)}"
         if reason is not None:
@@ -427,7 +445,7 @@ class GreedyFusion:
                 self._last_reason[key] = (reason.text(), st.version[a], st.version[b])
                 self.log.add("fusion", MISSED, reason.message, function=self.fname, location=self._where(l1),
                              args={"loops": loc, "level": level, "profit": profit, "detail": reason.detail})
-            return False
+            return None
         for x in hoist:
             x.move_before(l1)
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
@@ -435,7 +453,7 @@ class GreedyFusion:
                      args={"loops": loc, "level": level, "profit": profit, "hoisted": [x.name for x in hoist]})
         loop_fusion(l1, l2)
         self.num_loops_fused += 1
-        return True
+        return hoist
 
 
 def check_loop_fusion(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>",
