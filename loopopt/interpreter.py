@@ -1,0 +1,1523 @@
+"""Reference interpreter: run a `func.func` on numpy arrays to check that a transform kept results.
+
+Each function of a module is translated once into Python source (one Python `for` per loop,
+one local variable per SSA value) and `exec`-ed; translations are cached by module text.
+
+Value model (the rule every emitter follows):
+  - index values are Python ints (no wrap-around);
+  - iN values are Python ints in signed canonical form, wrapped modulo 2^N after every op;
+    i1 is the exception: it is 0 or 1;
+  - f16/f32/f64 values are numpy scalars of that dtype, so every op rounds to the type;
+  - memrefs are numpy arrays (views for subviews); every element access is bounds-checked
+    explicitly because numpy wraps negative indices silently.
+Newly allocated memory is filled with NaN (floats) or 0xA5 bytes (integers), so reading it
+before writing it shows up in the results instead of passing as zeros.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .mlir import DYNAMIC, block_ops, func_body, func_name, functions, ir, location_of, new_context, parse_module
+
+DEFAULT_MAX_OPS = 50_000_000
+"""Default op budget per `run_function` call; a run that executes more ops is stopped."""
+
+_CACHE_SIZE = 256
+
+
+class InterpreterError(Exception):
+    """The program cannot be run: out-of-bounds access, unsupported op, missing body, budget."""
+
+
+class _Unsupported(Exception):
+    """Raised while translating: the op (or a type it uses) has no Python rendering."""
+
+
+# --------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class ScalarKind:
+    """How a scalar MLIR type is represented: "index"/"int" as Python ints, "float" as numpy scalars."""
+
+    kind: str
+    width: int
+    dtype: np.dtype | None  # element dtype when stored in a memref (None: cannot be stored)
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("index", "int")
+
+
+_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+
+
+def scalar_kind(t: ir.Type) -> ScalarKind | None:
+    """The representation of scalar type `t`, or None for non-scalar/unsupported types."""
+    if isinstance(t, ir.IndexType):
+        return ScalarKind("index", 64, np.dtype(np.int64))
+    if isinstance(t, ir.IntegerType):
+        w = ir.IntegerType(t).width
+        dt = _INT_DTYPES.get(w)
+        return ScalarKind("int", w, np.dtype(dt) if dt else None)
+    if isinstance(t, ir.F16Type):
+        return ScalarKind("float", 16, np.dtype(np.float16))
+    if isinstance(t, ir.F32Type):
+        return ScalarKind("float", 32, np.dtype(np.float32))
+    if isinstance(t, ir.F64Type):
+        return ScalarKind("float", 64, np.dtype(np.float64))
+    return None
+
+
+def memref_element_dtype(t: ir.Type) -> np.dtype:
+    """numpy dtype of the elements of memref type `t` (raises _Unsupported when there is none)."""
+    k = scalar_kind(ir.MemRefType(t).element_type)
+    if k is None or k.dtype is None:
+        raise _Unsupported(f"memref element type {ir.MemRefType(t).element_type}")
+    return k.dtype
+
+
+def _mask(k: ScalarKind) -> int:
+    return (1 << k.width) - 1
+
+
+def _wrap(expr: str, k: ScalarKind, force: bool = False) -> str:
+    """Python expression that brings integer `expr` back to the canonical form of `k`.
+
+    index is left unbounded unless `force` (ops that reinterpret bits, e.g. shifts).
+    """
+    if k.kind == "index" and not force:
+        return f"({expr})"
+    if k.width == 1:
+        return f"(({expr}) & 1)"
+    half = 1 << (k.width - 1)
+    return f"(((({expr}) + {half}) & {_mask(k)}) - {half})"
+
+
+def _signed(name: str, k: ScalarKind) -> str:
+    """The signed reading of a canonical value (only i1 differs: true is -1)."""
+    return f"(-{name})" if k.width == 1 else name
+
+
+def _unsigned(name: str, k: ScalarKind) -> str:
+    """The unsigned reading of a canonical value."""
+    return name if k.width == 1 else f"({name} & {_mask(k)})"
+
+
+def canonical_int(value: int, k: ScalarKind) -> int:
+    """`value` wrapped to the canonical form of integer kind `k`."""
+    value = int(value)
+    if k.kind == "index":
+        return value
+    if k.width == 1:
+        return value & 1
+    half = 1 << (k.width - 1)
+    return ((value + half) & _mask(k)) - half
+
+
+# --------------------------------------------------------------------------- runtime helpers
+
+
+def _divsi(a: int, b: int) -> int:
+    """Signed division rounding toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _remsi(a: int, b: int) -> int:
+    """Remainder of `_divsi`: takes the sign of the dividend."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def _fptoi(x, k: ScalarKind, unsigned: bool) -> int:
+    """fptosi/fptoui: truncate toward zero; out-of-range or non-finite inputs (poison) give 0."""
+    xf = float(x)
+    if not math.isfinite(xf):
+        return 0
+    v = int(xf)
+    lo, hi = (0, (1 << k.width) - 1) if unsigned else (-(1 << (k.width - 1)), (1 << (k.width - 1)) - 1)
+    if k.kind != "index" and not lo <= v <= hi:
+        return 0
+    return canonical_int(v, k)
+
+
+def _itofp(v: int, dt):
+    """Round integer `v` to float type `dt` once (via a 64-bit integer when a double is not exact)."""
+    if -(1 << 53) <= v <= (1 << 53):
+        return dt(v)
+    if v < 0:
+        return dt(np.int64(v))
+    return dt(np.uint64(v))
+
+
+def _bitcast(x, src: np.dtype, dst: np.dtype):
+    """Reinterpret the bits of scalar `x` (stored as `src`) as `dst`."""
+    out = np.array(x, dtype=src).view(dst)[()]
+    if dst.kind in "iub":
+        return int(out)
+    return out
+
+
+def _erf(x):
+    return type(x)(math.erf(float(x)))
+
+
+def _erfc(x):
+    return type(x)(math.erfc(float(x)))
+
+
+def _round_away(x):
+    """math.round: nearest, ties away from zero."""
+    v = float(x)
+    if not math.isfinite(v):
+        return x
+    r = math.floor(abs(v))
+    if abs(v) - r >= 0.5:
+        r += 1
+    return type(x)(math.copysign(r, v))
+
+
+def _fma(a, b, c):
+    """a*b+c with a single rounding for f64 (exact rationals) and f32/f16 (via f64)."""
+    t = type(a)
+    if t is np.float64:
+        fa, fb, fc = float(a), float(b), float(c)
+        if all(math.isfinite(v) for v in (fa, fb, fc)):
+            exact = Fraction(fa) * Fraction(fb) + Fraction(fc)
+            if exact == 0:
+                return a * b + c  # keeps the IEEE sign of zero
+            try:
+                return t(float(exact))
+            except OverflowError:
+                return t(math.copysign(math.inf, exact))
+        return a * b + c
+    return t(np.float64(a) * np.float64(b) + np.float64(c))
+
+
+def _ctpop(v: int, k: ScalarKind) -> int:
+    return bin(v & _mask(k)).count("1")
+
+
+_HELPERS = {
+    "_divsi": _divsi,
+    "_remsi": _remsi,
+    "_fptoi": _fptoi,
+    "_itofp": _itofp,
+    "_bitcast": _bitcast,
+    "_erf": _erf,
+    "_erfc": _erfc,
+    "_round_away": _round_away,
+    "_fma": _fma,
+    "_ctpop": _ctpop,
+    "_np": np,
+    "_math": math,
+}
+
+# numpy ufuncs bound as globals of the generated code: math op -> global name
+_UNARY_UFUNCS = {
+    "math.exp": "exp", "math.exp2": "exp2", "math.expm1": "expm1", "math.log": "log", "math.log2": "log2",
+    "math.log10": "log10", "math.log1p": "log1p", "math.sqrt": "sqrt", "math.tanh": "tanh", "math.sin": "sin",
+    "math.cos": "cos", "math.tan": "tan", "math.atan": "arctan", "math.asin": "arcsin", "math.acos": "arccos",
+    "math.sinh": "sinh", "math.cosh": "cosh", "math.asinh": "arcsinh", "math.acosh": "arccosh",
+    "math.atanh": "arctanh", "math.absf": "abs", "math.floor": "floor", "math.ceil": "ceil", "math.trunc": "trunc",
+    "math.roundeven": "rint", "math.cbrt": "cbrt",
+}
+_BINARY_UFUNCS = {
+    "arith.remf": "fmod", "arith.maximumf": "maximum", "arith.minimumf": "minimum", "arith.maxnumf": "fmax",
+    "arith.minnumf": "fmin", "math.powf": "power", "math.atan2": "arctan2", "math.copysign": "copysign",
+}
+for _u in set(_UNARY_UFUNCS.values()) | set(_BINARY_UFUNCS.values()):
+    _HELPERS["_u_" + _u] = getattr(np, _u)
+
+# cmpf predicates (enum order of arith::CmpFPredicate) as conditions on a, b
+_CMPF = [
+    "False", "{a} == {b}", "{a} > {b}", "{a} >= {b}", "{a} < {b}", "{a} <= {b}", "({a} < {b} or {a} > {b})",
+    "({a} == {a} and {b} == {b})", "not ({a} < {b} or {a} > {b})", "not ({a} <= {b})", "not ({a} < {b})",
+    "not ({a} >= {b})", "not ({a} > {b})", "{a} != {b}", "({a} != {a} or {b} != {b})", "True",
+]
+# cmpi predicates: (operator, signedness) in arith::CmpIPredicate order
+_CMPI = [("==", None), ("!=", None), ("<", "s"), ("<=", "s"), (">", "s"), (">=", "s"),
+         ("<", "u"), ("<=", "u"), (">", "u"), (">=", "u")]
+
+# arith::AtomicRMWKind values as stored in affine.parallel's `reductions`
+_RMW_KINDS = {0: "addf", 1: "addi", 2: "andi", 3: "assign", 4: "maximumf", 5: "maxnumf", 6: "maxs",
+              7: "maxu", 8: "minimumf", 9: "minnumf", 10: "mins", 11: "minu", 12: "mulf", 13: "muli",
+              14: "ori", 15: "xori"}
+
+_TERMINATORS = {"affine.yield", "scf.yield", "scf.condition", "scf.reduce", "scf.reduce.return",
+                "func.return", "memref.alloca_scope.return"}
+
+
+@dataclass(frozen=True)
+class OpSite:
+    """An op of the source program, for error messages."""
+
+    name: str
+    loc: str
+
+    def __str__(self) -> str:
+        return f"{self.loc}: {self.name}"
+
+
+# --------------------------------------------------------------------------- affine maps
+
+
+def affine_expr_source(e: ir.AffineExpr, dims: list[str], syms: list[str]) -> str:
+    """Python source for an affine expression; floordiv and mod round toward -inf like MLIR."""
+    if isinstance(e, ir.AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, ir.AffineSymbolExpr):
+        return syms[e.position]
+    if isinstance(e, ir.AffineConstantExpr):
+        return str(e.value)
+    if isinstance(e, ir.AffineAddExpr):
+        lhs = affine_expr_source(e.lhs, dims, syms)
+        r = e.rhs
+        if isinstance(r, ir.AffineConstantExpr) and r.value < 0:
+            return f"({lhs} - {-r.value})"
+        if isinstance(r, ir.AffineMulExpr) and isinstance(r.rhs, ir.AffineConstantExpr) and r.rhs.value == -1:
+            return f"({lhs} - {affine_expr_source(r.lhs, dims, syms)})"
+        return f"({lhs} + {affine_expr_source(r, dims, syms)})"
+    ops = ((ir.AffineMulExpr, "*"), (ir.AffineFloorDivExpr, "//"), (ir.AffineModExpr, "%"))
+    for cls, sym in ops:
+        if isinstance(e, cls):
+            return f"({affine_expr_source(e.lhs, dims, syms)} {sym} {affine_expr_source(e.rhs, dims, syms)})"
+    if isinstance(e, ir.AffineCeilDivExpr):
+        return f"(-((-{affine_expr_source(e.lhs, dims, syms)}) // {affine_expr_source(e.rhs, dims, syms)}))"
+    raise _Unsupported(f"affine expression {e}")
+
+
+def affine_map_sources(m: ir.AffineMap, operands: list[str]) -> list[str]:
+    """Python source for each result of map `m` applied to `operands` (dims first, then symbols)."""
+    dims, syms = operands[: m.n_dims], operands[m.n_dims:]
+    return [affine_expr_source(e, dims, syms) for e in m.results]
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur).strip())
+    return parts
+
+
+def integer_set_constraints(attr: ir.Attribute) -> tuple[ir.AffineMap, list[bool]]:
+    """An integer set as (map of its constraint expressions, is_equality per constraint).
+
+    The bindings do not expose IntegerSetAttr's set, so the canonical printed form is re-read
+    as an affine map: `affine_set<H : (e0 >= 0, e1 == 0)>` becomes `affine_map<H -> (e0, e1)>`.
+    """
+    text = str(attr)
+    m = re.fullmatch(r"affine_set<(.*?) : \((.*)\)>", text, re.S)
+    if not m:
+        raise _Unsupported(f"integer set {text}")
+    exprs, eqs = [], []
+    for c in _split_top_level(m.group(2)):
+        cm = re.fullmatch(r"(.*) (>=|==) 0", c, re.S)
+        if not cm:
+            raise _Unsupported(f"integer set constraint {c}")
+        exprs.append(cm.group(1))
+        eqs.append(cm.group(2) == "==")
+    amap = ir.Attribute.parse(f"affine_map<{m.group(1)} -> ({', '.join(exprs)})>", attr.context)
+    return ir.AffineMapAttr(amap).value, eqs
+
+
+# --------------------------------------------------------------------------- translation
+
+
+def _int_attr(op: ir.Operation, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value
+
+
+def _i64_array(op: ir.Operation, name: str) -> list[int]:
+    return [int(x) for x in op.attributes[name]]
+
+
+def _single_block(region: ir.Region) -> ir.Block | None:
+    blocks = list(region.blocks)
+    if len(blocks) > 1:
+        raise _Unsupported("regions with more than one block (unstructured control flow)")
+    return blocks[0] if blocks else None
+
+
+@dataclass(frozen=True)
+class GlobalInfo:
+    """A module-level memref.global: materialized afresh for every run."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    init: np.ndarray | None
+    constant: bool
+
+
+class _FuncWriter:
+    """Writes the Python source of one func.func into the module's line list."""
+
+    def __init__(self, unit: "CompiledModule", fn: ir.Operation, pyname: str):
+        self.u = unit
+        self.fn = fn
+        self.pyname = pyname
+        self.names: dict[ir.Value, str] = {}
+        self.const_ints: dict[ir.Value, int] = {}
+        self.count = 0
+        self.depth = 1
+        self.site = unit.add_site(fn)
+        self.asm = ir.AsmState(fn)
+
+    # -- bookkeeping
+    def line(self, text: str) -> None:
+        self.u.lines.append("    " * self.depth + text)
+        self.u.tags.append(self.site)
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def define(self, v: ir.Value, prefix: str = "v") -> str:
+        name = self.fresh(prefix)
+        self.names[v] = name
+        return name
+
+    def n(self, v: ir.Value) -> str:
+        try:
+            return self.names[v]
+        except KeyError:
+            raise _Unsupported("use of a value defined outside the translated function") from None
+
+    def kind(self, v: ir.Value) -> ScalarKind:
+        k = scalar_kind(v.type)
+        if k is None:
+            raise _Unsupported(f"values of type {v.type}")
+        return k
+
+    def const(self, obj) -> str:
+        return self.u.add_const(obj)
+
+    def tick(self, count: int) -> None:
+        """Charge `count` executed ops against the budget (once per block entry)."""
+        self.line(f"_n -= {count}")
+        self.line(f"if _n < 0: _budget({self.site})")
+
+    def bind_dims(self, v: ir.Value) -> None:
+        """Locals `<name>_dK` for the dynamic dims of memref value `v` (static dims are literals)."""
+        if not isinstance(v.type, ir.MemRefType):
+            return
+        t = ir.MemRefType(v.type)
+        name = self.n(v)
+        for i, s in enumerate(t.shape):
+            if s == DYNAMIC:
+                self.line(f"{name}_d{i} = {name}.shape[{i}]")
+
+    def dim(self, v: ir.Value, i: int) -> str:
+        s = ir.MemRefType(v.type).shape[i]
+        return f"{self.n(v)}_d{i}" if s == DYNAMIC else str(s)
+
+    def describe(self, v: ir.Value) -> str:
+        try:
+            return f"{v.get_name(self.asm)} ({v.type})"
+        except Exception:
+            return str(v.type)
+
+    def assign(self, targets: list[str], sources: list[str]) -> None:
+        if not targets:
+            return
+        if len(targets) == 1:
+            self.line(f"{targets[0]} = {sources[0]}")
+        else:
+            self.line(f"{', '.join(targets)} = {', '.join(sources)}")
+
+    # -- functions
+    def write(self) -> None:
+        body = func_body(self.fn)
+        args = list(body.arguments)
+        params = [self.define(a, "p") for a in args]
+        self.u.lines.append(f"def {self.pyname}({', '.join(params)}):")
+        self.u.tags.append(self.site)
+        self.line(f"_n = _B[0] - {len(block_ops(body))}")
+        self.line(f"if _n < 0: _budget({self.site})")
+        for a, p in zip(args, params):
+            self.entry_check(a, p)
+        start = len(self.u.lines)
+        try:
+            if len(list(self.fn.regions[0].blocks)) > 1:
+                raise _Unsupported("functions with more than one block (unstructured control flow)")
+            term = self.emit_ops(body)
+            if term is None or term.name != "func.return":
+                raise _Unsupported("function body without func.return")
+            self.line("_B[0] = _n")
+            rets = [self.n(v) for v in term.operands]
+            self.line(f"return ({''.join(r + ', ' for r in rets)})")
+        except _Unsupported as e:
+            del self.u.lines[start:]
+            del self.u.tags[start:]
+            self.line(f"_unsupported({self.site}, {self.const(str(e))})")
+
+    def entry_check(self, a: ir.Value, p: str) -> None:
+        """Check and normalize an argument: memrefs must match dtype/rank/static dims."""
+        t = a.type
+        if isinstance(t, ir.MemRefType):
+            try:
+                dt = memref_element_dtype(t)
+            except _Unsupported as e:
+                self.line(f"_unsupported({self.site}, {self.const(str(e))})")
+                return
+            shape = tuple(None if s == DYNAMIC else s for s in ir.MemRefType(t).shape)
+            spec = self.const((self.describe(a), dt, shape))
+            self.line(f"_check_memref({p}, {spec}, {self.site})")
+            self.bind_dims(a)
+            return
+        k = scalar_kind(t)
+        if k is None:
+            self.line(f"_unsupported({self.site}, {self.const(f'arguments of type {t}')})")
+        elif k.is_int:
+            self.line(f"{p} = _canon({p}, {self.const(k)})")
+        else:
+            self.line(f"{p} = {self.const(k.dtype.type)}({p})")
+
+    # -- blocks
+    def emit_ops(self, block: ir.Block) -> ir.Operation | None:
+        """Emit every op of `block` but its terminator, which is returned for the parent to handle."""
+        ops = block_ops(block)
+        term = ops[-1] if ops and ops[-1].name in _TERMINATORS else None
+        body = ops[:-1] if term is not None else ops
+        for op in body:
+            self.emit_op(op)
+        return term
+
+    def emit_op(self, op: ir.Operation) -> None:
+        outer = self.site
+        self.site = self.u.add_site(op)
+        start, count = len(self.u.lines), self.count
+        try:
+            method = _DISPATCH.get(op.name)
+            if method is None:
+                raise _Unsupported("unsupported op")
+            method(self, op)
+        except _Unsupported as e:
+            del self.u.lines[start:]
+            del self.u.tags[start:]
+            self.count = count
+            self.line(f"_unsupported({self.site}, {self.const(str(e))})")
+            for r in op.results:  # later uses must still translate; they never run
+                self.define(r)
+        finally:
+            self.site = outer
+
+    def loop_body(self, block: ir.Block, iter_names: list[str]) -> None:
+        """Emit a loop body that ends in a yield carrying the new values of `iter_names`."""
+        self.depth += 1
+        self.tick(len(block_ops(block)))
+        for a in list(block.arguments)[len(block.arguments) - len(iter_names):]:
+            self.bind_dims(a)
+        term = self.emit_ops(block)
+        self.assign(iter_names, [self.n(v) for v in term.operands] if term is not None else [])
+        self.depth -= 1
+
+    # -- memory access
+    def index_names(self, exprs: list[str]) -> list[str]:
+        """Store non-trivial index expressions in temporaries so they are computed once."""
+        out = []
+        for e in exprs:
+            if e.isidentifier() or re.fullmatch(r"-?\d+", e):
+                out.append(e)
+            else:
+                t = self.fresh("_t")
+                self.line(f"{t} = {e}")
+                out.append(t)
+        return out
+
+    def element(self, mem: ir.Value, exprs: list[str]) -> str:
+        """Bounds-check indices `exprs` into `mem`; return the subscript expression."""
+        name = self.n(mem)
+        rank = len(ir.MemRefType(mem.type).shape)
+        if len(exprs) != rank:
+            raise _Unsupported(f"access with {len(exprs)} indices into a rank-{rank} memref")
+        if rank == 0:
+            return f"{name}[()]"
+        idx = self.index_names(exprs)
+        cond = " and ".join(f"0 <= {x} < {self.dim(mem, i)}" for i, x in enumerate(idx))
+        what = self.const(self.describe(mem))
+        self.line(f"if not ({cond}): _oob({self.site}, ({''.join(x + ', ' for x in idx)}), {name}, {what})")
+        return f"{name}[{', '.join(idx)}]"
+
+    def load(self, op: ir.Operation, mem: ir.Value, exprs: list[str]) -> None:
+        ref = self.element(mem, exprs)
+        r = op.results[0]
+        k = self.kind(r)
+        self.line(f"{self.define(r)} = {'int(' + ref + ')' if k.is_int else ref}")
+
+    def store(self, value: ir.Value, mem: ir.Value, exprs: list[str]) -> None:
+        self.kind(value)
+        memref_element_dtype(mem.type)
+        ref = self.element(mem, exprs)
+        self.line(f"{ref} = {self.n(value)}")
+
+    def bound(self, m: ir.AffineMap, operands: list[str], combine: str) -> str:
+        exprs = affine_map_sources(m, operands)
+        if not exprs:
+            raise _Unsupported("loop bound map without results")
+        return exprs[0] if len(exprs) == 1 else f"{combine}({', '.join(exprs)})"
+
+
+# --------------------------------------------------------------------------- op emitters
+
+_DISPATCH: dict[str, callable] = {}
+
+
+def _emits(*names):
+    def deco(f):
+        for nm in names:
+            _DISPATCH[nm] = f
+        return f
+    return deco
+
+
+# ---- func
+
+
+@_emits("func.call")
+def _e_call(w: _FuncWriter, op):
+    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    args = ", ".join(w.n(v) for v in op.operands)
+    results = [w.define(r) for r in op.results]
+    target = w.u.py_names.get(callee)
+    if target is None:
+        w.line(f"_nobody({w.site}, {w.const(callee)})")
+        return
+    w.line("_B[0] = _n")
+    call = f"{target}({args})"
+    if results:
+        w.line(f"({''.join(r + ', ' for r in results)}) = {call}")
+    else:
+        w.line(call)
+    w.line("_n = _B[0]")
+    for r in op.results:
+        w.bind_dims(r)
+
+
+# ---- arith
+
+
+@_emits("arith.constant")
+def _e_constant(w, op):
+    r = op.results[0]
+    k = w.kind(r)
+    attr = op.attributes["value"]
+    if k.is_int:
+        v = canonical_int(ir.IntegerAttr(attr).value, k)
+        w.const_ints[r] = v
+        w.line(f"{w.define(r)} = {v}")
+    else:
+        w.line(f"{w.define(r)} = {w.const(k.dtype.type(ir.FloatAttr(attr).value))}")
+
+
+def _int_binary_source(name: str, a: str, b: str, k: ScalarKind) -> str:
+    sa, sb, ua, ub = _signed(a, k), _signed(b, k), _unsigned(a, k), _unsigned(b, k)
+    w = k.width
+    table = {
+        "arith.addi": lambda: _wrap(f"{a} + {b}", k),
+        "arith.subi": lambda: _wrap(f"{a} - {b}", k),
+        "arith.muli": lambda: _wrap(f"{a} * {b}", k),
+        "arith.divsi": lambda: _wrap(f"_divsi({sa}, {sb})", k),
+        "arith.remsi": lambda: _wrap(f"_remsi({sa}, {sb})", k),
+        "arith.divui": lambda: _wrap(f"{ua} // {ub}", k, force=True),
+        "arith.remui": lambda: _wrap(f"{ua} % {ub}", k, force=True),
+        "arith.floordivsi": lambda: _wrap(f"{sa} // {sb}", k),
+        "arith.ceildivsi": lambda: _wrap(f"-((-{sa}) // {sb})", k),
+        "arith.andi": lambda: f"({a} & {b})",
+        "arith.ori": lambda: f"({a} | {b})",
+        "arith.xori": lambda: f"({a} ^ {b})",
+        "arith.maxsi": lambda: f"({a} if {sa} >= {sb} else {b})",
+        "arith.minsi": lambda: f"({a} if {sa} <= {sb} else {b})",
+        "arith.maxui": lambda: f"({a} if {ua} >= {ub} else {b})",
+        "arith.minui": lambda: f"({a} if {ua} <= {ub} else {b})",
+        "arith.shli": lambda: f"({_wrap(f'{a} << {ub}', k, force=True)} if {ub} < {w} else 0)",
+        "arith.shrsi": lambda: f"({_wrap(f'{sa} >> {ub}', k)} if {ub} < {w} else 0)",
+        "arith.shrui": lambda: f"({_wrap(f'{ua} >> {ub}', k, force=True)} if {ub} < {w} else 0)",
+    }
+    return table[name]()
+
+
+_INT_BINARY_OPS = ("arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.remsi", "arith.divui",
+                   "arith.remui", "arith.floordivsi", "arith.ceildivsi", "arith.andi", "arith.ori", "arith.xori",
+                   "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.shli", "arith.shrsi",
+                   "arith.shrui")
+
+
+@_emits(*_INT_BINARY_OPS)
+def _e_int_binary(w, op):
+    r = op.results[0]
+    k = w.kind(r)
+    if not k.is_int:
+        raise _Unsupported(f"operands of type {r.type}")
+    a, b = (w.n(v) for v in op.operands)
+    w.line(f"{w.define(r)} = {_int_binary_source(op.name, a, b, k)}")
+
+
+@_emits("math.absi")
+def _e_absi(w, op):
+    r = op.results[0]
+    k = w.kind(r)
+    w.line(f"{w.define(r)} = {_wrap(f'abs({_signed(w.n(op.operands[0]), k)})', k)}")
+
+
+@_emits("math.ctpop")
+def _e_ctpop(w, op):
+    r = op.results[0]
+    w.line(f"{w.define(r)} = _ctpop({w.n(op.operands[0])}, {w.const(w.kind(r))})")
+
+
+@_emits("arith.addui_extended")
+def _e_addui_extended(w, op):
+    k = w.kind(op.results[0])
+    a, b = (_unsigned(w.n(v), k) for v in op.operands)
+    t = w.fresh("_t")
+    w.line(f"{t} = {a} + {b}")
+    w.line(f"{w.define(op.results[0])} = {_wrap(t, k, force=True)}")
+    w.line(f"{w.define(op.results[1])} = {t} >> {k.width}")
+
+
+@_emits("arith.mulsi_extended", "arith.mului_extended")
+def _e_mul_extended(w, op):
+    k = w.kind(op.results[0])
+    read = _signed if op.name == "arith.mulsi_extended" else _unsigned
+    a, b = (read(w.n(v), k) for v in op.operands)
+    t = w.fresh("_t")
+    w.line(f"{t} = {a} * {b}")
+    w.line(f"{w.define(op.results[0])} = {_wrap(t, k, force=True)}")
+    w.line(f"{w.define(op.results[1])} = {_wrap(f'{t} >> {k.width}', k, force=True)}")
+
+
+_FLOAT_OPERATORS = {"arith.addf": "+", "arith.subf": "-", "arith.mulf": "*", "arith.divf": "/"}
+
+
+@_emits(*_FLOAT_OPERATORS, *_BINARY_UFUNCS)
+def _e_float_binary(w, op):
+    r = op.results[0]
+    if w.kind(r).kind != "float":
+        raise _Unsupported(f"operands of type {r.type}")
+    a, b = (w.n(v) for v in op.operands)
+    if op.name in _FLOAT_OPERATORS:
+        src = f"{a} {_FLOAT_OPERATORS[op.name]} {b}"
+    else:
+        src = f"_u_{_BINARY_UFUNCS[op.name]}({a}, {b})"
+    w.line(f"{w.define(r)} = {src}")
+
+
+@_emits("arith.negf", "math.rsqrt", "math.erf", "math.erfc", "math.round", *_UNARY_UFUNCS)
+def _e_float_unary(w, op):
+    r = op.results[0]
+    k = w.kind(r)
+    if k.kind != "float":
+        raise _Unsupported(f"operands of type {r.type}")
+    a = w.n(op.operands[0])
+    if op.name == "arith.negf":
+        src = f"-{a}"
+    elif op.name == "math.rsqrt":
+        src = f"{w.const(k.dtype.type(1))} / _u_sqrt({a})"
+    elif op.name in ("math.erf", "math.erfc"):
+        src = f"_{op.name[5:]}({a})"
+    elif op.name == "math.round":
+        src = f"_round_away({a})"
+    else:
+        src = f"_u_{_UNARY_UFUNCS[op.name]}({a})"
+    w.line(f"{w.define(r)} = {src}")
+
+
+@_emits("math.fma")
+def _e_fma(w, op):
+    a, b, c = (w.n(v) for v in op.operands)
+    w.line(f"{w.define(op.results[0])} = _fma({a}, {b}, {c})")
+
+
+@_emits("math.isnan", "math.isinf", "math.isfinite")
+def _e_float_class(w, op):
+    a = w.n(op.operands[0])
+    test = {"math.isnan": f"{a} != {a}", "math.isinf": f"abs({a}) == _math.inf",
+            "math.isfinite": f"abs({a}) < _math.inf"}[op.name]
+    w.line(f"{w.define(op.results[0])} = (1 if {test} else 0)")
+
+
+@_emits("arith.cmpi")
+def _e_cmpi(w, op):
+    a_v, b_v = op.operands
+    k = w.kind(a_v)
+    sym, sign = _CMPI[_int_attr(op, "predicate")]
+    a, b = w.n(a_v), w.n(b_v)
+    if sign == "s":
+        a, b = _signed(a, k), _signed(b, k)
+    elif sign == "u":
+        a, b = _unsigned(a, k), _unsigned(b, k)
+    w.line(f"{w.define(op.results[0])} = (1 if {a} {sym} {b} else 0)")
+
+
+@_emits("arith.cmpf")
+def _e_cmpf(w, op):
+    a, b = (w.n(v) for v in op.operands)
+    w.kind(op.operands[0])
+    cond = _CMPF[_int_attr(op, "predicate")].format(a=a, b=b)
+    w.line(f"{w.define(op.results[0])} = (1 if {cond} else 0)")
+
+
+@_emits("arith.select")
+def _e_select(w, op):
+    c, t, f = (w.n(v) for v in op.operands)
+    if not isinstance(op.operands[0].type, ir.IntegerType):
+        raise _Unsupported(f"select on a condition of type {op.operands[0].type}")
+    r = op.results[0]
+    w.line(f"{w.define(r)} = ({t} if {c} else {f})")
+    w.bind_dims(r)
+
+
+@_emits("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
+def _e_int_cast(w, op):
+    src, r = op.operands[0], op.results[0]
+    ks, kd = w.kind(src), w.kind(r)
+    a = w.n(src)
+    unsigned = op.name in ("arith.index_castui", "arith.extui")
+    widening = kd.kind == "index" or (ks.kind != "index" and kd.width > ks.width)
+    if widening:
+        src_expr = _unsigned(a, ks) if unsigned else _signed(a, ks)
+        out = src_expr if kd.kind == "index" else _wrap(src_expr, kd)
+    else:
+        out = _wrap(a, kd, force=True)
+    w.line(f"{w.define(r)} = {out}")
+
+
+@_emits("arith.sitofp", "arith.uitofp")
+def _e_int_to_float(w, op):
+    src, r = op.operands[0], op.results[0]
+    ks, kd = w.kind(src), w.kind(r)
+    a = w.n(src)
+    v = _signed(a, ks) if op.name == "arith.sitofp" else _unsigned(a, ks)
+    w.line(f"{w.define(r)} = _itofp({v}, {w.const(kd.dtype.type)})")
+
+
+@_emits("arith.fptosi", "arith.fptoui")
+def _e_float_to_int(w, op):
+    r = op.results[0]
+    k = w.kind(r)
+    unsigned = op.name == "arith.fptoui"
+    w.line(f"{w.define(r)} = _fptoi({w.n(op.operands[0])}, {w.const(k)}, {unsigned})")
+
+
+@_emits("arith.extf", "arith.truncf")
+def _e_float_cast(w, op):
+    r = op.results[0]
+    k = w.kind(r)
+    w.kind(op.operands[0])
+    w.line(f"{w.define(r)} = {w.const(k.dtype.type)}({w.n(op.operands[0])})")
+
+
+@_emits("arith.bitcast")
+def _e_bitcast(w, op):
+    src, r = op.operands[0], op.results[0]
+    ks, kd = w.kind(src), w.kind(r)
+    if ks.dtype is None or kd.dtype is None or ks.width == 1:
+        raise _Unsupported(f"bitcast from {src.type} to {r.type}")
+    src_dt = np.dtype(f"i{ks.width // 8}") if ks.is_int else ks.dtype
+    dst_dt = np.dtype(f"i{kd.width // 8}") if kd.is_int else kd.dtype
+    w.line(f"{w.define(r)} = _bitcast({w.n(src)}, {w.const(src_dt)}, {w.const(dst_dt)})")
+
+
+# ---- affine
+
+
+@_emits("affine.load")
+def _e_affine_load(w, op):
+    mem, *rest = op.operands
+    exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in rest])
+    w.load(op, mem, exprs)
+
+
+@_emits("affine.store")
+def _e_affine_store(w, op):
+    value, mem, *rest = op.operands
+    exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in rest])
+    w.store(value, mem, exprs)
+
+
+@_emits("affine.apply", "affine.min", "affine.max")
+def _e_affine_apply(w, op):
+    exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in op.operands])
+    if op.name == "affine.apply" or len(exprs) == 1:
+        src = exprs[0]
+    else:
+        src = f"{op.name[7:]}({', '.join(exprs)})"
+    w.line(f"{w.define(op.results[0])} = {src}")
+
+
+@_emits("affine.prefetch", "memref.dealloc")
+def _e_nothing(w, op):
+    w.line("pass")
+
+
+@_emits("affine.for")
+def _e_affine_for(w, op):
+    seg = [int(x) for x in op.attributes["operandSegmentSizes"]]
+    operands = [w.n(v) for v in op.operands]
+    lb_ops, ub_ops = operands[: seg[0]], operands[seg[0]: seg[0] + seg[1]]
+    inits = operands[seg[0] + seg[1]:]
+    lb = w.bound(ir.AffineMapAttr(op.attributes["lowerBoundMap"]).value, lb_ops, "max")
+    ub = w.bound(ir.AffineMapAttr(op.attributes["upperBoundMap"]).value, ub_ops, "min")
+    step = _int_attr(op, "step")
+    body = _single_block(op.regions[0])
+    args = list(body.arguments)
+    iv = w.define(args[0], "i")
+    iters = [w.define(a, "a") for a in args[1:]]
+    w.assign(iters, inits)
+    w.line(f"for {iv} in range({lb}, {ub}{'' if step == 1 else f', {step}'}):")
+    w.loop_body(body, iters)
+    for r, name in zip(op.results, iters):
+        w.names[r] = name
+        w.bind_dims(r)
+
+
+@_emits("affine.if")
+def _e_affine_if(w, op):
+    amap, eqs = integer_set_constraints(op.attributes["condition"])
+    exprs = affine_map_sources(amap, [w.n(v) for v in op.operands])
+    cond = " and ".join(f"{e} {'==' if eq else '>='} 0" for e, eq in zip(exprs, eqs)) or "True"
+    _emit_if(w, op, cond)
+
+
+def _emit_if(w: _FuncWriter, op, cond: str) -> None:
+    results = [w.define(r) for r in op.results]
+    then_block = _single_block(op.regions[0])
+    else_block = _single_block(op.regions[1]) if len(op.regions) > 1 else None
+    w.line(f"if {cond}:")
+    for block in (then_block, else_block):
+        if block is None:
+            continue
+        if block is else_block:
+            w.line("else:")
+        w.depth += 1
+        start = len(w.u.lines)
+        term = w.emit_ops(block)
+        w.assign(results, [w.n(v) for v in term.operands] if term is not None else [])
+        if len(w.u.lines) == start:
+            w.line("pass")
+        w.depth -= 1
+    for r in op.results:
+        w.bind_dims(r)
+
+
+def _reduction_source(kind: str, acc: str, val: str, k: ScalarKind) -> str:
+    """Combine accumulator `acc` with `val` for an affine.parallel reduction kind."""
+    if kind == "assign":
+        return val
+    arith = {"addf": "arith.addf", "mulf": "arith.mulf", "maximumf": "arith.maximumf",
+             "minimumf": "arith.minimumf", "maxnumf": "arith.maxnumf", "minnumf": "arith.minnumf"}
+    if kind in arith:
+        name = arith[kind]
+        if name in _FLOAT_OPERATORS:
+            return f"{acc} {_FLOAT_OPERATORS[name]} {val}"
+        return f"_u_{_BINARY_UFUNCS[name]}({acc}, {val})"
+    ints = {"addi": "arith.addi", "muli": "arith.muli", "andi": "arith.andi", "ori": "arith.ori",
+            "xori": "arith.xori", "maxs": "arith.maxsi", "mins": "arith.minsi", "maxu": "arith.maxui",
+            "minu": "arith.minui"}
+    return _int_binary_source(ints[kind], acc, val, k)
+
+
+def _reduction_identity(kind: str, k: ScalarKind):
+    if k.kind == "float":
+        ident = {"addf": 0.0, "mulf": 1.0, "maximumf": -math.inf, "maxnumf": -math.inf,
+                 "minimumf": math.inf, "minnumf": math.inf}
+        if kind not in ident:
+            raise _Unsupported(f"reduction {kind} on {k.kind}")
+        return k.dtype.type(ident[kind])
+    half = 1 << (k.width - 1)
+    ident = {"addi": 0, "ori": 0, "xori": 0, "maxu": 0, "muli": 1, "andi": -1, "maxs": -half,
+             "mins": half - 1, "minu": -1}
+    if kind not in ident:
+        raise _Unsupported(f"reduction {kind} on {k.kind}")
+    return canonical_int(ident[kind], k)
+
+
+@_emits("affine.parallel")
+def _e_affine_parallel(w, op):
+    lb_map = ir.AffineMapAttr(op.attributes["lowerBoundsMap"]).value
+    ub_map = ir.AffineMapAttr(op.attributes["upperBoundsMap"]).value
+    lb_groups = [int(x) for x in op.attributes["lowerBoundsGroups"]]
+    ub_groups = [int(x) for x in op.attributes["upperBoundsGroups"]]
+    steps = [ir.IntegerAttr(s).value for s in op.attributes["steps"]]
+    kinds = [_RMW_KINDS[ir.IntegerAttr(x).value] for x in op.attributes["reductions"]]
+    operands = [w.n(v) for v in op.operands]
+    lbs = affine_map_sources(lb_map, operands[: lb_map.n_inputs])
+    ubs = affine_map_sources(ub_map, operands[lb_map.n_inputs:])
+
+    def grouped(exprs, groups, combine):
+        out, i = [], 0
+        for g in groups:
+            part = exprs[i: i + g]
+            out.append(part[0] if g == 1 else f"{combine}({', '.join(part)})")
+            i += g
+        return out
+
+    lbs, ubs = grouped(lbs, lb_groups, "max"), grouped(ubs, ub_groups, "min")
+    body = _single_block(op.regions[0])
+    rkinds = [w.kind(r) for r in op.results]
+    accs = [w.define(r, "acc") for r in op.results]
+    for acc, kind, k in zip(accs, kinds, rkinds):
+        w.line(f"{acc} = {_literal(w, _reduction_identity(kind, k))}")
+    depth0 = w.depth
+    for iv_v, lb, ub, st in zip(body.arguments, lbs, ubs, steps):
+        w.line(f"for {w.define(iv_v, 'i')} in range({lb}, {ub}{'' if st == 1 else f', {st}'}):")
+        w.depth += 1
+    w.tick(len(block_ops(body)))
+    term = w.emit_ops(body)
+    for acc, kind, k, v in zip(accs, kinds, rkinds, term.operands if term is not None else []):
+        w.line(f"{acc} = {_reduction_source(kind, acc, w.n(v), k)}")
+    w.depth = depth0
+
+
+def _literal(w: _FuncWriter, value) -> str:
+    return str(value) if isinstance(value, int) else w.const(value)
+
+
+# ---- scf
+
+
+@_emits("scf.for")
+def _e_scf_for(w, op):
+    lb, ub, st, *inits = (w.n(v) for v in op.operands)
+    body = _single_block(op.regions[0])
+    args = list(body.arguments)
+    step_const = w.const_ints.get(op.operands[2])
+    if step_const is None or step_const <= 0:
+        w.line(f"if {st} <= 0: _bad_step({w.site}, {st})")
+    iv = w.define(args[0], "i")
+    iters = [w.define(a, "a") for a in args[1:]]
+    w.assign(iters, inits)
+    w.line(f"for {iv} in range({lb}, {ub}, {st}):")
+    w.loop_body(body, iters)
+    for r, name in zip(op.results, iters):
+        w.names[r] = name
+        w.bind_dims(r)
+
+
+@_emits("scf.if")
+def _e_scf_if(w, op):
+    _emit_if(w, op, w.n(op.operands[0]))
+
+
+@_emits("scf.while")
+def _e_scf_while(w, op):
+    before = _single_block(op.regions[0])
+    after = _single_block(op.regions[1])
+    b_args = [w.define(a, "a") for a in before.arguments]
+    w.assign(b_args, [w.n(v) for v in op.operands])
+    results = [w.define(r) for r in op.results]
+    w.line("while True:")
+    w.depth += 1
+    w.tick(len(block_ops(before)) + len(block_ops(after)))
+    for a in before.arguments:
+        w.bind_dims(a)
+    cond_op = w.emit_ops(before)
+    cond, *passed = (w.n(v) for v in cond_op.operands)
+    w.line(f"if not {cond}:")
+    w.depth += 1
+    w.assign(results, passed)
+    w.line("break")
+    w.depth -= 1
+    a_args = [w.define(a, "a") for a in after.arguments]
+    w.assign(a_args, passed)
+    for a in after.arguments:
+        w.bind_dims(a)
+    term = w.emit_ops(after)
+    w.assign(b_args, [w.n(v) for v in term.operands])
+    w.depth -= 1
+    for r in op.results:
+        w.bind_dims(r)
+
+
+@_emits("scf.execute_region", "memref.alloca_scope")
+def _e_execute_region(w, op):
+    body = _single_block(op.regions[0])
+    results = [w.define(r) for r in op.results]
+    term = w.emit_ops(body)
+    w.assign(results, [w.n(v) for v in term.operands] if term is not None else [])
+    for r in op.results:
+        w.bind_dims(r)
+
+
+@_emits("scf.parallel")
+def _e_scf_parallel(w, op):
+    seg = [int(x) for x in op.attributes["operandSegmentSizes"]]
+    names = [w.n(v) for v in op.operands]
+    lbs, rest = names[: seg[0]], names[seg[0]:]
+    ubs, rest = rest[: seg[1]], rest[seg[1]:]
+    steps, inits = rest[: seg[2]], rest[seg[2]:]
+    body = _single_block(op.regions[0])
+    accs = [w.define(r, "acc") for r in op.results]
+    w.assign(accs, inits)
+    depth0 = w.depth
+    for st in steps:
+        w.line(f"if {st} <= 0: _bad_step({w.site}, {st})")
+    for iv_v, lb, ub, st in zip(body.arguments, lbs, ubs, steps):
+        w.line(f"for {w.define(iv_v, 'i')} in range({lb}, {ub}, {st}):")
+        w.depth += 1
+    w.tick(len(block_ops(body)))
+    term = w.emit_ops(body)
+    if term is not None and term.name == "scf.reduce":
+        for acc, v, region in zip(accs, term.operands, term.regions):
+            rblock = _single_block(region)
+            lhs, rhs = rblock.arguments
+            w.assign([w.define(lhs, "a"), w.define(rhs, "a")], [acc, w.n(v)])
+            ret = w.emit_ops(rblock)
+            w.line(f"{acc} = {w.n(ret.operands[0])}")
+    w.depth = depth0
+
+
+# ---- memref
+
+
+def _static_shape(t: ir.MemRefType) -> list[int | None]:
+    return [None if s == DYNAMIC else s for s in t.shape]
+
+
+@_emits("memref.alloc", "memref.alloca")
+def _e_alloc(w, op):
+    r = op.results[0]
+    t = ir.MemRefType(r.type)
+    dt = memref_element_dtype(r.type)
+    dyn = iter(op.operands)
+    dims = [str(s) if s != DYNAMIC else w.n(next(dyn)) for s in t.shape]
+    w.line(f"{w.define(r)} = _alloc(({''.join(d + ', ' for d in dims)}), {w.const(dt)}, {w.site})")
+    w.bind_dims(r)
+
+
+@_emits("memref.load")
+def _e_memref_load(w, op):
+    mem, *idx = op.operands
+    w.load(op, mem, [w.n(v) for v in idx])
+
+
+@_emits("memref.store")
+def _e_memref_store(w, op):
+    value, mem, *idx = op.operands
+    w.store(value, mem, [w.n(v) for v in idx])
+
+
+@_emits("memref.dim")
+def _e_dim(w, op):
+    mem, index = op.operands
+    r = op.results[0]
+    rank = len(ir.MemRefType(mem.type).shape)
+    const = w.const_ints.get(index)
+    if const is not None and 0 <= const < rank:
+        w.line(f"{w.define(r)} = {w.dim(mem, const)}")
+    else:
+        w.line(f"{w.define(r)} = _dim({w.n(mem)}, {w.n(index)}, {w.site})")
+
+
+@_emits("memref.cast", "memref.assume_alignment", "memref.memory_space_cast")
+def _e_cast(w, op):
+    src = op.operands[0]
+    if not op.results:
+        w.line("pass")
+        return
+    r = op.results[0]
+    if not isinstance(r.type, ir.MemRefType):
+        raise _Unsupported(f"cast to {r.type}")
+    src_shape, dst_shape = _static_shape(ir.MemRefType(src.type)), _static_shape(ir.MemRefType(r.type))
+    name = w.define(r)
+    w.line(f"{name} = {w.n(src)}")
+    if any(d is not None and s is None for s, d in zip(src_shape, dst_shape)):
+        w.line(f"_check_shape({name}, {w.const(tuple(dst_shape))}, {w.site})")
+    w.bind_dims(r)
+
+
+def _rank_reduction_keep(sizes: list[int], result_shape: list[int]) -> list[bool]:
+    """Which source dims a rank-reducing subview keeps: match sizes in order, drop unmatched unit dims."""
+    keep, j = [], 0
+    for s in sizes:
+        if j < len(result_shape) and s == result_shape[j]:
+            keep.append(True)
+            j += 1
+        elif s == 1:
+            keep.append(False)
+        else:
+            raise _Unsupported("subview whose rank reduction cannot be matched")
+    if j != len(result_shape):
+        raise _Unsupported("subview whose rank reduction cannot be matched")
+    return keep
+
+
+@_emits("memref.subview")
+def _e_subview(w, op):
+    seg = [int(x) for x in op.attributes["operandSegmentSizes"]]
+    names = [w.n(v) for v in op.operands]
+    src = names[0]
+    dyn = [iter(names[1: 1 + seg[1]]), iter(names[1 + seg[1]: 1 + seg[1] + seg[2]]),
+           iter(names[1 + seg[1] + seg[2]:])]
+    parts = []
+    for attr, it in zip(("static_offsets", "static_sizes", "static_strides"), dyn):
+        parts.append([str(s) if s != DYNAMIC else next(it) for s in _i64_array(op, attr)])
+    r = op.results[0]
+    keep = _rank_reduction_keep(_i64_array(op, "static_sizes"), list(ir.MemRefType(r.type).shape))
+    tup = lambda xs: f"({''.join(x + ', ' for x in xs)})"  # noqa: E731
+    w.line(f"{w.define(r)} = _subview({src}, {tup(parts[0])}, {tup(parts[1])}, {tup(parts[2])}, "
+           f"{w.const(tuple(keep))}, {w.site})")
+    w.bind_dims(r)
+
+
+@_emits("memref.copy")
+def _e_copy(w, op):
+    src, dst = (w.n(v) for v in op.operands)
+    w.line(f"_copy({src}, {dst}, {w.site})")
+
+
+@_emits("memref.expand_shape", "memref.collapse_shape")
+def _e_reshape(w, op):
+    src = op.operands[0]
+    r = op.results[0]
+    t = ir.MemRefType(r.type)
+    if op.name == "memref.expand_shape":
+        dyn = iter(w.n(v) for v in op.operands[1:])
+        shape = [str(s) if s != DYNAMIC else next(dyn) for s in t.shape]
+    else:
+        groups = [[int(ir.IntegerAttr(i).value) for i in g] for g in op.attributes["reassociation"]]
+        shape = []
+        for g in groups:
+            shape.append(" * ".join(w.dim(src, i) for i in g) if g else "1")
+    w.line(f"{w.define(r)} = _reshape({w.n(src)}, ({''.join(s + ', ' for s in shape)}), {w.site})")
+    w.bind_dims(r)
+
+
+@_emits("memref.get_global")
+def _e_get_global(w, op):
+    name = ir.FlatSymbolRefAttr(op.attributes["name"]).value
+    if name not in w.u.globals_info:
+        raise _Unsupported(f"global @{name} is not a memref.global of this module")
+    r = op.results[0]
+    w.line(f"{w.define(r)} = _global({w.const(name)})")
+    w.bind_dims(r)
+
+
+# --------------------------------------------------------------------------- compiled modules
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One function argument: a memref (dtype, shape with None for `?`) or a scalar (kind)."""
+
+    type_text: str
+    scalar: ScalarKind | None = None
+    dtype: np.dtype | None = None
+    shape: tuple[int | None, ...] | None = None
+
+    @property
+    def is_memref(self) -> bool:
+        return self.shape is not None
+
+
+def arg_spec(t: ir.Type) -> ArgSpec:
+    """How to build a value of type `t` (dtype/scalar left None when unsupported)."""
+    if isinstance(t, ir.MemRefType):
+        try:
+            dt = memref_element_dtype(t)
+        except _Unsupported:
+            dt = None
+        return ArgSpec(str(t), dtype=dt, shape=tuple(_static_shape(t)))
+    return ArgSpec(str(t), scalar=scalar_kind(t))
+
+
+def function_signature(fn: ir.Operation) -> list[ArgSpec]:
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    return [arg_spec(t) for t in ftype.inputs]
+
+
+def _global_info(op: ir.Operation) -> GlobalInfo:
+    t = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
+    dt = memref_element_dtype(t)
+    init = None
+    if "initial_value" in op.attributes:
+        attr = op.attributes["initial_value"]
+        if not isinstance(attr, ir.UnitAttr):
+            init = np.array(ir.DenseElementsAttr(attr)).astype(dt).reshape(tuple(t.shape))
+    return GlobalInfo(tuple(t.shape), dt, init, "constant" in op.attributes)
+
+
+class CompiledModule:
+    """Python translation of every func.func of one module, ready to call."""
+
+    _serial = 0
+
+    def __init__(self, module: ir.Module, filename: str = "<input>"):
+        CompiledModule._serial += 1
+        self.filename = filename
+        self.code_name = f"<loopopt-interpreter-{CompiledModule._serial}>"
+        self.sites: list[OpSite] = []
+        self.lines: list[str] = []
+        self.tags: list[int] = []
+        self.consts: list[object] = []
+        self.const_index: dict[tuple, str] = {}
+        self.globals_info: dict[str, GlobalInfo] = {}
+        self.globals_live: dict[str, np.ndarray] = {}
+        self.budget = [DEFAULT_MAX_OPS]
+        for op in block_ops(module.body):
+            if op.name == "memref.global":
+                try:
+                    self.globals_info[ir.StringAttr(op.attributes["sym_name"]).value] = _global_info(op)
+                except (_Unsupported, ValueError, TypeError):
+                    pass
+        fns = functions(module)
+        self.py_names: dict[str, str] = {}
+        self.has_body: dict[str, bool] = {}
+        self.signatures: dict[str, list[ArgSpec]] = {}
+        for i, fn in enumerate(fns):
+            self.has_body[func_name(fn)] = func_body(fn) is not None
+            self.signatures[func_name(fn)] = function_signature(fn)
+            if func_body(fn) is not None:
+                self.py_names[func_name(fn)] = f"_f{i}_{re.sub(r'[^0-9A-Za-z_]', '_', func_name(fn))}"
+        for fn in fns:
+            if func_body(fn) is not None:
+                _FuncWriter(self, fn, self.py_names[func_name(fn)]).write()
+        self.source = "\n".join(self.lines) + "\n"
+        self.ns = self._namespace()
+        exec(compile(self.source, self.code_name, "exec"), self.ns)
+
+    # -- translation support
+    def add_site(self, op: ir.Operation) -> int:
+        self.sites.append(OpSite(op.name, location_of(op, self.filename)))
+        return len(self.sites) - 1
+
+    def add_const(self, obj) -> str:
+        key = (type(obj).__name__, repr(obj), np.asarray(obj).tobytes() if isinstance(obj, np.generic) else b"")
+        if key in self.const_index:
+            return self.const_index[key]
+        self.consts.append(obj)
+        name = f"_k{len(self.consts) - 1}"
+        self.const_index[key] = name
+        return name
+
+    # -- runtime support
+    def _namespace(self) -> dict:
+        ns = dict(_HELPERS)
+        for i, c in enumerate(self.consts):
+            ns[f"_k{i}"] = c
+        ns.update(
+            _B=self.budget,
+            _budget=self._budget,
+            _unsupported=self._unsupported,
+            _nobody=self._nobody,
+            _oob=self._oob,
+            _check_memref=self._check_memref,
+            _check_shape=self._check_shape,
+            _canon=self._canon,
+            _alloc=self._alloc,
+            _dim=self._dim,
+            _subview=self._subview,
+            _copy=self._copy,
+            _reshape=self._reshape,
+            _global=self._global,
+            _bad_step=self._bad_step,
+        )
+        return ns
+
+    def _fail(self, site: int, msg: str):
+        raise InterpreterError(f"{self.sites[site]}: {msg}")
+
+    def _budget(self, site: int):
+        self._fail(site, f"op budget of {self.max_ops} operations exhausted (runaway execution?)")
+
+    def _unsupported(self, site: int, what: str):
+        self._fail(site, f"cannot interpret: {what}")
+
+    def _nobody(self, site: int, callee: str):
+        self._fail(site, f"call to @{callee}, which has no body in this module")
+
+    def _oob(self, site: int, idx: tuple, arr: np.ndarray, what: str):
+        self._fail(site, f"index {list(idx)} out of bounds for {what} of shape {list(arr.shape)}")
+
+    def _bad_step(self, site: int, step):
+        self._fail(site, f"loop step {step} is not positive")
+
+    def _check_memref(self, arr, spec, site: int):
+        what, dt, shape = spec
+        if not isinstance(arr, np.ndarray):
+            self._fail(site, f"argument {what} expects a numpy array, got {type(arr).__name__}")
+        if arr.dtype != dt:
+            self._fail(site, f"argument {what} expects dtype {dt}, got {arr.dtype}")
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+            self._fail(site, f"argument {what} expects shape {['?' if s is None else s for s in shape]}, "
+                             f"got {list(arr.shape)}")
+
+    def _check_shape(self, arr, shape, site: int):
+        if any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+            self._fail(site, f"memref of shape {list(arr.shape)} does not match the static shape "
+                             f"{['?' if s is None else s for s in shape]}")
+
+    @staticmethod
+    def _canon(value, k: ScalarKind) -> int:
+        return canonical_int(value, k)
+
+    def _alloc(self, shape: tuple, dt: np.dtype, site: int) -> np.ndarray:
+        if any(s < 0 for s in shape):
+            self._fail(site, f"negative size in allocation of shape {list(shape)}")
+        return _uninitialized(shape, dt)
+
+    def _dim(self, arr: np.ndarray, i: int, site: int) -> int:
+        if not 0 <= i < arr.ndim:
+            self._fail(site, f"dimension {i} out of range for a rank-{arr.ndim} memref")
+        return arr.shape[i]
+
+    def _subview(self, arr, offsets, sizes, strides, keep, site: int):
+        index = []
+        for d, (o, s, st, kp) in enumerate(zip(offsets, sizes, strides, keep)):
+            n = arr.shape[d]
+            if s < 0 or st <= 0 or o < 0 or (s > 0 and o + (s - 1) * st >= n) or o > n:
+                self._fail(site, f"subview dim {d}: offset {o}, size {s}, stride {st} out of bounds "
+                                 f"for size {n}")
+            if kp:
+                index.append(slice(o, o + (s - 1) * st + 1, st) if s > 0 else slice(o, o))
+            else:
+                index.append(o)
+        return arr[tuple(index)]
+
+    def _copy(self, src, dst, site: int):
+        if src.shape != dst.shape:
+            self._fail(site, f"copy from shape {list(src.shape)} to shape {list(dst.shape)}")
+        dst[...] = src
+
+    def _reshape(self, arr, shape, site: int):
+        try:
+            return np.reshape(arr, shape, copy=False)
+        except ValueError as e:
+            self._fail(site, f"cannot reshape {list(arr.shape)} to {list(shape)} without a copy: {e}")
+
+    def _global(self, name: str) -> np.ndarray:
+        arr = self.globals_live.get(name)
+        if arr is None:
+            info = self.globals_info[name]
+            arr = info.init.copy() if info.init is not None else _uninitialized(info.shape, info.dtype)
+            if info.constant:
+                arr.flags.writeable = False
+            self.globals_live[name] = arr
+        return arr
+
+    # -- running
+    max_ops = DEFAULT_MAX_OPS
+
+    def run(self, name: str, args: list, max_ops: int = DEFAULT_MAX_OPS) -> list:
+        if not self.has_body.get(name, False):
+            if name in self.has_body:
+                raise InterpreterError(f"{self.filename}: @{name} has no body")
+            raise InterpreterError(f"{self.filename}: no function @{name} in the module")
+        fn = self.ns[self.py_names[name]]
+        self.max_ops = max_ops
+        self.budget[0] = max_ops
+        self.globals_live = {}
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(*args)
+        except InterpreterError:
+            raise
+        except RecursionError:
+            raise InterpreterError(f"{self.filename}: @{name}: call nesting too deep") from None
+        except TypeError as e:
+            if e.__traceback__ is not None and e.__traceback__.tb_next is None:
+                raise InterpreterError(f"{self.filename}: @{name}: bad arguments: {e}") from None
+            raise InterpreterError(self._describe(e)) from None
+        except Exception as e:
+            raise InterpreterError(self._describe(e)) from None
+        return list(out)
+
+    def _describe(self, e: BaseException) -> str:
+        """`loc: op: error` for a Python error raised inside generated code."""
+        site = None
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.code_name:
+                site = self.tags[tb.tb_lineno - 1]
+            tb = tb.tb_next
+        what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        if isinstance(e, ZeroDivisionError):
+            what = "division by zero"
+        return f"{self.sites[site]}: {what}" if site is not None else f"{self.filename}: {what}"
+
+
+def _uninitialized(shape: tuple, dt: np.dtype) -> np.ndarray:
+    """Fresh memory: NaN for floats, 0xA5 bytes for integers, so unwritten reads are visible."""
+    if dt.kind == "f":
+        return np.full(shape, np.nan, dtype=dt)
+    if dt.kind == "b":
+        return np.full(shape, True, dtype=dt)
+    return np.full(shape, np.frombuffer(b"\xa5" * dt.itemsize, dtype=dt)[0], dtype=dt)
+
+
+_compiled: OrderedDict[str, CompiledModule] = OrderedDict()
+_context = {"ctx": None, "uses": 0}
+
+
+def _shared_context() -> ir.Context:
+    """One MLIR context for parsing text (creating one costs ~10 ms), renewed every 200 parses
+    so attributes interned by many different programs do not pile up."""
+    if _context["ctx"] is None or _context["uses"] >= 200:
+        _context["ctx"], _context["uses"] = new_context(), 0
+    _context["uses"] += 1
+    return _context["ctx"]
+
+
+def _module_key(module: ir.Module) -> str:
+    return module.operation.get_asm(enable_debug_info=True)
+
+
+def compile_module(module: ir.Module | str | CompiledModule, filename: str = "<input>") -> CompiledModule:
+    """The (cached) Python translation of `module` (an ir.Module or MLIR text)."""
+    if isinstance(module, CompiledModule):
+        return module
+    if isinstance(module, str):
+        key = "text:" + filename + "\0" + module
+    else:
+        key = "asm:" + filename + "\0" + _module_key(module)
+    hit = _compiled.get(key)
+    if hit is not None:
+        _compiled.move_to_end(key)
+        return hit
+    parsed = parse_module(module, filename, _shared_context()) if isinstance(module, str) else module
+    compiled = CompiledModule(parsed, filename)
+    _compiled[key] = compiled
+    if len(_compiled) > _CACHE_SIZE:
+        _compiled.popitem(last=False)
+    return compiled
+
+
+def run_function(module: ir.Module | str | CompiledModule, func_name: str | None = None, args: list | tuple = (),
+                 max_ops: int = DEFAULT_MAX_OPS, filename: str = "<input>") -> list:
+    """Run `@func_name` of `module` on `args` and return its results.
+
+    memref arguments are numpy arrays of the element dtype and are updated in place; scalars
+    are Python/numpy numbers. Results: numpy arrays for memrefs, Python ints for index/integers
+    (i1 as 0/1), numpy scalars for floats. Raises InterpreterError for out-of-bounds accesses,
+    unsupported ops, calls to bodiless functions, or more than `max_ops` executed ops.
+    """
+    compiled = compile_module(module, filename)
+    if func_name is None:
+        defined = [n for n, has in compiled.has_body.items() if has]
+        if len(defined) != 1:
+            raise InterpreterError(f"name the function to run; the module defines {['@' + n for n in defined]}")
+        func_name = defined[0]
+    return compiled.run(func_name, list(args), max_ops)
+
+
+def function_source(module: ir.Module | str) -> str:
+    """The generated Python source for `module` (for debugging the interpreter)."""
+    return compile_module(module).source

@@ -1,0 +1,222 @@
+"""Differential testing: a transform is correct on a program if the program computes the same results.
+
+`assert_same_results(before, after)` runs every function of both programs in the reference
+interpreter on identical random inputs and compares every output bit for bit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .interpreter import DEFAULT_MAX_OPS, ArgSpec, CompiledModule, InterpreterError, compile_module
+from .mlir import ir
+
+def _function(program: ir.Module | str, name: str | None) -> tuple[str, list[ArgSpec]]:
+    """(name, argument specs) of `@name`, or of the only defined function when `name` is None."""
+    compiled = compile_module(program)
+    defined = [n for n, has in compiled.has_body.items() if has]
+    if name is None:
+        if len(defined) != 1:
+            raise ValueError(f"name a function; the module defines {['@' + n for n in defined]}")
+        name = defined[0]
+    if name not in compiled.signatures:
+        raise ValueError(f"no function @{name} in the module")
+    return name, compiled.signatures[name]
+
+
+def _given(sizes: dict | None, position: int):
+    """The caller's choice for argument `position` (keyed by position, "argN" or "%argN"), else None."""
+    if not sizes:
+        return None
+    for key in (position, f"arg{position}", f"%arg{position}"):
+        if key in sizes:
+            return sizes[key]
+    return None
+
+
+def _random_index(rng: np.random.Generator, allow_zero: bool, high: int) -> int:
+    return int(rng.integers(0 if allow_zero else 1, high + 1))
+
+
+def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
+    """Normal-ish floats, small signed ints, 0/1 booleans, small non-negative index values."""
+    if dt.kind == "f":
+        return rng.standard_normal(shape).astype(dt)
+    if dt.kind == "b":
+        return rng.integers(0, 2, shape).astype(dt)
+    if dt == np.int64:
+        return rng.integers(0, 8, shape).astype(dt)
+    return rng.integers(-8, 9, shape).astype(dt)
+
+
+def make_inputs(module: ir.Module | str, func_name: str | None, seed: int, sizes: dict | None = None,
+                allow_zero: bool = False, max_index: int = 9) -> list:
+    """Random arguments for `@func_name`, reproducible from `seed`.
+
+    index/integer scalars: `sizes[pos]` (or `sizes["argN"]`) if given, else random in [1, max_index]
+    ([0, max_index] with `allow_zero`). Memrefs: static dims as declared; each `?` dim from a
+    given shape (`sizes["argN"] = (d0, d1, ...)`), else 4 * (largest index argument) + 16 so
+    accesses offset by a few iterations stay in bounds. Float scalars are normal-ish.
+    """
+    _, specs = _function(module, func_name)
+    rng = np.random.default_rng(seed)
+    values: list = [None] * len(specs)
+    for i, spec in enumerate(specs):
+        if spec.is_memref:
+            continue
+        k = spec.scalar
+        if k is None:
+            raise ValueError(f"cannot make an input of type {spec.type_text} (argument {i})")
+        given = _given(sizes, i)
+        if k.is_int:
+            values[i] = int(given) if given is not None else _random_index(rng, allow_zero, max_index)
+            if k.width == 1:
+                values[i] &= 1
+        else:
+            values[i] = k.dtype.type(given if given is not None else rng.standard_normal())
+    ints = [v for v, sp in zip(values, specs) if isinstance(v, int) and sp.scalar and sp.scalar.kind == "index"]
+    ints = ints or [v for v in values if isinstance(v, int)]
+    dyn = 4 * max(ints, default=0) + 16
+    for i, spec in enumerate(specs):
+        if not spec.is_memref:
+            continue
+        if spec.dtype is None:
+            raise ValueError(f"cannot make an input of type {spec.type_text} (argument {i})")
+        given = _given(sizes, i)
+        if given is not None and not isinstance(given, (tuple, list)):
+            raise ValueError(f"sizes[arg{i}] must be a shape (tuple) for a memref argument")
+        shape = []
+        for d, s in enumerate(spec.shape):
+            if s is not None:
+                shape.append(s)
+            elif given is not None and given[d] is not None:
+                shape.append(int(given[d]))
+            else:
+                shape.append(dyn)
+        values[i] = _random_array(rng, tuple(shape), spec.dtype)
+    return values
+
+
+def _copy_inputs(inputs: list) -> list:
+    return [np.array(x, copy=True) if isinstance(x, np.ndarray) else x for x in inputs]
+
+
+def run_on_inputs(program: ir.Module | str | CompiledModule, func_name: str | None, inputs: list,
+                  max_ops: int = DEFAULT_MAX_OPS) -> list:
+    """Run on copies of `inputs`; return every memref argument after the call, then the results."""
+    args = _copy_inputs(inputs)
+    compiled = program if isinstance(program, CompiledModule) else compile_module(program)
+    name = func_name if func_name is not None else _function(compiled, None)[0]
+    results = compiled.run(name, args, max_ops)
+    return [a for a in args if isinstance(a, np.ndarray)] + list(results)
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind == "f":
+        return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    return a
+
+
+def first_difference(before, after, rtol: float = 0.0, atol: float = 0.0) -> str | None:
+    """None if `after` equals `before` (bitwise, any NaN equal to any NaN; or within rtol/atol),
+    else a description of the first difference."""
+    a, b = np.asarray(before), np.asarray(after)
+    if a.shape != b.shape:
+        return f"shape {list(a.shape)} != {list(b.shape)}"
+    if a.dtype != b.dtype:
+        return f"dtype {a.dtype} != {b.dtype}"
+    if a.dtype.kind == "f":
+        both_nan = np.isnan(a) & np.isnan(b)
+        if rtol or atol:
+            same = np.isclose(a, b, rtol=rtol, atol=atol) | both_nan
+        else:
+            same = (_bits(a) == _bits(b)) | both_nan
+    else:
+        same = a == b
+    if np.all(same):
+        return None
+    if a.ndim == 0:
+        return f"before={a[()]!r} after={b[()]!r}"
+    bad = np.argwhere(~np.asarray(same))
+    where = tuple(int(x) for x in bad[0])
+    return (f"first difference at index {list(where)}: before={a[where]!r} after={b[where]!r} "
+            f"({len(bad)} of {a.size} elements differ)")
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """How the inputs of one trial were chosen."""
+
+    seed: int
+    max_index: int
+    allow_zero: bool
+
+
+def _attempts(seed: int, allow_zero: bool) -> list[Attempt]:
+    """Input choices tried in order until the BEFORE program runs: generous, then smaller sizes."""
+    z = allow_zero
+    return [Attempt(seed, 9, z), Attempt(seed + 7919, 9, z), Attempt(seed, 4, z),
+            Attempt(seed + 104729, 2, z), Attempt(seed, 1, False)]
+
+
+def _run_before(before, name, seed, sizes, max_ops, allow_zero):
+    errors = []
+    for att in _attempts(seed, allow_zero):
+        inputs = make_inputs(before, name, att.seed, sizes, att.allow_zero, att.max_index)
+        try:
+            return inputs, run_on_inputs(before, name, inputs, max_ops)
+        except InterpreterError as e:
+            errors.append(str(e))
+    raise AssertionError(f"@{name}: the BEFORE program fails on every input tried (seed {seed}): {errors[0]}")
+
+
+def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: int = 0, func: str | None = None,
+                        sizes: dict | None = None, trials: int = 3, rtol: float = 0.0, atol: float = 0.0,
+                        max_ops: int = DEFAULT_MAX_OPS, allow_zero: bool = False,
+                        func_name: str | None = None) -> int:
+    """Assert that `after` computes what `before` computes; return the number of runs compared.
+
+    Every function of `before` that has a body (or just `@func`) is run `trials` times on random
+    inputs (seeds seed, seed+1, ...), both programs on identical copies. Outputs (memref arguments
+    after the call, then returned values) must match bitwise, NaN matching NaN, unless rtol/atol
+    loosen the comparison. If BEFORE fails on the chosen inputs, smaller sizes are tried.
+    `sizes` fixes arguments as in `make_inputs`; `allow_zero` lets random index arguments be 0.
+    `func_name` is accepted as another spelling of `func`.
+    """
+    func = func if func is not None else func_name
+    before_m, after_m = compile_module(before), compile_module(after)
+    names = [func] if func is not None else [n for n, has in before_m.has_body.items() if has]
+    after_names = {n for n, has in after_m.has_body.items() if has}
+    compared = 0
+    for name in names:
+        if name not in after_names:
+            raise AssertionError(f"@{name} is defined before the transform but not after it")
+        for t in range(trials):
+            inputs, want = _run_before(before_m, name, seed + t, sizes, max_ops, allow_zero)
+            try:
+                got = run_on_inputs(after_m, name, inputs, max_ops)
+            except InterpreterError as e:
+                raise AssertionError(f"@{name}: the AFTER program fails where BEFORE runs (seed {seed + t}): "
+                                     f"{e}") from e
+            if len(got) != len(want):
+                raise AssertionError(f"@{name}: {len(want)} outputs before, {len(got)} after")
+            for i, (w, g) in enumerate(zip(want, got)):
+                diff = first_difference(w, g, rtol, atol)
+                if diff is not None:
+                    raise AssertionError(f"@{name}: output {i} ({_output_label(inputs, i)}) differs "
+                                         f"(seed {seed + t}, scalar args {_scalars(inputs)}): {diff}")
+            compared += 1
+    return compared
+
+
+def _output_label(inputs: list, i: int) -> str:
+    memrefs = [p for p, x in enumerate(inputs) if isinstance(x, np.ndarray)]
+    if i < len(memrefs):
+        return f"memref argument %arg{memrefs[i]}"
+    return f"result {i - len(memrefs)}"
+
+
+def _scalars(inputs: list) -> dict:
+    return {f"arg{p}": x for p, x in enumerate(inputs) if not isinstance(x, np.ndarray)}
