@@ -91,9 +91,19 @@ def _contraction_step(fn, options, log, filename) -> int:
 
 
 def _licm_step(fn, options, log, filename) -> int:
-    from .transforms import licm as licm_mod
+    """LICM on one function (innermost loops first, so an op can leave several levels)."""
+    from .analysis.affine import Scope
+    from .transforms.licm import hoist_from_loop, loops_innermost_first
 
-    return licm_mod.licm_function(fn, options, log, filename)
+    module_body = mlir.operation(fn.parent).regions[0].blocks[0]
+    funcs = {mlir.func_name(f): f for f in mlir.block_ops(module_body) if f.name == "func.func"}
+    scope = Scope()
+    name = mlir.func_name(fn)
+    moved = set()
+    for loop in loops_innermost_first(fn):
+        for h in hoist_from_loop(loop, scope, funcs, log, name, filename):
+            moved.add(h.op)
+    return len(moved)
 
 
 def _licm_available() -> bool:
@@ -101,7 +111,7 @@ def _licm_available() -> bool:
         from .transforms import licm as licm_mod
     except ImportError:
         return False
-    return hasattr(licm_mod, "licm_function")
+    return hasattr(licm_mod, "hoist_from_loop")
 
 
 def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
