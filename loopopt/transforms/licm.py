@@ -1,0 +1,409 @@
+"""Loop-invariant code motion (seed 000 §LICM), run module-wide after fusion.
+
+The rule. An op is invariant in an `affine.for` iff
+  1. none of its operands is defined inside the loop (the seed's in-loop-def set: every
+     block argument and op result nested in the loop), and
+  2. its kind may move (the seed's kind==2 gate mapped onto MLIR op kinds):
+     - side-effect-free compute (arith, math, index, affine.apply/min/max, memref.dim,
+       views) always moves, except integer division/remainder by a value that may be zero,
+       which moves only out of a loop that provably runs at least once;
+     - a load moves only if no write inside the loop may touch the element it reads
+       (writes through views, buffers passed to calls, calls that may reach memory beyond
+       their arguments, unknown ops) AND the loop provably runs at least once, since
+       hoisting out of a zero-trip loop executes an access that never happened;
+     - a whole loop or conditional (affine.for/if/parallel, scf.for/if) moves as one op when
+       nothing inside it uses a value of the loop other than its own, it does not write,
+       allocate or call, its loads pass the load test, and (if it reads memory or may trap)
+       the loop provably runs at least once. It then runs once instead of once per iteration,
+       which computes the same values because nothing it reads changes in the loop;
+     - stores, calls, allocations and unknown ops never move.
+Invariant ops are moved, in program order, to just before the loop (its preheader), so
+operand order and dominance are kept. Loops are visited innermost first and every loop
+looks at its body after its inner loops were processed, so an op can leave several levels.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .. import mlir
+from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
+from ..analysis.affine import Scope
+from ..analysis.dependence import instance_pair, pair_set
+from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, is_pure_op
+from ..analysis.loops import body_ops, domain_loops, runs_at_least_once
+from ..analysis.memory import ALLOC_OPS, alias_root, is_placed, value_name
+from ..mlir import ir
+from ..options import Options
+from ..remarks import MISSED, PASSED, RemarkLog
+
+PASS_NAME = "licm"
+HOIST_MESSAGE = "[LICM] Moving inst {name} to a new insertion point"
+MISSED_PREFIX = "[LICM] not hoisted: "
+
+# The seed's kind discriminator, mapped onto MLIR ops.
+PURE, LOAD, WRITE, CALL, ALLOC, REGION, TERMINATOR, UNKNOWN = (
+    "pure", "load", "write", "call", "alloc", "region", "terminator", "unknown")
+CALL_OPS = ("func.call", "func.call_indirect")
+OTHER_WRITE_OPS = ("memref.dealloc", "memref.copy")
+TERMINATORS = ("affine.yield", "scf.yield", "scf.condition", "func.return")
+# Region ops that may move as a whole: they always terminate and have no effect of their own.
+HOISTABLE_REGION_OPS = ("affine.for", "affine.if", "affine.parallel", "scf.for", "scf.if")
+# Integer division and remainder are undefined for a zero divisor (and signed ones for MIN / -1).
+TRAPPING_OPS = (
+    "arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.ceildivsi", "arith.ceildivui",
+    "arith.floordivsi", "index.divs", "index.divu", "index.rems", "index.remu", "index.ceildivs",
+    "index.ceildivu", "index.floordivs",
+)
+
+
+def op_kind(op: ir.Operation) -> str:
+    """Which motion rule applies to `op`: pure, load, write, call, alloc, region, terminator
+    or unknown."""
+    name = op.name
+    if name in TERMINATORS:
+        return TERMINATOR
+    if len(op.regions):
+        return REGION
+    if name in READ_OPS:
+        return LOAD
+    if name in WRITE_OPS or name in OTHER_WRITE_OPS:
+        return WRITE
+    if name in CALL_OPS:
+        return CALL
+    if name in ALLOC_OPS:
+        return ALLOC
+    if is_pure_op(op):
+        return PURE
+    return UNKNOWN
+
+
+def in_loop_defs(loop: ir.Operation) -> set:
+    """The seed's in-loop-def set: every value defined inside `loop` (block arguments,
+    including the induction variable and iter_args, and results of nested ops)."""
+    defs: set = set()
+
+    def visit(op: ir.Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                defs.update(block.arguments)
+                for child in block.operations:
+                    child = mlir.operation(child)
+                    defs.update(child.results)
+                    visit(child)
+
+    visit(loop)
+    return defs
+
+
+def operand_defined_in_loop(op: ir.Operation, defs: set) -> ir.Value | None:
+    """The first operand of `op` that is defined inside the loop, or None."""
+    for v in op.operands:
+        if v in defs:
+            return v
+    return None
+
+
+def may_trap(op: ir.Operation) -> bool:
+    """Integer division/remainder whose divisor is not a constant other than 0 and -1."""
+    if op.name not in TRAPPING_OPS:
+        return False
+    owner, _ = mlir.value_owner(op.operands[1])
+    if owner is None or owner.name not in ("arith.constant", "index.constant"):
+        return True
+    try:
+        value = ir.IntegerAttr(owner.attributes["value"]).value
+    except Exception:
+        return True
+    return value in (0, -1)
+
+
+# ---------------------------------------------------------------- what a loop may write
+
+@dataclass(frozen=True)
+class Clobber:
+    """An op in the loop that may write memory not named by its operands.
+
+    reach "any": an unknown op, which may write every buffer.
+    reach "external": a call whose callee may touch globals (or is not visible); it may write
+    every buffer the function did not allocate itself (arguments may be globals in the caller).
+    """
+
+    what: str  # e.g. "call to @g", "unknown op test.op"
+    reach: str  # "any" | "external"
+
+
+@dataclass
+class LoopFacts:
+    """What decides whether a load may leave `loop`."""
+
+    runs_at_least_once: bool
+    writes: list[AccessPattern] = field(default_factory=list)  # whole-buffer for calls/unknown ops
+    clobbers: list[Clobber] = field(default_factory=list)
+
+
+def callee_touches_only_arguments(call: ir.Operation, funcs: dict, seen: frozenset = frozenset()) -> bool:
+    """True iff the callee is defined in the module and reaches memory only through its
+    arguments: no `memref.get_global`, no unknown op, and only such callees in turn."""
+    if call.name != "func.call":
+        return False
+    try:
+        name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+    except Exception:
+        return False
+    if name in seen:
+        return True  # a recursive cycle adds nothing the rest of the cycle does not
+    fn = funcs.get(name)
+    if fn is None or mlir.func_body(fn) is None:
+        return False
+    for op in mlir.walk(fn):
+        kind = op_kind(op)
+        if op.name == "memref.get_global" or kind == UNKNOWN:
+            return False
+        if kind == CALL and not callee_touches_only_arguments(op, funcs, seen | {name}):
+            return False
+        if kind == REGION and op.name not in REGION_OPS:
+            return False
+    return True
+
+
+def _callee_text(op: ir.Operation) -> str:
+    try:
+        return "call to @" + ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    except Exception:
+        return op.name
+
+
+def loop_clobbers(loop: ir.Operation, funcs: dict) -> list[Clobber]:
+    """Calls and unknown ops inside `loop` that may write memory beyond their operands."""
+    out = []
+    for op in mlir.walk(loop):
+        kind = op_kind(op)
+        if kind == CALL:
+            if not callee_touches_only_arguments(op, funcs):
+                out.append(Clobber(_callee_text(op), "external"))
+        elif kind == UNKNOWN or (kind == REGION and op.name not in REGION_OPS):
+            out.append(Clobber(f"unknown op {op.name}", "any"))
+    return out
+
+
+def loop_facts(loop: ir.Operation, scope: Scope, funcs: dict) -> LoopFacts:
+    writes = [a for a in collect_accesses(loop, scope) if a.is_write]
+    return LoopFacts(runs_at_least_once(loop, scope), writes, loop_clobbers(loop, funcs))
+
+
+# ---------------------------------------------------------------- the load test
+
+def storage_key(root: ir.Value):
+    """Identity of a root buffer; every `memref.get_global @G` names the same storage."""
+    owner, _ = mlir.value_owner(root)
+    if owner is not None and owner.name == "memref.get_global":
+        return ("global", ir.FlatSymbolRefAttr(owner.attributes["name"]).value)
+    return root
+
+
+def load_outside(load: ir.Operation, loop: ir.Operation, scope: Scope) -> AccessPattern:
+    """The load's access once its op (or the region op holding it) sits just before `loop`:
+    enclosed by loop's outer loops and by the loops between `loop` and the load."""
+    loops = tuple(domain_loops(loop, scope)) + tuple(domain_loops(load, scope, loop))
+    return replace(access_pattern(load, scope), loops=loops)
+
+
+def write_may_touch(load: AccessPattern, write: AccessPattern, scope: Scope) -> bool:
+    """True iff some iteration of `write` (any iteration of the loop, same outer iterations)
+    may store to the element `load` reads. Non-affine indices touch every element."""
+    if storage_key(load.root) != storage_key(write.root):
+        return False
+    pair = instance_pair(load, replace(write, root=load.root), scope)
+    try:
+        return not pair_set(pair).is_empty()
+    except Exception:  # isl cannot state it: assume the worst
+        return True
+
+
+def _writer_text(write: AccessPattern) -> str:
+    op = write.op
+    if op.name in WRITE_OPS:
+        memref = op.operands[WRITE_OPS[op.name]]
+        if alias_root(memref) != memref:
+            owner, _ = mlir.value_owner(memref)
+            return f"{op.name} through {owner.name}"
+        return op.name
+    return _callee_text(op) if op.name in CALL_OPS else op.name
+
+
+def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> str | None:
+    """None if the load may leave `loop`, else why not: a write in the loop may touch what it
+    reads, or the loop may run zero times. `load` may sit inside a region op being hoisted."""
+    root = alias_root(load.operands[READ_OPS[load.name]])
+    name = value_name(root)
+    ap = load_outside(load, loop, scope)
+    for w in facts.writes:
+        if write_may_touch(ap, w, scope):
+            return f"{name} is written in the loop ({_writer_text(w)})"
+    for c in facts.clobbers:
+        if c.reach == "any" or not is_placed(root):
+            return f"{name} may be written by {c.what} in the loop"
+    if not facts.runs_at_least_once:
+        return "loop may run zero times"
+    return None
+
+
+# ---------------------------------------------------------------- whole region ops
+
+def used_from_loop(region_op: ir.Operation, defs: set) -> ir.Value | None:
+    """A value of the loop (in `defs`) used by `region_op` or anything nested in it, other than
+    the values `region_op` defines itself; None if there is none."""
+    own = in_loop_defs(region_op)
+    for op in [region_op, *mlir.walk(region_op)]:
+        for v in op.operands:
+            if v in defs and v not in own:
+                return v
+    return None
+
+
+def region_reason(op: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> str | None:
+    """None if the region op `op` (closed over values from outside `loop`) may leave `loop`."""
+    if op.name not in HOISTABLE_REGION_OPS:
+        return f"{op.name} has regions"
+    nested = list(mlir.walk(op))
+    for o in nested:
+        kind = op_kind(o)
+        if kind in (WRITE, CALL, ALLOC, UNKNOWN) or (kind == REGION and o.name not in HOISTABLE_REGION_OPS):
+            return f"{op.name} contains {o.name}"
+    loads = [o for o in nested if op_kind(o) == LOAD]
+    for load in loads:
+        reason = load_reason(load, loop, scope, facts)
+        if reason is not None:
+            return f"{op.name} reads memory: {reason}"
+    if not facts.runs_at_least_once and any(may_trap(o) for o in nested):
+        return f"loop may run zero times and {op.name} may divide by zero"
+    return None
+
+
+# ---------------------------------------------------------------- the invariance test
+
+class _LazyFacts:
+    """LoopFacts of one loop, computed on first use (most loops never need them)."""
+
+    def __init__(self, loop: ir.Operation, scope: Scope, funcs: dict) -> None:
+        self.loop, self.scope, self.funcs, self._facts = loop, scope, funcs, None
+
+    def get(self) -> LoopFacts:
+        if self._facts is None:
+            self._facts = loop_facts(self.loop, self.scope, self.funcs)
+        return self._facts
+
+
+def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Scope,
+                      facts: "LoopFacts | _LazyFacts") -> str | None:
+    """None iff `op` (a direct child of `loop`'s body) is invariant and may be hoisted;
+    otherwise the reason it stays. `defs` is `in_loop_defs(loop)` minus what was hoisted."""
+    get = facts.get if isinstance(facts, _LazyFacts) else (lambda: facts)
+    v = operand_defined_in_loop(op, defs)
+    if v is not None:
+        return f"operand {value_name(v)} is defined in the loop"
+    kind = op_kind(op)
+    if kind == PURE:
+        if may_trap(op) and not get().runs_at_least_once:
+            return f"loop may run zero times and {op.name} may divide by zero"
+        return None
+    if kind == LOAD:
+        return load_reason(op, loop, scope, get())
+    if kind == REGION:
+        v = used_from_loop(op, defs)
+        if v is not None:
+            return f"{op.name} uses {value_name(v)}, defined in the loop"
+        return region_reason(op, loop, scope, get())
+    return {
+        WRITE: f"{op.name} writes memory",
+        CALL: f"{_callee_text(op)} may have side effects",
+        ALLOC: f"{op.name} allocates",
+        TERMINATOR: f"{op.name} ends the loop body",
+        UNKNOWN: f"unknown op {op.name} may have side effects",
+    }[kind]
+
+
+def is_candidate(op: ir.Operation, defs: set) -> bool:
+    """Ops worth testing (and a Missed remark when they stay): every operand is from outside
+    the loop, and for a region op everything nested in it uses only outside values too."""
+    kind = op_kind(op)
+    if kind == TERMINATOR or operand_defined_in_loop(op, defs) is not None:
+        return False
+    return kind != REGION or used_from_loop(op, defs) is None
+
+
+# ---------------------------------------------------------------- the transform
+
+def loops_innermost_first(root: ir.Operation) -> list[ir.Operation]:
+    """Every affine.for nested in `root`, inner loops before the loops enclosing them."""
+    out: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    visit(mlir.operation(child))
+        if op.name == "affine.for":
+            out.append(op)
+
+    for region in root.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                visit(mlir.operation(child))
+    return out
+
+
+@dataclass(frozen=True)
+class Hoist:
+    """One op moved out of one loop."""
+
+    op: ir.Operation
+    loop: ir.Operation
+
+
+def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLog,
+                    function: str = "", filename: str = "<input>") -> list[Hoist]:
+    """Move every invariant op of `loop`'s body (in program order) to just before `loop`."""
+    defs = in_loop_defs(loop)
+    facts = _LazyFacts(loop, scope, funcs)
+    loop_loc = mlir.location_of(loop, filename)
+    done: list[Hoist] = []
+    for op in body_ops(loop):
+        candidate = is_candidate(op, defs)
+        if not candidate:
+            continue
+        reason = invariance_reason(op, loop, defs, scope, facts)
+        args = {"inst": op.name, "loop": loop_loc}
+        if reason is None:
+            op.move_before(loop)
+            defs.difference_update(op.results)
+            if op.regions:
+                defs.difference_update(in_loop_defs(op))
+            done.append(Hoist(op, loop))
+            log.add(PASS_NAME, PASSED, HOIST_MESSAGE.format(name=op.name), function=function,
+                    location=mlir.location_of(op, filename), args=args)
+        else:
+            log.add(PASS_NAME, MISSED, MISSED_PREFIX + reason, function=function,
+                    location=mlir.location_of(op, filename), args={**args, "reason": reason})
+    return done
+
+
+def licm(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
+    """Hoist loop-invariant ops out of every affine.for of every function, in place.
+
+    Returns the number of distinct ops moved (an op leaving two loops counts once; it gets
+    one Passed remark per loop it leaves). `options` is accepted for the driver's uniform
+    signature; the pass has no knobs (the driver decides whether to run it).
+    """
+    del options
+    funcs = {mlir.func_name(f): f for f in mlir.functions(module)}
+    moved: set = set()
+    for fn in mlir.functions(module):
+        if mlir.func_body(fn) is None:
+            continue
+        scope = Scope()
+        name = mlir.func_name(fn)
+        for loop in loops_innermost_first(fn):
+            for h in hoist_from_loop(loop, scope, funcs, log, name, filename):
+                moved.add(h.op)
+    return len(moved)
