@@ -393,3 +393,32 @@ def test_distance_threshold_window():
 def test_budget_stops_fusion():
     res = optimize_checked(NEST2, target="trn1", sb_size=64)
     assert "[STOP FUSION] fused working set exceeds SBSize" in messages(res, "fusion")
+
+
+ACCUMULATE_THEN_READ = """
+func.func @f(%A: memref<8x16xf32>, %x: memref<16xf32>, %y: memref<16xf32>, %tmp: memref<8xf32>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 16 {
+      %t = affine.load %tmp[%i] : memref<8xf32>
+      %a = affine.load %A[%i, %j] : memref<8x16xf32>
+      %s = arith.addf %t, %a : f32
+      affine.store %s, %tmp[%i] : memref<8xf32>
+    }
+    affine.for %j = 0 to 16 {
+      %t = affine.load %tmp[%i] : memref<8xf32>
+      %yj = affine.load %y[%j] : memref<16xf32>
+      %s = arith.addf %yj, %t : f32
+      affine.store %s, %y[%j] : memref<16xf32>
+    }
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["trn1", "cpu"])
+def test_reduction_then_reader_is_not_fused(target):
+    # tmp[i] is written by every j of the first loop and read by every j of the second: same
+    # index text, but not distance 0 (the atax pattern; caught by the end-to-end corpus test).
+    res = optimize_checked(ACCUMULATE_THEN_READ, target=target)
+    assert res.text.count("affine.for") == 3

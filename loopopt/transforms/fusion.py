@@ -112,14 +112,17 @@ def _name(v: ir.Value) -> str:
 
 
 def _identical_access(a, b, ax1, ax2) -> bool:
-    """Fast path: same index text with the two axes identified, no other loops involved."""
+    """Fast path for distance exactly 0: the same index with the two axes identified, no other
+    loops involved, and one index component equal to the axis IV itself (so the element
+    determines the iteration; `t[i]` in a `j` loop is touched by every `j`)."""
     if ax1.lower != ax2.lower:
         return False
     if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
         return False
     from ..analysis.loops import substitute
 
-    return tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
+    same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
+    return same and any(t.strip("()") == ax1.name for t in a.index)
 
 
 def working_set_per_partition(effects: Effects, options: Options) -> int:
