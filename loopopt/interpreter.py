@@ -300,6 +300,51 @@ def affine_map_sources(m: ir.AffineMap, operands: list[str]) -> list[str]:
     return [affine_expr_source(e, dims, syms) for e in m.results]
 
 
+Range = tuple[int, int]
+
+
+def affine_expr_range(e: ir.AffineExpr, dims: list[Range | None], syms: list[Range | None]) -> Range | None:
+    """Inclusive [lo, hi] of an affine expression given operand ranges, or None if unknown."""
+    if isinstance(e, ir.AffineConstantExpr):
+        return (e.value, e.value)
+    if isinstance(e, ir.AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, ir.AffineSymbolExpr):
+        return syms[e.position]
+    if not isinstance(e, (ir.AffineAddExpr, ir.AffineMulExpr, ir.AffineFloorDivExpr, ir.AffineCeilDivExpr,
+                          ir.AffineModExpr)):
+        return None
+    lhs, rhs = affine_expr_range(e.lhs, dims, syms), affine_expr_range(e.rhs, dims, syms)
+    if lhs is None or rhs is None:
+        return None
+    if isinstance(e, ir.AffineAddExpr):
+        return (lhs[0] + rhs[0], lhs[1] + rhs[1])
+    if isinstance(e, ir.AffineMulExpr):
+        corners = [a * b for a in lhs for b in rhs]
+        return (min(corners), max(corners))
+    if rhs[0] != rhs[1] or rhs[0] <= 0:
+        return None
+    c = rhs[0]
+    if isinstance(e, ir.AffineFloorDivExpr):
+        return (lhs[0] // c, lhs[1] // c)
+    if isinstance(e, ir.AffineCeilDivExpr):
+        return (-(-lhs[0] // c), -(-lhs[1] // c))
+    return (0, c - 1)
+
+
+def affine_map_ranges(m: ir.AffineMap, operands: list[Range | None]) -> list[Range | None]:
+    dims, syms = operands[: m.n_dims], operands[m.n_dims:]
+    return [affine_expr_range(e, dims, syms) for e in m.results]
+
+
+def loop_range(lbs: list[Range | None], ubs: list[Range | None]) -> Range | None:
+    """Range of an IV running from max(lbs) to min(ubs) (exclusive); None if a bound is unknown
+    or the loop may not run (then the IV is never used)."""
+    if not lbs or not ubs or any(r is None for r in lbs + ubs):
+        return None
+    return (max(r[0] for r in lbs), min(r[1] for r in ubs) - 1)
+
+
 def _split_top_level(text: str) -> list[str]:
     parts, depth, cur = [], 0, []
     for ch in text:
@@ -375,6 +420,7 @@ class _FuncWriter:
         self.pyname = pyname
         self.names: dict[ir.Value, str] = {}
         self.const_ints: dict[ir.Value, int] = {}
+        self.ranges: dict[ir.Value, Range] = {}  # index values whose range is known statically
         self.count = 0
         self.depth = 1
         self.site = unit.add_site(fn)
@@ -542,30 +588,40 @@ class _FuncWriter:
                 out.append(t)
         return out
 
-    def element(self, mem: ir.Value, exprs: list[str]) -> str:
-        """Bounds-check indices `exprs` into `mem`; return the subscript expression."""
+    def range_of(self, v: ir.Value) -> Range | None:
+        c = self.const_ints.get(v)
+        return (c, c) if c is not None else self.ranges.get(v)
+
+    def element(self, mem: ir.Value, exprs: list[str], ranges: list[Range | None]) -> str:
+        """Bounds-check indices `exprs` into `mem`; return the subscript expression.
+
+        An index whose static range lies inside a static dim needs no runtime check.
+        """
         name = self.n(mem)
-        rank = len(ir.MemRefType(mem.type).shape)
-        if len(exprs) != rank:
-            raise _Unsupported(f"access with {len(exprs)} indices into a rank-{rank} memref")
-        if rank == 0:
+        shape = ir.MemRefType(mem.type).shape
+        if len(exprs) != len(shape):
+            raise _Unsupported(f"access with {len(exprs)} indices into a rank-{len(shape)} memref")
+        if not shape:
             return f"{name}[()]"
         idx = self.index_names(exprs)
-        cond = " and ".join(f"0 <= {x} < {self.dim(mem, i)}" for i, x in enumerate(idx))
-        what = self.const(self.describe(mem))
-        self.line(f"if not ({cond}): _oob({self.site}, ({''.join(x + ', ' for x in idx)}), {name}, {what})")
+        checks = [f"0 <= {x} < {self.dim(mem, i)}" for i, (x, r) in enumerate(zip(idx, ranges))
+                  if not (r is not None and shape[i] != DYNAMIC and 0 <= r[0] and r[1] < shape[i])]
+        if checks:
+            what = self.const(self.describe(mem))
+            self.line(f"if not ({' and '.join(checks)}): "
+                      f"_oob({self.site}, ({''.join(x + ', ' for x in idx)}), {name}, {what})")
         return f"{name}[{', '.join(idx)}]"
 
-    def load(self, op: ir.Operation, mem: ir.Value, exprs: list[str]) -> None:
-        ref = self.element(mem, exprs)
+    def load(self, op: ir.Operation, mem: ir.Value, exprs: list[str], ranges: list[Range | None]) -> None:
+        ref = self.element(mem, exprs, ranges)
         r = op.results[0]
         k = self.kind(r)
         self.line(f"{self.define(r)} = {'int(' + ref + ')' if k.is_int else ref}")
 
-    def store(self, value: ir.Value, mem: ir.Value, exprs: list[str]) -> None:
+    def store(self, value: ir.Value, mem: ir.Value, exprs: list[str], ranges: list[Range | None]) -> None:
         self.kind(value)
         memref_element_dtype(mem.type)
-        ref = self.element(mem, exprs)
+        ref = self.element(mem, exprs, ranges)
         self.line(f"{ref} = {self.n(value)}")
 
     def bound(self, m: ir.AffineMap, operands: list[str], combine: str) -> str:
@@ -839,28 +895,37 @@ def _e_bitcast(w, op):
 # ---- affine
 
 
+def _affine_indices(w: _FuncWriter, op, operands) -> tuple[list[str], list[Range | None]]:
+    amap = ir.AffineMapAttr(op.attributes["map"]).value
+    return (affine_map_sources(amap, [w.n(v) for v in operands]),
+            affine_map_ranges(amap, [w.range_of(v) for v in operands]))
+
+
 @_emits("affine.load")
 def _e_affine_load(w, op):
     mem, *rest = op.operands
-    exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in rest])
-    w.load(op, mem, exprs)
+    w.load(op, mem, *_affine_indices(w, op, rest))
 
 
 @_emits("affine.store")
 def _e_affine_store(w, op):
     value, mem, *rest = op.operands
-    exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in rest])
-    w.store(value, mem, exprs)
+    w.store(value, mem, *_affine_indices(w, op, rest))
 
 
 @_emits("affine.apply", "affine.min", "affine.max")
 def _e_affine_apply(w, op):
     exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in op.operands])
+    ranges = affine_map_ranges(ir.AffineMapAttr(op.attributes["map"]).value, [w.range_of(v) for v in op.operands])
     if op.name == "affine.apply" or len(exprs) == 1:
         src = exprs[0]
     else:
         src = f"{op.name[7:]}({', '.join(exprs)})"
-    w.line(f"{w.define(op.results[0])} = {src}")
+    r = op.results[0]
+    w.line(f"{w.define(r)} = {src}")
+    if all(x is not None for x in ranges):
+        pick = min if op.name == "affine.min" else max
+        w.ranges[r] = ranges[0] if len(ranges) == 1 else (pick(x[0] for x in ranges), pick(x[1] for x in ranges))
 
 
 @_emits("affine.prefetch", "memref.dealloc")
@@ -880,6 +945,14 @@ def _e_affine_for(w, op):
     body = _single_block(op.regions[0])
     args = list(body.arguments)
     iv = w.define(args[0], "i")
+    seg_vals = list(op.operands)
+    iv_range = loop_range(
+        affine_map_ranges(ir.AffineMapAttr(op.attributes["lowerBoundMap"]).value,
+                          [w.range_of(v) for v in seg_vals[: seg[0]]]),
+        affine_map_ranges(ir.AffineMapAttr(op.attributes["upperBoundMap"]).value,
+                          [w.range_of(v) for v in seg_vals[seg[0]: seg[0] + seg[1]]]))
+    if iv_range is not None:
+        w.ranges[args[0]] = iv_range
     iters = [w.define(a, "a") for a in args[1:]]
     w.assign(iters, inits)
     w.line(f"for {iv} in range({lb}, {ub}{'' if step == 1 else f', {step}'}):")
@@ -970,8 +1043,16 @@ def _e_affine_parallel(w, op):
             i += g
         return out
 
+    lb_ranges = affine_map_ranges(lb_map, [w.range_of(v) for v in op.operands[: lb_map.n_inputs]])
+    ub_ranges = affine_map_ranges(ub_map, [w.range_of(v) for v in op.operands[lb_map.n_inputs:]])
     lbs, ubs = grouped(lbs, lb_groups, "max"), grouped(ubs, ub_groups, "min")
     body = _single_block(op.regions[0])
+    lo_at = hi_at = 0
+    for iv_v, lg, ug in zip(body.arguments, lb_groups, ub_groups):
+        iv_range = loop_range(lb_ranges[lo_at: lo_at + lg], ub_ranges[hi_at: hi_at + ug])
+        lo_at, hi_at = lo_at + lg, hi_at + ug
+        if iv_range is not None:
+            w.ranges[iv_v] = iv_range
     rkinds = [w.kind(r) for r in op.results]
     accs = [w.define(r, "acc") for r in op.results]
     for acc, kind, k in zip(accs, kinds, rkinds):
@@ -1003,6 +1084,9 @@ def _e_scf_for(w, op):
     if step_const is None or step_const <= 0:
         w.line(f"if {st} <= 0: _bad_step({w.site}, {st})")
     iv = w.define(args[0], "i")
+    iv_range = loop_range([w.range_of(op.operands[0])], [w.range_of(op.operands[1])])
+    if iv_range is not None and isinstance(args[0].type, ir.IndexType):
+        w.ranges[args[0]] = iv_range
     iters = [w.define(a, "a") for a in args[1:]]
     w.assign(iters, inits)
     w.line(f"for {iv} in range({lb}, {ub}, {st}):")
@@ -1106,13 +1190,13 @@ def _e_alloc(w, op):
 @_emits("memref.load")
 def _e_memref_load(w, op):
     mem, *idx = op.operands
-    w.load(op, mem, [w.n(v) for v in idx])
+    w.load(op, mem, [w.n(v) for v in idx], [w.range_of(v) for v in idx])
 
 
 @_emits("memref.store")
 def _e_memref_store(w, op):
     value, mem, *idx = op.operands
-    w.store(value, mem, [w.n(v) for v in idx])
+    w.store(value, mem, [w.n(v) for v in idx], [w.range_of(v) for v in idx])
 
 
 @_emits("memref.dim")
@@ -1292,7 +1376,11 @@ class CompiledModule:
                 _FuncWriter(self, fn, self.py_names[func_name(fn)]).write()
         self.source = "\n".join(self.lines) + "\n"
         self.ns = self._namespace()
-        exec(compile(self.source, self.code_name, "exec"), self.ns)
+        try:
+            code = compile(self.source, self.code_name, "exec")
+        except SyntaxError as e:  # e.g. more than Python's 20 statically nested blocks
+            raise InterpreterError(f"{filename}: cannot translate the program to Python: {e.msg}") from None
+        exec(code, self.ns)
 
     # -- translation support
     def add_site(self, op: ir.Operation) -> int:

@@ -58,6 +58,7 @@ def make_inputs(module: ir.Module | str, func_name: str | None, seed: int, sizes
     ([0, max_index] with `allow_zero`). Memrefs: static dims as declared; each `?` dim from a
     given shape (`sizes["argN"] = (d0, d1, ...)`), else 4 * (largest index argument) + 16 so
     accesses offset by a few iterations stay in bounds. Float scalars are normal-ish.
+    Keys that name no argument (e.g. source names like "n", which parsing forgets) are ignored.
     """
     _, specs = _function(module, func_name)
     rng = np.random.default_rng(seed)

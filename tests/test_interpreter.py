@@ -795,3 +795,68 @@ def test_first_difference_helper():
     assert first_difference(np.array([1.0, np.nan]), np.array([1.0, np.nan])) is None
     assert "shape" in first_difference(np.zeros(2), np.zeros(3))
     assert "index [1]" in first_difference(np.array([1, 2, 3]), np.array([1, 5, 3]))
+
+
+def test_constant_bounds_still_check_the_last_iteration():
+    text = """
+func.func @f(%A: memref<8xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %i = 0 to 9 {
+    affine.store %z, %A[%i] : memref<8xf32>
+  }
+  return
+}
+"""
+    with pytest.raises(InterpreterError, match=r"index \[8\] out of bounds"):
+        run_function(text, "f", [np.ones(8, np.float32)])
+    assert "_oob" not in function_source(text.replace("0 to 9", "0 to 8"))  # provably in bounds
+
+
+MISC = """
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @misc(%A: memref<2x6xf32>, %x: f32, %i: i32, %j: i32, %b: i1)
+    -> (f32, f32, f32, i32, i32, f16, i32, i1, i32, i32, f32, f32, i32, index, i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f32
+  %g = memref.get_global @table : memref<4xf32>
+  %s = scf.parallel (%k) = (%c0) to (%c4) step (%c1) init (%z) -> f32 {
+    %v = memref.load %g[%k] : memref<4xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%l: f32, %r: f32):
+      %t = arith.addf %l, %r : f32
+      scf.reduce.return %t : f32
+    }
+  }
+  %flat = memref.collapse_shape %A [[0, 1]] : memref<2x6xf32> into memref<12xf32>
+  %back = memref.expand_shape %flat [[0, 1]] output_shape [3, 4] : memref<12xf32> into memref<3x4xf32>
+  %w = memref.load %back[%c1, %c1] : memref<3x4xf32>
+  %sel = arith.select %b, %i, %j : i32
+  %bc = arith.bitcast %x : f32 to i32
+  %h = arith.truncf %x : f32 to f16
+  %h2 = arith.addf %h, %h : f16
+  %sum, %ov = arith.addui_extended %i, %j : i32, i1
+  %lo, %hi = arith.mului_extended %i, %j : i32
+  %sh = arith.shli %i, %j : i32
+  %fma = math.fma %x, %x, %x : f32
+  %rd = math.round %x : f32
+  %pop = math.ctpop %i : i32
+  %icu = arith.index_castui %i : i32 to index
+  %bb = arith.addi %b, %b : i1
+  return %s, %w, %x, %sel, %bc, %h2, %sum, %ov, %hi, %sh, %fma, %rd, %pop, %icu, %bb
+      : f32, f32, f32, i32, i32, f16, i32, i1, i32, i32, f32, f32, i32, index, i1
+}
+"""
+
+
+def test_views_globals_parallel_and_extended_arithmetic():
+    a = np.arange(12, dtype=np.float32).reshape(2, 6)
+    s, w, x, sel, bc, h2, total, ov, hi, sh, fma, rd, pop, icu, bb = run_function(MISC, "misc", [a, 2.5, -3, 5, 1])
+    assert (s, w, x) == (10.0, 5.0, 2.5)
+    assert sel == -3 and bc == int(np.array(2.5, np.float32).view(np.int32))
+    assert h2 == np.float16(5.0) and isinstance(h2, np.float16)
+    u = (2**32 - 3)
+    assert (total, ov) == (wrap(u + 5, 32), 1) and hi == (u * 5) >> 32
+    assert sh == -96 and fma == 8.75 and rd == 3.0  # round: ties away from zero
+    assert pop == 31 and icu == u and bb == 0
