@@ -29,7 +29,7 @@ from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.dependence import instance_pair, pair_set
-from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, is_pure_op
+from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, is_pure_op, op_effects
 from ..analysis.loops import body_ops, domain_loops, runs_at_least_once
 from ..analysis.memory import ALLOC_OPS, alias_root, is_placed, value_name
 from ..mlir import ir
@@ -124,8 +124,9 @@ class Clobber:
     """An op in the loop that may write memory not named by its operands.
 
     reach "any": an unknown op, which may write every buffer.
-    reach "external": a call whose callee may touch globals (or is not visible); it may write
-    every buffer the function did not allocate itself (arguments may be globals in the caller).
+    reach "external": a call whose callee may write memory other than its arguments (a global,
+    or the callee is not visible); it may write every buffer the function did not allocate
+    itself (arguments may be globals in the caller).
     """
 
     what: str  # e.g. "call to @g", "unknown op test.op"
@@ -141,9 +142,17 @@ class LoopFacts:
     clobbers: list[Clobber] = field(default_factory=list)
 
 
-def callee_touches_only_arguments(call: ir.Operation, funcs: dict, seen: frozenset = frozenset()) -> bool:
-    """True iff the callee is defined in the module and reaches memory only through its
-    arguments: no `memref.get_global`, no unknown op, and only such callees in turn."""
+def _own_memory(root: ir.Value, args: set) -> bool:
+    """A buffer a callee may write without touching the caller's other memory: one of its
+    arguments or a buffer it allocates itself."""
+    return root in args or is_placed(root)
+
+
+def callee_writes_only_arguments(call: ir.Operation, funcs: dict, seen: frozenset = frozenset()) -> bool:
+    """True iff the callee is defined in the module and writes memory only through its
+    arguments (or buffers it allocates): every store, dealloc and copy target has such a root,
+    it has no unknown op, and each call it makes passes only such buffers to a callee with the
+    same property. Reading globals is fine."""
     if call.name != "func.call":
         return False
     try:
@@ -151,18 +160,24 @@ def callee_touches_only_arguments(call: ir.Operation, funcs: dict, seen: frozens
     except Exception:
         return False
     if name in seen:
-        return True  # a recursive cycle adds nothing the rest of the cycle does not
+        return True  # a recursive cycle writes nothing the rest of the cycle does not
     fn = funcs.get(name)
-    if fn is None or mlir.func_body(fn) is None:
+    body = mlir.func_body(fn) if fn is not None else None
+    if body is None:
         return False
+    args = set(body.arguments)
     for op in mlir.walk(fn):
         kind = op_kind(op)
-        if op.name == "memref.get_global" or kind == UNKNOWN:
+        if kind == UNKNOWN or (kind == REGION and op.name not in REGION_OPS):
             return False
-        if kind == CALL and not callee_touches_only_arguments(op, funcs, seen | {name}):
+        if kind == WRITE and not all(_own_memory(r, args) for r in op_effects(op).writes):
             return False
-        if kind == REGION and op.name not in REGION_OPS:
-            return False
+        if kind == CALL:
+            passed = [alias_root(v) for v in op.operands if mlir.memref_type(v) is not None]
+            if not all(_own_memory(r, args) for r in passed):
+                return False
+            if not callee_writes_only_arguments(op, funcs, seen | {name}):
+                return False
     return True
 
 
@@ -179,16 +194,24 @@ def loop_clobbers(loop: ir.Operation, funcs: dict) -> list[Clobber]:
     for op in mlir.walk(loop):
         kind = op_kind(op)
         if kind == CALL:
-            if not callee_touches_only_arguments(op, funcs):
+            if not callee_writes_only_arguments(op, funcs):
                 out.append(Clobber(_callee_text(op), "external"))
         elif kind == UNKNOWN or (kind == REGION and op.name not in REGION_OPS):
             out.append(Clobber(f"unknown op {op.name}", "any"))
     return out
 
 
+def provably_runs(loop: ir.Operation, scope: Scope) -> bool:
+    """`runs_at_least_once`, with False when the bounds cannot be stated in isl."""
+    try:
+        return runs_at_least_once(loop, scope)
+    except Exception:
+        return False
+
+
 def loop_facts(loop: ir.Operation, scope: Scope, funcs: dict) -> LoopFacts:
     writes = [a for a in collect_accesses(loop, scope) if a.is_write]
-    return LoopFacts(runs_at_least_once(loop, scope), writes, loop_clobbers(loop, funcs))
+    return LoopFacts(provably_runs(loop, scope), writes, loop_clobbers(loop, funcs))
 
 
 # ---------------------------------------------------------------- the load test
