@@ -380,12 +380,14 @@ def distribution_order(graph: StatementGraph) -> list[list[int]]:
     return order
 
 
-def distribution_violation(nest: list[ir.Operation], groups: list[list[ir.Operation]], scope: Scope) -> str | None:
+def distribution_violation(nest: list[ir.Operation], groups: list[list[ir.Operation]], scope: Scope,
+                           dependences: bool = True) -> str | None:
     """None iff running each group (in the given order) in its own copy of the band keeps results.
 
     Groups list the statements (non-recomputable top-level ops of the innermost body); every
     statement must appear in exactly one group. Legal iff no dependence or def-use edge goes from
-    a later group to an earlier one and def-use pairs share a group.
+    a later group to an earlier one and def-use pairs share a group (`dependences=False` checks
+    only the grouping and the def-use pairs, which keep the IR valid).
     """
     if not is_band(nest):
         return "the loops are not a perfect nest"
@@ -414,7 +416,7 @@ def distribution_violation(nest: list[ir.Operation], groups: list[list[ir.Operat
         if where[i] != where[j]:
             a, b = graph.statements[i], graph.statements[j]
             return f"{b.name} at {_loc(b)} uses a value of {a.name} at {_loc(a)} from another group"
-    for i, j in sorted(graph.edges):
+    for i, j in sorted(graph.edges) if dependences else []:
         if where[i] > where[j]:
             a, b = graph.statements[i], graph.statements[j]
             return (f"a dependence from {a.name} at {_loc(a)} to {b.name} at {_loc(b)} "

@@ -18,10 +18,10 @@ from ..analysis.legality import (StopReason, distribution_order, distribution_vi
 from ..analysis.loops import has_iter_args, perfect_nest
 from ..mlir import ir
 from ..remarks import MISSED, PASSED, RemarkLog
-from .tiling import _is_outermost
+from .tiling import is_outermost_loop
 
 DISTRIBUTION = "distribution"
-STOP_ONE_GROUP = "[STOP DISTRIBUTION] the loop body is one dependence cycle"
+STOP_ONE_GROUP = "[STOP DISTRIBUTION] no independent statement groups"
 STOP_ITER_ARGS = "[STOP DISTRIBUTION] loop carries values through iter_args"
 STOP_NOT_PERFECT = "[STOP DISTRIBUTION] not a perfect loop nest"
 
@@ -61,19 +61,20 @@ def check_loop_distribution(loop: ir.Operation, scope: Scope | None = None) -> S
 
 
 def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
-                      scope: Scope | None = None) -> list[ir.Operation]:
+                      scope: Scope | None = None, *, check: bool = True) -> list[ir.Operation]:
     """Emit one copy of `loop`'s nest per group, in group order; returns their outermost loops.
 
     Each copy keeps the headers (bounds, steps) and only its group's statements plus the pure
     ops they need. With fewer than two non-empty groups nothing changes and `[loop]` is returned.
     Raises ValueError (before changing anything) when the grouping is illegal
-    (analysis.legality.distribution_violation).
+    (analysis.legality.distribution_violation); `check=False` skips the dependence check (tests
+    use it to show a refused grouping really changes results) but never the def-use check.
     """
     groups = [g for g in groups if any(not is_recomputable(op) for op in g)]
     if len(groups) < 2:
         return [loop]
     nest = distributable_nest(loop)
-    why = distribution_violation(nest, groups, scope or Scope())
+    why = distribution_violation(nest, groups, scope or Scope(), dependences=check)
     if why:
         raise ValueError(why)
     body = innermost_body(nest)
@@ -108,14 +109,14 @@ def distribute_pass(module: ir.Module, options, log: RemarkLog) -> int:
     count = 0
     for fn in mlir.functions(module):
         name = mlir.func_name(fn)
-        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and _is_outermost(o)]
+        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
         for root in roots:
             where = mlir.location_of(root)
             why = check_loop_distribution(root)
+            groups = split_for_distribution(root) if why is None else []
             if why is not None:
                 log.add(DISTRIBUTION, MISSED, why.message, function=name, location=where)
                 continue
-            groups = split_for_distribution(root)
             loops = loop_distribution(root, groups)
             count += 1
             log.add(DISTRIBUTION, PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=name,

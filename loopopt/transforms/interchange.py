@@ -15,6 +15,7 @@ from ..analysis.legality import (StopReason, accesses_dim0, bounds_violation, in
 from ..analysis.loops import body_block, has_iter_args, perfect_nest
 from ..mlir import affine_d, ir
 from ..remarks import MISSED, PASSED, RemarkLog
+from .tiling import is_outermost_loop
 
 INTERCHANGE = "interchange"
 NOT_ON_PARTITION_DIM = "invalid b/c not on partition dim"  # seed 001, verbatim
@@ -126,6 +127,32 @@ def _level_of(v: ir.Value, ivs: list[ir.Value]) -> int | None:
     return None
 
 
+def outermost_permutation(depth: int, level: int) -> list[int]:
+    """The permutation that moves `level` outermost and keeps the other levels in order."""
+    return [level] + [k for k in range(depth) if k != level]
+
+
+def try_interchange(nest: list[ir.Operation], perm: list[int], scope: Scope | None = None, options=None,
+                    log: RemarkLog | None = None, function: str = ""):
+    """Check, apply and remark one interchange; returns (new nest, None) or (old nest, StopReason).
+
+    The remark is `[LOOP INTERCHANGE] 1:0` when applied, else the reason's message (the detail goes
+    into the remark's args). Nothing changes when the check refuses.
+    """
+    where = mlir.location_of(nest[0]) if nest else ""
+    why = check_loop_interchange(nest, perm, scope, options)
+    if why is not None:
+        if log is not None:
+            log.add(INTERCHANGE, MISSED, why.message, function=function, location=where,
+                    args={"perm": list(perm), "why": why.detail})
+        return list(nest), why
+    new = loop_interchange(nest, perm)
+    if log is not None:
+        log.add(INTERCHANGE, PASSED, f"[LOOP INTERCHANGE] {':'.join(map(str, perm))}", function=function,
+                location=where, args={"perm": list(perm)})
+    return new, None
+
+
 # ---------------------------------------------------------------------------------------------
 # Standalone pass
 
@@ -149,26 +176,11 @@ def interchange_pass(module: ir.Module, options, log: RemarkLog, perm) -> int:
     count = 0
     for fn in mlir.functions(module):
         name = mlir.func_name(fn)
-        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and _outermost(o)]
+        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
         for root in roots:
             band = collect_interchangeable_loops(root)
             if len(band) < len(perm):
                 continue
-            nest = band[:len(perm)]
-            where = mlir.location_of(root)
-            why = check_loop_interchange(nest, perm, Scope(), options)
-            if why is not None:
-                log.add(INTERCHANGE, MISSED, why.message, function=name, location=where,
-                        args={"perm": list(perm), "why": why.detail})
-                continue
-            loop_interchange(nest, perm)
-            count += 1
-            log.add(INTERCHANGE, PASSED, f"[LOOP INTERCHANGE] {':'.join(map(str, perm))}", function=name,
-                    location=where, args={"perm": list(perm)})
+            _, why = try_interchange(band[:len(perm)], perm, Scope(), options, log, name)
+            count += why is None
     return count
-
-
-def _outermost(op: ir.Operation) -> bool:
-    from .tiling import _is_outermost
-
-    return _is_outermost(op)

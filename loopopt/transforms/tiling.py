@@ -247,7 +247,7 @@ def tile_pass(module: ir.Module, options, log: RemarkLog, size: int) -> int:
     count = 0
     for fn in mlir.functions(module):
         name = mlir.func_name(fn)
-        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and _is_outermost(o)]
+        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
         for root in roots:
             where = mlir.location_of(root)
             nest, why = tile_band(root, size)
@@ -262,7 +262,8 @@ def tile_pass(module: ir.Module, options, log: RemarkLog, size: int) -> int:
     return count
 
 
-def _is_outermost(op: ir.Operation) -> bool:
+def is_outermost_loop(op: ir.Operation) -> bool:
+    """True iff no loop-like op encloses `op` in its function."""
     p = op.parent
     while p is not None:
         p = mlir.operation(p)
