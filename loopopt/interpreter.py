@@ -549,7 +549,7 @@ class _FuncWriter:
     def emit_op(self, op: ir.Operation) -> None:
         outer = self.site
         self.site = self.u.add_site(op)
-        start, count = len(self.u.lines), self.count
+        start = len(self.u.lines)
         try:
             method = _DISPATCH.get(op.name)
             if method is None:
@@ -558,7 +558,6 @@ class _FuncWriter:
         except _Unsupported as e:
             del self.u.lines[start:]
             del self.u.tags[start:]
-            self.count = count
             self.line(f"_unsupported({self.site}, {self.const(str(e))})")
             for r in op.results:  # later uses must still translate; they never run
                 self.define(r)
@@ -1356,6 +1355,7 @@ class CompiledModule:
         self.globals_info: dict[str, GlobalInfo] = {}
         self.globals_live: dict[str, np.ndarray] = {}
         self.budget = [DEFAULT_MAX_OPS]
+        self.max_ops = DEFAULT_MAX_OPS
         for op in block_ops(module.body):
             if op.name == "memref.global":
                 try:
@@ -1366,9 +1366,12 @@ class CompiledModule:
         self.py_names: dict[str, str] = {}
         self.has_body: dict[str, bool] = {}
         self.signatures: dict[str, list[ArgSpec]] = {}
+        self.public: dict[str, bool] = {}
         for i, fn in enumerate(fns):
             self.has_body[func_name(fn)] = func_body(fn) is not None
             self.signatures[func_name(fn)] = function_signature(fn)
+            vis = fn.attributes["sym_visibility"] if "sym_visibility" in fn.attributes else None
+            self.public[func_name(fn)] = vis is None or ir.StringAttr(vis).value == "public"
             if func_body(fn) is not None:
                 self.py_names[func_name(fn)] = f"_f{i}_{re.sub(r'[^0-9A-Za-z_]', '_', func_name(fn))}"
         for fn in fns:
@@ -1502,8 +1505,6 @@ class CompiledModule:
         return arr
 
     # -- running
-    max_ops = DEFAULT_MAX_OPS
-
     def run(self, name: str, args: list, max_ops: int = DEFAULT_MAX_OPS) -> list:
         if not self.has_body.get(name, False):
             if name in self.has_body:

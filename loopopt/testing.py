@@ -179,7 +179,7 @@ def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: i
                         func_name: str | None = None) -> int:
     """Assert that `after` computes what `before` computes; return the number of runs compared.
 
-    Every function of `before` that has a body (or just `@func`) is run `trials` times on random
+    Every public function of `before` that has a body (or just `@func`) is run `trials` times on random
     inputs (seeds seed, seed+1, ...), both programs on identical copies. Outputs (memref arguments
     after the call, then returned values) must match bitwise, NaN matching NaN, unless rtol/atol
     loosen the comparison. If BEFORE fails on the chosen inputs, smaller sizes are tried.
@@ -188,7 +188,7 @@ def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: i
     """
     func = func if func is not None else func_name
     before_m, after_m = compile_module(before), compile_module(after)
-    names = [func] if func is not None else [n for n, has in before_m.has_body.items() if has]
+    names = [func] if func is not None else _functions_to_compare(before_m)
     after_names = {n for n, has in after_m.has_body.items() if has}
     compared = 0
     for name in names:
@@ -210,6 +210,13 @@ def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: i
                                          f"(seed {seed + t}, scalar args {_scalars(inputs)}): {diff}")
             compared += 1
     return compared
+
+
+def _functions_to_compare(compiled: CompiledModule) -> list[str]:
+    """Public functions with a body (private helpers may be inlined or dropped); all if none is public."""
+    defined = [n for n, has in compiled.has_body.items() if has]
+    public = [n for n in defined if compiled.public[n]]
+    return public or defined
 
 
 def _output_label(inputs: list, i: int) -> str:

@@ -860,3 +860,22 @@ def test_views_globals_parallel_and_extended_arithmetic():
     assert (total, ov) == (wrap(u + 5, 32), 1) and hi == (u * 5) >> 32
     assert sh == -96 and fma == 8.75 and rd == 3.0  # round: ties away from zero
     assert pop == 31 and icu == u and bb == 0
+
+
+def test_private_helpers_may_disappear():
+    inlined = """
+func.func @caller(%A: memref<4xf32>) -> f32 {
+  %z = arith.constant 0.0 : f32
+  %r = affine.for %i = 0 to 4 iter_args(%acc = %z) -> (f32) {
+    %a = affine.load %A[%i] : memref<4xf32>
+    %s = arith.mulf %a, %a : f32
+    %t = arith.addf %acc, %s : f32
+    affine.yield %t : f32
+  }
+  return %r : f32
+}
+"""
+    assert assert_same_results(CALLS.replace("func.func @calls_external", "func.func private @calls_external"),
+                               inlined) == 3
+    with pytest.raises(AssertionError, match=r"output 1 \(result 0\) differs"):
+        assert_same_results(CALLS, inlined.replace("arith.mulf %a, %a", "arith.addf %a, %a"), func="caller")
