@@ -125,6 +125,27 @@ func.func @g(%b: memref<64xi64>) {
     check(src, out)
 
 
+def test_iv_used_twice_by_one_access_and_by_an_inner_bound():
+    src = """
+func.func @d(%a: memref<8x8xf32>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = affine_map<(d0) -> (d0)>(%i) to 8 {
+      %x = affine.load %a[%i, %i] : memref<8x8xf32>
+      %y = arith.addf %x, %x : f32
+      affine.store %y, %a[%i, %j] : memref<8x8xf32>
+    }
+  }
+  return
+}
+"""
+    m = parse_module(src)
+    loop_tiling(loops(m)[0], 4)
+    out = print_module(m)
+    assert "affine.load %arg0[%arg2 + %arg1, %arg2 + %arg1]" in out
+    assert out.count("affine.apply") == 1  # the inner loop's lower bound goes through one apply
+    check(src, out)
+
+
 def test_loop_carrying_values_is_not_tiled():
     src = """
 func.func @r(%a: memref<64xf32>, %out: memref<f32>) {

@@ -110,20 +110,24 @@ def _move_body(src: ir.Operation, dst: ir.Operation) -> None:
 def _replace_iv_by_sum(old: ir.Value, point: ir.Value, tile: ir.Value) -> None:
     """Every use of `old` becomes `point + tile`: folded into the map of affine map ops (so the
     nest stays perfect and accesses stay affine), through an affine.apply elsewhere."""
-    for use in list(old.uses):
-        user = mlir.operation(use.owner)
+    users: list[ir.Operation] = []
+    for use in old.uses:  # each user once: rebuilding a user erases it with all its uses
+        u = mlir.operation(use.owner)
+        if not any(u == x for x in users):
+            users.append(u)
+    for user in users:
         if user.name in MAP_OPS and _fold_into_map(user, old, point, tile):
             continue
         with ir.InsertionPoint(user):
             m = ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0) + ir.AffineDimExpr.get(1)])
             s = affine_d.AffineApplyOp(m, [point, tile])
-        user.operands[use.operand_number] = s.result
+        for k, v in enumerate(list(user.operands)):
+            if v == old:
+                user.operands[k] = s.result
 
 
 def _fold_into_map(user: ir.Operation, old: ir.Value, point: ir.Value, tile: ir.Value) -> bool:
     """Rebuild an affine map op with `old` (a dim operand) replaced by `point + tile`."""
-    if not any(v == old for v in user.operands):
-        return True  # already rewritten while handling another use of the same op
     prefix = MAP_OPS[user.name]
     m = mlir.affine_map_attr(user, "map")
     ops = list(user.operands)
