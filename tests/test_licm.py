@@ -284,8 +284,15 @@ func.func @whole_loop(%x: f32, %b: memref<4xf32>, %c: memref<4xf32>, %out: memre
       %v = arith.addf %acc, %w : f32
       affine.yield %v : f32
     }
+    %ii = arith.index_cast %i : index to i32
+    %xi = arith.sitofp %ii : i32 to f32
+    %e = affine.for %j = 0 to 4 iter_args(%acc = %zero) -> f32 {
+      %v = arith.addf %acc, %xi : f32
+      affine.yield %v : f32
+    }
     %t = arith.addf %s, %r : f32
-    %t2 = arith.addf %t, %u : f32
+    %t1 = arith.addf %t, %e : f32
+    %t2 = arith.addf %t1, %u : f32
     affine.store %t2, %out[%i] : memref<16xf32>
     affine.store %t2, %c[%i floordiv 4] : memref<4xf32>
   }
@@ -498,10 +505,11 @@ def test_division_leaves_only_a_loop_that_runs():
 
 def test_closed_inner_loop_and_if_leave_as_a_whole():
     """The reduction over %b and the affine.if use nothing of the outer loop and read nothing it
-    writes: each moves as one op. The reduction over %c stays: the loop writes %c."""
+    writes: each moves as one op. The reduction over %c stays (the loop writes %c), and so does
+    the one adding a value computed from %i."""
     out, log, n, m = run_licm("whole_loop")
-    fors = ops(m, "whole_loop", "affine.for")
-    assert [depth(o) for o in fors] == [0, 0, 1]
+    fors = ops(m, "whole_loop", "affine.for")  # the %b reduction, the outer loop, %c, %i
+    assert [depth(o) for o in fors] == [0, 0, 1, 1]
     assert [depth(o) for o in ops(m, "whole_loop", "affine.if")] == [0]
     assert passed(log)[:2] == ["[LICM] Moving inst affine.for to a new insertion point",
                                "[LICM] Moving inst affine.if to a new insertion point"]
