@@ -879,3 +879,104 @@ func.func @caller(%A: memref<4xf32>) -> f32 {
                                inlined) == 3
     with pytest.raises(AssertionError, match=r"output 1 \(result 0\) differs"):
         assert_same_results(CALLS, inlined.replace("arith.mulf %a, %a", "arith.addf %a, %a"), func="caller")
+
+
+# ---------------------------------------------------------------- against compiled MLIR
+
+def _lower_and_run(text: str) -> list[str]:
+    """Lower `text` to LLVM with mlir-opt 22 and run @main with mlir-runner; its printed lines."""
+    import os
+    import subprocess
+
+    from loopopt.toolchain import LLVM_BIN, find_tool, mlir_opt
+
+    runner = find_tool("mlir-runner")
+    libs = [os.path.join(LLVM_BIN, "..", "lib", f"libmlir_{n}_utils.so.22.1") for n in ("c_runner", "runner")]
+    if runner is None or find_tool("mlir-opt") is None or not all(os.path.exists(p) for p in libs):
+        pytest.skip("mlir-opt/mlir-runner 22 and the runner utils are needed")
+    lowered = mlir_opt(text, ["--lower-affine", "--convert-scf-to-cf", "--arith-expand", "--convert-vector-to-llvm",
+                              "--convert-math-to-llvm", "--convert-arith-to-llvm", "--finalize-memref-to-llvm",
+                              "--convert-cf-to-llvm", "--convert-func-to-llvm", "--reconcile-unrealized-casts"])
+    assert lowered.returncode == 0, lowered.stderr
+    run = subprocess.run([runner, "-e", "main", "-entry-point-result=void", f"-shared-libs={','.join(libs)}"],
+                         input=lowered.stdout, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split()
+
+
+_INT_OPS = ["arith.addi", "arith.muli", "arith.divsi", "arith.remsi", "arith.floordivsi", "arith.ceildivsi",
+            "arith.divui", "arith.remui", "arith.shrsi", "arith.shrui", "arith.shli", "arith.maxui", "arith.minsi",
+            "arith.xori"]
+_INT_PAIRS = [(-7, 2), (7, -2), (-7, -2), (100, 7), (-128, 3), (127, 1), (-1, 5), (6, 6)]
+_FLOAT_OPS = ["arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.remf", "arith.divf",
+              "math.powf", "arith.cmpf ult,", "arith.cmpf one,", "arith.cmpf ueq,", "arith.cmpf oge,"]
+_FLOAT_PAIRS = [(1.5, -2.25), (-0.0, 0.0), (math.nan, 1.0), (7.5, 2.0), (-7.5, 2.0), (0.0, 0.0), (3.0, 1e-3)]
+# (argument type, ops computing %r from %a, result type, arguments)
+_UNARY = [
+    ("f32", "%r = arith.fptosi %a : f32 to i32", "i32", [-2.75, 2.5, 1e9]),
+    ("f32", "%r = arith.fptoui %a : f32 to i8", "i8", [200.7, 3.2]),
+    ("i64", "%f = arith.sitofp %a : i64 to f32\n  %r = arith.bitcast %f : f32 to i32", "i32",
+     [2**62 + 2**38 + 1, -(2**40) - 3, 16777217]),
+    ("i16", "%f = arith.uitofp %a : i16 to f16\n  %r = arith.bitcast %f : f16 to i16", "i16", [-1, 2049]),
+    ("f64", "%f = arith.truncf %a : f64 to f32\n  %r = arith.bitcast %f : f32 to i32", "i32",
+     [1.0 + 2.0**-24, 1.0 + 3 * 2.0**-24, 1e300, -1e-50]),
+    ("f32", "%f = math.round %a : f32\n  %r = arith.bitcast %f : f32 to i32", "i32", [2.5, -2.5, 0.49999997, -0.0]),
+    ("f32", "%f = math.roundeven %a : f32\n  %r = arith.bitcast %f : f32 to i32", "i32", [2.5, 3.5, -2.5]),
+    ("f32", "%f = math.fma %a, %a, %a : f32\n  %r = arith.bitcast %f : f32 to i32", "i32", [1.0 + 2.0**-12, 0.1]),
+    ("f32", "%f = math.absf %a : f32\n  %r = arith.bitcast %f : f32 to i32", "i32", [-0.0, -3.5]),
+    ("i32", "%r = arith.trunci %a : i32 to i8", "i8", [300, -129]),
+    ("i8", "%r = arith.extui %a : i8 to i32", "i32", [-1, 5]),
+    ("i64", "%i = arith.index_cast %a : i64 to index\n  %j = affine.apply affine_map<(d0) -> ((d0 - 7) floordiv 3"
+            " + ((d0 - 7) mod 3) * 100 + ((d0 - 7) ceildiv 3) * 10000)>(%i)\n"
+            "  %r = arith.index_cast %j : index to i64", "i64", [-4, 0, 2, 7, 11]),
+    ("i8", "%b = arith.cmpi ugt, %a, %a : i8\n  %c = arith.constant 3 : i8\n"
+           "  %d = arith.cmpi ult, %a, %c : i8\n  %r = arith.extsi %d : i1 to i32", "i32", [-1, 2]),
+]
+
+
+def _literal(x, t: str) -> str:
+    """MLIR literal for `x`: decimal for integers, exact hex bits for floats."""
+    if t.startswith("i"):
+        return str(x)
+    dt, bits = {"f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64)}[t]
+    return f"0x{int(np.array(x, dt).view(bits)):0{2 * np.dtype(dt).itemsize}X}"
+
+
+@pytest.mark.toolchain
+def test_scalar_ops_match_compiled_mlir():
+    """Integer (i8), float (f32) and cast ops give the bits that mlir-opt + mlir-runner compute."""
+    cases = []  # (function text, argument types, arguments)
+    for k, op in enumerate(_INT_OPS):
+        fn = f"func.func @i{k}(%a: i8, %b: i8) -> i8 {{\n  %r = {op} %a, %b : i8\n  return %r : i8\n}}"
+        cases += [(fn, ["i8", "i8"], [a, b]) for a, b in _INT_PAIRS
+                  if "sh" not in op or 0 <= b < 8]  # shifting by the bit width or more is poison
+    for k, op in enumerate(_FLOAT_OPS):
+        res = "i1" if "cmpf" in op else "f32"
+        fn = (f"func.func @f{k}(%a: f32, %b: f32) -> i32 {{\n  %r = {op} %a, %b : f32\n"
+              + ("  %i = arith.extui %r : i1 to i32\n" if res == "i1" else "  %i = arith.bitcast %r : f32 to i32\n")
+              + "  return %i : i32\n}")
+        cases += [(fn, ["f32", "f32"], [a, b]) for a, b in _FLOAT_PAIRS]
+    for k, (t, body, rt, args) in enumerate(_UNARY):
+        fn = f"func.func @u{k}(%a: {t}) -> {rt} {{\n  {body}\n  return %r : {rt}\n}}"
+        cases += [(fn, [t], [a]) for a in args]
+    funcs = list(dict.fromkeys(fn for fn, _, _ in cases))
+    lines = []
+    for c, (fn, types, args) in enumerate(cases):
+        name = fn.split("(")[0].split("@")[1]
+        rt = fn.split("-> ")[1].split(" ")[0]
+        names = []
+        for j, (t, a) in enumerate(zip(types, args)):
+            lines.append(f"  %a{c}_{j} = arith.constant {_literal(a, t)} : {t}")
+            names.append(f"%a{c}_{j}")
+        lines.append(f"  %r{c} = func.call @{name}({', '.join(names)}) : ({', '.join(types)}) -> {rt}")
+        lines.append(f"  vector.print %r{c} : {rt}")
+    main = "func.func @main() {\n" + "\n".join(lines) + "\n  return\n}"
+    printed = _lower_and_run("\n".join(funcs) + "\n" + main)
+    assert len(printed) == len(cases)
+    for (fn, _, args), got in zip(cases, printed):
+        (ours,) = run_function(fn, None, args)
+        as_f32 = np.array(ours, np.int32).view(np.float32) if "bitcast %r : f32" in fn else None
+        if as_f32 is not None and np.isnan(as_f32):
+            assert np.isnan(np.array(int(got), np.int32).view(np.float32)), (fn, args)  # any NaN
+        else:
+            assert ours == int(got), (fn, args, ours, got)
