@@ -133,12 +133,42 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
 
 
 def _restructuring_step(name: str, arg: str) -> Step:
-    def step(fn, options, log, filename) -> int:
-        from .transforms import restructure
+    """A standalone restructuring pass: `distribute`, `tile=N`, `interchange=1:0`."""
+    if name == "tile":
+        try:
+            size = int(arg)
+        except ValueError:
+            size = 0
+        if size < 2:
+            raise LoopOptError(f"loopopt: error: --passes tile={arg or '?'}: the tile size must be an integer >= 2")
 
-        return restructure.run_on_function(name, arg, fn, options, log, filename)
+        def tile_step(fn, options, log, filename) -> int:
+            from .transforms.tiling import tile_function
 
-    return step
+            return tile_function(fn, options, log, size, filename)
+
+        return tile_step
+    if name == "interchange":
+        from .transforms.interchange import parse_permutation
+
+        try:
+            perm = parse_permutation(arg)
+        except ValueError as e:
+            raise LoopOptError(f"loopopt: error: --passes: {e}") from None
+
+        def interchange_step(fn, options, log, filename) -> int:
+            from .transforms.interchange import interchange_function
+
+            return interchange_function(fn, options, log, perm, filename)
+
+        return interchange_step
+
+    def distribute_step(fn, options, log, filename) -> int:
+        from .transforms.distribution import distribute_function
+
+        return distribute_function(fn, options, log, filename)
+
+    return distribute_step
 
 
 def optimize(source, options: Options | None = None, filename: str = "<input>",

@@ -104,21 +104,25 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
 def distribute_pass(module: ir.Module, options, log: RemarkLog) -> int:
     """`--passes=distribute`: maximally distribute every outermost loop nest; returns the number of
     nests split. Honours options.enable_loop_distribution."""
+    return sum(distribute_function(fn, options, log) for fn in mlir.functions(module))
+
+
+def distribute_function(fn: ir.Operation, options, log: RemarkLog, filename: str = "<input>") -> int:
+    """distribute_pass on one function."""
     if options is not None and not options.enable_loop_distribution:
         return 0
     count = 0
-    for fn in mlir.functions(module):
-        name = mlir.func_name(fn)
-        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
-        for root in roots:
-            where = mlir.location_of(root)
-            why = check_loop_distribution(root)
-            groups = split_for_distribution(root) if why is None else []
-            if why is not None:
-                log.add(DISTRIBUTION, MISSED, why.message, function=name, location=where)
-                continue
-            loops = loop_distribution(root, groups)
-            count += 1
-            log.add(DISTRIBUTION, PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=name,
-                    location=where, args={"groups": [len(g) for g in groups]})
+    name = mlir.func_name(fn)
+    roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
+    for root in roots:
+        where = mlir.location_of(root, filename)
+        why = check_loop_distribution(root)
+        if why is not None:
+            log.add(DISTRIBUTION, MISSED, why.message, function=name, location=where)
+            continue
+        groups = split_for_distribution(root)
+        loops = loop_distribution(root, groups)
+        count += 1
+        log.add(DISTRIBUTION, PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=name,
+                location=where, args={"groups": [len(g) for g in groups]})
     return count

@@ -172,15 +172,19 @@ def parse_permutation(text: str) -> list[int]:
 def interchange_pass(module: ir.Module, options, log: RemarkLog, perm) -> int:
     """`--passes=interchange=1:0`: permute the top len(perm) levels of every outermost perfect nest
     at least that deep, where check_loop_interchange allows; returns the number of nests changed."""
+    return sum(interchange_function(fn, options, log, perm) for fn in mlir.functions(module))
+
+
+def interchange_function(fn: ir.Operation, options, log: RemarkLog, perm, filename: str = "<input>") -> int:
+    """interchange_pass on one function."""
     perm = parse_permutation(perm) if isinstance(perm, str) else list(perm)
     count = 0
-    for fn in mlir.functions(module):
-        name = mlir.func_name(fn)
-        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
-        for root in roots:
-            band = collect_interchangeable_loops(root)
-            if len(band) < len(perm):
-                continue
-            _, why = try_interchange(band[:len(perm)], perm, Scope(), options, log, name)
-            count += why is None
+    name = mlir.func_name(fn)
+    roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
+    for root in roots:
+        band = collect_interchangeable_loops(root)
+        if len(band) < len(perm):
+            continue
+        _, why = try_interchange(band[:len(perm)], perm, Scope(), options, log, name)
+        count += why is None
     return count

@@ -248,21 +248,25 @@ def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], StopRe
 
 def tile_pass(module: ir.Module, options, log: RemarkLog, size: int) -> int:
     """`--passes=tile=SIZE`: tile every outermost perfect band by SIZE; returns bands tiled."""
+    return sum(tile_function(fn, options, log, size) for fn in mlir.functions(module))
+
+
+def tile_function(fn: ir.Operation, options, log: RemarkLog, size: int, filename: str = "<input>") -> int:
+    """tile_pass on one function."""
     count = 0
-    for fn in mlir.functions(module):
-        name = mlir.func_name(fn)
-        roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
-        for root in roots:
-            where = mlir.location_of(root)
-            nest, why = tile_band(root, size)
-            if why is not None and why.message == STOP_NOTHING_TO_TILE:
-                log.add(TILING, MISSED, why.message, function=name, location=where)
-                continue
-            count += 1
-            log.add(TILING, PASSED, f"[LOOP TILING] by {size}", function=name, location=where,
-                    args={"factor": size, "depth": len(nest)})
-            if why is not None:
-                log.add(TILING, MISSED, why.message, function=name, location=where, args={"why": why.detail})
+    name = mlir.func_name(fn)
+    roots = [o for o in mlir.walk(fn) if o.name == "affine.for" and is_outermost_loop(o)]
+    for root in roots:
+        where = mlir.location_of(root, filename)
+        nest, why = tile_band(root, size)
+        if why is not None and why.message == STOP_NOTHING_TO_TILE:
+            log.add(TILING, MISSED, why.message, function=name, location=where)
+            continue
+        count += 1
+        log.add(TILING, PASSED, f"[LOOP TILING] by {size}", function=name, location=where,
+                args={"factor": size, "depth": len(nest)})
+        if why is not None:
+            log.add(TILING, MISSED, why.message, function=name, location=where, args={"why": why.detail})
     return count
 
 
