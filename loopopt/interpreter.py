@@ -564,10 +564,20 @@ class _FuncWriter:
         finally:
             self.site = outer
 
-    def loop_body(self, block: ir.Block, iter_names: list[str]) -> None:
-        """Emit a loop body that ends in a yield carrying the new values of `iter_names`."""
+    def open_loop(self, iv: str, range_src: str, cost: int) -> None:
+        """`for iv in range(...)`, charging `cost` ops per iteration to the budget before the loop
+        starts (so a runaway loop is stopped before it runs); the body is indented after it."""
+        if cost:
+            r = self.fresh("_r")
+            self.line(f"{r} = {range_src}")
+            self.line(f"_n -= {cost} * len({r})")
+            self.line(f"if _n < 0: _budget({self.site})")
+            range_src = r
+        self.line(f"for {iv} in {range_src}:")
         self.depth += 1
-        self.tick(len(block_ops(block)))
+
+    def loop_body(self, block: ir.Block, iter_names: list[str]) -> None:
+        """Emit the body of a loop opened by `open_loop`; its yield carries the new `iter_names`."""
         for a in list(block.arguments)[len(block.arguments) - len(iter_names):]:
             self.bind_dims(a)
         term = self.emit_ops(block)
@@ -954,7 +964,7 @@ def _e_affine_for(w, op):
         w.ranges[args[0]] = iv_range
     iters = [w.define(a, "a") for a in args[1:]]
     w.assign(iters, inits)
-    w.line(f"for {iv} in range({lb}, {ub}{'' if step == 1 else f', {step}'}):")
+    w.open_loop(iv, f"range({lb}, {ub}{'' if step == 1 else f', {step}'})", len(block_ops(body)))
     w.loop_body(body, iters)
     for r, name in zip(op.results, iters):
         w.names[r] = name
@@ -1057,10 +1067,10 @@ def _e_affine_parallel(w, op):
     for acc, kind, k in zip(accs, kinds, rkinds):
         w.line(f"{acc} = {_literal(w, _reduction_identity(kind, k))}")
     depth0 = w.depth
-    for iv_v, lb, ub, st in zip(body.arguments, lbs, ubs, steps):
-        w.line(f"for {w.define(iv_v, 'i')} in range({lb}, {ub}{'' if st == 1 else f', {st}'}):")
-        w.depth += 1
-    w.tick(len(block_ops(body)))
+    ivs = list(body.arguments)
+    for d, (iv_v, lb, ub, st) in enumerate(zip(ivs, lbs, ubs, steps)):
+        cost = len(block_ops(body)) if d == len(ivs) - 1 else 0
+        w.open_loop(w.define(iv_v, "i"), f"range({lb}, {ub}{'' if st == 1 else f', {st}'})", cost)
     term = w.emit_ops(body)
     for acc, kind, k, v in zip(accs, kinds, rkinds, term.operands if term is not None else []):
         w.line(f"{acc} = {_reduction_source(kind, acc, w.n(v), k)}")
@@ -1088,7 +1098,7 @@ def _e_scf_for(w, op):
         w.ranges[args[0]] = iv_range
     iters = [w.define(a, "a") for a in args[1:]]
     w.assign(iters, inits)
-    w.line(f"for {iv} in range({lb}, {ub}, {st}):")
+    w.open_loop(iv, f"range({lb}, {ub}, {st})", len(block_ops(body)))
     w.loop_body(body, iters)
     for r, name in zip(op.results, iters):
         w.names[r] = name
@@ -1153,10 +1163,10 @@ def _e_scf_parallel(w, op):
     depth0 = w.depth
     for st in steps:
         w.line(f"if {st} <= 0: _bad_step({w.site}, {st})")
-    for iv_v, lb, ub, st in zip(body.arguments, lbs, ubs, steps):
-        w.line(f"for {w.define(iv_v, 'i')} in range({lb}, {ub}, {st}):")
-        w.depth += 1
-    w.tick(len(block_ops(body)))
+    ivs = list(body.arguments)
+    for d, (iv_v, lb, ub, st) in enumerate(zip(ivs, lbs, ubs, steps)):
+        cost = len(block_ops(body)) if d == len(ivs) - 1 else 0
+        w.open_loop(w.define(iv_v, "i"), f"range({lb}, {ub}, {st})", cost)
     term = w.emit_ops(body)
     if term is not None and term.name == "scf.reduce":
         for acc, v, region in zip(accs, term.operands, term.regions):
