@@ -520,6 +520,16 @@ def test_closed_inner_loop_and_if_leave_as_a_whole():
     check_output(PROGRAMS["whole_loop"], out)
 
 
+def test_per_function_entry_point_does_what_the_module_pass_does():
+    from loopopt.transforms.licm import licm_function
+
+    out, log, n, _ = run_licm("call_reach")
+    module = parse_module(PROGRAMS["call_reach"], "call_reach.mlir")
+    log2 = RemarkLog()
+    assert sum(licm_function(f, log2, "call_reach.mlir") for f in functions(module)) == n == 2
+    assert print_module(module) == out and log2.messages() == log.messages()
+
+
 def test_licm_is_idempotent():
     out, log, n, m = run_licm("two_levels")
     again, log2, n2, _ = run_licm("two_levels", out)

@@ -411,6 +411,24 @@ def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLo
     return done
 
 
+def licm_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input>", funcs: dict | None = None) -> int:
+    """LICM over one `func.func` (innermost loops first); returns the number of distinct ops
+    moved. `funcs` maps symbol names to the module's functions (for callee summaries); by
+    default it is read from the module holding `fn`."""
+    if mlir.func_body(fn) is None:
+        return 0
+    if funcs is None:
+        parent = mlir.operation(fn.parent)
+        funcs = {mlir.func_name(f): f for f in mlir.block_ops(parent.regions[0].blocks[0]) if f.name == "func.func"}
+    scope = Scope()
+    name = mlir.func_name(fn)
+    moved: set = set()
+    for loop in loops_innermost_first(fn):
+        for h in hoist_from_loop(loop, scope, funcs, log, name, filename):
+            moved.add(h.op)
+    return len(moved)
+
+
 def licm(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
     """Hoist loop-invariant ops out of every affine.for of every function, in place.
 
@@ -420,13 +438,4 @@ def licm(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<
     """
     del options
     funcs = {mlir.func_name(f): f for f in mlir.functions(module)}
-    moved: set = set()
-    for fn in mlir.functions(module):
-        if mlir.func_body(fn) is None:
-            continue
-        scope = Scope()
-        name = mlir.func_name(fn)
-        for loop in loops_innermost_first(fn):
-            for h in hoist_from_loop(loop, scope, funcs, log, name, filename):
-                moved.add(h.op)
-    return len(moved)
+    return sum(licm_function(fn, log, filename, funcs) for fn in mlir.functions(module))
