@@ -12,7 +12,8 @@ import numpy as np
 from .interpreter import DEFAULT_MAX_OPS, ArgSpec, CompiledModule, InterpreterError, compile_module
 from .mlir import ir
 
-def _function(program: ir.Module | str, name: str | None) -> tuple[str, list[ArgSpec]]:
+
+def _function(program: ir.Module | str | CompiledModule, name: str | None) -> tuple[str, list[ArgSpec]]:
     """(name, argument specs) of `@name`, or of the only defined function when `name` is None."""
     compiled = compile_module(program)
     defined = [n for n, has in compiled.has_body.items() if has]
@@ -50,7 +51,7 @@ def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dt: np.dtype
     return rng.integers(-8, 9, shape).astype(dt)
 
 
-def make_inputs(module: ir.Module | str, func_name: str | None, seed: int, sizes: dict | None = None,
+def make_inputs(module: ir.Module | str | CompiledModule, func_name: str | None, seed: int, sizes: dict | None = None,
                 allow_zero: bool = False, max_index: int = 9) -> list:
     """Random arguments for `@func_name`, reproducible from `seed`.
 
