@@ -154,3 +154,21 @@ def same_element(a: AccessPattern, b: AccessPattern, scope: Scope) -> bool:
     text = (f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(dims)}] : "
             f"{' and '.join(cons + [f'({differ})']) } }}")
     return isl.Set(text).is_empty()
+
+
+def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: dict | None = None) -> isl.Set:
+    """The elements of a.root that `a` touches over its loops' domain (plus `extra` constraints on
+    the loop dims), as an isl set over the root's coordinates. Requires a known index."""
+    dims = [lp.name for lp in a.loops]
+    cons = [c for lp in a.loops for c in lp.constraints()] + list(extra)
+    elems = [f"x{k}" for k in range(len(a.index))]
+    cons += [f"{e} = {idx}" for e, idx in zip(elems, a.index)]
+    body = " and ".join(cons) or "true"
+    inner = f"exists ({', '.join(dims)}: {body})" if dims else body
+    return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
+
+
+def sets_intersect(s1: isl.Set, s2: isl.Set) -> bool:
+    s1 = s1.align_params(s2.get_space())
+    s2 = s2.align_params(s1.get_space())
+    return not s1.intersect(s2).is_empty()

@@ -250,6 +250,8 @@ class _BlockState:
     pos: dict = field(default_factory=dict)  # id -> original position (stable tie-break)
     version: dict = field(default_factory=dict)  # id -> int
     rejected: set = field(default_factory=set)  # (id1, id2) popped and refused since the last fuse
+    origin: dict = field(default_factory=dict)  # id -> id of the loop it was distributed from
+    next_id: int = 0
 
 
 class GreedyFusion:
@@ -267,6 +269,8 @@ class GreedyFusion:
         self.num_loops_fused = 0
         self._effects: dict = {}
         self._last_reason: dict = {}
+        self._restructured: set = set()
+        self._needs_rebuild = False
 
     # -- facts ------------------------------------------------------------------------
     def effects(self, op: ir.Operation) -> Effects:
@@ -287,6 +291,8 @@ class GreedyFusion:
 
     # -- FPG ---------------------------------------------------------------------------
     def _entry(self, st: _BlockState, a: int, b: int) -> FPGEntry | None:
+        if a in st.origin and st.origin.get(a) == st.origin.get(b):
+            return None  # pieces of one distributed loop: fusing them would undo the split
         profit = self.pair_profit(st.loops[a], st.loops[b])
         if profit is None:
             return None
@@ -399,6 +405,11 @@ class GreedyFusion:
             hoisted = self._try_fuse(st, e.l1, e.l2, e.profit, level)
             if hoisted is None:
                 st.rejected.add((e.l1, e.l2))
+                if self._needs_rebuild:  # a loop was distributed: new loops, new positions
+                    self._needs_rebuild = False
+                    self._reorder(st)
+                    st.rejected.clear()
+                    fpg = self.construct_fusion_profit_graph(st)
                 continue
             removed_index = st.order.index(e.l2)
             self._remove(st, e.l1, e.l2)
@@ -426,6 +437,9 @@ class GreedyFusion:
             if profit is not None and self._try_fuse(st, a, b, profit, level) is not None:
                 self._remove(st, a, b)
                 self._reorder(st)
+            elif self._needs_rebuild:
+                self._needs_rebuild = False
+                self._reorder(st)
             else:
                 k += 1
 
@@ -433,7 +447,6 @@ class GreedyFusion:
         del st.loops[gone]
         st.order.remove(gone)
         st.version[kept] += 1
-        self._effects.pop(st.loops[kept], None)
 
     def _try_fuse(self, st: _BlockState, a: int, b: int, profit: float, level: int):
         """Fuse the pair if legal; returns the ops hoisted above l1, or None if refused."""
@@ -442,6 +455,12 @@ class GreedyFusion:
             return None  # stale: the pair's order changed
         hoist, reason = self.legality(st, l1, l2, profit)
         loc = f"{self._where(l1)} and {self._where(l2)}"
+        stamp = (a, b, st.version[a], st.version[b])
+        if reason is not None and stamp not in self._restructured:
+            self._restructured.add(stamp)
+            if self._restructure(st, a, b, reason, profit):
+                l1, l2 = st.loops[a], st.loops[b]
+                hoist, reason = self.legality(st, l1, l2, profit)
         if reason is not None:
             key = (a, b)
             if self._last_reason.get(key) != (reason.text(), st.version[a], st.version[b]):
@@ -454,9 +473,112 @@ class GreedyFusion:
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
                      function=self.fname, location=self._where(l1),
                      args={"loops": loc, "level": level, "profit": profit, "hoisted": [x.name for x in hoist]})
+        self._forget(l1, l2)
         loop_fusion(l1, l2)
         self.num_loops_fused += 1
         return hoist
+
+
+    # -- restructuring inside the driver (seed 001) ----------------------------------------
+    def _restructure(self, st: _BlockState, a: int, b: int, reason: StopReason, profit: float) -> bool:
+        """Try to make a refused pair fusable. True iff loops a and b were rewritten in place
+        (retry the pair); a distribution instead replaces a loop and asks for an FPG rebuild."""
+        from . import pair_restructuring as pr
+
+        l1, l2 = st.loops[a], st.loops[b]
+        if reason.message == UNMATCHED_TRIP_COUNT:
+            if self._shrink_dead_tail(st, a, b):
+                return True
+            if self.options.target.partitioned and self.options.enable_profitable_loop_fusion is not None:
+                def plan(c1, c2) -> bool:
+                    roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
+                    if roots is None:
+                        return False
+                    checker = GreedyFusion(_function_of(roots[0]), self.options, RemarkLog(), self.filename)
+                    return checker.legality(None, roots[0], roots[1], profit)[1] is None
+
+                if pr.on_scratch_copy(self.func, [l1, l2], plan):
+                    self._forget(l1, l2)
+                    roots = pr.tile_and_interchange(l1, l2, self.options, self.log, self.fname)
+                    if roots is not None:
+                        self._replace(st, a, roots[0])
+                        self._replace(st, b, roots[1])
+                        return True
+            return False
+        if reason.message in (NEGATIVE_DISTANCE, BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
+            for victim, partner, victim_first in ((b, a, False), (a, b, True)):
+                if victim in st.origin:
+                    continue  # already split maximally
+
+                def plan(cv, cp, victim_first=victim_first) -> bool:
+                    pieces = pr.distribute_for_partner(cv, None, self.fname)
+                    if not pieces:
+                        return False
+                    checker = GreedyFusion(_function_of(cp), self.options, RemarkLog(), self.filename)
+                    for g in pieces:
+                        pair = (g, cp) if victim_first else (cp, g)
+                        if checker.pair_profit(*pair) and checker.legality(None, *pair, 1.0)[1] is None:
+                            return True
+                    return False
+
+                if pr.on_scratch_copy(self.func, [st.loops[victim], st.loops[partner]], plan):
+                    self._forget(st.loops[victim])
+                    pieces = pr.distribute_for_partner(st.loops[victim], self.log, self.fname)
+                    if pieces:
+                        self._split(st, victim, pieces)
+                        self._needs_rebuild = True
+                        return False
+        return False
+
+    def _shrink_dead_tail(self, st: _BlockState, a: int, b: int) -> bool:
+        from ..analysis.loops import constant_trip_count
+        from . import pair_restructuring as pr
+
+        l1, l2 = st.loops[a], st.loops[b]
+        t1, t2 = constant_trip_count(l1), constant_trip_count(l2)
+        if t1 is None or t2 is None or t1 == t2:
+            return False
+        long_id, keep = (a, t2) if t1 > t2 else (b, t1)
+        loop = st.loops[long_id]
+        if pr.dead_tail_violation(loop, keep, self.scope) is not None:
+            return False
+        self._forget(loop)
+        pr.shrink_loop(loop, keep)
+        self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
+                     args={"kept_iterations": keep, "removed": max(t1, t2) - keep})
+        self._replace(st, long_id, loop)
+        return True
+
+    def _forget(self, *ops: ir.Operation) -> None:
+        """Drop cached facts of ops about to change or disappear (before they are erased: a new
+        op may later reuse an erased op's address)."""
+        for op in ops:
+            self._effects.pop(op, None)
+
+    def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
+        st.loops[k] = op
+        st.version[k] += 1
+
+    def _split(self, st: _BlockState, k: int, pieces: list[ir.Operation]) -> None:
+        """Replace loop k by the loops of its distribution (they keep k's position for ties)."""
+        base = st.pos[k]
+        del st.loops[k]
+        st.order.remove(k)
+        for n, op in enumerate(pieces):
+            nid = max(list(st.pos) + [st.next_id]) + 1
+            st.next_id = nid
+            st.loops[nid] = op
+            st.pos[nid] = base + (n + 1) / (len(pieces) + 1)
+            st.version[nid] = 0
+            st.origin[nid] = k
+            st.order.append(nid)
+
+
+def _function_of(op: ir.Operation) -> ir.Operation:
+    p = op
+    while p.name != "func.func":
+        p = mlir.operation(p.parent)
+    return p
 
 
 def check_loop_fusion(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>",

@@ -1,0 +1,159 @@
+"""Restructuring a candidate pair so that it can fuse (seed 001, inside the fusion driver).
+
+Per refused pair, in the seed's order: distribution (split off the statements that block the
+fusion), then tiling by the GCD of the partition extents and interchange (so both loops walk
+the same number of partitions outermost), then the fuse is retried. Before tiling we try
+dead-iteration elimination: if the longer loop's extra iterations only write placed buffers
+that nothing reads afterwards, its range shrinks to the shorter one and plain fusion applies.
+
+Every restructuring is first tried on a scratch copy of the function; only a plan that ends in
+a legal fusion is replayed on the real IR, so a refused pair never leaves tiled or split loops.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .. import mlir
+from ..analysis import dependence
+from ..analysis.accesses import collect_accesses
+from ..analysis.affine import Scope
+from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
+from ..analysis.loops import constant_trip_count, loop_dims
+from ..analysis.memory import is_placed
+from ..mlir import ir
+
+DEAD_ITERATIONS = "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read"
+
+
+def on_scratch_copy(fn: ir.Operation, ops: list[ir.Operation], plan: Callable[..., bool]) -> bool:
+    """Run `plan(*ops_in_copy)` on a copy of function `fn`; True iff it succeeded and the copy
+    still verifies. The copy is always erased; `fn` is never touched."""
+    walk = list(mlir.walk(fn))
+    try:
+        idx = [next(k for k, o in enumerate(walk) if o == op) for op in ops]
+    except StopIteration:
+        return False
+    copy = fn.clone(ip=ir.InsertionPoint(fn))
+    try:
+        cwalk = list(mlir.walk(copy))
+        ok = bool(plan(*[cwalk[k] for k in idx]))
+        return ok and mlir.verify(copy) is None
+    except Exception:
+        return False
+    finally:
+        copy.erase()
+
+
+def _constant_bounds(loop: ir.Operation) -> tuple[int, int] | None:
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ub = mlir.affine_map_attr(loop, "upperBoundMap")
+    if len(lb.results) == 1 and len(ub.results) == 1 and isinstance(lb.results[0], ir.AffineConstantExpr) \
+            and isinstance(ub.results[0], ir.AffineConstantExpr):
+        return lb.results[0].value, ub.results[0].value
+    return None
+
+
+def _only_plain_uses(root: ir.Value) -> bool:
+    """The buffer is used only by loads, stores and its dealloc: it cannot escape."""
+    for use in root.uses:
+        user = mlir.operation(use.owner)
+        if user.name in READ_OPS or user.name == "memref.dealloc":
+            continue
+        if user.name in WRITE_OPS and user.operands[0] != root:
+            continue
+        return False
+    return True
+
+
+def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | None:
+    """None iff iterations `keep..` of `loop` can be removed without changing the program.
+
+    Rule: the loop sits at function level, has constant bounds, calls nothing unknown, writes
+    only placed buffers that cannot escape, and no access after the loop may read an element
+    written by the removed iterations (exact, with isl)."""
+    parent = mlir.operation(loop.parent)
+    if parent.name != "func.func":
+        return "not at function level"
+    cb = _constant_bounds(loop)
+    tc = constant_trip_count(loop)
+    if cb is None or tc is None or keep >= tc or keep < 1:
+        return "bounds are not constant"
+    eff = op_effects(loop)
+    if eff.unknown:
+        return "the loop has unknown effects"
+    if any(not is_placed(r) or not _only_plain_uses(r) for r in eff.writes):
+        return "the loop writes a buffer that is not placed or escapes"
+    (ax,) = loop_dims(loop, scope)
+    cut = f"{ax.name} >= {cb[0] + keep * mlir.int_attr(loop, 'step')}"
+    tails = {}
+    for a in collect_accesses(loop, scope):
+        if a.is_write:
+            if a.index is None:
+                return "a write at unknown elements"
+            s = dependence.element_set(a, scope, [cut])
+            tails[a.root] = s if a.root not in tails else tails[a.root].union(s)
+    ops = mlir.block_ops(loop.block)
+    for later in ops[ops.index(loop) + 1:]:
+        for b in collect_accesses(later, scope):
+            if b.root not in tails or b.is_write:
+                continue
+            if b.index is None:
+                return "a later access reads unknown elements"
+            if dependence.sets_intersect(tails[b.root], dependence.element_set(b, scope)):
+                return f"a later read at {mlir.location_of(b.op)} uses the removed iterations"
+    return None
+
+
+def shrink_loop(loop: ir.Operation, keep: int) -> None:
+    """Set a constant-bound loop's upper bound to run exactly `keep` iterations."""
+    lb, _ = _constant_bounds(loop)
+    ub = lb + keep * mlir.int_attr(loop, "step")
+    with loop.context:
+        loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(ub))
+
+
+def tile_and_interchange(l1: ir.Operation, l2: ir.Operation, options, log, function: str):
+    """GCD-tile both loops' partition loops (the seed's `[LOOP TILING] by N`) and interchange each
+    nest so its point loop (the N partitions) is outermost. Returns the two new roots, or None."""
+    from .interchange import collect_interchangeable_loops, outermost_permutation, try_interchange
+    from .tiling import gcd_tiling
+
+    parts = gcd_tiling(l1, l2, log, function)
+    if parts is None:
+        return None
+    roots = []
+    for old, (tile, point) in ((l1, parts[0]), (l2, parts[1])):
+        root = tile if _is_root(tile) else old
+        nest = collect_interchangeable_loops(root)
+        if point not in nest:
+            return None
+        k = nest.index(point)
+        new, why = try_interchange(nest, outermost_permutation(len(nest), k), Scope(), options, log, function)
+        if why is not None:
+            return None
+        roots.append(new[0])
+    return roots[0], roots[1]
+
+
+def _is_root(loop: ir.Operation) -> bool:
+    p = mlir.operation(loop.parent)
+    return p.name != "affine.for"
+
+
+def distribute_for_partner(loop: ir.Operation, log, function: str) -> list[ir.Operation] | None:
+    """Maximally distribute `loop` (seed 001's split_for_distribution / loop_distribution);
+    returns the new loops, or None if it has fewer than two statement groups."""
+    from .distribution import check_loop_distribution, loop_distribution, split_for_distribution
+    from ..remarks import PASSED
+
+    if check_loop_distribution(loop) is not None:
+        return None
+    where = mlir.location_of(loop)
+    groups = split_for_distribution(loop)
+    loops = loop_distribution(loop, groups)
+    if len(loops) < 2:
+        return None
+    if log is not None:
+        log.add("distribution", PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=function,
+                location=where, args={"groups": [len(g) for g in groups], "reason": "to enable fusion"})
+    return loops

@@ -1,0 +1,118 @@
+"""Seed 001 inside the fusion driver: distribution, dead iterations, GCD tiling + interchange."""
+import os
+
+from fusion_util import count, messages, optimize_checked
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_384_256_tiled_interchanged_and_fused_on_neuron():
+    # Both ranges are live (the 384 loop also writes %x): tile by GCD 128, move the 128
+    # partitions outermost in both nests, then fuse on the partition loop.
+    src = open(os.path.join(ROOT, "examples", "partition_extents.mlir")).read()
+    res = optimize_checked(src, target="trn1")
+    msgs = messages(res)
+    assert "[LOOP TILING] by 128" in msgs
+    assert msgs.count("[LOOP INTERCHANGE] 1:0:2") == 2
+    assert res.num_loops_fused >= 1
+    outer = res.text.split("affine.for", 2)[1]
+    assert outer.strip().split("{")[0].strip().endswith("= 0 to 128")
+    # the order is distribution -> tiling -> interchange -> fusion
+    order = [m.split("]")[0] + "]" for m in msgs if m.startswith(("[LOOP TILING]", "[LOOP INTERCHANGE]",
+                                                                  "[LOOP FUSION]"))]
+    assert order[0] == "[LOOP TILING]" and order[-1] == "[LOOP FUSION]"
+
+
+def test_384_256_not_interchanged_on_cpu():
+    # On the cpu target the driver never interchanges (locality): the pair stays unfused.
+    src = open(os.path.join(ROOT, "examples", "partition_extents.mlir")).read()
+    res = optimize_checked(src, target="cpu")
+    assert "[LOOP TILING] by 128" not in messages(res)
+    assert "[STOP FUSION] unmatched trip count" in messages(res)
+
+
+DEAD_TAIL = """
+func.func @f(%a: memref<384x4xf32>, %y: memref<256x4xf32>) {
+  %t = memref.alloc() : memref<384x4xf32>
+  affine.for %i = 0 to 384 {
+    affine.for %j = 0 to 4 {
+      %v = affine.load %a[%i, %j] : memref<384x4xf32>
+      %w = arith.mulf %v, %v : f32
+      affine.store %w, %t[%i, %j] : memref<384x4xf32>
+    }
+  }
+  affine.for %i = 0 to 256 {
+    affine.for %j = 0 to 4 {
+      %w = affine.load %t[%i, %j] : memref<384x4xf32>
+      affine.store %w, %y[%i, %j] : memref<256x4xf32>
+    }
+  }
+  memref.dealloc %t : memref<384x4xf32>
+  return
+}
+"""
+
+
+def test_dead_iterations_shrink_then_plain_fusion():
+    # Rows 256..383 of %t are never read: the producer shrinks to 256 rows and fuses directly.
+    for target in ("trn1", "cpu"):
+        res = optimize_checked(DEAD_TAIL, target=target)
+        msgs = messages(res)
+        assert "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read" in msgs
+        assert "[LOOP TILING] by 128" not in msgs
+        assert count(res.text, "affine.for") == 2
+        assert "0 to 384" not in res.text
+
+
+LIVE_TAIL = DEAD_TAIL.replace("""  memref.dealloc %t : memref<384x4xf32>""", """  affine.for %i = 256 to 384 {
+    affine.for %j = 0 to 4 {
+      %w = affine.load %t[%i, %j] : memref<384x4xf32>
+      affine.store %w, %a[%i, %j] : memref<384x4xf32>
+    }
+  }
+  memref.dealloc %t : memref<384x4xf32>""")
+
+
+def test_live_tail_is_kept():
+    # A later loop reads rows 256..383: the tail is live and must not be removed.
+    res = optimize_checked(LIVE_TAIL, target="cpu")
+    assert "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read" not in messages(res)
+    assert "0 to 384" in res.text
+
+
+DISTRIBUTE = """
+func.func @f(%a: memref<65xf32>, %out1: memref<64xf32>, %out2: memref<64xf32>) {
+  %t = memref.alloc() : memref<65xf32>
+  %c = arith.constant 0.0 : f32
+  affine.store %c, %t[64] : memref<65xf32>
+  affine.for %i = 0 to 64 {
+    %x = affine.load %a[%i] : memref<65xf32>
+    affine.store %x, %t[%i] : memref<65xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %x = affine.load %t[%i] : memref<65xf32>
+    %y = arith.addf %x, %x : f32
+    affine.store %y, %out1[%i] : memref<64xf32>
+    %z = affine.load %t[%i + 1] : memref<65xf32>
+    affine.store %z, %out2[%i] : memref<64xf32>
+  }
+  return
+}
+"""
+
+
+def test_distribution_enables_fusion():
+    # The consumer's second statement reads t[i+1] (negative distance); split it off and fuse
+    # the first statement with the producer.
+    res = optimize_checked(DISTRIBUTE, target="cpu")
+    msgs = messages(res)
+    assert "[STOP FUSION] negative distance dep in def-use" in msgs
+    assert "[LOOP DISTRIBUTION] into 2 loops" in msgs
+    assert res.num_loops_fused == 1
+    assert count(res.text, "affine.for") == 2
+
+
+def test_distribution_can_be_disabled():
+    res = optimize_checked(DISTRIBUTE, target="cpu", enable_loop_distribution=False)
+    assert "[LOOP DISTRIBUTION] into 2 loops" not in messages(res)
+    assert res.num_loops_fused == 0
