@@ -91,19 +91,9 @@ def _contraction_step(fn, options, log, filename) -> int:
 
 
 def _licm_step(fn, options, log, filename) -> int:
-    """LICM on one function (innermost loops first, so an op can leave several levels)."""
-    from .analysis.affine import Scope
-    from .transforms.licm import hoist_from_loop, loops_innermost_first
+    from .transforms.licm import licm_function
 
-    module_body = mlir.operation(fn.parent).regions[0].blocks[0]
-    funcs = {mlir.func_name(f): f for f in mlir.block_ops(module_body) if f.name == "func.func"}
-    scope = Scope()
-    name = mlir.func_name(fn)
-    moved = set()
-    for loop in loops_innermost_first(fn):
-        for h in hoist_from_loop(loop, scope, funcs, log, name, filename):
-            moved.add(h.op)
-    return len(moved)
+    return licm_function(fn, log, filename)
 
 
 def _licm_available() -> bool:
@@ -111,7 +101,7 @@ def _licm_available() -> bool:
         from .transforms import licm as licm_mod
     except ImportError:
         return False
-    return hasattr(licm_mod, "hoist_from_loop")
+    return hasattr(licm_mod, "licm_function")
 
 
 def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:

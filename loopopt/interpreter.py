@@ -582,6 +582,7 @@ class _FuncWriter:
             self.bind_dims(a)
         term = self.emit_ops(block)
         self.assign(iter_names, [self.n(v) for v in term.operands] if term is not None else [])
+        self.line("pass")  # a block may be empty
         self.depth -= 1
 
     # -- memory access
