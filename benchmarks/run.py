@@ -1,0 +1,227 @@
+"""Benchmark loopopt against MLIR 22 on the same machine in the same run.
+
+    python3 benchmarks/run.py              every program, every variant (writes benchmarks/results/)
+    python3 benchmarks/run.py --quick      fewer repetitions
+    python3 benchmarks/run.py --only chain3_1d,atax
+    python3 benchmarks/run.py --scaling    compile-time scaling only (slow)
+
+For each program: the input, loopopt's output and two MLIR pipelines' outputs are verified,
+lowered with one pipeline (loopopt.native.LOWERING_PASSES) and run with mlir-runner -O3 on
+identical inputs; the results are compared with the input's and the kernel is timed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+for path in (REPO, HERE):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from loopopt import native  # noqa: E402
+from loopopt.toolchain import find_tool, mlir_opt, verify_with_mlir_opt  # noqa: E402
+
+import report  # noqa: E402
+import scaling  # noqa: E402
+import suite  # noqa: E402
+
+RESULTS = os.path.join(HERE, "results")
+MLIR_FUSION = ("--affine-loop-fusion", "--affine-loop-invariant-code-motion")
+# The issue's spelling (affine-scalrep at module level) is rejected by mlir-opt 22: affine-scalrep
+# is a func.func pass, so it is nested with the fusion.
+MLIR_GREEDY = ("--pass-pipeline=builtin.module(func.func(affine-loop-fusion{mode=greedy},affine-scalrep),canonicalize,cse)",)
+VARIANTS = ("input", "loopopt", "mlir-fusion", "mlir-greedy")
+
+
+@dataclass
+class VariantResult:
+    variant: str
+    status: str  # "ok", or what failed: "transform: ...", "verify: ...", "run: ..."
+    transform_seconds: float = 0.0
+    loops: int | None = None
+    placed: str = ""
+    placed_bytes: int | None = None
+    equal: bool | None = None  # outputs equal to the input's (None: not compared)
+    mismatch: str = ""
+    times: list | None = None
+    median: float | None = None
+    best: float | None = None
+
+
+def transform(program: suite.Program, variant: str, out_dir: str) -> tuple[str, float]:
+    """The variant's text and the seconds it took to produce; raises RuntimeError on failure."""
+    start = time.perf_counter()
+    if variant == "input":
+        text = program.text
+    elif variant == "loopopt":
+        out = os.path.join(out_dir, "loopopt.mlir")
+        p = subprocess.run([sys.executable, "-m", "loopopt", program.path, "--target", "cpu", "-o", out],
+                           cwd=REPO, capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            line = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+            raise RuntimeError(f"loopopt exited {p.returncode}: {line}")
+        text = open(out).read()
+    else:
+        args = MLIR_FUSION if variant == "mlir-fusion" else MLIR_GREEDY
+        p = mlir_opt(program.text, list(args), timeout=1800)
+        if p.returncode != 0:
+            raise RuntimeError("mlir-opt: " + native._first_error(p.stderr))
+        text = p.stdout
+    return text, time.perf_counter() - start
+
+
+def prepare_variant(program: suite.Program, variant: str, out_dir: str) -> tuple[VariantResult, str | None]:
+    """Produce, save, verify and measure statically one variant; never raises for a bad variant."""
+    res = VariantResult(variant, "ok")
+    try:
+        text, res.transform_seconds = transform(program, variant, out_dir)
+    except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+        res.status = f"transform: {e}"
+        return res, None
+    with open(os.path.join(out_dir, f"{variant}.mlir"), "w") as f:
+        f.write(text)
+    err = verify_with_mlir_opt(text)
+    if err:
+        res.status = f"verify: {err}"
+        return res, None
+    res.loops = suite.count_loops(text)
+    try:
+        placed = suite.placed_bytes(text, program.kernel, program.sizes)
+        res.placed, res.placed_bytes = placed.render(), placed.bytes
+    except Exception as e:  # a fact we cannot compute is reported, not fatal
+        res.placed = f"? ({type(e).__name__})"
+    return res, text
+
+
+def measure_round(program: suite.Program, res: VariantResult, text: str, reference, reps: int, warmup: int):
+    """Run one variant once more; add its times; compare its outputs with the reference run."""
+    try:
+        run = native.run_native(text, program.kernel, program.sizes, reps=reps, warmup=warmup)
+    except Exception as e:  # NativeError, or a parse error in a broken variant
+        res.status = f"run: {e}"
+        return None
+    res.times = (res.times or []) + list(run.times)
+    res.median, res.best = statistics.median(res.times), min(res.times)
+    if reference is not None and res.equal is not False:
+        diff = native.compare_outputs(reference.outputs, run.outputs, rtol=program.rtol)
+        res.equal, res.mismatch = diff is None, diff or ""
+    return run
+
+
+def bench_program(program: suite.Program, variants, reps: int, warmup: int, rounds: int, log=print) -> dict:
+    """Every variant prepared once, then run `rounds` times, alternating the order of the
+    variants each round so slow drift in machine load does not favour one of them."""
+    out_dir = os.path.join(RESULTS, "variants", program.name)
+    os.makedirs(out_dir, exist_ok=True)
+    prepared = {v: prepare_variant(program, v, out_dir) for v in variants}
+    reference = None
+    for r in range(rounds):
+        order = list(variants) if r % 2 == 0 else list(reversed(variants))
+        for variant in order:
+            res, text = prepared[variant]
+            if text is None or res.status != "ok":
+                continue
+            run = measure_round(program, res, text, reference, reps, warmup)
+            if variant == "input" and reference is None and run is not None:
+                reference, res.equal = run, True
+    rows = {}
+    for variant in variants:
+        res = prepared[variant][0]
+        rows[variant] = asdict(res)
+        shown = f"{res.median * 1e3:8.2f} ms" if res.median is not None else res.status
+        eq = {True: "equal", False: f"DIFFERENT ({res.mismatch})", None: ""}[res.equal]
+        log(f"  {program.name:22s} {variant:12s} loops {res.loops!s:>3s}  {shown}  {eq}")
+    read, written = suite.traffic_bytes(program.text, program.kernel, program.sizes)
+    return {"name": program.name, "summary": program.summary, "tags": sorted(program.tags),
+            "rtol": program.rtol, "read_bytes": read, "written_bytes": written, "variants": rows}
+
+
+def machine_info() -> dict:
+    info = {"cpus": os.cpu_count()}
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                info["memory_gib"] = round(int(line.split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    p = subprocess.run([find_tool("mlir-opt") or "mlir-opt", "--version"], capture_output=True, text=True)
+    info["mlir_opt"] = " ".join(ln.strip() for ln in p.stdout.splitlines() if "version" in ln.lower())[:120]
+    info["load_average"] = os.getloadavg()
+    return info
+
+
+def select(programs: list[suite.Program], only: str | None) -> list[suite.Program]:
+    if not only:
+        return programs
+    wanted = {w.strip() for w in only.split(",") if w.strip()}
+    unknown = wanted - {p.name for p in programs}
+    if unknown:
+        raise SystemExit(f"run.py: error: unknown program(s): {', '.join(sorted(unknown))}")
+    return [p for p in programs if p.name in wanted or p.has("bandwidth")]
+
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="3 timed repetitions instead of 10")
+    ap.add_argument("--only", metavar="NAMES", help="comma-separated program names (the copy kernel always runs)")
+    ap.add_argument("--reps", type=int, default=None, help="timed kernel calls per process (default 10, quick 3)")
+    ap.add_argument("--rounds", type=int, default=None, help="processes per variant, order alternating (default 3, quick 1)")
+    ap.add_argument("--scaling", action="store_true", help="run only the compile-time scaling study")
+    ap.add_argument("--scaling-sizes", default=None, help="comma-separated loop counts (default 250..4000)")
+    ap.add_argument("--scaling-timeout", type=float, default=300, metavar="SECONDS",
+                    help="per compile; a tool that exceeds it skips the larger sizes (default 300)")
+    ap.add_argument("--no-report", action="store_true", help="do not rewrite results.md and the charts")
+    a = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)  # so children are cleaned up on kill
+    os.makedirs(RESULTS, exist_ok=True)
+    start = time.perf_counter()
+    if a.scaling:
+        sizes = tuple(int(s) for s in a.scaling_sizes.split(",")) if a.scaling_sizes else scaling.SIZES
+        print(f"compile-time scaling on chains of {', '.join(map(str, sizes))} loops")
+        data = scaling.summarize(scaling.run_scaling(sizes, timeout=a.scaling_timeout))
+        data["timeout"] = a.scaling_timeout
+        data["wall_seconds"] = time.perf_counter() - start
+        data["machine"] = machine_info()
+        with open(os.path.join(RESULTS, "scaling.json"), "w") as f:
+            json.dump(data, f, indent=1)
+    else:
+        reps = a.reps or (3 if a.quick else 10)
+        warmup = 1 if a.quick else 2
+        rounds = a.rounds or (1 if a.quick else 3)
+        programs = select(suite.load_programs(), a.only)
+        print(f"{len(programs)} programs; per variant {rounds} process(es) of {warmup} warm-up + {reps} timed calls")
+        data = {"machine": machine_info(), "reps": reps, "warmup": warmup, "rounds": rounds, "quick": a.quick,
+                "lowering": list(native.LOWERING_PASSES), "mlir_fusion": list(MLIR_FUSION),
+                "mlir_greedy": list(MLIR_GREEDY), "programs": []}
+        for program in programs:
+            variants = ("input",) if program.has("bandwidth") else VARIANTS
+            data["programs"].append(bench_program(program, variants, reps, warmup, rounds))
+        data["wall_seconds"] = time.perf_counter() - start
+        data["load_average_end"] = os.getloadavg()
+        with open(os.path.join(RESULTS, "bench.json"), "w") as f:
+            json.dump(data, f, indent=1)
+    if not a.no_report:
+        report.write_all(RESULTS)
+    print(f"done in {time.perf_counter() - start:.0f} s; see {os.path.relpath(os.path.join(RESULTS, 'results.md'))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Self-test of the native harness: a tiny kernel's printed results against numpy.
+
+Run: python3 -m pytest benchmarks/test_harness.py   (needs mlir-opt and mlir-runner 22)
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for path in (os.path.dirname(HERE), HERE):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from loopopt import native  # noqa: E402
+from loopopt.toolchain import find_tool  # noqa: E402
+
+import suite  # noqa: E402
+
+pytestmark = [
+    pytest.mark.toolchain,
+    pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed"),
+]
+
+# out[i, j] = max(a[i, j] * 1.5 + 0.25, 0) * b[j]; m rows are symbolic, through a placed buffer.
+KERNEL = """
+func.func @k(%m: index, %a: memref<?x5xf32>, %b: memref<5xf32>, %out: memref<?x5xf32>) -> memref<5xf32> {
+  %c15 = arith.constant 1.5 : f32
+  %c025 = arith.constant 0.25 : f32
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc(%m) : memref<?x5xf32>
+  affine.for %i = 0 to %m {
+    affine.for %j = 0 to 5 {
+      %x = affine.load %a[%i, %j] : memref<?x5xf32>
+      %y = arith.mulf %x, %c15 : f32
+      %z = arith.addf %y, %c025 : f32
+      affine.store %z, %t[%i, %j] : memref<?x5xf32>
+    }
+  }
+  affine.for %i = 0 to %m {
+    affine.for %j = 0 to 5 {
+      %x = affine.load %t[%i, %j] : memref<?x5xf32>
+      %r = arith.maximumf %x, %zero : f32
+      %w = affine.load %b[%j] : memref<5xf32>
+      %p = arith.mulf %r, %w : f32
+      affine.store %p, %out[%i, %j] : memref<?x5xf32>
+    }
+  }
+  %sum = memref.alloc() : memref<5xf32>
+  affine.for %j = 0 to 5 {
+    affine.store %zero, %sum[%j] : memref<5xf32>
+  }
+  affine.for %i = 0 to %m {
+    affine.for %j = 0 to 5 {
+      %v = affine.load %out[%i, %j] : memref<?x5xf32>
+      %s = affine.load %sum[%j] : memref<5xf32>
+      %s2 = arith.addf %s, %v : f32
+      affine.store %s2, %sum[%j] : memref<5xf32>
+    }
+  }
+  memref.dealloc %t : memref<?x5xf32>
+  return %sum : memref<5xf32>
+}
+"""
+
+
+def fill(n: int, argno: int) -> np.ndarray:
+    """The harness's documented fill pattern, computed independently."""
+    i = np.arange(n, dtype=np.int64)
+    return ((((7 * i + 131 * argno + 3) % native.FILL_MODULUS) * (2.0 / native.FILL_MODULUS)) - 1.0).astype(np.float32)
+
+
+def expected(m: int):
+    a = fill(m * 5, 1).reshape(m, 5)
+    b = fill(5, 2)
+    out = np.maximum(a * np.float32(1.5) + np.float32(0.25), np.float32(0.0)) * b
+    col = np.zeros(5, dtype=np.float32)
+    for i in range(m):  # the kernel's summation order, in f32
+        col = col + out[i]
+    return a, b, out, col
+
+
+def test_small_run_prints_every_value_and_matches_numpy():
+    m = 7
+    r = native.run_native(KERNEL, "k", [m, [m, 5], [5], [m, 5]], reps=2)
+    a, b, out, col = expected(m)
+    assert [o.name for o in r.outputs] == ["arg1", "arg2", "arg3", "result0"]
+    assert len(r.times) == 2 and all(t >= 0 for t in r.times)
+    for got, want in zip(r.outputs, (a, b, out, col)):
+        assert got.values is not None and got.numel == want.size
+        assert np.array_equal(np.array(got.values, dtype=np.float32), want.ravel()), got.name
+
+
+def test_large_run_prints_checksums_that_match_numpy():
+    m = 3000  # 15000 elements > FULL_LIMIT
+    r = native.run_native(KERNEL, "k", [m, [m, 5], [5], [m, 5]], reps=1)
+    out = expected(m)[2].ravel().astype(np.float64)
+    got = r.outputs[2]
+    assert got.values is None and got.numel == out.size
+    w = (np.arange(out.size) % native.WEIGHT_MODULUS) + 1
+    want = (out.sum(), (out * w).sum(), np.abs(out).sum())
+    np.testing.assert_allclose(got.checksum, want, rtol=1e-12)
+
+
+def test_a_changed_kernel_is_reported_different():
+    m = 7
+    sizes = [m, [m, 5], [5], [m, 5]]
+    base = native.run_native(KERNEL, "k", sizes, reps=1)
+    changed = native.run_native(KERNEL.replace("0.25 : f32", "0.26 : f32"), "k", sizes, reps=1)
+    assert native.compare_outputs(base.outputs, base.outputs) is None
+    diff = native.compare_outputs(base.outputs, changed.outputs)
+    assert diff is not None and diff.startswith("arg3[")
+    big = [3000, [3000, 5], [5], [3000, 5]]
+    b1 = native.run_native(KERNEL, "k", big, reps=1)
+    b2 = native.run_native(KERNEL.replace("0.25 : f32", "0.26 : f32"), "k", big, reps=1)
+    assert native.compare_outputs(b1.outputs, b2.outputs).startswith("arg3 ")
+    # a tolerance admits reassociation-sized differences but not this change
+    assert native.compare_outputs(b1.outputs, b2.outputs, rtol=1e-6) is not None
+
+
+def test_sizes_are_checked_against_the_signature():
+    with pytest.raises(native.NativeError, match="arg2"):
+        native.make_harness(KERNEL, "k", [4, [4, 5], [6], [4, 5]])
+    with pytest.raises(native.NativeError, match="takes 4 arguments"):
+        native.make_harness(KERNEL, "k", [4])
+
+
+def test_static_facts_of_the_kernel():
+    sizes = (7, [7, 5], [5], [7, 5])
+    assert suite.count_loops(KERNEL) == 7
+    placed = suite.placed_bytes(KERNEL, "k", sizes)
+    assert (placed.bytes, placed.buffers, placed.unknown) == (7 * 5 * 4 + 5 * 4, 2, 0)
+    assert suite.traffic_bytes(KERNEL, "k", sizes) == ((35 + 5 + 35) * 4, 35 * 4)
+
+
+def test_every_benchmark_program_parses_with_its_sizes():
+    for p in suite.load_programs():
+        sig = native.kernel_signature(p.text, p.kernel)
+        native.resolve_sizes(sig, p.sizes)

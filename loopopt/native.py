@@ -1,0 +1,588 @@
+"""Run an affine MLIR kernel natively with the reference toolchain (mlir-opt / mlir-runner 22).
+
+Three steps, each a pure function of text:
+  make_harness   appends a `@main` that allocates the kernel's memref arguments, fills them with a
+                 deterministic pattern, calls the kernel `warmup` times untimed and `reps` times
+                 timed (rtclock), then prints every memref argument and every result;
+  lower_to_llvm  lowers the whole module to the LLVM dialect with one fixed pipeline;
+  run_native     runs it with `mlir-runner -O3` and parses what @main printed.
+Every variant of a program goes through the same harness and the same pipeline, so the only
+difference between two runs is the kernel's own body.
+
+What @main prints (one integer per line, via printI64 from libmlir_c_runner_utils):
+  MARK, reps, one f64 bit pattern per timed call (seconds), number of outputs, then per output:
+  numel, mode, and for mode 0 every element, for mode 1 the checksums (sum, position-weighted
+  sum, sum of magnitudes; f64 bit patterns), then MARK again. Floats travel as f64 bit patterns
+  so nothing is lost to decimal printing.
+"""
+from __future__ import annotations
+
+import glob
+import math
+import os
+import statistics
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import mlir
+from .mlir import ir
+from .toolchain import find_tool, mlir_opt
+
+# The one lowering used for every variant. Math ops with an LLVM intrinsic (exp, tanh, sqrt, ...)
+# become intrinsics; the rest become libm calls, which mlir-runner resolves from its own process.
+# memref.alloc/dealloc become malloc/free.
+LOWERING_PASSES: tuple[str, ...] = (
+    "--lower-affine",
+    "--convert-scf-to-cf",
+    "--convert-math-to-llvm",
+    "--convert-math-to-libm",
+    "--expand-strided-metadata",
+    "--finalize-memref-to-llvm",
+    "--convert-arith-to-llvm",
+    "--convert-index-to-llvm",
+    "--convert-func-to-llvm",
+    "--convert-cf-to-llvm",
+    "--convert-ub-to-llvm",
+    "--reconcile-unrealized-casts",
+)
+RUNNER_FLAGS: tuple[str, ...] = ("-O3", "-e", "main", "-entry-point-result=void")
+MARK = 7_340_033_001  # brackets the harness output so a truncated run is detected
+WEIGHT_MODULUS = 1009  # position weight of element i is (i mod 1009) + 1
+FILL_MODULUS = 251  # element i of argument k holds ((7 i + 131 k + 3) mod 251) * 2/251 - 1
+FULL_LIMIT = 4096  # outputs with at most this many elements are printed whole
+
+
+class NativeError(Exception):
+    """Lowering or running failed; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One kernel argument or result as the harness sees it."""
+
+    name: str  # "arg0", "result1"
+    type: str  # MLIR type text
+    kind: str  # "memref", "index", "int" or "float"
+    elem: str  # element type (memref) or the scalar type itself
+    shape: tuple[int, ...] = ()  # memref shape; -1 marks a dynamic dimension
+    identity_layout: bool = True
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class KernelSignature:
+    name: str
+    args: tuple[Slot, ...]
+    results: tuple[Slot, ...]
+
+    def outputs(self) -> tuple[Slot, ...]:
+        """What the harness prints: every memref argument, then every result."""
+        return tuple(s for s in self.args if s.kind == "memref") + self.results
+
+
+@dataclass(frozen=True)
+class Output:
+    """One printed output: all elements (small) or checksums (large)."""
+
+    name: str
+    numel: int
+    values: tuple | None = None  # floats or ints, flattened row-major
+    checksum: tuple[float, float, float] | None = None  # (sum, weighted sum, sum of |x|)
+
+
+@dataclass(frozen=True)
+class NativeResult:
+    times: tuple[float, ...]  # seconds per timed kernel call
+    outputs: tuple[Output, ...]
+    stdout: str
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+
+# ----------------------------------------------------------------------------- signature
+
+def _scalar_kind(t: ir.Type) -> str | None:
+    if isinstance(t, ir.IndexType):
+        return "index"
+    if isinstance(t, ir.IntegerType):
+        return "int"
+    if isinstance(t, ir.FloatType):
+        return "float"
+    return None
+
+
+def _slot(name: str, t: ir.Type) -> Slot:
+    if isinstance(t, ir.MemRefType):
+        elem = t.element_type
+        if _scalar_kind(elem) is None:
+            raise NativeError(f"{name}: unsupported element type {elem}")
+        shape = tuple(-1 if d == mlir.DYNAMIC else d for d in t.shape)
+        layout = t.layout
+        identity = isinstance(layout, ir.AffineMapAttr) and layout.value == ir.AffineMap.get_identity(t.rank)
+        return Slot(name, str(t), "memref", str(elem), shape, identity)
+    kind = _scalar_kind(t)
+    if kind is None:
+        raise NativeError(f"{name}: unsupported type {t}")
+    return Slot(name, str(t), kind, str(t))
+
+
+def _find_kernel(module: ir.Module, kernel: str) -> ir.Operation:
+    names = [mlir.func_name(f) for f in mlir.functions(module)]
+    if "main" in names:
+        raise NativeError("the kernel module already defines @main; rename it")
+    for fn in mlir.functions(module):
+        if mlir.func_name(fn) == kernel:
+            if mlir.func_body(fn) is None:
+                raise NativeError(f"@{kernel} is only a declaration")
+            return fn
+    raise NativeError(f"no function @{kernel} in the module (have: {', '.join(names) or 'none'})")
+
+
+def _signature_of(fn: ir.Operation, kernel: str) -> KernelSignature:
+    ft = fn.attributes["function_type"].value
+    args = tuple(_slot(f"arg{i}", t) for i, t in enumerate(ft.inputs))
+    results = tuple(_slot(f"result{i}", t) for i, t in enumerate(ft.results))
+    return KernelSignature(kernel, args, results)
+
+
+def kernel_signature(text: str, kernel: str) -> KernelSignature:
+    """The argument and result slots of function @kernel in `text`."""
+    module = mlir.parse_module(text)
+    with module.context:
+        return _signature_of(_find_kernel(module, kernel), kernel)
+
+
+def _noinline_module(text: str, kernel: str) -> tuple[str, KernelSignature]:
+    """The module re-printed with @kernel marked noinline, so LLVM cannot specialise it to the
+    harness (alias facts, alignment, constant sizes) differently for different variants."""
+    module = mlir.parse_module(text)
+    with module.context:
+        fn = _find_kernel(module, kernel)
+        sig = _signature_of(fn, kernel)
+        old = [ir.StringAttr(a).value for a in fn.attributes["passthrough"]] if "passthrough" in fn.attributes else []
+        if "noinline" not in old:
+            fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in old + ["noinline"]])
+        return mlir.print_module(module), sig
+
+
+# ----------------------------------------------------------------------------- sizes
+
+def resolve_sizes(sig: KernelSignature, sizes: Sequence) -> list:
+    """Check `sizes` (one entry per kernel argument: an int for index/integer args, a number for
+    float args, a full shape list for memref args) against the signature; return them normalised."""
+    if len(sizes) != len(sig.args):
+        raise NativeError(f"@{sig.name} takes {len(sig.args)} arguments, sizes gives {len(sizes)}")
+    out = []
+    for slot, size in zip(sig.args, sizes):
+        if slot.kind == "memref":
+            if size is None and -1 not in slot.shape:
+                size = list(slot.shape)
+            if not isinstance(size, (list, tuple)) or len(size) != slot.rank:
+                raise NativeError(f"{slot.name} ({slot.type}): expected a shape of rank {slot.rank}, got {size!r}")
+            for want, got in zip(slot.shape, size):
+                if not isinstance(got, int) or got < 0 or (want != -1 and want != got):
+                    raise NativeError(f"{slot.name} ({slot.type}): shape {list(size)} does not fit the type")
+            if not slot.identity_layout:
+                raise NativeError(f"{slot.name} ({slot.type}): the harness allocates identity layouts only")
+            out.append([int(d) for d in size])
+        elif slot.kind == "float":
+            out.append(float(size))
+        else:
+            if not isinstance(size, int):
+                raise NativeError(f"{slot.name} ({slot.type}): expected an integer, got {size!r}")
+            out.append(size)
+    return out
+
+
+# ----------------------------------------------------------------------------- harness text
+
+def _float_literal(x: float) -> str:
+    text = repr(float(x))
+    return text if any(c in text for c in ".eEn") else text + ".0"
+
+
+class _Emitter:
+    """Accumulates the lines of @main with fresh SSA names and cached constants."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.count = 0
+        self.consts: dict[tuple[str, str], str] = {}
+        self.indent = 2
+
+    def fresh(self, hint: str = "v") -> str:
+        self.count += 1
+        return f"%h_{hint}{self.count}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append(" " * self.indent + line)
+
+    def const(self, value, typ: str) -> str:
+        key = (repr(value), typ)
+        if key not in self.consts:
+            name = self.fresh("c")
+            lit = _float_literal(value) if typ.startswith(("f", "bf")) else str(int(value))
+            self.consts[key] = name
+            self.lines.insert(0, f"  {name} = arith.constant {lit} : {typ}")
+        return self.consts[key]
+
+    def op(self, text: str, hint: str = "v") -> str:
+        name = self.fresh(hint)
+        self.emit(f"{name} = {text}")
+        return name
+
+    def open(self, header: str) -> None:
+        self.emit(header + " {")
+        self.indent += 2
+
+    def close(self, trailer: str = "}") -> None:
+        self.indent -= 2
+        self.emit(trailer)
+
+
+def _flat(e: _Emitter, value: str, slot: Slot) -> tuple[str, str, str]:
+    """(1-d view, its type, element count) of a rank>=1 memref with identity layout."""
+    if slot.rank == 1:
+        view, vtype = value, slot.type
+    else:
+        static = -1 not in slot.shape
+        n = math.prod(slot.shape) if static else -1
+        vtype = f"memref<{n if static else '?'}x{slot.elem}>"
+        assoc = ", ".join(str(i) for i in range(slot.rank))
+        view = e.op(f"memref.collapse_shape {value} [[{assoc}]] : {slot.type} into {vtype}", "flat")
+    numel = e.op(f"memref.dim {view}, {e.const(0, 'index')} : {vtype}", "n")
+    return view, vtype, numel
+
+
+def _to_f64(e: _Emitter, x: str, typ: str) -> str:
+    if typ == "f64":
+        return x
+    if typ == "index":
+        x = e.op(f"arith.index_cast {x} : index to i64")
+        typ = "i64"
+    if typ.startswith("i"):
+        return e.op(f"arith.sitofp {x} : {typ} to f64")
+    return e.op(f"arith.extf {x} : {typ} to f64")
+
+
+def _to_i64_bits(e: _Emitter, x: str, typ: str) -> str:
+    """Floats as the bit pattern of their exact f64 value; integers sign-extended."""
+    if typ == "index":
+        return e.op(f"arith.index_cast {x} : index to i64")
+    if typ.startswith("i"):
+        return x if typ == "i64" else e.op(f"arith.extsi {x} : {typ} to i64")
+    return e.op(f"arith.bitcast {_to_f64(e, x, typ)} : f64 to i64")
+
+
+def _print(e: _Emitter, x: str) -> None:
+    e.emit(f"func.call @printI64({x}) : (i64) -> ()")
+    e.emit("func.call @printNewline() : () -> ()")
+
+
+def _print_int(e: _Emitter, value: int) -> None:
+    _print(e, e.const(value, "i64"))
+
+
+def _fill_value(e: _Emitter, i: str, argno: int, elem: str) -> str:
+    p = e.op(f"arith.muli {i}, {e.const(7, 'index')} : index")
+    q = e.op(f"arith.addi {p}, {e.const(131 * argno + 3, 'index')} : index")
+    r = e.op(f"arith.remui {q}, {e.const(FILL_MODULUS, 'index')} : index")
+    ri = e.op(f"arith.index_cast {r} : index to i64")
+    if elem == "index":
+        return r
+    if elem.startswith("i"):
+        centred = e.op(f"arith.subi {ri}, {e.const(FILL_MODULUS // 2, 'i64')} : i64")
+        return centred if elem == "i64" else e.op(f"arith.trunci {centred} : i64 to {elem}")
+    rf = e.op(f"arith.sitofp {ri} : i64 to f64")
+    scaled = e.op(f"arith.mulf {rf}, {e.const(2.0 / FILL_MODULUS, 'f64')} : f64")
+    v = e.op(f"arith.subf {scaled}, {e.const(1.0, 'f64')} : f64")
+    return v if elem == "f64" else e.op(f"arith.truncf {v} : f64 to {elem}")
+
+
+def _alloc_and_fill(e: _Emitter, slot: Slot, shape: list[int], argno: int) -> str:
+    dyn = [e.const(d, "index") for d, s in zip(shape, slot.shape) if s == -1]
+    m = e.op(f"memref.alloc({', '.join(dyn)}) {{alignment = 64 : i64}} : {slot.type}", "m")
+    if slot.rank == 0:
+        e.emit(f"memref.store {_fill_value(e, e.const(0, 'index'), argno, slot.elem)}, {m}[] : {slot.type}")
+        return m
+    view, vtype, numel = _flat(e, m, slot)
+    i = e.fresh("i")
+    e.open(f"scf.for {i} = {e.const(0, 'index')} to {numel} step {e.const(1, 'index')}")
+    e.emit(f"memref.store {_fill_value(e, i, argno, slot.elem)}, {view}[{i}] : {vtype}")
+    e.close()
+    return m
+
+
+def _print_memref(e: _Emitter, m: str, slot: Slot, full_limit: int) -> None:
+    if slot.rank == 0:
+        _print_int(e, 1)
+        _print_int(e, 0)
+        _print(e, _to_i64_bits(e, e.op(f"memref.load {m}[] : {slot.type}"), slot.elem))
+        return
+    if not slot.identity_layout:  # copy into a contiguous buffer first
+        dims = [e.op(f"memref.dim {m}, {e.const(k, 'index')} : {slot.type}") for k, s in enumerate(slot.shape) if s == -1]
+        plain = f"memref<{'x'.join('?' if s == -1 else str(s) for s in slot.shape)}x{slot.elem}>"
+        copy = e.op(f"memref.alloc({', '.join(dims)}) : {plain}", "m")
+        e.emit(f"memref.copy {m}, {copy} : {slot.type} to {plain}")
+        m, slot = copy, Slot(slot.name, plain, "memref", slot.elem, slot.shape, True)
+    view, vtype, numel = _flat(e, m, slot)
+    c0, c1 = e.const(0, "index"), e.const(1, "index")
+    _print(e, e.op(f"arith.index_cast {numel} : index to i64"))
+    small = e.op(f"arith.cmpi ule, {numel}, {e.const(full_limit, 'index')} : index")
+    e.open(f"scf.if {small}")
+    _print_int(e, 0)
+    i = e.fresh("i")
+    e.open(f"scf.for {i} = {c0} to {numel} step {c1}")
+    _print(e, _to_i64_bits(e, e.op(f"memref.load {view}[{i}] : {vtype}"), slot.elem))
+    e.close()
+    e.close("} else {")
+    e.indent += 2
+    _print_int(e, 1)
+    i, s, w, a = e.fresh("i"), e.fresh("s"), e.fresh("w"), e.fresh("a")
+    zero = e.const(0.0, "f64")
+    sums = e.fresh("sums")
+    e.open(f"{sums}:3 = scf.for {i} = {c0} to {numel} step {c1} iter_args({s} = {zero}, {w} = {zero}, {a} = {zero}) -> (f64, f64, f64)")
+    x = _to_f64(e, e.op(f"memref.load {view}[{i}] : {vtype}"), slot.elem)
+    r = e.op(f"arith.remui {i}, {e.const(WEIGHT_MODULUS, 'index')} : index")
+    r1 = e.op(f"arith.addi {r}, {c1} : index")
+    wf = _to_f64(e, r1, "index")
+    s2 = e.op(f"arith.addf {s}, {x} : f64")
+    xw = e.op(f"arith.mulf {x}, {wf} : f64")
+    w2 = e.op(f"arith.addf {w}, {xw} : f64")
+    ax = e.op(f"math.absf {x} : f64")
+    a2 = e.op(f"arith.addf {a}, {ax} : f64")
+    e.emit(f"scf.yield {s2}, {w2}, {a2} : f64, f64, f64")
+    e.close()
+    for k in range(3):
+        _print(e, e.op(f"arith.bitcast {sums}#{k} : f64 to i64"))
+    e.close()
+
+
+def _print_output(e: _Emitter, value: str, slot: Slot, full_limit: int) -> None:
+    if slot.kind == "memref":
+        _print_memref(e, value, slot, full_limit)
+    else:
+        _print_int(e, 1)
+        _print_int(e, 0)
+        _print(e, _to_i64_bits(e, value, slot.elem))
+
+
+def _call(e: _Emitter, sig: KernelSignature, args: list[str]) -> list[str]:
+    types = f"({', '.join(s.type for s in sig.args)}) -> ({', '.join(s.type for s in sig.results)})"
+    call = f"func.call @{sig.name}({', '.join(args)}) : {types}"
+    if not sig.results:
+        e.emit(call)
+        return []
+    r = e.fresh("r")
+    e.emit(f"{r}:{len(sig.results)} = {call}")
+    return [f"{r}#{k}" for k in range(len(sig.results))]
+
+
+def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_limit: int) -> list[str]:
+    e = _Emitter()
+    args: list[str] = []
+    for k, (slot, size) in enumerate(zip(sig.args, sizes)):
+        if slot.kind == "memref":
+            args.append(_alloc_and_fill(e, slot, size, k))
+        else:
+            args.append(e.const(size, slot.type))
+    results: list[str] = []
+    for _ in range(max(1, warmup)):
+        results = _call(e, sig, args)
+    c0, c1 = e.const(0, "index"), e.const(1, "index")
+    times = e.op(f"memref.alloc() : memref<{reps}xf64>", "times")
+    it = e.fresh("it")
+    rtypes = [s.type for s in sig.results]
+    carried = [e.fresh("acc") for _ in results]
+    head = f"scf.for {it} = {c0} to {e.const(reps, 'index')} step {c1}"
+    if results:
+        inits = ", ".join(f"{c} = {r}" for c, r in zip(carried, results))
+        loop = e.fresh("loop")
+        head = f"{loop}:{len(results)} = {head} iter_args({inits}) -> ({', '.join(rtypes)})"
+    e.open(head)
+    t0 = e.op("func.call @rtclock() : () -> f64", "t")
+    fresh = _call(e, sig, args)
+    t1 = e.op("func.call @rtclock() : () -> f64", "t")
+    e.emit(f"memref.store {e.op(f'arith.subf {t1}, {t0} : f64')}, {times}[{it}] : memref<{reps}xf64>")
+    if results:
+        e.emit(f"scf.yield {', '.join(fresh)} : {', '.join(rtypes)}")
+    e.close()
+    if results:
+        results = [f"{loop}#{k}" for k in range(len(results))]
+    _print_int(e, MARK)
+    _print_int(e, reps)
+    j = e.fresh("j")
+    e.open(f"scf.for {j} = {c0} to {e.const(reps, 'index')} step {c1}")
+    _print(e, _to_i64_bits(e, e.op(f"memref.load {times}[{j}] : memref<{reps}xf64>"), "f64"))
+    e.close()
+    outputs = [(a, s) for a, s in zip(args, sig.args) if s.kind == "memref"] + list(zip(results, sig.results))
+    _print_int(e, len(outputs))
+    for value, slot in outputs:
+        _print_output(e, value, slot, full_limit)
+    _print_int(e, MARK)
+    e.emit("return")
+    return e.lines
+
+
+_DECLS = {
+    "rtclock": "func.func private @rtclock() -> f64",
+    "printI64": "func.func private @printI64(i64)",
+    "printNewline": "func.func private @printNewline()",
+}
+
+
+def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
+                 full_limit: int = FULL_LIMIT) -> str:
+    """The kernel module plus a `@main` that allocates, fills, times and prints (see module doc)."""
+    if reps < 1:
+        raise NativeError("reps must be at least 1")
+    module_text, sig = _noinline_module(text, kernel)
+    sizes = resolve_sizes(sig, sizes)
+    existing = {mlir.func_name(f) for f in mlir.functions(mlir.parse_module(module_text))}
+    decls = [d for name, d in _DECLS.items() if name not in existing]
+    body = _main_body(sig, sizes, reps, warmup, full_limit)
+    driver = ["", *("  " + d for d in decls), "  func.func @main() {", *("  " + ln for ln in body), "  }"]
+    end = module_text.rstrip().rfind("}")
+    return module_text[:end] + "\n".join(driver) + "\n}\n"
+
+
+# ----------------------------------------------------------------------------- lower and run
+
+def lower_to_llvm(text: str, timeout: float = 600) -> str:
+    """`text` lowered to the LLVM dialect with LOWERING_PASSES."""
+    p = mlir_opt(text, list(LOWERING_PASSES), timeout=timeout)
+    if p.returncode != 0:
+        raise NativeError("lowering failed: " + _first_error(p.stderr))
+    return p.stdout
+
+
+def _first_error(stderr: str) -> str:
+    lines = [ln.strip() for ln in stderr.splitlines() if "error" in ln] or [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    return lines[0] if lines else "(no message)"
+
+
+def runtime_library() -> str:
+    """Path of libmlir_c_runner_utils (rtclock, printI64) next to mlir-runner."""
+    runner = find_tool("mlir-runner")
+    if runner is None:
+        raise NativeError("mlir-runner 22 not found: apt-get install -y mlir-22-tools")
+    libdir = os.path.join(os.path.dirname(os.path.realpath(runner)), "..", "lib")
+    found = sorted(glob.glob(os.path.join(libdir, "libmlir_c_runner_utils.so*")), key=len)
+    if not found:
+        raise NativeError(f"libmlir_c_runner_utils.so not found in {os.path.normpath(libdir)}")
+    return os.path.normpath(found[0])
+
+
+def run_lowered(llvm_text: str, timeout: float = 600) -> str:
+    """Run LLVM-dialect text's @main with mlir-runner -O3; returns its stdout."""
+    runner = find_tool("mlir-runner")
+    if runner is None:
+        raise NativeError("mlir-runner 22 not found: apt-get install -y mlir-22-tools")
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(llvm_text)
+        path = f.name
+    try:
+        cmd = [runner, *RUNNER_FLAGS, f"-shared-libs={runtime_library()}", path]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise NativeError(f"mlir-runner timed out after {timeout:.0f} s") from None
+    finally:
+        os.unlink(path)
+    if p.returncode != 0:
+        raise NativeError(f"mlir-runner exited {p.returncode}: {_first_error(p.stderr)}")
+    return p.stdout
+
+
+def _f64(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def _decode(bits: int, elem: str):
+    return _f64(bits) if elem.startswith(("f", "bf")) else bits
+
+
+def parse_output(stdout: str, sig: KernelSignature) -> tuple[tuple[float, ...], tuple[Output, ...]]:
+    """Times and outputs from what @main printed; NativeError if it is malformed or truncated."""
+    try:
+        nums = iter([int(tok) for tok in stdout.split()])
+        if next(nums) != MARK:
+            raise ValueError("missing start mark")
+        times = tuple(_f64(next(nums)) for _ in range(next(nums)))
+        slots = sig.outputs()
+        if next(nums) != len(slots):
+            raise ValueError("wrong number of outputs")
+        outputs = []
+        for slot in slots:
+            numel, mode = next(nums), next(nums)
+            if mode == 0:
+                outputs.append(Output(slot.name, numel, values=tuple(_decode(next(nums), slot.elem) for _ in range(numel))))
+            elif mode != 1:
+                raise ValueError(f"unknown output mode {mode}")
+            else:
+                outputs.append(Output(slot.name, numel, checksum=tuple(_f64(next(nums)) for _ in range(3))))
+        if next(nums) != MARK:
+            raise ValueError("missing end mark")
+    except (StopIteration, ValueError) as err:
+        raise NativeError(f"harness output is malformed ({err}); stdout starts {stdout[:80]!r}") from None
+    return times, tuple(outputs)
+
+
+def run_native(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
+               full_limit: int = FULL_LIMIT, timeout: float = 600) -> NativeResult:
+    """Build the harness around @kernel, lower it, run it, and return times and outputs."""
+    harness = make_harness(text, kernel, sizes, reps=reps, warmup=warmup, full_limit=full_limit)
+    sig = kernel_signature(text, kernel)
+    stdout = run_lowered(lower_to_llvm(harness, timeout=timeout), timeout=timeout)
+    times, outputs = parse_output(stdout, sig)
+    return NativeResult(times, outputs, stdout)
+
+
+# ----------------------------------------------------------------------------- comparison
+
+def _close(a, b, rtol: float, scale: float) -> bool:
+    """Equal values (NaN equals NaN); with rtol > 0, floats within rtol * scale."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if a == b:
+        return True
+    return rtol > 0.0 and not isinstance(a, int) and abs(a - b) <= rtol * scale
+
+
+def compare_outputs(a: Sequence[Output], b: Sequence[Output], rtol: float = 0.0) -> str | None:
+    """None if the two runs printed equal outputs, else the first difference in one line.
+
+    rtol=0 demands equal values (NaN equals NaN, -0 equals +0). Otherwise elements may differ by rtol*max(|a|,|b|) and
+    checksums by rtol times the sum of magnitudes (times the largest weight for the weighted
+    sum), which is what reassociating float sums can cost."""
+    if len(a) != len(b):
+        return f"{len(a)} outputs vs {len(b)}"
+    for x, y in zip(a, b):
+        if x.numel != y.numel:
+            return f"{x.name}: {x.numel} elements vs {y.numel}"
+        if x.values is not None and y.values is not None:
+            for k, (u, v) in enumerate(zip(x.values, y.values)):
+                scale = max(abs(u), abs(v)) if rtol and not isinstance(u, int) else 0.0
+                if not _close(u, v, rtol, scale):
+                    return f"{x.name}[{k}]: {u!r} vs {v!r}"
+        elif x.checksum is not None and y.checksum is not None:
+            mag = max(x.checksum[2], y.checksum[2])
+            scales = (mag, mag * WEIGHT_MODULUS, mag)
+            for label, u, v, scale in zip(("sum", "weighted sum", "sum |x|"), x.checksum, y.checksum, scales):
+                if not _close(u, v, rtol, scale):
+                    return f"{x.name} {label}: {u!r} vs {v!r}"
+        else:
+            return f"{x.name}: printed in different modes"
+    return None
