@@ -15,6 +15,7 @@ Validity rules the generator keeps:
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field, replace
 
 ELEMENT_TYPES = ("f32", "i32")
@@ -100,8 +101,9 @@ _FEATURE_KNOB = {
 class GeneratedProgram:
     """One generated program: MLIR text, the function to run, and its `index` argument values.
 
-    `sizes` maps each `index` argument name (without `%`) to the value to run with;
-    any value in `0..size_bounds[name]` keeps every access in bounds.
+    `sizes` maps each `index` argument, by position as "argN" (the key `loopopt.testing`
+    takes), to the value to run with; any value in `0..size_bounds["argN"]` keeps every
+    access in bounds. Memref arguments have static shapes and need no entry.
     """
 
     text: str
@@ -261,6 +263,12 @@ class Program:
 # ---------------------------------------------------------------- generation
 
 
+def _coin(rng: random.Random, p: float) -> bool:
+    """True with probability p; False on the draw 0.0, which is where hypothesis shrinks to,
+    so shrinking removes features instead of adding them."""
+    return rng.random() >= 1.0 - p
+
+
 class _Gen:
     """Generation state: what exists and is readable at the current point of the function."""
 
@@ -293,7 +301,7 @@ class _Gen:
                 return False
             if feature in self.pending:
                 return True
-        return self.rng.random() < p
+        return _coin(self.rng, p)
 
     def use(self, feature: str) -> None:
         self.features.add(feature)
@@ -308,9 +316,10 @@ class _Gen:
         return name
 
     def small_value(self):
+        """A constant of magnitude <= 1 (floats), so repeated updates grow values only linearly."""
         if self.cfg.element_type == "i32":
             return self.rng.choice([1, 2, 3, -1, 5])
-        return self.rng.choice([0.5, 2.0, 1.5, -1.0, 0.25, 3.0])
+        return self.rng.choice([0.5, -1.0, 0.25, 1.0, -0.5, 0.75])
 
     def emit(self, what, defines=(), uses=()) -> None:
         self.stmts.append(Stmt(what, frozenset(defines), frozenset(uses)))
@@ -365,8 +374,10 @@ def finish(prog: Program) -> GeneratedProgram:
     """Size and render a model into a GeneratedProgram."""
     size_program(prog)
     used = _used_symbols(prog)
-    sizes = {k: v for k, v in prog.sizes.items()}
-    bounds = dict(prog.symbols)
+    first = len(prog.inputs) + len(prog.outputs)
+    position = {name: f"arg{first + k}" for k, name in enumerate(sorted(prog.symbols))}
+    sizes = {position[k]: v for k, v in prog.sizes.items()}
+    bounds = {position[k]: v for k, v in prog.symbols.items()}
     features = set(prog.features)
     if not used:
         features.discard("symbolic")
@@ -380,21 +391,24 @@ def finish(prog: Program) -> GeneratedProgram:
 def _choose_signature(g: _Gen) -> None:
     rng, cfg = g.rng, g.cfg
     g.extents = sorted({rng.randint(cfg.min_extent, cfg.max_extent) for _ in range(3)})
+    # the main iteration domain: most nests and buffers follow it, so trip counts often match
+    g.dom = [rng.choice(g.extents) for _ in range(3)]
+    g.depth = rng.randint(1, cfg.max_depth)
     g.inputs = []
     for k in range(rng.randint(1, cfg.max_inputs)):
         b = Buffer(f"in{k}", rng.randint(1, 3), "input", ())
-        b.min_shape = tuple(rng.choice(g.extents) for _ in range(b.rank))
+        b.min_shape = _shape_like_domain(g, b.rank)
         g.inputs.append(b)
     g.outputs = []
     for k in range(rng.randint(1, cfg.max_outputs)):
         b = Buffer(f"out{k}", rng.randint(1, 3), "output", ())
-        b.min_shape = tuple(rng.choice(g.extents) for _ in range(b.rank))
+        b.min_shape = _shape_like_domain(g, b.rank)
         g.outputs.append(b)
-    if cfg.allows("symbolic") and (rng.random() < 0.6 or "symbolic" in g.pending or "zero_trip" in g.pending):
+    if cfg.allows("symbolic") and (_coin(rng, 0.6) or "symbolic" in g.pending or "zero_trip" in g.pending):
         for k in range(rng.randint(1, cfg.max_symbols)):
             g.symbols[f"n{k}"] = rng.choice(g.extents)
     g.readable = list(g.inputs) + list(g.outputs)
-    g.writable = list(g.outputs) + [b for b in g.inputs if rng.random() < 0.3]
+    g.writable = list(g.outputs) + [b for b in g.inputs if _coin(rng, 0.3)]
     if cfg.element_type == "i32":
         g.scalars.append(g.constant(0))
     else:
@@ -417,13 +431,20 @@ def _choose_sizes(g: _Gen) -> dict:
 # -- loops and accesses
 
 
+def _shape_like_domain(g: _Gen, rank: int) -> tuple:
+    """Mostly the main domain's extents (matching trip counts make fusion candidates)."""
+    if g.rng.random() < 0.75:
+        return tuple(g.dom[:rank])
+    return tuple(g.rng.choice(g.extents) for _ in range(rank))
+
+
 def _gen_loops(g: _Gen, depth: int, allow_tile: bool = True, allow_symbolic: bool = True) -> list:
     """Loops over the program's extent pool; lower bound 0 mostly, sometimes 1 or 2 (room for i - k)."""
     rng = g.rng
     loops = []
     budget = g.cfg.max_iterations_per_nest
     for level in range(depth):
-        ext = rng.choice(g.extents)
+        ext = g.dom[level] if rng.random() < 0.7 else rng.choice(g.extents)
         remaining_levels = depth - level - 1
         cap = max(g.cfg.min_extent, budget // max(1, g.cfg.min_extent ** remaining_levels))
         ext = max(1, min(ext, cap))
@@ -462,28 +483,31 @@ def _gen_access(g: _Gen, ref, loops: list, vars_: list, *, allow_fancy: bool = T
 
     Identity by default; with the enabled features, permutes vars (transpose), puts a
     constant or inner var in dim 0 (partition_dim), shifts by +-k (negative only as far as
-    the loop's lower bound allows) and strides by 2.
+    the loop's lower bound allows) and strides by 2. Placed buffers get these less often:
+    their init nest spans their whole shape, and a margin there breaks matching trip counts.
     """
     rng = g.rng
     rank = ref.rank
+    f = 0.4 if ref.base.placed else 1.0
     if len(vars_) > rank:
-        start = rng.randint(0, len(vars_) - rank)
+        start = 0 if rng.random() < 0.6 else rng.randint(0, len(vars_) - rank)
         chosen = list(vars_[start:start + rank])
     else:
         chosen = list(vars_)
     slots: list = chosen + [None] * (rank - len(chosen))
     if rank > len(chosen):
-        # extra dims get constants; place loop vars in the trailing dims sometimes
-        if rng.random() < 0.5:
+        # extra dims get constants; loop vars in the trailing dims leave dim 0 constant
+        if allow_fancy and g.chance(0.5 * f, "partition_dim"):
             slots = [None] * (rank - len(chosen)) + chosen
+            g.use("partition_dim")
     idx = [Idx(v, 1, 0) if v is not None else Idx(None, 1, rng.randint(0, 2)) for v in slots]
     if allow_fancy:
         var_dims = [d for d, s in enumerate(idx) if s.var is not None]
-        if len(var_dims) >= 2 and g.chance(0.2, "transpose"):
+        if len(var_dims) >= 2 and g.chance(0.2 * f, "transpose"):
             a, b = rng.sample(var_dims, 2)
             idx[a], idx[b] = idx[b], idx[a]
             g.use("transpose")
-        if rank >= 2 and g.chance(0.12, "partition_dim"):
+        if rank >= 2 and g.chance(0.12 * f, "partition_dim"):
             if idx[0].var is not None and rng.random() < 0.5:
                 idx[0] = Idx(None, 1, rng.randint(0, 2))
             else:
@@ -495,11 +519,11 @@ def _gen_access(g: _Gen, ref, loops: list, vars_: list, *, allow_fancy: bool = T
                     idx[0] = Idx(None, 1, rng.randint(0, 2))
             g.use("partition_dim")
         var_dims = [d for d, s in enumerate(idx) if s.var is not None]
-        if var_dims and allow_stride and g.chance(0.12, "stride"):
+        if var_dims and allow_stride and g.chance(0.12 * f, "stride"):
             d = rng.choice(var_dims)
             idx[d] = replace(idx[d], coef=2)
             g.use("stride")
-        if var_dims and g.chance(0.25, "shift"):
+        if var_dims and g.chance(0.25 * f, "shift"):
             d = rng.choice(var_dims)
             lo = loops[idx[d].var].lo * idx[d].coef
             k_min = -min(2, lo)
@@ -522,25 +546,35 @@ def _pick(g: _Gen, items: list, recent_bias: float = 0.6):
     return g.rng.choice(items)
 
 
-def _gen_compute(g: _Gen, loops: list, vars_: list, n_loads: int, extra_loads=()) -> Compute:
+def _gen_compute(g: _Gen, loops: list, vars_: list, n_loads: int, extra_loads=(), dst=None) -> Compute:
+    """Loads (from readable buffers; not from `dst` unless in-place nests are allowed), folded."""
     rng = g.rng
     terms = [("load", a) for a in extra_loads]
-    for _ in range(n_loads):
-        src = _pick(g, g.readable)
+    sources = g.readable
+    if dst is not None and not g.cfg.allows("inplace"):
+        sources = [r for r in g.readable if r.base is not dst.base]
+    for _ in range(n_loads if sources else 0):
+        src = _pick(g, sources)
         terms.append(("load", _gen_access(g, src, loops, vars_)))
-    if rng.random() < 0.4:
+    if _coin(rng, 0.4):
         if g.scalars and rng.random() < 0.5:
             terms.append(("scalar", rng.choice(g.scalars)))
         else:
             terms.append(("const", g.constant(g.small_value())))
     if not terms:
         terms.append(("const", g.constant(g.small_value())))
-    ops = [rng.choice(["add", "add", "sub", "mul"]) for _ in range(len(terms) - 1)]
+    ops = _fold_ops(rng, terms)
     invariant = None
     if g.chance(0.15, "invariant"):
         invariant = (rng.choice(["add", "mul"]), rng.choice(g.scalars), g.constant(g.small_value()))
         g.use("invariant")
     return Compute(terms, ops, invariant)
+
+
+def _fold_ops(rng: random.Random, terms: list) -> list:
+    """Ops joining the terms: multiply only by a constant (bounded growth, no overflow to NaN)."""
+    return [rng.choice(["add", "sub", "mul"] if kind == "const" else ["add", "add", "sub"])
+            for kind, _ in terms[1:]]
 
 
 def _compute_uses(c: Compute) -> set:
@@ -564,18 +598,18 @@ def _gen_nest(g: _Gen, remaining: int) -> None:
     unwritten = [b for b in g.outputs if b.name not in g.written_outputs]
     must_output = len(unwritten) >= remaining
     want_placed = cfg.allows("placed") and not must_output and (
-        "placed" in g.pending or "alloca" in g.pending or rng.random() < 0.35)
+        "placed" in g.pending or "alloca" in g.pending or _coin(rng, 0.35))
     if want_placed:
         _gen_init_nest(g)
         return
     r = rng.random()
     kind = "map"
-    if cfg.allows("reduction_iter") and ("reduction_iter" in g.pending or r < 0.15):
+    if cfg.allows("reduction_iter") and ("reduction_iter" in g.pending or r >= 0.85):
         kind = "reduce_iter"
-    elif cfg.allows("reduction_acc") and ("reduction_acc" in g.pending or r < 0.28):
+    elif cfg.allows("reduction_acc") and ("reduction_acc" in g.pending or r >= 0.72):
         kind = "reduce_acc"
-    depth = rng.randint(1, cfg.max_depth)
-    if kind != "map" and depth == 1 and rng.random() < 0.6:
+    depth = g.depth if rng.random() < 0.5 else rng.randint(1, cfg.max_depth)
+    if kind != "map" and depth == 1 and _coin(rng, 0.6):
         depth = min(2, cfg.max_depth)
     if must_output:
         dst_ref = rng.choice(unwritten)
@@ -596,7 +630,7 @@ def _gen_nest(g: _Gen, remaining: int) -> None:
     if inplace:
         extra.append(Access(dst_ref, dst.idx))
         g.use("inplace")
-    compute = _gen_compute(g, loops, all_vars, n_loads, extra)
+    compute = _gen_compute(g, loops, all_vars, n_loads, extra, dst=dst_ref)
     nest = Nest(kind, loops, dst, compute)
     if kind == "reduce_iter":
         nest.init_scalar = rng.choice(g.scalars)
@@ -625,10 +659,10 @@ def _loop_uses(loops: list) -> set:
 def _gen_init_nest(g: _Gen, kind: str | None = None) -> None:
     """A new placed buffer and the nest that writes all of it (its domain is the buffer's shape)."""
     rng = g.rng
-    rank = rng.randint(1, g.cfg.max_depth)
+    rank = g.depth if rng.random() < 0.5 else rng.randint(1, g.cfg.max_depth)
     if kind is None:
         kind = "alloca" if g.chance(0.3, "alloca") else "alloc"
-    buf = Buffer(g.fresh("t"), rank, kind, tuple(rng.choice(g.extents) for _ in range(rank)))
+    buf = Buffer(g.fresh("t"), rank, kind, _shape_like_domain(g, rank))
     g.use("placed")
     if kind == "alloca":
         g.use("alloca")
@@ -640,9 +674,9 @@ def _gen_init_nest(g: _Gen, kind: str | None = None) -> None:
         src = _pick(g, g.readable)
         # identity / positive shift / transpose only: strides here would double the domain each step
         terms.append(("load", _init_access(g, src, rank)))
-    if not terms or rng.random() < 0.3:
+    if not terms or _coin(rng, 0.3):
         terms.append(("const", g.constant(g.small_value())))
-    ops = [rng.choice(["add", "mul", "sub"]) for _ in range(len(terms) - 1)]
+    ops = _fold_ops(rng, terms)
     compute = Compute(terms, ops)
     nest = Nest("init", loops, dst, compute, creates=buf)
     g.emit(nest, {buf.name + "!init"}, _compute_uses(compute) | {buf.name})
@@ -660,7 +694,7 @@ def _init_access(g: _Gen, src, rank: int) -> Access:
     if len(vars_) >= 2 and g.chance(0.15, "transpose"):
         idx[0], idx[1] = idx[1], idx[0]
         g.use("transpose")
-    if rng.random() < 0.15 and g.cfg.allows("shift"):
+    if _coin(rng, 0.15) and g.cfg.allows("shift"):
         d = rng.randrange(len(idx))
         idx[d] = replace(idx[d], const=idx[d].const + 1)
         g.use("shift")
@@ -691,7 +725,7 @@ def _maybe_view(g: _Gen, buf: Buffer) -> None:
 def _maybe_between(g: _Gen) -> None:
     """Non-loop statements between nests: views, scalar ops, calls."""
     rng = g.rng
-    if g.rng.random() < 0.2 or "cast" in g.pending or "subview" in g.pending:
+    if _coin(g.rng, 0.2) or "cast" in g.pending or "subview" in g.pending:
         bases = [r for r in g.readable if isinstance(r, Buffer)]
         if bases:
             _maybe_view(g, rng.choice(bases))
@@ -710,6 +744,7 @@ def _maybe_between(g: _Gen) -> None:
 def _gen_scalar_ops(g: _Gen) -> None:
     """`%s = affine.load X[c..]`, `%t = arith.op %s, %cst`, and maybe `memref.store %t, Y[c..]`."""
     rng = g.rng
+    forced = "scalar_ops" in g.pending
     src = _pick(g, g.readable, 0.5)
     consts = tuple(rng.randint(0, 2) for _ in range(src.rank))
     s = g.fresh("s")
@@ -721,7 +756,7 @@ def _gen_scalar_ops(g: _Gen) -> None:
     g.scalars.extend([s, t])
     g.use("scalar_ops")
     targets = [w for w in g.writable if _readable(g, w)]
-    if targets and rng.random() < 0.6:
+    if targets and (forced or _coin(rng, 0.6)):
         dst = _pick(g, targets, 0.3)
         dconsts = tuple(rng.randint(0, 2) for _ in range(dst.rank))
         g.emit(ScalarOp("store", ref=dst, consts=dconsts, a=t), (), {t} | _ref_uses(dst))
@@ -748,7 +783,7 @@ def _ensure_outputs_written(g: _Gen) -> None:
         depth = max(1, min(out.rank, g.cfg.max_depth))
         loops = _gen_loops(g, depth, allow_tile=False, allow_symbolic=False)
         dst = Access(out, tuple(Idx(d) if d < depth else Idx(None, 1, 0) for d in range(out.rank)))
-        compute = _gen_compute(g, loops, list(range(depth)), 1)
+        compute = _gen_compute(g, loops, list(range(depth)), 1, dst=out)
         g.emit(Nest("map", loops, dst, compute), (), _compute_uses(compute) | {out.name})
         g.written_outputs.add(out.name)
 
@@ -932,8 +967,10 @@ def render(prog: Program) -> str:
     out = ["module {"]
     out.extend(helpers)
     out.append(f"  func.func @{prog.func_name}({', '.join(args)}) {{")
+    used = set(re.findall(r"%(cst\d+)\b", "\n".join(body)))
     for name, value in prog.constants.items():
-        out.append(f"    %{name} = arith.constant {_const_text(value, r.elem)}")
+        if name in used:
+            out.append(f"    %{name} = arith.constant {_const_text(value, r.elem)}")
     for c, name in sorted(r.index_consts.items()):
         out.append(f"    {name} = arith.constant {c} : index")
     out.extend(body)

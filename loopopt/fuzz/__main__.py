@@ -1,0 +1,117 @@
+"""`python3 -m loopopt.fuzz --minutes M [--seed S] [--out DIR]`: differential fuzzing for M minutes.
+
+Program k of seed S is generated from `Random(f"{S}/{k}")`, so any report can be replayed.
+Each failure is shrunk and saved as DIR/<hash>.mlir with its options in the header.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+from .differential import (BAD_INPUT, Regression, check_program, options_flags, random_options,
+                           save_regression)
+from .generator import GeneratorConfig, generate_program
+from .shrink import shrink
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python3 -m loopopt.fuzz",
+                                description="Differential fuzzing of loopopt against the reference interpreter.")
+    p.add_argument("--minutes", type=float, required=True, help="how long to run")
+    p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock; printed)")
+    p.add_argument("--out", default=os.path.join("tests", "regressions"),
+                   help="directory for shrunk failing programs (default tests/regressions)")
+    p.add_argument("--mlir-opt-every", type=int, default=10, metavar="K",
+                   help="also verify every K-th output with mlir-opt (0 = never)")
+    p.add_argument("--timeout", type=float, default=120, help="seconds allowed per optimize() call")
+    p.add_argument("--max-programs", type=int, default=0, help="stop after this many programs (0 = no limit)")
+    p.add_argument("--no-shrink", action="store_true", help="save failing programs as generated")
+    return p
+
+
+def program_case(seed: int, k: int, config: GeneratorConfig | None = None):
+    """(program, options, interpreter seed) of case k under base seed `seed`."""
+    rng = random.Random(f"{seed}/{k}")
+    prog = generate_program(rng, config)
+    options = random_options(rng)
+    return prog, options, rng.randrange(2 ** 31)
+
+
+def run(args: argparse.Namespace, out=sys.stdout) -> int:
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    print(f"fuzz: seed {seed}, {args.minutes} minute(s), failures to {args.out}", file=out, flush=True)
+    start = time.monotonic()
+    deadline = start + args.minutes * 60
+    tried = failures = minute_tried = minute_failures = 0
+    minute_end = start + 60
+    saved: list = []
+    k = 0
+    while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
+        use_opt = bool(args.mlir_opt_every) and k % args.mlir_opt_every == 0
+        try:
+            prog, options, check_seed = program_case(seed, k)
+        except Exception as e:  # a generator bug: report it and carry on
+            print(f"  case {k}: generator error {type(e).__name__}: {e}", file=out, flush=True)
+            failures += 1
+            minute_failures += 1
+            k += 1
+            continue
+        failure = check_program(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
+        tried += 1
+        minute_tried += 1
+        if failure is not None:
+            failures += 1
+            minute_failures += 1
+            path = _report(prog, options, check_seed, failure, use_opt, args, out)
+            if path:
+                saved.append(path)
+        k += 1
+        now = time.monotonic()
+        if now >= minute_end:
+            m = int((now - start) // 60)
+            print(f"[minute {m}] {minute_tried} programs, {minute_failures} failures "
+                  f"(total {tried} programs, {failures} failures)", file=out, flush=True)
+            minute_tried = minute_failures = 0
+            minute_end = now + 60
+    elapsed = time.monotonic() - start
+    print(f"fuzz: done: {tried} programs in {elapsed / 60:.1f} min "
+          f"({tried / max(elapsed / 60, 1e-9):.0f}/min), {failures} failures, {len(saved)} saved",
+          file=out, flush=True)
+    return 1 if failures else 0
+
+
+def _report(prog, options, check_seed, failure, use_opt, args, out) -> str | None:
+    print(f"  FAIL [{failure.kind}] {failure.message}", file=out, flush=True)
+    print(f"       options: {options_flags(options)}", file=out, flush=True)
+    if failure.kind == BAD_INPUT:
+        print("       (the generator produced an invalid program; not saved)", file=out, flush=True)
+        return None
+
+    def still_fails(cand) -> bool:
+        f = check_program(cand, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
+        return f is not None and f.kind == failure.kind
+
+    small = prog if args.no_shrink else shrink(prog, still_fails)
+    final = check_program(small, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout) or failure
+    reg = Regression(text=small.text, func_name=small.func_name, sizes=small.sizes, options=options,
+                     seed=check_seed, note=f"{final.kind}: {final.message}")
+    path = save_regression(reg, args.out)
+    print(f"       shrunk {len(prog.text)} -> {len(small.text)} chars, saved {path}", file=out, flush=True)
+    return path
+
+
+def main(argv: list | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        code = run(args)
+    except KeyboardInterrupt:
+        print("fuzz: interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

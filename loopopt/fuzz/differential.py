@@ -1,0 +1,235 @@
+"""The differential property: loopopt's output verifies and computes what its input computes.
+
+`check_program` runs the whole pass on a generated program and returns None when the
+property holds, or a `Failure` that names what broke (crash, invalid output, different
+results, time limit). Failures are saved as regression files whose header comments carry
+everything needed to replay them (options, function, sizes, seed).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import re
+import signal
+from dataclasses import dataclass
+
+from ..options import TARGETS, Options
+from .generator import GeneratedProgram
+
+CRASH = "crash"  # optimize() raised
+INVALID = "invalid"  # the output does not parse or verify
+MISMATCH = "mismatch"  # the reference interpreter gives different results
+TIMEOUT = "timeout"  # optimize() ran past the time limit
+BAD_INPUT = "bad-input"  # the input itself is rejected: a generator bug, not a loopopt failure
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str
+    message: str  # one line
+    options: Options
+    output: str | None = None
+
+
+def random_options(rng: random.Random) -> Options:
+    """Random knob settings: each target, distance threshold 0..10, distribution and greedy on/off."""
+    return Options(
+        target=TARGETS[rng.choice(["trn1", "inf2", "trn2", "cpu"])],
+        distance_threshold=rng.randint(0, 10),
+        enable_loop_distribution=rng.random() < 0.5,
+        enable_profitable_loop_fusion=rng.random() < 0.5,
+    )
+
+
+def options_flags(o: Options) -> str:
+    """The CLI flags that reproduce `o` (the knobs the fuzzer varies, plus LICM)."""
+    return (f"--target={o.target.name} --loop-opt-distance-threshold={o.distance_threshold} "
+            f"--enable-loop-distribution={str(o.enable_loop_distribution).lower()} "
+            f"--enable-profitable-loop-fusion={str(o.enable_profitable_loop_fusion).lower()} "
+            f"--enable-licm={str(o.enable_licm).lower()}")
+
+
+_FLAG_RE = re.compile(r"--([a-z-]+)=(\S+)")
+
+
+def parse_options_flags(text: str) -> Options:
+    """Inverse of `options_flags`."""
+    flags = dict(_FLAG_RE.findall(text))
+    kw = {}
+    if "target" in flags:
+        kw["target"] = TARGETS[flags["target"]]
+    if "loop-opt-distance-threshold" in flags:
+        kw["distance_threshold"] = int(flags["loop-opt-distance-threshold"])
+    for flag, name in (("enable-loop-distribution", "enable_loop_distribution"),
+                       ("enable-profitable-loop-fusion", "enable_profitable_loop_fusion"),
+                       ("enable-licm", "enable_licm")):
+        if flag in flags:
+            kw[name] = flags[flag] == "true"
+    return Options(**kw)
+
+
+class _TimeLimit(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Raise _TimeLimit in the block after `seconds` (main thread, POSIX); None means no limit."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise _TimeLimit()
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def interpreter_available() -> bool:
+    try:
+        from .. import testing  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_BEFORE_FAILS = "the BEFORE program fails"
+
+
+def compare_results(before: str, after: str, func_name: str, sizes: dict, seed: int,
+                    trials: int = 2) -> tuple[str, str] | None:
+    """None if the reference interpreter gives the same results for both texts, else (kind, why).
+
+    kind is BAD_INPUT when the input program itself cannot run, MISMATCH otherwise.
+    """
+    from .. import testing
+
+    try:
+        testing.assert_same_results(before, after, seed, sizes=sizes, func=func_name, trials=trials)
+    except AssertionError as e:
+        kind = BAD_INPUT if _BEFORE_FAILS in str(e) else MISMATCH
+        return kind, _one_line(e) or "results differ"
+    return None
+
+
+def check_text(text: str, func_name: str, sizes: dict, options: Options, *, seed: int = 0,
+               use_mlir_opt: bool = False, timeout: float | None = 120,
+               compare: bool = True) -> Failure | None:
+    """The differential property on one program text under `options`."""
+    from .. import driver, mlir
+    from ..errors import LoopOptError
+
+    try:
+        mlir.parse_module(text, "<fuzz-input>")
+    except LoopOptError as e:
+        return Failure(BAD_INPUT, _one_line(e), options)
+    try:
+        with time_limit(timeout):
+            result = driver.optimize(text, options, filename="<fuzz>")
+    except _TimeLimit:
+        return Failure(TIMEOUT, f"optimize() ran longer than {timeout}s", options)
+    except Exception as e:  # any escape from the pass is a failure to report
+        return Failure(CRASH, _one_line(f"{type(e).__name__}: {e}"), options)
+    out = result.text
+    try:
+        mlir.parse_module(out, "<fuzz-output>")
+    except LoopOptError as e:
+        return Failure(INVALID, _one_line(e), options, out)
+    if use_mlir_opt:
+        from ..toolchain import verify_with_mlir_opt
+
+        err = verify_with_mlir_opt(out)
+        if err:
+            return Failure(INVALID, _one_line(f"mlir-opt: {err}"), options, out)
+    if compare and interpreter_available():
+        try:
+            verdict = compare_results(text, out, func_name, sizes, seed)
+        except Exception as e:  # the interpreter rejecting the output is a failure too
+            verdict = MISMATCH, _one_line(f"interpreter: {type(e).__name__}: {e}")
+        if verdict:
+            return Failure(verdict[0], verdict[1], options, out)
+    return None
+
+
+def check_program(prog: GeneratedProgram, options: Options, *, seed: int = 0, use_mlir_opt: bool = False,
+                  timeout: float | None = 120) -> Failure | None:
+    """None when loopopt keeps `prog` valid and its results unchanged under `options`."""
+    return check_text(prog.text, prog.func_name, prog.sizes, options, seed=seed,
+                      use_mlir_opt=use_mlir_opt, timeout=timeout)
+
+
+# ---------------------------------------------------------------- regression files
+
+
+@dataclass(frozen=True)
+class Regression:
+    """A saved failing program and how to replay it."""
+
+    text: str
+    func_name: str
+    sizes: dict
+    options: Options
+    seed: int
+    note: str = ""
+
+
+def regression_text(reg: Regression) -> str:
+    """The file form: `//` header lines (valid MLIR comments) followed by the program."""
+    sizes = " ".join(f"{k}={v}" for k, v in sorted(reg.sizes.items())) or "-"
+    header = [
+        f"// loopopt regression: {reg.note}" if reg.note else "// loopopt regression",
+        f"// options: {options_flags(reg.options)}",
+        f"// func: {reg.func_name}",
+        f"// sizes: {sizes}",
+        f"// seed: {reg.seed}",
+    ]
+    return "\n".join(header) + "\n" + reg.text
+
+
+def parse_regression(text: str) -> Regression:
+    """Inverse of `regression_text`; missing header lines take defaults."""
+    fields = {}
+    for line in text.splitlines():
+        m = re.match(r"//\s*([a-z]+):\s*(.*)$", line.strip())
+        if m and m.group(1) in ("options", "func", "sizes", "seed"):
+            fields[m.group(1)] = m.group(2).strip()
+    sizes = {}
+    for item in fields.get("sizes", "-").split():
+        if "=" in item:
+            k, v = item.split("=", 1)
+            sizes[k] = int(v)
+    note = ""
+    first = text.splitlines()[0] if text else ""
+    if first.startswith("// loopopt regression:"):
+        note = first.split(":", 1)[1].strip()
+    return Regression(text=text, func_name=fields.get("func", "kernel"), sizes=sizes,
+                      options=parse_options_flags(fields.get("options", "")),
+                      seed=int(fields.get("seed", "0")), note=note)
+
+
+def save_regression(reg: Regression, directory: str) -> str:
+    """Write `reg` as DIR/<hash>.mlir (hash of the program text); returns the path."""
+    os.makedirs(directory, exist_ok=True)
+    digest = hashlib.sha256(reg.text.encode()).hexdigest()[:12]
+    path = os.path.join(directory, f"{digest}.mlir")
+    with open(path, "w") as f:
+        f.write(regression_text(reg))
+    return path
+
+
+def check_regression(reg: Regression, *, use_mlir_opt: bool = True) -> Failure | None:
+    return check_text(reg.text, reg.func_name, reg.sizes, reg.options, seed=reg.seed,
+                      use_mlir_opt=use_mlir_opt)

@@ -1,0 +1,324 @@
+"""Differential fuzzing: the generator makes valid programs with every feature, the check
+catches miscompiles, the fuzz command saves shrunk failures, and loopopt passes the
+property on a fixed-seed sample (LOOPOPT_FUZZ_COUNT programs, 300 by default)."""
+from __future__ import annotations
+
+import glob
+import io
+import os
+import random
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from loopopt import driver
+from loopopt.fuzz import FEATURES, GeneratorConfig, generate_program, programs
+from loopopt.fuzz import __main__ as fuzz_main
+from loopopt.fuzz.differential import (CRASH, INVALID, MISMATCH, Regression, check_program, check_regression,
+                                       options_flags, parse_options_flags, parse_regression, random_options,
+                                       regression_text)
+from loopopt.fuzz.generator import Nest
+from loopopt.fuzz.shrink import shrink
+from loopopt.mlir import parse_module
+from loopopt.options import TARGETS, Options
+from loopopt.testing import make_inputs, run_on_inputs
+from loopopt.toolchain import find_tool, verify_with_mlir_opt
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REGRESSIONS = sorted(glob.glob(os.path.join(HERE, "regressions", "*.mlir")))
+PROPERTY_SEED = 20250601
+PROPERTY_COUNT = int(os.environ.get("LOOPOPT_FUZZ_COUNT", "300"))
+
+needs_mlir_opt = pytest.mark.skipif(find_tool("mlir-opt") is None, reason="mlir-opt 22 not installed")
+
+# What a feature looks like in the text (None: only visible in the model, see MODEL_CHECKS).
+TEXT_MARKERS = {
+    "placed": r"memref\.(alloc|alloca)\(\)",
+    "alloca": r"memref\.alloca\(\)",
+    "dealloc": r"memref\.dealloc %",
+    "shift": r"%\w+(?: \* 2)? [+-] \d+[\],]",
+    "negative_shift": r"%\w+(?: \* 2)? - \d+[\],]",
+    "stride": r"%\w+ \* 2",
+    "reduction_iter": r"iter_args\(",
+    "symbolic": r"to %n\d",
+    "tiled": r"step \d+ \{\n\s*affine\.for %\w+ = affine_map<\(d0\) -> \(d0\)>\(%\w+\) to min affine_map",
+    "scalar_ops": r"= affine\.load %\w+\[\d+(, \d+)*\][^\n]*\n\s*%\w+ = arith\.\w+ %\w+, %\w+[^\n]*\n(.*\n)*?"
+                  r"\s*memref\.store %\w+, %\w+\[%c\d+_idx",
+    "invariant": r"%inv\d+ = arith\.\w+ %\w+, %cst\d+",
+    "cast": r"memref\.cast %\w+ : memref<[^>]*> to memref<[^>]*\?",
+    "subview": r"memref\.subview %\w+\[",
+    "call": r"func\.call @rewrite\d+\(%\w+\)",
+}
+
+
+def _accesses(model):
+    for st in model.stmts:
+        w = st.what
+        if isinstance(w, Nest):
+            yield w, w.dst
+            for kind, t in w.compute.terms:
+                if kind == "load":
+                    yield w, t
+
+
+def _transposed(acc) -> bool:
+    vs = [s.var for s in acc.idx if s.var is not None]
+    return vs != sorted(vs)
+
+
+def _partition_dim(acc) -> bool:
+    if len(acc.idx) < 2:
+        return False
+    vs = [s.var for s in acc.idx[1:] if s.var is not None]
+    return bool(vs) and (acc.idx[0].var is None or acc.idx[0].var > min(vs))
+
+
+MODEL_CHECKS = {
+    "transpose": lambda p: any(_transposed(a) for _, a in _accesses(p.model)),
+    "partition_dim": lambda p: any(_partition_dim(a) for _, a in _accesses(p.model)),
+    "reduction_acc": lambda p: any(isinstance(s.what, Nest) and s.what.kind == "reduce_acc" for s in p.model.stmts),
+    "inplace": lambda p: any(w.kind == "map" and any(k == "load" and t.ref is w.dst.ref and t.idx == w.dst.idx
+                                                    for k, t in w.compute.terms)
+                             for w, _ in _accesses(p.model)),
+    "zero_trip": lambda p: 0 in p.sizes.values() and re.search(r"to %n\d", p.text) is not None,
+}
+
+
+def _shows(feature: str, prog) -> bool:
+    if feature in TEXT_MARKERS:
+        return re.search(TEXT_MARKERS[feature], prog.text) is not None
+    return MODEL_CHECKS[feature](prog)
+
+
+def _run(prog, sizes):
+    inputs = make_inputs(prog.text, prog.func_name, 0, sizes)
+    return run_on_inputs(prog.text, prog.func_name, inputs)
+
+
+# ---------------------------------------------------------------- the generator
+
+
+def test_generation_is_deterministic_per_seed():
+    a = generate_program(random.Random(7))
+    b = generate_program(random.Random(7))
+    c = generate_program(random.Random(8))
+    assert a.text == b.text and a.sizes == b.sizes
+    assert a.text != c.text
+
+
+@pytest.mark.parametrize("feature", FEATURES)
+def test_forced_feature_appears(feature):
+    """With a feature forced on, each program shows it (text marker or model fact)."""
+    cfg = GeneratorConfig(force=frozenset({feature}))
+    for seed in range(4):
+        prog = generate_program(random.Random(seed), cfg)
+        assert feature in prog.features, (seed, sorted(prog.features))
+        assert _shows(feature, prog), f"seed {seed}: {feature} not visible in\n{prog.text}"
+        parse_module(prog.text)
+
+
+def test_all_knobs_off_gives_plain_identity_maps():
+    cfg = GeneratorConfig(placed=False, dealloc=False, shifts=False, transposes=False, strides=False,
+                          partition_dim=False, reductions=False, inplace=False, symbolic_bounds=False,
+                          zero_trip=False, tiled=False, scalar_ops=False, invariants=False, aliases=False,
+                          calls=False)
+    for seed in range(20):
+        prog = generate_program(random.Random(seed), cfg)
+        assert not prog.features, prog.features
+        shown = [f for f in FEATURES if _shows(f, prog)]
+        assert not shown, f"seed {seed}: {shown} in\n{prog.text}"
+        assert "affine.for" in prog.text and "index" not in prog.text
+
+
+def test_one_knob_off_keeps_its_feature_out():
+    for seed in range(20):
+        prog = generate_program(random.Random(seed), GeneratorConfig(calls=False, aliases=False))
+        assert "func.call" not in prog.text and "memref.cast" not in prog.text and "subview" not in prog.text
+
+
+def test_programs_have_2_to_8_nests_of_depth_1_to_3_and_write_outputs():
+    for seed in range(40):
+        prog = generate_program(random.Random(seed))
+        nests = [s.what for s in prog.model.stmts if isinstance(s.what, Nest)]
+        assert 2 <= len(nests)
+        assert all(1 <= len(n.loops) <= 3 for n in nests)
+        written = {n.dst.ref.base.name for n in nests} | {
+            s.what.ref.base.name for s in prog.model.stmts if getattr(s.what, "kind", "") == "store"}
+        assert {b.name for b in prog.model.outputs} <= written
+
+
+def test_generated_programs_run_in_bounds_at_chosen_and_largest_sizes():
+    """The interpreter bounds-checks every access; NaN in an output would mean a read of
+    uninitialized (NaN-filled) placed memory."""
+    configs = [GeneratorConfig(), GeneratorConfig(element_type="i32")] + [
+        GeneratorConfig(force=frozenset({f})) for f in FEATURES]
+    for k in range(120):
+        prog = generate_program(random.Random(1000 + k), configs[k % len(configs)])
+        for sizes in (prog.sizes, prog.size_bounds):
+            outs = _run(prog, sizes)
+            assert not any(o.dtype.kind == "f" and np.isnan(o).any() for o in outs), prog.text
+
+
+def test_zero_trip_sizes_run():
+    prog = generate_program(random.Random(3), GeneratorConfig(force=frozenset({"zero_trip"})))
+    assert 0 in prog.sizes.values()
+    _run(prog, prog.sizes)
+
+
+@needs_mlir_opt
+@pytest.mark.toolchain
+def test_sample_of_generated_programs_pass_mlir_opt():
+    for seed in range(30):
+        force = frozenset({FEATURES[seed % len(FEATURES)]})
+        prog = generate_program(random.Random(seed), GeneratorConfig(force=force))
+        err = verify_with_mlir_opt(prog.text)
+        assert err is None, f"seed {seed}: {err}\n{prog.text}"
+
+
+@settings(max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_hypothesis_strategy_gives_valid_programs(prog):
+    parse_module(prog.text)
+    assert prog.func_name == "kernel"
+
+
+@pytest.mark.slow
+def test_hypothesis_shrinks_generator_choices():
+    """Shrinking a 'has a subview' search ends at a small program: the draws shrink toward no features."""
+    from hypothesis import find
+
+    prog = find(programs(GeneratorConfig(max_nests=4)), lambda p: "memref.subview" in p.text,
+                settings=settings(max_examples=300, database=None, suppress_health_check=list(HealthCheck)))
+    assert "memref.subview" in prog.text
+    assert prog.text.count("affine.for") <= 4, prog.text
+
+
+# ---------------------------------------------------------------- the differential check
+
+
+def _fake_optimize(rewrite):
+    def optimize(source, options=None, filename="<input>", passes=None):
+        text = source if isinstance(source, str) else source.decode()
+        return SimpleNamespace(text=rewrite(text), remarks=[], num_loops_fused=0)
+    return optimize
+
+
+def _first_with(needle: str):
+    for seed in range(200):
+        prog = generate_program(random.Random(seed))
+        if needle in prog.text:
+            return prog
+    raise AssertionError(f"no program with {needle}")
+
+
+def test_check_passes_identity_and_catches_each_failure_kind(monkeypatch):
+    prog = _first_with("arith.addf")
+    opts = Options()
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t))
+    assert check_program(prog, opts) is None
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t.replace("arith.addf", "arith.subf")))
+    f = check_program(prog, opts)
+    assert f is not None and f.kind == MISMATCH and "differs" in f.message
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t.replace("return", "retur", 1)))
+    assert check_program(prog, opts).kind == INVALID
+
+    def boom(*a, **k):
+        raise KeyError("lost a loop")
+    monkeypatch.setattr(driver, "optimize", boom)
+    f = check_program(prog, opts)
+    assert f.kind == CRASH and "KeyError" in f.message
+
+
+def test_random_options_cover_the_knobs():
+    rng = random.Random(0)
+    seen = [random_options(rng) for _ in range(200)]
+    assert {o.target.name for o in seen} == set(TARGETS)
+    assert {o.distance_threshold for o in seen} == set(range(11))
+    assert {o.enable_loop_distribution for o in seen} == {True, False}
+    assert {o.enable_profitable_loop_fusion for o in seen} == {True, False}
+
+
+def test_options_and_regression_header_round_trip():
+    o = Options(target=TARGETS["inf2"], distance_threshold=3, enable_loop_distribution=False,
+                enable_profitable_loop_fusion=False)
+    assert parse_options_flags(options_flags(o)) == o
+    prog = generate_program(random.Random(1), GeneratorConfig(force=frozenset({"symbolic"})))
+    reg = Regression(prog.text, prog.func_name, prog.sizes, o, seed=42, note="mismatch: x")
+    back = parse_regression(regression_text(reg))
+    assert (back.func_name, back.sizes, back.options, back.seed, back.note) == (
+        reg.func_name, reg.sizes, reg.options, 42, "mismatch: x")
+    parse_module(regression_text(reg))  # the header is made of MLIR comments
+
+
+def test_shrink_keeps_the_failure_and_removes_the_rest():
+    prog = generate_program(random.Random(5), GeneratorConfig(force=frozenset({"subview", "call"})))
+
+    def still_fails(p):
+        parse_module(p.text)
+        return "memref.subview" in p.text and "func.call" in p.text
+
+    small = shrink(prog, still_fails)
+    assert still_fails(small)
+    assert len(small.text) < len(prog.text) / 2
+    assert small.text.count("affine.for") <= 2
+
+
+def test_fuzz_command_saves_a_shrunk_failure(monkeypatch, tmp_path):
+    """A miscompile (here: subtraction for addition whenever a subview exists) is found,
+    shrunk, and saved with the failing options in its header."""
+    def bad(t):
+        return t.replace("arith.addf", "arith.subf") if "memref.subview" in t else t
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(bad))
+    args = fuzz_main.build_parser().parse_args(
+        ["--minutes", "1", "--seed", "3", "--out", str(tmp_path), "--max-programs", "25", "--mlir-opt-every", "0"])
+    out = io.StringIO()
+    code = fuzz_main.run(args, out)
+    log = out.getvalue()
+    assert code == 1 and "FAIL [mismatch]" in log and "25 programs" in log
+    saved = sorted(tmp_path.glob("*.mlir"))
+    assert saved
+    reg = parse_regression(saved[0].read_text())
+    assert reg.note.startswith("mismatch") and "--target=" in saved[0].read_text()
+    assert check_regression(reg, use_mlir_opt=False).kind == MISMATCH
+    originals = [fuzz_main.program_case(3, k)[0] for k in range(25)]
+    biggest = max(len(p.text) for p in originals if "memref.subview" in p.text)
+    assert len(reg.text) < biggest
+
+
+def test_fuzz_command_reports_clean_runs(tmp_path):
+    args = fuzz_main.build_parser().parse_args(
+        ["--minutes", "1", "--seed", "1", "--out", str(tmp_path), "--max-programs", "3"])
+    out = io.StringIO()
+    assert fuzz_main.run(args, out) == 0
+    assert "3 programs" in out.getvalue() and "0 failures" in out.getvalue()
+
+
+# ---------------------------------------------------------------- loopopt itself
+
+
+def test_differential_property_fixed_seed():
+    """LOOPOPT_FUZZ_COUNT generated programs under random knobs: output verifies (every 10th
+    also with mlir-opt) and the interpreter gives bit-identical results."""
+    use_opt = find_tool("mlir-opt") is not None
+    failures = []
+    for k in range(PROPERTY_COUNT):
+        prog, options, seed = fuzz_main.program_case(PROPERTY_SEED, k)
+        f = check_program(prog, options, seed=seed, use_mlir_opt=use_opt and k % 10 == 0)
+        if f is not None:
+            failures.append((k, f))
+    if failures:
+        k, f = failures[0]
+        prog, options, _ = fuzz_main.program_case(PROPERTY_SEED, k)
+        summary = "\n".join(f"  case {k}: [{f.kind}] {f.message} ({options_flags(f.options)})" for k, f in failures)
+        pytest.fail(f"{len(failures)} of {PROPERTY_COUNT} programs fail:\n{summary}\nfirst program:\n{prog.text}")
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[os.path.basename(p) for p in REGRESSIONS])
+def test_saved_regression_keeps_its_results(path):
+    with open(path) as f:
+        reg = parse_regression(f.read())
+    failure = check_regression(reg, use_mlir_opt=find_tool("mlir-opt") is not None)
+    assert failure is None, f"{os.path.basename(path)}: [{failure.kind}] {failure.message}"
