@@ -68,10 +68,14 @@ class MemoryLocation:
 
 
 def value_name(v: ir.Value) -> str:
-    try:
-        return v.get_name()
-    except Exception:
-        return "<value>"
+    """A cheap readable name: `%argN` for an argument, `memref.alloc@line:col` for a result.
+    (Value.get_name() prints the whole function to number values: far too slow to call often.)"""
+    owner, block = mlir.value_owner(v)
+    if owner is None:
+        v = v.maybe_downcast() if hasattr(v, "maybe_downcast") else v
+        return f"%arg{v.arg_number}"
+    loc = mlir.location_of(owner)
+    return f"{owner.name}@{loc.split(':', 1)[1] if ':' in loc else loc}"
 
 
 def memory_location(root: ir.Value) -> MemoryLocation:
