@@ -192,3 +192,26 @@ def element_size_bytes(t) -> int:
 
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def _capsule_pointer():
+    import ctypes
+
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return lambda cap: api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
+
+
+_pointer_of = _capsule_pointer()
+
+
+def op_key(op) -> int:
+    """A stable dictionary key for an operation: its address, valid while the op lives.
+
+    `hash(Operation)` changes when the op's attributes change, so a dict keyed by the op itself
+    loses entries after e.g. a loop bound is rewritten. Callers must drop an op's key before
+    erasing it (a later op may reuse the address)."""
+    return _pointer_of(operation(op)._CAPIPtr)

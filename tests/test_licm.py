@@ -569,7 +569,7 @@ def test_kind_gate_and_reasons():
     assert reasons[1] == "%arg0 is written in the loop (call to @ext)"
     assert reasons[2:6] == ["affine.store writes memory", "memref.alloc allocates",
                             "call to @ext may have side effects", "unknown op test.opaque may have side effects"]
-    assert reasons[6] == "operand %arg2 is defined in the loop"
+    assert reasons[6] == "operand %iv@3:3 is defined in the loop"  # the IV of the loop at 3:3
     assert {c.what for c in facts.clobbers} == {"call to @ext", "unknown op test.opaque"}
 
 

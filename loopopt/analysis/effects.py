@@ -46,7 +46,13 @@ class Effects:
         return not (self.reads or self.writes or self.unknown or self.allocates)
 
     def touches(self) -> set:
-        return self.reads | self.writes
+        """reads | writes (cached: the sets only grow, so their sizes tell when to recompute)."""
+        key = (len(self.reads), len(self.writes))
+        cached = self.__dict__.get("_touches")
+        if cached is None or cached[0] != key:
+            cached = (key, self.reads | self.writes)
+            self.__dict__["_touches"] = cached
+        return cached[1]
 
 
 def is_pure_op(op: ir.Operation) -> bool:

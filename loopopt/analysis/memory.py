@@ -68,14 +68,22 @@ class MemoryLocation:
 
 
 def value_name(v: ir.Value) -> str:
-    """A cheap readable name: `%argN` for an argument, `memref.alloc@line:col` for a result.
+    """A cheap readable name: `%argN` for a function argument, `%iv@L:C` for an induction
+    variable, `op.name@L:C` for an op result (positions of the defining op / loop).
     (Value.get_name() prints the whole function to number values: far too slow to call often.)"""
     owner, block = mlir.value_owner(v)
     if owner is None:
         v = v.maybe_downcast() if hasattr(v, "maybe_downcast") else v
-        return f"%arg{v.arg_number}"
-    loc = mlir.location_of(owner)
-    return f"{owner.name}@{loc.split(':', 1)[1] if ':' in loc else loc}"
+        parent = mlir.operation(block.owner) if block is not None and block.owner is not None else None
+        if parent is None or parent.name == "func.func":
+            return f"%arg{v.arg_number}"
+        return f"%iv@{_line_col(parent)}" if v.arg_number == 0 else f"%{parent.name}.arg{v.arg_number}@{_line_col(parent)}"
+    return f"{owner.name}@{_line_col(owner)}"
+
+
+def _line_col(op: ir.Operation) -> str:
+    loc = mlir.location_of(op)
+    return loc.split(":", 1)[1] if ":" in loc else loc
 
 
 def memory_location(root: ir.Value) -> MemoryLocation:

@@ -38,10 +38,10 @@ class FPGEntry:
         return -self.neg_profit
 
 
-def shared_tensors(e1: Effects, e2: Effects) -> list[SharedTensor]:
+def shared_tensors(e1: Effects, e2: Effects, location=memory_location) -> list[SharedTensor]:
     """Buffers both loops touch, in a deterministic order."""
     common = e1.touches() & e2.touches()
-    locs = [memory_location(r) for r in common if _is_memref(r)]
+    locs = [location(r) for r in common if _is_memref(r)]
     locs.sort(key=lambda m: m.name)
     return [SharedTensor(m, m.root in e1.writes, m.root in e2.writes) for m in locs]
 

@@ -26,11 +26,13 @@ from ..options import Options
 from ..remarks import PASSED, RemarkLog
 
 
-def contraction_plan(alloc: ir.Operation, scope: Scope | None = None) -> list[tuple[ir.Operation, ir.Operation]] | None:
+def contraction_plan(alloc: ir.Operation, scope: Scope | None = None,
+                     positions=None) -> list[tuple[ir.Operation, ir.Operation]] | None:
     """(load, forwarding store) pairs if the buffer can be contracted, else None.
 
     Each load is forwarded from the latest preceding store in the block that provably writes
-    the same element (isl), provided no other store in between may write that element."""
+    the same element (isl), provided no other store in between may write that element.
+    `positions(block)` gives op -> index in block (cached by the caller)."""
     scope = scope or Scope()
     buf = alloc.results[0]
     users = [mlir.operation(u.owner) for u in buf.uses]
@@ -44,7 +46,8 @@ def contraction_plan(alloc: ir.Operation, scope: Scope | None = None) -> list[tu
         return None
     stores: list = []  # access patterns of the stores seen so far, in order
     plan = []
-    for op in mlir.block_ops(block):
+    order = positions(block) if positions is not None else {mlir.op_key(o): k for k, o in enumerate(mlir.block_ops(block))}
+    for op in sorted(accesses, key=lambda o: order[mlir.op_key(o)]):
         if op.name == "affine.store" and op.operands[1] == buf:
             stores.append(access_pattern(op, scope))
         elif op.name == "affine.load" and op.operands[0] == buf:
@@ -52,15 +55,7 @@ def contraction_plan(alloc: ir.Operation, scope: Scope | None = None) -> list[tu
             if not stores or not same_element(stores[-1], load, scope):
                 return None  # the latest store must write exactly the element read
             plan.append((op, stores[-1].op))
-        elif op.regions and any(True for _ in _uses_inside(op, buf)):
-            return None
     return plan
-
-
-def _uses_inside(op: ir.Operation, buf: ir.Value):
-    for o in mlir.walk(op):
-        if any(v == buf for v in o.operands):
-            yield o
 
 
 def contract(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
@@ -73,9 +68,17 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
     count = 0
     fname = mlir.func_name(fn)
     scope = Scope()
+    cache: dict = {}
+
+    def positions(block):
+        p = cache.get(block)
+        if p is None:
+            p = cache[block] = {mlir.op_key(o): k for k, o in enumerate(mlir.block_ops(block))}
+        return p
+
     allocs = [o for o in mlir.walk(fn) if o.name in ALLOC_OPS]
     for alloc in allocs:
-        plan = contraction_plan(alloc, scope)
+        plan = contraction_plan(alloc, scope, positions)
         if plan is None:
             shrink = shrink_plan(alloc, scope)
             if shrink is not None:

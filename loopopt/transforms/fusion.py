@@ -13,7 +13,8 @@ from .. import mlir
 from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import Scope
-from ..analysis.effects import Effects, op_effects
+from ..analysis.effects import Effects
+from ..analysis.facts import Facts
 from ..analysis.loops import (body_block, body_ops, has_iter_args, loop_dims, loops_in_block, same_trip_count)
 from ..analysis.memory import DEFAULT_DYNAMIC_EXTENT, memory_location
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
@@ -57,27 +58,28 @@ def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> StopR
     return None
 
 
-def accesses_partition_dim(loop: ir.Operation, scope: Scope) -> bool:
+def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> bool:
     """True iff some access in the loop indexes dimension 0 (the partition dimension) with the
     loop's own IV or an IV of a loop enclosing it."""
     names = {d.name for d in loop_dims(loop, scope)}
-    for a in collect_accesses(loop, scope):
+    for a in (accesses if accesses is not None else collect_accesses(loop, scope)):
         names_here = {lp.name for lp in a.loops}
         if a.index and any(a.uses_iv(n, 0) for n in names_here | names):
             return True
     return False
 
 
-def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options: Options) -> StopReason | None:
+def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options: Options,
+                        facts=None) -> StopReason | None:
     if not options.target.partitioned:
         return None
     for lp in (l1, l2):
-        if not accesses_partition_dim(lp, scope):
+        if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
             return StopReason(NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
     return None
 
 
-def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> StopReason | None:
+def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> StopReason | None:
     """Fusing reverses any dependence from an iteration of l1 to an earlier iteration of l2.
 
     Checked for RAW, WAR and WAW over every pair of conflicting accesses with isl. A distance
@@ -85,13 +87,15 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> S
     d <= 0, which forbids the ordinary producer-consumer case)."""
     (ax1,) = loop_dims(l1, scope)
     (ax2,) = loop_dims(l2, scope)
-    acc1 = collect_accesses(l1, scope)
-    acc2 = collect_accesses(l2, scope)
-    by_root: dict = {}
+    acc2 = facts.accesses(l2) if facts is not None else collect_accesses(l2, scope)
+    if facts is not None:
+        by_root1 = facts.accesses_by_root(l1)
+    else:
+        by_root1 = {}
+        for a in collect_accesses(l1, scope):
+            by_root1.setdefault(a.root, []).append(a)
     for b in acc2:
-        by_root.setdefault(b.root, []).append(b)
-    for a in acc1:
-        for b in by_root.get(a.root, ()):
+        for a in by_root1.get(b.root, ()):
             if not (a.is_write or b.is_write):
                 continue
             if a.index is None or b.index is None:
@@ -125,23 +129,23 @@ def _identical_access(a, b, ax1, ax2) -> bool:
     return same and any(t.strip("()") == ax1.name for t in a.index)
 
 
-def working_set_per_partition(effects: Effects, options: Options) -> int:
+def working_set_per_partition(effects: Effects, options: Options, location=memory_location) -> int:
     """Bytes one iteration of the fused loop keeps per partition: one row of every buffer."""
     total = 0
     for r in effects.touches():
         if not isinstance(r.type, ir.MemRefType):
             continue
-        loc = memory_location(r)
+        loc = location(r)
         rows = (loc.shape[0] or DEFAULT_DYNAMIC_EXTENT) if loc.shape else 1
         total += (loc.live_n // max(1, rows)) * loc.elem_size
     return total
 
 
-def check_budget(e1: Effects, e2: Effects, options: Options) -> StopReason | None:
+def check_budget(e1: Effects, e2: Effects, options: Options, location=memory_location) -> StopReason | None:
     both = Effects()
     both.merge(e1)
     both.merge(e2)
-    need = working_set_per_partition(both, options)
+    need = working_set_per_partition(both, options, location)
     if need > options.sb_budget:
         return StopReason(OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
     return None
@@ -233,7 +237,7 @@ def loop_fusion(l1: ir.Operation, l2: ir.Operation) -> None:
     iv2 = body_block(l2).arguments[0]
     iv = _shifted_iv(l1, l2)
     iv2.replace_all_uses_with(iv)
-    term = mlir.block_ops(body_block(l1))[-1]
+    term = mlir.operation(ir.InsertionPoint.at_block_terminator(body_block(l1)).ref_operation)
     for op in body_ops(l2):
         op.move_before(term)
     l2.erase()
@@ -241,6 +245,29 @@ def loop_fusion(l1: ir.Operation, l2: ir.Operation) -> None:
 
 # ---------------------------------------------------------------------------------------
 # The greedy driver.
+
+
+class BlockOrder:
+    """Program order of the ops of one block, kept across fusions without rescanning the block:
+    erasing a loop only forgets it; moves (hoists, restructuring) rescan."""
+
+    def __init__(self, block: ir.Block) -> None:
+        self.block = block
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.seq = mlir.block_ops(self.block)
+        self.pos = {mlir.op_key(op): k for k, op in enumerate(self.seq)}
+        self.gone: set = set()
+
+    def between(self, a: ir.Operation, b: ir.Operation) -> list[ir.Operation]:
+        i, j = self.pos[mlir.op_key(a)], self.pos[mlir.op_key(b)]
+        return [o for k, o in enumerate(self.seq[i + 1:j], i + 1) if k not in self.gone]
+
+    def forget(self, op: ir.Operation) -> None:
+        k = self.pos.pop(mlir.op_key(op), None)
+        if k is not None:
+            self.gone.add(k)
 
 
 @dataclass
@@ -252,6 +279,7 @@ class _BlockState:
     rejected: set = field(default_factory=set)  # (id1, id2) popped and refused since the last fuse
     origin: dict = field(default_factory=dict)  # id -> id of the loop it was distributed from
     next_id: int = 0
+    block_order: BlockOrder | None = None
 
 
 class GreedyFusion:
@@ -264,27 +292,24 @@ class GreedyFusion:
         self.log = log
         self.filename = filename
         self.fname = mlir.func_name(func)
-        self.scope = Scope()
+        self.facts = Facts()
+        self.scope = self.facts.scope
         self.incremental = incremental
         self.num_loops_fused = 0
-        self._effects: dict = {}
         self._last_reason: dict = {}
         self._restructured: set = set()
         self._needs_rebuild = False
 
     # -- facts ------------------------------------------------------------------------
     def effects(self, op: ir.Operation) -> Effects:
-        e = self._effects.get(op)
-        if e is None:
-            e = self._effects[op] = op_effects(op)
-        return e
+        return self.facts.effects(op)
 
     def _where(self, op: ir.Operation) -> str:
         return mlir.location_of(op, self.filename)
 
     def pair_profit(self, l1: ir.Operation, l2: ir.Operation) -> float | None:
         """Profit of a candidate pair, or None when the loops share no tensor (no FPG entry)."""
-        shared = shared_tensors(self.effects(l1), self.effects(l2))
+        shared = shared_tensors(self.effects(l1), self.effects(l2), self.facts.location)
         if not shared:
             return None
         return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned)
@@ -353,17 +378,19 @@ class GreedyFusion:
             return [], StopReason(CARRIES_VALUES)
         r = check_trip_counts(l1, l2, self.scope)
         if r is None:
-            r = check_partition_dim(l1, l2, self.scope, self.options)
+            r = check_partition_dim(l1, l2, self.scope, self.options, self.facts)
         if r is None and profit <= 0:
             r = StopReason(NO_BENEFIT)
         if r is not None:
             return [], r
-        between = self._ops_between(l1, l2)
+        between = st.block_order.between(l1, l2) if st is not None else self._ops_between(l1, l2)
         hoist, r = traverse_path(l1, l2, between, self.effects)
         if r is None:
-            r = has_negative_distance(l1, l2, self.scope)
+            r = has_negative_distance(l1, l2, self.scope, self.facts)
         if r is None:
-            r = check_budget(self.effects(l1), self.effects(l2), self.options)
+            need = self.facts.fused_working_set(l1, l2)
+            if need > self.options.sb_budget:
+                r = StopReason(OVER_BUDGET, f"{need} bytes per partition > SBSize {self.options.sb_budget}")
         return hoist, r
 
     @staticmethod
@@ -380,7 +407,7 @@ class GreedyFusion:
 
     def check_loop_fusion_greedy(self, block: ir.Block, level: int) -> None:
         loops = loops_in_block(block)
-        st = _BlockState()
+        st = _BlockState(block_order=BlockOrder(block) if len(loops) >= 2 else None)
         for k, lp in enumerate(loops):
             st.loops[k] = lp
             st.order.append(k)
@@ -424,9 +451,9 @@ class GreedyFusion:
     @staticmethod
     def _reorder(st: _BlockState) -> None:
         """Re-read the program order of the alive loops from the block."""
-        ids = {op: k for k, op in st.loops.items()}
-        any_op = next(iter(st.loops.values()))
-        st.order = [ids[o] for o in loops_in_block(any_op.block) if o in ids]
+        st.block_order.refresh()
+        ids = {mlir.op_key(op): k for k, op in st.loops.items()}
+        st.order = [ids[mlir.op_key(o)] for o in st.block_order.seq if mlir.op_key(o) in ids]
 
     def _classic(self, st: _BlockState, level: int) -> None:
         """check_loop_fusion: fuse adjacent legal pairs in program order."""
@@ -434,9 +461,11 @@ class GreedyFusion:
         while k + 1 < len(st.order):
             a, b = st.order[k], st.order[k + 1]
             profit = self.pair_profit(st.loops[a], st.loops[b])
-            if profit is not None and self._try_fuse(st, a, b, profit, level) is not None:
+            hoisted = self._try_fuse(st, a, b, profit, level) if profit is not None else None
+            if hoisted is not None:
                 self._remove(st, a, b)
-                self._reorder(st)
+                if any(x.name == "affine.for" for x in hoisted):
+                    self._reorder(st)
             elif self._needs_rebuild:
                 self._needs_rebuild = False
                 self._reorder(st)
@@ -470,11 +499,16 @@ class GreedyFusion:
             return None
         for x in hoist:
             x.move_before(l1)
+        if hoist:
+            st.block_order.refresh()
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
                      function=self.fname, location=self._where(l1),
                      args={"loops": loc, "level": level, "profit": profit, "hoisted": [x.name for x in hoist]})
-        self._forget(l1, l2)
+        e2 = self.facts.before_fuse(l1, l2)
+        moved = body_ops(l2)
+        st.block_order.forget(l2)
         loop_fusion(l1, l2)
+        self.facts.fused(l1, e2, moved)
         self.num_loops_fused += 1
         return hoist
 
@@ -503,6 +537,7 @@ class GreedyFusion:
                     if roots is not None:
                         self._replace(st, a, roots[0])
                         self._replace(st, b, roots[1])
+                        st.block_order.refresh()
                         return True
             return False
         if reason.message in (NEGATIVE_DISTANCE, BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
@@ -526,6 +561,7 @@ class GreedyFusion:
                     pieces = pr.distribute_for_partner(st.loops[victim], self.log, self.fname)
                     if pieces:
                         self._split(st, victim, pieces)
+                        st.block_order.refresh()
                         self._needs_rebuild = True
                         return False
         return False
@@ -550,10 +586,7 @@ class GreedyFusion:
         return True
 
     def _forget(self, *ops: ir.Operation) -> None:
-        """Drop cached facts of ops about to change or disappear (before they are erased: a new
-        op may later reuse an erased op's address)."""
-        for op in ops:
-            self._effects.pop(op, None)
+        self.facts.forget(*ops)
 
     def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
         st.loops[k] = op

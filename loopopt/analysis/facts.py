@@ -1,0 +1,115 @@
+"""Memoized analysis facts for one function while a transform runs on it.
+
+Facts are pure functions of the IR; a transform that changes a loop tells the cache (`forget`,
+or `fused` for the cheap update after a fuse), so a chain of N fusions costs O(N) analysis,
+not O(N^2).
+"""
+from __future__ import annotations
+
+from ..mlir import ir, op_key
+from .accesses import AccessPattern, collect_accesses
+from .affine import Scope
+from .effects import Effects, op_effects
+from .memory import DEFAULT_DYNAMIC_EXTENT, MemoryLocation, memory_location
+
+
+class Facts:
+    """Facts keyed by op address (`op_key`): an op's hash changes with its attributes."""
+
+    def __init__(self, scope: Scope | None = None) -> None:
+        self.scope = scope or Scope()
+        self._effects: dict = {}
+        self._accesses: dict = {}
+        self._locations: dict = {}
+        self._by_root: dict = {}
+        self._row_bytes: dict = {}
+        self._working_set: dict = {}
+
+    def effects(self, op: ir.Operation) -> Effects:
+        e = self._effects.get(op_key(op))
+        if e is None:
+            e = self._effects[op_key(op)] = op_effects(op)
+        return e
+
+    def accesses(self, op: ir.Operation) -> list[AccessPattern]:
+        a = self._accesses.get(op_key(op))
+        if a is None:
+            a = self._accesses[op_key(op)] = collect_accesses(op, self.scope)
+        return a
+
+    def location(self, root: ir.Value) -> MemoryLocation:
+        m = self._locations.get(root)
+        if m is None:
+            m = self._locations[root] = memory_location(root)
+        return m
+
+    def accesses_by_root(self, op: ir.Operation) -> dict:
+        """The op's accesses grouped by buffer."""
+        d = self._by_root.get(op_key(op))
+        if d is None:
+            d = {}
+            for a in self.accesses(op):
+                d.setdefault(a.root, []).append(a)
+            self._by_root[op_key(op)] = d
+        return d
+
+    def row_bytes(self, root: ir.Value) -> int:
+        """Bytes of one partition row of a buffer (all dims but the first)."""
+        b = self._row_bytes.get(root)
+        if b is None:
+            loc = self.location(root)
+            rows = (loc.shape[0] or DEFAULT_DYNAMIC_EXTENT) if loc.shape else 1
+            b = self._row_bytes[root] = (loc.live_n // max(1, rows)) * loc.elem_size
+        return b
+
+    def working_set(self, op: ir.Operation) -> int:
+        """Bytes per partition one iteration of the loop touches: one row of every buffer."""
+        w = self._working_set.get(op_key(op))
+        if w is None:
+            w = self._working_set[op_key(op)] = sum(self.row_bytes(r) for r in self.effects(op).touches()
+                                            if isinstance(r.type, ir.MemRefType))
+        return w
+
+    def fused_working_set(self, l1: ir.Operation, l2: ir.Operation) -> int:
+        t1 = self.effects(l1).touches()
+        return self.working_set(l1) + sum(self.row_bytes(r) for r in self.effects(l2).touches()
+                                          if r not in t1 and isinstance(r.type, ir.MemRefType))
+
+    def forget(self, *ops: ir.Operation) -> None:
+        """Drop facts of ops about to change or disappear (before they are erased: a new op may
+        later reuse an erased op's address)."""
+        for op in ops:
+            k = op_key(op)
+            self._effects.pop(k, None)
+            self._accesses.pop(k, None)
+            self._by_root.pop(k, None)
+            self._working_set.pop(k, None)
+
+    def before_fuse(self, l1: ir.Operation, l2: ir.Operation):
+        """Take what `fused` needs of l2 before the fuse erases it."""
+        state = (self.effects(l2), self.fused_working_set(l1, l2))
+        self.forget(l2)
+        return state
+
+    def fused(self, l1: ir.Operation, state, moved: list[ir.Operation]) -> None:
+        """l2's body (`moved`, now under l1's IV) was appended to l1: effects are the union and
+        accesses are l1's followed by the moved ops' (recomputed: their IV changed). Updated in
+        place, so a chain of fusions costs time proportional to what each fuse moves."""
+        e2, working_set = state
+        k1 = op_key(l1)
+        e1 = self._effects.get(k1)
+        acc1 = self._accesses.get(k1)
+        by_root = self._by_root.get(k1)
+        self.forget(l1)
+        if e1 is not None:
+            e1.merge(e2)
+            self._effects[k1] = e1
+            self._working_set[k1] = working_set
+        if acc1 is not None:
+            extra = [a for op in moved for a in collect_accesses(op, self.scope)]
+            acc1.extend(extra)
+            self._accesses[k1] = acc1
+            if by_root is not None:
+                for a in extra:
+                    by_root.setdefault(a.root, []).append(a)
+                self._by_root[k1] = by_root
