@@ -35,8 +35,12 @@ class Effects:
     allocates: set = field(default_factory=set)
 
     def merge(self, other: "Effects") -> None:
+        cached = self.__dict__.get("_touches")
         self.reads |= other.reads
         self.writes |= other.writes
+        if cached is not None:  # keep the cached union current instead of rebuilding it
+            cached[1].update(other.reads, other.writes)
+            self.__dict__["_touches"] = ((len(self.reads), len(self.writes)), cached[1])
         self.allocates |= other.allocates
         self.unknown = self.unknown or other.unknown
         self.reasons.extend(other.reasons)

@@ -249,7 +249,8 @@ def loop_fusion(l1: ir.Operation, l2: ir.Operation) -> None:
 
 class BlockOrder:
     """Program order of the ops of one block, kept across fusions without rescanning the block:
-    erasing a loop only forgets it; moves (hoists, restructuring) rescan."""
+    erasing a loop unlinks it from a doubly linked list over positions; moves (hoists,
+    restructuring) rescan."""
 
     def __init__(self, block: ir.Block) -> None:
         self.block = block
@@ -258,16 +259,28 @@ class BlockOrder:
     def refresh(self) -> None:
         self.seq = mlir.block_ops(self.block)
         self.pos = {mlir.op_key(op): k for k, op in enumerate(self.seq)}
-        self.gone: set = set()
+        n = len(self.seq)
+        self.next = list(range(1, n + 1))
+        self.prev = list(range(-1, n - 1))
 
     def between(self, a: ir.Operation, b: ir.Operation) -> list[ir.Operation]:
         i, j = self.pos[mlir.op_key(a)], self.pos[mlir.op_key(b)]
-        return [o for k, o in enumerate(self.seq[i + 1:j], i + 1) if k not in self.gone]
+        out = []
+        k = self.next[i]
+        while k < j:
+            out.append(self.seq[k])
+            k = self.next[k]
+        return out
 
     def forget(self, op: ir.Operation) -> None:
         k = self.pos.pop(mlir.op_key(op), None)
-        if k is not None:
-            self.gone.add(k)
+        if k is None:
+            return
+        p, n = self.prev[k], self.next[k]
+        if p >= 0:
+            self.next[p] = n
+        if n < len(self.seq):
+            self.prev[n] = p
 
 
 @dataclass
@@ -359,7 +372,7 @@ class GreedyFusion:
             j = i + t - 1
             if j < len(order):
                 want.add((order[i], order[j]))
-        index = {x: n for n, x in enumerate(order)}
+        index = {x: n for n, x in enumerate(order)} if st.rejected else {}
         for pair in st.rejected:
             a, b = pair
             if a in st.loops and b in st.loops and 0 < index[b] - index[a] < t:
