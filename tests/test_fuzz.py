@@ -322,3 +322,27 @@ def test_saved_regression_keeps_its_results(path):
         reg = parse_regression(f.read())
     failure = check_regression(reg, use_mlir_opt=find_tool("mlir-opt") is not None)
     assert failure is None, f"{os.path.basename(path)}: [{failure.kind}] {failure.message}"
+
+
+@needs_mlir_opt
+@pytest.mark.toolchain
+def test_bug_pattern_regressions_catch_stock_mlir_fusion():
+    """The saved MLIR bug patterns are sharp: stock `mlir-opt --affine-loop-fusion` (default or
+    maximal) miscompiles the three the issue measured, and the same check reports it."""
+    from loopopt.fuzz.differential import compare_results
+    from loopopt.toolchain import mlir_opt
+
+    caught = set()
+    for path in REGRESSIONS:
+        with open(path) as f:
+            reg = parse_regression(f.read())
+        if not reg.note.startswith("MLIR bug pattern"):
+            continue
+        for flags in (["--affine-loop-fusion"], ["--affine-loop-fusion=maximal"]):
+            stock = mlir_opt(reg.text, flags)
+            assert stock.returncode == 0, stock.stderr
+            verdict = compare_results(reg.text, stock.stdout, reg.func_name, reg.sizes, reg.seed)
+            if verdict is not None and verdict[0] == MISMATCH:
+                caught.add(reg.note.split(":", 1)[1].strip())
+    for pattern in ("a call rewrites", "memref.cast alias", "T[i+1]"):
+        assert any(pattern in c for c in caught), (pattern, caught)

@@ -221,9 +221,10 @@ def parse_regression(text: str) -> Regression:
 
 
 def save_regression(reg: Regression, directory: str) -> str:
-    """Write `reg` as DIR/<hash>.mlir (hash of the program text); returns the path."""
+    """Write `reg` as DIR/<hash>.mlir (hash of program, options and sizes); returns the path."""
     os.makedirs(directory, exist_ok=True)
-    digest = hashlib.sha256(reg.text.encode()).hexdigest()[:12]
+    key = f"{reg.text}\n{options_flags(reg.options)}\n{sorted(reg.sizes.items())}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     path = os.path.join(directory, f"{digest}.mlir")
     with open(path, "w") as f:
         f.write(regression_text(reg))
