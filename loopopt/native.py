@@ -10,7 +10,8 @@ Every variant of a program goes through the same harness and the same pipeline, 
 difference between two runs is the kernel's own body.
 
 What @main prints (one integer per line, via printI64 from libmlir_c_runner_utils):
-  MARK, reps, one f64 bit pattern per timed call (seconds), number of outputs, then per output:
+  MARK, reps, one f64 bit pattern per timed call (seconds), the cache flush's sum (0 without
+  a flush), number of outputs, then per output:
   numel, mode, and for mode 0 every element, for mode 1 the checksums (sum, position-weighted
   sum, sum of magnitudes; f64 bit patterns), then MARK again. Floats travel as f64 bit patterns
   so nothing is lost to decimal printing.
@@ -390,7 +391,37 @@ def _call(e: _Emitter, sig: KernelSignature, args: list[str]) -> list[str]:
     return [f"{r}#{k}" for k in range(len(sig.results))]
 
 
-def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_limit: int) -> list[str]:
+def _flush_buffer(e: _Emitter, flush_bytes: int) -> tuple[str, str, str]:
+    """(buffer, its type, a one-element accumulator) for evicting the caches by reading."""
+    n = max(8, flush_bytes // 8)
+    btype = f"memref<{n}xi64>"
+    buf = e.op(f"memref.alloc() {{alignment = 64 : i64}} : {btype}", "flush")
+    i = e.fresh("i")
+    # written once so every page is real memory (unwritten pages all map one shared zero page)
+    e.open(f"scf.for {i} = {e.const(0, 'index')} to {e.const(n, 'index')} step {e.const(1, 'index')}")
+    e.emit(f"memref.store {e.op(f'arith.index_cast {i} : index to i64')}, {buf}[{i}] : {btype}")
+    e.close()
+    acc = e.op("memref.alloc() : memref<1xi64>", "fsum")
+    e.emit(f"memref.store {e.const(0, 'i64')}, {acc}[{e.const(0, 'index')}] : memref<1xi64>")
+    return buf, btype, acc
+
+
+def _flush(e: _Emitter, buf: str, btype: str, acc: str) -> None:
+    """Read one word per 64-byte line of the buffer; the sum is printed so the reads stay."""
+    n = int(btype[len("memref<"):].split("x")[0])
+    i, s = e.fresh("i"), e.fresh("s")
+    total = e.fresh("fs")
+    c0 = e.const(0, "index")
+    e.open(f"{total} = scf.for {i} = {c0} to {e.const(n, 'index')} step {e.const(8, 'index')} "
+           f"iter_args({s} = {e.const(0, 'i64')}) -> (i64)")
+    e.emit(f"scf.yield {e.op(f'arith.addi {s}, ' + e.op(f'memref.load {buf}[{i}] : {btype}') + ' : i64')} : i64")
+    e.close()
+    old = e.op(f"memref.load {acc}[{c0}] : memref<1xi64>")
+    e.emit(f"memref.store {e.op(f'arith.addi {old}, {total} : i64')}, {acc}[{c0}] : memref<1xi64>")
+
+
+def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_limit: int,
+               flush_bytes: int = 0) -> list[str]:
     e = _Emitter()
     args: list[str] = []
     for k, (slot, size) in enumerate(zip(sig.args, sizes)):
@@ -398,6 +429,7 @@ def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_l
             args.append(_alloc_and_fill(e, slot, size, k))
         else:
             args.append(e.const(size, slot.type))
+    flush = _flush_buffer(e, flush_bytes) if flush_bytes > 0 else None
     results: list[str] = []
     for _ in range(max(1, warmup)):
         results = _call(e, sig, args)
@@ -412,6 +444,8 @@ def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_l
         loop = e.fresh("loop")
         head = f"{loop}:{len(results)} = {head} iter_args({inits}) -> ({', '.join(rtypes)})"
     e.open(head)
+    if flush:
+        _flush(e, *flush)
     t0 = e.op("func.call @rtclock() : () -> f64", "t")
     fresh = _call(e, sig, args)
     t1 = e.op("func.call @rtclock() : () -> f64", "t")
@@ -427,6 +461,7 @@ def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_l
     e.open(f"scf.for {j} = {c0} to {e.const(reps, 'index')} step {c1}")
     _print(e, _to_i64_bits(e, e.op(f"memref.load {times}[{j}] : memref<{reps}xf64>"), "f64"))
     e.close()
+    _print(e, e.op(f"memref.load {flush[2]}[{c0}] : memref<1xi64>") if flush else e.const(0, "i64"))
     outputs = [(a, s) for a, s in zip(args, sig.args) if s.kind == "memref"] + list(zip(results, sig.results))
     _print_int(e, len(outputs))
     for value, slot in outputs:
@@ -444,15 +479,17 @@ _DECLS = {
 
 
 def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
-                 full_limit: int = FULL_LIMIT) -> str:
-    """The kernel module plus a `@main` that allocates, fills, times and prints (see module doc)."""
+                 full_limit: int = FULL_LIMIT, flush_bytes: int = 0) -> str:
+    """The kernel module plus a `@main` that allocates, fills, times and prints (see module doc).
+    With flush_bytes > 0 every timed call is preceded (untimed) by reading a buffer that large,
+    so each call starts with cold caches."""
     if reps < 1:
         raise NativeError("reps must be at least 1")
     module_text, sig = _noinline_module(text, kernel)
     sizes = resolve_sizes(sig, sizes)
     existing = {mlir.func_name(f) for f in mlir.functions(mlir.parse_module(module_text))}
     decls = [d for name, d in _DECLS.items() if name not in existing]
-    body = _main_body(sig, sizes, reps, warmup, full_limit)
+    body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes)
     driver = ["", *("  " + d for d in decls), "  func.func @main() {", *("  " + ln for ln in body), "  }"]
     end = module_text.rstrip().rfind("}")
     return module_text[:end] + "\n".join(driver) + "\n}\n"
@@ -464,11 +501,11 @@ def lower_to_llvm(text: str, timeout: float = 600) -> str:
     """`text` lowered to the LLVM dialect with LOWERING_PASSES."""
     p = mlir_opt(text, list(LOWERING_PASSES), timeout=timeout)
     if p.returncode != 0:
-        raise NativeError("lowering failed: " + _first_error(p.stderr))
+        raise NativeError("lowering failed: " + first_error_line(p.stderr))
     return p.stdout
 
 
-def _first_error(stderr: str) -> str:
+def first_error_line(stderr: str) -> str:
     lines = [ln.strip() for ln in stderr.splitlines() if "error" in ln] or [ln.strip() for ln in stderr.splitlines() if ln.strip()]
     return lines[0] if lines else "(no message)"
 
@@ -502,7 +539,7 @@ def run_lowered(llvm_text: str, timeout: float = 600) -> str:
     finally:
         os.unlink(path)
     if p.returncode != 0:
-        raise NativeError(f"mlir-runner exited {p.returncode}: {_first_error(p.stderr)}")
+        raise NativeError(f"mlir-runner exited {p.returncode}: {first_error_line(p.stderr)}")
     return p.stdout
 
 
@@ -521,6 +558,7 @@ def parse_output(stdout: str, sig: KernelSignature) -> tuple[tuple[float, ...], 
         if next(nums) != MARK:
             raise ValueError("missing start mark")
         times = tuple(_f64(next(nums)) for _ in range(next(nums)))
+        next(nums)  # the cache flush's sum, printed only to keep its reads alive
         slots = sig.outputs()
         if next(nums) != len(slots):
             raise ValueError("wrong number of outputs")
@@ -541,9 +579,10 @@ def parse_output(stdout: str, sig: KernelSignature) -> tuple[tuple[float, ...], 
 
 
 def run_native(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
-               full_limit: int = FULL_LIMIT, timeout: float = 600) -> NativeResult:
+               full_limit: int = FULL_LIMIT, flush_bytes: int = 0, timeout: float = 600) -> NativeResult:
     """Build the harness around @kernel, lower it, run it, and return times and outputs."""
-    harness = make_harness(text, kernel, sizes, reps=reps, warmup=warmup, full_limit=full_limit)
+    harness = make_harness(text, kernel, sizes, reps=reps, warmup=warmup, full_limit=full_limit,
+                           flush_bytes=flush_bytes)
     sig = kernel_signature(text, kernel)
     stdout = run_lowered(lower_to_llvm(harness, timeout=timeout), timeout=timeout)
     times, outputs = parse_output(stdout, sig)
