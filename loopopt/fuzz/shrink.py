@@ -5,7 +5,8 @@ dropping a statement drops everything that uses what it defines (and a placed
 buffer's readers go with its init nest). Passes, repeated to a fixpoint:
   1. delta debugging over top-level statements (halves, quarters, ... single ones);
   2. drop single terms of a nest's arithmetic;
-  3. untile loops and replace symbolic bounds by their constant maximum.
+  3. untile loops, replace symbolic bounds by their constant maximum, halve constant bounds;
+  4. drop unused arguments and shrink buffers to what their accesses need.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ def shrink(prog: GeneratedProgram, still_fails: StillFails, max_checks: int = 40
         size = len(best.text)
         best = _drop_statements(best, still_fails, budget)
         best = _simplify_nests(best, still_fails, budget)
+        best = _simplify_buffers(best, still_fails, budget)
         if len(best.text) >= size:
             break
     return best
@@ -92,6 +94,7 @@ def _nest_edits(model: Program, k: int) -> list:
     for d in range(len(w.loops)):
         edits.append(lambda nest, m, d=d: _untile(nest.loops[d]))
         edits.append(lambda nest, m, d=d: _constant_bound(nest.loops[d], m))
+        edits.append(lambda nest, m, d=d: _halve_bound(nest.loops[d]))
     return edits
 
 
@@ -121,3 +124,53 @@ def _constant_bound(loop: Loop, model: Program) -> bool:
         return False
     loop.hi = model.symbols[loop.hi]
     return True
+
+
+def _halve_bound(loop: Loop) -> bool:
+    if not isinstance(loop.hi, int) or loop.hi - loop.lo < 2:
+        return False
+    loop.hi = loop.lo + (loop.hi - loop.lo) // 2
+    return True
+
+
+def _referenced(model: Program) -> set:
+    names = set()
+    for st in model.stmts:
+        names |= st.uses
+    return names
+
+
+def _simplify_buffers(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+    """Drop arguments no statement touches; then shrink each buffer's minimum shape to 1s."""
+    best = prog
+    model = copy.deepcopy(best.model)
+    used = _referenced(model)
+    model.inputs = [b for b in model.inputs if b.name in used]
+    model.outputs = [b for b in model.outputs if b.name in used]
+    if len(model.inputs) + len(model.outputs) < len(best.model.inputs) + len(best.model.outputs):
+        cand = _try(model, still_fails, budget)
+        if cand is not None:
+            best = cand
+    names = [r.name for r in _shaped(best.model) if any(d > 1 for d in r.min_shape)]
+    for name in names:
+        model = copy.deepcopy(best.model)
+        for r in _shaped(model):
+            if r.name == name:
+                r.min_shape = (1,) * r.rank
+        cand = _try(model, still_fails, budget)
+        if cand is not None:
+            best = cand
+    return best
+
+
+def _shaped(model: Program) -> list:
+    """Buffers and subviews (the refs with a minimum shape)."""
+    from .generator import AllocOp, ViewOp
+
+    refs = list(model.inputs) + list(model.outputs)
+    for st in model.stmts:
+        if isinstance(st.what, AllocOp):
+            refs.append(st.what.buf)
+        elif isinstance(st.what, ViewOp) and st.what.view.kind == "subview":
+            refs.append(st.what.view)
+    return refs
