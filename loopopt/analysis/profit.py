@@ -50,13 +50,17 @@ def _is_memref(v) -> bool:
     return isinstance(v.type, ir.MemRefType)
 
 
-def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False) -> float:
-    """2 * sum(liveN * elemSize) over shared placed tensors (+ 1 * bytes per shared external read)."""
+def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False,
+                  reads_same_elements=lambda root: True) -> float:
+    """2 * sum(liveN * elemSize) over shared placed tensors (+ 1 * bytes per shared external
+    tensor both loops only read, when they read the same elements in the same iteration:
+    reading A[i][j] and A[j][i] in one fused iteration reuses nothing)."""
     profit = 0.0
     for t in shared:
         if t.location.placed:
             profit += 2.0 * float(t.location.live_n * t.location.elem_size)
-        elif reward_shared_reads and not (t.written_by_first or t.written_by_second):
+        elif reward_shared_reads and not (t.written_by_first or t.written_by_second) \
+                and reads_same_elements(t.location.root):
             profit += float(t.location.bytes)
     return profit
 

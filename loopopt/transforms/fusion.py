@@ -325,7 +325,22 @@ class GreedyFusion:
         shared = shared_tensors(self.effects(l1), self.effects(l2), self.facts.location)
         if not shared:
             return None
-        return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned)
+        return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned,
+                             reads_same_elements=lambda root: self._reads_same_elements(l1, l2, root))
+
+    def _reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root) -> bool:
+        """Some read of `root` in l2 touches, per iteration, the element a read in l1 touches
+        (same index text once l2's IV is named as l1's): the sibling fusion reuses it."""
+        from ..analysis.loops import substitute
+
+        (ax1,), (ax2,) = loop_dims(l1, self.scope), loop_dims(l2, self.scope)
+        if ax1.lower != ax2.lower:
+            return False
+        reads1 = {a.index for a in self.facts.accesses_by_root(l1).get(root, ()) if a.index is not None}
+        for b in self.facts.accesses_by_root(l2).get(root, ()):
+            if b.index is not None and tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) in reads1:
+                return True
+        return False
 
     # -- FPG ---------------------------------------------------------------------------
     def _entry(self, st: _BlockState, a: int, b: int) -> FPGEntry | None:
