@@ -234,6 +234,25 @@ def test_check_passes_identity_and_catches_each_failure_kind(monkeypatch):
     assert f.kind == CRASH and "KeyError" in f.message
 
 
+def test_time_limit_and_bad_input_are_reported(monkeypatch):
+    import time as _time
+
+    from loopopt.fuzz.differential import BAD_INPUT, TIMEOUT, check_text
+
+    prog = generate_program(random.Random(2))
+    monkeypatch.setattr(driver, "optimize", lambda *a, **k: _time.sleep(5))
+    assert check_program(prog, Options(), timeout=0.5).kind == TIMEOUT
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t))
+    out_of_bounds = ("func.func @kernel(%A: memref<4xf32>) {\n  %c = arith.constant 1.0 : f32\n"
+                     "  affine.for %i = 0 to 9 {\n    affine.store %c, %A[%i] : memref<4xf32>\n  }\n  return\n}\n")
+    assert check_text(out_of_bounds, "kernel", {}, Options()).kind == BAD_INPUT
+
+
+def test_fuzz_cases_mix_element_types():
+    elems = {"i32" if "xi32>" in fuzz_main.program_case(0, k)[0].text else "f32" for k in range(30)}
+    assert elems == {"i32", "f32"}
+
+
 def test_random_options_cover_the_knobs():
     rng = random.Random(0)
     seen = [random_options(rng) for _ in range(200)]
