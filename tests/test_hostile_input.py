@@ -99,7 +99,8 @@ def _sample_program() -> str:
     "func.func @f( {",
     "hello world",
     "module { func.func @f() { return }",
-    'func.func @f(%A: memref<8xf32>) {\n  affine.for %i = 0 to 8 {\n    affine.store %x, %A[%i] : memref<8xf32>\n  }\n  return\n}\n',
+    'func.func @f(%A: memref<8xf32>) {\n  affine.for %i = 0 to 8 {\n'
+    '    affine.store %x, %A[%i] : memref<8xf32>\n  }\n  return\n}\n',
     "func.func @f() {\n  %c = arith.constant 1.0 : i32\n  return\n}\n",
     "func.func @f(%A: memref<8xf32>) {\n  %v = affine.load %A[%i] : memref<8xf32>\n  return\n}\n",
     "}}}}",
@@ -218,7 +219,8 @@ def test_huge_constants_keep_results(tmp_path):
 @pytest.mark.parametrize("const", ["99999999999999999999999 : i64", "1.0e999 : f64", "0x1FFFFFFFF : i32"],
                          ids=["int-too-wide", "float-out-of-range", "hex-too-wide"])
 def test_out_of_range_constants(tmp_path, const):
-    src = f"func.func @f() -> i64 {{\n  %c = arith.constant {const}\n  %z = arith.constant 0 : i64\n  return %z : i64\n}}\n"
+    src = (f"func.func @f() -> i64 {{\n  %c = arith.constant {const}\n"
+           "  %z = arith.constant 0 : i64\n  return %z : i64\n}\n")
     p, out = run_cli(tmp_path, src.encode())
     assert_contract(p, out)
 

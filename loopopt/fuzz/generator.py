@@ -284,6 +284,10 @@ class _Gen:
         self.constants: dict = {}
         self.symbols: dict = {}
         self.extents: list = []
+        self.dom: list = []  # the main iteration domain (extent per level)
+        self.depth = 1  # the main nest depth
+        self.inputs: list = []
+        self.outputs: list = []
         self.written_outputs: set = set()
         self.pending = set(config.force)
         for f in config.force:
@@ -416,6 +420,7 @@ def _choose_signature(g: _Gen) -> None:
 
 
 def _choose_sizes(g: _Gen) -> dict:
+    """Values for the symbolic sizes: 0 (zero-trip loops), the maximum, or anything between."""
     sizes = {}
     for name, hi in g.symbols.items():
         r = g.rng.random()
@@ -467,7 +472,8 @@ def _gen_loops(g: _Gen, depth: int, allow_tile: bool = True, allow_symbolic: boo
 
 
 def _loop_max(g_symbols: dict, loop: Loop) -> int:
-    """Largest value the loop variable can take (or lo - 1 if it never runs)."""
+    """hi - 1 at the largest allowed size: the largest value the loop variable can take
+    (below `lo` when the loop never runs)."""
     hi = loop.hi
     if isinstance(hi, str):
         hi = g_symbols[hi]
