@@ -107,6 +107,8 @@ def collect_accesses(op: ir.Operation, scope: Scope, stop: ir.Operation | None =
             return
         if not o.regions:
             eff = op_effects(o)
+            if not (eff.reads or eff.writes):
+                return
             loops = tuple(domain_loops(o, scope, stop))
             for r in eff.reads - eff.writes:
                 out.append(AccessPattern(o, r, False, loops, None))

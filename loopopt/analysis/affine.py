@@ -42,6 +42,11 @@ class Scope:
     names: dict = field(default_factory=dict)  # ir.Value -> str
     params: dict = field(default_factory=dict)  # str -> ir.Value (parameters only)
     ivs: dict = field(default_factory=dict)  # str -> ir.Operation (the affine.for)
+    loop_cache: dict = field(default_factory=dict)  # op_key -> (bounds stamp, list[Loop]) (loops.loop_dims)
+
+    def forget_loop(self, op: ir.Operation) -> None:
+        """Drop memoized bounds of a loop whose bound maps were rewritten in place."""
+        self.loop_cache.pop(mlir.op_key(op), None)
 
     def iv_name(self, for_op: ir.Operation, index: int = 0) -> str:
         """Dimension name of induction variable `index` of a loop-like op."""

@@ -43,12 +43,14 @@ class InstancePair:
     dst_rename: dict
 
 
-def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int | None = None) -> InstancePair | None:
+def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int | None = None,
+                  constrain_fixed: bool = True) -> InstancePair | None:
     """Pairs of instances of `a` and `b` that touch the same element.
 
     The first `fixed` shared loops (default: all shared loops) are the same iteration for both;
     every other loop gets a source copy (suffix _s) and a target copy (suffix _t).
-    Returns None when the buffer differs.
+    With `constrain_fixed=False` the shared loops' bounds are dropped: a sound over-approximation
+    (more pairs) that keeps sets small in deep nests. Returns None when the buffer differs.
     """
     if a.root != b.root:
         return None
@@ -57,7 +59,7 @@ def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int |
     fixed_loops = a.loops[:fixed]
     ra = {lp.name: f"{lp.name}_s" for lp in a.loops[fixed:]}
     rb = {lp.name: f"{lp.name}_t" for lp in b.loops[fixed:]}
-    cons = [c for lp in fixed_loops for c in lp.constraints()]
+    cons = [c for lp in fixed_loops for c in lp.constraints()] if constrain_fixed else []
     cons += [c for lp in a.loops[fixed:] for c in lp.constraints(ra)]
     cons += [c for lp in b.loops[fixed:] for c in lp.constraints(rb)]
     if a.index is not None and b.index is not None:

@@ -117,7 +117,27 @@ def substitute(text: str, rename: dict[str, str] | None) -> str:
 
 
 def loop_dims(op: ir.Operation, scope: Scope) -> list[Loop]:
-    """The Loop facts of one loop-like op (one per induction variable)."""
+    """The Loop facts of one loop-like op (one per induction variable), memoized in the scope."""
+    key = mlir.op_key(op)
+    stamp = _bounds_stamp(op)
+    hit = scope.loop_cache.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    dims = _loop_dims(op, scope)
+    scope.loop_cache[key] = (stamp, dims)
+    return dims
+
+
+def _bounds_stamp(op: ir.Operation) -> tuple:
+    """What the Loop facts depend on; compared on every lookup, so a loop created at the address
+    of an erased one (or rewritten in place) never gets stale bounds."""
+    if op.name != "affine.for":
+        return (op.name, tuple(op.regions[0].blocks[0].arguments))
+    return (op.attributes["lowerBoundMap"], op.attributes["upperBoundMap"], op.attributes["step"],
+            tuple(op.operands), op.regions[0].blocks[0].arguments[0])
+
+
+def _loop_dims(op: ir.Operation, scope: Scope) -> list[Loop]:
     if op.name == "affine.for":
         lb_map = mlir.affine_map_attr(op, "lowerBoundMap")
         ub_map = mlir.affine_map_attr(op, "upperBoundMap")
@@ -227,6 +247,8 @@ def runs_at_least_once(loop: ir.Operation, scope: Scope) -> bool:
     tc = trip_count(loop, scope)
     if tc is None:
         return False
+    if tc.constant is not None:
+        return tc.constant >= 1
     outer = domain_loops(loop, scope)
     params = sorted(scope.params)
     names = [d.name for d in outer]

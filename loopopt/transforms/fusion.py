@@ -607,6 +607,7 @@ class GreedyFusion:
         if pr.dead_tail_violation(loop, keep, self.scope) is not None:
             return False
         self._forget(loop)
+        self.scope.forget_loop(loop)
         pr.shrink_loop(loop, keep)
         self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
                      args={"kept_iterations": keep, "removed": max(t1, t2) - keep})

@@ -236,7 +236,9 @@ def write_may_touch(load: AccessPattern, write: AccessPattern, scope: Scope) -> 
     may store to the element `load` reads. Non-affine indices touch every element."""
     if storage_key(load.root) != storage_key(write.root):
         return False
-    pair = instance_pair(load, replace(write, root=load.root), scope)
+    # The loops around `loop` are the same iteration for both; their bounds are dropped (a
+    # sound over-approximation) so that deep nests stay cheap for isl.
+    pair = instance_pair(load, replace(write, root=load.root), scope, constrain_fixed=False)
     try:
         return not pair_set(pair).is_empty()
     except Exception:  # isl cannot state it: assume the worst
