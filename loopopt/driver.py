@@ -161,6 +161,21 @@ def _restructuring_step(name: str, arg: str) -> Step:
     return distribute_step
 
 
+SUPPORTED_DIALECTS = ("builtin", "func", "affine", "memref", "arith", "math", "scf")
+
+
+def report_unsupported_ops(module: ir.Module, log: RemarkLog, filename: str) -> None:
+    """One remark per kind of op outside the supported dialects: it is kept exactly as written
+    and treated as a barrier (unknown effects: nothing moves across it)."""
+    seen: dict = {}
+    for op in mlir.walk(module.operation):
+        if op.name.split(".", 1)[0] not in SUPPORTED_DIALECTS and op.name not in seen:
+            seen[op.name] = mlir.location_of(op, filename)
+    for name, where in seen.items():
+        log.add("driver", ANALYSIS, f"[UNSUPPORTED] {name} kept as is; treated as a barrier (unknown effects)",
+                location=where)
+
+
 def optimize(source, options: Options | None = None, filename: str = "<input>",
              passes: list[str] | None = None) -> PassResult:
     """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module."""
@@ -169,6 +184,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     input_text = mlir.print_module(module)
     log = RemarkLog()
     log.add("driver", ANALYSIS, options.params_text())
+    report_unsupported_ops(module, log, filename)
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
         if options.enable_licm and _licm_available():

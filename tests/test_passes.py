@@ -49,3 +49,26 @@ def test_bad_pass_spec_is_one_line_error(tmp_path, spec, needle):
     assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1
     assert "Traceback" not in p.stderr
     assert not out.exists()
+
+
+def test_unsupported_op_is_kept_and_reported():
+    src = """func.func @f(%a: memref<8xf32>, %o: memref<8xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  affine.for %i = 0 to 8 {
+    %x = affine.load %a[%i] : memref<8xf32>
+    affine.store %x, %t[%i] : memref<8xf32>
+  }
+  "vendor.opaque"() : () -> ()
+  affine.for %i = 0 to 8 {
+    %x = affine.load %t[%i] : memref<8xf32>
+    affine.store %x, %o[%i] : memref<8xf32>
+  }
+  return
+}"""
+    from loopopt import driver
+    from loopopt.options import Options
+
+    res = driver.optimize(src, Options(), "t.mlir")
+    assert "[UNSUPPORTED] vendor.opaque kept as is; treated as a barrier (unknown effects)" in messages(res)
+    assert '"vendor.opaque"() : () -> ()' in res.text
+    assert res.text.count("affine.for") == 2  # nothing moved across it
