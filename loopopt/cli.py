@@ -19,8 +19,15 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the project's error contract: one line on stderr, exit 2 (bad command line)."""
+
+    def error(self, message: str):
+        self.exit(2, f"loopopt: error: {message} (see loopopt --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="loopopt", description="Loop-nest optimizer for MLIR affine programs "
+    p = _Parser(prog="loopopt", description="Loop-nest optimizer for MLIR affine programs "
                                 "(LICM, greedy profit-based fusion, distribution, interchange, GCD tiling).")
     p.add_argument("input", help="MLIR file, or - for stdin")
     p.add_argument("-o", "--output", default="-", help="output file, or - for stdout (default)")

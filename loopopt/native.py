@@ -487,7 +487,8 @@ def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup:
         raise NativeError("reps must be at least 1")
     module_text, sig = _noinline_module(text, kernel)
     sizes = resolve_sizes(sig, sizes)
-    existing = {mlir.func_name(f) for f in mlir.functions(mlir.parse_module(module_text))}
+    parsed = mlir.parse_module(module_text)  # kept alive while its functions are read
+    existing = {mlir.func_name(f) for f in mlir.functions(parsed)}
     decls = [d for name, d in _DECLS.items() if name not in existing]
     body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes)
     driver = ["", *("  " + d for d in decls), "  func.func @main() {", *("  " + ln for ln in body), "  }"]

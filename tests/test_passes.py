@@ -72,3 +72,13 @@ def test_unsupported_op_is_kept_and_reported():
     assert "[UNSUPPORTED] vendor.opaque kept as is; treated as a barrier (unknown effects)" in messages(res)
     assert '"vendor.opaque"() : () -> ()' in res.text
     assert res.text.count("affine.for") == 2  # nothing moved across it
+
+
+@pytest.mark.parametrize("argv", [["--target", "bogus"], ["--loop-opt-distance-threshold", "x"], [],
+                                  ["--enable-licm", "maybe"]])
+def test_bad_command_line_is_one_error_line(argv):
+    args = [os.path.join(ROOT, "examples", "chain3.mlir")] + argv if argv else []
+    p = subprocess.run([sys.executable, "-m", "loopopt", *args], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "error" in p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
