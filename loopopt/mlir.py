@@ -129,6 +129,8 @@ def walk(op: ir.Operation) -> Iterator[ir.Operation]:
 
 
 def functions(module: ir.Module) -> list[ir.Operation]:
+    """The module's func.func ops. The caller must keep `module` alive while using them: ops of
+    a garbage-collected module are freed (reading them gives garbage or crashes)."""
     return [o for o in block_ops(module.body) if o.name == "func.func"]
 
 

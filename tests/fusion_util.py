@@ -14,7 +14,8 @@ def optimize_checked(src: str, target: str = "cpu", passes=None, sizes=None, **k
     res = driver.optimize(src, opts, "test.mlir", passes=passes)
     internal = [r.message for r in res.remarks if r.message.startswith("[INTERNAL]")]
     assert not internal, internal
-    assert mlir.verify(mlir.parse_module(res.text).operation) is None
+    module = mlir.parse_module(res.text)  # kept alive while verified
+    assert mlir.verify(module.operation) is None
     if find_tool("mlir-opt"):
         assert verify_with_mlir_opt(res.text) is None
     assert_same_results(src, res.text, seed=7, sizes=sizes)

@@ -3,31 +3,15 @@ multi-dimensional buffer where the input did not (MLIR 22's fusion does on atax/
 import pytest
 
 from loopopt import mlir
-from loopopt.analysis.accesses import collect_accesses
-from loopopt.analysis.affine import Scope
-from loopopt.analysis.loops import body_ops
+from loopopt.analysis.locality import strided_innermost_accesses
 
 from fusion_util import optimize_checked
 from test_corpus import FILES, _sizes
 
 
 def strided_inner_accesses(text: str) -> int:
-    """Accesses whose innermost enclosing loop's IV appears in a non-last index of a rank >= 2
-    buffer (a strided walk through memory)."""
-    m = mlir.parse_module(text)
-    n = 0
-    for fn in mlir.functions(m):
-        scope = Scope()
-        for lp in [o for o in mlir.walk(fn) if o.name == "affine.for"]:
-            if any(o.name == "affine.for" for o in body_ops(lp)):
-                continue  # not innermost
-            for a in collect_accesses(lp, scope):
-                if a.index is None or len(a.index) < 2 or not a.loops:
-                    continue
-                iv = a.loops[-1].name
-                if any(a.uses_iv(iv, d) for d in range(len(a.index) - 1)) and not a.uses_iv(iv, len(a.index) - 1):
-                    n += 1
-    return n
+    module = mlir.parse_module(text)  # keep the module alive while its ops are read
+    return sum(strided_innermost_accesses(f) for f in mlir.functions(module))
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if "polybench" in p.name or "transpose" in p.name

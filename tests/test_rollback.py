@@ -15,7 +15,8 @@ def test_fault_injection_rolls_back_the_step(step, monkeypatch):
     res = driver.optimize(CHAIN3, Options(target=TARGETS["cpu"]), "chain.mlir")
     rolled = [r for r in res.remarks if r.message.startswith(f"[INTERNAL] {step} rolled back:")]
     assert len(rolled) == 1
-    assert mlir.verify(mlir.parse_module(res.text).operation) is None
+    module = mlir.parse_module(res.text)  # kept alive while verified
+    assert mlir.verify(module.operation) is None
     if find_tool("mlir-opt"):
         assert verify_with_mlir_opt(res.text) is None
     assert_same_results(CHAIN3, res.text, seed=3)

@@ -6,6 +6,7 @@ not O(N^2).
 """
 from __future__ import annotations
 
+from .. import mlir
 from ..mlir import ir, op_key
 from .accesses import AccessPattern, collect_accesses
 from .affine import Scope
@@ -85,6 +86,21 @@ class Facts:
             self._by_root.pop(k, None)
             self._working_set.pop(k, None)
 
+    def forget_tree(self, op: ir.Operation) -> None:
+        """Forget an op about to be erased or rebuilt, every op nested in it, and every op
+        enclosing it (their cached facts describe its contents)."""
+        self.forget(op, *mlir.walk(op))
+        self.forget_ancestors(op)
+
+    def forget_ancestors(self, op: ir.Operation) -> None:
+        p = op.parent
+        while p is not None:
+            p = mlir.operation(p)
+            if p.name in ("func.func", "builtin.module"):
+                return
+            self.forget(p)
+            p = p.parent
+
     def before_fuse(self, l1: ir.Operation, l2: ir.Operation):
         """Take what `fused` needs of l2 before the fuse erases it."""
         state = (self.effects(l2), self.fused_working_set(l1, l2))
@@ -96,6 +112,7 @@ class Facts:
         accesses are l1's followed by the moved ops' (recomputed: their IV changed). Updated in
         place, so a chain of fusions costs time proportional to what each fuse moves."""
         e2, working_set = state
+        self.forget_ancestors(l1)  # their facts still describe l2's accesses on l2's IV
         k1 = op_key(l1)
         e1 = self._effects.get(k1)
         acc1 = self._accesses.get(k1)

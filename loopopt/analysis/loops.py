@@ -5,7 +5,7 @@ Bounds are isl texts over a function `Scope`, so trip counts are exact and symbo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import islpy as isl
@@ -122,7 +122,8 @@ def loop_dims(op: ir.Operation, scope: Scope) -> list[Loop]:
     stamp = _bounds_stamp(op)
     hit = scope.loop_cache.get(key)
     if hit is not None and hit[0] == stamp:
-        return hit[1]
+        # Same bounds and IV; the op handle may be a new op at a freed address: refresh it.
+        return [d if d.op is op else replace(d, op=op) for d in hit[1]]
     dims = _loop_dims(op, scope)
     scope.loop_cache[key] = (stamp, dims)
     return dims

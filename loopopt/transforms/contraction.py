@@ -153,10 +153,13 @@ def _value_range(a, text: str, scope: Scope) -> tuple[int, int, int] | None:
     dims = [lp.name for lp in a.loops]
     cons = [c for lp in a.loops for c in lp.constraints()] + [f"v = {text}"]
     s = isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [v] : exists ({', '.join(dims)}: "
-                f"{' and '.join(cons)}) }}")
+                f"{' and '.join(cons)}) }}").remove_redundancies()
     if s.is_empty():
         return None
-    lo, hi = s.dim_min(0), s.dim_max(0)
+    try:
+        lo, hi = s.dim_min(0), s.dim_max(0)
+    except isl.Error:  # unbounded (e.g. a loop without affine bounds)
+        raise NonAffine("unbounded footprint") from None
     if not (lo.is_cst() and hi.is_cst()):
         raise NonAffine("symbolic footprint")
     vals = []
@@ -164,9 +167,10 @@ def _value_range(a, text: str, scope: Scope) -> tuple[int, int, int] | None:
     hi.foreach_piece(lambda _s, aff: vals.append(aff.get_constant_val().to_python()))
     low, high = int(min(vals)), int(max(vals))
     stride = 0
-    if high - low <= 4096:
+    values = s.project_out(isl.dim_type.param, 0, s.dim(isl.dim_type.param))  # every parameter value
+    if high - low <= 4096 and values.is_bounded():
         points = []
-        s.foreach_point(lambda pt: points.append(int(pt.get_coordinate_val(isl.dim_type.set, 0).to_python())))
+        values.foreach_point(lambda pt: points.append(int(pt.get_coordinate_val(isl.dim_type.set, 0).to_python())))
         for v in points:
             stride = gcd(stride, v - low)
     else:

@@ -293,6 +293,7 @@ class _BlockState:
     origin: dict = field(default_factory=dict)  # id -> id of the loop it was distributed from
     next_id: int = 0
     block_order: BlockOrder | None = None
+    serial: int = 0  # distinguishes blocks: loop ids restart at 0 in every block
 
 
 class GreedyFusion:
@@ -310,6 +311,7 @@ class GreedyFusion:
         self.incremental = incremental
         self.num_loops_fused = 0
         self._last_reason: dict = {}
+        self._blocks_seen = 0
         self._restructured: set = set()
         self._needs_rebuild = False
 
@@ -435,7 +437,8 @@ class GreedyFusion:
 
     def check_loop_fusion_greedy(self, block: ir.Block, level: int) -> None:
         loops = loops_in_block(block)
-        st = _BlockState(block_order=BlockOrder(block) if len(loops) >= 2 else None)
+        self._blocks_seen += 1
+        st = _BlockState(block_order=BlockOrder(block) if len(loops) >= 2 else None, serial=self._blocks_seen)
         for k, lp in enumerate(loops):
             st.loops[k] = lp
             st.order.append(k)
@@ -512,14 +515,14 @@ class GreedyFusion:
             return None  # stale: the pair's order changed
         hoist, reason = self.legality(st, l1, l2, profit)
         loc = f"{self._where(l1)} and {self._where(l2)}"
-        stamp = (a, b, st.version[a], st.version[b])
+        stamp = (st.serial, a, b, st.version[a], st.version[b])
         if reason is not None and stamp not in self._restructured:
             self._restructured.add(stamp)
             if self._restructure(st, a, b, reason, profit):
                 l1, l2 = st.loops[a], st.loops[b]
                 hoist, reason = self.legality(st, l1, l2, profit)
         if reason is not None:
-            key = (a, b)
+            key = (st.serial, a, b)
             if self._last_reason.get(key) != (reason.text(), st.version[a], st.version[b]):
                 self._last_reason[key] = (reason.text(), st.version[a], st.version[b])
                 self.log.add("fusion", MISSED, reason.message, function=self.fname, location=self._where(l1),
@@ -543,15 +546,17 @@ class GreedyFusion:
 
     # -- restructuring inside the driver (seed 001) ----------------------------------------
     def _restructure(self, st: _BlockState, a: int, b: int, reason: StopReason, profit: float) -> bool:
-        """Try to make a refused pair fusable. True iff loops a and b were rewritten in place
-        (retry the pair); a distribution instead replaces a loop and asks for an FPG rebuild."""
+        """Try to make a refused pair fusable, in the seed's order: distribution, then tiling, then
+        interchange (dead-iteration elimination first for unmatched trip counts). True iff loops
+        a and b were rewritten in place (retry the pair); a distribution instead replaces a loop
+        and asks for an FPG rebuild."""
         from . import pair_restructuring as pr
 
         l1, l2 = st.loops[a], st.loops[b]
         if reason.message == UNMATCHED_TRIP_COUNT:
             if self._shrink_dead_tail(st, a, b):
                 return True
-            if self.options.target.partitioned and self.options.enable_profitable_loop_fusion is not None:
+            if self.options.target.partitioned:
                 def plan(c1, c2) -> bool:
                     roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
                     if roots is None:
@@ -567,7 +572,7 @@ class GreedyFusion:
                         self._replace(st, b, roots[1])
                         st.block_order.refresh()
                         return True
-            return False
+            return self._align_by_interchange(st, a, b, profit)
         if reason.message in (NEGATIVE_DISTANCE, BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
             for victim, partner, victim_first in ((b, a, False), (a, b, True)):
                 if victim in st.origin:
@@ -592,6 +597,37 @@ class GreedyFusion:
                         st.block_order.refresh()
                         self._needs_rebuild = True
                         return False
+        if reason.message == NEGATIVE_DISTANCE:
+            return self._align_by_interchange(st, a, b, profit)
+        return False
+
+    def _align_by_interchange(self, st: _BlockState, a: int, b: int, profit: float) -> bool:
+        """Interchange one nest (the second first) so that the pair becomes fusable, e.g. a
+        transposing consumer. On the cpu target the nest may not gain strided innermost walks."""
+        from ..analysis.locality import strided_innermost_accesses
+        from . import pair_restructuring as pr
+
+        for k, other, k_first in ((b, a, False), (a, b, True)):
+            for perm in pr.interchange_options(st.loops[k]):
+                def plan(cv, cp, perm=perm, k_first=k_first) -> bool:
+                    before = strided_innermost_accesses(cv)
+                    root = pr.interchange_band(cv, perm, self.options, None, self.fname)
+                    if root is None:
+                        return False
+                    if not self.options.target.partitioned and strided_innermost_accesses(root) > before:
+                        return False
+                    checker = GreedyFusion(_function_of(root), self.options, RemarkLog(), self.filename)
+                    pair = (root, cp) if k_first else (cp, root)
+                    return checker.legality(None, *pair, profit)[1] is None
+
+                if pr.on_scratch_copy(self.func, [st.loops[k], st.loops[other]], plan):
+                    self._forget(st.loops[k])
+                    root = pr.interchange_band(st.loops[k], perm, self.options, self.log, self.fname)
+                    if root is None:
+                        return False
+                    self._replace(st, k, root)
+                    st.block_order.refresh()
+                    return True
         return False
 
     def _shrink_dead_tail(self, st: _BlockState, a: int, b: int) -> bool:
@@ -615,7 +651,9 @@ class GreedyFusion:
         return True
 
     def _forget(self, *ops: ir.Operation) -> None:
-        self.facts.forget(*ops)
+        """Before a loop is rebuilt or erased with its nest: drop the facts of the whole tree."""
+        for op in ops:
+            self.facts.forget_tree(op)
 
     def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
         st.loops[k] = op

@@ -157,3 +157,24 @@ def distribute_for_partner(loop: ir.Operation, log, function: str) -> list[ir.Op
         log.add("distribution", PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=function,
                 location=where, args={"groups": [len(g) for g in groups], "reason": "to enable fusion"})
     return loops
+
+
+def interchange_options(loop: ir.Operation, max_depth: int = 3) -> list[list[int]]:
+    """Non-identity permutations of the loop's perfect band (depth 2..max_depth)."""
+    from itertools import permutations
+
+    from .interchange import collect_interchangeable_loops
+
+    band = collect_interchangeable_loops(loop)
+    if not 2 <= len(band) <= max_depth:
+        return []
+    return [list(p) for p in permutations(range(len(band))) if list(p) != list(range(len(band)))]
+
+
+def interchange_band(loop: ir.Operation, perm: list[int], options, log, function: str) -> ir.Operation | None:
+    """Permute the loop's perfect band if legal (check_loop_interchange); the new root or None."""
+    from .interchange import collect_interchangeable_loops, try_interchange
+
+    band = collect_interchangeable_loops(loop)[:len(perm)]
+    new, why = try_interchange(band, perm, Scope(), options, log, function)
+    return new[0] if why is None else None
