@@ -12,7 +12,7 @@ from loopopt.fuzz.generator import generate_program
 from loopopt.testing import make_inputs
 from loopopt.toolchain import find_tool
 
-SAMPLE = 12
+SAMPLE = 24
 
 
 def native_sizes(text: str, func: str, sizes: dict, seed: int) -> list:
