@@ -165,10 +165,6 @@ def is_block_argument(v: ir.Value) -> bool:
     return isinstance(v, ir.BlockArgument)
 
 
-def same_value(a: ir.Value, b: ir.Value) -> bool:
-    return a == b
-
-
 def memref_type(v: ir.Value) -> ir.MemRefType | None:
     t = v.type
     return t if isinstance(t, ir.MemRefType) else None

@@ -6,7 +6,6 @@ Bounds are isl texts over a function `Scope`, so trip counts are exact and symbo
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import islpy as isl
 

@@ -11,7 +11,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..mlir import ir
-from .effects import Effects, op_effects
+from .effects import Effects
 from .memory import MemoryLocation, memory_location
 
 
@@ -86,7 +86,3 @@ def candidate_pairs(n: int, distance_threshold: int):
     for i in range(n):
         for j in range(i + 1, min(n, i + distance_threshold)):
             yield i, j
-
-
-def loop_effects(loop: ir.Operation) -> Effects:
-    return op_effects(loop)

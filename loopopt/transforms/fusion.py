@@ -16,7 +16,6 @@ from ..analysis.affine import Scope
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
 from ..analysis.loops import (body_block, body_ops, has_iter_args, loop_dims, loops_in_block, same_trip_count)
-from ..analysis.memory import DEFAULT_DYNAMIC_EXTENT, memory_location
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
 from ..mlir import ir
 from ..options import Options
@@ -127,28 +126,6 @@ def _identical_access(a, b, ax1, ax2) -> bool:
 
     same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
     return same and any(t.strip("()") == ax1.name for t in a.index)
-
-
-def working_set_per_partition(effects: Effects, options: Options, location=memory_location) -> int:
-    """Bytes one iteration of the fused loop keeps per partition: one row of every buffer."""
-    total = 0
-    for r in effects.touches():
-        if not isinstance(r.type, ir.MemRefType):
-            continue
-        loc = location(r)
-        rows = (loc.shape[0] or DEFAULT_DYNAMIC_EXTENT) if loc.shape else 1
-        total += (loc.live_n // max(1, rows)) * loc.elem_size
-    return total
-
-
-def check_budget(e1: Effects, e2: Effects, options: Options, location=memory_location) -> StopReason | None:
-    both = Effects()
-    both.merge(e1)
-    both.merge(e2)
-    need = working_set_per_partition(both, options, location)
-    if need > options.sb_budget:
-        return StopReason(OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
-    return None
 
 
 def _conflict(x: Effects, y: Effects) -> bool:
