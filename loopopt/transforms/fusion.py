@@ -153,6 +153,13 @@ def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation
         return [], None
     e1, e2 = effects(l1), effects(l2)
     used2 = _values_used_inside(l2)
+    used: list = [None] * len(between)  # values used inside each needed op, walked once
+
+    def used_by(m: int) -> set:
+        if used[m] is None:
+            used[m] = _values_used_inside(between[m])
+        return used[m]
+
     needed: list[bool] = [False] * len(between)
     for k in range(len(between) - 1, -1, -1):
         x = between[k]
@@ -161,11 +168,9 @@ def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation
             needed[k] = True
         else:
             for m in range(k + 1, len(between)):
-                if needed[m]:
-                    y = between[m]
-                    if any(r in _values_used_inside(y) for r in x.results) or _conflict(ex, effects(y)):
-                        needed[k] = True
-                        break
+                if needed[m] and (any(r in used_by(m) for r in x.results) or _conflict(ex, effects(between[m]))):
+                    needed[k] = True
+                    break
     hoist = [x for x, n in zip(between, needed) if n]
     for x in hoist:
         if _conflict(effects(x), e1):
