@@ -963,9 +963,15 @@ def _e_affine_for(w, op):
                           [w.range_of(v) for v in seg_vals[seg[0]: seg[0] + seg[1]]]))
     if iv_range is not None:
         w.ranges[args[0]] = iv_range
+    _emit_loop(w, op, iv, f"range({lb}, {ub}{'' if step == 1 else f', {step}'})", body, args, inits)
+
+
+def _emit_loop(w, op, iv: str, range_src: str, body, args, inits) -> None:
+    """The loop itself, shared by affine.for and scf.for: iter_args carried in Python locals,
+    the body, and the op's results bound to the final iter values."""
     iters = [w.define(a, "a") for a in args[1:]]
     w.assign(iters, inits)
-    w.open_loop(iv, f"range({lb}, {ub}{'' if step == 1 else f', {step}'})", len(block_ops(body)))
+    w.open_loop(iv, range_src, len(block_ops(body)))
     w.loop_body(body, iters)
     for r, name in zip(op.results, iters):
         w.names[r] = name
@@ -1097,13 +1103,7 @@ def _e_scf_for(w, op):
     iv_range = loop_range([w.range_of(op.operands[0])], [w.range_of(op.operands[1])])
     if iv_range is not None and isinstance(args[0].type, ir.IndexType):
         w.ranges[args[0]] = iv_range
-    iters = [w.define(a, "a") for a in args[1:]]
-    w.assign(iters, inits)
-    w.open_loop(iv, f"range({lb}, {ub}, {st})", len(block_ops(body)))
-    w.loop_body(body, iters)
-    for r, name in zip(op.results, iters):
-        w.names[r] = name
-        w.bind_dims(r)
+    _emit_loop(w, op, iv, f"range({lb}, {ub}, {st})", body, args, inits)
 
 
 @_emits("scf.if")
