@@ -25,7 +25,6 @@ class PassResult:
     text: str  # the optimized module, printed
     remarks: RemarkLog
     num_loops_fused: int = 0
-    input_module_text: str = ""
     stats: dict = field(default_factory=dict)
 
 
@@ -94,14 +93,6 @@ def _licm_step(fn, options, log, filename) -> int:
     from .transforms.licm import licm_function
 
     return licm_function(fn, log, filename)
-
-
-def _licm_available() -> bool:
-    try:
-        from .transforms import licm as licm_mod
-    except ImportError:
-        return False
-    return hasattr(licm_mod, "licm_function")
 
 
 def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
@@ -187,7 +178,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     report_unsupported_ops(module, log, filename)
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
-        if options.enable_licm and _licm_available():
+        if options.enable_licm:
             steps.append(("licm", _licm_step))
     else:
         steps = _pipeline_steps(passes)
@@ -203,5 +194,5 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     why = mlir.verify(module.operation)
     if why is not None:  # defensive: each step was verified, so this is a bug; emit the input instead
         log.add("internal", MISSED, f"[INTERNAL] module rolled back: {why}")
-        return PassResult(input_text, log, 0, input_text)
-    return PassResult(mlir.print_module(module), log, fused, input_text)
+        return PassResult(input_text, log, 0)
+    return PassResult(mlir.print_module(module), log, fused)
