@@ -1,0 +1,34 @@
+// CLASS 1: alias made by arith.select (not a view op).
+// %x is %b or %u, chosen at run time (%flag = 1 picks %b). Loop 1 accumulates into %b through %x;
+// loop 2 reads %b[i + 1], which the NEXT iteration of loop 1 updates. WRONG: fusing the loops
+// (they share the placed %s) makes loop 2 read %b[i + 1] before loop 1 has updated it.
+// KERNEL: alias_select [null, null, null, 1]
+func.func @alias_select(%in: memref<65xf32>, %a: memref<64xf32>, %out: memref<64xf32>, %flag: index) {
+  %c0 = arith.constant 0 : index
+  %two = arith.constant 2.0 : f32
+  %b = memref.alloc() : memref<65xf32>
+  %u = memref.alloc() : memref<65xf32>
+  %s = memref.alloc() : memref<64xf32>
+  memref.copy %in, %b : memref<65xf32> to memref<65xf32>
+  memref.copy %in, %u : memref<65xf32> to memref<65xf32>
+  %cond = arith.cmpi sgt, %flag, %c0 : index
+  %x = arith.select %cond, %b, %u : memref<65xf32>
+  affine.for %i = 0 to 64 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    %w = arith.mulf %v, %two : f32
+    affine.store %w, %s[%i] : memref<64xf32>
+    %o = affine.load %x[%i] : memref<65xf32>
+    %n = arith.addf %o, %v : f32
+    affine.store %n, %x[%i] : memref<65xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %v = affine.load %b[%i + 1] : memref<65xf32>
+    %w = affine.load %s[%i] : memref<64xf32>
+    %r = arith.addf %v, %w : f32
+    affine.store %r, %out[%i] : memref<64xf32>
+  }
+  memref.dealloc %b : memref<65xf32>
+  memref.dealloc %u : memref<65xf32>
+  memref.dealloc %s : memref<64xf32>
+  return
+}
