@@ -16,6 +16,7 @@ from typing import Callable
 from . import mlir
 from .errors import LoopOptError
 from .mlir import ir
+from .analysis.memory import clear_argument_classes
 from .options import Options
 from .remarks import ANALYSIS, MISSED, RemarkLog
 
@@ -167,6 +168,32 @@ def report_unsupported_ops(module: ir.Module, log: RemarkLog, filename: str) -> 
                 location=where)
 
 
+def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str) -> None:
+    """Once per function with two or more memref arguments: public functions keep the documented
+    no-alias assumption; private ones follow their call sites (memory.argument_classes)."""
+    from .analysis.memory import argument_classes, is_memref_value
+
+    for fn in mlir.functions(module):
+        body = mlir.func_body(fn)
+        if body is None:
+            continue
+        args = [a for a in body.arguments if is_memref_value(a)]
+        if len(args) < 2:
+            continue
+        where = mlir.location_of(fn, filename)
+        classes = argument_classes(fn)
+        if classes is None:
+            log.add("driver", ANALYSIS, f"[ASSUMPTION] the {len(args)} memref arguments of public @"
+                    f"{mlir.func_name(fn)} are assumed not to alias each other", function=mlir.func_name(fn),
+                    location=where)
+            continue
+        keys = [classes[a.arg_number] for a in args]
+        shared = len(keys) - len(set(keys))
+        log.add("driver", ANALYSIS, f"[ASSUMPTION] private @{mlir.func_name(fn)}: argument aliasing taken from "
+                f"its call sites ({shared} argument(s) may alias another)", function=mlir.func_name(fn),
+                location=where)
+
+
 def optimize(source, options: Options | None = None, filename: str = "<input>",
              passes: list[str] | None = None) -> PassResult:
     """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module."""
@@ -176,6 +203,8 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     log = RemarkLog()
     log.add("driver", ANALYSIS, options.params_text())
     report_unsupported_ops(module, log, filename)
+    clear_argument_classes()
+    report_argument_assumptions(module, log, filename)
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
         if options.enable_licm:

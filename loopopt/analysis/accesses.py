@@ -2,18 +2,27 @@
 
 An access's index is a tuple of isl texts over the IVs of its enclosing loops and the
 function's parameters, expressed in the coordinates of the root buffer (views are
-composed away). An index that is not affine is `None`: the access may touch any element.
+composed away). A vector access covers a box: `extent[d]` elements from `index[d]` on
+(the vector's shape over the trailing dimensions). An index that is not affine, or an access
+whose elements we do not model exactly (transfers with permutation maps or masks, gathers),
+is `None`: the access may touch any element.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .. import mlir
 from ..mlir import ir
 from .affine import NonAffine, Scope, map_exprs
 from .effects import READ_OPS, WRITE_OPS, op_effects
 from .loops import Loop, domain_loops
-from .memory import alias_root
+from .memory import alias_root, buffer_key
+
+# Accesses whose index operands follow the memref and name the first element touched.
+AFFINE_MAP_ACCESSES = ("affine.load", "affine.store", "affine.vector_load", "affine.vector_store")
+VECTOR_ACCESSES = ("affine.vector_load", "affine.vector_store", "vector.load", "vector.store")
+INDEXED_ACCESSES = ("memref.load", "memref.store", "vector.load", "vector.store", *AFFINE_MAP_ACCESSES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,10 +32,23 @@ class AccessPattern:
     is_write: bool
     loops: tuple[Loop, ...]  # enclosing loop dimensions, outermost first
     index: tuple[str, ...] | None  # per root dimension; None = any element
+    extent: tuple[int, ...] | None = None  # elements per dimension from `index` on (None: 1 each)
+
+    @cached_property
+    def key(self):
+        """The buffer's identity (`memory.buffer_key`): UNTRACED may be any buffer."""
+        return buffer_key(self.root)
 
     @property
     def rank(self) -> int:
         return len(self.index) if self.index is not None else -1
+
+    @property
+    def is_vector(self) -> bool:
+        return self.extent is not None and any(w != 1 for w in self.extent)
+
+    def extents(self) -> tuple[int, ...]:
+        return self.extent if self.extent is not None else (1,) * self.rank
 
     def uses_iv(self, name: str, dim: int | None = None) -> bool:
         """True iff the index (or only dimension `dim`) depends on the IV named `name`."""
@@ -41,18 +63,36 @@ class AccessPattern:
 def _raw_index(op: ir.Operation, scope: Scope) -> tuple[ir.Value, tuple[str, ...]]:
     """(memref operand, index texts in the memref operand's own coordinates)."""
     name = op.name
-    if name in ("affine.load", "affine.store", "affine.vector_load", "affine.vector_store"):
-        mpos = READ_OPS.get(name, WRITE_OPS.get(name))
-        memref = op.operands[mpos]
-        idx_operands = list(op.operands)[mpos + 1:]
-        m = mlir.affine_map_attr(op, "map")
-        return memref, tuple(map_exprs(m, idx_operands, scope))
+    if name not in INDEXED_ACCESSES:
+        raise NonAffine(f"{name} touches elements we do not model exactly")
     mpos = READ_OPS.get(name, WRITE_OPS.get(name))
     memref = op.operands[mpos]
-    return memref, tuple(scope.value_expr(v) for v in list(op.operands)[mpos + 1:])
+    if mlir.memref_type(memref) is None:
+        raise NonAffine("unranked memref")
+    idx_operands = list(op.operands)[mpos + 1:]
+    if name in AFFINE_MAP_ACCESSES:
+        m = mlir.affine_map_attr(op, "map")
+        return memref, tuple(map_exprs(m, idx_operands, scope))
+    return memref, tuple(scope.value_expr(v) for v in idx_operands)
 
 
-def _to_root(memref: ir.Value, index: tuple[str, ...], scope: Scope) -> tuple[str, ...]:
+def vector_extent(op: ir.Operation, rank: int) -> tuple[int, ...] | None:
+    """Elements per memref dimension a vector load/store covers (its shape over the trailing
+    dimensions), None for a scalar access. Raises NonAffine for forms we do not model."""
+    if op.name not in VECTOR_ACCESSES:
+        return None
+    vtype = op.results[0].type if op.name.endswith("load") else op.operands[0].type
+    shape = list(ir.VectorType(vtype).shape)
+    memref = op.operands[READ_OPS.get(op.name, WRITE_OPS.get(op.name))]
+    if len(shape) > rank or isinstance(mlir.memref_type(memref).element_type, ir.VectorType):
+        raise NonAffine("vector access wider than the buffer's rank or over vector elements")
+    if ir.VectorType(vtype).scalable_dims and any(ir.VectorType(vtype).scalable_dims):
+        raise NonAffine("scalable vector")
+    return (1,) * (rank - len(shape)) + tuple(shape)
+
+
+def _to_root(memref: ir.Value, index: tuple[str, ...], scope: Scope,
+             extent: tuple[int, ...] | None = None) -> tuple[str, ...]:
     """Compose an index through view ops down to the root buffer's coordinates."""
     while True:
         owner, _ = mlir.value_owner(memref)
@@ -62,16 +102,19 @@ def _to_root(memref: ir.Value, index: tuple[str, ...], scope: Scope) -> tuple[st
                 raise NonAffine(f"view through {owner.name}")
             return index
         if owner.name == "memref.subview":
-            index = _through_subview(owner, index, scope)
+            index = _through_subview(owner, index, scope, extent)
         memref = owner.operands[0]
 
 
-def _through_subview(op: ir.Operation, index: tuple[str, ...], scope: Scope) -> tuple[str, ...]:
+def _through_subview(op: ir.Operation, index: tuple[str, ...], scope: Scope,
+                     extent: tuple[int, ...] | None = None) -> tuple[str, ...]:
     offs = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
     strides = list(ir.DenseI64ArrayAttr(op.attributes["static_strides"]))
     src_rank = len(mlir.memref_type(op.operands[0]).shape)
     if len(index) != src_rank or any(s == mlir.DYNAMIC for s in strides):
         raise NonAffine("rank-reducing or dynamically strided subview")
+    if extent is not None and any(w != 1 and s != 1 for w, s in zip(extent, strides)):
+        raise NonAffine("vector access through a strided subview")
     dyn = iter(list(op.operands)[1:])
     out = []
     for k in range(src_rank):
@@ -85,12 +128,14 @@ def access_pattern(op: ir.Operation, scope: Scope, stop: ir.Operation | None = N
     is_write = op.name in WRITE_OPS
     memref = op.operands[WRITE_OPS[op.name] if is_write else READ_OPS[op.name]]
     loops = tuple(domain_loops(op, scope, stop))
+    extent = None
     try:
         _, idx = _raw_index(op, scope)
-        index = _to_root(memref, idx, scope)
+        extent = vector_extent(op, len(idx))
+        index = _to_root(memref, idx, scope, extent)
     except NonAffine:
-        index = None
-    return AccessPattern(op, alias_root(memref), is_write, loops, index)
+        index, extent = None, None
+    return AccessPattern(op, alias_root(memref), is_write, loops, index, extent)
 
 
 def collect_accesses(op: ir.Operation, scope: Scope, stop: ir.Operation | None = None) -> list[AccessPattern]:
@@ -110,10 +155,10 @@ def collect_accesses(op: ir.Operation, scope: Scope, stop: ir.Operation | None =
             if not (eff.reads or eff.writes):
                 return
             loops = tuple(domain_loops(o, scope, stop))
-            for r in eff.reads - eff.writes:
-                out.append(AccessPattern(o, r, False, loops, None))
-            for r in eff.writes:
-                out.append(AccessPattern(o, r, True, loops, None))
+            for k in eff.reads - eff.writes:
+                out.append(AccessPattern(o, eff.values[k], False, loops, None))
+            for k in eff.writes:
+                out.append(AccessPattern(o, eff.values[k], True, loops, None))
             return
         for region in o.regions:
             for block in region.blocks:

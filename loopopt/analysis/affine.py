@@ -27,7 +27,7 @@ def num_ivs(op: ir.Operation) -> int:
     if op.name == "scf.parallel":
         return len(op.regions[0].blocks[0].arguments)
     if op.name == "scf.forall":
-        return len(op.regions[0].blocks[0].arguments) - 0
+        return len(op.regions[0].blocks[0].arguments) - len(op.results)
     return 0
 
 
@@ -70,6 +70,9 @@ class Scope:
                 for k, arg in enumerate(block.arguments):
                     if arg == v and k < num_ivs(parent):
                         return self.iv_name(parent, k)
+            if parent is None or parent.name != "func.func":
+                # iter_args, scf.while arguments, region arguments: they change every trip.
+                raise NonAffine(f"index is a block argument of {parent.name if parent else 'a block'}")
             return self._param(v)
         if owner.name == "arith.constant" and isinstance(v.type, ir.IndexType) or (
             owner.name == "arith.constant" and isinstance(v.type, ir.IntegerType)

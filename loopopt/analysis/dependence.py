@@ -3,7 +3,8 @@
 Two accesses conflict when they touch the same element of the same buffer and at least
 one writes it. A dependence is a conflicting pair of dynamic instances; its distance along
 a loop axis is the target's iteration index minus the source's. Unknown (non-affine)
-accesses conflict with every access of their buffer.
+accesses conflict with every access of their buffer; an access through an untraced memref
+conflicts with every access. Vector accesses cover a box of elements (`extent`).
 """
 from __future__ import annotations
 
@@ -14,11 +15,36 @@ import islpy as isl
 from .accesses import AccessPattern
 from .affine import Scope
 from .loops import Loop, substitute
+from .memory import UNTRACED, root_origin
+
+
+def may_alias(a: AccessPattern, b: AccessPattern) -> bool:
+    """The two accesses may touch the same buffer."""
+    return a.key == b.key or a.key is UNTRACED or b.key is UNTRACED
 
 
 def conflicts(a: AccessPattern, b: AccessPattern) -> bool:
-    """Same buffer and at least one write (not yet looking at indices)."""
-    return a.root == b.root and (a.is_write or b.is_write)
+    """May be the same buffer and at least one write (not yet looking at indices)."""
+    return may_alias(a, b) and (a.is_write or b.is_write)
+
+
+def overlap_constraints(a: AccessPattern, b: AccessPattern, ra: dict | None, rb: dict | None) -> list[str]:
+    """isl constraints: the boxes a and b touch (indices renamed by ra / rb) share an element.
+    Empty (any pair) when an index is unknown, or the two roots may alias without sharing
+    coordinates: an untraced memref, two arguments one call site passes overlapping views
+    (one may be offset into the other), different ranks. Two `get_global @G` share them."""
+    if a.index is None or b.index is None or a.key != b.key or len(a.index) != len(b.index):
+        return []
+    if a.root != b.root and not (root_origin(a.root) == root_origin(b.root) == "global"):
+        return []
+    out = []
+    for x, y, wa, wb in zip(a.index, b.index, a.extents(), b.extents()):
+        x, y = substitute(x, ra), substitute(y, rb)
+        if wa == 1 and wb == 1:
+            out.append(f"{x} = {y}")
+        else:  # [x, x + wa) and [y, y + wb) intersect
+            out.append(f"{y} - {x} <= {wa - 1} and {x} - {y} <= {wb - 1}")
+    return out
 
 
 def _shared_prefix(a: AccessPattern, b: AccessPattern) -> int:
@@ -52,7 +78,7 @@ def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int |
     With `constrain_fixed=False` the shared loops' bounds are dropped: a sound over-approximation
     (more pairs) that keeps sets small in deep nests. Returns None when the buffer differs.
     """
-    if a.root != b.root:
+    if not may_alias(a, b):
         return None
     shared = _shared_prefix(a, b)
     fixed = shared if fixed is None else min(fixed, shared)
@@ -62,11 +88,7 @@ def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int |
     cons = [c for lp in fixed_loops for c in lp.constraints()] if constrain_fixed else []
     cons += [c for lp in a.loops[fixed:] for c in lp.constraints(ra)]
     cons += [c for lp in b.loops[fixed:] for c in lp.constraints(rb)]
-    if a.index is not None and b.index is not None:
-        if len(a.index) != len(b.index):
-            pass  # different views of different rank: any element may coincide
-        else:
-            cons += [f"{substitute(x, ra)} = {substitute(y, rb)}" for x, y in zip(a.index, b.index)]
+    cons += overlap_constraints(a, b, ra, rb)
     return InstancePair(
         params=sorted(scope.params),
         fixed=[lp.name for lp in fixed_loops],
@@ -88,7 +110,7 @@ def pair_set(p: InstancePair, extra: list[str] = ()) -> isl.Set:
 def iteration_index(lp: Loop, rename: dict) -> str:
     """The normalized iteration number (iv - lb) / step of a loop copy, as isl text."""
     iv = rename.get(lp.name, lp.name)
-    lb = substitute(lp.lower[0], rename) if lp.lower else "0"
+    lb = substitute(lp.lower_text(), rename)
     return f"({iv} - ({lb}))" if lp.step == 1 else f"floor(({iv} - ({lb}))/{lp.step})"
 
 
@@ -143,8 +165,11 @@ def same_element(a: AccessPattern, b: AccessPattern, scope: Scope) -> bool:
     """True iff, in every iteration of their common loops, `a` and `b` touch the same element.
 
     Both accesses must sit in the same loops (same block); decided exactly with isl, so
-    `t[i]` and `t[(i + 1) - 1]` (an inlined affine.apply) are the same element."""
-    if a.root != b.root or a.index is None or b.index is None or len(a.index) != len(b.index):
+    `t[i]` and `t[(i + 1) - 1]` (an inlined affine.apply) are the same element. Vector
+    accesses are the same only with the same extents (the same box)."""
+    if a.key != b.key or a.key is UNTRACED or a.index is None or b.index is None or len(a.index) != len(b.index):
+        return False
+    if a.extents() != b.extents():
         return False
     if [lp.name for lp in a.loops] != [lp.name for lp in b.loops]:
         return False
@@ -164,7 +189,8 @@ def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: d
     dims = [lp.name for lp in a.loops]
     cons = [c for lp in a.loops for c in lp.constraints()] + list(extra)
     elems = [f"x{k}" for k in range(len(a.index))]
-    cons += [f"{e} = {idx}" for e, idx in zip(elems, a.index)]
+    cons += [f"{e} = {idx}" if w == 1 else f"{idx} <= {e} < {idx} + {w}"
+             for e, idx, w in zip(elems, a.index, a.extents())]
     body = " and ".join(cons) or "true"
     inner = f"exists ({', '.join(dims)}: {body})" if dims else body
     return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")

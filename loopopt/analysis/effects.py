@@ -1,8 +1,13 @@
 """Side effects of ops: what each op reads, writes, or may do to memory.
 
-Ops are classified by name (the seed's kind discriminator): pure compute may move freely;
-loads read their buffer; stores write it; calls read and write every buffer they receive
-and may touch any global; unknown ops are barriers. Region ops take the union of their bodies.
+Sound by default: an op is trusted only when this module models it exactly (the tables
+below; docs/soundness.md lists them). Pure compute may move freely; loads read their buffer;
+stores write it; everything else (calls, unregistered or unmodelled ops, accesses through a
+memref whose origin is not traced, see `memory.buffer_key`) is `unknown`: a barrier for every
+transform, with a reason that names it. Region ops take the union of their bodies.
+
+Buffers are named by their `buffer_key` (every `get_global @G` is one buffer); `values`
+keeps one root value per key for the facts that need a type (element size, shape).
 """
 from __future__ import annotations
 
@@ -10,15 +15,31 @@ from dataclasses import dataclass, field
 
 from .. import mlir
 from ..mlir import ir
-from .memory import ALLOC_OPS, VIEW_OPS, alias_root
+from .memory import ALLOC_OPS, UNTRACED, VIEW_OPS, alias_root, buffer_key, is_memref_value
 
 PURE_DIALECTS = ("arith.", "math.", "index.", "complex.")
+# Value-only vector ops (no memory): what affine-super-vectorize and friends emit around accesses.
+PURE_VECTOR_OPS = {
+    "vector.broadcast", "vector.splat", "vector.extract", "vector.insert", "vector.extractelement",
+    "vector.insertelement", "vector.reduction", "vector.fma", "vector.shape_cast", "vector.transpose",
+    "vector.shuffle", "vector.bitcast", "vector.step", "vector.from_elements", "vector.contract",
+    "vector.outerproduct", "vector.multi_reduction", "vector.extract_strided_slice",
+    "vector.insert_strided_slice", "vector.constant_mask", "vector.create_mask", "vector.interleave",
+    "vector.deinterleave",
+}
 PURE_OPS = {
     "affine.apply", "affine.min", "affine.max", "memref.dim", "memref.rank", "memref.extract_strided_metadata",
-    "affine.yield", "scf.yield", "scf.condition", "func.return", "memref.get_global", *VIEW_OPS,
+    "affine.yield", "scf.yield", "scf.condition", "func.return", "memref.get_global", "ub.poison",
+    "memref.extract_aligned_pointer_as_index", "scf.reduce", "scf.reduce.return",
+    "memref.alloca_scope.return", "func.constant", *PURE_VECTOR_OPS,
+    *(v for v in VIEW_OPS if v != "memref.reshape"),
 }
-READ_OPS = {"affine.load": 0, "memref.load": 0, "affine.vector_load": 0, "vector.load": 0}
-WRITE_OPS = {"affine.store": 1, "memref.store": 1, "affine.vector_store": 1, "vector.store": 1}
+# Position of the memref operand of each modelled access.
+READ_OPS = {"affine.load": 0, "memref.load": 0, "affine.vector_load": 0, "vector.load": 0,
+            "vector.transfer_read": 0, "vector.maskedload": 0, "vector.gather": 0, "vector.expandload": 0}
+WRITE_OPS = {"affine.store": 1, "memref.store": 1, "affine.vector_store": 1, "vector.store": 1,
+             "vector.transfer_write": 1, "vector.maskedstore": 0, "vector.scatter": 0,
+             "vector.compressstore": 0}
 REGION_OPS = {"affine.for", "affine.if", "affine.parallel", "scf.for", "scf.if", "scf.while",
               "scf.parallel", "scf.forall", "scf.execute_region", "scf.index_switch"}
 LOOP_OPS = {"affine.for", "affine.parallel", "scf.for", "scf.while", "scf.parallel", "scf.forall"}
@@ -26,13 +47,37 @@ LOOP_OPS = {"affine.for", "affine.parallel", "scf.for", "scf.while", "scf.parall
 
 @dataclass
 class Effects:
-    """Buffers (alias roots) read and written by an op, and whether it may do anything else."""
+    """Buffers (keys) read and written by an op, and whether it may do anything else."""
 
     reads: set = field(default_factory=set)
     writes: set = field(default_factory=set)
     unknown: bool = False  # may touch any memory or have other side effects (barrier)
     reasons: list = field(default_factory=list)
     allocates: set = field(default_factory=set)
+    values: dict = field(default_factory=dict)  # key -> a root value of that buffer
+
+    def read(self, root: ir.Value) -> None:
+        k = self._key(root)
+        if k is not None:
+            self.reads.add(k)
+
+    def write(self, root: ir.Value) -> None:
+        k = self._key(root)
+        if k is not None:
+            self.writes.add(k)
+
+    def _key(self, root: ir.Value):
+        if not is_memref_value(root):
+            return None  # a tensor or vector value: no memory
+        k = buffer_key(root)
+        self.values.setdefault(k, root)
+        if k is UNTRACED:
+            self.untraced(root)
+        return k
+
+    def untraced(self, root: ir.Value) -> None:
+        self.unknown = True
+        self.reasons.append(f"memref {_origin_text(root)} is not traced to a buffer")
 
     def merge(self, other: "Effects") -> None:
         cached = self.__dict__.get("_touches")
@@ -41,6 +86,8 @@ class Effects:
         if cached is not None:  # keep the cached union current instead of rebuilding it
             cached[1].update(other.reads, other.writes)
             self.__dict__["_touches"] = ((len(self.reads), len(self.writes)), cached[1])
+        for k, v in other.values.items():
+            self.values.setdefault(k, v)
         self.allocates |= other.allocates
         self.unknown = self.unknown or other.unknown
         self.reasons.extend(other.reasons)
@@ -48,6 +95,11 @@ class Effects:
     @property
     def pure(self) -> bool:
         return not (self.reads or self.writes or self.unknown or self.allocates)
+
+    @property
+    def reason(self) -> str:
+        """The first reason this op is a barrier (empty if it is not)."""
+        return self.reasons[0] if self.reasons else ""
 
     def touches(self) -> set:
         """reads | writes (cached: the sets only grow, so their sizes tell when to recompute)."""
@@ -65,7 +117,16 @@ def is_pure_op(op: ir.Operation) -> bool:
 
 
 def _memref_operands(op: ir.Operation) -> list[ir.Value]:
-    return [v for v in op.operands if mlir.memref_type(v) is not None]
+    return [v for v in op.operands if is_memref_value(v)]
+
+
+def _origin_text(v: ir.Value) -> str:
+    owner, block = mlir.value_owner(v)
+    if owner is not None:
+        return f"made by {owner.name} at {mlir.location_of(owner)}"
+    parent = mlir.operation(block.owner) if block is not None and block.owner is not None else None
+    return f"block argument of {parent.name if parent is not None else 'a block'}" + (
+        f" at {mlir.location_of(parent)}" if parent is not None else "")
 
 
 def op_effects(op: ir.Operation) -> Effects:
@@ -73,34 +134,34 @@ def op_effects(op: ir.Operation) -> Effects:
     eff = Effects()
     name = op.name
     if name in READ_OPS:
-        eff.reads.add(alias_root(op.operands[READ_OPS[name]]))
+        eff.read(alias_root(op.operands[READ_OPS[name]]))
     elif name in WRITE_OPS:
-        eff.writes.add(alias_root(op.operands[WRITE_OPS[name]]))
+        eff.write(alias_root(op.operands[WRITE_OPS[name]]))
     elif name in ALLOC_OPS:
         eff.allocates.add(op.results[0])
     elif name == "memref.dealloc":
-        eff.writes.add(alias_root(op.operands[0]))
+        eff.write(alias_root(op.operands[0]))
     elif name == "memref.copy":
-        eff.reads.add(alias_root(op.operands[0]))
-        eff.writes.add(alias_root(op.operands[1]))
+        eff.read(alias_root(op.operands[0]))
+        eff.write(alias_root(op.operands[1]))
+    elif name == "memref.reshape":
+        eff.read(alias_root(op.operands[1]))  # the shape is read from memory at run time
     elif name in ("func.call", "func.call_indirect"):
         for v in _memref_operands(op):
-            r = alias_root(v)
-            eff.reads.add(r)
-            eff.writes.add(r)
+            eff.read(alias_root(v))
+            eff.write(alias_root(v))
         eff.unknown = True  # the callee may also touch globals or have other effects
-        eff.reasons.append(f"call to {_callee(op)}")
+        eff.reasons.append(f"call to {_callee(op)} at {mlir.location_of(op)}")
     elif name in REGION_OPS:
         pass
     elif is_pure_op(op):
         pass
     else:
         for v in _memref_operands(op):
-            r = alias_root(v)
-            eff.reads.add(r)
-            eff.writes.add(r)
+            eff.read(alias_root(v))
+            eff.write(alias_root(v))
         eff.unknown = True
-        eff.reasons.append(f"unknown op {name}")
+        eff.reasons.append(f"unmodelled op {name} at {mlir.location_of(op)}")
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:

@@ -45,17 +45,19 @@ class Facts:
         return m
 
     def accesses_by_root(self, op: ir.Operation) -> dict:
-        """The op's accesses grouped by buffer."""
+        """The op's accesses grouped by buffer key (`AccessPattern.key`)."""
         d = self._by_root.get(op_key(op))
         if d is None:
             d = {}
             for a in self.accesses(op):
-                d.setdefault(a.root, []).append(a)
+                d.setdefault(a.key, []).append(a)
             self._by_root[op_key(op)] = d
         return d
 
     def row_bytes(self, root: ir.Value) -> int:
         """Bytes of one partition row of a buffer (all dims but the first)."""
+        if not isinstance(root.type, ir.MemRefType):
+            return 0
         b = self._row_bytes.get(root)
         if b is None:
             loc = self.location(root)
@@ -67,14 +69,14 @@ class Facts:
         """Bytes per partition one iteration of the loop touches: one row of every buffer."""
         w = self._working_set.get(op_key(op))
         if w is None:
-            w = self._working_set[op_key(op)] = sum(self.row_bytes(r) for r in self.effects(op).touches()
-                                            if isinstance(r.type, ir.MemRefType))
+            e = self.effects(op)
+            w = self._working_set[op_key(op)] = sum(self.row_bytes(e.values[k]) for k in e.touches())
         return w
 
     def fused_working_set(self, l1: ir.Operation, l2: ir.Operation) -> int:
         t1 = self.effects(l1).touches()
-        return self.working_set(l1) + sum(self.row_bytes(r) for r in self.effects(l2).touches()
-                                          if r not in t1 and isinstance(r.type, ir.MemRefType))
+        e2 = self.effects(l2)
+        return self.working_set(l1) + sum(self.row_bytes(e2.values[k]) for k in e2.touches() if k not in t1)
 
     def forget(self, *ops: ir.Operation) -> None:
         """Drop facts of ops about to change or disappear (before they are erased: a new op may
@@ -128,5 +130,5 @@ class Facts:
             self._accesses[k1] = acc1
             if by_root is not None:
                 for a in extra:
-                    by_root.setdefault(a.root, []).append(a)
+                    by_root.setdefault(a.key, []).append(a)
                 self._by_root[k1] = by_root

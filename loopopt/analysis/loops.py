@@ -97,12 +97,25 @@ class Loop:
     def bounded(self) -> bool:
         return bool(self.lower) and bool(self.upper)
 
+    def lower_text(self) -> str:
+        """isl text of the actual lower bound: the max of the bound map's results."""
+        if not self.lower:
+            return "0"
+        return self.lower[0] if len(self.lower) == 1 else f"max({', '.join(self.lower)})"
+
     def constraints(self, rename: dict[str, str] | None = None) -> list[str]:
-        """isl constraints of this dimension (with names substituted by `rename`)."""
+        """isl constraints of this dimension (with names substituted by `rename`). With a step,
+        the iterations are anchored at the actual lower bound (the largest bound result)."""
         n = self.name
         out = [f"{n} >= {lb}" for lb in self.lower] + [f"{n} < {ub}" for ub in self.upper]
-        if self.step != 1 and self.lower:
+        if self.step != 1 and len(self.lower) == 1:
             out.append(f"exists (e_{n}: {n} = {self.lower[0]} + {self.step} * e_{n})")
+        elif self.step != 1 and self.lower:
+            cases = []
+            for k, lb in enumerate(self.lower):
+                top = " and ".join([f"{lb} >= {o}" for m, o in enumerate(self.lower) if m != k] or ["1 = 1"])
+                cases.append(f"({top} and exists (e{k}_{n}: {n} = {lb} + {self.step} * e{k}_{n}))")
+            out.append("(" + " or ".join(cases) + ")")
         return [substitute(c, rename) for c in out] if rename else out
 
 

@@ -1,10 +1,17 @@
 """Memory locations: which buffer an access touches, and the seed's MemoryLocation facts.
 
 A view (`memref.cast`, `memref.subview`, ...) is traced to its root buffer, so an aliased
-write is seen as a write of the root. A root allocated by the function
-(`memref.alloc`/`alloca`) is *placed* (the seed's type == 1); anything else (arguments,
-globals, call results) is *external*. Distinct function arguments are assumed not to
-alias each other (MLIR's affine analysis makes the same assumption).
+write is seen as a write of the root. A root is *traced* when it is made by an op whose
+aliasing we model exactly: an allocation (`memref.alloc`/`alloca`, *placed*, the seed's
+type == 1), `memref.get_global` (every `get_global @G` names one storage), or an argument of
+the function's entry block (*external*). Any other memref (an `arith.select`, `scf.if` or
+call result, a loop-carried value, ...) is *untraced*: it may alias every buffer, so an
+access through it is a barrier (see `buffer_key`).
+
+Arguments: distinct arguments of a public function are assumed not to alias (MLIR's affine
+analysis assumes the same; the driver says so in a remark). A private function's arguments
+follow its call sites in the module: arguments that some call passes overlapping buffers
+share one key, unless both carry `llvm.noalias`.
 """
 from __future__ import annotations
 
@@ -17,7 +24,7 @@ from ..mlir import ir
 VIEW_OPS = (
     "memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.view", "memref.expand_shape",
     "memref.collapse_shape", "memref.transpose", "memref.reshape", "memref.assume_alignment",
-    "memref.memory_space_cast",
+    "memref.memory_space_cast", "memref.extract_strided_metadata",
 )
 ALLOC_OPS = ("memref.alloc", "memref.alloca")
 PLACED = "placed"
@@ -35,6 +42,158 @@ def alias_root(v: ir.Value) -> ir.Value:
             return v
         v = owner.operands[0]
         seen += 1
+
+
+class _Untraced:
+    """The key of a memref whose origin is not modelled: it may be any buffer."""
+
+    def __repr__(self) -> str:
+        return "UNTRACED"
+
+
+UNTRACED = _Untraced()
+
+
+def is_memref_value(v: ir.Value) -> bool:
+    """Ranked or unranked memref."""
+    return isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType))
+
+
+def root_origin(root: ir.Value) -> str | None:
+    """How a root buffer is made: "alloc", "global", "argument" (of the function's entry block),
+    or None when the op or block argument that makes it is not modelled (untraced)."""
+    owner, block = mlir.value_owner(root)
+    if owner is not None:
+        if owner.name in ALLOC_OPS:
+            return "alloc"
+        if owner.name == "memref.get_global":
+            return "global"
+        return None
+    parent = mlir.operation(block.owner) if block is not None and block.owner is not None else None
+    if parent is not None and parent.name == "func.func" and block == mlir.func_body(parent):
+        return "argument"
+    return None
+
+
+def global_symbol(root: ir.Value) -> str:
+    owner, _ = mlir.value_owner(root)
+    return ir.FlatSymbolRefAttr(owner.attributes["name"]).value
+
+
+def buffer_key(root: ir.Value):
+    """The identity of the storage behind a root: equal keys may be the same memory, different
+    keys are provably distinct, `UNTRACED` may be any memory. An allocation or a public
+    function's argument is its own key; every `get_global @G` has the key ("global", "G");
+    a private function's argument has the key of its alias class (see `argument_classes`)."""
+    origin = root_origin(root)
+    if origin == "alloc":
+        return root
+    if origin == "global":
+        return ("global", global_symbol(root))
+    if origin == "argument":
+        v = root.maybe_downcast() if hasattr(root, "maybe_downcast") else root
+        fn = mlir.operation(v.owner.owner)
+        classes = argument_classes(fn)
+        if classes is None:
+            return root
+        k = classes[v.arg_number]
+        return v.owner.arguments[k] if isinstance(k, int) else k
+    return UNTRACED
+
+
+# Alias classes of private functions' arguments, per function (cleared by the driver per run).
+_ARG_CLASSES: dict = {}
+
+
+def clear_argument_classes() -> None:
+    _ARG_CLASSES.clear()
+
+
+def _is_private(fn: ir.Operation) -> bool:
+    vis = fn.attributes["sym_visibility"] if "sym_visibility" in fn.attributes else None
+    return vis is not None and ir.StringAttr(vis).value == "private"
+
+
+def _has_noalias(fn: ir.Operation, k: int) -> bool:
+    if "arg_attrs" not in fn.attributes:
+        return False
+    attrs = ir.ArrayAttr(fn.attributes["arg_attrs"])
+    return k < len(attrs) and "llvm.noalias" in ir.DictAttr(attrs[k])
+
+
+def argument_classes(fn: ir.Operation):
+    """None for a public function (its arguments are assumed distinct); for a private one, per
+    argument the index of its class representative or the key it takes from its callers:
+    arguments that one call site in the module passes overlapping buffers
+    (same key, or an untraced value) share a key, unless both are `llvm.noalias`; an argument
+    that receives a global's storage gets the global's key; one that receives an untraced value
+    is `UNTRACED`. A private function whose symbol is used other than by `func.call` (its
+    address is taken) gets one class for all its memref arguments."""
+    if not _is_private(fn):
+        return None
+    key = (mlir.op_key(fn), mlir.func_name(fn))
+    hit = _ARG_CLASSES.get(key)
+    if hit is not None:
+        return hit
+    body = mlir.func_body(fn)
+    args = list(body.arguments) if body is not None else []
+    n = len(args)
+    _ARG_CLASSES[key] = [UNTRACED] * n  # while computing: a recursive call site sees untraced args
+    memref_args = [k for k, a in enumerate(args) if is_memref_value(a)]
+    rep = {k: k for k in memref_args}
+
+    def find(k: int) -> int:
+        while rep[k] != k:
+            k = rep[k]
+        return k
+
+    def union(i: int, j: int) -> None:
+        rep[find(j)] = find(i)
+
+    name = mlir.func_name(fn)
+    calls, address_taken = [], False
+    for op in mlir.walk(mlir.operation(fn.parent)):
+        if op.name == "func.call" and _callee_name(op) == name:
+            calls.append(op)
+        elif op.name != "func.func" and _mentions_symbol(op, name):
+            address_taken = True
+    if address_taken:
+        for k in memref_args[1:]:
+            union(memref_args[0], k)
+    passed: dict = {}  # arg -> keys of the buffers call sites pass (a global or UNTRACED)
+    for call in calls:
+        keys = {k: buffer_key(alias_root(call.operands[k])) for k in memref_args if k < len(call.operands)}
+        for k, kk in keys.items():
+            if kk is UNTRACED or (isinstance(kk, tuple) and kk[0] == "global"):
+                passed.setdefault(k, set()).add(kk)
+        for i in keys:
+            for j in keys:
+                if i < j and (keys[i] is UNTRACED or keys[j] is UNTRACED or keys[i] == keys[j]) \
+                        and not (_has_noalias(fn, i) and _has_noalias(fn, j)):
+                    union(i, j)
+    forced: dict = {}  # class -> the keys its members receive from callers
+    for k, ks in passed.items():
+        forced.setdefault(find(k), set()).update(ks)
+    out = list(range(n))
+    for k in memref_args:
+        ks = forced.get(find(k), set())
+        out[k] = find(k) if not ks else (next(iter(ks)) if len(ks) == 1 else UNTRACED)
+    _ARG_CLASSES[key] = out
+    return out
+
+
+def _callee_name(op: ir.Operation) -> str | None:
+    try:
+        return ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    except Exception:
+        return None
+
+
+def _mentions_symbol(op: ir.Operation, name: str) -> bool:
+    for attr in op.attributes:
+        if f"@{name}" in str(attr.attr):
+            return True
+    return False
 
 
 def is_placed(root: ir.Value) -> bool:

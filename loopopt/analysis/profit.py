@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..mlir import ir
 from .effects import Effects
-from .memory import MemoryLocation, memory_location
+from .memory import UNTRACED, MemoryLocation, memory_location
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,9 @@ class FPGEntry:
 
 def shared_tensors(e1: Effects, e2: Effects, location=memory_location) -> list[SharedTensor]:
     """Buffers both loops touch, in a deterministic order."""
-    common = e1.touches() & e2.touches()
-    locs = [location(r) for r in common if _is_memref(r)]
-    locs.sort(key=lambda m: m.name)
-    return [SharedTensor(m, m.root in e1.writes, m.root in e2.writes) for m in locs]
+    common = [k for k in e1.touches() & e2.touches() if k is not UNTRACED and _is_memref(e1.values[k])]
+    pairs = sorted(((location(e1.values[k]), k) for k in common), key=lambda mk: mk[0].name)
+    return [SharedTensor(m, k in e1.writes, k in e2.writes) for m, k in pairs]
 
 
 def _is_memref(v) -> bool:

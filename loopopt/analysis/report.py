@@ -47,7 +47,7 @@ def analysis_report(text, filename: str = "<input>") -> str:
                     (ax1,), (ax2,) = loop_dims(l1, scope), loop_dims(l2, scope)
                     for a in collect_accesses(l1, scope):
                         for b in collect_accesses(l2, scope):
-                            if a.root != b.root or not (a.is_write or b.is_write):
+                            if a.key != b.key or not (a.is_write or b.is_write):
                                 continue
                             if a.index is None or b.index is None:
                                 d = "unknown"

@@ -15,6 +15,7 @@ from ..analysis.accesses import collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
+from ..analysis.memory import UNTRACED
 from ..analysis.loops import (body_block, body_ops, has_iter_args, loop_dims, loops_in_block, same_trip_count)
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
 from ..mlir import ir
@@ -29,6 +30,7 @@ NEGATIVE_DISTANCE = "[STOP FUSION] negative distance dep in def-use"
 BLOCKED_BY_OPS = "[STOP FUSION] ops between the loops can't be moved"
 OVER_BUDGET = "[STOP FUSION] fused working set exceeds SBSize"
 CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
+UNMODELLED = "[STOP FUSION] unmodelled effects"
 
 
 @dataclass(frozen=True)
@@ -92,11 +94,15 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, fact
     else:
         by_root1 = {}
         for a in collect_accesses(l1, scope):
-            by_root1.setdefault(a.root, []).append(a)
+            by_root1.setdefault(a.key, []).append(a)
     for b in acc2:
-        for a in by_root1.get(b.root, ()):
+        partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
+            [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
+        for a in partners:
             if not (a.is_write or b.is_write):
                 continue
+            if a.key is UNTRACED or b.key is UNTRACED:
+                return StopReason(NEGATIVE_DISTANCE, f"{_name(a.root)} may alias any buffer")
             if a.index is None or b.index is None:
                 return StopReason(NEGATIVE_DISTANCE, f"{_name(a.root)} is accessed at unknown elements")
             if _identical_access(a, b, ax1, ax2):
@@ -115,10 +121,10 @@ def _name(v: ir.Value) -> str:
 
 
 def _identical_access(a, b, ax1, ax2) -> bool:
-    """Fast path for distance exactly 0: the same index with the two axes identified, no other
-    loops involved, and one index component equal to the axis IV itself (so the element
-    determines the iteration; `t[i]` in a `j` loop is touched by every `j`)."""
-    if ax1.lower != ax2.lower:
+    """Fast path for distance exactly 0: the same buffer and index with the two axes identified,
+    no other loops involved, scalar accesses, and one index component equal to the axis IV itself
+    (so the element determines the iteration; `t[i]` in a `j` loop is touched by every `j`)."""
+    if ax1.lower != ax2.lower or a.root != b.root or a.is_vector or b.is_vector or ax1.step != 1:
         return False
     if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
         return False
@@ -126,6 +132,16 @@ def _identical_access(a, b, ax1, ax2) -> bool:
 
     same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
     return same and any(t.strip("()") == ax1.name for t in a.index)
+
+
+def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> StopReason | None:
+    """Sound by default: a loop holding an op whose effects we do not model exactly (a call, an
+    unregistered op, an access through an untraced memref) is a barrier; the remark names it."""
+    for lp in (l1, l2):
+        e = effects(lp)
+        if e.unknown:
+            return StopReason(UNMODELLED, f"{e.reason} (in the loop at {mlir.location_of(lp)})")
+    return None
 
 
 def _conflict(x: Effects, y: Effects) -> bool:
@@ -388,6 +404,9 @@ class GreedyFusion:
         """(ops to hoist, None) if the pair may fuse, else ([], StopReason)."""
         if has_iter_args(l1) or has_iter_args(l2):
             return [], StopReason(CARRIES_VALUES)
+        r = check_modelled(l1, l2, self.effects)
+        if r is not None:
+            return [], r
         r = check_trip_counts(l1, l2, self.scope)
         if r is None:
             r = check_partition_dim(l1, l2, self.scope, self.options, self.facts)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
-from ..analysis.dependence import instance_pair, pair_set
+from ..analysis.dependence import instance_pair, may_alias, pair_set
 from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, is_pure_op, op_effects
 from ..analysis.loops import body_ops, domain_loops, runs_at_least_once
 from ..analysis.memory import ALLOC_OPS, alias_root, is_placed, value_name
@@ -170,8 +170,10 @@ def callee_writes_only_arguments(call: ir.Operation, funcs: dict, seen: frozense
         kind = op_kind(op)
         if kind == UNKNOWN or (kind == REGION and op.name not in REGION_OPS):
             return False
-        if kind == WRITE and not all(_own_memory(r, args) for r in op_effects(op).writes):
-            return False
+        if kind == WRITE:
+            e = op_effects(op)
+            if e.unknown or not all(_own_memory(e.values[k], args) for k in e.writes):
+                return False
         if kind == CALL:
             passed = [alias_root(v) for v in op.operands if mlir.memref_type(v) is not None]
             if not all(_own_memory(r, args) for r in passed):
@@ -216,12 +218,6 @@ def loop_facts(loop: ir.Operation, scope: Scope, funcs: dict) -> LoopFacts:
 
 # ---------------------------------------------------------------- the load test
 
-def storage_key(root: ir.Value):
-    """Identity of a root buffer; every `memref.get_global @G` names the same storage."""
-    owner, _ = mlir.value_owner(root)
-    if owner is not None and owner.name == "memref.get_global":
-        return ("global", ir.FlatSymbolRefAttr(owner.attributes["name"]).value)
-    return root
 
 
 def load_outside(load: ir.Operation, loop: ir.Operation, scope: Scope) -> AccessPattern:
@@ -234,11 +230,11 @@ def load_outside(load: ir.Operation, loop: ir.Operation, scope: Scope) -> Access
 def write_may_touch(load: AccessPattern, write: AccessPattern, scope: Scope) -> bool:
     """True iff some iteration of `write` (any iteration of the loop, same outer iterations)
     may store to the element `load` reads. Non-affine indices touch every element."""
-    if storage_key(load.root) != storage_key(write.root):
+    if not may_alias(load, write):
         return False
     # The loops around `loop` are the same iteration for both; their bounds are dropped (a
     # sound over-approximation) so that deep nests stay cheap for isl.
-    pair = instance_pair(load, replace(write, root=load.root), scope, constrain_fixed=False)
+    pair = instance_pair(load, write, scope, constrain_fixed=False)
     try:
         return not pair_set(pair).is_empty()
     except Exception:  # isl cannot state it: assume the worst

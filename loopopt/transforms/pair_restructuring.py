@@ -81,7 +81,7 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
     eff = op_effects(loop)
     if eff.unknown:
         return "the loop has unknown effects"
-    if any(not is_placed(r) or not _only_plain_uses(r) for r in eff.writes):
+    if any(not is_placed(eff.values[k]) or not _only_plain_uses(eff.values[k]) for k in eff.writes):
         return "the loop writes a buffer that is not placed or escapes"
     (ax,) = loop_dims(loop, scope)
     cut = f"{ax.name} >= {cb[0] + keep * mlir.int_attr(loop, 'step')}"
