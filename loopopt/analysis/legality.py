@@ -21,7 +21,7 @@ from ..mlir import ir
 from .accesses import AccessPattern, collect_accesses
 from .affine import NonAffine, Scope
 from .dependence import InstancePair, conflicts, instance_pair, pair_set
-from .effects import is_pure_op, op_effects
+from .effects import REGION_OPS, is_pure_op, op_effects
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
 
 
@@ -157,8 +157,9 @@ def band_pairs(nest: list[ir.Operation], scope: Scope,
 
 
 def unknown_effect_ops(root: ir.Operation) -> list[ir.Operation]:
-    """Ops under `root` whose effects are not known (calls, unknown ops): they pin program order."""
-    return [o for o in mlir.walk(root) if not o.regions and op_effects(o).unknown]
+    """Ops under `root` whose own effects are not modelled (calls, unmodelled ops, including ones
+    with regions, accesses through untraced memrefs): they pin program order."""
+    return [o for o in mlir.walk(root) if o.name not in REGION_OPS and op_effects(o).unknown]
 
 
 def permutation_violation(nest: list[ir.Operation], perm: list[int], scope: Scope) -> str | None:
