@@ -190,8 +190,9 @@ def _callee_name(op: ir.Operation) -> str | None:
 
 
 def _mentions_symbol(op: ir.Operation, name: str) -> bool:
-    for attr in op.attributes:
-        if f"@{name}" in str(attr.attr):
+    attrs = op.attributes
+    for k in range(len(attrs)):
+        if f"@{name}" in str(attrs[k].attr):
             return True
     return False
 
