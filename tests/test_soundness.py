@@ -81,7 +81,9 @@ def optimized(name: str, target: str):
 
 
 def count_affine_for(text: str) -> int:
-    return len(re.findall(r"\baffine\.for\b", text))
+    """affine.for ops in `text` (comment lines ignored)."""
+    code = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+    return len(re.findall(r"\baffine\.for\b", code))
 
 
 def _needs_toolchain(tool: str) -> None:
