@@ -8,13 +8,21 @@ Value model (the rule every emitter follows):
   - iN values are Python ints in signed canonical form, wrapped modulo 2^N after every op;
     i1 is the exception: it is 0 or 1;
   - f16/f32/f64 values are numpy scalars of that dtype, so every op rounds to the type;
-  - memrefs are numpy arrays (views for subviews); every element access is bounds-checked
-    explicitly because numpy wraps negative indices silently.
+  - memrefs (ranked or unranked) are numpy arrays (views for subviews and reshapes); every
+    element access is bounds-checked explicitly because numpy wraps negative indices silently.
+    A memref value that flows through select, scf.if/for results, iter_args, block arguments,
+    casts or call results is the same array object, so aliasing is real; get_global returns
+    one array per symbol and run;
+  - vectors are fresh read-only numpy arrays of the element dtype (never views of memory);
+    arith/math ops on vectors run the scalar rule once per element.
+Functions of several blocks (cf.br/cf.cond_br/cf.switch) become a loop dispatching on the
+current block's number.
 Newly allocated memory is filled with NaN (floats) or 0xA5 bytes (integers), so reading it
 before writing it shows up in the results instead of passing as zeros.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import OrderedDict
@@ -75,12 +83,44 @@ def scalar_kind(t: ir.Type) -> ScalarKind | None:
     return None
 
 
+def is_memref(t: ir.Type) -> bool:
+    """Ranked or unranked memref type."""
+    return isinstance(t, (ir.MemRefType, ir.UnrankedMemRefType))
+
+
 def memref_element_dtype(t: ir.Type) -> np.dtype:
-    """numpy dtype of the elements of memref type `t` (raises _Unsupported when there is none)."""
-    k = scalar_kind(ir.MemRefType(t).element_type)
+    """numpy dtype of the elements of (ranked or unranked) memref type `t` (raises _Unsupported
+    when there is none)."""
+    elem = ir.UnrankedMemRefType(t).element_type if isinstance(t, ir.UnrankedMemRefType) \
+        else ir.MemRefType(t).element_type
+    k = scalar_kind(elem)
     if k is None or k.dtype is None:
-        raise _Unsupported(f"memref element type {ir.MemRefType(t).element_type}")
+        raise _Unsupported(f"memref element type {elem}")
     return k.dtype
+
+
+@dataclass(frozen=True)
+class VectorKind:
+    """A fixed-size vector type: a numpy array of `shape` whose elements follow `elem`."""
+
+    shape: tuple[int, ...]
+    elem: ScalarKind
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+
+def vector_kind(t: ir.Type) -> VectorKind:
+    """The representation of vector type `t` (raises _Unsupported for scalable vectors or
+    elements that cannot be stored)."""
+    vt = ir.VectorType(t)
+    if vt.scalable:
+        raise _Unsupported(f"scalable vector type {t}")
+    k = scalar_kind(vt.element_type)
+    if k is None or k.dtype is None:
+        raise _Unsupported(f"vector element type {vt.element_type}")
+    return VectorKind(tuple(vt.shape), k)
 
 
 def _mask(k: ScalarKind) -> int:
@@ -122,6 +162,39 @@ def canonical_int(value: int, k: ScalarKind) -> int:
 
 
 # --------------------------------------------------------------------------- runtime helpers
+
+
+class _Fault(Exception):
+    """Raised by a runtime helper; its message is reported as is, at the op that ran it."""
+
+
+def _positive_divisor(b: int, what: str) -> None:
+    if b <= 0:
+        raise _Fault(f"{what} by non-positive value {b} in a semi-affine expression")
+
+
+def _amod(a: int, b: int) -> int:
+    """Semi-affine `a mod b` (b a symbol): the floor remainder, for a positive b only."""
+    _positive_divisor(b, "mod")
+    return a % b
+
+
+def _afloordiv(a: int, b: int) -> int:
+    _positive_divisor(b, "floordiv")
+    return a // b
+
+
+def _aceildiv(a: int, b: int) -> int:
+    _positive_divisor(b, "ceildiv")
+    return -((-a) // b)
+
+
+def _mask_vector(shape: tuple, sizes: tuple) -> np.ndarray:
+    """vector.create_mask: true where every index is below its dim's size (sizes clamp at 0)."""
+    m = np.zeros(shape, np.bool_)
+    m[tuple(slice(0, max(0, int(s))) for s in sizes)] = True
+    m.flags.writeable = False
+    return m
 
 
 def _divsi(a: int, b: int) -> int:
@@ -206,6 +279,10 @@ def _ctpop(v: int, k: ScalarKind) -> int:
 
 
 _HELPERS = {
+    "_amod": _amod,
+    "_afloordiv": _afloordiv,
+    "_aceildiv": _aceildiv,
+    "_mask_vector": _mask_vector,
     "_divsi": _divsi,
     "_remsi": _remsi,
     "_fptoi": _fptoi,
@@ -285,6 +362,12 @@ def affine_expr_source(e: ir.AffineExpr, dims: list[str], syms: list[str]) -> st
         if isinstance(r, ir.AffineMulExpr) and isinstance(r.rhs, ir.AffineConstantExpr) and r.rhs.value == -1:
             return f"({lhs} - {affine_expr_source(r.lhs, dims, syms)})"
         return f"({lhs} + {affine_expr_source(r, dims, syms)})"
+    semi = {ir.AffineModExpr: "_amod", ir.AffineFloorDivExpr: "_afloordiv", ir.AffineCeilDivExpr: "_aceildiv"}
+    for cls, helper in semi.items():
+        if isinstance(e, cls) and not isinstance(e.rhs, ir.AffineConstantExpr):
+            # semi-affine: defined for a positive divisor only (checked when it runs; MLIR's
+            # lowering assumes it and gives no floor/ceil/remainder for a negative one)
+            return f"{helper}({affine_expr_source(e.lhs, dims, syms)}, {affine_expr_source(e.rhs, dims, syms)})"
     ops = ((ir.AffineMulExpr, "*"), (ir.AffineFloorDivExpr, "//"), (ir.AffineModExpr, "%"))
     for cls, sym in ops:
         if isinstance(e, cls):
@@ -423,6 +506,7 @@ class _FuncWriter:
         self.ranges: dict[ir.Value, Range] = {}  # index values whose range is known statically
         self.count = 0
         self.depth = 1
+        self.elementwise = False  # inside `_emit_elementwise`: vector values stand for one element
         self.site = unit.add_site(fn)
         self.asm = ir.AsmState(fn)
 
@@ -447,10 +531,18 @@ class _FuncWriter:
             raise _Unsupported("use of a value defined outside the translated function") from None
 
     def kind(self, v: ir.Value) -> ScalarKind:
-        k = scalar_kind(v.type)
+        t = v.type
+        if self.elementwise and isinstance(t, ir.VectorType):
+            t = ir.VectorType(t).element_type
+        k = scalar_kind(t)
         if k is None:
             raise _Unsupported(f"values of type {v.type}")
         return k
+
+    def vkind(self, v: ir.Value) -> VectorKind:
+        if not isinstance(v.type, ir.VectorType):
+            raise _Unsupported(f"expected a vector, got {v.type}")
+        return vector_kind(v.type)
 
     def const(self, obj) -> str:
         return self.u.add_const(obj)
@@ -501,18 +593,49 @@ class _FuncWriter:
             self.entry_check(a, p)
         start = len(self.u.lines)
         try:
-            if len(list(self.fn.regions[0].blocks)) > 1:
-                raise _Unsupported("functions with more than one block (unstructured control flow)")
-            term = self.emit_ops(body)
-            if term is None or term.name != "func.return":
-                raise _Unsupported("function body without func.return")
-            self.line("_B[0] = _n")
-            rets = [self.n(v) for v in term.operands]
-            self.line(f"return ({''.join(r + ', ' for r in rets)})")
+            blocks = list(self.fn.regions[0].blocks)
+            if len(blocks) > 1:
+                self.write_blocks(blocks)
+            else:
+                term = self.emit_ops(body)
+                if term is None or term.name != "func.return":
+                    raise _Unsupported("function body without func.return")
+                self.ret(term)
         except _Unsupported as e:
             del self.u.lines[start:]
             del self.u.tags[start:]
             self.line(f"_unsupported({self.site}, {self.const(str(e))})")
+
+    def ret(self, term: ir.Operation) -> None:
+        self.line("_B[0] = _n")
+        rets = [self.n(v) for v in term.operands]
+        self.line(f"return ({''.join(r + ', ' for r in rets)})")
+
+    def write_blocks(self, blocks: list[ir.Block]) -> None:
+        """A body of several blocks (cf.br, cf.cond_br, cf.switch): a loop that dispatches on the
+        number of the current block; a branch assigns the target's arguments, sets the number
+        and continues. Blocks are written in reverse post-order so that every value is named
+        before its uses (a dominator comes first); unreachable blocks come last."""
+        for b in blocks[1:]:
+            for a in b.arguments:
+                self.define(a, "a")
+        self.line("_blk = 0")
+        self.line("while True:")
+        self.depth += 1
+        for k, i in enumerate(_block_order(blocks)):
+            b = blocks[i]
+            self.line(f"{'if' if k == 0 else 'elif'} _blk == {i}:")
+            self.depth += 1
+            if i:
+                self.tick(len(block_ops(b)))
+                for a in b.arguments:
+                    self.bind_dims(a)
+            ops = block_ops(b)
+            for op in ops[:-1]:
+                self.emit_op(op)
+            self.emit_op(ops[-1], lambda w, op: _emit_branch(w, op, blocks))
+            self.depth -= 1
+        self.depth -= 1
 
     def entry_check(self, a: ir.Value, p: str) -> None:
         """Check and normalize an argument: memrefs must match dtype/rank/static dims."""
@@ -527,6 +650,23 @@ class _FuncWriter:
             spec = self.const((self.describe(a), dt, shape))
             self.line(f"_check_memref({p}, {spec}, {self.site})")
             self.bind_dims(a)
+            return
+        if isinstance(t, ir.UnrankedMemRefType):
+            try:
+                spec = self.const((self.describe(a), memref_element_dtype(t), None))
+            except _Unsupported as e:
+                self.line(f"_unsupported({self.site}, {self.const(str(e))})")
+                return
+            self.line(f"_check_memref({p}, {spec}, {self.site})")
+            return
+        if isinstance(t, ir.VectorType):
+            try:
+                vk = vector_kind(t)
+            except _Unsupported as e:
+                self.line(f"_unsupported({self.site}, {self.const(str(e))})")
+                return
+            spec = self.const((self.describe(a), vk.elem.dtype, vk.shape))
+            self.line(f"{p} = _vector_arg({p}, {spec}, {self.site})")
             return
         k = scalar_kind(t)
         if k is None:
@@ -546,18 +686,25 @@ class _FuncWriter:
             self.emit_op(op)
         return term
 
-    def emit_op(self, op: ir.Operation) -> None:
+    def emit_op(self, op: ir.Operation, method=None) -> None:
+        """Emit `op` with `method` (default: its registered emitter; arith/math ops on vectors
+        are applied element by element). An op that cannot be translated becomes a call that
+        raises InterpreterError when it is reached."""
         outer = self.site
         self.site = self.u.add_site(op)
-        start = len(self.u.lines)
+        start, depth = len(self.u.lines), self.depth
         try:
-            method = _DISPATCH.get(op.name)
             if method is None:
-                raise _Unsupported("unsupported op")
+                method = _DISPATCH.get(op.name)
+                if method is None:
+                    raise _Unsupported("unsupported op")
+                if _is_elementwise(op):
+                    method = functools.partial(_emit_elementwise, scalar_method=method)
             method(self, op)
         except _Unsupported as e:
             del self.u.lines[start:]
             del self.u.tags[start:]
+            self.depth = depth
             self.line(f"_unsupported({self.site}, {self.const(str(e))})")
             for r in op.results:  # later uses must still translate; they never run
                 self.define(r)
@@ -683,8 +830,14 @@ def _e_call(w: _FuncWriter, op):
 @_emits("arith.constant")
 def _e_constant(w, op):
     r = op.results[0]
-    k = w.kind(r)
     attr = op.attributes["value"]
+    if isinstance(r.type, ir.VectorType):
+        vk = w.vkind(r)
+        arr = np.array(ir.DenseElementsAttr(attr)).astype(vk.elem.dtype).reshape(vk.shape)
+        arr.flags.writeable = False
+        w.line(f"{w.define(r)} = {w.const(arr)}")
+        return
+    k = w.kind(r)
     if k.is_int:
         v = canonical_int(ir.IntegerAttr(attr).value, k)
         w.const_ints[r] = v
@@ -844,7 +997,7 @@ def _e_cmpf(w, op):
 @_emits("arith.select")
 def _e_select(w, op):
     c, t, f = (w.n(v) for v in op.operands)
-    if not isinstance(op.operands[0].type, ir.IntegerType):
+    if w.kind(op.operands[0]).kind != "int":
         raise _Unsupported(f"select on a condition of type {op.operands[0].type}")
     r = op.results[0]
     w.line(f"{w.define(r)} = ({t} if {c} else {f})")
@@ -1179,6 +1332,98 @@ def _e_scf_parallel(w, op):
     w.depth = depth0
 
 
+# ---- cf (multi-block function bodies)
+
+
+def _block_index(blocks: list[ir.Block], b: ir.Block) -> int:
+    for i, x in enumerate(blocks):
+        if x == b:
+            return i
+    raise _Unsupported("branch to a block of another region")
+
+
+def _successors(blocks: list[ir.Block], i: int) -> list[int]:
+    ops = block_ops(blocks[i])
+    return [_block_index(blocks, b) for b in ops[-1].successors] if ops else []
+
+
+def _block_order(blocks: list[ir.Block]) -> list[int]:
+    """Block numbers in reverse post-order from the entry block, then the unreachable ones."""
+    seen, post = {0}, []
+    stack = [(0, iter(_successors(blocks, 0)))]
+    while stack:
+        node, it = stack[-1]
+        nxt = next((b for b in it if b not in seen), None)
+        if nxt is None:
+            post.append(node)
+            stack.pop()
+        else:
+            seen.add(nxt)
+            stack.append((nxt, iter(_successors(blocks, nxt))))
+    return post[::-1] + [i for i in range(len(blocks)) if i not in seen]
+
+
+def _jump(w: _FuncWriter, blocks: list[ir.Block], target: ir.Block, values) -> None:
+    """Pass `values` to the arguments of `target` (all at once) and make it the current block."""
+    w.assign([w.n(a) for a in target.arguments], [w.n(v) for v in values])
+    w.line(f"_blk = {_block_index(blocks, target)}")
+
+
+def _emit_branch(w: _FuncWriter, op, blocks: list[ir.Block]) -> None:
+    """The terminator of one block of a multi-block body (see `_FuncWriter.write_blocks`)."""
+    if op.name == "func.return":
+        w.ret(op)
+        return
+    succ = list(op.successors)
+    operands = list(op.operands)
+    if op.name == "cf.br":
+        _jump(w, blocks, succ[0], operands)
+    elif op.name == "cf.cond_br":
+        n_true = [int(x) for x in op.attributes["operandSegmentSizes"]][1]
+        w.line(f"if {w.n(operands[0])}:")
+        w.depth += 1
+        _jump(w, blocks, succ[0], operands[1: 1 + n_true])
+        w.depth -= 1
+        w.line("else:")
+        w.depth += 1
+        _jump(w, blocks, succ[1], operands[1 + n_true:])
+        w.depth -= 1
+    elif op.name == "cf.switch":
+        _emit_switch(w, op, blocks, succ, operands)
+    else:
+        raise _Unsupported("unsupported block terminator")
+    w.line("continue")
+
+
+def _emit_switch(w: _FuncWriter, op, blocks, succ, operands) -> None:
+    """cf.switch: the first case whose value equals the flag, else the default destination."""
+    flag = operands[0]
+    k = w.kind(flag)
+    n_default = [int(x) for x in op.attributes["operandSegmentSizes"]][1]
+    cases = [canonical_int(int(x), k) for x in op.attributes["case_values"]] \
+        if "case_values" in op.attributes else []
+    sizes = [int(x) for x in op.attributes["case_operand_segments"]] if cases else []
+    at = 1 + n_default
+    for c, (value, size) in enumerate(zip(cases, sizes)):
+        w.line(f"{'if' if c == 0 else 'elif'} {w.n(flag)} == {value}:")
+        w.depth += 1
+        _jump(w, blocks, succ[1 + c], operands[at: at + size])
+        w.depth -= 1
+        at += size
+    if cases:
+        w.line("else:")
+        w.depth += 1
+    _jump(w, blocks, succ[0], operands[1: 1 + n_default])
+    if cases:
+        w.depth -= 1
+
+
+@_emits("cf.assert")
+def _e_assert(w, op):
+    msg = ir.StringAttr(op.attributes["msg"]).value if "msg" in op.attributes else ""
+    w.line(f"if not {w.n(op.operands[0])}: _assert_failed({w.site}, {w.const(msg)})")
+
+
 # ---- memref
 
 
@@ -1213,7 +1458,7 @@ def _e_memref_store(w, op):
 def _e_dim(w, op):
     mem, index = op.operands
     r = op.results[0]
-    rank = len(ir.MemRefType(mem.type).shape)
+    rank = len(ir.MemRefType(mem.type).shape) if isinstance(mem.type, ir.MemRefType) else -1
     const = w.const_ints.get(index)
     if const is not None and 0 <= const < rank:
         w.line(f"{w.define(r)} = {w.dim(mem, const)}")
@@ -1228,13 +1473,33 @@ def _e_cast(w, op):
         w.line("pass")
         return
     r = op.results[0]
-    if not isinstance(r.type, ir.MemRefType):
+    if not is_memref(r.type):
         raise _Unsupported(f"cast to {r.type}")
-    src_shape, dst_shape = _static_shape(ir.MemRefType(src.type)), _static_shape(ir.MemRefType(r.type))
     name = w.define(r)
-    w.line(f"{name} = {w.n(src)}")
-    if any(d is not None and s is None for s, d in zip(src_shape, dst_shape)):
-        w.line(f"_check_shape({name}, {w.const(tuple(dst_shape))}, {w.site})")
+    w.line(f"{name} = {w.n(src)}")  # the same array: a cast never copies
+    if isinstance(r.type, ir.MemRefType):
+        dst_shape = _static_shape(ir.MemRefType(r.type))
+        # from unranked: rank and static dims are checked; between ranked types: the static dims
+        # the source did not already guarantee
+        if not isinstance(src.type, ir.MemRefType) or any(
+                d is not None and s is None for s, d in zip(_static_shape(ir.MemRefType(src.type)), dst_shape)):
+            w.line(f"_check_shape({name}, {w.const(tuple(dst_shape))}, {w.site})")
+        w.bind_dims(r)
+
+
+@_emits("memref.rank")
+def _e_rank(w, op):
+    w.line(f"{w.define(op.results[0])} = {w.n(op.operands[0])}.ndim")
+
+
+@_emits("memref.reshape")
+def _e_memref_reshape(w, op):
+    """memref.reshape: the result shape is read from a 1-D memref when the op runs; the result
+    is a view of the (contiguous) source."""
+    src, shape_mem = op.operands
+    r = op.results[0]
+    static = tuple(_static_shape(ir.MemRefType(r.type))) if isinstance(r.type, ir.MemRefType) else None
+    w.line(f"{w.define(r)} = _shape_reshape({w.n(src)}, {w.n(shape_mem)}, {w.const(static)}, {w.site})")
     w.bind_dims(r)
 
 
@@ -1303,6 +1568,239 @@ def _e_get_global(w, op):
     r = op.results[0]
     w.line(f"{w.define(r)} = _global({w.const(name)})")
     w.bind_dims(r)
+
+
+# ---- vector (values are fresh read-only numpy arrays of the element dtype, never memory views)
+
+
+def _is_elementwise(op: ir.Operation) -> bool:
+    """arith and math ops on vectors act element by element (arith.constant and a select on a
+    scalar condition are the exceptions: they handle whole vectors themselves)."""
+    if not op.name.startswith(("arith.", "math.")) or op.name == "arith.constant":
+        return False
+    if op.name == "arith.select" and not isinstance(op.operands[0].type, ir.VectorType):
+        return False
+    return any(isinstance(v.type, ir.VectorType) for v in [*op.operands, *op.results])
+
+
+def _emit_elementwise(w: _FuncWriter, op, scalar_method) -> None:
+    """Run the scalar emitter of `op` once per element: a Python loop over the flat index binds
+    every vector operand to its element, runs the scalar code, and stores each result element
+    into a fresh array. The scalar rules (wrap-around, rounding, poison) are thus the same."""
+    kinds = [w.vkind(v) for v in [*op.operands, *op.results]]
+    shape = kinds[0].shape
+    if any(k.shape != shape for k in kinds):
+        raise _Unsupported("elementwise op on vectors of different shapes")
+    outs = [w.fresh("vec") for _ in op.results]
+    for name, r in zip(outs, op.results):
+        w.line(f"{name} = _np.empty({shape!r}, {w.const(w.vkind(r).elem.dtype)})")
+    j = w.fresh("_j")
+    w.line(f"for {j} in range({kinds[0].numel}):")
+    operands = list(dict.fromkeys(op.operands))
+    saved = {v: w.n(v) for v in operands}
+    w.depth += 1
+    w.elementwise = True
+    try:
+        for v in operands:
+            e = w.fresh("e")
+            read = f"{saved[v]}.flat[{j}]"
+            w.line(f"{e} = {'int(' + read + ')' if w.kind(v).is_int else read}")
+            w.names[v] = e
+        scalar_method(w, op)
+        for name, r in zip(outs, op.results):
+            w.line(f"{name}.flat[{j}] = {w.n(r)}")
+    finally:
+        w.elementwise = False
+        w.names.update(saved)
+        w.depth -= 1
+    for name, r in zip(outs, op.results):
+        w.line(f"{name}.flags.writeable = False")
+        w.names[r] = name
+
+
+@_emits("ub.poison")
+def _e_poison(w, op):
+    """poison (e.g. the padding of a transfer whose out-of-bounds lanes are never used) takes
+    the pattern of uninitialized memory: NaN or 0xA5 bytes, so a use that matters shows."""
+    r = op.results[0]
+    if isinstance(r.type, ir.VectorType):
+        vk = w.vkind(r)
+        arr = _uninitialized(vk.shape, vk.elem.dtype)
+        arr.flags.writeable = False
+        w.line(f"{w.define(r)} = {w.const(arr)}")
+        return
+    k = w.kind(r)
+    if k.dtype is None:
+        raise _Unsupported(f"poison of type {r.type}")
+    value = _uninitialized((), k.dtype)[()]
+    w.line(f"{w.define(r)} = {canonical_int(value, k) if k.is_int else w.const(value)}")
+
+
+@_emits("vector.broadcast", "vector.splat")
+def _e_broadcast(w, op):
+    """A scalar fills the vector; a vector is stretched along its unit and missing leading dims."""
+    src, r = op.operands[0], op.results[0]
+    vk = w.vkind(r)
+    name = w.define(r)
+    if isinstance(src.type, ir.VectorType):
+        w.vkind(src)
+        w.line(f"{name} = _np.broadcast_to({w.n(src)}, {vk.shape!r}).copy()")
+    else:
+        w.kind(src)
+        w.line(f"{name} = _np.full({vk.shape!r}, {w.n(src)}, {w.const(vk.elem.dtype)})")
+    w.line(f"{name}.flags.writeable = False")
+
+
+# vector.reduction kinds -> (_reduction_source kind for floats, for integers)
+_VECTOR_COMBINING = {
+    "add": ("addf", "addi"), "mul": ("mulf", "muli"), "minui": (None, "minu"), "minsi": (None, "mins"),
+    "maxui": (None, "maxu"), "maxsi": (None, "maxs"), "and": (None, "andi"), "or": (None, "ori"),
+    "xor": (None, "xori"), "minnumf": ("minnumf", None), "maxnumf": ("maxnumf", None),
+    "minimumf": ("minimumf", None), "maximumf": ("maximumf", None),
+}
+
+
+@_emits("vector.reduction")
+def _e_vector_reduction(w, op):
+    """Float add/mul fold in element order starting from the accumulator (or +0.0 / 1.0), as
+    the ordered LLVM reductions do; the other kinds fold the elements, then the accumulator."""
+    m = re.fullmatch(r"#vector\.kind<(\w+)>", str(op.attributes["kind"]))
+    vec, r = op.operands[0], op.results[0]
+    vk, k = w.vkind(vec), w.kind(r)
+    kind = _VECTOR_COMBINING.get(m.group(1) if m else "", (None, None))[1 if k.is_int else 0]
+    if kind is None or vk.numel == 0:
+        raise _Unsupported(f"reduction {op.attributes['kind']} on {vec.type}")
+    src = w.n(vec)
+    acc = w.define(r)
+    e = w.fresh("e")
+    elems = lambda start: f"{src}.flat[{start}:]" if not k.is_int else f"map(int, {src}.flat[{start}:])"  # noqa: E731
+    has_acc = len(op.operands) > 1
+    if kind in ("addf", "mulf"):
+        init = w.n(op.operands[1]) if has_acc else w.const(k.dtype.type(0.0 if kind == "addf" else 1.0))
+        w.line(f"{acc} = {init}")
+        w.line(f"for {e} in {elems(0)}:")
+    else:
+        w.line(f"{acc} = {'int(' + src + '.flat[0])' if k.is_int else src + '.flat[0]'}")
+        w.line(f"for {e} in {elems(1)}:")
+    w.line(f"    {acc} = {_reduction_source(kind, acc, e, k)}")
+    if has_acc and kind not in ("addf", "mulf"):
+        w.line(f"{acc} = {_reduction_source(kind, acc, w.n(op.operands[1]), k)}")
+
+
+@_emits("vector.extract")
+def _e_vector_extract(w, op):
+    """Static or dynamic positions (bounds-checked) into the leading dims; a scalar or a copy."""
+    src, *dyn = op.operands
+    vk = w.vkind(src)
+    dyn_it = iter(w.n(v) for v in dyn)
+    idx = []
+    for d, p in enumerate(_i64_array(op, "static_position")):
+        if p == DYNAMIC:
+            x = next(dyn_it)
+            w.line(f"if not 0 <= {x} < {vk.shape[d]}: _oob({w.site}, ({x},), {w.n(src)}, "
+                   f"{w.const(w.describe(src))})")
+            idx.append(x)
+        elif not 0 <= p < vk.shape[d]:
+            raise _Unsupported(f"vector.extract at the poison position {p}")
+        else:
+            idx.append(str(p))
+    r = op.results[0]
+    ref = f"{w.n(src)}[{', '.join(idx)}{',' if len(idx) == 1 else ''}]" if idx else f"{w.n(src)}[()]"
+    if isinstance(r.type, ir.VectorType):
+        w.line(f"{w.define(r)} = {ref}.copy()")
+    else:
+        w.line(f"{w.define(r)} = {'int(' + ref + ')' if w.kind(r).is_int else ref}")
+
+
+@_emits("vector.create_mask")
+def _e_create_mask(w, op):
+    vk = w.vkind(op.results[0])
+    sizes = "".join(w.n(v) + ", " for v in op.operands)
+    w.line(f"{w.define(op.results[0])} = _mask_vector({vk.shape!r}, ({sizes}))")
+
+
+@_emits("vector.constant_mask")
+def _e_constant_mask(w, op):
+    vk = w.vkind(op.results[0])
+    mask = _mask_vector(vk.shape, tuple(_i64_array(op, "mask_dim_sizes")))
+    w.line(f"{w.define(op.results[0])} = {w.const(mask)}")
+
+
+def _vector_memory_check(w: _FuncWriter, mem: ir.Value, vk: VectorKind) -> None:
+    if not isinstance(mem.type, ir.MemRefType):
+        raise _Unsupported(f"vector access to {mem.type}")
+    if memref_element_dtype(mem.type) != vk.elem.dtype:
+        raise _Unsupported(f"vector of {vk.elem.dtype} accessing {mem.type}")
+    if len(vk.shape) > len(ir.MemRefType(mem.type).shape):
+        raise _Unsupported(f"vector of rank {len(vk.shape)} accessing {mem.type}")
+
+
+def _vector_indices(w: _FuncWriter, op, operands) -> str:
+    """The start indices of a vector access as a Python tuple (affine ops apply their map)."""
+    if op.name.startswith("affine."):
+        exprs = affine_map_sources(ir.AffineMapAttr(op.attributes["map"]).value, [w.n(v) for v in operands])
+    else:
+        exprs = [w.n(v) for v in operands]
+    return f"({''.join(x + ', ' for x in w.index_names(exprs))})"
+
+
+@_emits("vector.load", "affine.vector_load")
+def _e_vector_load(w, op):
+    """A contiguous slice: the vector's dims run along the memref's trailing dims; every element
+    must be in bounds (MLIR leaves out-of-bounds lanes unspecified)."""
+    mem, *rest = op.operands
+    r = op.results[0]
+    vk = w.vkind(r)
+    _vector_memory_check(w, mem, vk)
+    w.line(f"{w.define(r)} = _vload({w.n(mem)}, {_vector_indices(w, op, rest)}, {vk.shape!r}, {w.site})")
+
+
+@_emits("vector.store", "affine.vector_store")
+def _e_vector_store(w, op):
+    value, mem, *rest = op.operands
+    _vector_memory_check(w, mem, w.vkind(value))
+    w.line(f"_vstore({w.n(value)}, {w.n(mem)}, {_vector_indices(w, op, rest)}, {w.site})")
+
+
+def _transfer_facts(w: _FuncWriter, op, mem: ir.Value, vk: VectorKind) -> tuple[bool, ...]:
+    """Check a transfer is supported (a memref, a minor-identity permutation map) and return
+    its in_bounds flags (all false when the attribute is absent)."""
+    _vector_memory_check(w, mem, vk)
+    rank = len(ir.MemRefType(mem.type).shape)
+    pmap = ir.AffineMapAttr(op.attributes["permutation_map"]).value
+    if pmap != ir.AffineMap.get_minor_identity(rank, len(vk.shape), context=op.context):
+        raise _Unsupported(f"transfer with permutation map {pmap} (only minor identities are supported)")
+    if "in_bounds" not in op.attributes:
+        return (False,) * len(vk.shape)
+    return tuple(bool(ir.BoolAttr(x).value) for x in op.attributes["in_bounds"])
+
+
+@_emits("vector.transfer_read")
+def _e_transfer_read(w, op):
+    """Lanes out of bounds (along the transferred dims) or masked off read the padding."""
+    seg = [int(x) for x in op.attributes["operandSegmentSizes"]]
+    operands = list(op.operands)
+    mem, idx = operands[0], operands[1: 1 + seg[1]]
+    pad = operands[1 + seg[1]]
+    mask = w.n(operands[2 + seg[1]]) if seg[3] else "None"
+    r = op.results[0]
+    vk = w.vkind(r)
+    in_bounds = _transfer_facts(w, op, mem, vk)
+    w.line(f"{w.define(r)} = _tread({w.n(mem)}, {_vector_indices(w, op, idx)}, {w.n(pad)}, {mask}, "
+           f"{vk.shape!r}, {in_bounds!r}, {w.site})")
+
+
+@_emits("vector.transfer_write")
+def _e_transfer_write(w, op):
+    """Lanes out of bounds (along the transferred dims) or masked off are not written."""
+    seg = [int(x) for x in op.attributes["operandSegmentSizes"]]
+    operands = list(op.operands)
+    value, mem, idx = operands[0], operands[1], operands[2: 2 + seg[2]]
+    mask = w.n(operands[2 + seg[2]]) if seg[3] else "None"
+    if op.results:
+        raise _Unsupported("transfer_write to a tensor")
+    in_bounds = _transfer_facts(w, op, mem, w.vkind(value))
+    w.line(f"_twrite({w.n(value)}, {w.n(mem)}, {_vector_indices(w, op, idx)}, {mask}, {in_bounds!r}, {w.site})")
 
 
 # --------------------------------------------------------------------------- compiled modules
@@ -1402,7 +1900,10 @@ class CompiledModule:
         return len(self.sites) - 1
 
     def add_const(self, obj) -> str:
-        key = (type(obj).__name__, repr(obj), np.asarray(obj).tobytes() if isinstance(obj, np.generic) else b"")
+        if isinstance(obj, np.ndarray):
+            key = ("ndarray", obj.dtype.str, repr(obj.shape), obj.tobytes())
+        else:
+            key = (type(obj).__name__, repr(obj), np.asarray(obj).tobytes() if isinstance(obj, np.generic) else b"")
         if key in self.const_index:
             return self.const_index[key]
         self.consts.append(obj)
@@ -1422,6 +1923,7 @@ class CompiledModule:
             _nobody=self._nobody,
             _oob=self._oob,
             _check_memref=self._check_memref,
+            _vector_arg=self._vector_arg,
             _check_shape=self._check_shape,
             _canon=self._canon,
             _alloc=self._alloc,
@@ -1430,6 +1932,12 @@ class CompiledModule:
             _copy=self._copy,
             _reshape=self._reshape,
             _global=self._global,
+            _shape_reshape=self._shape_reshape,
+            _assert_failed=self._assert_failed,
+            _vload=self._vload,
+            _vstore=self._vstore,
+            _tread=self._tread,
+            _twrite=self._twrite,
             _bad_step=self._bad_step,
         )
         return ns
@@ -1453,16 +1961,30 @@ class CompiledModule:
         self._fail(site, f"loop step {step} is not positive")
 
     def _check_memref(self, arr, spec, site: int):
+        """`spec` is (description, dtype, shape with None for `?`); shape None: unranked."""
         what, dt, shape = spec
         if not isinstance(arr, np.ndarray):
             self._fail(site, f"argument {what} expects a numpy array, got {type(arr).__name__}")
         if arr.dtype != dt:
             self._fail(site, f"argument {what} expects dtype {dt}, got {arr.dtype}")
+        if shape is None:
+            return
         if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
             self._fail(site, f"argument {what} expects shape {['?' if s is None else s for s in shape]}, "
                              f"got {list(arr.shape)}")
 
+    def _vector_arg(self, x, spec, site: int) -> np.ndarray:
+        """A vector argument: a fresh read-only array of the vector's dtype and shape."""
+        what, dt, shape = spec
+        arr = np.array(x, dtype=dt) if not isinstance(x, np.ndarray) or x.dtype == dt else None
+        if arr is None or arr.shape != shape:
+            self._fail(site, f"argument {what} expects an array of dtype {dt} and shape {list(shape)}")
+        arr.flags.writeable = False
+        return arr
+
     def _check_shape(self, arr, shape, site: int):
+        if arr.ndim != len(shape):
+            self._fail(site, f"memref of rank {arr.ndim} cast to rank {len(shape)}")
         if any(s is not None and s != a for s, a in zip(shape, arr.shape)):
             self._fail(site, f"memref of shape {list(arr.shape)} does not match the static shape "
                              f"{['?' if s is None else s for s in shape]}")
@@ -1504,6 +2026,78 @@ class CompiledModule:
             return np.reshape(arr, shape, copy=False)
         except ValueError as e:
             self._fail(site, f"cannot reshape {list(arr.shape)} to {list(shape)} without a copy: {e}")
+
+    def _shape_reshape(self, arr, shape_mem, static, site: int):
+        """memref.reshape: `shape_mem` holds the new sizes; element counts must agree."""
+        sizes = tuple(int(x) for x in np.asarray(shape_mem).reshape(-1))
+        if static is not None and (len(sizes) != len(static)
+                                   or any(s is not None and s != g for s, g in zip(static, sizes))):
+            self._fail(site, f"reshape to {list(sizes)} does not match the result type "
+                             f"{['?' if s is None else s for s in static]}")
+        if any(s < 0 for s in sizes) or math.prod(sizes) != arr.size:
+            self._fail(site, f"cannot reshape {list(arr.shape)} to {list(sizes)}")
+        return self._reshape(arr, sizes, site)
+
+    def _assert_failed(self, site: int, msg: str):
+        self._fail(site, f"assertion failed: {msg}")
+
+    def _vector_window(self, arr, idx, vshape, site: int) -> tuple:
+        """The index of a vector.load/store slice; every element must lie inside `arr`."""
+        lead = len(idx) - len(vshape)
+        key = list(idx[:lead])
+        for d, i in enumerate(idx):
+            n = arr.shape[d]
+            s = vshape[d - lead] if d >= lead else 1
+            if i < 0 or i + s > n:
+                self._fail(site, f"vector of shape {list(vshape)} at {list(idx)} out of bounds for a memref "
+                                 f"of shape {list(arr.shape)}")
+            if d >= lead:
+                key.append(slice(i, i + s))
+        return tuple(key)
+
+    def _vload(self, arr, idx, vshape, site: int) -> np.ndarray:
+        out = arr[self._vector_window(arr, idx, vshape, site)].copy()
+        out.flags.writeable = False
+        return out
+
+    def _vstore(self, vec, arr, idx, site: int) -> None:
+        arr[self._vector_window(arr, idx, vec.shape, site)] = vec
+
+    def _transfer_window(self, arr, idx, vshape, in_bounds, mask, site: int) -> tuple[tuple, tuple]:
+        """(memref index, vector index) of the lanes of a transfer that lie inside `arr`.
+
+        Indices must be non-negative and the leading (not transferred) ones inside `arr`; a
+        transferred dim may run past the end unless it is marked in_bounds (then only masked-off
+        lanes may)."""
+        lead = len(idx) - len(vshape)
+        if any(i < 0 for i in idx) or any(i >= arr.shape[d] for d, i in enumerate(idx[:lead])):
+            self._fail(site, f"transfer at {list(idx)} out of bounds for a memref of shape {list(arr.shape)}")
+        mkey, vkey = list(idx[:lead]), []
+        for d, (i, s) in enumerate(zip(idx[lead:], vshape)):
+            inside = max(0, min(s, arr.shape[lead + d] - i))
+            outside = (slice(None),) * d + (slice(inside, None),)
+            if in_bounds[d] and inside < s and (mask is None or mask[outside].any()):
+                self._fail(site, f"transfer of shape {list(vshape)} at {list(idx)} runs out of bounds along "
+                                 f"in_bounds dim {d} of a memref of shape {list(arr.shape)}")
+            mkey.append(slice(i, i + inside))
+            vkey.append(slice(0, inside))
+        return tuple(mkey), tuple(vkey)
+
+    def _tread(self, arr, idx, pad, mask, vshape, in_bounds, site: int) -> np.ndarray:
+        mkey, vkey = self._transfer_window(arr, idx, vshape, in_bounds, mask, site)
+        out = np.full(vshape, pad, dtype=arr.dtype)
+        out[vkey] = arr[mkey]
+        if mask is not None:
+            out[~mask] = pad
+        out.flags.writeable = False
+        return out
+
+    def _twrite(self, vec, arr, idx, mask, in_bounds, site: int) -> None:
+        mkey, vkey = self._transfer_window(arr, idx, vec.shape, in_bounds, mask, site)
+        part = vec[vkey]
+        if mask is not None:
+            part = np.where(mask[vkey], part, arr[mkey])
+        arr[mkey] = part
 
     def _global(self, name: str) -> np.ndarray:
         arr = self.globals_live.get(name)
@@ -1549,6 +2143,8 @@ class CompiledModule:
                 site = self.tags[tb.tb_lineno - 1]
             tb = tb.tb_next
         what = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        if isinstance(e, _Fault):
+            what = str(e)
         if isinstance(e, ZeroDivisionError):
             what = "division by zero"
         return f"{self.sites[site]}: {what}" if site is not None else f"{self.filename}: {what}"
