@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from loopopt import driver, mlir
+from loopopt import driver
 from loopopt.cli import build_parser, options_from_args
 from loopopt.interpreter import InterpreterError
 from loopopt.testing import assert_same_results, make_inputs, run_on_inputs
@@ -118,13 +118,7 @@ def native_outputs(text: str, run: Run):
 
 def native_before(name: str, k: int):
     prog = program(name)
-    return native_outputs(printed(prog.text), prog.runs[k])
-
-
-@functools.lru_cache(maxsize=None)
-def printed(text: str) -> str:
-    """`text` as loopopt prints it, so an unchanged program is recognised as such."""
-    return mlir.print_module(mlir.parse_module(text))
+    return native_outputs(prog.text, prog.runs[k])
 
 
 def interpreter_sizes(run: Run) -> dict:
