@@ -1,0 +1,28 @@
+// A loop that yields a value (a sum in iter_args) does not fuse with its neighbour.
+// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+
+func.func @sum_then_scale(%a: memref<64xf32>, %out: memref<64xf32>, %s: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %sum = affine.for %i = 0 to 64 iter_args(%acc = %zero) -> (f32) {
+    %x = affine.load %a[%i] : memref<64xf32>
+    %n = arith.addf %acc, %x : f32
+    affine.yield %n : f32
+  }
+  affine.for %i = 0 to 64 {
+    %x = affine.load %a[%i] : memref<64xf32>
+    %y = arith.mulf %x, %x : f32
+    affine.store %y, %out[%i] : memref<64xf32>
+  }
+  affine.store %sum, %s[] : memref<f32>
+  return
+}
+
+// CHECK: {{.*}}.mlir:6:10: missed: [STOP FUSION] loop yields values (iter_args) (in @sum_then_scale)
+// CHECK-NEXT: analysis: numLoopsFused = 0
+
+// CHECK-LABEL: func.func @sum_then_scale
+// CHECK: %[[SUM:[a-z0-9_]+]] = affine.for {{.*}} iter_args
+// CHECK: affine.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: affine.for
+// CHECK: affine.store %[[SUM]]
