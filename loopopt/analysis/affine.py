@@ -43,17 +43,40 @@ class Scope:
     params: dict = field(default_factory=dict)  # str -> ir.Value (parameters only)
     ivs: dict = field(default_factory=dict)  # str -> ir.Operation (the affine.for)
     loop_cache: dict = field(default_factory=dict)  # op_key -> (bounds stamp, list[Loop]) (loops.loop_dims)
+    issued: dict = field(default_factory=dict)  # prefix -> names handed out (never reused once forgotten)
 
     def forget_loop(self, op: ir.Operation) -> None:
         """Drop memoized bounds of a loop whose bound maps were rewritten in place."""
         self.loop_cache.pop(mlir.op_key(op), None)
+
+    def _fresh(self, prefix: str) -> str:
+        n = self.issued.get(prefix, 0)
+        self.issued[prefix] = n + 1
+        return f"{prefix}{n}"
+
+    def forget_dying(self, op: ir.Operation) -> None:
+        """Before `op` is erased with its own block arguments (its body ops may live on, moved
+        elsewhere): drop those arguments' names, so a new value allocated at a dead value's
+        address never inherits its name, and every nested loop's memoized bounds (they may
+        name those arguments)."""
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    name = self.names.pop(arg, None)
+                    if name is not None:
+                        self.ivs.pop(name, None)
+                        self.params.pop(name, None)
+        self.loop_cache.pop(mlir.op_key(op), None)
+        for inner in mlir.walk(op):
+            if inner.name in LOOP_LIKE:
+                self.loop_cache.pop(mlir.op_key(inner), None)
 
     def iv_name(self, for_op: ir.Operation, index: int = 0) -> str:
         """Dimension name of induction variable `index` of a loop-like op."""
         iv = for_op.regions[0].blocks[0].arguments[index]
         name = self.names.get(iv)
         if name is None:
-            name = f"i{len(self.ivs)}"
+            name = self._fresh("i")
             self.names[iv] = name
             self.ivs[name] = for_op
         return name
@@ -93,7 +116,7 @@ class Scope:
     def _param(self, v: ir.Value) -> str:
         name = self.names.get(v)
         if name is None:
-            name = f"p{len(self.params)}"
+            name = self._fresh("p")
             self.names[v] = name
             self.params[name] = v
         return name

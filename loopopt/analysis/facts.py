@@ -93,6 +93,7 @@ class Facts:
         enclosing it (their cached facts describe its contents)."""
         self.forget(op, *mlir.walk(op))
         self.forget_ancestors(op)
+        self.scope.forget_dying(op)
 
     def forget_ancestors(self, op: ir.Operation) -> None:
         p = op.parent
@@ -107,6 +108,7 @@ class Facts:
         """Take what `fused` needs of l2 before the fuse erases it."""
         state = (self.effects(l2), self.fused_working_set(l1, l2))
         self.forget(l2)
+        self.scope.forget_dying(l2)
         return state
 
     def fused(self, l1: ir.Operation, state, moved: list[ir.Operation]) -> None:

@@ -96,7 +96,7 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
         for k in reversed(range(len(copy_body))):
             if k not in keep:
                 copy_body[k].erase()
-        out.append(copy)
+        out.append(mlir.operation(copy))
     loop.erase()
     return out
 

@@ -292,6 +292,7 @@ class _BlockState:
     next_id: int = 0
     block_order: BlockOrder | None = None
     serial: int = 0  # distinguishes blocks: loop ids restart at 0 in every block
+    fused: set = field(default_factory=set)  # ids of loops that absorbed a partner (never distributed)
 
 
 class GreedyFusion:
@@ -505,6 +506,7 @@ class GreedyFusion:
                 k += 1
 
     def _remove(self, st: _BlockState, kept: int, gone: int) -> None:
+        st.fused.add(kept)
         del st.loops[gone]
         st.order.remove(gone)
         st.version[kept] += 1
@@ -515,7 +517,8 @@ class GreedyFusion:
         if not l1.is_before_in_block(l2):
             return None  # stale: the pair's order changed
         hoist, reason = self.legality(st, l1, l2, profit)
-        loc = f"{self._where(l1)} and {self._where(l2)}"
+        where1 = self._where(l1)  # a distribution below may erase l1
+        loc = f"{where1} and {self._where(l2)}"
         stamp = (st.serial, a, b, st.version[a], st.version[b])
         if reason is not None and stamp not in self._restructured:
             self._restructured.add(stamp)
@@ -526,7 +529,7 @@ class GreedyFusion:
             key = (st.serial, a, b)
             if self._last_reason.get(key) != (reason.text(), st.version[a], st.version[b]):
                 self._last_reason[key] = (reason.text(), st.version[a], st.version[b])
-                self.log.add("fusion", MISSED, reason.message, function=self.fname, location=self._where(l1),
+                self.log.add("fusion", MISSED, reason.message, function=self.fname, location=where1,
                              args={"loops": loc, "level": level, "profit": profit, "detail": reason.detail})
             return None
         for x in hoist:
@@ -576,8 +579,8 @@ class GreedyFusion:
             return self._align_by_interchange(st, a, b, profit)
         if reason.message in (NEGATIVE_DISTANCE, BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
             for victim, partner, victim_first in ((b, a, False), (a, b, True)):
-                if victim in st.origin:
-                    continue  # already split maximally
+                if victim in st.origin or victim in st.fused:
+                    continue  # already split maximally, or splitting it would undo a fusion
 
                 def plan(cv, cp, victim_first=victim_first) -> bool:
                     pieces = pr.distribute_for_partner(cv, None, self.fname)
