@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import secrets
+import stat
 import sys
-import tempfile
 
 from .errors import LoopOptError
 from .options import DEFAULT_TARGET, TARGETS, Options
@@ -80,26 +82,99 @@ def _read_input(path: str) -> tuple[bytes, str]:
 
 
 def _write_output(path: str, text: str) -> None:
-    """Write atomically: a failure never leaves a half-written output file."""
+    """Write `text` to `path` without ever damaging what the path names.
+
+    `-` is stdout. A symlink is followed to the file it names (the link stays). A regular file, or a
+    path that does not exist yet, is replaced atomically: a failure leaves the old file or no file,
+    never half a file. Anything else (a character device such as /dev/null, a FIFO, a descriptor
+    under /proc such as /dev/stdout) cannot be replaced, only written to, so it is written straight.
+    """
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    d = os.path.dirname(os.path.abspath(path))
+    data = text.encode("utf-8")
     try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".loopopt-", suffix=".tmp")
+        target = _resolve_output(path)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        if target is not None and (st is None or stat.S_ISREG(st.st_mode)):
+            _replace_file(target, data, st)
+        else:
+            _write_through(path, data)
     except OSError as e:
-        raise LoopOptError(f"{path}: error: cannot write output: {e.strerror}") from None
+        raise LoopOptError(f"{path}: error: cannot write output: {e.strerror or e}") from None
+
+
+def _resolve_output(path: str) -> str | None:
+    """The path of the file that `path` names after following symlinks, or None if the path leads
+    into /proc: there a link names an open descriptor (/dev/stdout), which is written, never replaced."""
+    p = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        d = os.path.realpath(os.path.dirname(p))
+        if d == "/proc" or d.startswith("/proc/"):
+            return None
+        p = os.path.join(d, os.path.basename(p))
+        if not os.path.islink(p):
+            return p
+        p = os.path.join(d, os.readlink(p))
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+
+
+def _replace_file(target: str, data: bytes, old: os.stat_result | None) -> None:
+    """Write a temporary file beside `target`, then rename it over `target`.
+
+    A new file gets the mode the umask allows (0666 & ~umask, as any program's new file); a replaced
+    file keeps its mode and, where permitted, its owner."""
+    d = os.path.dirname(target)
+    for _ in range(100):
+        tmp = os.path.join(d, f".loopopt-{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise OSError(errno.EEXIST, f"no free temporary file name in {d}")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        if old is not None:
+            os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(fd, old.st_uid, old.st_gid)
+                except PermissionError:
+                    pass
+        _write_all(fd, data)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, target)
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+def _write_through(path: str, data: bytes) -> None:
+    """Write into what `path` names as it is (device, FIFO, descriptor): opened for appending, so a
+    descriptor that names a regular file is never truncated."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def run(argv: list[str] | None = None) -> int:
