@@ -1,0 +1,24 @@
+// The loop writes %s[] (an accumulator): the load of %s[] is not invariant and stays.
+// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+
+func.func @accumulate(%a: memref<64xf32>, %s: memref<f32>) {
+  affine.for %i = 0 to 64 {
+    %acc = affine.load %s[] : memref<f32>
+    %x = affine.load %a[%i] : memref<64xf32>
+    %y = arith.addf %acc, %x : f32
+    affine.store %y, %s[] : memref<f32>
+  }
+  return
+}
+
+// CHECK: {{.*}}.mlir:6:12: missed: [LICM] not hoisted: %{{[a-z0-9_]+}} is written in the loop (affine.store) (in @accumulate)
+// CHECK-NOT: [LICM]
+// CHECK: analysis: numLoopsFused = 0
+
+// CHECK-LABEL: func.func @accumulate
+// CHECK-SAME: (%[[A:[a-z0-9_]+]]: memref<64xf32>, %[[S:[a-z0-9_]+]]: memref<f32>)
+// CHECK-NEXT: affine.for
+// CHECK-NEXT: affine.load %[[S]][]
+// CHECK-NEXT: affine.load %[[A]]
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: affine.store %{{[a-z0-9_]+}}, %[[S]][]
