@@ -5,8 +5,9 @@ The rule. An op is invariant in an `affine.for` iff
      block argument and op result nested in the loop), and
   2. its kind may move (the seed's kind==2 gate mapped onto MLIR op kinds):
      - side-effect-free compute (arith, math, index, affine.apply/min/max, memref.dim,
-       views) always moves, except integer division/remainder by a value that may be zero,
-       which moves only out of a loop that provably runs at least once;
+       views) always moves, except integer division/remainder by a value that may be zero
+       (arith/index divisions, and affine maps or sets with `mod`/`floordiv`/`ceildiv` by a
+       symbol), which moves only out of a loop that provably runs at least once;
      - a load moves only if no write inside the loop may touch the element it reads
        (writes through views, buffers passed to calls, calls that may reach memory beyond
        their arguments, unknown ops) AND the loop provably runs at least once, since
@@ -23,6 +24,7 @@ looks at its body after its inner loops were processed, so an op can leave sever
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from .. import mlir
@@ -103,8 +105,56 @@ def operand_defined_in_loop(op: ir.Operation, defs: set) -> ir.Value | None:
     return None
 
 
+def divides_by_unknown(e: ir.AffineExpr) -> bool:
+    """True iff the affine expression takes `mod`, `floordiv` or `ceildiv` by anything but a
+    positive constant (a semi-affine `d0 mod s0` divides by zero when the symbol is 0)."""
+    if isinstance(e, (ir.AffineModExpr, ir.AffineFloorDivExpr, ir.AffineCeilDivExpr)):
+        if not isinstance(e.rhs, ir.AffineConstantExpr) or e.rhs.value <= 0:
+            return True
+    if isinstance(e, ir.AffineBinaryExpr):
+        return divides_by_unknown(e.lhs) or divides_by_unknown(e.rhs)
+    return False
+
+
+def integer_set_exprs(attr: ir.Attribute) -> list[ir.AffineExpr] | None:
+    """The constraint expressions of an integer set (`e >= 0` / `e == 0`), or None if unreadable.
+    The bindings do not expose the set of an IntegerSetAttr, so its printed form is read back as
+    an affine map with the same dims and symbols."""
+    m = re.fullmatch(r"affine_set<(.*?) : \((.*)\)>", str(attr), re.S)
+    if m is None:
+        return None
+    body = re.sub(r" (>=|==) 0(?=,|$)", "", m.group(2).strip())
+    try:
+        amap = ir.Attribute.parse(f"affine_map<{m.group(1)} -> ({body})>", attr.context)
+        return list(ir.AffineMapAttr(amap).value.results)
+    except Exception:
+        return None
+
+
+def affine_attrs_may_trap(op: ir.Operation) -> bool:
+    """True iff one of the op's affine maps (affine.apply/min/max, access maps, loop bounds) or
+    integer sets (affine.if conditions) divides by a value that may be zero."""
+    for name in op.attributes:
+        attr = op.attributes[name]
+        if isinstance(attr, ir.AffineMapAttr):
+            exprs = list(attr.value.results)
+        elif isinstance(attr, ir.IntegerSetAttr):
+            exprs = integer_set_exprs(attr)
+            if exprs is None:
+                return True  # a set we cannot read: assume the worst
+        else:
+            continue
+        if any(divides_by_unknown(e) for e in exprs):
+            return True
+    return False
+
+
 def may_trap(op: ir.Operation) -> bool:
-    """Integer division/remainder whose divisor is not a constant other than 0 and -1."""
+    """The op itself (not its regions) may trap for some operand values: integer
+    division/remainder whose divisor is not a constant other than 0 and -1, or an affine map or
+    set that divides by a symbol (see `affine_attrs_may_trap`)."""
+    if affine_attrs_may_trap(op):
+        return True
     if op.name not in TRAPPING_OPS:
         return False
     owner, _ = mlir.value_owner(op.operands[1])
@@ -296,7 +346,7 @@ def region_reason(op: ir.Operation, loop: ir.Operation, scope: Scope, facts: Loo
         reason = load_reason(load, loop, scope, facts)
         if reason is not None:
             return f"{op.name} reads memory: {reason}"
-    if not facts.runs_at_least_once and any(may_trap(o) for o in nested):
+    if not facts.runs_at_least_once and any(may_trap(o) for o in [op, *nested]):
         return f"loop may run zero times and {op.name} may divide by zero"
     return None
 
