@@ -1,10 +1,16 @@
 """Contraction after fusion: a placed intermediate whose every read is satisfied within one
-iteration is replaced by the stored value itself, and its buffer is removed.
+iteration is replaced by the stored value itself, and its buffer is removed; failing that, a
+buffer each iteration of a loop uses privately is shrunk to the slice one iteration owns.
 
-Rule: a buffer allocated by the function, used only by affine.load/affine.store (and
-memref.dealloc), all of them in one block, where every load is preceded in that block by a
-store to the identical index (same map and operands), never escapes: each load can take the
-value of the latest such store, and the buffer is dead afterwards.
+Rule (forwarding): a buffer allocated by the function, used only by affine loads and stores of
+it (scalar or `affine.vector_*`) and its dealloc, all of them in one block, where every load is
+preceded in that block by a store that writes exactly the element (or vector box, same type)
+it reads, never escapes: each load can take the value of the latest such store, and the buffer
+is dead afterwards.
+
+Whatever else uses the buffer (a view, select, call, yield, return, a store of the buffer
+itself, an access we do not model) keeps it, with a Missed remark that says why, for buffers
+that are candidates (a load and a store inside one common loop: the shape fusion leaves).
 """
 from __future__ import annotations
 
@@ -23,39 +29,143 @@ from ..analysis.dependence import instance_pair, pair_set, same_element
 from ..analysis.loops import domain_loops, substitute
 from ..mlir import ir
 from ..options import Options
-from ..remarks import PASSED, RemarkLog
+from ..remarks import MISSED, PASSED, RemarkLog
+
+# Modelled accesses of a buffer: op -> position of the memref operand (indices follow it).
+LOADS = {"affine.load": 0, "affine.vector_load": 0}
+STORES = {"affine.store": 1, "affine.vector_store": 1}
+# Ops that may lie between an allocation and its accesses for shrinking: loops given by their
+# bounds (the analysis sees their iterations) and conditionals (a body runs at most once).
+MODELLED_NESTING = ("affine.for", "affine.if", "scf.if")
+KEPT = "[CONTRACTION] kept {buffer} at {where}: {reason}"
 
 
-def contraction_plan(alloc: ir.Operation, scope: Scope | None = None,
-                     positions=None) -> list[tuple[ir.Operation, ir.Operation]] | None:
-    """(load, forwarding store) pairs if the buffer can be contracted, else None.
+def escape_reason(buf: ir.Value, filename: str = "<input>") -> str | None:
+    """None iff every use of `buf` is a modelled access of it (an affine load from it, an affine
+    store into it) or its dealloc; otherwise the use that lets it escape or is not modelled."""
+    for use in buf.uses:
+        user = mlir.operation(use.owner)
+        if user.name == "memref.dealloc":
+            continue
+        pos = LOADS.get(user.name, STORES.get(user.name))
+        if pos is not None and [k for k, v in enumerate(user.operands) if v == buf] == [pos]:
+            continue
+        return f"used by {user.name} at {mlir.location_of(user, filename)}"
+    return None
 
-    Each load is forwarded from the latest preceding store in the block that provably writes
-    the same element (isl), provided no other store in between may write that element.
+
+def _accesses_of(buf: ir.Value) -> list[ir.Operation]:
+    return [u for u in (mlir.operation(x.owner) for x in buf.uses) if u.name != "memref.dealloc"]
+
+
+def block_reentered(block: ir.Block) -> bool:
+    """True iff branches can lead from `block` back to `block` (it sits in a loop of blocks)."""
+    seen: list = []
+    todo = list(block.successors)
+    while todo:
+        b = todo.pop()
+        if b == block:
+            return True
+        if any(b == x for x in seen):
+            continue
+        seen.append(b)
+        todo.extend(b.successors)
+    return False
+
+
+def control_flow_reason(alloc: ir.Operation, ops: list[ir.Operation], filename: str = "<input>") -> str | None:
+    """None iff every access in `ops` is nested in the allocation's block through modelled ops
+    only (affine.for, affine.if, scf.if) and that block is not re-entered by a branch. Otherwise
+    a loop the analysis does not see (scf.while, a cf back edge, ...) may carry the buffer's
+    contents from one trip to the next."""
+    block = alloc.block
+    if len(block.region.blocks) > 1 and block_reentered(block):
+        return "its block is re-entered by a branch (a loop of blocks)"
+    for op in ops:
+        p = op
+        while p.block != block:
+            parent = mlir.operation(p.parent) if p.parent is not None else None
+            if parent is None or parent.name in ("func.func", "builtin.module"):
+                return f"the access at {mlir.location_of(op, filename)} is in another block than the allocation"
+            if parent.name not in MODELLED_NESTING:
+                return (f"{parent.name} at {mlir.location_of(parent, filename)} lies between the allocation "
+                        f"and the access at {mlir.location_of(op, filename)}")
+            p = parent
+    return None
+
+
+def contraction_decision(alloc: ir.Operation, scope: Scope | None = None, positions=None,
+                         filename: str = "<input>") -> tuple[list | None, str | None]:
+    """(plan, None) with the (load, forwarding store) pairs if the buffer can be contracted,
+    else (None, why not).
+
+    Each load is forwarded from the latest preceding store of the buffer in the block, which must
+    provably write the same element or box (isl) with a value of the load's type.
     `positions(block)` gives op -> index in block (cached by the caller)."""
     scope = scope or Scope()
     buf = alloc.results[0]
-    users = [mlir.operation(u.owner) for u in buf.uses]
-    accesses = [u for u in users if u.name != "memref.dealloc"]
-    if not accesses or any(u.name not in ("affine.load", "affine.store") for u in accesses):
-        return None
-    if any(u.name == "affine.store" and u.operands[0] == buf for u in accesses):
-        return None  # the buffer itself is stored somewhere: it escapes
+    why = escape_reason(buf, filename)
+    if why is not None:
+        return None, why
+    accesses = _accesses_of(buf)
+    if not accesses:
+        return None, "it is never accessed"
     block = accesses[0].block
     if any(u.block != block for u in accesses):
-        return None
+        return None, "its accesses are in different blocks"
     stores: list = []  # access patterns of the stores seen so far, in order
     plan = []
     order = positions(block) if positions is not None else {mlir.op_key(o): k for k, o in enumerate(mlir.block_ops(block))}
     for op in sorted(accesses, key=lambda o: order[mlir.op_key(o)]):
-        if op.name == "affine.store" and op.operands[1] == buf:
+        if op.name in STORES:
             stores.append(access_pattern(op, scope))
-        elif op.name == "affine.load" and op.operands[0] == buf:
-            load = access_pattern(op, scope)
-            if not stores or not same_element(stores[-1], load, scope):
-                return None  # the latest store must write exactly the element read
-            plan.append((op, stores[-1].op))
-    return plan
+            continue
+        load = access_pattern(op, scope)
+        where = mlir.location_of(op, filename)
+        if not stores:
+            return None, f"the load at {where} is not preceded by a store in its block"
+        latest = stores[-1]
+        if not same_element(latest, load, scope) or latest.op.operands[0].type != op.results[0].type:
+            return None, f"the load at {where} does not read exactly what the latest store wrote"
+        plan.append((op, latest.op))
+    return plan, None
+
+
+def contraction_plan(alloc: ir.Operation, scope: Scope | None = None,
+                     positions=None) -> list[tuple[ir.Operation, ir.Operation]] | None:
+    """(load, forwarding store) pairs if the buffer can be contracted, else None
+    (see `contraction_decision`)."""
+    return contraction_decision(alloc, scope, positions)[0]
+
+
+def is_remark_candidate(alloc: ir.Operation) -> bool:
+    """A placed buffer worth a Missed remark when it is kept: it has a load and a store, and one
+    affine.for that does not enclose the allocation encloses all of them (what fusion leaves
+    between a producer and its consumer)."""
+    buf = alloc.results[0]
+    users = [mlir.operation(u.owner) for u in buf.uses]
+    loads = [u for u in users if u.name in LOADS or u.name == "memref.load"]
+    stores = [u for u in users if u.name in STORES or u.name == "memref.store"]
+    if not loads or not stores:
+        return False
+    own = {mlir.op_key(p) for p in _ancestors(alloc)}
+    common = None
+    for op in loads + stores:
+        keys = [mlir.op_key(p) for p in _ancestors(op) if p.name == "affine.for"]
+        common = set(keys) if common is None else common & set(keys)
+    return bool(common - own)
+
+
+def _ancestors(op: ir.Operation) -> list[ir.Operation]:
+    out = []
+    p = op.parent
+    while p is not None:
+        p = mlir.operation(p)
+        if p.name in ("func.func", "builtin.module"):
+            break
+        out.append(p)
+        p = p.parent
+    return out
 
 
 def contract(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
@@ -64,7 +174,8 @@ def contract(module: ir.Module, options: Options, log: RemarkLog, filename: str 
 
 
 def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
-    """Contract every eligible placed buffer of one function."""
+    """Contract (or else shrink) every eligible placed buffer of one function; a candidate that
+    is kept gets a Missed remark with the reason."""
     count = 0
     fname = mlir.func_name(fn)
     scope = Scope()
@@ -78,21 +189,27 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
 
     allocs = [o for o in mlir.walk(fn) if o.name in ALLOC_OPS]
     for alloc in allocs:
-        plan = contraction_plan(alloc, scope, positions)
+        where = mlir.location_of(alloc, filename)
+        plan, why_not = contraction_decision(alloc, scope, positions, filename)
         if plan is None:
-            shrink = shrink_plan(alloc, scope)
+            shrink, why_not_shrink = shrink_decision(alloc, scope, filename)
             if shrink is not None:
-                where = mlir.location_of(alloc, filename)
                 old = "x".join("?" if d == mlir.DYNAMIC else str(d) for d in mlir.memref_type(alloc.results[0]).shape)
                 loop_at = mlir.location_of(shrink.loop, filename)
                 apply_shrink(alloc, shrink)
+                cache.clear()  # access ops may have been rebuilt
                 count += 1
                 log.add("contraction", PASSED, f"[CONTRACTION] buffer at {where} shrunk from {old} to "
                         f"{'x'.join(map(str, shrink.shape))}: each iteration of the loop at {loop_at} owns its slice",
                         function=fname, location=where, args={"shape": list(shrink.shape)})
+            elif is_remark_candidate(alloc):
+                reason = why_not if why_not == why_not_shrink else \
+                    f"not forwarded ({why_not}); not shrunk ({why_not_shrink})"
+                buffer = str(alloc.results[0].type)
+                log.add("contraction", MISSED, KEPT.format(buffer=buffer, where=where, reason=reason),
+                        function=fname, location=where, args={"reason": reason})
             continue
         buf = alloc.results[0]
-        where = mlir.location_of(alloc, filename)
         kind = alloc.name
         for load, store in plan:
             load.results[0].replace_all_uses_with(store.operands[0])
@@ -100,6 +217,7 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
         for u in [mlir.operation(u.owner) for u in buf.uses]:
             u.erase()
         alloc.erase()
+        cache.clear()
         count += 1
         log.add("contraction", PASSED, f"[CONTRACTION] {kind} at {where} replaced by its stored values; buffer removed",
                 function=fname, location=where, args={"loads_forwarded": len(plan)})
@@ -112,29 +230,22 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
 
 @dataclass(frozen=True)
 class ShrinkPlan:
-    """Replace a placed buffer by one of `shape`, indexed by the old index with the private
-    loop's IV set to 0, minus `offsets`."""
+    """Replace a placed buffer by one of `shape`: an access at old index x (in dimension d)
+    made in iteration iv of `loop` goes to (x - coefficients[d] * iv - offsets[d]) / strides[d]."""
 
     loop: ir.Operation  # the loop each of whose iterations owns its elements
     shape: tuple[int, ...]
     offsets: tuple[int, ...]
-    strides: tuple[int, ...]  # every index value is offset + k * stride
+    strides: tuple[int, ...]  # every value of x - coefficient * iv is offset + k * stride
     accesses: tuple  # AccessPattern of every load/store of the buffer
-
-
-def _plain_operands(op: ir.Operation, first_index: int) -> bool:
-    """Index operands are IVs or values defined outside every loop (no affine.apply results),
-    so rewriting the map's dims rewrites the index exactly."""
-    for v in list(op.operands)[first_index:]:
-        owner, block = mlir.value_owner(v)
-        if owner is not None and owner.name == "affine.apply":
-            return False
-    return True
+    coefficients: tuple[int, ...] = ()  # per dimension, the slice's shift per unit of iv (0 if empty)
 
 
 def private_loop_violation(accesses, alloc_depth: int, loop_index: int, scope: Scope) -> bool:
     """True iff two different iterations of the loops from the allocation's depth down to the
-    loop at `loop_index` may touch one element (the buffer then carries values between them)."""
+    loop at `loop_index` may touch one element (the buffer then carries values between them).
+    Exact (isl): inner loops whose bounds depend on these IVs keep those bounds, and vector
+    accesses cover their boxes."""
     names = [lp.name for lp in accesses[0].loops[alloc_depth:loop_index + 1]]
     differ = " or ".join(f"{n}_s != {n}_t" for n in names)
     for i, a in enumerate(accesses):
@@ -178,61 +289,183 @@ def _value_range(a, text: str, scope: Scope) -> tuple[int, int, int] | None:
     return low, high, stride
 
 
-def shrink_plan(alloc: ir.Operation, scope: Scope) -> ShrinkPlan | None:
-    """A plan to shrink `alloc`'s buffer to the elements one iteration of some loop uses.
+def iv_coefficient(a, text: str, iv: str, scope: Scope) -> int | None:
+    """The constant by which `text` (an index of access `a`) grows when the IV `iv` grows by one,
+    or None when that change is not one constant (e.g. `floor(iv / 2)`)."""
+    dims = [lp.name for lp in a.loops]
+    diff = f"({substitute(text, {iv: f'({iv} + 1)'})}) - ({text})"
+    try:
+        pw = isl.PwAff(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(dims)}] -> [({diff})] }}")
+    except isl.Error:
+        return None
+    if not pw.is_cst():
+        return None
+    vals: list = []
+    pw.foreach_piece(lambda _s, aff: vals.append(aff.get_constant_val().to_python()))
+    return int(vals[0]) if len(set(vals)) == 1 else None
 
-    Rule: every access is an affine load/store with plain index operands inside one loop L
-    (below the allocation), no two iterations of L touch the same element (isl), and the
-    footprint of one iteration has constant extents. Then each iteration can reuse one small
-    buffer: index_d(iv_L = 0) - min_d addresses it injectively."""
+
+def slope_of_minimum(a, text: str, iv: str, scope: Scope) -> int | None:
+    """The constant by which the smallest value of `text` over one iteration of `iv` (every
+    other loop of access `a` free) grows per unit of `iv`, or None if it is not one constant.
+    For `T[j]` under `for j = 4 * i to 4 * i + 4` it is 4, though the index does not name i."""
+    others = [lp.name for lp in a.loops if lp.name != iv]
+    cons = " and ".join([c for lp in a.loops for c in lp.constraints()] + [f"v = {text}"])
+    body = f"exists ({', '.join(others)}: {cons})" if others else cons
+    try:
+        m = isl.Map(f"[{', '.join(sorted(scope.params))}] -> {{ [{iv}] -> [v] : {body} }}").lexmin()
+        pma = isl.PwMultiAff.from_map(m)
+    except Exception:  # unbounded or not expressible: the slope is only a candidate shift
+        return None
+    slopes: list = []
+    pma.foreach_piece(lambda _s, ma: slopes.append(
+        ma.get_aff(0).get_coefficient_val(isl.dim_type.in_, 0).to_python()))
+    if len(set(slopes)) != 1 or int(slopes[0]) != slopes[0]:
+        return None
+    return int(slopes[0])
+
+
+@dataclass(frozen=True)
+class DimSlice:
+    """How one dimension shrinks: new index = (old - coefficient * iv - offset) / stride."""
+
+    coefficient: int
+    offset: int
+    high: int
+    stride: int
+
+    @property
+    def size(self) -> int:
+        return (self.high - self.offset) // self.stride + 1
+
+
+def dim_slice(accesses, dim: int, iv: str, scope: Scope) -> DimSlice:
+    """The smallest slice of dimension `dim` over the shifts `x - c * iv` with c = 0, a
+    coefficient of `iv` in some access's index, or the slope of some access's smallest index per
+    iteration (`slope_of_minimum`). One shift serves every access, so within one
+    iteration (iv fixed) two accesses meet in the new buffer iff they met in the old one; the
+    range and residue class of the shifted values are computed exactly over every instance
+    (including the boxes of vector accesses). Raises NonAffine when no shift gives a constant
+    range."""
+    cands = {0} | {c for a in accesses for f in (iv_coefficient, slope_of_minimum)
+                   for c in [f(a, a.index[dim], iv, scope)] if c is not None}
+    best, why = None, "no slice"
+    for c in sorted(cands, key=lambda c: (abs(c), c)):
+        try:
+            found = []
+            for a in accesses:
+                text = a.index[dim] if c == 0 else f"({a.index[dim]}) - {c} * {iv}"
+                r = _value_range(a, text, scope)
+                if r is not None:
+                    found.append((r, a.extents()[dim]))
+        except NonAffine as e:
+            why = str(e)
+            continue
+        lo = min((r[0] for r, _ in found), default=0)
+        hi = max((r[1] + w - 1 for r, w in found), default=0)
+        if any(w != 1 for _, w in found):
+            stride = 1  # a box covers consecutive elements
+        else:
+            stride = 0
+            for r, _ in found:  # values of every access must share one residue class
+                stride = gcd(gcd(stride, r[2]), r[0] - lo)
+        cand = DimSlice(c, lo, hi, max(stride, 1))
+        if best is None or cand.size < best.size:
+            best = cand
+    if best is None:
+        raise NonAffine(why)
+    return best
+
+
+def shrink_decision(alloc: ir.Operation, scope: Scope,
+                    filename: str = "<input>") -> tuple[ShrinkPlan | None, str | None]:
+    """(plan, None) to shrink `alloc`'s buffer to the elements one iteration of some loop uses,
+    else (None, why not).
+
+    Rule: the buffer does not escape (`escape_reason`); every access is an affine (vector)
+    load/store with an affine index, nested in the allocation's block through affine.for,
+    affine.if and scf.if only, in a block no branch re-enters (`control_flow_reason`), inside
+    one common loop L below the allocation; no two iterations of the loops from the allocation
+    down to L touch the same element (isl, exact); and the shifted footprint (`dim_slice`) is
+    constant and smaller. Then each iteration can reuse one small buffer."""
     buf = alloc.results[0]
     t = mlir.memref_type(buf)
-    users = [mlir.operation(u.owner) for u in buf.uses]
-    ops = [u for u in users if u.name != "memref.dealloc"]
-    if not ops or any(u.name not in ("affine.load", "affine.store") for u in ops):
-        return None
-    if any(u.name == "affine.store" and u.operands[0] == buf for u in ops):
-        return None
-    if not all(_plain_operands(u, 1 if u.name == "affine.load" else 2) for u in ops):
-        return None
+    why = escape_reason(buf, filename)
+    if why is not None:
+        return None, why
+    ops = _accesses_of(buf)
+    if not ops:
+        return None, "it is never accessed"
+    why = control_flow_reason(alloc, ops, filename)
+    if why is not None:
+        return None, why
     accesses = [access_pattern(u, scope) for u in ops]
-    if any(a.index is None or any(k in x for x in a.index for k in ("mod", "floor", "ceil")) for a in accesses):
-        return None
+    for a in accesses:
+        if a.index is None or len(a.index) != len(t.shape):
+            return None, f"the access at {mlir.location_of(a.op, filename)} has no affine index"
     depth = min(len(a.loops) for a in accesses)
     common = 0
     while common < depth and all(a.loops[common].op == accesses[0].loops[common].op for a in accesses):
         common += 1
     alloc_depth = len(domain_loops(alloc, scope))
+    if common <= alloc_depth:
+        return None, "no loop below the allocation encloses every access"
     old_size = 1
     for d in t.shape:
         old_size = None if d == mlir.DYNAMIC or old_size is None else old_size * d
+    reasons = []
     for k in range(alloc_depth, common):
         lp = accesses[0].loops[k]
+        at = mlir.location_of(lp.op, filename)
         if lp.op.name != "affine.for" or not lp.bounded:
+            reasons.append(f"the loop at {at} has no affine bounds")
             continue
         if private_loop_violation(accesses, alloc_depth, k, scope):
+            reasons.append(f"iterations of the loop at {at} share elements")
             continue
         try:
-            ranges = []
-            for dim in range(len(t.shape)):
-                found = [r for a in accesses
-                         for r in [_value_range(a, substitute(a.index[dim], {lp.name: "0"}), scope)] if r]
-                lo = min((r[0] for r in found), default=0)
-                hi = max((r[1] for r in found), default=0)
-                stride = 0
-                for r in found:  # values of every access must share one residue class
-                    stride = gcd(gcd(stride, r[2]), r[0] - lo)
-                ranges.append((lo, hi, max(stride, 1)))
-        except NonAffine:
+            slices = [dim_slice(accesses, dim, lp.name, scope) for dim in range(len(t.shape))]
+        except NonAffine as e:
+            reasons.append(f"the slice of one iteration of the loop at {at} is not constant ({e})")
             continue
-        shape = tuple((hi - lo) // st + 1 for lo, hi, st in ranges)
+        shape = tuple(s.size for s in slices)
         new_size = 1
         for d in shape:
             new_size *= d
         if old_size is not None and new_size >= old_size:
+            reasons.append(f"one iteration of the loop at {at} may use the whole buffer")
             continue
-        return ShrinkPlan(lp.op, shape, tuple(r[0] for r in ranges), tuple(r[2] for r in ranges), tuple(accesses))
+        return ShrinkPlan(lp.op, shape, tuple(s.offset for s in slices), tuple(s.stride for s in slices),
+                          tuple(accesses), tuple(s.coefficient for s in slices)), None
+    return None, reasons[0]
+
+
+def shrink_plan(alloc: ir.Operation, scope: Scope) -> ShrinkPlan | None:
+    """A plan to shrink `alloc`'s buffer, or None (see `shrink_decision`)."""
+    return shrink_decision(alloc, scope)[0]
+
+
+def _iv_operand(op: ir.Operation, first: int, m: ir.AffineMap, iv: ir.Value) -> ir.AffineExpr | None:
+    """The map expression naming `iv` among the access's index operands (a dim or a symbol)."""
+    for k, v in enumerate(list(op.operands)[first:]):
+        if v == iv:
+            return ir.AffineExpr.get_dim(k) if k < m.n_dims else ir.AffineExpr.get_symbol(k - m.n_dims)
     return None
+
+
+def _with_iv_dim(op: ir.Operation, first: int, m: ir.AffineMap, iv: ir.Value) -> ir.Operation:
+    """A copy of the access `op` (which replaces it) whose map takes `iv` as one more dimension
+    operand (after the existing ones); the map's results are unchanged."""
+    operands = list(op.operands)
+    new_operands = operands[:first + m.n_dims] + [iv] + operands[first + m.n_dims:]
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    attrs["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(m.n_dims + 1, m.n_symbols, list(m.results)))
+    new = ir.Operation.create(op.name, results=[r.type for r in op.results], operands=new_operands,
+                              attributes=attrs, loc=op.location, ip=ir.InsertionPoint(op))
+    for old_r, new_r in zip(op.results, new.results):
+        old_r.replace_all_uses_with(new_r)
+    op.erase()
+    return new
 
 
 def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> None:
@@ -240,21 +473,26 @@ def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> None:
     buf = alloc.results[0]
     old_t = mlir.memref_type(buf)
     iv = plan.loop.regions[0].blocks[0].arguments[0]
+    coefs = plan.coefficients or (0,) * len(plan.shape)
     with alloc.context, alloc.location:
         new_t = ir.MemRefType.get(list(plan.shape), old_t.element_type)
         kind = mlir.memref_d.AllocaOp if alloc.name == "memref.alloca" else mlir.memref_d.AllocOp
         new = kind(new_t, [], [], ip=ir.InsertionPoint(alloc))
         for a in plan.accesses:
             op = a.op
-            first = 1 if op.name == "affine.load" else 2
+            first = LOADS.get(op.name, STORES.get(op.name)) + 1
             m = mlir.affine_map_attr(op, "map")
-            operands = list(op.operands)[first:]
-            repl = [ir.AffineConstantExpr.get(0) if k < m.n_dims and operands[k] == iv else ir.AffineExpr.get_dim(k)
-                    for k in range(m.n_dims)]
-            sub = ir.AffineMap.get(m.n_dims, m.n_symbols, repl)
+            iv_expr = _iv_operand(op, first, m, iv)
+            if iv_expr is None and any(coefs):
+                op = _with_iv_dim(op, first, m, iv)
+                iv_expr = ir.AffineExpr.get_dim(m.n_dims)
+                m = mlir.affine_map_attr(op, "map")
             results = []
-            for r, off, st in zip(m.results, plan.offsets, plan.strides):
-                e = r.compose(sub) + ir.AffineConstantExpr.get(-off)
+            for r, c, off, st in zip(m.results, coefs, plan.offsets, plan.strides):
+                e = r
+                if c:
+                    e = ir.AffineAddExpr.get(e, ir.AffineMulExpr.get(iv_expr, ir.AffineConstantExpr.get(-c)))
+                e = e + ir.AffineConstantExpr.get(-off)
                 results.append(ir.AffineExpr.get_floor_div(e, ir.AffineConstantExpr.get(st)) if st > 1 else e)
             op.attributes["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(m.n_dims, m.n_symbols, results))
     buf.replace_all_uses_with(new.result)
