@@ -457,6 +457,139 @@ def test_may_trap_reads_maps_and_sets():
     assert not may_trap(ops[("f", "affine.for")])  # `0 to %n` divides by nothing
 
 
+# ----------------------------------------------------------------- class 8: dead iterations
+
+TWO_LOOPS = """
+  %t = memref.alloc() : memref<16xf32>
+  affine.for %i = 0 to 16 {
+    %v = affine.load %a[%i] : memref<16xf32>
+    %w = arith.mulf %v, %two : f32
+    affine.store %w, %t[%i] : memref<16xf32>
+  }
+  affine.for %i = 0 to 12 {
+    %v = affine.load %t[%i] : memref<16xf32>
+    %w = arith.addf %v, %one : f32
+    affine.store %w, %out[%i] : memref<16xf32>
+  }
+"""
+DEAD_TAIL_BLOCKS = """
+func.func @f(%a: memref<16xf32>, %out: memref<16xf32>, %flag: index) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+""" + TWO_LOOPS + """
+  %go = arith.cmpi sgt, %flag, %c0 : index
+  cf.cond_br %go, ^tail, ^done
+^tail:
+  %c = arith.constant READ : index
+  scf.if %go {
+    %v = memref.load %t[%c] : memref<16xf32>
+    memref.store %v, %out[%c] : memref<16xf32>
+  }
+  cf.br ^done
+^done:
+  memref.dealloc %t : memref<16xf32>
+  return
+}
+"""
+
+
+def test_dead_iterations_read_in_a_later_block_are_kept():
+    # %t[14] (an extra iteration of loop 1) is read in ^tail, nested in an scf.if.
+    res = optimize(DEAD_TAIL_BLOCKS.replace("READ", "14"), sizes={2: 1})
+    assert "0 to 16" in res.text and res.num_loops_fused == 0
+    assert "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read" not in res.remarks.messages()
+
+
+def test_dead_iterations_unread_in_later_blocks_are_removed():
+    # ^tail reads %t[5], which the kept iterations write: the tail is dead, both loops fuse.
+    res = optimize(DEAD_TAIL_BLOCKS.replace("READ", "5"), sizes={2: 1})
+    assert "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read" in res.remarks.messages()
+    assert res.num_loops_fused == 1 and "0 to 16" not in res.text
+
+
+REENTERED = """
+func.func @f(%a: memref<16xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c13 = arith.constant 13 : index
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  cf.br ^trip(%c0 : index)
+^trip(%k: index):
+  %again = arith.cmpi sgt, %k, %c0 : index
+  scf.if %again {
+    %v = memref.load %t[%c13] : memref<16xf32>
+    memref.store %v, %out[%c13] : memref<16xf32>
+  }
+  LOOPS
+  %k1 = arith.addi %k, %c1 : index
+  %more = arith.cmpi slt, %k1, %c2 : index
+  cf.cond_br %more, ^trip(%k1 : index), ^done
+^done:
+  return
+}
+"""
+
+
+def shrink_if_dead(src: str, keep: int) -> tuple[str, str | None]:
+    """Apply dead-iteration elimination to the function's first 16-iteration loop if legal:
+    (output text, the refusal)."""
+    module = mlir.parse_module(src)
+    fn = mlir.functions(module)[0]
+    loop = next(o for o in mlir.walk(fn) if o.name == "affine.for" and "to 16" in str(o).split("{")[0])
+    why = pr.dead_tail_violation(loop, keep, Scope())
+    if why is None:
+        pr.shrink_loop(loop, keep)
+    return mlir.print_module(module), why
+
+
+def _reentered(loops: str) -> str:
+    # The buffer is allocated in the entry block; the loops run in ^trip, which cf re-enters.
+    return REENTERED.replace("  LOOPS\n", loops).replace(
+        "  cf.br ^trip", "  %t = memref.alloc() : memref<16xf32>\n  cf.br ^trip")
+
+
+def test_dead_iterations_read_by_the_next_trip_of_a_block_loop_are_kept():
+    # Trip 2 reads %t[13] before loop 1 runs again: trip 1's iteration 13 is not dead.
+    src = _reentered(TWO_LOOPS.replace("  %t = memref.alloc() : memref<16xf32>\n", ""))
+    out, why = shrink_if_dead(src, 12)
+    assert why is not None and "uses the removed iterations" in why
+    assert "0 to 16" in out
+    assert_same_results(src, out, seed=2)
+
+
+def test_dead_iterations_of_a_block_loop_unread_in_any_trip_are_removed():
+    src = _reentered(TWO_LOOPS.replace("  %t = memref.alloc() : memref<16xf32>\n", "")).replace(
+        "%t[%c13]", "%t[%c1]")
+    out, why = shrink_if_dead(src, 12)
+    assert why is None and "0 to 12" in out and "0 to 16" not in out
+    assert_same_results(src, out, seed=2)
+
+
+def test_loop_yielding_a_value_keeps_its_iterations():
+    # The extra iterations write nothing anyone reads, but they add to the loop's result.
+    src = """
+func.func @f(%a: memref<16xf32>, %out: memref<1xf32>) {
+  %z = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  %s = affine.for %i = 0 to 16 iter_args(%acc = %z) -> (f32) {
+    %v = affine.load %a[%i] : memref<16xf32>
+    affine.store %v, %t[%i] : memref<16xf32>
+    %n = arith.addf %acc, %v : f32
+    affine.yield %n : f32
+  }
+  affine.store %s, %out[0] : memref<1xf32>
+  memref.dealloc %t : memref<16xf32>
+  return
+}
+"""
+    out, why = shrink_if_dead(src, 12)
+    assert why == "the loop yields values" and "0 to 16" in out
+    assert_same_results(src, out, seed=4)
+
+
 # ----------------------------------------------------------------- native cross-check
 
 NATIVE = {
@@ -465,6 +598,7 @@ NATIVE = {
     "cf-loop": (CF_OUTSIDE, "carried", [None, None]),
     "band": (BAND_PRIVATE, "band", [None, None]),
     "vector-chain": (VECTOR_CHAIN, "vchain", [None, None]),
+    "dead-tail-blocks": (DEAD_TAIL_BLOCKS.replace("READ", "14"), "f", [None, None, 1]),
 }
 
 

@@ -19,7 +19,7 @@ from ..analysis.accesses import collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
 from ..analysis.loops import constant_trip_count, loop_dims
-from ..analysis.memory import is_placed
+from ..analysis.memory import UNTRACED, is_placed
 from ..mlir import ir
 
 DEAD_ITERATIONS = "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read"
@@ -54,23 +54,54 @@ def _constant_bounds(loop: ir.Operation) -> tuple[int, int] | None:
 
 
 def _only_plain_uses(root: ir.Value) -> bool:
-    """The buffer is used only by loads, stores and its dealloc: it cannot escape."""
+    """The buffer is used only by modelled loads and stores of it (as their memref operand, never
+    as the stored value) and its dealloc: it cannot escape, so no other value aliases it."""
     for use in root.uses:
         user = mlir.operation(use.owner)
-        if user.name in READ_OPS or user.name == "memref.dealloc":
+        if user.name == "memref.dealloc":
             continue
-        if user.name in WRITE_OPS and user.operands[0] != root:
+        pos = READ_OPS.get(user.name, WRITE_OPS.get(user.name))
+        if pos is not None and [k for k, v in enumerate(user.operands) if v == root] == [pos]:
             continue
         return False
     return True
 
 
+def ops_after(loop: ir.Operation) -> list[ir.Operation]:
+    """The function-level ops that may run after `loop` (a direct child of the function body);
+    what is nested in them is theirs. The rest of its block; when the function has several
+    blocks, every op of every other block; and when a branch can re-enter the loop's block, the
+    whole block, the loop included (its next trip reads what this trip left)."""
+    from .contraction import block_reentered
+
+    block = loop.block
+    ops = mlir.block_ops(block)
+    blocks = list(block.region.blocks)
+    if len(blocks) > 1 and block_reentered(block):
+        later = list(ops)
+    else:
+        later = ops[ops.index(loop) + 1:]
+    if len(blocks) > 1:
+        for b in blocks:
+            if b != block:
+                later.extend(mlir.block_ops(b))
+    return later
+
+
+def _may_read(a) -> bool:
+    """A plain store or a dealloc only writes; any other access (a call or an unknown op on the
+    buffer, recorded as a whole-buffer write) may also read."""
+    return not a.is_write or (a.op.name not in WRITE_OPS and a.op.name != "memref.dealloc")
+
+
 def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | None:
     """None iff iterations `keep..` of `loop` can be removed without changing the program.
 
-    Rule: the loop sits at function level, has constant bounds, calls nothing unknown, writes
-    only placed buffers that cannot escape, and no access after the loop may read an element
-    written by the removed iterations (exact, with isl)."""
+    Rule: the loop sits at function level, has constant bounds, yields nothing, calls nothing
+    unknown, writes only placed buffers that cannot escape, and no access that may run after the
+    loop (`ops_after`, everything nested in them included) may read an element written by the
+    removed iterations (exact, with isl; buffers compared by key, an untraced memref may be
+    any buffer)."""
     parent = mlir.operation(loop.parent)
     if parent.name != "func.func":
         return "not at function level"
@@ -78,6 +109,8 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
     tc = constant_trip_count(loop)
     if cb is None or tc is None or keep >= tc or keep < 1:
         return "bounds are not constant"
+    if len(loop.results):
+        return "the loop yields values"
     eff = op_effects(loop)
     if eff.unknown:
         return "the loop has unknown effects"
@@ -91,15 +124,18 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
             if a.index is None:
                 return "a write at unknown elements"
             s = dependence.element_set(a, scope, [cut])
-            tails[a.root] = s if a.root not in tails else tails[a.root].union(s)
-    ops = mlir.block_ops(loop.block)
-    for later in ops[ops.index(loop) + 1:]:
+            tails[a.key] = s if a.key not in tails else tails[a.key].union(s)
+    for later in ops_after(loop):
         for b in collect_accesses(later, scope):
-            if b.root not in tails or b.is_write:
+            if not _may_read(b):
+                continue
+            if b.key is UNTRACED:
+                return f"the access at {mlir.location_of(b.op)} may read any buffer"
+            if b.key not in tails:
                 continue
             if b.index is None:
                 return "a later access reads unknown elements"
-            if dependence.sets_intersect(tails[b.root], dependence.element_set(b, scope)):
+            if dependence.sets_intersect(tails[b.key], dependence.element_set(b, scope)):
                 return f"a later read at {mlir.location_of(b.op)} uses the removed iterations"
     return None
 
