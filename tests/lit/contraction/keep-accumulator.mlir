@@ -1,0 +1,25 @@
+// A one-element accumulator: each iteration loads %t[0] before storing it, so the load cannot
+// take a stored value of its own iteration, and every iteration touches the same element, so
+// the buffer cannot shrink either. It is kept, and the remark gives both reasons.
+// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+
+func.func @accumulate(%a: memref<64xf32>, %out: memref<64xf32>) {
+  %t = memref.alloc() : memref<1xf32>
+  affine.for %i = 0 to 64 {
+    %x = affine.load %t[0] : memref<1xf32>
+    %v = affine.load %a[%i] : memref<64xf32>
+    %y = arith.addf %x, %v : f32
+    affine.store %y, %t[0] : memref<1xf32>
+    affine.store %y, %out[%i] : memref<64xf32>
+  }
+  return
+}
+
+// CHECK: {{.*}}.mlir:7:8: missed: [CONTRACTION] kept memref<1xf32> at {{.*}}.mlir:7:8: not forwarded (the load at {{.*}}.mlir:9:10 is not preceded by a store in its block); not shrunk (iterations of the loop at {{.*}}.mlir:8:3 share elements) (in @accumulate)
+// CHECK-NEXT: {{.*}}.mlir:9:10: missed: [LICM] not hoisted: {{.*}} is written in the loop (affine.store) (in @accumulate)
+
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NEXT: %[[T:[a-z0-9_]+]] = memref.alloc() : memref<1xf32>
+// CHECK-NEXT: affine.for
+// CHECK-NEXT: affine.load %[[T]][0]
+// CHECK: affine.store %{{[a-z0-9_]+}}, %[[T]][0]

@@ -1,0 +1,40 @@
+// Inside the %i loop, tmp[i] is accumulated by every %j of the first inner loop and read by
+// every %j of the second: the same index text, but not distance 0 (the atax pattern). The inner
+// loops must not fuse; all three loops stay.
+// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
+
+func.func @atax_like(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf32>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 16 {
+      %t = affine.load %tmp[%i] : memref<8xf32>
+      %a = affine.load %A[%i, %j] : memref<8x16xf32>
+      %s = arith.addf %t, %a : f32
+      affine.store %s, %tmp[%i] : memref<8xf32>
+    }
+    affine.for %j = 0 to 16 {
+      %t = affine.load %tmp[%i] : memref<8xf32>
+      %yj = affine.load %y[%j] : memref<16xf32>
+      %s = arith.addf %yj, %t : f32
+      affine.store %s, %y[%j] : memref<16xf32>
+    }
+  }
+  return
+}
+
+// CHECK: {{.*}}.mlir:9:5: missed: [STOP FUSION] no fusion benefit (in @atax_like)
+// CHECK-NOT: [LOOP FUSION]
+// CHECK: {{.*}}.mlir:16:12: passed: [LICM] Moving inst affine.load to a new insertion point (in @atax_like)
+// CHECK-NEXT: analysis: numLoopsFused = 0
+
+// Two inner loops remain; the read of tmp[i] now sits between them.
+// CHECK-LABEL: func.func @atax_like
+// CHECK-SAME: %[[TMP:[a-z0-9_]+]]: memref<8xf32>)
+// CHECK-NEXT: affine.for %[[I:[a-z0-9_]+]] = 0 to 8 {
+// CHECK-NEXT: affine.for %{{[a-z0-9_]+}} = 0 to 16 {
+// CHECK: affine.store %{{[a-z0-9_]+}}, %[[TMP]][%[[I]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[T:[a-z0-9_]+]] = affine.load %[[TMP]][%[[I]]]
+// CHECK-NEXT: affine.for %{{[a-z0-9_]+}} = 0 to 16 {
+// CHECK-NEXT: affine.load
+// CHECK-NEXT: arith.addf %{{[a-z0-9_]+}}, %[[T]]
