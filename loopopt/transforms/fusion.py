@@ -10,210 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import mlir
-from ..analysis import dependence
-from ..analysis.accesses import collect_accesses
-from ..analysis.affine import Scope
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
-from ..analysis.memory import UNTRACED
-from ..analysis.loops import (body_block, body_ops, has_iter_args, loop_dims, loops_in_block, same_trip_count)
+from ..analysis.fusion_legality import fusion_legality, same_lower_bound
+from ..analysis.loops import body_block, body_ops, loop_dims, loops_in_block
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
+from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
 from ..options import Options
 from ..remarks import MISSED, PASSED, RemarkLog
-
-UNMATCHED_TRIP_COUNT = "[STOP FUSION] unmatched trip count"
-NO_PARTITION_DIM = "[STOP FUSION] loop to be fused doesn't access partition dim"
-NO_BENEFIT = "[STOP FUSION] no fusion benefit"
-NEGATIVE_DISTANCE = "[STOP FUSION] negative distance dep in def-use"
-# Reasons of our own (beyond the seed's battery).
-BLOCKED_BY_OPS = "[STOP FUSION] ops between the loops can't be moved"
-OVER_BUDGET = "[STOP FUSION] fused working set exceeds SBSize"
-CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
-UNMODELLED = "[STOP FUSION] unmodelled effects"
-
-
-@dataclass(frozen=True)
-class StopReason:
-    """Why a pair may not fuse: the verbatim remark text plus a detail for people."""
-
-    message: str
-    detail: str = ""
-
-    def text(self) -> str:
-        return f"{self.message}: {self.detail}" if self.detail else self.message
-
-
-# ---------------------------------------------------------------------------------------
-# Legality: each check returns None when legal, else a StopReason.
-
-
-def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> StopReason | None:
-    """Both loops must run the same number of iterations (decided symbolically) with one step."""
-    if mlir.int_attr(l1, "step") != mlir.int_attr(l2, "step"):
-        return StopReason(UNMATCHED_TRIP_COUNT, "different steps")
-    if not same_trip_count(l1, l2, scope):
-        return StopReason(UNMATCHED_TRIP_COUNT)
-    if not _same_lower_bound(l1, l2) and (_single_result(l1) is None or _single_result(l2) is None):
-        return StopReason(UNMATCHED_TRIP_COUNT, "different lower bounds given as max(...) of several values")
-    return None
-
-
-def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> bool:
-    """True iff some access in the loop indexes dimension 0 (the partition dimension) with the
-    loop's own IV or an IV of a loop enclosing it."""
-    names = {d.name for d in loop_dims(loop, scope)}
-    for a in (accesses if accesses is not None else collect_accesses(loop, scope)):
-        names_here = {lp.name for lp in a.loops}
-        if a.index and any(a.uses_iv(n, 0) for n in names_here | names):
-            return True
-    return False
-
-
-def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options: Options,
-                        facts=None) -> StopReason | None:
-    if not options.target.partitioned:
-        return None
-    for lp in (l1, l2):
-        if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
-            return StopReason(NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
-    return None
-
-
-def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> StopReason | None:
-    """Fusing reverses any dependence from an iteration of l1 to an earlier iteration of l2.
-
-    Checked for RAW, WAR and WAW over every pair of conflicting accesses with isl. A distance
-    of 0 is legal: in the fused body l1's statements still precede l2's (the seed rejects
-    d <= 0, which forbids the ordinary producer-consumer case)."""
-    (ax1,) = loop_dims(l1, scope)
-    (ax2,) = loop_dims(l2, scope)
-    acc2 = facts.accesses(l2) if facts is not None else collect_accesses(l2, scope)
-    if facts is not None:
-        by_root1 = facts.accesses_by_root(l1)
-    else:
-        by_root1 = {}
-        for a in collect_accesses(l1, scope):
-            by_root1.setdefault(a.key, []).append(a)
-    for b in acc2:
-        partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
-            [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
-        for a in partners:
-            if not (a.is_write or b.is_write):
-                continue
-            if a.key is UNTRACED or b.key is UNTRACED:
-                return StopReason(NEGATIVE_DISTANCE, f"{_name(a.root)} may alias any buffer")
-            if a.index is None or b.index is None:
-                return StopReason(NEGATIVE_DISTANCE, f"{_name(a.root)} is accessed at unknown elements")
-            if _identical_access(a, b, ax1, ax2):
-                continue  # same element at the same iteration: distance 0
-            dist = dependence.distance_set(a, b, ax1, ax2, scope)
-            if dist is not None and dependence.may_be_negative(dist):
-                kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
-                return StopReason(NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}, distances {dist}")
-    return None
-
-
-def _name(v: ir.Value) -> str:
-    owner, _ = mlir.value_owner(v)
-    where = mlir.location_of(owner) if owner is not None else "an argument"
-    return f"{owner.name if owner is not None else 'argument'} ({where})"
-
-
-def _identical_access(a, b, ax1, ax2) -> bool:
-    """Fast path for distance exactly 0: the same buffer and index with the two axes identified,
-    no other loops involved, scalar accesses, and one index component equal to the axis IV itself
-    (so the element determines the iteration; `t[i]` in a `j` loop is touched by every `j`)."""
-    if ax1.lower != ax2.lower or a.root != b.root or a.is_vector or b.is_vector or ax1.step != 1:
-        return False
-    if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
-        return False
-    from ..analysis.loops import substitute
-
-    same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
-    return same and any(t.strip("()") == ax1.name for t in a.index)
-
-
-def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> StopReason | None:
-    """Sound by default: a loop holding an op whose effects we do not model exactly (a call, an
-    unregistered op, an access through an untraced memref) is a barrier; the remark names it."""
-    for lp in (l1, l2):
-        e = effects(lp)
-        if e.unknown:
-            return StopReason(UNMODELLED, f"{e.reason} (in the loop at {mlir.location_of(lp)})")
-    return None
-
-
-def _conflict(x: Effects, y: Effects) -> bool:
-    if (x.unknown and (y.touches() or y.unknown)) or (y.unknown and x.touches()):
-        return True
-    return bool(x.writes & y.touches()) or bool(x.reads & y.writes)
-
-
-def _values_used_inside(op: ir.Operation) -> set:
-    used = set()
-    for o in [op, *mlir.walk(op)]:
-        for v in o.operands:
-            used.add(v)
-    return used
-
-
-def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation],
-                  effects) -> tuple[list[ir.Operation], StopReason | None]:
-    """Classify the ops between two loops (the seed's traversePath).
-
-    Ops the second loop does not depend on stay where they are. Ops it needs (SSA or memory,
-    transitively) are moved above the first loop when they don't depend on it; anything else
-    stops fusion. Returns (ops to hoist in order, reason)."""
-    if not between:
-        return [], None
-    e1, e2 = effects(l1), effects(l2)
-    used2 = _values_used_inside(l2)
-    used: list = [None] * len(between)  # values used inside each needed op, walked once
-
-    def used_by(m: int) -> set:
-        if used[m] is None:
-            used[m] = _values_used_inside(between[m])
-        return used[m]
-
-    needed: list[bool] = [False] * len(between)
-    for k in range(len(between) - 1, -1, -1):
-        x = between[k]
-        ex = effects(x)
-        if any(r in used2 for r in x.results) or _conflict(ex, e2):
-            needed[k] = True
-        else:
-            for m in range(k + 1, len(between)):
-                if needed[m] and (any(r in used_by(m) for r in x.results) or _conflict(ex, effects(between[m]))):
-                    needed[k] = True
-                    break
-    hoist = [x for x, n in zip(between, needed) if n]
-    for x in hoist:
-        if _conflict(effects(x), e1):
-            return [], StopReason(BLOCKED_BY_OPS, f"{x.name} at {mlir.location_of(x)} depends on the first "
-                                  "loop and the second loop needs it")
-    return hoist, None
 
 
 # ---------------------------------------------------------------------------------------
 # The fuse.
 
 
-def _same_lower_bound(l1: ir.Operation, l2: ir.Operation) -> bool:
-    m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
-    n1, n2 = m1.n_dims + m1.n_symbols, m2.n_dims + m2.n_symbols
-    return m1 == m2 and list(l1.operands)[:n1] == list(l2.operands)[:n2]
-
-
-def _single_result(loop: ir.Operation):
-    m = mlir.affine_map_attr(loop, "lowerBoundMap")
-    return m if len(m.results) == 1 else None
-
-
 def _shifted_iv(l1: ir.Operation, l2: ir.Operation) -> ir.Value:
     """The value l2's IV takes in l1's iteration: iv1 - lb1 + lb2 (iv1 itself if bounds match)."""
     iv1 = body_block(l1).arguments[0]
-    if _same_lower_bound(l1, l2):
+    if same_lower_bound(l1, l2):
         return iv1
     m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
     ops1 = list(l1.operands)[:m1.n_dims + m1.n_symbols]
@@ -402,33 +217,9 @@ class GreedyFusion:
 
     # -- legality battery ------------------------------------------------------------------
     def legality(self, st: _BlockState, l1: ir.Operation, l2: ir.Operation, profit: float):
-        """(ops to hoist, None) if the pair may fuse, else ([], StopReason)."""
-        if has_iter_args(l1) or has_iter_args(l2):
-            return [], StopReason(CARRIES_VALUES)
-        r = check_modelled(l1, l2, self.effects)
-        if r is not None:
-            return [], r
-        r = check_trip_counts(l1, l2, self.scope)
-        if r is None:
-            r = check_partition_dim(l1, l2, self.scope, self.options, self.facts)
-        if r is None and profit <= 0:
-            r = StopReason(NO_BENEFIT)
-        if r is not None:
-            return [], r
-        between = st.block_order.between(l1, l2) if st is not None else self._ops_between(l1, l2)
-        hoist, r = traverse_path(l1, l2, between, self.effects)
-        if r is None:
-            r = has_negative_distance(l1, l2, self.scope, self.facts)
-        if r is None:
-            need = self.facts.fused_working_set(l1, l2)
-            if need > self.options.sb_budget:
-                r = StopReason(OVER_BUDGET, f"{need} bytes per partition > SBSize {self.options.sb_budget}")
-        return hoist, r
-
-    @staticmethod
-    def _ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
-        ops = mlir.block_ops(l1.block)
-        return ops[ops.index(l1) + 1:ops.index(l2)]
+        """(ops to hoist, None) if the pair may fuse, else ([], Refusal)."""
+        between = st.block_order.between(l1, l2) if st is not None else None
+        return fusion_legality(l1, l2, self.facts, self.options, profit, between)
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> int:
@@ -549,7 +340,7 @@ class GreedyFusion:
 
 
     # -- restructuring inside the driver (seed 001) ----------------------------------------
-    def _restructure(self, st: _BlockState, a: int, b: int, reason: StopReason, profit: float) -> bool:
+    def _restructure(self, st: _BlockState, a: int, b: int, reason: Refusal, profit: float) -> bool:
         """Try to make a refused pair fusable, in the seed's order: distribution, then tiling, then
         interchange (dead-iteration elimination first for unmatched trip counts). True iff loops
         a and b were rewritten in place (retry the pair); a distribution instead replaces a loop
@@ -557,7 +348,7 @@ class GreedyFusion:
         from . import pair_restructuring as pr
 
         l1, l2 = st.loops[a], st.loops[b]
-        if reason.message == UNMATCHED_TRIP_COUNT:
+        if reason.code is Code.UNMATCHED_TRIP_COUNT:
             if self._shrink_dead_tail(st, a, b):
                 return True
             if self.options.target.partitioned:
@@ -577,7 +368,7 @@ class GreedyFusion:
                         st.block_order.refresh()
                         return True
             return self._align_by_interchange(st, a, b, profit)
-        if reason.message in (NEGATIVE_DISTANCE, BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
+        if reason.code in (Code.NEGATIVE_DISTANCE, Code.BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
             for victim, partner, victim_first in ((b, a, False), (a, b, True)):
                 if victim in st.origin or victim in st.fused:
                     continue  # already split maximally, or splitting it would undo a fusion
@@ -601,7 +392,7 @@ class GreedyFusion:
                         st.block_order.refresh()
                         self._needs_rebuild = True
                         return False
-        if reason.message == NEGATIVE_DISTANCE:
+        if reason.code is Code.NEGATIVE_DISTANCE:
             return self._align_by_interchange(st, a, b, profit)
         return False
 

@@ -1,0 +1,214 @@
+"""Legality of fusing two sibling loops (seed 000's stop reasons), as pure functions of the IR.
+
+`fusion_legality` runs the battery in the seed's order and returns the ops between the loops
+that must move above the first loop, and a `Refusal` (None when the pair may fuse). Nothing
+here mutates IR: the fusion driver (transforms/fusion.py) asks, then acts.
+"""
+from __future__ import annotations
+
+from .. import mlir
+from ..mlir import ir
+from . import dependence
+from .accesses import collect_accesses
+from .affine import Scope
+from .effects import Effects
+from .loops import has_iter_args, loop_dims, same_trip_count, substitute
+from .memory import UNTRACED
+from .refusal import Code, Refusal
+
+# ---------------------------------------------------------------------------------------
+# Each check returns None when legal, else a Refusal.
+
+
+def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> Refusal | None:
+    """Both loops must run the same number of iterations (decided symbolically) with one step."""
+    if mlir.int_attr(l1, "step") != mlir.int_attr(l2, "step"):
+        return Refusal(Code.UNMATCHED_TRIP_COUNT, "different steps")
+    if not same_trip_count(l1, l2, scope):
+        return Refusal(Code.UNMATCHED_TRIP_COUNT)
+    if not same_lower_bound(l1, l2) and (single_result(l1) is None or single_result(l2) is None):
+        return Refusal(Code.UNMATCHED_TRIP_COUNT, "different lower bounds given as max(...) of several values")
+    return None
+
+
+def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> bool:
+    """True iff some access in the loop indexes dimension 0 (the partition dimension) with the
+    loop's own IV or an IV of a loop enclosing it."""
+    names = {d.name for d in loop_dims(loop, scope)}
+    for a in (accesses if accesses is not None else collect_accesses(loop, scope)):
+        names_here = {lp.name for lp in a.loops}
+        if a.index and any(a.uses_iv(n, 0) for n in names_here | names):
+            return True
+    return False
+
+
+def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options,
+                        facts=None) -> Refusal | None:
+    if not options.target.partitioned:
+        return None
+    for lp in (l1, l2):
+        if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
+            return Refusal(Code.NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
+    return None
+
+
+def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
+    """Fusing reverses any dependence from an iteration of l1 to an earlier iteration of l2.
+
+    Checked for RAW, WAR and WAW over every pair of conflicting accesses with isl. A distance
+    of 0 is legal: in the fused body l1's statements still precede l2's (the seed rejects
+    d <= 0, which forbids the ordinary producer-consumer case)."""
+    (ax1,) = loop_dims(l1, scope)
+    (ax2,) = loop_dims(l2, scope)
+    acc2 = facts.accesses(l2) if facts is not None else collect_accesses(l2, scope)
+    if facts is not None:
+        by_root1 = facts.accesses_by_root(l1)
+    else:
+        by_root1 = {}
+        for a in collect_accesses(l1, scope):
+            by_root1.setdefault(a.key, []).append(a)
+    for b in acc2:
+        partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
+            [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
+        for a in partners:
+            if not (a.is_write or b.is_write):
+                continue
+            if a.key is UNTRACED or b.key is UNTRACED:
+                return Refusal(Code.NEGATIVE_DISTANCE, f"{_name(a.root)} may alias any buffer")
+            if a.index is None or b.index is None:
+                return Refusal(Code.NEGATIVE_DISTANCE, f"{_name(a.root)} is accessed at unknown elements")
+            if _identical_access(a, b, ax1, ax2):
+                continue  # same element at the same iteration: distance 0
+            dist = dependence.distance_set(a, b, ax1, ax2, scope)
+            if dist is not None and dependence.may_be_negative(dist):
+                kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
+                return Refusal(Code.NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}, distances {dist}")
+    return None
+
+
+def _name(v: ir.Value) -> str:
+    owner, _ = mlir.value_owner(v)
+    where = mlir.location_of(owner) if owner is not None else "an argument"
+    return f"{owner.name if owner is not None else 'argument'} ({where})"
+
+
+def _identical_access(a, b, ax1, ax2) -> bool:
+    """Fast path for distance exactly 0: the same buffer and index with the two axes identified,
+    no other loops involved, scalar accesses, and one index component equal to the axis IV itself
+    (so the element determines the iteration; `t[i]` in a `j` loop is touched by every `j`)."""
+    if ax1.lower != ax2.lower or a.root != b.root or a.is_vector or b.is_vector or ax1.step != 1:
+        return False
+    if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
+        return False
+    
+    same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
+    return same and any(t.strip("()") == ax1.name for t in a.index)
+
+
+def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> Refusal | None:
+    """Sound by default: a loop holding an op whose effects we do not model exactly (a call, an
+    unregistered op, an access through an untraced memref) is a barrier; the remark names it."""
+    for lp in (l1, l2):
+        e = effects(lp)
+        if e.unknown:
+            return Refusal(Code.UNMODELLED, f"{e.reason} (in the loop at {mlir.location_of(lp)})")
+    return None
+
+
+def _conflict(x: Effects, y: Effects) -> bool:
+    if (x.unknown and (y.touches() or y.unknown)) or (y.unknown and x.touches()):
+        return True
+    return bool(x.writes & y.touches()) or bool(x.reads & y.writes)
+
+
+def _values_used_inside(op: ir.Operation) -> set:
+    used = set()
+    for o in [op, *mlir.walk(op)]:
+        for v in o.operands:
+            used.add(v)
+    return used
+
+
+def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation],
+                  effects) -> tuple[list[ir.Operation], Refusal | None]:
+    """Classify the ops between two loops (the seed's traversePath).
+
+    Ops the second loop does not depend on stay where they are. Ops it needs (SSA or memory,
+    transitively) are moved above the first loop when they don't depend on it; anything else
+    stops fusion. Returns (ops to hoist in order, reason)."""
+    if not between:
+        return [], None
+    e1, e2 = effects(l1), effects(l2)
+    used2 = _values_used_inside(l2)
+    used: list = [None] * len(between)  # values used inside each needed op, walked once
+
+    def used_by(m: int) -> set:
+        if used[m] is None:
+            used[m] = _values_used_inside(between[m])
+        return used[m]
+
+    needed: list[bool] = [False] * len(between)
+    for k in range(len(between) - 1, -1, -1):
+        x = between[k]
+        ex = effects(x)
+        if any(r in used2 for r in x.results) or _conflict(ex, e2):
+            needed[k] = True
+        else:
+            for m in range(k + 1, len(between)):
+                if needed[m] and (any(r in used_by(m) for r in x.results) or _conflict(ex, effects(between[m]))):
+                    needed[k] = True
+                    break
+    hoist = [x for x, n in zip(between, needed) if n]
+    for x in hoist:
+        if _conflict(effects(x), e1):
+            return [], Refusal(Code.BLOCKED_BY_OPS, f"{x.name} at {mlir.location_of(x)} depends on the first "
+                                  "loop and the second loop needs it")
+    return hoist, None
+
+
+def same_lower_bound(l1: ir.Operation, l2: ir.Operation) -> bool:
+    m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
+    n1, n2 = m1.n_dims + m1.n_symbols, m2.n_dims + m2.n_symbols
+    return m1 == m2 and list(l1.operands)[:n1] == list(l2.operands)[:n2]
+
+
+def single_result(loop: ir.Operation):
+    m = mlir.affine_map_attr(loop, "lowerBoundMap")
+    return m if len(m.results) == 1 else None
+
+
+
+
+def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
+    """The ops strictly between two ops of one block, in program order."""
+    ops = mlir.block_ops(l1.block)
+    return ops[ops.index(l1) + 1:ops.index(l2)]
+
+
+def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: float,
+                    between: list[ir.Operation] | None = None) -> tuple[list[ir.Operation], Refusal | None]:
+    """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
+
+    In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
+    profit, the ops between the loops (traversePath), no negative dependence distance; then our
+    SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
+    ops between the loops (computed from the block when not given)."""
+    if has_iter_args(l1) or has_iter_args(l2):
+        return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
+    r = check_modelled(l1, l2, facts.effects)
+    if r is None:
+        r = check_trip_counts(l1, l2, facts.scope)
+    if r is None:
+        r = check_partition_dim(l1, l2, facts.scope, options, facts)
+    if r is None and profit <= 0:
+        r = Refusal(Code.NO_BENEFIT)
+    if r is not None:
+        return [], r
+    hoist, r = traverse_path(l1, l2, ops_between(l1, l2) if between is None else between, facts.effects)
+    if r is None:
+        r = has_negative_distance(l1, l2, facts.scope, facts)
+    if r is None:
+        need = facts.fused_working_set(l1, l2)
+        if need > options.sb_budget:
+            r = Refusal(Code.OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
+    return (hoist, None) if r is None else ([], r)

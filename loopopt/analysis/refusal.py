@@ -1,0 +1,71 @@
+"""Why a transform was refused: one type for every legality check of the pass.
+
+A check returns None when the step is legal, else a `Refusal`. Its `code` is what policies
+switch on (which restructuring may rescue a refused fusion pair); its `message` is the remark
+text, the seed's verbatim string where the seed has one; `detail` is our explanation for
+people; `ops` are the ops involved (loops, the op that blocks). `remarks.RemarkLog.refused`
+is the one place that turns a refusal into a remark.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Code(enum.Enum):
+    """Every reason a step of the pass can be refused, with its remark text."""
+
+    # fusion (seed 000's stop reasons first, verbatim)
+    UNMATCHED_TRIP_COUNT = "[STOP FUSION] unmatched trip count"
+    NO_PARTITION_DIM = "[STOP FUSION] loop to be fused doesn't access partition dim"
+    NO_BENEFIT = "[STOP FUSION] no fusion benefit"
+    NEGATIVE_DISTANCE = "[STOP FUSION] negative distance dep in def-use"
+    BLOCKED_BY_OPS = "[STOP FUSION] ops between the loops can't be moved"
+    OVER_BUDGET = "[STOP FUSION] fused working set exceeds SBSize"
+    CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
+    UNMODELLED = "[STOP FUSION] unmodelled effects"
+    # distribution
+    DISTRIBUTION_ONE_GROUP = "[STOP DISTRIBUTION] no independent statement groups"
+    DISTRIBUTION_ITER_ARGS = "[STOP DISTRIBUTION] loop carries values through iter_args"
+    DISTRIBUTION_NOT_PERFECT = "[STOP DISTRIBUTION] not a perfect loop nest"
+    # interchange
+    INTERCHANGE_NOT_PERFECT = "[STOP INTERCHANGE] not a perfect loop nest"
+    INTERCHANGE_BAD_PERMUTATION = "[STOP INTERCHANGE] not a permutation of the nest's levels"
+    INTERCHANGE_ITER_ARGS = "[STOP INTERCHANGE] loop carries values through iter_args"
+    INTERCHANGE_BOUNDS = "[STOP INTERCHANGE] loop bounds use an induction variable that would move inside"
+    INTERCHANGE_DEPENDENCE = "[STOP INTERCHANGE] would reverse a dependence"
+    INTERCHANGE_NOT_ON_PARTITION_DIM = "invalid b/c not on partition dim"  # seed 001, verbatim
+    # tiling
+    TILING_NOTHING_TO_TILE = "[STOP TILING] no loop has more iterations than the tile size"
+    TILING_TILE_ORDER = "[STOP TILING] tile loops stay inside point loops"
+
+    @property
+    def message(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused step: its code, the remark message, a detail for people, the ops involved."""
+
+    code: Code
+    detail: str = ""
+    ops: tuple = ()
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.message:
+            object.__setattr__(self, "message", self.code.message)
+
+    @property
+    def loops(self) -> tuple:
+        return self.ops
+
+    def text(self) -> str:
+        return f"{self.message}: {self.detail}" if self.detail else self.message
+
+    __str__ = text
+
+
+def refuse(code: Code, detail: str = "", *ops) -> Refusal:
+    return Refusal(code, detail, tuple(ops))
