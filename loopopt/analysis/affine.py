@@ -126,7 +126,7 @@ def _inside_loop(op: ir.Operation, inclusive: bool = False) -> bool:
     """True iff `op` (or, with `inclusive`, op itself) is a loop-like op or nested in one."""
     p = op if inclusive else (mlir.operation(op.parent) if op.parent is not None else None)
     while p is not None and p.name not in ("func.func", "builtin.module"):
-        if p.name in LOOP_LIKE or p.name == "scf.while":
+        if p.name in (*LOOP_LIKE, "scf.while"):
             return True
         p = mlir.operation(p.parent) if p.parent is not None else None
     return False

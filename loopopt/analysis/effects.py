@@ -42,7 +42,6 @@ WRITE_OPS = {"affine.store": 1, "memref.store": 1, "affine.vector_store": 1, "ve
              "vector.compressstore": 0}
 REGION_OPS = {"affine.for", "affine.if", "affine.parallel", "scf.for", "scf.if", "scf.while",
               "scf.parallel", "scf.forall", "scf.execute_region", "scf.index_switch"}
-LOOP_OPS = {"affine.for", "affine.parallel", "scf.for", "scf.while", "scf.parallel", "scf.forall"}
 
 
 @dataclass

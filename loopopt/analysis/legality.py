@@ -25,22 +25,6 @@ from .effects import REGION_OPS, is_pure_op, op_effects
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
 
 
-@dataclass(frozen=True)
-class StopReason:
-    """Why a transform was refused: the remark text (the seed's verbatim string when it has one),
-    a detail for people, and the loops involved. Field order and `text()` match the fusion
-    driver's StopReason, so either can be rendered the same way."""
-
-    message: str
-    detail: str = ""
-    loops: tuple = ()
-
-    def text(self) -> str:
-        return f"{self.message}: {self.detail}" if self.detail else self.message
-
-    __str__ = text
-
-
 # ---------------------------------------------------------------------------------------------
 # Nest shape
 

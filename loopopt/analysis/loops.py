@@ -13,6 +13,9 @@ from .. import mlir
 from ..mlir import ir
 from .affine import LOOP_LIKE, NonAffine, Scope, map_exprs, num_ivs
 
+# Every op that runs its body repeatedly (LOOP_LIKE have induction variables; scf.while does not).
+LOOP_OPS = (*LOOP_LIKE, "scf.while")
+
 
 def is_for(op: ir.Operation) -> bool:
     return op.name == "affine.for"
@@ -77,6 +80,39 @@ def perfect_nest(loop: ir.Operation) -> list[ir.Operation]:
 
 def has_iter_args(loop: ir.Operation) -> bool:
     return len(loop.results) > 0
+
+
+def collect_interchangeable_loops(loop: ir.Operation) -> list[ir.Operation]:
+    """The seed's permutable set, also the nest distribution splits: the perfect nest rooted at
+    `loop`, outermost first, cut above the first loop that carries values (iter_args), since its
+    results pin it in place."""
+    out = []
+    for lp in perfect_nest(loop):
+        if has_iter_args(lp):
+            break
+        out.append(lp)
+    return out
+
+
+def constant_bounds(loop: ir.Operation) -> tuple[int, int] | None:
+    """(lower, upper) of an affine.for whose bounds are single constants, else None."""
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ub = mlir.affine_map_attr(loop, "upperBoundMap")
+    if len(lb.results) == 1 and len(ub.results) == 1:
+        lo, hi = lb.results[0], ub.results[0]
+        if isinstance(lo, ir.AffineConstantExpr) and isinstance(hi, ir.AffineConstantExpr):
+            return lo.value, hi.value
+    return None
+
+
+def is_outermost_loop(op: ir.Operation) -> bool:
+    """True iff no loop-like op (scf.while included) encloses `op` in its function."""
+    p = parent_op(op)
+    while p is not None and p.name not in ("func.func", "builtin.module"):
+        if p.name in LOOP_OPS:
+            return False
+        p = parent_op(p)
+    return True
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,27 +13,17 @@ from __future__ import annotations
 
 from .. import mlir
 from ..analysis.affine import Scope
-from ..analysis.legality import (StopReason, distribution_order, distribution_violation, innermost_body,
+from ..analysis.legality import (distribution_order, distribution_violation, innermost_body,
                                  is_band, is_recomputable, pure_closure, statement_graph, value_deps)
-from ..analysis.loops import has_iter_args, perfect_nest
+from ..analysis.refusal import Code, Refusal
+from ..analysis.loops import collect_interchangeable_loops, is_outermost_loop, perfect_nest
 from ..mlir import ir
 from ..remarks import MISSED, PASSED, RemarkLog
-from .tiling import is_outermost_loop
 
 DISTRIBUTION = "distribution"
-STOP_ONE_GROUP = "[STOP DISTRIBUTION] no independent statement groups"
-STOP_ITER_ARGS = "[STOP DISTRIBUTION] loop carries values through iter_args"
-STOP_NOT_PERFECT = "[STOP DISTRIBUTION] not a perfect loop nest"
-
-
-def distributable_nest(loop: ir.Operation) -> list[ir.Operation]:
-    """The perfect nest distributed with `loop` as its root (cut above a loop with iter_args)."""
-    out = []
-    for lp in perfect_nest(loop):
-        if has_iter_args(lp):
-            break
-        out.append(lp)
-    return out
+STOP_ONE_GROUP = Code.DISTRIBUTION_ONE_GROUP.message
+STOP_ITER_ARGS = Code.DISTRIBUTION_ITER_ARGS.message
+STOP_NOT_PERFECT = Code.DISTRIBUTION_NOT_PERFECT.message
 
 
 def split_for_distribution(loop: ir.Operation, scope: Scope | None = None) -> list[list[ir.Operation]]:
@@ -41,22 +31,22 @@ def split_for_distribution(loop: ir.Operation, scope: Scope | None = None) -> li
     order their loops must run. One group means the nest cannot be split. Recomputable pure ops
     are not listed (loop_distribution clones them where needed)."""
     scope = scope or Scope()
-    nest = distributable_nest(loop)
+    nest = collect_interchangeable_loops(loop)
     if not nest:
         return []
     graph = statement_graph(nest, scope)
     return [[graph.statements[s] for s in grp] for grp in distribution_order(graph)]
 
 
-def check_loop_distribution(loop: ir.Operation, scope: Scope | None = None) -> StopReason | None:
+def check_loop_distribution(loop: ir.Operation, scope: Scope | None = None) -> Refusal | None:
     """None iff maximal distribution of `loop`'s nest yields at least two groups."""
-    nest = distributable_nest(loop)
+    nest = collect_interchangeable_loops(loop)
     if not nest:
-        return StopReason(STOP_ITER_ARGS, loops=(loop,))
+        return Refusal(Code.DISTRIBUTION_ITER_ARGS, ops=(loop,))
     if not is_band(nest):
-        return StopReason(STOP_NOT_PERFECT, loops=tuple(nest))
+        return Refusal(Code.DISTRIBUTION_NOT_PERFECT, ops=tuple(nest))
     if len(split_for_distribution(loop, scope)) < 2:
-        return StopReason(STOP_ONE_GROUP, loops=tuple(nest))
+        return Refusal(Code.DISTRIBUTION_ONE_GROUP, ops=tuple(nest))
     return None
 
 
@@ -73,7 +63,7 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
     groups = [g for g in groups if any(not is_recomputable(op) for op in g)]
     if len(groups) < 2:
         return [loop]
-    nest = distributable_nest(loop)
+    nest = collect_interchangeable_loops(loop)
     why = distribution_violation(nest, groups, scope or Scope(), dependences=check)
     if why:
         raise ValueError(why)

@@ -10,35 +10,24 @@ from __future__ import annotations
 
 from .. import mlir
 from ..analysis.affine import Scope
-from ..analysis.legality import (StopReason, accesses_dim0, bounds_violation, induction_var, is_band,
+from ..analysis.legality import (accesses_dim0, bounds_violation, induction_var, is_band,
                                  is_permutation, permutation_violation)
-from ..analysis.loops import body_block, has_iter_args, perfect_nest
+from ..analysis.refusal import Code, Refusal
+from ..analysis.loops import body_block, collect_interchangeable_loops, has_iter_args, is_outermost_loop
 from ..mlir import affine_d, ir
 from ..remarks import MISSED, PASSED, RemarkLog
-from .tiling import is_outermost_loop
 
 INTERCHANGE = "interchange"
-NOT_ON_PARTITION_DIM = "invalid b/c not on partition dim"  # seed 001, verbatim
-STOP_NOT_PERFECT = "[STOP INTERCHANGE] not a perfect loop nest"
-STOP_BAD_PERM = "[STOP INTERCHANGE] not a permutation of the nest's levels"
-STOP_ITER_ARGS = "[STOP INTERCHANGE] loop carries values through iter_args"
-STOP_BOUNDS = "[STOP INTERCHANGE] loop bounds use an induction variable that would move inside"
-STOP_DEPENDENCE = "[STOP INTERCHANGE] would reverse a dependence"
-
-
-def collect_interchangeable_loops(loop: ir.Operation) -> list[ir.Operation]:
-    """The seed's permutable set: the perfect nest rooted at `loop`, outermost first, cut above the
-    first loop that carries values (iter_args), since its results pin it in place."""
-    out = []
-    for lp in perfect_nest(loop):
-        if has_iter_args(lp):
-            break
-        out.append(lp)
-    return out
+NOT_ON_PARTITION_DIM = Code.INTERCHANGE_NOT_ON_PARTITION_DIM.message  # seed 001, verbatim
+STOP_NOT_PERFECT = Code.INTERCHANGE_NOT_PERFECT.message
+STOP_BAD_PERM = Code.INTERCHANGE_BAD_PERMUTATION.message
+STOP_ITER_ARGS = Code.INTERCHANGE_ITER_ARGS.message
+STOP_BOUNDS = Code.INTERCHANGE_BOUNDS.message
+STOP_DEPENDENCE = Code.INTERCHANGE_DEPENDENCE.message
 
 
 def check_loop_interchange(nest: list[ir.Operation], perm: list[int], scope: Scope | None = None,
-                           options=None) -> StopReason | None:
+                           options=None) -> Refusal | None:
     """None iff `loop_interchange(nest, perm)` is legal; else the reason, for a remark.
 
     Checks, in order: `perm` permutes the levels; the nest is perfect and carries no values; on a
@@ -50,24 +39,24 @@ def check_loop_interchange(nest: list[ir.Operation], perm: list[int], scope: Sco
     nest = list(nest)
     loops = tuple(nest)
     if not is_permutation(perm, len(nest)):
-        return StopReason(STOP_BAD_PERM, f"{list(perm)} for {len(nest)} levels", loops)
+        return Refusal(Code.INTERCHANGE_BAD_PERMUTATION, f"{list(perm)} for {len(nest)} levels", loops)
     if not is_band(nest):
-        return StopReason(STOP_NOT_PERFECT, loops=loops)
+        return Refusal(Code.INTERCHANGE_NOT_PERFECT, ops=loops)
     if list(perm) == list(range(len(nest))):
         return None
     for lp in nest:
         if has_iter_args(lp):
-            return StopReason(STOP_ITER_ARGS, loops=(lp,))
+            return Refusal(Code.INTERCHANGE_ITER_ARGS, ops=(lp,))
     partitioned = options is not None and options.target.partitioned
     if partitioned and perm[0] != 0 and not accesses_dim0(nest, perm[0], scope):
-        return StopReason(NOT_ON_PARTITION_DIM, "the loop to move outermost does not index dim 0",
+        return Refusal(Code.INTERCHANGE_NOT_ON_PARTITION_DIM, "the loop to move outermost does not index dim 0",
                           (nest[perm[0]],))
     bad = bounds_violation(nest, perm)
     if bad:
-        return StopReason(STOP_BOUNDS, bad, loops)
+        return Refusal(Code.INTERCHANGE_BOUNDS, bad, loops)
     bad = permutation_violation(nest, perm, scope)
     if bad:
-        return StopReason(STOP_DEPENDENCE, bad, loops)
+        return Refusal(Code.INTERCHANGE_DEPENDENCE, bad, loops)
     return None
 
 
@@ -134,7 +123,7 @@ def outermost_permutation(depth: int, level: int) -> list[int]:
 
 def try_interchange(nest: list[ir.Operation], perm: list[int], scope: Scope | None = None, options=None,
                     log: RemarkLog | None = None, function: str = ""):
-    """Check, apply and remark one interchange; returns (new nest, None) or (old nest, StopReason).
+    """Check, apply and remark one interchange; returns (new nest, None) or (old nest, Refusal).
 
     The remark is `[LOOP INTERCHANGE] 1:0` when applied, else the reason's message (the detail goes
     into the remark's args). Nothing changes when the check refuses.

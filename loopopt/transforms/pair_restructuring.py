@@ -18,7 +18,7 @@ from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
-from ..analysis.loops import constant_trip_count, loop_dims
+from ..analysis.loops import collect_interchangeable_loops, constant_bounds, constant_trip_count, loop_dims
 from ..analysis.memory import UNTRACED, is_placed
 from ..mlir import ir
 
@@ -42,15 +42,6 @@ def on_scratch_copy(fn: ir.Operation, ops: list[ir.Operation], plan: Callable[..
         return False
     finally:
         copy.erase()
-
-
-def _constant_bounds(loop: ir.Operation) -> tuple[int, int] | None:
-    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
-    ub = mlir.affine_map_attr(loop, "upperBoundMap")
-    if len(lb.results) == 1 and len(ub.results) == 1 and isinstance(lb.results[0], ir.AffineConstantExpr) \
-            and isinstance(ub.results[0], ir.AffineConstantExpr):
-        return lb.results[0].value, ub.results[0].value
-    return None
 
 
 def _only_plain_uses(root: ir.Value) -> bool:
@@ -105,7 +96,7 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
     parent = mlir.operation(loop.parent)
     if parent.name != "func.func":
         return "not at function level"
-    cb = _constant_bounds(loop)
+    cb = constant_bounds(loop)
     tc = constant_trip_count(loop)
     if cb is None or tc is None or keep >= tc or keep < 1:
         return "bounds are not constant"
@@ -142,7 +133,7 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
 
 def shrink_loop(loop: ir.Operation, keep: int) -> None:
     """Set a constant-bound loop's upper bound to run exactly `keep` iterations."""
-    lb, _ = _constant_bounds(loop)
+    lb, _ = constant_bounds(loop)
     ub = lb + keep * mlir.int_attr(loop, "step")
     with loop.context:
         loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(ub))
@@ -151,7 +142,7 @@ def shrink_loop(loop: ir.Operation, keep: int) -> None:
 def tile_and_interchange(l1: ir.Operation, l2: ir.Operation, options, log, function: str):
     """GCD-tile both loops' partition loops (the seed's `[LOOP TILING] by N`) and interchange each
     nest so its point loop (the N partitions) is outermost. Returns the two new roots, or None."""
-    from .interchange import collect_interchangeable_loops, outermost_permutation, try_interchange
+    from .interchange import outermost_permutation, try_interchange
     from .tiling import gcd_tiling
 
     parts = gcd_tiling(l1, l2, log, function)
@@ -199,8 +190,6 @@ def interchange_options(loop: ir.Operation, max_depth: int = 3) -> list[list[int
     """Non-identity permutations of the loop's perfect band (depth 2..max_depth)."""
     from itertools import permutations
 
-    from .interchange import collect_interchangeable_loops
-
     band = collect_interchangeable_loops(loop)
     if not 2 <= len(band) <= max_depth:
         return []
@@ -209,7 +198,7 @@ def interchange_options(loop: ir.Operation, max_depth: int = 3) -> list[list[int
 
 def interchange_band(loop: ir.Operation, perm: list[int], options, log, function: str) -> ir.Operation | None:
     """Permute the loop's perfect band if legal (check_loop_interchange); the new root or None."""
-    from .interchange import collect_interchangeable_loops, try_interchange
+    from .interchange import try_interchange
 
     band = collect_interchangeable_loops(loop)[:len(perm)]
     new, why = try_interchange(band, perm, Scope(), options, log, function)

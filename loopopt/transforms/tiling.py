@@ -21,14 +21,17 @@ from math import gcd
 from .. import mlir
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import NonAffine, Scope
-from ..analysis.legality import StopReason, induction_var, permutation_violation
-from ..analysis.loops import body_block, constant_trip_count, has_iter_args, loop_dims, perfect_nest
+from ..analysis.legality import induction_var, permutation_violation
+from ..analysis.refusal import Code, Refusal
+from ..analysis.loops import (body_block, constant_bounds, constant_trip_count, has_iter_args, is_outermost_loop,
+                              loop_dims, perfect_nest)
 from ..mlir import affine_d, ir
 from ..remarks import MISSED, PASSED, RemarkLog
+from .interchange import loop_interchange
 
 TILING = "tiling"
-STOP_NOTHING_TO_TILE = "[STOP TILING] no loop has more iterations than the tile size"
-STOP_TILE_ORDER = "[STOP TILING] tile loops stay inside point loops"
+STOP_NOTHING_TO_TILE = Code.TILING_NOTHING_TO_TILE.message
+STOP_TILE_ORDER = Code.TILING_TILE_ORDER.message
 # Ops whose trailing operands are the dims, then the symbols, of their "map" attribute.
 MAP_OPS = {"affine.load": 1, "affine.store": 2, "affine.vector_load": 1, "affine.vector_store": 2,
            "affine.apply": 0, "affine.min": 0, "affine.max": 0}
@@ -42,16 +45,6 @@ def tiling_violation(loop: ir.Operation, n: int) -> str | None:
         return f"tile size {n} must be at least 2"
     if has_iter_args(loop):
         return "the loop carries values through iter_args"
-    return None
-
-
-def _const_bounds(loop: ir.Operation) -> tuple[int, int] | None:
-    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
-    ub = mlir.affine_map_attr(loop, "upperBoundMap")
-    if len(lb.results) == 1 and len(ub.results) == 1:
-        lo, hi = lb.results[0], ub.results[0]
-        if isinstance(lo, ir.AffineConstantExpr) and isinstance(hi, ir.AffineConstantExpr):
-            return lo.value, hi.value
     return None
 
 
@@ -70,7 +63,7 @@ def loop_tiling(loop: ir.Operation, n: int) -> tuple[ir.Operation, ir.Operation]
     n_lb = lb_map.n_dims + lb_map.n_symbols
     lb_ops, ub_ops = ops[:n_lb], ops[n_lb:n_lb + ub_map.n_dims + ub_map.n_symbols]
     width = n * step
-    cb = _const_bounds(loop)
+    cb = constant_bounds(loop)
     normalised = cb is not None and cb[1] > cb[0] and (-(-(cb[1] - cb[0]) // step)) % n == 0
     with loop.context, loop.location:
         tile = affine_d.AffineForOp(lb_map, ub_map, width, lower_bound_operands=lb_ops,
@@ -213,7 +206,7 @@ def gcd_tiling(l1: ir.Operation, l2: ir.Operation, log: RemarkLog | None = None,
 # Standalone pass
 
 
-def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], StopReason | None]:
+def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], Refusal | None]:
     """Tile the perfect band rooted at `root` by `size` in every loop whose trip count exceeds it,
     then move the tile loops outside the point loops if that is legal.
 
@@ -224,7 +217,7 @@ def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], StopRe
         band.pop()
     chosen = [lp for lp in band if (constant_trip_count(lp) or size + 1) > size and not tiling_violation(lp, size)]
     if not chosen:
-        return band, StopReason(STOP_NOTHING_TO_TILE, loops=tuple(band))
+        return band, Refusal(Code.TILING_NOTHING_TO_TILE, ops=tuple(band))
     outer, tiles = band[0], []
     for lp in chosen:
         was_outer = lp == outer
@@ -240,9 +233,7 @@ def tile_band(root: ir.Operation, size: int) -> tuple[list[ir.Operation], StopRe
         return nest, None
     why = permutation_violation(nest, perm, Scope())
     if why:
-        return nest, StopReason(STOP_TILE_ORDER, why, loops=tuple(nest))
-    from .interchange import loop_interchange
-
+        return nest, Refusal(Code.TILING_TILE_ORDER, why, tuple(nest))
     return loop_interchange(nest, perm), None
 
 
@@ -268,16 +259,3 @@ def tile_function(fn: ir.Operation, options, log: RemarkLog, size: int, filename
         if why is not None:
             log.add(TILING, MISSED, why.message, function=name, location=where, args={"why": why.detail})
     return count
-
-
-def is_outermost_loop(op: ir.Operation) -> bool:
-    """True iff no loop-like op encloses `op` in its function."""
-    p = op.parent
-    while p is not None:
-        p = mlir.operation(p)
-        if p.name in ("func.func", "builtin.module"):
-            return True
-        if p.name in ("affine.for", "affine.parallel", "scf.for", "scf.parallel", "scf.forall", "scf.while"):
-            return False
-        p = p.parent
-    return True
