@@ -19,7 +19,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
-config.test_exec_root = os.environ.get("LOOPOPT_LIT_OUTPUT") or os.path.join(tempfile.gettempdir(), "loopopt-lit")
+config.test_exec_root = os.environ.get("LOOPOPT_LIT_OUTPUT") or os.path.join(tempfile.gettempdir(), f"loopopt-lit-{os.getuid()}")
 
 REPO = os.path.dirname(os.path.dirname(config.test_source_root))
 config.environment["PYTHONPATH"] = os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH", "")) if p)
