@@ -45,6 +45,14 @@ class RemarkLog:
         self.remarks.append(r)
         return r
 
+    def refused(self, pass_name: str, refusal, args: dict | None = None, **kw: Any) -> Remark:
+        """The one place a Refusal becomes a Missed remark: its message, and its code and detail
+        among the args."""
+        full = {**(args or {}), "code": refusal.code.name, "reason": refusal.detail}
+        if refusal.detail and refusal.detail not in refusal.message:
+            full.setdefault("detail", refusal.detail)
+        return self.add(pass_name, MISSED, refusal.message, args=full, **kw)
+
     def messages(self, pass_name: str | None = None) -> list[str]:
         return [r.message for r in self.remarks if pass_name is None or r.pass_name == pass_name]
 

@@ -100,7 +100,8 @@ def replayed_reason(op: ir.Operation) -> str:
         return f"inside {p.name} (loopopt only hoists direct children of an affine.for)"
     defs = in_loop_defs(p)
     facts: LoopFacts = loop_facts(p, Scope(), {})
-    reason = invariance_reason(op, p, defs, Scope(), facts) or "invariant at the next level"
+    refusal = invariance_reason(op, p, defs, Scope(), facts)
+    reason = refusal.detail if refusal is not None else "invariant at the next level"
     v = operand_defined_in_loop(op, defs)
     if v is not None:
         owner, _ = mlir.value_owner(v)

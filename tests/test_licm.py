@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from loopopt.analysis.refusal import Code
 from loopopt.mlir import block_ops, func_body, func_name, functions, parse_module, print_module, walk
 from loopopt.options import Options
 from loopopt.remarks import MISSED, PASSED, RemarkLog
@@ -564,8 +565,11 @@ def test_kind_gate_and_reasons():
     defs = in_loop_defs(loop)
     scope = Scope()
     facts = loop_facts(loop, scope, {})
-    reasons = [invariance_reason(o, loop, defs, scope, facts) for o in body]
-    assert reasons[0] is None
+    refusals = [invariance_reason(o, loop, defs, scope, facts) for o in body]
+    assert refusals[0] is None
+    reasons = [None] + [r.detail for r in refusals[1:]]
+    assert [r.code for r in refusals[1:]] == [Code.LICM_WRITTEN_IN_LOOP, *[Code.LICM_SIDE_EFFECTS] * 4,
+                                               Code.LICM_OPERAND_IN_LOOP]
     assert reasons[1] == "%arg0 is written in the loop (call to @ext)"
     assert reasons[2:6] == ["affine.store writes memory", "memref.alloc allocates",
                             "call to @ext may have side effects", "unknown op test.opaque may have side effects"]
@@ -580,7 +584,8 @@ def test_unknown_op_blocks_every_load():
     loop = ops(module, "kinds", "affine.for")[0]
     load = ops(module, "kinds", "affine.load")[0]
     reason = invariance_reason(load, loop, in_loop_defs(loop), Scope(), loop_facts(loop, Scope(), {}))
-    assert reason == "%arg0 may be written by unknown op test.opaque in the loop"
+    assert reason.code is Code.LICM_WRITTEN_IN_LOOP
+    assert reason.detail == "%arg0 may be written by unknown op test.opaque in the loop"
 
 
 # ---------------------------------------------------------------- against mlir-opt

@@ -38,6 +38,19 @@ class Code(enum.Enum):
     # tiling
     TILING_NOTHING_TO_TILE = "[STOP TILING] no loop has more iterations than the tile size"
     TILING_TILE_ORDER = "[STOP TILING] tile loops stay inside point loops"
+    # LICM (the remark reads "[LICM] not hoisted: <detail>")
+    LICM_OPERAND_IN_LOOP = "[LICM] not hoisted: an operand is defined in the loop"
+    LICM_WRITTEN_IN_LOOP = "[LICM] not hoisted: what it reads is written in the loop"
+    LICM_ZERO_TRIP = "[LICM] not hoisted: the loop may run zero times"
+    LICM_MAY_TRAP = "[LICM] not hoisted: it may divide by zero and the loop may run zero times"
+    LICM_SIDE_EFFECTS = "[LICM] not hoisted: it writes, allocates, calls or has unmodelled effects"
+    LICM_REGION = "[LICM] not hoisted: a region op that cannot move as a whole"
+    LICM_TERMINATOR = "[LICM] not hoisted: it ends the loop body"
+    # contraction (the remark reads "[CONTRACTION] kept <buffer> at <loc>: <detail>")
+    CONTRACTION_ESCAPES = "[CONTRACTION] kept: the buffer escapes"
+    CONTRACTION_CONTROL_FLOW = "[CONTRACTION] kept: control flow the analysis does not model"
+    CONTRACTION_NOT_FORWARDED = "[CONTRACTION] kept: a load does not read what the latest store wrote"
+    CONTRACTION_NOT_PRIVATE = "[CONTRACTION] kept: no loop owns a slice of the buffer"
 
     @property
     def message(self) -> str:

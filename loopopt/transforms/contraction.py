@@ -29,7 +29,8 @@ from ..analysis.dependence import instance_pair, pair_set, same_element
 from ..analysis.loops import domain_loops, substitute
 from ..mlir import ir
 from ..options import Options
-from ..remarks import MISSED, PASSED, RemarkLog
+from ..analysis.refusal import Code, Refusal
+from ..remarks import PASSED, RemarkLog
 
 # Modelled accesses of a buffer: op -> position of the memref operand (indices follow it).
 LOADS = {"affine.load": 0, "affine.vector_load": 0}
@@ -38,6 +39,15 @@ STORES = {"affine.store": 1, "affine.vector_store": 1}
 # bounds (the analysis sees their iterations) and conditionals (a body runs at most once).
 MODELLED_NESTING = ("affine.for", "affine.if", "scf.if")
 KEPT = "[CONTRACTION] kept {buffer} at {where}: {reason}"
+
+
+def kept_refusal(alloc: ir.Operation, where: str, not_forwarded: Refusal, not_shrunk: Refusal) -> Refusal:
+    """Why a candidate buffer stays: one reason when both plans stop at it, else both."""
+    if not_forwarded.detail == not_shrunk.detail:
+        code, reason = not_forwarded.code, not_forwarded.detail
+    else:
+        code, reason = not_shrunk.code, f"not forwarded ({not_forwarded.detail}); not shrunk ({not_shrunk.detail})"
+    return Refusal(code, reason, (alloc,), KEPT.format(buffer=alloc.results[0].type, where=where, reason=reason))
 
 
 def escape_reason(buf: ir.Value, filename: str = "<input>") -> str | None:
@@ -95,7 +105,7 @@ def control_flow_reason(alloc: ir.Operation, ops: list[ir.Operation], filename: 
 
 
 def contraction_decision(alloc: ir.Operation, scope: Scope | None = None, positions=None,
-                         filename: str = "<input>") -> tuple[list | None, str | None]:
+                         filename: str = "<input>") -> tuple[list | None, Refusal | None]:
     """(plan, None) with the (load, forwarding store) pairs if the buffer can be contracted,
     else (None, why not).
 
@@ -106,13 +116,13 @@ def contraction_decision(alloc: ir.Operation, scope: Scope | None = None, positi
     buf = alloc.results[0]
     why = escape_reason(buf, filename)
     if why is not None:
-        return None, why
+        return None, Refusal(Code.CONTRACTION_ESCAPES, why)
     accesses = _accesses_of(buf)
     if not accesses:
-        return None, "it is never accessed"
+        return None, Refusal(Code.CONTRACTION_NOT_FORWARDED, "it is never accessed")
     block = accesses[0].block
     if any(u.block != block for u in accesses):
-        return None, "its accesses are in different blocks"
+        return None, Refusal(Code.CONTRACTION_NOT_FORWARDED, "its accesses are in different blocks")
     stores: list = []  # access patterns of the stores seen so far, in order
     plan = []
     order = positions(block) if positions is not None else {mlir.op_key(o): k for k, o in enumerate(mlir.block_ops(block))}
@@ -123,10 +133,12 @@ def contraction_decision(alloc: ir.Operation, scope: Scope | None = None, positi
         load = access_pattern(op, scope)
         where = mlir.location_of(op, filename)
         if not stores:
-            return None, f"the load at {where} is not preceded by a store in its block"
+            return None, Refusal(Code.CONTRACTION_NOT_FORWARDED,
+                                 f"the load at {where} is not preceded by a store in its block")
         latest = stores[-1]
         if not same_element(latest, load, scope) or latest.op.operands[0].type != op.results[0].type:
-            return None, f"the load at {where} does not read exactly what the latest store wrote"
+            return None, Refusal(Code.CONTRACTION_NOT_FORWARDED,
+                                 f"the load at {where} does not read exactly what the latest store wrote")
         plan.append((op, latest.op))
     return plan, None
 
@@ -203,11 +215,8 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
                         f"{'x'.join(map(str, shrink.shape))}: each iteration of the loop at {loop_at} owns its slice",
                         function=fname, location=where, args={"shape": list(shrink.shape)})
             elif is_remark_candidate(alloc):
-                reason = why_not if why_not == why_not_shrink else \
-                    f"not forwarded ({why_not}); not shrunk ({why_not_shrink})"
-                buffer = str(alloc.results[0].type)
-                log.add("contraction", MISSED, KEPT.format(buffer=buffer, where=where, reason=reason),
-                        function=fname, location=where, args={"reason": reason})
+                log.refused("contraction", kept_refusal(alloc, where, why_not, why_not_shrink),
+                            function=fname, location=where)
             continue
         buf = alloc.results[0]
         kind = alloc.name
@@ -378,7 +387,7 @@ def dim_slice(accesses, dim: int, iv: str, scope: Scope) -> DimSlice:
 
 
 def shrink_decision(alloc: ir.Operation, scope: Scope,
-                    filename: str = "<input>") -> tuple[ShrinkPlan | None, str | None]:
+                    filename: str = "<input>") -> tuple[ShrinkPlan | None, Refusal | None]:
     """(plan, None) to shrink `alloc`'s buffer to the elements one iteration of some loop uses,
     else (None, why not).
 
@@ -392,24 +401,25 @@ def shrink_decision(alloc: ir.Operation, scope: Scope,
     t = mlir.memref_type(buf)
     why = escape_reason(buf, filename)
     if why is not None:
-        return None, why
+        return None, Refusal(Code.CONTRACTION_ESCAPES, why)
     ops = _accesses_of(buf)
     if not ops:
-        return None, "it is never accessed"
+        return None, Refusal(Code.CONTRACTION_NOT_PRIVATE, "it is never accessed")
     why = control_flow_reason(alloc, ops, filename)
     if why is not None:
-        return None, why
+        return None, Refusal(Code.CONTRACTION_CONTROL_FLOW, why)
     accesses = [access_pattern(u, scope) for u in ops]
     for a in accesses:
         if a.index is None or len(a.index) != len(t.shape):
-            return None, f"the access at {mlir.location_of(a.op, filename)} has no affine index"
+            return None, Refusal(Code.CONTRACTION_NOT_PRIVATE,
+                                 f"the access at {mlir.location_of(a.op, filename)} has no affine index")
     depth = min(len(a.loops) for a in accesses)
     common = 0
     while common < depth and all(a.loops[common].op == accesses[0].loops[common].op for a in accesses):
         common += 1
     alloc_depth = len(domain_loops(alloc, scope))
     if common <= alloc_depth:
-        return None, "no loop below the allocation encloses every access"
+        return None, Refusal(Code.CONTRACTION_NOT_PRIVATE, "no loop below the allocation encloses every access")
     old_size = 1
     for d in t.shape:
         old_size = None if d == mlir.DYNAMIC or old_size is None else old_size * d
@@ -437,7 +447,7 @@ def shrink_decision(alloc: ir.Operation, scope: Scope,
             continue
         return ShrinkPlan(lp.op, shape, tuple(s.offset for s in slices), tuple(s.stride for s in slices),
                           tuple(accesses), tuple(s.coefficient for s in slices)), None
-    return None, reasons[0]
+    return None, Refusal(Code.CONTRACTION_NOT_PRIVATE, reasons[0])
 
 
 def shrink_plan(alloc: ir.Operation, scope: Scope) -> ShrinkPlan | None:

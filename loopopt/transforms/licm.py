@@ -36,11 +36,17 @@ from ..analysis.loops import body_ops, domain_loops, runs_at_least_once
 from ..analysis.memory import ALLOC_OPS, alias_root, is_placed, value_name
 from ..mlir import ir
 from ..options import Options
-from ..remarks import MISSED, PASSED, RemarkLog
+from ..analysis.refusal import Code, Refusal
+from ..remarks import PASSED, RemarkLog
 
 PASS_NAME = "licm"
 HOIST_MESSAGE = "[LICM] Moving inst {name} to a new insertion point"
 MISSED_PREFIX = "[LICM] not hoisted: "
+
+
+def _refuse(code: Code, detail: str) -> Refusal:
+    """A LICM refusal; its remark keeps the seed-style text `[LICM] not hoisted: <detail>`."""
+    return Refusal(code, detail, message=MISSED_PREFIX + detail)
 
 # The seed's kind discriminator, mapped onto MLIR ops.
 PURE, LOAD, WRITE, CALL, ALLOC, REGION, TERMINATOR, UNKNOWN = (
@@ -302,7 +308,7 @@ def _writer_text(write: AccessPattern) -> str:
     return _callee_text(op) if op.name in CALL_OPS else op.name
 
 
-def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> str | None:
+def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> Refusal | None:
     """None if the load may leave `loop`, else why not: a write in the loop may touch what it
     reads, or the loop may run zero times. `load` may sit inside a region op being hoisted."""
     root = alias_root(load.operands[READ_OPS[load.name]])
@@ -310,12 +316,12 @@ def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: Loo
     ap = load_outside(load, loop, scope)
     for w in facts.writes:
         if write_may_touch(ap, w, scope):
-            return f"{name} is written in the loop ({_writer_text(w)})"
+            return _refuse(Code.LICM_WRITTEN_IN_LOOP, f"{name} is written in the loop ({_writer_text(w)})")
     for c in facts.clobbers:
         if c.reach == "any" or not is_placed(root):
-            return f"{name} may be written by {c.what} in the loop"
+            return _refuse(Code.LICM_WRITTEN_IN_LOOP, f"{name} may be written by {c.what} in the loop")
     if not facts.runs_at_least_once:
-        return "loop may run zero times"
+        return _refuse(Code.LICM_ZERO_TRIP, "loop may run zero times")
     return None
 
 
@@ -332,22 +338,22 @@ def used_from_loop(region_op: ir.Operation, defs: set) -> ir.Value | None:
     return None
 
 
-def region_reason(op: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> str | None:
+def region_reason(op: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> Refusal | None:
     """None if the region op `op` (closed over values from outside `loop`) may leave `loop`."""
     if op.name not in HOISTABLE_REGION_OPS:
-        return f"{op.name} has regions"
+        return _refuse(Code.LICM_REGION, f"{op.name} has regions")
     nested = list(mlir.walk(op))
     for o in nested:
         kind = op_kind(o)
         if kind in (WRITE, CALL, ALLOC, UNKNOWN) or (kind == REGION and o.name not in HOISTABLE_REGION_OPS):
-            return f"{op.name} contains {o.name}"
+            return _refuse(Code.LICM_SIDE_EFFECTS, f"{op.name} contains {o.name}")
     loads = [o for o in nested if op_kind(o) == LOAD]
     for load in loads:
         reason = load_reason(load, loop, scope, facts)
         if reason is not None:
-            return f"{op.name} reads memory: {reason}"
+            return _refuse(reason.code, f"{op.name} reads memory: {reason.detail}")
     if not facts.runs_at_least_once and any(may_trap(o) for o in [op, *nested]):
-        return f"loop may run zero times and {op.name} may divide by zero"
+        return _refuse(Code.LICM_MAY_TRAP, f"loop may run zero times and {op.name} may divide by zero")
     return None
 
 
@@ -366,32 +372,33 @@ class _LazyFacts:
 
 
 def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Scope,
-                      facts: "LoopFacts | _LazyFacts") -> str | None:
+                      facts: "LoopFacts | _LazyFacts") -> Refusal | None:
     """None iff `op` (a direct child of `loop`'s body) is invariant and may be hoisted;
     otherwise the reason it stays. `defs` is `in_loop_defs(loop)` minus what was hoisted."""
     get = facts.get if isinstance(facts, _LazyFacts) else (lambda: facts)
     v = operand_defined_in_loop(op, defs)
     if v is not None:
-        return f"operand {value_name(v)} is defined in the loop"
+        return _refuse(Code.LICM_OPERAND_IN_LOOP, f"operand {value_name(v)} is defined in the loop")
     kind = op_kind(op)
     if kind == PURE:
         if may_trap(op) and not get().runs_at_least_once:
-            return f"loop may run zero times and {op.name} may divide by zero"
+            return _refuse(Code.LICM_MAY_TRAP, f"loop may run zero times and {op.name} may divide by zero")
         return None
     if kind == LOAD:
         return load_reason(op, loop, scope, get())
     if kind == REGION:
         v = used_from_loop(op, defs)
         if v is not None:
-            return f"{op.name} uses {value_name(v)}, defined in the loop"
+            return _refuse(Code.LICM_OPERAND_IN_LOOP, f"{op.name} uses {value_name(v)}, defined in the loop")
         return region_reason(op, loop, scope, get())
-    return {
+    if kind == TERMINATOR:
+        return _refuse(Code.LICM_TERMINATOR, f"{op.name} ends the loop body")
+    return _refuse(Code.LICM_SIDE_EFFECTS, {
         WRITE: f"{op.name} writes memory",
         CALL: f"{_callee_text(op)} may have side effects",
         ALLOC: f"{op.name} allocates",
-        TERMINATOR: f"{op.name} ends the loop body",
         UNKNOWN: f"unknown op {op.name} may have side effects",
-    }[kind]
+    }[kind])
 
 
 def is_candidate(op: ir.Operation, defs: set) -> bool:
@@ -454,8 +461,7 @@ def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLo
             log.add(PASS_NAME, PASSED, HOIST_MESSAGE.format(name=op.name), function=function,
                     location=mlir.location_of(op, filename), args=args)
         else:
-            log.add(PASS_NAME, MISSED, MISSED_PREFIX + reason, function=function,
-                    location=mlir.location_of(op, filename), args={**args, "reason": reason})
+            log.refused(PASS_NAME, reason, function=function, location=mlir.location_of(op, filename), args=args)
     return done
 
 
