@@ -282,7 +282,7 @@ func.func @w(%a: memref<10x12xf32>) {
     out = print_module(m)
     msgs = log.messages("tiling")
     assert msgs == ["[LOOP TILING] by 4", STOP_TILE_ORDER]
-    assert "RAW dependence" in log.remarks[-1].args["why"]
+    assert "RAW dependence" in log.remarks[-1].args["detail"]
     h = headers(out)
     assert "step 4" in h[0] and "min" in h[1] and "step 4" in h[2] and "min" in h[3]
     check(src, out)

@@ -18,7 +18,7 @@ from ..analysis.legality import (distribution_order, distribution_violation, inn
 from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import collect_interchangeable_loops, is_outermost_loop, perfect_nest
 from ..mlir import ir
-from ..remarks import MISSED, PASSED, RemarkLog
+from ..remarks import PASSED, RemarkLog
 
 DISTRIBUTION = "distribution"
 STOP_ONE_GROUP = Code.DISTRIBUTION_ONE_GROUP.message
@@ -108,7 +108,7 @@ def distribute_function(fn: ir.Operation, options, log: RemarkLog, filename: str
         where = mlir.location_of(root, filename)
         why = check_loop_distribution(root)
         if why is not None:
-            log.add(DISTRIBUTION, MISSED, why.message, function=name, location=where)
+            log.refused(DISTRIBUTION, why, function=name, location=where)
             continue
         groups = split_for_distribution(root)
         loops = loop_distribution(root, groups)

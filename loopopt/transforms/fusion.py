@@ -18,7 +18,7 @@ from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fus
 from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
 from ..options import Options
-from ..remarks import MISSED, PASSED, RemarkLog
+from ..remarks import PASSED, RemarkLog
 
 
 # ---------------------------------------------------------------------------------------
@@ -320,8 +320,8 @@ class GreedyFusion:
             key = (st.serial, a, b)
             if self._last_reason.get(key) != (reason.text(), st.version[a], st.version[b]):
                 self._last_reason[key] = (reason.text(), st.version[a], st.version[b])
-                self.log.add("fusion", MISSED, reason.message, function=self.fname, location=where1,
-                             args={"loops": loc, "level": level, "profit": profit, "detail": reason.detail})
+                self.log.refused("fusion", reason, function=self.fname, location=where1,
+                                 args={"loops": loc, "level": level, "profit": profit})
             return None
         for x in hoist:
             x.move_before(l1)

@@ -15,7 +15,7 @@ from ..analysis.legality import (accesses_dim0, bounds_violation, induction_var,
 from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import body_block, collect_interchangeable_loops, has_iter_args, is_outermost_loop
 from ..mlir import affine_d, ir
-from ..remarks import MISSED, PASSED, RemarkLog
+from ..remarks import PASSED, RemarkLog
 
 INTERCHANGE = "interchange"
 NOT_ON_PARTITION_DIM = Code.INTERCHANGE_NOT_ON_PARTITION_DIM.message  # seed 001, verbatim
@@ -132,8 +132,7 @@ def try_interchange(nest: list[ir.Operation], perm: list[int], scope: Scope | No
     why = check_loop_interchange(nest, perm, scope, options)
     if why is not None:
         if log is not None:
-            log.add(INTERCHANGE, MISSED, why.message, function=function, location=where,
-                    args={"perm": list(perm), "why": why.detail})
+            log.refused(INTERCHANGE, why, function=function, location=where, args={"perm": list(perm)})
         return list(nest), why
     new = loop_interchange(nest, perm)
     if log is not None:

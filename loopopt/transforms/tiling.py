@@ -26,7 +26,7 @@ from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import (body_block, constant_bounds, constant_trip_count, has_iter_args, is_outermost_loop,
                               loop_dims, perfect_nest)
 from ..mlir import affine_d, ir
-from ..remarks import MISSED, PASSED, RemarkLog
+from ..remarks import PASSED, RemarkLog
 from .interchange import loop_interchange
 
 TILING = "tiling"
@@ -251,11 +251,11 @@ def tile_function(fn: ir.Operation, options, log: RemarkLog, size: int, filename
         where = mlir.location_of(root, filename)
         nest, why = tile_band(root, size)
         if why is not None and why.message == STOP_NOTHING_TO_TILE:
-            log.add(TILING, MISSED, why.message, function=name, location=where)
+            log.refused(TILING, why, function=name, location=where)
             continue
         count += 1
         log.add(TILING, PASSED, f"[LOOP TILING] by {size}", function=name, location=where,
                 args={"factor": size, "depth": len(nest)})
         if why is not None:
-            log.add(TILING, MISSED, why.message, function=name, location=where, args={"why": why.detail})
+            log.refused(TILING, why, function=name, location=where)
     return count
