@@ -66,6 +66,7 @@ def parse_module(text: str | bytes, filename: str = "<input>", ctx: ir.Context |
     if "\x00" in text:
         raise LoopOptError(f"{filename}: error: input contains NUL bytes; expected MLIR text")
     ctx = ctx or new_context()
+    _FILES[_context_key(ctx)] = filename
     try:
         module = ir.Module.parse(text, ctx)
     except ir.MLIRError as e:
@@ -104,9 +105,23 @@ def print_module(module: ir.Module) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def location_of(op, filename: str = "<input>") -> str:
-    """`file:line:col` of an op (or the file name if the op has no file location)."""
-    return _where(str(op.location), filename)
+# The file each context's module was parsed from: the one place remark locations get it from.
+_FILES: dict = {}
+
+
+def _context_key(ctx) -> int:
+    return _pointer_of(ctx._CAPIPtr)
+
+
+def source_file(op) -> str:
+    """The file name the op's module was parsed from (`<input>` if unknown)."""
+    return _FILES.get(_context_key(op.context), "<input>")
+
+
+def location_of(op, filename: str | None = None) -> str:
+    """`file:line:col` of an op (or the file name if the op has no file location); the file is
+    the one its module was parsed from unless `filename` is given."""
+    return _where(str(op.location), filename if filename is not None else source_file(op))
 
 
 def operation(op) -> ir.Operation:
