@@ -32,8 +32,8 @@ class PassResult:
 # A step transforms one function in place and returns a count (fused loops, hoists, ...).
 Step = Callable[[ir.Operation, Options, RemarkLog, str], int]
 
-# Test hook: a step name whose output is deliberately corrupted (fault injection).
-FAULT_INJECTION: set[str] = set()
+# Wraps each (name, step) before it runs: how tests inject faults (testing.inject_fault).
+StepWrapper = Callable[[str, Step], Step]
 
 
 def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: RemarkLog, filename: str) -> tuple[ir.Operation, int]:
@@ -46,8 +46,6 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     staged = RemarkLog()
     try:
         count = step(fn, options, staged, filename)
-        if name in FAULT_INJECTION:
-            _corrupt(fn)
         if snapshot is not None:
             why = mlir.verify(fn)
     except LoopOptError:
@@ -64,18 +62,6 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     fn.erase()
     log.add("internal", MISSED, f"[INTERNAL] {name} rolled back: {why}", function=mlir.func_name(snapshot))
     return snapshot, 0
-
-
-def _corrupt(fn: ir.Operation) -> None:
-    """Fault injection: make the function invalid (a use before its definition)."""
-    body = mlir.func_body(fn)
-    ops = mlir.block_ops(body)
-    for op in ops:
-        if op.results and len(list(op.results[0].uses)) > 0:
-            op.move_before(ops[-1])  # after its users: dominance broken
-            return
-    with fn.context, fn.location:
-        ir.Operation.create("func.return", operands=[], ip=ir.InsertionPoint.at_block_begin(body))
 
 
 def _fusion_step(fn, options, log, filename) -> int:
@@ -195,7 +181,7 @@ def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str
 
 
 def optimize(source, options: Options | None = None, filename: str = "<input>",
-             passes: list[str] | None = None) -> PassResult:
+             passes: list[str] | None = None, wrap: StepWrapper | None = None) -> PassResult:
     """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module."""
     options = options or Options()
     module = source if isinstance(source, ir.Module) else mlir.parse_module(source, filename)
@@ -216,6 +202,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         if mlir.func_body(fn) is None:
             continue
         for name, step in steps:
+            step = wrap(name, step) if wrap is not None else step
             fn, n = guarded(name, fn, step, options, log, filename)
             if name == "fusion":
                 fused += n

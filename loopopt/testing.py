@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .interpreter import DEFAULT_MAX_OPS, ArgSpec, CompiledModule, InterpreterError, compile_module
+from . import mlir
 from .mlir import ir
 
 
@@ -229,3 +230,34 @@ def _output_label(inputs: list, i: int) -> str:
 
 def _scalars(inputs: list) -> dict:
     return {f"arg{p}": x for p, x in enumerate(inputs) if not isinstance(x, np.ndarray)}
+
+
+def inject_fault(step_name: str, fault=None):
+    """A `driver.optimize(wrap=...)` wrapper: after the step named `step_name` runs, `fault(fn)`
+    damages the function (default: `corrupt_function`), so the driver must roll it back."""
+    fault = fault or corrupt_function
+
+    def wrap(name, step):
+        if name != step_name:
+            return step
+
+        def faulty(fn, options, log, filename):
+            count = step(fn, options, log, filename)
+            fault(fn)
+            return count
+
+        return faulty
+
+    return wrap
+
+
+def corrupt_function(fn: ir.Operation) -> None:
+    """Fault injection: make the function invalid (a use before its definition)."""
+    body = mlir.func_body(fn)
+    ops = mlir.block_ops(body)
+    for op in ops:
+        if op.results and len(list(op.results[0].uses)) > 0:
+            op.move_before(ops[-1])  # after its users: dominance broken
+            return
+    with fn.context, fn.location:
+        ir.Operation.create("func.return", operands=[], ip=ir.InsertionPoint.at_block_begin(body))
