@@ -102,7 +102,7 @@ class Scope:
         ):
             try:
                 return str(ir.IntegerAttr(owner.attributes["value"]).value)
-            except Exception:
+            except (KeyError, ValueError):
                 return self._param(v)
         if owner.name == "affine.apply":
             m = mlir.affine_map_attr(owner, "map")

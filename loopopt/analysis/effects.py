@@ -171,5 +171,5 @@ def op_effects(op: ir.Operation) -> Effects:
 def _callee(op: ir.Operation) -> str:
     try:
         return "@" + ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    except Exception:
+    except (KeyError, ValueError):
         return op.name

@@ -22,6 +22,7 @@ from .accesses import AccessPattern, collect_accesses
 from .affine import NonAffine, Scope
 from .dependence import InstancePair, conflicts, instance_pair, pair_set
 from .effects import REGION_OPS, is_pure_op, op_effects
+from .memory import value_name
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
 
 
@@ -190,17 +191,14 @@ def _dependence_text(bp: BandPair, bad: isl.Set) -> str:
         s = tuple(coord(f + k) for k in range(band))
         t = tuple(coord(f + ns + k) for k in range(band))
         example = f", e.g. iteration {s} then {t}"
-    except Exception:  # parametric or unbounded example: name the accesses only
+    except (isl.Error, AttributeError):  # parametric or unbounded example: name the accesses only
         pass
     return (f"it would reverse a {kind} dependence on {_value_name(bp.a.root)} from {bp.a.op.name} at "
             f"{_loc(bp.a.op)} to {bp.b.op.name} at {_loc(bp.b.op)}{example}")
 
 
 def _value_name(v: ir.Value) -> str:
-    try:
-        return v.get_name()
-    except Exception:
-        return "a buffer"
+    return value_name(v)
 
 
 # ---------------------------------------------------------------------------------------------

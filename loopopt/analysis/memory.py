@@ -185,7 +185,7 @@ def argument_classes(fn: ir.Operation):
 def _callee_name(op: ir.Operation) -> str | None:
     try:
         return ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    except Exception:
+    except (KeyError, ValueError):
         return None
 
 

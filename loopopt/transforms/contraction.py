@@ -324,7 +324,7 @@ def slope_of_minimum(a, text: str, iv: str, scope: Scope) -> int | None:
     try:
         m = isl.Map(f"[{', '.join(sorted(scope.params))}] -> {{ [{iv}] -> [v] : {body} }}").lexmin()
         pma = isl.PwMultiAff.from_map(m)
-    except Exception:  # unbounded or not expressible: the slope is only a candidate shift
+    except isl.Error:  # unbounded or not expressible: the slope is only a candidate shift
         return None
     slopes: list = []
     pma.foreach_piece(lambda _s, ma: slopes.append(

@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+import islpy as isl
+
 from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
@@ -133,7 +135,7 @@ def integer_set_exprs(attr: ir.Attribute) -> list[ir.AffineExpr] | None:
     try:
         amap = ir.Attribute.parse(f"affine_map<{m.group(1)} -> ({body})>", attr.context)
         return list(ir.AffineMapAttr(amap).value.results)
-    except Exception:
+    except (ir.MLIRError, ValueError):
         return None
 
 
@@ -168,7 +170,7 @@ def may_trap(op: ir.Operation) -> bool:
         return True
     try:
         value = ir.IntegerAttr(owner.attributes["value"]).value
-    except Exception:
+    except (KeyError, ValueError):
         return True
     return value in (0, -1)
 
@@ -213,7 +215,7 @@ def callee_writes_only_arguments(call: ir.Operation, funcs: dict, seen: frozense
         return False
     try:
         name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-    except Exception:
+    except (KeyError, ValueError):
         return False
     if name in seen:
         return True  # a recursive cycle writes nothing the rest of the cycle does not
@@ -242,7 +244,7 @@ def callee_writes_only_arguments(call: ir.Operation, funcs: dict, seen: frozense
 def _callee_text(op: ir.Operation) -> str:
     try:
         return "call to @" + ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    except Exception:
+    except (KeyError, ValueError):
         return op.name
 
 
@@ -263,7 +265,7 @@ def provably_runs(loop: ir.Operation, scope: Scope) -> bool:
     """`runs_at_least_once`, with False when the bounds cannot be stated in isl."""
     try:
         return runs_at_least_once(loop, scope)
-    except Exception:
+    except isl.Error:
         return False
 
 
@@ -293,7 +295,7 @@ def write_may_touch(load: AccessPattern, write: AccessPattern, scope: Scope) -> 
     pair = instance_pair(load, write, scope, constrain_fixed=False)
     try:
         return not pair_set(pair).is_empty()
-    except Exception:  # isl cannot state it: assume the worst
+    except isl.Error:  # isl cannot state it: assume the worst
         return True
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Callable
 
+import islpy as isl
+
 from .. import mlir
 from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
-from ..analysis.affine import Scope
+from ..analysis.affine import NonAffine, Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
 from ..analysis.loops import collect_interchangeable_loops, constant_bounds, constant_trip_count, loop_dims
 from ..analysis.memory import UNTRACED, is_placed
@@ -38,7 +40,7 @@ def on_scratch_copy(fn: ir.Operation, ops: list[ir.Operation], plan: Callable[..
         cwalk = list(mlir.walk(copy))
         ok = bool(plan(*[cwalk[k] for k in idx]))
         return ok and mlir.verify(copy) is None
-    except Exception:
+    except (ValueError, NonAffine, isl.Error):  # a refused step; anything else is a bug for the guard
         return False
     finally:
         copy.erase()
