@@ -210,6 +210,11 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("loopopt: interrupted", file=sys.stderr)
         code = 130
+    except BrokenPipeError:
+        # The reader closed the pipe (`loopopt x.mlir | head`): like any filter, stop quietly.
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141
     except RecursionError:
         print("loopopt: error: input nests too deeply to process", file=sys.stderr)
         code = 1

@@ -443,3 +443,19 @@ def test_cli_as_a_process_writes_through_dev_stdout_symlink(tmp_path, expected):
     assert p.returncode == 0, p.stderr
     assert p.stdout == expected[1] + expected[0]
     assert os.readlink(tmp_path / "out") == "/dev/stdout"
+
+
+def test_reader_closing_the_pipe_is_not_an_internal_error(tmp_path):
+    """`loopopt big.mlir | head`: the reader goes away; loopopt stops quietly with 141 (SIGPIPE's
+    shell status), no traceback and no 'internal error'."""
+    lines = ["func.func @f(%a: memref<4xf32>) {"]
+    lines += [f"  affine.for %i{k} = 0 to 4 {{ %v{k} = affine.load %a[%i{k}] : memref<4xf32> }}" for k in range(2000)]
+    big = tmp_path / "big.mlir"
+    big.write_text("\n".join(lines + ["  return", "}"]) + "\n")
+    r, w = os.pipe()
+    os.close(r)  # nobody will ever read
+    p = subprocess.run([sys.executable, "-m", "loopopt", str(big), "--enable-licm", "false",
+                        "--loop-opt-distance-threshold", "0"], stdout=w, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    os.close(w)
+    assert p.returncode == 141, p.stderr
+    assert "internal error" not in p.stderr and "Traceback" not in p.stderr
