@@ -1,6 +1,7 @@
-"""Differential fuzzing: the generator makes valid programs with every feature, the check
-catches miscompiles, the fuzz command saves shrunk failures, and loopopt passes the
-property on a fixed-seed sample (LOOPOPT_FUZZ_COUNT programs, 300 by default)."""
+"""Differential fuzzing: the generator makes valid programs with every feature (issue 10's
+classes included), the check catches miscompiles and `[INTERNAL]` rollbacks, the fuzz command
+saves shrunk failures by class, and loopopt passes the property on a fixed-seed sample
+(LOOPOPT_FUZZ_COUNT programs, 300 by default)."""
 from __future__ import annotations
 
 import glob
@@ -17,10 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from loopopt import driver
 from loopopt.fuzz import FEATURES, GeneratorConfig, generate_program, programs
 from loopopt.fuzz import __main__ as fuzz_main
-from loopopt.fuzz.differential import (CRASH, INVALID, MISMATCH, Regression, check_program, check_regression,
-                                       options_flags, parse_options_flags, parse_regression, random_options,
-                                       regression_text)
-from loopopt.fuzz.generator import Nest
+from loopopt.fuzz.differential import (CRASH, INTERNAL, INVALID, MISMATCH, Regression, check_program,
+                                       check_regression, failure_signature, options_flags, parse_options_flags,
+                                       parse_regression, random_options, regression_text)
+from loopopt.fuzz.generator import _FEATURE_KNOB, CLASS_RATES, Nest
+from loopopt.fuzz.model import CARRIED_REGIONS, AllocOp, Region, View, ViewOp, walk_stmts
+from loopopt.remarks import MISSED, Remark
 from loopopt.fuzz.shrink import shrink
 from loopopt.mlir import parse_module
 from loopopt.options import TARGETS, Options
@@ -36,32 +39,78 @@ needs_mlir_opt = pytest.mark.skipif(find_tool("mlir-opt") is None, reason="mlir-
 
 # What a feature looks like in the text (None: only visible in the model, see MODEL_CHECKS).
 TEXT_MARKERS = {
-    "placed": r"memref\.(alloc|alloca)\(\)",
-    "alloca": r"memref\.alloca\(\)",
+    "placed": r"memref\.(alloc|alloca)\(\) : memref<[^>]*x(f32|i32)>",
+    "alloca": r"memref\.alloca\(\) : memref<[^>]*x(f32|i32)>",
     "dealloc": r"memref\.dealloc %",
-    "shift": r"%\w+(?: \* 2)? [+-] \d+[\],]",
-    "negative_shift": r"%\w+(?: \* 2)? - \d+[\],]",
+    "shift": r"%(?!r\d)\w+(?: \* 2)? [+-] \d+[\],]",
+    "negative_shift": r"%(?!r\d)\w+(?: \* 2)? - \d+[\],]",
     "stride": r"%\w+ \* 2",
-    "reduction_iter": r"iter_args\(",
+    "reduction_iter": r"iter_args\(%acc",
     "symbolic": r"to %n\d",
     "tiled": r"step \d+ \{\n\s*affine\.for %\w+ = affine_map<\(d0\) -> \(d0\)>\(%\w+\) to min affine_map",
-    "scalar_ops": r"= affine\.load %\w+\[\d+(, \d+)*\][^\n]*\n\s*%\w+ = arith\.\w+ %\w+, %\w+[^\n]*\n(.*\n)*?"
-                  r"\s*memref\.store %\w+, %\w+\[%c\d+_idx",
+    "scalar_ops": r"%s\d+ = affine\.load %[\w#]+\[\d+(, \d+)*\][^\n]*\n\s*%s\d+ = arith\.\w+ %s\d+, %cst\d+[^\n]*\n"
+                  r"(.*\n)*?\s*memref\.store %s\d+, %[\w#]+\[%c\d+_idx",
     "invariant": r"%inv\d+ = arith\.\w+ %\w+, %cst\d+",
-    "cast": r"memref\.cast %\w+ : memref<[^>]*> to memref<[^>]*\?",
+    "cast": r"%cv\d+ = memref\.cast %\w+ : memref<[^>]*> to memref<[^>]*\?",
     "subview": r"memref\.subview %\w+\[",
-    "call": r"func\.call @rewrite\d+\(%\w+\)",
+    "call": r"func\.call @(rewrite|poke)\d+\(%(?!u\d)[\w#]+\)",
+    "alias_select": r"= arith\.select %\w+, %[\w#]+, %[\w#]+ : memref<",
+    "alias_if": r"= scf\.if %\w+ -> \(memref<",
+    "alias_call": r"= func\.call @pass_\w+\([^)]*\) : \([^)]*\) -> memref<",
+    "alias_iter": r"= (scf|affine)\.for [^\n]*iter_args\([^)]*\) -> \(memref<",
+    "call_global": r"func\.call @\w+\(\) : \(\) -> \(\)",
+    "unranked": r"to memref<\*x(f32|i32)>\n\s*func\.call @\w+\(%u\d+\) : \(memref<\*x",
+    "vector": r"affine\.for [^\n]* step [48] \{\n(.*\n)*?\s*(%\w+ = affine\.vector_load|affine\.vector_store)",
+    "max_lb": r"= max affine_map<[^\n]* step [23] \{",
+    "reshape": r"memref\.reshape %\w+\(%rs\d+_shp\)",
+    "reshape_in_loop": r"affine\.store %c\d+_idx, %rl\d+_shp\[0\][^\n]*\n\s*%rl\d+ = memref\.reshape",
+    "multi_block": r"cf\.(br|cond_br) ",
+    "band": r"= affine_map<\(d0\) -> \(d0( \+ \d+)?\)>\(%\w+\) to affine_map<\(d0\) -> \(d0 \+ \d+\)>",
+    "triangular": r"= \d+ to affine_map<\(d0\) -> \(d0( \+ 1)?\)>\(%\w+\)",
+    "outer_loop": r"scf\.while \(%r|scf\.for %r\d+ =|cf\.br \^r\d+_h|affine\.for %r\d+(_iv)? = 0 to \d+",
+    "semi_affine": r"\d+\) (mod|floordiv) s0|\d+ (mod|floordiv) s0",
+    "carried_index": r"memref\.(load|store) [^\n]*%r\d+(_k\d+)?[\],]",
 }
 
 
-def _accesses(model):
-    for st in model.stmts:
-        w = st.what
-        if isinstance(w, Nest):
-            yield w, w.dst
-            for kind, t in w.compute.terms:
-                if kind == "load":
-                    yield w, t
+def _nests(model, stmts=None):
+    return [st.what for st in walk_stmts(model.stmts if stmts is None else stmts) if isinstance(st.what, Nest)]
+
+
+def _accesses(model, stmts=None):
+    for w in _nests(model, stmts):
+        for dst, _ in w.statements():
+            yield w, dst
+        for t in w.loads():
+            yield w, t
+
+
+def _get_global_twice(model) -> bool:
+    views = [st.what.view.of.name for st in walk_stmts(model.stmts)
+             if isinstance(st.what, ViewOp) and st.what.view.kind == "get_global"]
+    return any(views.count(g) >= 2 for g in views)
+
+
+def _calls_body_with_one_buffer_twice(prog) -> bool:
+    calls = re.findall(r"func\.call @kernel_body\(([^)]*)\)", prog.text)
+    return any(len(set(c.split(", "))) < len(c.split(", ")) for c in calls)
+
+
+def _alloc_outside(model) -> bool:
+    top = {st.what.buf.name for st in model.stmts if isinstance(st.what, AllocOp)}
+    return any(isinstance(st.what, Region) and st.what.kind in ("scf_while", "cf_loop") and any(
+        r.name in top for _, a in _accesses(model, st.what.body) for r in a.ref.roots)
+        for st in model.stmts)
+
+
+def _diagonal(acc) -> bool:
+    vs = [s.var for s in acc.idx if s.var is not None and not s.semi]
+    return len(vs) != len(set(vs))
+
+
+def _vector_overlap(model) -> bool:
+    return any(n.width > 1 and any((t.idx[-1].const - n.dst.idx[-1].const) % n.width for t in n.loads())
+               for n in _nests(model))
 
 
 def _transposed(acc) -> bool:
@@ -79,11 +128,17 @@ def _partition_dim(acc) -> bool:
 MODEL_CHECKS = {
     "transpose": lambda p: any(_transposed(a) for _, a in _accesses(p.model)),
     "partition_dim": lambda p: any(_partition_dim(a) for _, a in _accesses(p.model)),
-    "reduction_acc": lambda p: any(isinstance(s.what, Nest) and s.what.kind == "reduce_acc" for s in p.model.stmts),
+    "reduction_acc": lambda p: any(n.kind == "reduce_acc" for n in _nests(p.model)),
     "inplace": lambda p: any(w.kind == "map" and any(k == "load" and t.ref is w.dst.ref and t.idx == w.dst.idx
                                                     for k, t in w.compute.terms)
                              for w, _ in _accesses(p.model)),
     "zero_trip": lambda p: 0 in p.sizes.values() and re.search(r"to %n\d", p.text) is not None,
+    "multi_store": lambda p: any(n.extra for n in _nests(p.model)),
+    "global_twice": lambda p: _get_global_twice(p.model),
+    "vector_overlap": lambda p: _vector_overlap(p.model),
+    "alias_args": _calls_body_with_one_buffer_twice,
+    "diagonal": lambda p: any(_diagonal(a) for _, a in _accesses(p.model)),
+    "alloc_outside": lambda p: _alloc_outside(p.model),
 }
 
 
@@ -120,11 +175,11 @@ def test_forced_feature_appears(feature):
         parse_module(prog.text)
 
 
+ALL_KNOBS_OFF = {knob: False for knob in set(_FEATURE_KNOB.values())}
+
+
 def test_all_knobs_off_gives_plain_identity_maps():
-    cfg = GeneratorConfig(placed=False, dealloc=False, shifts=False, transposes=False, strides=False,
-                          partition_dim=False, reductions=False, inplace=False, symbolic_bounds=False,
-                          zero_trip=False, tiled=False, scalar_ops=False, invariants=False, aliases=False,
-                          calls=False)
+    cfg = GeneratorConfig(**ALL_KNOBS_OFF)
     for seed in range(20):
         prog = generate_program(random.Random(seed), cfg)
         assert not prog.features, prog.features
@@ -133,33 +188,95 @@ def test_all_knobs_off_gives_plain_identity_maps():
         assert "affine.for" in prog.text and "index" not in prog.text
 
 
-def test_one_knob_off_keeps_its_feature_out():
+def test_call_and_view_knobs_off_keep_calls_and_casts_out():
+    cfg = GeneratorConfig(calls=False, aliases=False, value_aliases=False, unranked=False, globals=False,
+                          alias_args=False, adversarial_rate=1.0)
     for seed in range(20):
-        prog = generate_program(random.Random(seed), GeneratorConfig(calls=False, aliases=False))
+        prog = generate_program(random.Random(seed), cfg)
         assert "func.call" not in prog.text and "memref.cast" not in prog.text and "subview" not in prog.text
+
+
+@pytest.mark.parametrize("knob", sorted(set(_FEATURE_KNOB.values())))
+def test_one_knob_off_keeps_its_features_out(knob):
+    """Every knob, turned off, keeps its features out of the model and of the text."""
+    features = [f for f, k in _FEATURE_KNOB.items() if k == knob]
+    for seed in range(8):
+        prog = generate_program(random.Random(seed), GeneratorConfig(adversarial_rate=1.0, **{knob: False}))
+        for f in features:
+            assert f not in prog.features, (seed, f)
+            if f in TEXT_MARKERS:
+                assert not _shows(f, prog), f"seed {seed}: {f} in\n{prog.text}"
+
+
+def test_default_config_makes_plain_programs():
+    """`GeneratorConfig()` keeps issue 10's classes out unless forced (other suites use it for
+    plain affine programs); the fuzz command turns them on."""
+    for seed in range(30):
+        prog = generate_program(random.Random(seed))
+        assert not set(prog.features) & set(CLASS_RATES), sorted(prog.features)
+
+
+def test_default_programs_contain_each_issue10_class():
+    """The fuzz command's programs: each class of issue 10 appears, most programs have one, and
+    plain programs remain (the rates are `CLASS_RATES` plus what appears incidentally)."""
+    progs = [fuzz_main.program_case(4242, k)[0] for k in range(300)]
+    counts = {f: sum(f in p.features for p in progs) for f in CLASS_RATES}
+    missing = [f for f, n in counts.items() if n == 0]
+    assert not missing, counts
+    with_class = sum(bool(set(p.features) & set(CLASS_RATES)) for p in progs)
+    assert 0.5 * len(progs) < with_class < 0.97 * len(progs), with_class
+
+
+def test_carried_regions_index_memory_with_loop_carried_values():
+    """In scf.while / cf / scf.for / iter_args regions, memref.load/store use the counter (not a
+    valid affine dim); regions hold nests, and what they define is not used after them."""
+    prog = generate_program(random.Random(11), GeneratorConfig(force=frozenset({"carried_index"})))
+    regions = [st.what for st in prog.model.stmts if isinstance(st.what, Region)]
+    assert any(r.kind in CARRIED_REGIONS and _nests(prog.model, r.body) for r in regions)
+    assert re.search(TEXT_MARKERS["carried_index"], prog.text)
+    parse_module(prog.text)
+
+
+def test_aliases_of_two_buffers_have_the_dynamic_type():
+    prog = generate_program(random.Random(2), GeneratorConfig(force=frozenset({"alias_select"})))
+    views = [st.what.view for st in walk_stmts(prog.model.stmts)
+             if isinstance(st.what, ViewOp) and isinstance(st.what.view, View) and st.what.view.kind == "select"]
+    assert views
+    two = [v for v in views if v.dynamic_alias]
+    for v in two:
+        assert re.search(rf"%{v.name} = arith\.select %\w+, %\w+, %\w+ : memref<\?(x\?)*x", prog.text), prog.text
 
 
 def test_programs_have_2_to_8_nests_of_depth_1_to_3_and_write_outputs():
     for seed in range(40):
         prog = generate_program(random.Random(seed))
-        nests = [s.what for s in prog.model.stmts if isinstance(s.what, Nest)]
+        nests = _nests(prog.model)
         assert 2 <= len(nests)
         assert all(1 <= len(n.loops) <= 3 for n in nests)
-        written = {n.dst.ref.base.name for n in nests} | {
+        written = {d.ref.base.name for n in nests for d, _ in n.statements()} | {
             s.what.ref.base.name for s in prog.model.stmts if getattr(s.what, "kind", "") == "store"}
         assert {b.name for b in prog.model.outputs} <= written
 
 
+def _overflowed(outs) -> bool:
+    """Repeated in-place updates inside loop regions can overflow to inf (and inf - inf = NaN)."""
+    with np.errstate(invalid="ignore"):
+        return any(o.dtype.kind == "f" and (np.isinf(o).any() or np.nanmax(np.abs(o), initial=0) > 1e30)
+                   for o in outs)
+
+
 def test_generated_programs_run_in_bounds_at_chosen_and_largest_sizes():
-    """The interpreter bounds-checks every access; NaN in an output would mean a read of
-    uninitialized (NaN-filled) placed memory."""
-    configs = [GeneratorConfig(), GeneratorConfig(element_type="i32")] + [
+    """The interpreter bounds-checks every access; NaN in an output (without overflow) would mean
+    a read of uninitialized (NaN-filled) placed memory."""
+    configs = [GeneratorConfig(), GeneratorConfig(element_type="i32"), GeneratorConfig(adversarial_rate=1.0),
+               GeneratorConfig(element_type="i32", adversarial_rate=1.0)] + [
         GeneratorConfig(force=frozenset({f})) for f in FEATURES]
-    for k in range(120):
+    for k in range(2 * len(configs)):
         prog = generate_program(random.Random(1000 + k), configs[k % len(configs)])
         for sizes in (prog.sizes, prog.size_bounds):
             outs = _run(prog, sizes)
-            assert not any(o.dtype.kind == "f" and np.isnan(o).any() for o in outs), prog.text
+            nan = any(o.dtype.kind == "f" and np.isnan(o).any() for o in outs)
+            assert not nan or _overflowed(outs), prog.text
 
 
 def test_zero_trip_sizes_run():
@@ -171,11 +288,19 @@ def test_zero_trip_sizes_run():
 @needs_mlir_opt
 @pytest.mark.toolchain
 def test_sample_of_generated_programs_pass_mlir_opt():
-    for seed in range(30):
-        force = frozenset({FEATURES[seed % len(FEATURES)]})
-        prog = generate_program(random.Random(seed), GeneratorConfig(force=force))
+    """Every feature forced (each construct of issue 10 included), and the fuzz command's own mix:
+    the programs verify with stock mlir-opt 22."""
+    cases = [(seed, GeneratorConfig(force=frozenset({f}))) for seed, f in enumerate(FEATURES)]
+    cases += [(seed, GeneratorConfig(element_type="i32", force=frozenset({f})))
+              for seed, f in enumerate(CLASS_RATES)]
+    for seed, cfg in cases:
+        prog = generate_program(random.Random(seed), cfg)
         err = verify_with_mlir_opt(prog.text)
-        assert err is None, f"seed {seed}: {err}\n{prog.text}"
+        assert err is None, f"seed {seed} {sorted(cfg.force)}: {err}\n{prog.text}"
+    for k in range(40):
+        prog = fuzz_main.program_case(99, k)[0]
+        err = verify_with_mlir_opt(prog.text)
+        assert err is None, f"case {k}: {err}\n{prog.text}"
 
 
 @settings(max_examples=25, deadline=None, database=None, derandomize=True,
@@ -201,11 +326,15 @@ def test_hypothesis_shrinks_generator_choices():
 # ---------------------------------------------------------------- the differential check
 
 
-def _fake_optimize(rewrite):
+def _fake_optimize(rewrite, remarks=lambda text: []):
     def optimize(source, options=None, filename="<input>", passes=None):
         text = source if isinstance(source, str) else source.decode()
-        return SimpleNamespace(text=rewrite(text), remarks=[], num_loops_fused=0)
+        return SimpleNamespace(text=rewrite(text), remarks=remarks(text), num_loops_fused=0)
     return optimize
+
+
+def _internal(step: str, why: str) -> Remark:
+    return Remark("internal", MISSED, f"[INTERNAL] {step} rolled back: {why}", function="kernel")
 
 
 def _first_with(needle: str):
@@ -298,7 +427,8 @@ def test_fuzz_command_saves_a_shrunk_failure(monkeypatch, tmp_path):
     out = io.StringIO()
     code = fuzz_main.run(args, out)
     log = out.getvalue()
-    assert code == 1 and "FAIL [mismatch]" in log and "25 programs" in log
+    assert code == 1 and "[mismatch]" in log and "FAIL case" in log and "25 programs" in log
+    assert re.search(r"fuzz: class mismatch: \d+", log)
     saved = sorted(tmp_path.glob("*.mlir"))
     assert saved
     reg = parse_regression(saved[0].read_text())
@@ -307,6 +437,45 @@ def test_fuzz_command_saves_a_shrunk_failure(monkeypatch, tmp_path):
     originals = [fuzz_main.program_case(3, k)[0] for k in range(25)]
     biggest = max(len(p.text) for p in originals if "memref.subview" in p.text)
     assert len(reg.text) < biggest
+
+
+def test_internal_remark_is_a_failure_with_its_own_class(monkeypatch):
+    """A step rolled back (results kept, work lost) fails the property; its class names the step
+    and the exception, without the parts that vary from program to program."""
+    prog = _first_with("arith.addf")
+    why = "AttributeError: 'AffineForOp' object has no attribute 'block'"
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t, lambda t: [_internal("fusion", why)]))
+    f = check_program(prog, Options())
+    assert f is not None and f.kind == INTERNAL and "fusion rolled back" in f.message
+    assert f.signature == "internal:fusion:AttributeError"
+    a = failure_signature(INTERNAL, "[INTERNAL] licm rolled back: error: 'affine.load' op operand #0 at 3:4 bad")
+    b = failure_signature(INTERNAL, "[INTERNAL] licm rolled back: error: 'affine.store' op operand #2 at 9:1 bad")
+    assert a == b and a.startswith("internal:licm:")
+    assert failure_signature(MISMATCH, "output 0 differs at [3]") == MISMATCH
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t))
+    assert check_program(prog, Options()) is None
+
+
+def test_fuzz_command_shrinks_internal_failures_keeping_their_class(monkeypatch, tmp_path):
+    """A rollback whenever the program has a subview: found, counted by class, shrunk while the
+    same class persists, saved once per class (--max-per-class 1)."""
+    def remarks(text):
+        return [_internal("contraction", "KeyError: 'x'")] if "memref.subview" in text else []
+    monkeypatch.setattr(driver, "optimize", _fake_optimize(lambda t: t, remarks))
+    args = fuzz_main.build_parser().parse_args(
+        ["--minutes", "1", "--seed", "3", "--out", str(tmp_path), "--max-programs", "25", "--mlir-opt-every", "0",
+         "--max-per-class", "1"])
+    out = io.StringIO()
+    assert fuzz_main.run(args, out) == 1
+    log = out.getvalue()
+    found = int(re.search(r"fuzz: class internal:contraction:KeyError: (\d+)", log).group(1))
+    assert found >= 2 and "not saved" in log
+    saved = sorted(tmp_path.glob("*.mlir"))
+    assert len(saved) == 1
+    reg = parse_regression(saved[0].read_text())
+    assert reg.note.startswith("internal") and "memref.subview" in reg.text
+    assert check_regression(reg, use_mlir_opt=False).signature == "internal:contraction:KeyError"
+    assert reg.text.count("affine.for") <= 3
 
 
 def test_fuzz_command_reports_clean_runs(tmp_path):

@@ -1,11 +1,15 @@
 """`python3 -m loopopt.fuzz --minutes M [--seed S] [--out DIR]`: differential fuzzing for M minutes.
 
 Program k of seed S is generated from `Random(f"{S}/{k}")`, so any report can be replayed.
-Each failure is shrunk and saved as DIR/<hash>.mlir with its options in the header.
+A failure is a crash, invalid output, different results, a time-out, or an `[INTERNAL]` remark
+(a step rolled back). Failures are counted by class (`Failure.signature`); the first
+`--max-per-class` of each class are shrunk (keeping the class) and saved as DIR/<hash>.mlir
+with their options in the header. The last lines give the counts by class.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import random
 import sys
@@ -29,16 +33,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=120, help="seconds allowed per optimize() call")
     p.add_argument("--max-programs", type=int, default=0, help="stop after this many programs (0 = no limit)")
     p.add_argument("--no-shrink", action="store_true", help="save failing programs as generated")
+    p.add_argument("--max-per-class", type=int, default=2, metavar="N",
+                   help="shrink and save at most N failures of each class (default 2)")
     return p
 
 
 def program_case(seed: int, k: int, config: GeneratorConfig | None = None):
     """(program, options, interpreter seed) of case k under base seed `seed`.
 
-    Without a config, one case in five uses i32 elements (wrapping integer arithmetic)."""
+    Without a config: every construct, issue 10's classes at their `CLASS_RATES`; one case in
+    five uses i32 elements (wrapping integer arithmetic)."""
     rng = random.Random(f"{seed}/{k}")
     if config is None:
-        config = GeneratorConfig(element_type="i32" if rng.random() < 0.2 else "f32")
+        config = GeneratorConfig(element_type="i32" if rng.random() < 0.2 else "f32", adversarial_rate=1.0)
     prog = generate_program(rng, config)
     options = random_options(rng)
     return prog, options, rng.randrange(2 ** 31)
@@ -52,6 +59,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     tried = failures = minute_tried = minute_failures = 0
     minute_end = start + 60
     saved: list = []
+    by_class: collections.Counter = collections.Counter()
     k = 0
     while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
         use_opt = bool(args.mlir_opt_every) and k % args.mlir_opt_every == 0
@@ -59,6 +67,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
             prog, options, check_seed = program_case(seed, k)
         except Exception as e:  # a generator bug: report it and carry on
             print(f"  case {k}: generator error {type(e).__name__}: {e}", file=out, flush=True)
+            by_class[f"generator:{type(e).__name__}"] += 1
             failures += 1
             minute_failures += 1
             k += 1
@@ -69,7 +78,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
         if failure is not None:
             failures += 1
             minute_failures += 1
-            path = _report(prog, options, check_seed, failure, use_opt, args, out)
+            by_class[failure.signature] += 1
+            keep = by_class[failure.signature] <= args.max_per_class
+            path = _report(k, prog, options, check_seed, failure, use_opt, args, out, keep)
             if path:
                 saved.append(path)
         k += 1
@@ -84,19 +95,24 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     print(f"fuzz: done: {tried} programs in {elapsed / 60:.1f} min "
           f"({tried / max(elapsed / 60, 1e-9):.0f}/min), {failures} failures, {len(saved)} saved",
           file=out, flush=True)
+    for sig, n in by_class.most_common():
+        print(f"fuzz: class {sig}: {n}", file=out, flush=True)
     return 1 if failures else 0
 
 
-def _report(prog, options, check_seed, failure, use_opt, args, out) -> str | None:
-    print(f"  FAIL [{failure.kind}] {failure.message}", file=out, flush=True)
+def _report(k, prog, options, check_seed, failure, use_opt, args, out, keep=True) -> str | None:
+    print(f"  FAIL case {k} [{failure.signature}] {failure.message}", file=out, flush=True)
     print(f"       options: {options_flags(options)}", file=out, flush=True)
     if failure.kind == BAD_INPUT:
         print("       (the generator produced an invalid program; not saved)", file=out, flush=True)
         return None
+    if not keep:
+        print(f"       (class already saved {args.max_per_class} times; not saved)", file=out, flush=True)
+        return None
 
     def still_fails(cand) -> bool:
         f = check_program(cand, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
-        return f is not None and f.kind == failure.kind
+        return f is not None and f.signature == failure.signature
 
     small = prog if args.no_shrink else shrink(prog, still_fails)
     final = check_program(small, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout) or failure

@@ -2,7 +2,7 @@
 
 `check_program` runs the whole pass on a generated program and returns None when the
 property holds, or a `Failure` that names what broke (crash, invalid output, different
-results, time limit). Failures are saved as regression files whose header comments carry
+results, an `[INTERNAL]` remark, time limit). Failures are saved as regression files whose header comments carry
 everything needed to replay them (options, function, sizes, seed).
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ CRASH = "crash"  # optimize() raised
 INVALID = "invalid"  # the output does not parse or verify
 MISMATCH = "mismatch"  # the reference interpreter gives different results
 TIMEOUT = "timeout"  # optimize() ran past the time limit
+INTERNAL = "internal"  # an [INTERNAL] remark: a step raised or left invalid IR and was rolled back
 BAD_INPUT = "bad-input"  # the input itself is rejected: a generator bug, not a loopopt failure
 
 
@@ -31,6 +32,40 @@ class Failure:
     message: str  # one line
     options: Options
     output: str | None = None
+
+    @property
+    def signature(self) -> str:
+        """The failure's class: the kind, plus for an internal error or crash the step and the
+        exception type (or the verifier's words), with numbers and names taken out. Shrinking
+        keeps the signature, and a campaign counts failures by it."""
+        return failure_signature(self.kind, self.message)
+
+
+_INTERNAL_RE = re.compile(r"\[INTERNAL\] (\S+) rolled back: (.*)$")
+
+
+def failure_signature(kind: str, message: str) -> str:
+    if kind == INTERNAL:
+        m = _INTERNAL_RE.search(message)
+        if m:
+            return f"{kind}:{m.group(1)}:{_cause(m.group(2))}"
+    if kind == CRASH:
+        return f"{kind}:{_cause(message)}"
+    return kind
+
+
+def _cause(why: str) -> str:
+    """`KeyError: 'x'` -> `KeyError`; a verifier message -> its first words, names and numbers out."""
+    head = why.split(":", 1)[0].strip()
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Fault|Interrupt)", head):
+        return head
+    text = re.sub(r"[%@^#]\w+|\d+|'[^']*'|\"[^\"]*\"", "_", why)
+    return " ".join(text.split()[:6])
+
+
+def internal_remarks(remarks) -> list[str]:
+    """The messages of the `[INTERNAL] ... rolled back` remarks of a pass result."""
+    return [r.message for r in remarks if r.message.startswith("[INTERNAL]")]
 
 
 def random_options(rng: random.Random) -> Options:
@@ -161,6 +196,10 @@ def check_text(text: str, func_name: str, sizes: dict, options: Options, *, seed
             verdict = MISMATCH, _one_line(f"interpreter: {type(e).__name__}: {e}")
         if verdict:
             return Failure(verdict[0], verdict[1], options, out)
+    internal = internal_remarks(result.remarks)
+    if internal:
+        more = f" (and {len(internal) - 1} more)" if len(internal) > 1 else ""
+        return Failure(INTERNAL, _one_line(internal[0]) + more, options, out)
     return None
 
 

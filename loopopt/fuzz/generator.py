@@ -1,22 +1,39 @@
 """Random generator of valid affine MLIR programs for differential fuzzing.
 
-A program is built as a small model (buffers, views, loop nests, top-level scalar
-ops) from a `random.Random`, then sized and rendered to text. The model is what
-the shrinker edits: dropping a statement drops everything that depends on it.
+A program is built as a small model (`model.py`: buffers, views, loop nests, regions,
+top-level ops) from a `random.Random`, then sized and rendered to text (`render.py`). The model
+is what the shrinker edits: dropping a statement drops everything that depends on it.
 
 Validity rules the generator keeps:
-- every access is in bounds for every allowed size: buffer extents are computed
-  from the largest index any access can reach (symbolic bounds at their maximum),
-  and a negative shift is only used on a loop whose lower bound absorbs it;
-- a placed buffer (`memref.alloc`/`alloca`) is read only after an init nest has
-  written every element of it, so no result depends on uninitialized memory;
+- every access is in bounds for every allowed size: buffer extents are computed from the
+  largest index any access can reach (symbolic bounds at their maximum, vector accesses
+  spanning their width, region counters at their last trip), and a negative shift is only used
+  on a loop whose lower bound absorbs it;
+- a placed buffer (`memref.alloc`/`alloca`) is read only after an init nest has written every
+  element of it, so no result depends on uninitialized memory; globals start as a splat;
+- a semi-affine op divides only by a symbol that bounds an enclosing loop, so it runs only
+  when that symbol is at least 1;
+- a select (scf.if, call, iter_args loop) between two memrefs casts both to the fully dynamic
+  type, and its accesses are sized for both; parameters passed one buffer get one shape;
 - every output argument is written by some nest, so results are observable.
+
+Besides the plain affine shapes, programs contain the constructs of issue 10 (see
+`CLASS_RATES`): memrefs made by select/scf.if/calls/iter_args, two get_global of one global,
+calls without operands that write a global, unranked memrefs passed to calls, vector accesses,
+`max(...)` lower bounds with steps, memref.reshape, several blocks, one buffer passed for two
+parameters of the private function that holds the body, band and triangular bounds, diagonal
+accesses, statements inside scf.while/cf/scf.for loops (with buffers allocated outside), semi-
+affine ops in loops that may run zero times, and accesses indexed by loop-carried values.
 """
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field, replace
+
+from .model import (ALIAS_KINDS, CARRIED_REGIONS, Access, AllocOp, BlockSplit, Buffer, CallOp, Compute,
+                    DeallocOp, GlobalOp, Idx, Loop, Nest, Program, Region, ReshapeOp, ScalarOp, Stmt, View,
+                    ViewOp, walk_stmts)
+from .render import memref_type_text, render  # noqa: F401  (re-exported)
 
 ELEMENT_TYPES = ("f32", "i32")
 
@@ -41,7 +58,41 @@ FEATURES = (
     "cast",            # memref.cast to a dynamic shape, used for accesses
     "subview",         # memref.subview, used for accesses
     "call",            # func.call to a function that rewrites a buffer
+    "multi_store",     # a loop body with several stores (distribution splits it), twin init nests
+    # issue 10 classes
+    "alias_select",    # a memref made by arith.select of two buffers
+    "alias_if",        # a memref yielded by scf.if
+    "alias_call",      # a memref returned by a private function (its argument)
+    "alias_iter",      # a memref result of a loop with memref iter_args (swapped every trip)
+    "global_twice",    # two memref.get_global of one global
+    "call_global",     # a call with no operands to a function that writes a global
+    "unranked",        # memref.cast to memref<*xT> passed to a private function
+    "vector",          # affine.vector_load/store in a loop stepping by the vector width
+    "vector_overlap",  # a vector read shifted by a non-multiple of the width
+    "max_lb",          # lower bound max(...) with step > 1
+    "reshape",         # memref.reshape between statements (shape written by a loop)
+    "reshape_in_loop",  # memref.reshape inside a loop that writes its shape
+    "multi_block",     # cf.br / cf.cond_br: a function of several blocks
+    "alias_args",      # the body is a private function called with one buffer for two parameters
+    "band",            # inner loop %j = %i to %i + w
+    "triangular",      # inner loop %j = 0 to %i (+ c)
+    "diagonal",        # one loop var in two dims: T[i][i]
+    "outer_loop",      # nests inside an scf.while / cf / scf.for / affine.for loop
+    "alloc_outside",   # a placed buffer from outside used inside an scf.while / cf loop
+    "semi_affine",     # mod / floordiv by a symbol (affine.apply, affine.if) in a loop up to it
+    "carried_index",   # memref.load/store indexed by an scf.while / cf / iter_args value
 )
+
+# Issue 10 classes: the probability that a program is made to contain each (at least once), at
+# `adversarial_rate` 1 (the fuzz command); they also appear incidentally. Plain features keep
+# their own rates.
+CLASS_RATES = {
+    "alias_select": 0.06, "alias_if": 0.06, "alias_call": 0.06, "alias_iter": 0.06,
+    "global_twice": 0.06, "call_global": 0.06, "unranked": 0.06,
+    "vector": 0.12, "vector_overlap": 0.05, "max_lb": 0.08, "reshape": 0.04, "reshape_in_loop": 0.04,
+    "multi_block": 0.08, "alias_args": 0.08, "band": 0.06, "triangular": 0.06, "diagonal": 0.06,
+    "outer_loop": 0.1, "alloc_outside": 0.05, "semi_affine": 0.07, "carried_index": 0.05,
+}
 
 
 @dataclass(frozen=True)
@@ -73,6 +124,23 @@ class GeneratorConfig:
     invariants: bool = True
     aliases: bool = True
     calls: bool = True
+    multi_store: bool = True
+    value_aliases: bool = True  # alias_select / alias_if / alias_call / alias_iter
+    globals: bool = True  # global_twice / call_global
+    unranked: bool = True
+    vectors: bool = True  # vector / vector_overlap
+    multi_bounds: bool = True  # max_lb
+    reshape: bool = True  # reshape / reshape_in_loop
+    blocks: bool = True  # multi_block
+    alias_args: bool = True
+    dependent_bounds: bool = True  # band / triangular
+    diagonal: bool = True
+    outer_loops: bool = True  # outer_loop / alloc_outside
+    semi_affine: bool = True
+    carried_index: bool = True
+    # Scales CLASS_RATES and the incidental rates of those classes. 0 (the default): plain affine
+    # programs, the classes only when forced; the fuzz command uses 1.
+    adversarial_rate: float = 0.0
     force: frozenset = frozenset()  # feature names that must appear (see FEATURES)
 
     def allows(self, feature: str) -> bool:
@@ -85,7 +153,8 @@ class GeneratorConfig:
 
 # Forcing a feature forces the ones it cannot appear without.
 _IMPLIES = {"negative_shift": {"shift"}, "zero_trip": {"symbolic"}, "alloca": {"placed"},
-            "dealloc": {"placed"}}
+            "dealloc": {"placed"}, "vector_overlap": {"vector"}, "alloc_outside": {"outer_loop", "placed"},
+            "carried_index": {"outer_loop"}, "semi_affine": {"symbolic"}}
 
 _FEATURE_KNOB = {
     "placed": "placed", "alloca": "placed", "dealloc": "dealloc", "shift": "shifts",
@@ -93,7 +162,13 @@ _FEATURE_KNOB = {
     "partition_dim": "partition_dim", "reduction_iter": "reductions", "reduction_acc": "reductions",
     "inplace": "inplace", "symbolic": "symbolic_bounds", "zero_trip": "zero_trip", "tiled": "tiled",
     "scalar_ops": "scalar_ops", "invariant": "invariants", "cast": "aliases", "subview": "aliases",
-    "call": "calls",
+    "call": "calls", "multi_store": "multi_store", "alias_select": "value_aliases", "alias_if": "value_aliases",
+    "alias_call": "value_aliases", "alias_iter": "value_aliases", "global_twice": "globals",
+    "call_global": "globals", "unranked": "unranked", "vector": "vectors", "vector_overlap": "vectors",
+    "max_lb": "multi_bounds", "reshape": "reshape", "reshape_in_loop": "reshape", "multi_block": "blocks",
+    "alias_args": "alias_args", "band": "dependent_bounds", "triangular": "dependent_bounds",
+    "diagonal": "diagonal", "outer_loop": "outer_loops", "alloc_outside": "outer_loops",
+    "semi_affine": "semi_affine", "carried_index": "carried_index",
 }
 
 
@@ -114,152 +189,6 @@ class GeneratedProgram:
     model: "Program | None" = field(default=None, compare=False, repr=False)
 
 
-# ---------------------------------------------------------------- the model
-
-
-@dataclass(eq=False)
-class Buffer:
-    """A memref: a function argument (input/output) or a placed buffer (alloc/alloca)."""
-
-    name: str
-    rank: int
-    kind: str  # "input" | "output" | "alloc" | "alloca"
-    min_shape: tuple
-    shape: list = field(default_factory=list)  # resolved by `size_program`
-
-    @property
-    def placed(self) -> bool:
-        return self.kind in ("alloc", "alloca")
-
-    @property
-    def base(self) -> "Buffer":
-        return self
-
-
-@dataclass(eq=False)
-class View:
-    """An alias of a buffer: `memref.cast` to a dynamic shape or a unit-stride `memref.subview`."""
-
-    name: str
-    of: Buffer
-    kind: str  # "cast" | "subview"
-    dynamic: tuple = ()  # cast: which dims become `?`
-    offsets: tuple = ()  # subview: static offsets
-    min_shape: tuple = ()
-    shape: list = field(default_factory=list)  # subview sizes, resolved by `size_program`
-
-    @property
-    def rank(self) -> int:
-        return self.of.rank
-
-    @property
-    def base(self) -> Buffer:
-        return self.of
-
-
-@dataclass(frozen=True)
-class Idx:
-    """One subscript: `coef * var + const`, or the constant alone when var is None."""
-
-    var: int | None
-    coef: int = 1
-    const: int = 0
-
-
-@dataclass(eq=False)
-class Loop:
-    """One loop of a nest. `hi` is an int, a symbol name, or ("shape", buffer, dim)."""
-
-    lo: int
-    hi: object
-    tile: int | None = None  # tiled: outer loop steps by `tile`, inner loop bounded by min
-
-
-@dataclass(eq=False)
-class Access:
-    ref: object  # Buffer | View
-    idx: tuple  # of Idx
-
-
-@dataclass(eq=False)
-class Compute:
-    """Body arithmetic: fold `terms` left to right with `ops`; terms are loads, scalars or constants."""
-
-    terms: list  # ("load", Access) | ("scalar", name) | ("const", value)
-    ops: list  # "add" | "sub" | "mul", one fewer than terms
-    invariant: tuple | None = None  # (op, scalar a, const b): an in-body loop-invariant op folded in last
-
-
-@dataclass(eq=False)
-class Nest:
-    """A loop nest writing `dst`. kind: init | map | reduce_iter | reduce_acc."""
-
-    kind: str
-    loops: list
-    dst: Access
-    compute: Compute
-    init_scalar: str | None = None  # reduce_iter: accumulator start value (scalar or const name)
-    creates: Buffer | None = None  # init: the placed buffer this nest initializes
-
-
-@dataclass(eq=False)
-class Stmt:
-    """One top-level statement with what it defines and uses (names), for shrinking."""
-
-    what: object  # Nest | AllocOp | ViewOp | ScalarOp | CallOp | DeallocOp
-    defines: frozenset
-    uses: frozenset
-
-
-@dataclass(eq=False)
-class AllocOp:
-    buf: Buffer
-
-
-@dataclass(eq=False)
-class DeallocOp:
-    buf: Buffer
-
-
-@dataclass(eq=False)
-class ViewOp:
-    view: View
-
-
-@dataclass(eq=False)
-class ScalarOp:
-    """kind load: name = load ref[consts]; arith: name = op(a, b); store: ref[consts] = a."""
-
-    kind: str
-    name: str = ""
-    ref: object = None
-    consts: tuple = ()
-    op: str = ""
-    a: str = ""
-    b: str = ""
-
-
-@dataclass(eq=False)
-class CallOp:
-    callee: str
-    buf: Buffer
-    scale: float
-    bias: float
-
-
-@dataclass(eq=False)
-class Program:
-    func_name: str
-    element_type: str
-    inputs: list
-    outputs: list
-    symbols: dict  # name -> max value
-    sizes: dict  # name -> chosen value
-    constants: dict  # name -> value (element type)
-    stmts: list
-    features: set
-
-
 # ---------------------------------------------------------------- generation
 
 
@@ -276,7 +205,7 @@ class _Gen:
         self.rng = rng
         self.cfg = config
         self.features: set = set()
-        self.stmts: list = []
+        self.stmts: list = []  # where statements go (a region's body while one is generated)
         self.counter = 0
         self.readable: list = []  # Buffer | View that may be read (initialized)
         self.writable: list = []  # Buffer | View that may be written (not placed-before-init)
@@ -289,6 +218,11 @@ class _Gen:
         self.inputs: list = []
         self.outputs: list = []
         self.written_outputs: set = set()
+        self.globals: list = []  # global Buffers (declared at top level)
+        self.region: Region | None = None  # the region being generated into
+        self.vector_width = 4
+        self.alias_pairs: list = []
+        self.bait: Nest | None = None  # the last nest if it stores to several buffers
         self.pending = set(config.force)
         for f in config.force:
             self.pending |= _IMPLIES.get(f, set())
@@ -299,12 +233,15 @@ class _Gen:
         return f"{prefix}{self.counter}"
 
     def chance(self, p: float, feature: str | None = None) -> bool:
-        """True with probability p (always when `feature` is still owed by `force`), if allowed."""
+        """True with probability p (always when `feature` is still owed), if allowed. An issue 10
+        class's p is scaled by the config's adversarial rate."""
         if feature is not None:
             if not self.cfg.allows(feature):
                 return False
             if feature in self.pending:
                 return True
+            if feature in CLASS_RATES:
+                p *= self.cfg.adversarial_rate
         return _coin(self.rng, p)
 
     def use(self, feature: str) -> None:
@@ -313,11 +250,14 @@ class _Gen:
 
     def constant(self, value) -> str:
         for name, v in self.constants.items():
-            if v == value:
+            if v == value and type(v) is type(value):
                 return name
         name = f"cst{len(self.constants)}"
         self.constants[name] = value
         return name
+
+    def zero(self) -> str:
+        return self.constant(0 if self.cfg.element_type == "i32" else 0.0)
 
     def small_value(self):
         """A constant of magnitude <= 1 (floats), so repeated updates grow values only linearly."""
@@ -330,25 +270,38 @@ class _Gen:
 
 
 def _ref_uses(ref) -> set:
-    """Names a statement depends on when it touches `ref`: the view, and the initialized base."""
+    """Names a statement depends on when it reads `ref`: the view, and the initialized storage."""
+    if isinstance(ref, View) and ref.local:
+        return _ref_uses(ref.of)
     uses = {ref.name}
-    base = ref.base
-    if base.placed:
-        uses.add(base.name + "!init")
+    for root in ref.roots:
+        if root.placed:
+            uses.add(root.name + "!init")
     return uses
 
 
 def _write_uses(ref) -> set:
+    if isinstance(ref, View) and ref.local:
+        return _write_uses(ref.of)
     uses = {ref.name}
-    if isinstance(ref, View) and ref.base.placed:
-        uses.add(ref.base.name + "!init")
+    if isinstance(ref, View):
+        for root in ref.roots:
+            if root.placed:
+                uses.add(root.name + "!init")
     return uses
+
+
+def _mark_written(g: _Gen, ref) -> None:
+    roots = ref.roots
+    if len(roots) == 1 and roots[0].kind == "output" and g.region is None:
+        g.written_outputs.add(roots[0].name)
 
 
 def generate_program(rng: random.Random, config: GeneratorConfig | None = None) -> GeneratedProgram:
     """A valid affine program, fully determined by the draws from `rng`."""
     cfg = config or GeneratorConfig()
     g = _Gen(rng, cfg)
+    _choose_classes(g)
     _choose_signature(g)
     n_nests = rng.randint(cfg.min_nests, max(cfg.min_nests, cfg.max_nests))
     for k in range(n_nests):
@@ -368,6 +321,8 @@ def generate_program(rng: random.Random, config: GeneratorConfig | None = None) 
         constants=dict(g.constants),
         stmts=g.stmts,
         features=g.features,
+        alias_pairs=list(g.alias_pairs),
+        plain_call_first=bool(g.alias_pairs) and _coin(rng, 0.4),
     )
     if any(v == 0 for v in prog.sizes.values()) and _uses_symbols(prog):
         g.use("zero_trip")
@@ -392,12 +347,22 @@ def finish(prog: Program) -> GeneratedProgram:
     )
 
 
+def _choose_classes(g: _Gen) -> None:
+    """Decide which issue 10 classes this program must contain (they become owed features)."""
+    rate = g.cfg.adversarial_rate
+    for f, p in CLASS_RATES.items():
+        needs = {f} | _IMPLIES.get(f, set())
+        if all(g.cfg.allows(x) for x in needs) and _coin(g.rng, p * rate):
+            g.pending |= needs
+
+
 def _choose_signature(g: _Gen) -> None:
     rng, cfg = g.rng, g.cfg
     g.extents = sorted({rng.randint(cfg.min_extent, cfg.max_extent) for _ in range(3)})
     # the main iteration domain: most nests and buffers follow it, so trip counts often match
     g.dom = [rng.choice(g.extents) for _ in range(3)]
     g.depth = rng.randint(1, cfg.max_depth)
+    g.vector_width = rng.choice([4, 8])
     g.inputs = []
     for k in range(rng.randint(1, cfg.max_inputs)):
         b = Buffer(f"in{k}", rng.randint(1, 3), "input", ())
@@ -413,10 +378,25 @@ def _choose_signature(g: _Gen) -> None:
             g.symbols[f"n{k}"] = rng.choice(g.extents)
     g.readable = list(g.inputs) + list(g.outputs)
     g.writable = list(g.outputs) + [b for b in g.inputs if _coin(rng, 0.3)]
-    if cfg.element_type == "i32":
-        g.scalars.append(g.constant(0))
-    else:
-        g.scalars.append(g.constant(0.0))
+    g.scalars.append(g.zero())
+    if g.chance(0.0, "alias_args"):
+        _choose_alias_pair(g)
+
+
+def _choose_alias_pair(g: _Gen) -> None:
+    """One buffer for two parameters of the body: the second takes the first's rank and shape."""
+    params = g.inputs + g.outputs
+    if len(params) < 2:
+        extra = Buffer(f"in{len(g.inputs)}", params[0].rank, "input", params[0].min_shape)
+        g.inputs.append(extra)
+        g.readable.insert(len(g.inputs) - 1, extra)
+        params = g.inputs + g.outputs
+    a, b = g.rng.sample(params, 2)
+    b.rank, b.min_shape = a.rank, a.min_shape
+    g.alias_pairs.append((a.name, b.name))
+    if b.kind == "input" and b not in g.writable and _coin(g.rng, 0.5):
+        g.writable.append(b)
+    g.use("alias_args")
 
 
 def _choose_sizes(g: _Gen) -> dict:
@@ -429,7 +409,7 @@ def _choose_sizes(g: _Gen) -> dict:
         elif r < 0.6:
             sizes[name] = hi
         else:
-            sizes[name] = g.rng.randint(0, hi)
+            sizes[name] = g.rng.randint(0 if g.cfg.allows("zero_trip") else min(1, hi), hi)
     return sizes
 
 
@@ -443,11 +423,16 @@ def _shape_like_domain(g: _Gen, rank: int) -> tuple:
     return tuple(g.rng.choice(g.extents) for _ in range(rank))
 
 
-def _gen_loops(g: _Gen, depth: int, allow_tile: bool = True, allow_symbolic: bool = True) -> list:
-    """Loops over the program's extent pool; lower bound 0 mostly, sometimes 1 or 2 (room for i - k)."""
+def _gen_loops(g: _Gen, depth: int, allow_tile: bool = True, allow_symbolic: bool = True,
+               allow_bounds: bool = True) -> list:
+    """Loops over the program's extent pool; lower bound 0 mostly, sometimes 1 or 2 (room for i - k).
+
+    With `allow_bounds`, a loop may get a `max(...)` lower bound and a step, or bounds that
+    follow an outer loop's variable (band `%i to %i + w`, triangular `0 to %i + c`)."""
     rng = g.rng
-    loops = []
+    loops: list = []
     budget = g.cfg.max_iterations_per_nest
+    force_sym = "semi_affine" in g.pending and allow_symbolic and bool(g.symbols)
     for level in range(depth):
         ext = g.dom[level] if rng.random() < 0.7 else rng.choice(g.extents)
         remaining_levels = depth - level - 1
@@ -457,7 +442,7 @@ def _gen_loops(g: _Gen, depth: int, allow_tile: bool = True, allow_symbolic: boo
         if g.chance(0.15, "negative_shift") and ext > 2:
             lo = rng.randint(1, 2)
         hi: object = ext
-        if allow_symbolic and g.symbols and g.chance(0.3, "symbolic"):
+        if allow_symbolic and g.symbols and (g.chance(0.3, "symbolic") or (force_sym and level == depth - 1)):
             sym = rng.choice(sorted(g.symbols))
             hi = sym
             ext = g.symbols[sym]
@@ -466,20 +451,53 @@ def _gen_loops(g: _Gen, depth: int, allow_tile: bool = True, allow_symbolic: boo
         if allow_tile and g.chance(0.12, "tiled") and ext >= 3:
             tile = rng.randint(2, max(2, ext - 1))
             g.use("tiled")
-        loops.append(Loop(lo, hi, tile))
+        lp = Loop(lo, hi, tile)
+        if allow_bounds and tile is None:
+            _maybe_bounds(g, lp, level, loops)
+        loops.append(lp)
         budget = max(1, budget // max(1, ext))
     return loops
 
 
-def _loop_max(g_symbols: dict, loop: Loop) -> int:
-    """hi - 1 at the largest allowed size: the largest value the loop variable can take
-    (below `lo` when the loop never runs)."""
+def _maybe_bounds(g: _Gen, lp: Loop, level: int, outer: list) -> None:
+    """Band / triangular bounds on an outer variable, or a `max(...)` lower bound with a step."""
+    rng = g.rng
+    plain_outer = [k for k, o in enumerate(outer) if o.tile is None]
+    if plain_outer and g.chance(0.006, "band"):
+        k = rng.choice(plain_outer)
+        c = rng.choice([0, 0, 1])
+        w = rng.randint(2, 4)
+        lp.lb, lp.hi, lp.lo = ("band", k, c), ("var", k, c + w), outer[k].lo + c
+        g.use("band")
+    elif plain_outer and g.chance(0.006, "triangular"):
+        k = rng.choice(plain_outer)
+        lp.hi = ("var", k, rng.choice([0, 1]))
+        g.use("triangular")
+    elif g.chance(0.006, "max_lb"):
+        choices = [("const", lp.lo + rng.randint(1, 2))]
+        if g.symbols:
+            choices.append(("sym", rng.choice(sorted(g.symbols)), -rng.randint(0, 4)))
+        if plain_outer:
+            choices.append(("var", rng.choice(plain_outer), rng.choice([-1, 0, 1])))
+        lp.lb = ("max", rng.choice(choices))
+        lp.step = rng.choice([2, 3])
+        g.use("max_lb")
+
+
+def _loop_max(g_symbols: dict, loop: Loop, loops: list | None = None) -> int:
+    """The largest value the loop variable can take at the largest allowed sizes (below `lo`
+    when the loop never runs)."""
     hi = loop.hi
     if isinstance(hi, str):
         hi = g_symbols[hi]
-    elif isinstance(hi, tuple):
+    elif isinstance(hi, tuple) and hi[0] == "shape":
         _, ref, dim = hi
         hi = ref.shape[dim] if ref.shape else ref.min_shape[dim]
+    elif isinstance(hi, tuple) and hi[0] == "var":
+        _, k, c = hi
+        hi = _loop_max(g_symbols, loops[k], loops) + c
+    if loop.step > 1 and loop.lb is None and hi - 1 >= loop.lo:
+        return loop.lo + (hi - 1 - loop.lo) // loop.step * loop.step  # the last point of the lattice
     return hi - 1
 
 
@@ -489,8 +507,9 @@ def _gen_access(g: _Gen, ref, loops: list, vars_: list, *, allow_fancy: bool = T
 
     Identity by default; with the enabled features, permutes vars (transpose), puts a
     constant or inner var in dim 0 (partition_dim), shifts by +-k (negative only as far as
-    the loop's lower bound allows) and strides by 2. Placed buffers get these less often:
-    their init nest spans their whole shape, and a margin there breaks matching trip counts.
+    the loop's lower bound allows), strides by 2, repeats a var (diagonal) and adds the
+    enclosing affine.for region's counter. Placed buffers get these less often: their init
+    nest spans their whole shape, and a margin there breaks matching trip counts.
     """
     rng = g.rng
     rank = ref.rank
@@ -525,6 +544,12 @@ def _gen_access(g: _Gen, ref, loops: list, vars_: list, *, allow_fancy: bool = T
                     idx[0] = Idx(None, 1, rng.randint(0, 2))
             g.use("partition_dim")
         var_dims = [d for d, s in enumerate(idx) if s.var is not None]
+        if var_dims and rank >= 2 and g.chance(0.005, "diagonal"):
+            src = rng.choice(var_dims)
+            dst = rng.choice([d for d in range(rank) if d != src])
+            idx[dst] = Idx(idx[src].var, 1, rng.choice([0, 0, 1]) if g.cfg.allows("shift") else 0)
+            g.use("diagonal")
+        var_dims = [d for d, s in enumerate(idx) if s.var is not None]
         if var_dims and allow_stride and g.chance(0.12 * f, "stride"):
             d = rng.choice(var_dims)
             idx[d] = replace(idx[d], coef=2)
@@ -540,6 +565,29 @@ def _gen_access(g: _Gen, ref, loops: list, vars_: list, *, allow_fancy: bool = T
             g.use("shift")
             if k < 0:
                 g.use("negative_shift")
+        if g.region is not None and g.region.kind == "affine_for" and _coin(rng, 0.3):
+            d = rng.randrange(rank)
+            idx[d] = replace(idx[d], rv=True)
+    return Access(ref, tuple(idx))
+
+
+def _gen_vector_access(g: _Gen, ref, loops: list, shift: bool = True) -> Access:
+    """A vector access: the last dim is `inner + k` (the vector spans it), other dims take the
+    outer loop variables (innermost first) or constants. k may be any shift the lower bound
+    allows, so reads overlap what other iterations write."""
+    rng = g.rng
+    inner = len(loops) - 1
+    outer = list(range(inner))
+    idx = []
+    for d in range(ref.rank - 1):
+        back = ref.rank - 1 - d  # how far from the last dim
+        v = outer[-back] if back <= len(outer) else None
+        idx.append(Idx(v) if v is not None and rng.random() < 0.85 else Idx(None, 1, rng.randint(0, 1)))
+    k = 0
+    if shift and g.cfg.allows("shift") and _coin(rng, 0.35):
+        k_min = -min(2, loops[inner].lo)
+        k = rng.choice([x for x in range(k_min, g.vector_width + 2) if x != 0])
+    idx.append(Idx(inner, 1, k))
     return Access(ref, tuple(idx))
 
 
@@ -556,25 +604,37 @@ def _gen_compute(g: _Gen, loops: list, vars_: list, n_loads: int, extra_loads=()
     """Loads (from readable buffers; not from `dst` unless in-place nests are allowed), folded."""
     rng = g.rng
     terms = [("load", a) for a in extra_loads]
-    sources = g.readable
-    if dst is not None and not g.cfg.allows("inplace"):
-        sources = [r for r in g.readable if r.base is not dst.base]
+    sources = _sources(g, dst)
     for _ in range(n_loads if sources else 0):
         src = _pick(g, sources)
         terms.append(("load", _gen_access(g, src, loops, vars_)))
-    if _coin(rng, 0.4):
-        if g.scalars and rng.random() < 0.5:
-            terms.append(("scalar", rng.choice(g.scalars)))
-        else:
-            terms.append(("const", g.constant(g.small_value())))
-    if not terms:
-        terms.append(("const", g.constant(g.small_value())))
+    _maybe_scalar_term(g, terms)
     ops = _fold_ops(rng, terms)
     invariant = None
     if g.chance(0.15, "invariant"):
         invariant = (rng.choice(["add", "mul"]), rng.choice(g.scalars), g.constant(g.small_value()))
         g.use("invariant")
     return Compute(terms, ops, invariant)
+
+
+def _sources(g: _Gen, dst) -> list:
+    if dst is not None and not g.cfg.allows("inplace"):
+        return [r for r in g.readable if not _shares_root(r, dst)]
+    return list(g.readable)
+
+
+def _shares_root(a, b) -> bool:
+    return any(x is y for x in a.roots for y in b.roots)
+
+
+def _maybe_scalar_term(g: _Gen, terms: list) -> None:
+    if _coin(g.rng, 0.4):
+        if g.scalars and g.rng.random() < 0.5:
+            terms.append(("scalar", g.rng.choice(g.scalars)))
+        else:
+            terms.append(("const", g.constant(g.small_value())))
+    if not terms:
+        terms.append(("const", g.constant(g.small_value())))
 
 
 def _fold_ops(rng: random.Random, terms: list) -> list:
@@ -598,15 +658,22 @@ def _compute_uses(c: Compute) -> set:
 # -- nests
 
 
-def _gen_nest(g: _Gen, remaining: int) -> None:
-    """One loop nest; forced features and unwritten outputs steer the choice of kind and target."""
+def _gen_nest(g: _Gen, remaining: int, dst_ref=None, read_ref=None, plain: bool = False) -> None:
+    """One loop nest; forced features and unwritten outputs steer the choice of kind and target.
+
+    `dst_ref` / `read_ref` ask for a nest that writes / reads that buffer; `plain` for a scalar
+    nest that initializes nothing."""
     rng, cfg = g.rng, g.cfg
     unwritten = [b for b in g.outputs if b.name not in g.written_outputs]
-    must_output = len(unwritten) >= remaining
-    want_placed = cfg.allows("placed") and not must_output and (
-        "placed" in g.pending or "alloca" in g.pending or _coin(rng, 0.35))
+    must_output = g.region is None and len(unwritten) >= remaining
+    want_placed = (dst_ref is None and read_ref is None and not plain and cfg.allows("placed")
+                   and not must_output and ("placed" in g.pending or "alloca" in g.pending or _coin(rng, 0.35)))
     if want_placed:
         _gen_init_nest(g)
+        return
+    chain = 0.5 if "vector" in g.features else 0.01  # vector nests follow vector nests (chains fuse)
+    if not plain and (g.chance(chain, "vector") or ("vector_overlap" in g.pending and g.cfg.allows("vector_overlap"))):
+        _gen_vector_nest(g, dst_ref or (rng.choice(unwritten) if must_output else None), read_ref)
         return
     r = rng.random()
     kind = "map"
@@ -614,17 +681,28 @@ def _gen_nest(g: _Gen, remaining: int) -> None:
         kind = "reduce_iter"
     elif cfg.allows("reduction_acc") and ("reduction_acc" in g.pending or r >= 0.72):
         kind = "reduce_acc"
+    bait, g.bait = g.bait, None
+    if bait is not None and not _coin(rng, 0.8):
+        bait = None
+    if bait is not None:
+        kind = "map"
     depth = g.depth if rng.random() < 0.5 else rng.randint(1, cfg.max_depth)
     if kind != "map" and depth == 1 and _coin(rng, 0.6):
         depth = min(2, cfg.max_depth)
-    if must_output:
-        dst_ref = rng.choice(unwritten)
-    else:
-        choices = g.writable
-        dst_ref = _pick(g, choices, 0.3) if choices else rng.choice(g.outputs)
-    if dst_ref.base.kind == "output":
-        g.written_outputs.add(dst_ref.base.name)
+    if ({"band", "triangular"} & g.pending) and depth == 1:
+        depth = min(2, cfg.max_depth)
+    if bait is not None:
+        depth = len(bait.loops)
+    if dst_ref is None:
+        if must_output:
+            dst_ref = rng.choice(unwritten)
+        else:
+            choices = g.writable
+            dst_ref = _pick(g, choices, 0.3) if choices else rng.choice(g.outputs)
+    _mark_written(g, dst_ref)
     loops = _gen_loops(g, depth, allow_tile=kind != "reduce_iter" or depth > 1)
+    if bait is not None:
+        loops = [replace(lp) for lp in bait.loops]
     if kind == "reduce_iter" and loops[-1].tile:
         loops[-1].tile = None
     all_vars = list(range(depth))
@@ -636,6 +714,10 @@ def _gen_nest(g: _Gen, remaining: int) -> None:
     if inplace:
         extra.append(Access(dst_ref, dst.idx))
         g.use("inplace")
+    if read_ref is not None:
+        extra.append(_gen_access(g, read_ref, loops, all_vars))
+    if bait is not None:
+        extra.extend(_bait_reads(g, bait))
     compute = _gen_compute(g, loops, all_vars, n_loads, extra, dst=dst_ref)
     nest = Nest(kind, loops, dst, compute)
     if kind == "reduce_iter":
@@ -646,12 +728,229 @@ def _gen_nest(g: _Gen, remaining: int) -> None:
             nest.kind = "map"
         else:
             g.use("reduction_acc")
-    uses = _compute_uses(compute) | _write_uses(dst_ref) | _loop_uses(loops)
+    if kind == "map" and bait is None:
+        _maybe_extra_stores(g, nest, all_vars)
+        if nest.extra and nest.width == 1 and all(lp.lb is None for lp in loops):
+            g.bait = nest
+    _maybe_semi_affine(g, nest)
+    _maybe_carried(g, nest, all_vars, outer_vars)
+    _maybe_local_reshape(g, nest, all_vars)
+    _maybe_body_call(g, nest)
+    g.emit(nest, (), _nest_uses(nest))
+
+
+def _nest_uses(nest: Nest) -> set:
+    uses = _loop_uses(nest.loops)
+    for dst, compute in nest.statements():
+        uses |= _compute_uses(compute) | _write_uses(dst.ref)
     if nest.kind == "reduce_acc":
-        uses |= _ref_uses(dst_ref)
+        uses |= _ref_uses(nest.dst.ref)
     if nest.init_scalar:
         uses.add(nest.init_scalar)
-    g.emit(nest, (), uses)
+    if nest.body_call is not None:
+        uses |= _call_uses(nest.body_call)
+    return uses
+
+
+def _gen_vector_nest(g: _Gen, dst_ref=None, read_ref=None) -> None:
+    """A map nest whose innermost loop steps by the vector width; every access is a vector
+    load/store along its last dim (shifted reads overlap other iterations' elements)."""
+    rng, w = g.rng, g.vector_width
+    depth = g.depth if rng.random() < 0.5 else rng.randint(1, g.cfg.max_depth)
+    loops = _gen_loops(g, depth, allow_tile=False, allow_bounds=False)
+    loops[-1].step = w
+    if dst_ref is None:
+        dst_ref = _pick(g, g.writable, 0.3) if g.writable else g.rng.choice(g.outputs)
+    _mark_written(g, dst_ref)
+    dst = _gen_vector_access(g, dst_ref, loops, shift=_coin(rng, 0.3))
+    terms = []
+    if "vector_overlap" in g.pending and _readable(g, dst_ref):
+        # an in-place update reading a window shifted by less than the width
+        last = dst.idx[-1]
+        k = rng.choice([x for x in range(1, w) if x != last.const]) if last.const < w else 1
+        terms.append(("load", Access(dst_ref, dst.idx[:-1] + (replace(last, const=k),))))
+    elif g.cfg.allows("inplace") and _readable(g, dst_ref) and _coin(rng, 0.2):
+        terms.append(("load", Access(dst_ref, dst.idx)))
+        g.use("inplace")
+    if read_ref is not None:
+        terms.append(("load", _gen_vector_access(g, read_ref, loops)))
+    sources = _sources(g, dst_ref)
+    for _ in range(rng.randint(1, 2) if sources else 0):
+        terms.append(("load", _gen_vector_access(g, _pick(g, sources), loops)))
+    _maybe_scalar_term(g, terms)
+    compute = Compute(terms, _fold_ops(rng, terms))
+    nest = Nest("map", loops, dst, compute, width=w)
+    g.use("vector")
+    _maybe_extra_stores(g, nest, list(range(depth)))
+    _note_vector_overlap(g, nest)
+    _maybe_local_reshape(g, nest, list(range(depth)))
+    g.emit(nest, (), _nest_uses(nest))
+
+
+def _bait_reads(g: _Gen, bait: Nest) -> list:
+    """Reads of what a multi-store nest (same loops) wrote: one element ahead of one store (fusing
+    the two loops would reverse that dependence) and at the same element of another, so fusion
+    is refused and distribution can split off the part that does fuse."""
+    stores = [dst for dst, _ in bait.statements() if dst.mode == "affine"]
+    out = []
+    for k, dst in enumerate(g.rng.sample(stores, min(2, len(stores)))):
+        idx = list(dst.idx)
+        var_dims = [d for d, s in enumerate(idx) if s.var is not None and not s.semi]
+        if k == 0 and var_dims and g.cfg.allows("shift"):
+            d = g.rng.choice(var_dims)
+            idx[d] = replace(idx[d], const=idx[d].const + 1)
+        out.append(Access(dst.ref, tuple(idx)))
+    return out
+
+
+def _maybe_extra_stores(g: _Gen, nest: Nest, vars_: list) -> None:
+    """One or two more stores in the body, to other buffers or the same one (distribution splits
+    such a loop when the dependences allow; a later store may read what an earlier one wrote)."""
+    rng = g.rng
+    if not g.chance(0.12, "multi_store"):
+        return
+    placed = [w for w in g.writable if any(r.placed for r in w.roots)]
+    for _ in range(rng.randint(1, 2)):
+        # placed buffers mostly: fusing their writers with readers frees them (profit)
+        pool = placed if placed and _coin(rng, 0.7) else g.writable
+        dst_ref = _pick(g, pool, 0.3) if pool else nest.dst.ref
+        _mark_written(g, dst_ref)
+        if nest.width > 1:
+            dst = _gen_vector_access(g, dst_ref, nest.loops, shift=_coin(rng, 0.3))
+            sources = _sources(g, dst_ref) + ([nest.dst.ref] if _readable(g, nest.dst.ref) else [])
+            terms = [("load", _gen_vector_access(g, _pick(g, sources), nest.loops))] if sources else []
+            _maybe_scalar_term(g, terms)
+            compute = Compute(terms, _fold_ops(rng, terms))
+        else:
+            dst = _gen_access(g, dst_ref, nest.loops, vars_)
+            extra = [Access(nest.dst.ref, nest.dst.idx)] if _readable(g, nest.dst.ref) and _coin(rng, 0.5) else []
+            compute = _gen_compute(g, nest.loops, vars_, rng.randint(0, 2), extra, dst=dst_ref)
+        nest.extra.append((dst, compute))
+    g.use("multi_store")
+
+
+def _note_vector_overlap(g: _Gen, nest: Nest) -> None:
+    for kind, t in nest.compute.terms:
+        if kind == "load" and (t.idx[-1].const - nest.dst.idx[-1].const) % nest.width != 0:
+            g.use("vector_overlap")
+
+
+def _maybe_semi_affine(g: _Gen, nest: Nest) -> None:
+    """A load subscript `(x) mod s` / `(x) floordiv s`, or an affine.if on `k floordiv s`, where the
+    symbol s bounds one of the nest's loops (so the op runs only when s >= 1); x is a constant
+    or an outer variable, so the op is invariant in the loop that may run zero times."""
+    rng = g.rng
+    syms = sorted({lp.hi for lp in nest.loops if isinstance(lp.hi, str)})
+    if not syms or not g.chance(0.01, "semi_affine"):
+        return
+    sym = rng.choice(syms)
+    op = rng.choice(["mod", "floordiv"])
+    loads = [t for kind, t in nest.compute.terms if kind == "load" and t.mode == "affine"]
+    if loads and rng.random() < 0.7:
+        acc = rng.choice(loads)
+        d = rng.randrange(acc.ref.rank)
+        var = rng.choice([None, None] + list(range(len(nest.loops))))
+        const = rng.randint(0, 9) if var is None else rng.randint(0, 2)
+        idx = list(acc.idx)
+        idx[d] = Idx(var, 1, const, semi=(op, sym))
+        acc.idx = tuple(idx)
+    else:
+        nest.compute.guard = (op, sym, rng.randint(3, 40), rng.randint(0, 3),
+                              g.constant(g.small_value()), g.constant(g.small_value()))
+    g.use("semi_affine")
+
+
+def _maybe_carried(g: _Gen, nest: Nest, vars_: list, dst_vars: list) -> None:
+    """Inside a region whose counter is loop-carried: one load (or the store) indexed by it
+    through memref.load/store."""
+    reg = g.region
+    if reg is None or not reg.carried or not g.chance(0.3, "carried_index"):
+        return
+    loads = [t for kind, t in nest.compute.terms if kind == "load" and t.mode == "affine"
+             and not any(s.semi for s in t.idx) and not (isinstance(t.ref, View) and t.ref.local)]
+    targets = loads + ([nest.dst] if nest.kind != "reduce_acc" else [])
+    if not targets:
+        return
+    acc = g.rng.choice(targets)
+    acc.idx = _carried_idx(g, acc.ref, dst_vars if acc is nest.dst else vars_)
+    acc.mode = "memref"
+    g.use("carried_index")
+
+
+def _carried_idx(g: _Gen, ref, vars_: list) -> tuple:
+    rng = g.rng
+    d_rv = rng.randrange(ref.rank)
+    idx = []
+    free = list(vars_)
+    for d in range(ref.rank):
+        if d == d_rv:
+            idx.append(Idx(None, 1, rng.randint(0, 2), rv=True))
+        elif free and rng.random() < 0.7:
+            idx.append(Idx(free.pop(rng.randrange(len(free)))))
+        else:
+            idx.append(Idx(None, 1, rng.randint(0, 1)))
+    return tuple(idx)
+
+
+def _maybe_local_reshape(g: _Gen, nest: Nest, vars_: list) -> None:
+    """A load through `memref.reshape` made in the innermost body, after a store of its shape."""
+    bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind != "global"]
+    if not bases or not g.chance(0.005, "reshape_in_loop"):
+        return
+    base = _pick(g, bases, 0.5)
+    view = View(g.fresh("rl"), base, "reshape", dynamic=(True,), local=True)
+    nest.reshapes.append(view)
+    if nest.width > 1:
+        acc = _gen_vector_access(g, view, nest.loops)
+    else:
+        acc = Access(view, (Idx(g.rng.choice(vars_), 1, g.rng.randint(0, 2)),))
+    nest.compute.terms.append(("load", acc))
+    nest.compute.ops = _fold_ops(g.rng, nest.compute.terms)
+    g.use("reshape_in_loop")
+
+
+def _maybe_body_call(g: _Gen, nest: Nest) -> None:
+    """A call in the innermost body that updates one element of a buffer the nest reads: through
+    a ranked or an unranked memref, or a global with no operand at all."""
+    rng = g.rng
+    modes = []
+    if g.cfg.allows("call"):
+        modes.append("ranked")
+    if g.cfg.allows("unranked"):
+        modes.append("unranked")
+    if g.globals and g.cfg.allows("call_global"):
+        modes.append("global")
+    if not modes or not _coin(rng, 0.04):
+        return
+    mode = rng.choice(modes)
+    if mode == "global":
+        buf = rng.choice(g.globals)
+    else:
+        read = [t.ref for kind, t in nest.compute.terms if kind == "load" and _identity_typed(t.ref)]
+        cands = read or [r for r in g.readable if _identity_typed(r)]
+        if not cands:
+            return
+        buf = rng.choice(cands)
+    consts = tuple(rng.randint(0, 1) for _ in range(buf.rank))
+    nest.body_call = CallOp(g.fresh("poke"), buf, 1.0, g.small_value(), kind="poke", mode=mode, consts=consts)
+    nest.call_first = _coin(rng, 0.5)
+    g.use({"ranked": "call", "unranked": "unranked", "global": "call_global"}[mode])
+
+
+def _identity_typed(ref) -> bool:
+    """A memref of static shape and identity layout (a buffer, a get_global, an alias of one)."""
+    if isinstance(ref, Buffer):
+        return ref.kind != "global"
+    if ref.kind in ALIAS_KINDS:
+        return not ref.dynamic_alias and _identity_typed(ref.alts[0])
+    return ref.kind == "get_global"
+
+
+def _castable(ref) -> bool:
+    """Identity layout (static or dynamic extents): can be cast to the fully dynamic type."""
+    if isinstance(ref, Buffer):
+        return ref.kind != "global"
+    return ref.kind != "subview" and not ref.local
 
 
 def _readable(g: _Gen, ref) -> bool:
@@ -659,35 +958,67 @@ def _readable(g: _Gen, ref) -> bool:
 
 
 def _loop_uses(loops: list) -> set:
-    return {lp.hi for lp in loops if isinstance(lp.hi, str)}
+    uses = {lp.hi for lp in loops if isinstance(lp.hi, str)}
+    for lp in loops:
+        if lp.lb and lp.lb[0] == "max" and lp.lb[1][0] == "sym":
+            uses.add(lp.lb[1][1])
+    return uses
 
 
-def _gen_init_nest(g: _Gen, kind: str | None = None) -> None:
-    """A new placed buffer and the nest that writes all of it (its domain is the buffer's shape)."""
+def _gen_init_nest(g: _Gen, kind: str | None = None, rank: int | None = None) -> None:
+    """A new placed buffer and the nest that writes all of it (its domain is the buffer's shape).
+
+    Sometimes a vector nest: the buffer's last extent is then a multiple of the width."""
     rng = g.rng
-    rank = g.depth if rng.random() < 0.5 else rng.randint(1, g.cfg.max_depth)
+    if rank is None:
+        rank = g.depth if rng.random() < 0.5 else rng.randint(1, g.cfg.max_depth)
     if kind is None:
         kind = "alloca" if g.chance(0.3, "alloca") else "alloc"
-    buf = Buffer(g.fresh("t"), rank, kind, _shape_like_domain(g, rank))
+    vector = g.cfg.allows("vector") and ("vector" in g.features or "vector" in g.pending) and _coin(rng, 0.5)
+    width = g.vector_width if vector else 1
+    buf = Buffer(g.fresh("t"), rank, kind, _shape_like_domain(g, rank), align=width)
     g.use("placed")
     if kind == "alloca":
         g.use("alloca")
     g.emit(AllocOp(buf), {buf.name}, ())
+    twin = None
+    if g.chance(0.1, "multi_store"):
+        twin = Buffer(g.fresh("t"), rank, kind, buf.min_shape, align=width)
+        g.emit(AllocOp(twin), {twin.name}, ())
     loops = [Loop(0, ("shape", buf, d)) for d in range(rank)]
+    loops[-1].step = width
     dst = Access(buf, tuple(Idx(d) for d in range(rank)))
     terms = []
     for _ in range(rng.randint(0, 2)):
         src = _pick(g, g.readable)
         # identity / positive shift / transpose only: strides here would double the domain each step
-        terms.append(("load", _init_access(g, src, rank)))
+        terms.append(("load", _init_access(g, src, rank) if width == 1 else _vector_init_access(g, src, rank)))
     if not terms or _coin(rng, 0.3):
         terms.append(("const", g.constant(g.small_value())))
     ops = _fold_ops(rng, terms)
     compute = Compute(terms, ops)
-    nest = Nest("init", loops, dst, compute, creates=buf)
-    g.emit(nest, {buf.name + "!init"}, _compute_uses(compute) | {buf.name})
+    nest = Nest("init", loops, dst, compute, creates=buf, width=width, twin=twin)
+    if width > 1:
+        g.use("vector")
+        _note_vector_overlap(g, nest)
+    defines, uses = {buf.name + "!init"}, _compute_uses(compute) | {buf.name}
+    if twin is not None:
+        # the twin gets the first buffer's values, transformed, or its own mix of sources
+        src = [Access(buf, dst.idx)] if _coin(rng, 0.5) else []
+        terms2 = [("load", a) for a in src] + [t for t in terms if t[0] == "load"][:1]
+        if not terms2 or _coin(rng, 0.3):
+            terms2.append(("const", g.constant(g.small_value())))
+        compute2 = Compute(terms2, _fold_ops(rng, terms2))
+        nest.extra.append((Access(twin, dst.idx), compute2))
+        defines.add(twin.name + "!init")
+        uses |= {twin.name} | _compute_uses(compute2) - {buf.name + "!init"}
+        g.use("multi_store")
+    g.emit(nest, defines, uses)
     g.readable.append(buf)
     g.writable.append(buf)
+    if twin is not None:
+        g.readable.append(twin)
+        g.writable.append(twin)
     _maybe_view(g, buf)
 
 
@@ -704,6 +1035,17 @@ def _init_access(g: _Gen, src, rank: int) -> Access:
         d = rng.randrange(len(idx))
         idx[d] = replace(idx[d], const=idx[d].const + 1)
         g.use("shift")
+    return Access(src, tuple(idx))
+
+
+def _vector_init_access(g: _Gen, src, rank: int) -> Access:
+    """Source of a vector init nest: its last dim follows the innermost variable (+ a small shift)."""
+    idx = []
+    for d in range(src.rank):
+        v = rank - src.rank + d
+        idx.append(Idx(v) if v >= 0 else Idx(None, 1, g.rng.randint(0, 1)))
+    if _coin(g.rng, 0.3) and g.cfg.allows("shift"):
+        idx[-1] = replace(idx[-1], const=idx[-1].const + g.rng.randint(1, g.vector_width + 1))
     return Access(src, tuple(idx))
 
 
@@ -729,7 +1071,8 @@ def _maybe_view(g: _Gen, buf: Buffer) -> None:
 
 
 def _maybe_between(g: _Gen) -> None:
-    """Non-loop statements between nests: views, scalar ops, calls."""
+    """Non-loop statements between nests: views, scalar ops, calls, aliases, globals, reshapes,
+    block splits and (at the top level) regions that hold nests."""
     rng = g.rng
     if _coin(g.rng, 0.2) or "cast" in g.pending or "subview" in g.pending:
         bases = [r for r in g.readable if isinstance(r, Buffer)]
@@ -737,14 +1080,186 @@ def _maybe_between(g: _Gen) -> None:
             _maybe_view(g, rng.choice(bases))
     if g.chance(0.25, "scalar_ops"):
         _gen_scalar_ops(g)
+    if g.region is None:
+        _maybe_global(g)
+    _maybe_alias(g)
+    _maybe_reshape(g)
     if g.chance(0.15, "call"):
-        bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind != "input"]
-        bases = bases or [r for r in g.readable if isinstance(r, Buffer)]
+        bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind not in ("input", "global")]
+        bases = bases or [r for r in g.readable if isinstance(r, Buffer) and r.kind != "global"]
         buf = _pick(g, bases)
-        callee = g.fresh("rewrite")
-        op = CallOp(callee, buf, g.small_value(), g.small_value())
-        g.emit(op, {callee}, _ref_uses(buf))
+        op = CallOp(g.fresh("rewrite"), buf, g.small_value(), g.small_value())
+        g.emit(op, {op.callee}, _call_uses(op))
         g.use("call")
+    if g.chance(0.008, "unranked"):
+        cands = [r for r in g.readable if _identity_typed(r)]
+        if cands:
+            op = CallOp(g.fresh("unr"), _pick(g, cands), g.small_value(), g.small_value(), mode="unranked")
+            g.emit(op, {op.callee}, _call_uses(op))
+            g.use("unranked")
+    if g.region is None:
+        _maybe_blocks(g)
+        _maybe_region(g)
+
+
+def _call_uses(op: CallOp) -> set:
+    if op.mode == "global":
+        return {op.buf.name}
+    return _ref_uses(op.buf)
+
+
+def _maybe_global(g: _Gen) -> None:
+    """A global read through get_global (a second get_global of the same symbol sometimes), and
+    calls with no operands to a function that updates it."""
+    rng = g.rng
+    twice = g.chance(0.008, "global_twice")
+    call = g.chance(0.008, "call_global")
+    if not (twice or call or (g.globals and _coin(rng, 0.1))):
+        return
+    if not g.globals or (not twice and _coin(rng, 0.3)):
+        rank = rng.randint(1, 3)
+        glob = Buffer(g.fresh("g"), rank, "global", _shape_like_domain(g, rank), init=g.small_value())
+        g.globals.append(glob)
+        g.emit(GlobalOp(glob), {glob.name}, ())
+    else:
+        glob = rng.choice(g.globals)
+    first = not any(isinstance(r, View) and r.kind == "get_global" and r.of is glob for r in g.readable)
+    for _ in range(2 if (twice and first) else 1):
+        v = View(g.fresh("gg"), glob, "get_global")
+        g.emit(ViewOp(v), {v.name}, {glob.name})
+        g.readable.append(v)
+        g.writable.append(v)
+        if not first:
+            g.use("global_twice")
+        first = False
+    if call:
+        op = CallOp(g.fresh("bump"), glob, g.small_value(), g.small_value(), mode="global")
+        g.emit(op, {op.callee}, _call_uses(op))
+        g.use("call_global")
+
+
+def _maybe_alias(g: _Gen) -> None:
+    """A memref made by select / scf.if / a call returning its argument / a loop swapping memref
+    iter_args: one of one or two existing buffers (of one type) at run time."""
+    rng = g.rng
+    kinds = [k for k in ALIAS_KINDS if g.chance(0.006, "alias_" + k)]
+    if not kinds:
+        return
+    kind = kinds[0]
+    cands = [r for r in g.readable if _castable(r)]
+    first = _pick(g, cands, 0.4)
+    same = [c for c in cands if c.rank == first.rank]
+    two = kind != "call" or _coin(rng, 0.4)
+    alts = (first, rng.choice(same)) if two and rng.random() < 0.85 else (first,)
+    v = View(g.fresh("a"), first, kind, alts=alts)
+    if kind == "iter":
+        v.how = rng.choice(["scf", "affine"])
+        v.trips = rng.randint(1, 3)
+    elif len(alts) == 2 or kind != "call":
+        v.cond = g.inputs[0]
+    uses = set()
+    for a in alts:
+        uses |= _ref_uses(a)
+    if v.cond is not None:
+        uses |= _ref_uses(v.cond)
+    g.emit(ViewOp(v), {v.name}, uses)
+    g.readable.append(v)
+    g.writable.append(v)
+    g.use("alias_" + kind)
+
+
+def _maybe_reshape(g: _Gen) -> None:
+    bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind != "global"]
+    if not bases or not g.chance(0.006, "reshape"):
+        return
+    base = _pick(g, bases, 0.5)
+    v = View(g.fresh("rs"), base, "reshape", dynamic=(_coin(g.rng, 0.5),))
+    g.emit(ReshapeOp(v), {v.name}, _ref_uses(base))
+    g.readable.append(v)
+    g.writable.append(v)
+    g.use("reshape")
+
+
+def _maybe_blocks(g: _Gen) -> None:
+    """Split the function into blocks: a plain `cf.br`, or a `cf.cond_br` diamond around nests."""
+    if not g.chance(0.01, "multi_block"):
+        return
+    if _coin(g.rng, 0.5):
+        g.emit(BlockSplit(g.fresh("bb")))
+    else:
+        _gen_region(g, "cf_if")
+    g.use("multi_block")
+
+
+_REGION_WEIGHTS = {"scf_while": 5, "cf_loop": 4, "scf_for": 3, "affine_for": 3, "affine_iter": 3, "scf_if": 2}
+
+
+def _maybe_region(g: _Gen) -> None:
+    owed = {"carried_index", "alloc_outside"} & g.pending
+    if not (g.chance(0.012, "outer_loop") or (owed and g.cfg.allows("outer_loop"))):
+        return
+    kinds = dict(_REGION_WEIGHTS)
+    if "carried_index" in g.pending and g.cfg.allows("carried_index"):
+        kinds = {k: w for k, w in kinds.items() if k in CARRIED_REGIONS}
+    if "alloc_outside" in g.pending:
+        kinds = {"scf_while": 1, "cf_loop": 1}
+    if not g.cfg.allows("multi_block"):
+        kinds.pop("cf_loop", None)
+    kind = g.rng.choices(list(kinds), weights=list(kinds.values()))[0]
+    _gen_region(g, kind)
+
+
+def _gen_region(g: _Gen, kind: str) -> None:
+    """Statements in a loop or conditional region. With alloc_outside owed (scf.while / cf loops):
+    a placed buffer from outside is read, rewritten and read again in each trip."""
+    rng = g.rng
+    region = Region(kind, g.fresh("r"), 1 if kind in ("scf_if", "cf_if") else rng.randint(2, 3), [])
+    if kind in ("scf_if", "cf_if"):
+        region.cond = g.inputs[0]
+    placed_outside = [r for r in g.readable if isinstance(r, Buffer) and r.placed]
+    carry = kind in ("scf_while", "cf_loop") and g.cfg.allows("placed") and g.chance(0.4, "alloc_outside")
+    if carry and not placed_outside:
+        _gen_init_nest(g)
+        placed_outside = [r for r in g.readable if isinstance(r, Buffer) and r.placed]
+    saved = (g.stmts, list(g.readable), list(g.writable), list(g.scalars))
+    g.stmts, g.region, g.bait = region.body, region, None
+    if carry:
+        t = _pick(g, placed_outside, 0.7)
+        _gen_nest(g, 99, read_ref=t)
+        _gen_nest(g, 99, dst_ref=t)
+        _gen_nest(g, 99, read_ref=t)
+    else:
+        for _ in range(rng.randint(1, 3)):
+            if _coin(rng, 0.4):
+                _maybe_between(g)
+            _gen_nest(g, 99)
+        if region.carried and "carried_index" in g.pending and g.cfg.allows("carried_index"):
+            _gen_nest(g, 99, plain=True)
+    outside = {id(r) for r in placed_outside}
+    if kind in ("scf_while", "cf_loop") and any(
+            id(root) in outside for acc in _body_accesses(region.body) for root in acc.ref.roots):
+        g.use("alloc_outside")
+    g.stmts, g.readable, g.writable, g.scalars = saved
+    g.region, g.bait = None, None
+    if kind == "cf_loop":
+        g.use("multi_block")
+    if region.has_counter:
+        g.use("outer_loop")
+    defines, uses = set(), set()
+    for st in walk_stmts(region.body):
+        defines |= st.defines
+        uses |= st.uses
+    if region.cond is not None:
+        uses |= _ref_uses(region.cond)
+    g.emit(region, (), uses - defines)
+
+
+def _body_accesses(stmts: list):
+    for st in walk_stmts(stmts):
+        if isinstance(st.what, Nest):
+            for dst, _ in st.what.statements():
+                yield dst
+            yield from st.what.loads()
 
 
 def _gen_scalar_ops(g: _Gen) -> None:
@@ -766,15 +1281,16 @@ def _gen_scalar_ops(g: _Gen) -> None:
         dst = _pick(g, targets, 0.3)
         dconsts = tuple(rng.randint(0, 2) for _ in range(dst.rank))
         g.emit(ScalarOp("store", ref=dst, consts=dconsts, a=t), (), {t} | _ref_uses(dst))
-        if dst.base.kind == "output":
-            g.written_outputs.add(dst.base.name)
+        _mark_written(g, dst)
 
 
 def _finish_forced(g: _Gen) -> None:
-    """Generate extra statements until every forced feature has appeared (bounded attempts)."""
+    """Generate extra statements until every owed feature has appeared (bounded attempts)."""
     if "dealloc" in g.pending and not any(
             isinstance(st.what, AllocOp) and st.what.buf.kind == "alloc" for st in g.stmts):
         _gen_init_nest(g, "alloc")
+    if "diagonal" in g.pending and not any(r.rank >= 2 for r in g.writable):
+        _gen_init_nest(g, rank=2)
     for _ in range(12):
         if not (g.pending - {"zero_trip", "dealloc"}):
             return
@@ -787,7 +1303,7 @@ def _ensure_outputs_written(g: _Gen) -> None:
         if out.name in g.written_outputs:
             continue
         depth = max(1, min(out.rank, g.cfg.max_depth))
-        loops = _gen_loops(g, depth, allow_tile=False, allow_symbolic=False)
+        loops = _gen_loops(g, depth, allow_tile=False, allow_symbolic=False, allow_bounds=False)
         dst = Access(out, tuple(Idx(d) if d < depth else Idx(None, 1, 0) for d in range(out.rank)))
         compute = _gen_compute(g, loops, list(range(depth)), 1, dst=out)
         g.emit(Nest("map", loops, dst, compute), (), _compute_uses(compute) | {out.name})
@@ -808,342 +1324,209 @@ def _uses_symbols(prog: Program) -> bool:
 
 def _used_symbols(prog: Program) -> set:
     used = set()
-    for st in prog.stmts:
-        if isinstance(st.what, Nest):
-            used |= _loop_uses(st.what.loops)
+    for st in walk_stmts(prog.stmts):
+        w = st.what
+        if isinstance(w, Nest):
+            used |= _loop_uses(w.loops)
+            for t in w.loads():
+                used |= {s.semi[1] for s in t.idx if s.semi}
+            if w.compute.guard:
+                used.add(w.compute.guard[1])
     return used
 
 
 # ---------------------------------------------------------------- sizing
 
 
-def _access_need(idx: tuple, loops: list, symbols: dict) -> list:
+def _access_need(acc: Access, loops: list, symbols: dict, trips: int = 1, width: int = 1) -> list:
     """Per-dim extent an access needs: largest reachable index + 1 (0 if the loop never runs)."""
     need = []
-    for s in idx:
+    for s in acc.idx:
+        extra = trips - 1 if s.rv else 0
         if s.var is None:
-            need.append(s.const + 1)
+            top = s.const
         else:
             lp = loops[s.var]
-            top = _loop_max(symbols, lp)
-            need.append(s.coef * top + s.const + 1 if top >= lp.lo else 0)
+            vmax = _loop_max(symbols, lp, loops)
+            if vmax < lp.lo:
+                need.append(0)
+                continue
+            top = s.coef * vmax + s.const
+        if s.semi:
+            op, sym = s.semi
+            top = min(symbols[sym] - 1, top) if op == "mod" else top
+        need.append(top + extra + 1)
+    if width > 1 and need and need[-1] > 0:
+        need[-1] += width - 1
     return need
 
 
 def _accesses(prog: Program):
-    """(access, loops) for every memref access of the program (scalar ops use no loops)."""
-    for st in prog.stmts:
+    """(access, loops, region trips, vector width) for every memref access of the program."""
+    yield from _stmt_accesses(prog.stmts, 1)
+
+
+def _stmt_accesses(stmts: list, trips: int):
+    for st in stmts:
         w = st.what
         if isinstance(w, Nest):
-            yield w.dst, w.loops
-            for kind, t in w.compute.terms:
-                if kind == "load":
-                    yield t, w.loops
+            for dst, _ in w.statements():
+                yield dst, w.loops, trips, w.width
+            for t in w.loads():
+                yield t, w.loops, trips, w.width
+            if w.body_call is not None and w.body_call.kind == "poke":
+                yield _poke_access(w.body_call), [], 1, 1
         elif isinstance(w, ScalarOp) and w.kind in ("load", "store"):
-            yield Access(w.ref, tuple(Idx(None, 1, c) for c in w.consts)), []
+            yield Access(w.ref, tuple(Idx(None, 1, c) for c in w.consts)), [], 1, 1
+        elif isinstance(w, CallOp) and w.kind == "poke":
+            yield _poke_access(w), [], 1, 1
+        elif isinstance(w, Region):
+            yield from _stmt_accesses(w.body, w.trips)
+
+
+def _poke_access(op: CallOp) -> Access:
+    return Access(op.buf, tuple(Idx(None, 1, c) for c in op.consts))
 
 
 def size_program(prog: Program) -> None:
-    """Resolve buffer and subview extents: the fixpoint of 'large enough for every access'.
+    """Resolve buffer and view extents: the fixpoint of 'large enough for every access'.
 
     Init nests loop over their buffer's shape, so their reads depend on that shape; the
     dependence is acyclic (a buffer is initialized only from earlier ones), so this converges.
+    Parameters passed one buffer get one shape.
     """
     bufs, views = _refs(prog)
+    groups = _same_shape_groups(prog, bufs, views)
     for b in bufs:
         b.shape = list(b.min_shape)
     for v in views:
         v.shape = list(v.min_shape) if v.kind == "subview" else []
-    for _ in range(len(bufs) + len(views) + 3):
+    for v in views:
+        if v.kind == "reshape":
+            v.shape = [_product(v.of.shape)]
+    for _ in range(2 * (len(bufs) + len(views)) + 5):
         need = {id(r): [1] * r.rank for r in bufs + views}
-        for acc, loops in _accesses(prog):
-            n = _access_need(acc.idx, loops, prog.symbols)
+        for acc, loops, trips, width in _accesses(prog):
+            n = _access_need(acc, loops, prog.symbols, trips, width)
             cur = need[id(acc.ref)]
             need[id(acc.ref)] = [max(a, b) for a, b in zip(cur, n)]
         changed = False
-        for v in views:
+        for v in reversed(views):  # a view is made only from earlier ones
             vn = need[id(v)]
             if v.kind == "subview":
                 new = [max(a, b) for a, b in zip(v.min_shape, vn)]
                 if new != v.shape:
                     v.shape, changed = new, True
                 vn = [o + s for o, s in zip(v.offsets, v.shape)]
-            bn = need[id(v.of)]
-            need[id(v.of)] = [max(a, b) for a, b in zip(bn, vn)]
+            elif v.kind == "reshape":
+                rest = _product(v.of.shape[1:])
+                vn = [-(-vn[0] // rest)] + [1] * (v.of.rank - 1)
+            targets = v.alts if v.kind in ALIAS_KINDS else (v.of,)
+            for t in targets:
+                bn = need[id(t)]
+                need[id(t)] = [max(a, b) for a, b in zip(bn, vn)]
+        new = {id(b): [max(a, c) for a, c in zip(b.min_shape, need[id(b)])] for b in bufs}
+        for grp in groups:
+            top = [max(dims) for dims in zip(*(new[id(b)] for b in grp))]
+            for b in grp:
+                new[id(b)] = list(top)
         for b in bufs:
-            new = [max(a, c) for a, c in zip(b.min_shape, need[id(b)])]
-            if new != b.shape:
-                b.shape, changed = new, True
+            shape = new[id(b)]
+            if b.align > 1 and shape[-1] % b.align:
+                shape[-1] += b.align - shape[-1] % b.align
+            if shape != b.shape:
+                b.shape, changed = shape, True
+        for v in views:
+            if v.kind == "reshape" and v.shape != [_product(v.of.shape)]:
+                v.shape, changed = [_product(v.of.shape)], True
         if not changed:
             return
     raise AssertionError("buffer sizing did not converge")
 
 
+def _product(dims) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def _same_shape_groups(prog: Program, bufs: list, views: list) -> list:
+    """Groups of storage that must have one shape: parameters passed one buffer, and a placed
+    buffer with the twin its init nest also fills."""
+    parent = {id(b): b for b in bufs}
+    rep = {id(b): id(b) for b in bufs}
+
+    def find(x):
+        while rep[x] != x:
+            rep[x] = rep[rep[x]]
+            x = rep[x]
+        return x
+
+    def union(a, b):
+        rep[find(id(a))] = find(id(b))
+
+    by_name = {b.name: b for b in bufs}
+    for a, b in prog.alias_pairs:
+        if a in by_name and b in by_name:
+            union(by_name[a], by_name[b])
+    for st in walk_stmts(prog.stmts):
+        if isinstance(st.what, Nest) and st.what.twin is not None and id(st.what.twin) in rep:
+            union(st.what.creates, st.what.twin)
+    groups: dict = {}
+    for k in parent:
+        groups.setdefault(find(k), []).append(parent[k])
+    return [grp for grp in groups.values() if len(grp) > 1]
+
+
 def _refs(prog: Program) -> tuple:
     bufs = list(prog.inputs) + list(prog.outputs)
     views = []
-    for st in prog.stmts:
-        if isinstance(st.what, AllocOp):
-            bufs.append(st.what.buf)
-        elif isinstance(st.what, ViewOp):
-            views.append(st.what.view)
+    for st in walk_stmts(prog.stmts):
+        w = st.what
+        if isinstance(w, (AllocOp, GlobalOp)):
+            bufs.append(w.buf)
+        elif isinstance(w, (ViewOp, ReshapeOp)):
+            views.append(w.view)
+        elif isinstance(w, Nest):
+            views.extend(w.reshapes)
     return bufs, views
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def memref_type_text(ref, elem: str) -> str:
-    """The MLIR type of a buffer or view after sizing."""
-    if isinstance(ref, Buffer):
-        return f"memref<{'x'.join(str(d) for d in ref.shape)}x{elem}>"
-    base = ref.of.shape
-    if ref.kind == "cast":
-        dims = ["?" if dyn else str(d) for d, dyn in zip(base, ref.dynamic)]
-        return f"memref<{'x'.join(dims)}x{elem}>"
-    strides = [1] * len(base)
-    for d in range(len(base) - 2, -1, -1):
-        strides[d] = strides[d + 1] * base[d + 1]
-    offset = sum(o * s for o, s in zip(ref.offsets, strides))
-    return (f"memref<{'x'.join(str(d) for d in ref.shape)}x{elem}, "
-            f"strided<[{', '.join(str(s) for s in strides)}], offset: {offset}>>")
-
-
-def _idx_text(s: Idx, var_names: list) -> str:
-    if s.var is None:
-        return str(s.const)
-    t = f"%{var_names[s.var]}"
-    if s.coef != 1:
-        t = f"{t} * {s.coef}"
-    if s.const > 0:
-        t = f"{t} + {s.const}"
-    elif s.const < 0:
-        t = f"{t} - {-s.const}"
-    return t
-
-
-def _const_text(value, elem: str) -> str:
-    if elem == "i32":
-        return f"{int(value)} : i32"
-    return f"{float(value)!r} : f32".replace("inf", "0x7F800000")
-
-
-def _bound_text(hi, symbols_prefix: str = "%") -> str:
-    if isinstance(hi, str):
-        return f"{symbols_prefix}{hi}"
-    if isinstance(hi, tuple):
-        _, ref, dim = hi
-        return str(ref.shape[dim])
-    return str(hi)
-
-
-class _Renderer:
-    def __init__(self, prog: Program):
-        self.prog = prog
-        self.elem = prog.element_type
-        self.lines: list = []
-        self.tmp = 0
-        self.index_consts: dict = {}
-
-    def fresh(self, prefix="x") -> str:
-        self.tmp += 1
-        return f"%{prefix}{self.tmp}"
-
-    def ty(self, ref) -> str:
-        return memref_type_text(ref, self.elem)
-
-    def op(self, kind: str) -> str:
-        if self.elem == "i32":
-            return {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli"}[kind]
-        return {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf"}[kind]
-
-    def index_const(self, c: int) -> str:
-        return self.index_consts.setdefault(c, f"%c{c}_idx")
-
-
-def render(prog: Program) -> str:
-    """MLIR text of a sized program: helper functions first, then the kernel."""
-    r = _Renderer(prog)
-    body: list = []
-    helpers: list = []
-    for st in prog.stmts:
-        body.extend(_render_stmt(r, st.what, helpers))
-    args = [f"%{b.name}: {r.ty(b)}" for b in prog.inputs + prog.outputs]
-    args += [f"%{s}: index" for s in sorted(prog.symbols)]
-    out = ["module {"]
-    out.extend(helpers)
-    out.append(f"  func.func @{prog.func_name}({', '.join(args)}) {{")
-    used = set(re.findall(r"%(cst\d+)\b", "\n".join(body)))
-    for name, value in prog.constants.items():
-        if name in used:
-            out.append(f"    %{name} = arith.constant {_const_text(value, r.elem)}")
-    for c, name in sorted(r.index_consts.items()):
-        out.append(f"    {name} = arith.constant {c} : index")
-    out.extend(body)
-    out.append("    return")
-    out.append("  }")
-    out.append("}")
-    return "\n".join(out) + "\n"
-
-
-def _render_stmt(r: _Renderer, w, helpers: list) -> list:
-    ind = "    "
-    if isinstance(w, AllocOp):
-        return [f"{ind}%{w.buf.name} = memref.{w.buf.kind}() : {r.ty(w.buf)}"]
-    if isinstance(w, DeallocOp):
-        return [f"{ind}memref.dealloc %{w.buf.name} : {r.ty(w.buf)}"]
-    if isinstance(w, ViewOp):
-        v = w.view
-        if v.kind == "cast":
-            return [f"{ind}%{v.name} = memref.cast %{v.of.name} : {r.ty(v.of)} to {r.ty(v)}"]
-        offs = ", ".join(str(o) for o in v.offsets)
-        sizes = ", ".join(str(s) for s in v.shape)
-        ones = ", ".join("1" for _ in v.shape)
-        return [f"{ind}%{v.name} = memref.subview %{v.of.name}[{offs}] [{sizes}] [{ones}] : "
-                f"{r.ty(v.of)} to {r.ty(v)}"]
-    if isinstance(w, ScalarOp):
-        if w.kind == "load":
-            subs = ", ".join(str(c) for c in w.consts)
-            return [f"{ind}%{w.name} = affine.load %{w.ref.name}[{subs}] : {r.ty(w.ref)}"]
-        if w.kind == "arith":
-            return [f"{ind}%{w.name} = {r.op(w.op)} %{w.a}, %{w.b} : {r.elem}"]
-        subs = ", ".join(r.index_const(c) for c in w.consts)
-        return [f"{ind}memref.store %{w.a}, %{w.ref.name}[{subs}] : {r.ty(w.ref)}"]
-    if isinstance(w, CallOp):
-        helpers.extend(_render_helper(r, w))
-        return [f"{ind}func.call @{w.callee}(%{w.buf.name}) : ({r.ty(w.buf)}) -> ()"]
-    if isinstance(w, Nest):
-        return _render_nest(r, w)
-    raise TypeError(f"unknown statement {w!r}")
-
-
-def _render_helper(r: _Renderer, w: CallOp) -> list:
-    """`func.func @rewriteK(%b)`: b[...] = b[...] * scale + bias over the whole buffer."""
-    ty = r.ty(w.buf)
-    lines = [f"  func.func @{w.callee}(%b: {ty}) {{",
-             f"    %scale = arith.constant {_const_text(w.scale, r.elem)}",
-             f"    %bias = arith.constant {_const_text(w.bias, r.elem)}"]
-    ind = "    "
-    names = [f"h{d}" for d in range(w.buf.rank)]
-    for d, n in enumerate(names):
-        lines.append(f"{ind}affine.for %{n} = 0 to {w.buf.shape[d]} {{")
-        ind += "  "
-    subs = ", ".join(f"%{n}" for n in names)
-    lines += [f"{ind}%v = affine.load %b[{subs}] : {ty}",
-              f"{ind}%m = {r.op('mul')} %v, %scale : {r.elem}",
-              f"{ind}%a = {r.op('add')} %m, %bias : {r.elem}",
-              f"{ind}affine.store %a, %b[{subs}] : {ty}"]
-    for _ in names:
-        ind = ind[:-2]
-        lines.append(f"{ind}}}")
-    lines += ["    return", "  }"]
-    return lines
-
-
-def _render_nest(r: _Renderer, nest: Nest) -> list:
-    lines: list = []
-    ind = "    "
-    tag = r.fresh("")[1:]
-    var_names = [f"i{tag}_{d}" for d in range(len(nest.loops))]
-    is_iter = nest.kind == "reduce_iter"
-    outer = nest.loops[:-1] if is_iter else nest.loops
-    closers = 0
-    for d, lp in enumerate(outer):
-        ind, n = _open_loop(lines, ind, lp, var_names[d])
-        closers += n
-    if is_iter:
-        lp = nest.loops[-1]
-        acc = f"%acc{tag}"
-        res = f"%red{tag}"
-        lines.append(f"{ind}{res} = affine.for %{var_names[-1]} = {lp.lo} to {_bound_text(lp.hi)} "
-                     f"iter_args({acc} = %{nest.init_scalar}) -> ({r.elem}) {{")
-        inner = ind + "  "
-        val = _render_compute(r, lines, inner, nest.compute, var_names)
-        nxt = r.fresh("v")
-        lines.append(f"{inner}{nxt} = {r.op('add')} {acc}, {val} : {r.elem}")
-        lines.append(f"{inner}affine.yield {nxt} : {r.elem}")
-        lines.append(f"{ind}}}")
-        lines.append(_store_text(r, ind, res, nest.dst, var_names))
-    else:
-        val = _render_compute(r, lines, ind, nest.compute, var_names)
-        if nest.kind == "reduce_acc":
-            old = r.fresh("v")
-            lines.append(f"{ind}{old} = affine.load %{nest.dst.ref.name}[{_subs(nest.dst, var_names)}] : "
-                         f"{r.ty(nest.dst.ref)}")
-            new = r.fresh("v")
-            lines.append(f"{ind}{new} = {r.op('add')} {old}, {val} : {r.elem}")
-            val = new
-        lines.append(_store_text(r, ind, val, nest.dst, var_names))
-    for _ in range(closers):
-        ind = ind[:-2]
-        lines.append(f"{ind}}}")
-    return lines
-
-
-def _open_loop(lines: list, ind: str, lp: Loop, var: str) -> tuple:
-    """Open one loop (two when tiled); returns the new indent and how many braces to close."""
-    hi = _bound_text(lp.hi)
-    if lp.tile is None:
-        lines.append(f"{ind}affine.for %{var} = {lp.lo} to {hi} {{")
-        return ind + "  ", 1
-    outer = f"%{var}_t"
-    lines.append(f"{ind}affine.for {outer} = {lp.lo} to {hi} step {lp.tile} {{")
-    ind += "  "
-    if isinstance(lp.hi, str):
-        ub = f"min affine_map<(d0)[s0] -> (d0 + {lp.tile}, s0)>({outer})[%{lp.hi}]"
-    else:
-        ub = f"min affine_map<(d0) -> (d0 + {lp.tile}, {hi})>({outer})"
-    lines.append(f"{ind}affine.for %{var} = affine_map<(d0) -> (d0)>({outer}) to {ub} {{")
-    return ind + "  ", 2
-
-
-def _subs(acc: Access, var_names: list) -> str:
-    return ", ".join(_idx_text(s, var_names) for s in acc.idx)
-
-
-def _store_text(r: _Renderer, ind: str, val: str, acc: Access, var_names: list) -> str:
-    return f"{ind}affine.store {val}, %{acc.ref.name}[{_subs(acc, var_names)}] : {r.ty(acc.ref)}"
-
-
-def _render_compute(r: _Renderer, lines: list, ind: str, c: Compute, var_names: list) -> str:
-    vals = []
-    for kind, t in c.terms:
-        if kind == "load":
-            v = r.fresh("v")
-            lines.append(f"{ind}{v} = affine.load %{t.ref.name}[{_subs(t, var_names)}] : {r.ty(t.ref)}")
-            vals.append(v)
-        else:
-            vals.append(f"%{t}")
-    acc = vals[0]
-    for op, v in zip(c.ops, vals[1:]):
-        nxt = r.fresh("v")
-        lines.append(f"{ind}{nxt} = {r.op(op)} {acc}, {v} : {r.elem}")
-        acc = nxt
-    if c.invariant:
-        op, a, b = c.invariant
-        inv = r.fresh("inv")
-        lines.append(f"{ind}{inv} = {r.op(op)} %{a}, %{b} : {r.elem}")
-        nxt = r.fresh("v")
-        lines.append(f"{ind}{nxt} = {r.op('add')} {acc}, {inv} : {r.elem}")
-        acc = nxt
-    return acc
 
 
 # ---------------------------------------------------------------- shrinking support
 
 
 def without(prog: Program, drop: set) -> Program:
-    """A copy of the model without statement indices `drop` and everything that depends on them."""
+    """A copy of the model without the statements whose pre-order indices (`walk_stmts` order)
+    are in `drop`, and everything that depends on them."""
     removed: set = set()
+    counter = [0]
+    keep = _without(prog.stmts, drop, removed, counter)
+    return replace(prog, stmts=keep)
+
+
+def _without(stmts: list, drop: set, removed: set, counter: list) -> list:
     keep = []
-    for k, st in enumerate(prog.stmts):
-        if k in drop or (st.uses & removed):
+    for st in stmts:
+        k = counter[0]
+        counter[0] += 1
+        dropped = k in drop or bool(st.uses & removed)
+        if isinstance(st.what, Region):
+            cond = st.what.cond
+            dropped = k in drop or (cond is not None and bool(_ref_uses(cond) & removed))
+            if dropped:
+                for inner in walk_stmts(st.what.body):
+                    counter[0] += 1
+                    removed |= inner.defines
+                continue
+            body = _without(st.what.body, drop, removed, counter)
+            keep.append(replace(st, what=replace(st.what, body=body)))
+            continue
+        if dropped:
             removed |= st.defines
-            if isinstance(st.what, Nest) and st.what.kind == "init":
-                removed.add(st.what.creates.name + "!init")
             continue
         keep.append(st)
-    return replace(prog, stmts=keep)
+    return keep
 
 
 # ---------------------------------------------------------------- hypothesis

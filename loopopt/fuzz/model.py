@@ -1,0 +1,290 @@
+"""The generator's model of a program: buffers, views, loop nests, statements and regions.
+
+The model is what the generator builds, the sizer resolves (buffer extents), the renderer prints
+and the shrinker edits. Statements record the names they define and use, so dropping one drops
+everything that depends on it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# View kinds that make a new SSA memref from existing ones by an op that is not a view op: the
+# result is one of `alts` at run time (which one, only the run knows).
+ALIAS_KINDS = ("select", "if", "call", "iter")
+
+
+@dataclass(eq=False)
+class Buffer:
+    """Storage: a function argument (input/output), a placed buffer (alloc/alloca) or a global."""
+
+    name: str
+    rank: int
+    kind: str  # "input" | "output" | "alloc" | "alloca" | "global"
+    min_shape: tuple
+    shape: list = field(default_factory=list)  # resolved by `size_program`
+    align: int = 1  # the last extent is a multiple of this (a vector init nest steps by it)
+    init: object = None  # global: the splat initial value
+
+    @property
+    def placed(self) -> bool:
+        return self.kind in ("alloc", "alloca")
+
+    @property
+    def base(self) -> "Buffer":
+        return self
+
+    @property
+    def roots(self) -> tuple:
+        return (self,)
+
+
+@dataclass(eq=False)
+class View:
+    """A memref made from others.
+
+    cast: `memref.cast` to a dynamic shape; subview: unit-stride `memref.subview`;
+    get_global: `memref.get_global` of the global `of`; reshape: `memref.reshape` of `of` to one
+    dimension (its shape read from a `memref<1xindex>` at run time); select/if/call/iter: an
+    `arith.select`, `scf.if` result, `func.call` result or memref `iter_args` loop result that is
+    one of `alts` at run time.
+    """
+
+    name: str
+    of: object  # Buffer | View: the first (or only) thing this view is made from
+    kind: str
+    dynamic: tuple = ()  # cast: which dims become `?`; reshape: (True,) for memref<?xT>
+    offsets: tuple = ()  # subview: static offsets
+    min_shape: tuple = ()
+    shape: list = field(default_factory=list)  # subview sizes / reshape extent, set by the sizer
+    alts: tuple = ()  # alias kinds: the refs the result may be
+    how: str = ""  # iter: "scf" | "affine"
+    trips: int = 1  # iter: loop trips (with two alts the result swaps every trip)
+    cond: object = None  # select/if/two-alt call: the ref whose element 0 decides (> 0)
+    local: bool = False  # reshape: rendered inside the nest that reads it
+
+    @property
+    def rank(self) -> int:
+        return 1 if self.kind == "reshape" else self.of.rank
+
+    @property
+    def base(self) -> Buffer:
+        return self.of.base
+
+    @property
+    def dynamic_alias(self) -> bool:
+        """An alias of two different refs has the fully dynamic type (each is cast to it first)."""
+        return self.kind in ALIAS_KINDS and any(a is not self.alts[0] for a in self.alts)
+
+    @property
+    def roots(self) -> tuple:
+        """Every storage this view may be (several for a select between two buffers)."""
+        if self.kind in ALIAS_KINDS:
+            out: list = []
+            for a in self.alts:
+                out.extend(r for r in a.roots if all(r is not o for o in out))
+            return tuple(out)
+        return self.of.roots
+
+
+@dataclass(frozen=True)
+class Idx:
+    """One subscript: `coef * var + const` (+ the region counter when `rv`), or the constant alone
+    when var is None. With `semi` = (op, symbol), the subscript is `(coef * var + const) op symbol`
+    computed by a semi-affine `affine.apply` (op "mod" or "floordiv")."""
+
+    var: int | None
+    coef: int = 1
+    const: int = 0
+    rv: bool = False
+    semi: tuple | None = None
+
+
+@dataclass(eq=False)
+class Loop:
+    """One loop of a nest.
+
+    lo: the smallest value the variable can take (an int). hi: an int, a symbol name,
+    ("shape", buffer, dim) or ("var", level, c) meaning `%outer_level + c`.
+    lb: None (the lower bound is `lo`), ("max", x) meaning `max(lo, x)` with x ("const", c),
+    ("sym", name, c) or ("var", level, c), or ("band", level, c) meaning `%outer_level + c`.
+    """
+
+    lo: int
+    hi: object
+    tile: int | None = None  # tiled: outer loop steps by `tile`, inner loop bounded by min
+    step: int = 1
+    lb: tuple | None = None
+
+
+@dataclass(eq=False)
+class Access:
+    ref: object  # Buffer | View
+    idx: tuple  # of Idx
+    mode: str = "affine"  # "affine" | "memref" (memref.load/store: indices that are not affine)
+
+
+@dataclass(eq=False)
+class Compute:
+    """Body arithmetic: fold `terms` left to right with `ops`; terms are loads, scalars or constants."""
+
+    terms: list  # ("load", Access) | ("scalar", name) | ("const", value)
+    ops: list  # "add" | "sub" | "mul", one fewer than terms
+    invariant: tuple | None = None  # (op, scalar a, const b): an in-body loop-invariant op folded in last
+    guard: tuple | None = None  # (op, symbol, k, t, a, b): affine.if (k op s - t >= 0) yields a, else b
+
+
+@dataclass(eq=False)
+class CallOp:
+    """A call of a private helper that updates `buf`.
+
+    kind rewrite: every element b = b * scale + bias; poke: element `consts` only (b + bias).
+    mode ranked: passes `buf`; unranked: passes `memref.cast buf` to memref<*xT> (the helper
+    casts back); global: passes nothing (`buf` is a global the helper gets with get_global).
+    """
+
+    callee: str
+    buf: object
+    scale: float
+    bias: float
+    kind: str = "rewrite"
+    mode: str = "ranked"
+    consts: tuple = ()
+
+
+@dataclass(eq=False)
+class Nest:
+    """A loop nest writing `dst`. kind: init | map | reduce_iter | reduce_acc."""
+
+    kind: str
+    loops: list
+    dst: Access
+    compute: Compute
+    init_scalar: str | None = None  # reduce_iter: accumulator start value (scalar or const name)
+    creates: Buffer | None = None  # init: the placed buffer this nest initializes
+    width: int = 1  # > 1: vector nest (innermost loop steps by width, vector loads/stores)
+    reshapes: list = field(default_factory=list)  # local reshape views made in the innermost body
+    body_call: CallOp | None = None  # a call in the innermost body
+    call_first: bool = False  # the body call comes before the loads
+    extra: list = field(default_factory=list)  # (Access, Compute): more stores after the first
+    twin: Buffer | None = None  # init: a second placed buffer of the same shape it also fills
+
+    def statements(self) -> list:
+        """(destination, computation) of each store of the body, in order."""
+        return [(self.dst, self.compute)] + list(self.extra)
+
+    def loads(self) -> list:
+        return [t for _, c in self.statements() for kind, t in c.terms if kind == "load"]
+
+
+@dataclass(eq=False)
+class Stmt:
+    """One statement with what it defines and uses (names), for shrinking."""
+
+    what: object
+    defines: frozenset
+    uses: frozenset
+
+
+@dataclass(eq=False)
+class AllocOp:
+    buf: Buffer
+
+
+@dataclass(eq=False)
+class DeallocOp:
+    buf: Buffer
+
+
+@dataclass(eq=False)
+class ViewOp:
+    view: View
+
+
+@dataclass(eq=False)
+class GlobalOp:
+    """A module-level `memref.global` (the kernel reaches it through get_global views)."""
+
+    buf: Buffer
+
+
+@dataclass(eq=False)
+class ReshapeOp:
+    """`memref.reshape` at statement level: the shape buffer first holds 1, then a one-trip loop
+    stores the real extent, then the reshape reads it."""
+
+    view: View
+
+
+@dataclass(eq=False)
+class BlockSplit:
+    """`cf.br ^label` and a new block: later statements are in another block."""
+
+    label: str
+
+
+@dataclass(eq=False)
+class ScalarOp:
+    """kind load: name = load ref[consts]; arith: name = op(a, b); store: ref[consts] = a."""
+
+    kind: str
+    name: str = ""
+    ref: object = None
+    consts: tuple = ()
+    op: str = ""
+    a: str = ""
+    b: str = ""
+
+
+# Region kinds whose counter is a loop-carried value (not a valid affine dim): accesses that use
+# it are memref.load/store.
+CARRIED_REGIONS = ("scf_for", "scf_while", "cf_loop", "affine_iter")
+LOOP_REGIONS = ("affine_for",) + CARRIED_REGIONS
+COND_REGIONS = ("scf_if", "cf_if")
+
+
+@dataclass(eq=False)
+class Region:
+    """Statements run `trips` times by an enclosing loop, or once if a condition holds.
+
+    affine_for: `affine.for`; scf_for: `scf.for`; scf_while: `scf.while` with a counter;
+    cf_loop: a loop of blocks (cf.br / cf.cond_br); affine_iter: `affine.for` whose index
+    iter_arg is the counter; scf_if / cf_if: run if `cond`'s element 0 is > 0. The counter
+    (0 .. trips-1) is `%name`. Names defined inside are not visible after the region.
+    """
+
+    kind: str
+    name: str
+    trips: int
+    body: list
+    cond: object = None
+
+    @property
+    def carried(self) -> bool:
+        return self.kind in CARRIED_REGIONS
+
+    @property
+    def has_counter(self) -> bool:
+        return self.kind in LOOP_REGIONS
+
+
+@dataclass(eq=False)
+class Program:
+    func_name: str
+    element_type: str
+    inputs: list
+    outputs: list
+    symbols: dict  # name -> max value
+    sizes: dict  # name -> chosen value
+    constants: dict  # name -> value (element type)
+    stmts: list
+    features: set
+    alias_pairs: list = field(default_factory=list)  # (a, b) parameter names: b gets a's buffer
+    plain_call_first: bool = False  # with alias_pairs: call the body once without aliasing first
+
+
+def walk_stmts(stmts: list):
+    """Every statement, regions' bodies included (pre-order)."""
+    for st in stmts:
+        yield st
+        if isinstance(st.what, Region):
+            yield from walk_stmts(st.what.body)
