@@ -9,6 +9,7 @@ import io
 import os
 import random
 import re
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -32,6 +33,18 @@ from loopopt.toolchain import find_tool, verify_with_mlir_opt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REGRESSIONS = sorted(glob.glob(os.path.join(HERE, "regressions", "*.mlir")))
+
+
+def _open_regression(path: str) -> bool:
+    with open(path) as f:
+        return parse_regression(f.read()).open
+
+
+# A saved failure not fixed yet (`// status: open`) must still fail; when it passes, the fix
+# removes the line (strict xfail turns the pass into a failure that says so).
+REGRESSION_CASES = [pytest.param(p, id=os.path.basename(p), marks=pytest.mark.xfail(
+    strict=True, reason="open: remove `// status: open` from the file once fixed")) if _open_regression(p)
+    else pytest.param(p, id=os.path.basename(p)) for p in REGRESSIONS]
 PROPERTY_SEED = 20250601
 PROPERTY_COUNT = int(os.environ.get("LOOPOPT_FUZZ_COUNT", "300"))
 
@@ -398,8 +411,9 @@ def test_options_and_regression_header_round_trip():
     prog = generate_program(random.Random(1), GeneratorConfig(force=frozenset({"symbolic"})))
     reg = Regression(prog.text, prog.func_name, prog.sizes, o, seed=42, note="mismatch: x")
     back = parse_regression(regression_text(reg))
-    assert (back.func_name, back.sizes, back.options, back.seed, back.note) == (
-        reg.func_name, reg.sizes, reg.options, 42, "mismatch: x")
+    assert (back.func_name, back.sizes, back.options, back.seed, back.note, back.open) == (
+        reg.func_name, reg.sizes, reg.options, 42, "mismatch: x", False)
+    assert parse_regression(regression_text(replace(reg, open=True))).open
     parse_module(regression_text(reg))  # the header is made of MLIR comments
 
 
@@ -432,7 +446,7 @@ def test_fuzz_command_saves_a_shrunk_failure(monkeypatch, tmp_path):
     saved = sorted(tmp_path.glob("*.mlir"))
     assert saved
     reg = parse_regression(saved[0].read_text())
-    assert reg.note.startswith("mismatch") and "--target=" in saved[0].read_text()
+    assert reg.note.startswith("mismatch") and "--target=" in saved[0].read_text() and reg.open
     assert check_regression(reg, use_mlir_opt=False).kind == MISMATCH
     originals = [fuzz_main.program_case(3, k)[0] for k in range(25)]
     biggest = max(len(p.text) for p in originals if "memref.subview" in p.text)
@@ -489,9 +503,22 @@ def test_fuzz_command_reports_clean_runs(tmp_path):
 # ---------------------------------------------------------------- loopopt itself
 
 
+def _open_classes() -> set:
+    """Failure classes that saved open regressions already report (fixed by someone else)."""
+    out = set()
+    for path in REGRESSIONS:
+        with open(path) as f:
+            reg = parse_regression(f.read())
+        if reg.open and ":" in reg.note:
+            kind, message = reg.note.split(":", 1)
+            out.add(failure_signature(kind.strip(), message.strip()))
+    return out
+
+
 def test_differential_property_fixed_seed():
     """LOOPOPT_FUZZ_COUNT generated programs under random knobs: output verifies (every 10th
-    also with mlir-opt) and the interpreter gives bit-identical results."""
+    also with mlir-opt), the interpreter gives bit-identical results, no step is rolled back.
+    Failures of a class an open regression file already reports make the test xfail instead."""
     use_opt = find_tool("mlir-opt") is not None
     failures = []
     for k in range(PROPERTY_COUNT):
@@ -499,14 +526,19 @@ def test_differential_property_fixed_seed():
         f = check_program(prog, options, seed=seed, use_mlir_opt=use_opt and k % 10 == 0)
         if f is not None:
             failures.append((k, f))
-    if failures:
-        k, f = failures[0]
-        prog, options, _ = fuzz_main.program_case(PROPERTY_SEED, k)
-        summary = "\n".join(f"  case {k}: [{f.kind}] {f.message} ({options_flags(f.options)})" for k, f in failures)
-        pytest.fail(f"{len(failures)} of {PROPERTY_COUNT} programs fail:\n{summary}\nfirst program:\n{prog.text}")
+    if not failures:
+        return
+    summary = "\n".join(f"  case {k}: [{f.signature}] {f.message} ({options_flags(f.options)})" for k, f in failures)
+    known = _open_classes()
+    new = [(k, f) for k, f in failures if f.signature not in known]
+    if not new:
+        pytest.xfail(f"{len(failures)} of {PROPERTY_COUNT} programs fail, all of open classes:\n{summary}")
+    k, f = new[0]
+    prog, options, _ = fuzz_main.program_case(PROPERTY_SEED, k)
+    pytest.fail(f"{len(failures)} of {PROPERTY_COUNT} programs fail:\n{summary}\nfirst new-class program:\n{prog.text}")
 
 
-@pytest.mark.parametrize("path", REGRESSIONS, ids=[os.path.basename(p) for p in REGRESSIONS])
+@pytest.mark.parametrize("path", REGRESSION_CASES)
 def test_saved_regression_keeps_its_results(path):
     with open(path) as f:
         reg = parse_regression(f.read())

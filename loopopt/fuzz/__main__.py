@@ -117,7 +117,7 @@ def _report(k, prog, options, check_seed, failure, use_opt, args, out, keep=True
     small = prog if args.no_shrink else shrink(prog, still_fails)
     final = check_program(small, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout) or failure
     reg = Regression(text=small.text, func_name=small.func_name, sizes=small.sizes, options=options,
-                     seed=check_seed, note=f"{final.kind}: {final.message}")
+                     seed=check_seed, note=f"{final.kind}: {final.message}", open=True)
     path = save_regression(reg, args.out)
     print(f"       shrunk {len(prog.text)} -> {len(small.text)} chars, saved {path}", file=out, flush=True)
     return path

@@ -215,7 +215,10 @@ def check_program(prog: GeneratedProgram, options: Options, *, seed: int = 0, us
 
 @dataclass(frozen=True)
 class Regression:
-    """A saved failing program and how to replay it."""
+    """A saved failing program and how to replay it.
+
+    `open`: the failure is not fixed yet (header line `// status: open ...`); the suite expects
+    it to fail and reports when it passes, so the line is removed with the fix."""
 
     text: str
     func_name: str
@@ -223,6 +226,7 @@ class Regression:
     options: Options
     seed: int
     note: str = ""
+    open: bool = False
 
 
 def regression_text(reg: Regression) -> str:
@@ -230,6 +234,7 @@ def regression_text(reg: Regression) -> str:
     sizes = " ".join(f"{k}={v}" for k, v in sorted(reg.sizes.items())) or "-"
     header = [
         f"// loopopt regression: {reg.note}" if reg.note else "// loopopt regression",
+        *(["// status: open"] if reg.open else []),
         f"// options: {options_flags(reg.options)}",
         f"// func: {reg.func_name}",
         f"// sizes: {sizes}",
@@ -243,7 +248,7 @@ def parse_regression(text: str) -> Regression:
     fields = {}
     for line in text.splitlines():
         m = re.match(r"//\s*([a-z]+):\s*(.*)$", line.strip())
-        if m and m.group(1) in ("options", "func", "sizes", "seed"):
+        if m and m.group(1) in ("options", "func", "sizes", "seed", "status"):
             fields[m.group(1)] = m.group(2).strip()
     sizes = {}
     for item in fields.get("sizes", "-").split():
@@ -256,13 +261,14 @@ def parse_regression(text: str) -> Regression:
         note = first.split(":", 1)[1].strip()
     return Regression(text=text, func_name=fields.get("func", "kernel"), sizes=sizes,
                       options=parse_options_flags(fields.get("options", "")),
-                      seed=int(fields.get("seed", "0")), note=note)
+                      seed=int(fields.get("seed", "0")), note=note,
+                      open=fields.get("status", "").split(" ", 1)[0] == "open")
 
 
 def save_regression(reg: Regression, directory: str) -> str:
     """Write `reg` as DIR/<hash>.mlir (hash of program, options and sizes); returns the path."""
     os.makedirs(directory, exist_ok=True)
-    key = f"{reg.text}\n{options_flags(reg.options)}\n{sorted(reg.sizes.items())}"
+    key = f"{reg.text}\n{options_flags(reg.options)}\n{sorted(reg.sizes.items())}"  # not `open`
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     path = os.path.join(directory, f"{digest}.mlir")
     with open(path, "w") as f:
