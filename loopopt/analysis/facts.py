@@ -1,8 +1,9 @@
 """Memoized analysis facts for one function while a transform runs on it.
 
-Facts are pure functions of the IR; a transform that changes a loop tells the cache (`forget`,
-or `fused` for the cheap update after a fuse), so a chain of N fusions costs O(N) analysis,
-not O(N^2).
+Facts are pure functions of the IR. A `Facts` listens to the transform's rewriter
+(transforms/rewriter.py): every move, erase, fuse or replacement drops exactly the facts it
+makes stale, and a fuse updates the kept loop's facts in place (`fused`), so a chain of N
+fusions costs O(N) analysis, not O(N^2).
 """
 from __future__ import annotations
 
@@ -134,3 +135,20 @@ class Facts:
                 for a in extra:
                     by_root.setdefault(a.key, []).append(a)
                 self._by_root[k1] = by_root
+
+    # -- rewriter events (transforms/rewriter.py) ------------------------------------------------
+    def before_move(self, op: ir.Operation, anchor: ir.Operation) -> None:
+        """A move within one block keeps every fact (same enclosing loops); into another block,
+        the op's facts and both chains of enclosing loops go stale."""
+        if op.block != anchor.block:
+            self.forget_tree(op)
+            self.forget_ancestors(anchor)
+
+    def before_erase(self, op: ir.Operation) -> None:
+        self.forget_tree(op)
+
+    def after_fuse(self, l1: ir.Operation, state, moved: list[ir.Operation]) -> None:
+        self.fused(l1, state, moved)
+
+    def before_replace(self, op: ir.Operation) -> None:
+        self.forget_tree(op)

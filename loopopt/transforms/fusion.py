@@ -19,6 +19,7 @@ from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
+from .rewriter import BlockOrder, Rewriter
 
 
 # ---------------------------------------------------------------------------------------
@@ -60,42 +61,6 @@ def loop_fusion(l1: ir.Operation, l2: ir.Operation) -> None:
 # The greedy driver.
 
 
-class BlockOrder:
-    """Program order of the ops of one block, kept across fusions without rescanning the block:
-    erasing a loop unlinks it from a doubly linked list over positions; moves (hoists,
-    restructuring) rescan."""
-
-    def __init__(self, block: ir.Block) -> None:
-        self.block = block
-        self.refresh()
-
-    def refresh(self) -> None:
-        self.seq = mlir.block_ops(self.block)
-        self.pos = {mlir.op_key(op): k for k, op in enumerate(self.seq)}
-        n = len(self.seq)
-        self.next = list(range(1, n + 1))
-        self.prev = list(range(-1, n - 1))
-
-    def between(self, a: ir.Operation, b: ir.Operation) -> list[ir.Operation]:
-        i, j = self.pos[mlir.op_key(a)], self.pos[mlir.op_key(b)]
-        out = []
-        k = self.next[i]
-        while k < j:
-            out.append(self.seq[k])
-            k = self.next[k]
-        return out
-
-    def forget(self, op: ir.Operation) -> None:
-        k = self.pos.pop(mlir.op_key(op), None)
-        if k is None:
-            return
-        p, n = self.prev[k], self.next[k]
-        if p >= 0:
-            self.next[p] = n
-        if n < len(self.seq):
-            self.prev[n] = p
-
-
 @dataclass
 class _BlockState:
     loops: dict = field(default_factory=dict)  # id -> op (alive loops only)
@@ -122,6 +87,7 @@ class GreedyFusion:
         self.fname = mlir.func_name(func)
         self.facts = Facts()
         self.scope = self.facts.scope
+        self.rewriter = Rewriter(self.facts)
         self.incremental = incremental
         self.num_loops_fused = 0
         self._last_reason: dict = {}
@@ -238,10 +204,14 @@ class GreedyFusion:
             st.pos[k] = k
             st.version[k] = 0
         if len(loops) >= 2:
-            if self.options.enable_profitable_loop_fusion:
-                self._greedy(st, level)
-            else:
-                self._classic(st, level)
+            self.rewriter.add_listener(st.block_order)
+            try:
+                if self.options.enable_profitable_loop_fusion:
+                    self._greedy(st, level)
+                else:
+                    self._classic(st, level)
+            finally:
+                self.rewriter.listeners.remove(st.block_order)
         for op in mlir.block_ops(block):
             for region in op.regions:
                 for inner in region.blocks:
@@ -253,6 +223,7 @@ class GreedyFusion:
             e = self.find_fusion_pair_greedy(st, fpg)
             if e is None:
                 return
+            stamp = (st.version[e.l1], st.version[e.l2])
             hoisted = self._try_fuse(st, e.l1, e.l2, e.profit, level)
             if hoisted is None:
                 st.rejected.add((e.l1, e.l2))
@@ -261,6 +232,10 @@ class GreedyFusion:
                     self._reorder(st)
                     st.rejected.clear()
                     fpg = self.construct_fusion_profit_graph(st)
+                elif stamp != (st.version[e.l1], st.version[e.l2]):
+                    # Restructured in place and still refused: their other pairs were scored on
+                    # the old loops (now stale entries); score them again, in either mode.
+                    self._push_pairs_of(st, fpg, (e.l1, e.l2), skip=(e.l1, e.l2))
                 continue
             removed_index = st.order.index(e.l2)
             self._remove(st, e.l1, e.l2)
@@ -272,12 +247,27 @@ class GreedyFusion:
             else:
                 fpg = self.update_fpg(st, fpg, e.l1, removed_index)
 
+    def _push_pairs_of(self, st: _BlockState, fpg: FusionProfitGraph, ids, skip=None) -> None:
+        """Push fresh entries for every candidate pair (within the distance window) of `ids`."""
+        t = self.options.distance_threshold
+        order = st.order
+        want = set()
+        for x in ids:
+            k = order.index(x)
+            for j in range(max(0, k - t + 1), min(len(order), k + t)):
+                if j != k:
+                    want.add((order[min(j, k)], order[max(j, k)]))
+        want.discard(skip)
+        for a, b in sorted(want, key=lambda p: (st.pos[p[0]], st.pos[p[1]])):
+            e = self._entry(st, a, b)
+            if e is not None:
+                fpg.push(e)
+
     @staticmethod
     def _reorder(st: _BlockState) -> None:
         """Re-read the program order of the alive loops from the block."""
-        st.block_order.refresh()
         ids = {mlir.op_key(op): k for k, op in st.loops.items()}
-        st.order = [ids[mlir.op_key(o)] for o in st.block_order.seq if mlir.op_key(o) in ids]
+        st.order = [ids[mlir.op_key(o)] for o in st.block_order.ops() if mlir.op_key(o) in ids]
 
     def _classic(self, st: _BlockState, level: int) -> None:
         """check_loop_fusion: fuse adjacent legal pairs in program order."""
@@ -324,79 +314,107 @@ class GreedyFusion:
                                  args={"loops": loc, "level": level, "profit": profit})
             return None
         for x in hoist:
-            x.move_before(l1)
-        if hoist:
-            st.block_order.refresh()
+            self.rewriter.move_before(x, l1)
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
                      function=self.fname, location=self._where(l1),
                      args={"loops": loc, "level": level, "profit": profit, "hoisted": [x.name for x in hoist]})
-        e2 = self.facts.before_fuse(l1, l2)
-        moved = body_ops(l2)
-        st.block_order.forget(l2)
-        loop_fusion(l1, l2)
-        self.facts.fused(l1, e2, moved)
+        self.rewriter.fuse(l1, l2, loop_fusion)
         self.num_loops_fused += 1
         return hoist
 
 
     # -- restructuring inside the driver (seed 001) ----------------------------------------
     def _restructure(self, st: _BlockState, a: int, b: int, reason: Refusal, profit: float) -> bool:
-        """Try to make a refused pair fusable, in the seed's order: distribution, then tiling, then
-        interchange (dead-iteration elimination first for unmatched trip counts). True iff loops
-        a and b were rewritten in place (retry the pair); a distribution instead replaces a loop
-        and asks for an FPG rebuild."""
-        from . import pair_restructuring as pr
-
-        l1, l2 = st.loops[a], st.loops[b]
-        if reason.code is Code.UNMATCHED_TRIP_COUNT:
-            if self._shrink_dead_tail(st, a, b):
-                return True
-            if self.options.target.partitioned:
-                def plan(c1, c2) -> bool:
-                    roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
-                    if roots is None:
-                        return False
-                    checker = GreedyFusion(_function_of(roots[0]), self.options, RemarkLog(), self.filename)
-                    return checker.legality(None, roots[0], roots[1], profit)[1] is None
-
-                if pr.on_scratch_copy(self.func, [l1, l2], plan):
-                    self._forget(l1, l2)
-                    roots = pr.tile_and_interchange(l1, l2, self.options, self.log, self.fname)
-                    if roots is not None:
-                        self._replace(st, a, roots[0])
-                        self._replace(st, b, roots[1])
-                        st.block_order.refresh()
-                        return True
-            return self._align_by_interchange(st, a, b, profit)
-        if reason.code in (Code.NEGATIVE_DISTANCE, Code.BLOCKED_BY_OPS) and self.options.enable_loop_distribution:
-            for victim, partner, victim_first in ((b, a, False), (a, b, True)):
-                if victim in st.origin or victim in st.fused:
-                    continue  # already split maximally, or splitting it would undo a fusion
-
-                def plan(cv, cp, victim_first=victim_first) -> bool:
-                    pieces = pr.distribute_for_partner(cv, None, self.fname)
-                    if not pieces:
-                        return False
-                    checker = GreedyFusion(_function_of(cp), self.options, RemarkLog(), self.filename)
-                    for g in pieces:
-                        pair = (g, cp) if victim_first else (cp, g)
-                        if checker.pair_profit(*pair) and checker.legality(None, *pair, 1.0)[1] is None:
-                            return True
-                    return False
-
-                if pr.on_scratch_copy(self.func, [st.loops[victim], st.loops[partner]], plan):
-                    self._forget(st.loops[victim])
-                    pieces = pr.distribute_for_partner(st.loops[victim], self.log, self.fname)
-                    if pieces:
-                        self._split(st, victim, pieces)
-                        st.block_order.refresh()
-                        self._needs_rebuild = True
-                        return False
-        if reason.code is Code.NEGATIVE_DISTANCE:
-            return self._align_by_interchange(st, a, b, profit)
+        """Try the rescues the refusal's code allows (RESCUES), in order, until one applies.
+        True iff loops a and b were rewritten in place (retry the pair); a distribution instead
+        replaces a loop and asks for an FPG rebuild (`_needs_rebuild`)."""
+        for name in RESCUES.get(reason.code, ()):
+            outcome = getattr(self, f"_rescue_{name}")(st, a, b, profit)
+            if outcome is not None:
+                return outcome
         return False
 
-    def _align_by_interchange(self, st: _BlockState, a: int, b: int, profit: float) -> bool:
+    def _trial(self, ops: list[ir.Operation], plan) -> bool:
+        """Plan a restructuring: run `plan(*copies)` on a scratch copy of the function."""
+        from . import pair_restructuring as pr
+
+        return pr.on_scratch_copy(self.func, ops, plan)
+
+    def _legal_on_copy(self, l1: ir.Operation, l2: ir.Operation, profit: float) -> bool:
+        """The fusion battery on a scratch copy (fresh facts: the copy is new IR)."""
+        return fusion_legality(l1, l2, Facts(), self.options, profit)[1] is None
+
+    def _rescue_dead_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+        """Unmatched constant trip counts: drop the longer loop's iterations nobody reads."""
+        from ..analysis.loops import constant_trip_count
+        from . import pair_restructuring as pr
+
+        t1, t2 = constant_trip_count(st.loops[a]), constant_trip_count(st.loops[b])
+        if t1 is None or t2 is None or t1 == t2:
+            return None
+        long_id, keep = (a, t2) if t1 > t2 else (b, t1)
+        loop = st.loops[long_id]
+        if pr.dead_tail_violation(loop, keep, self.scope) is not None:
+            return None
+        self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep))
+        self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
+                     args={"kept_iterations": keep, "removed": max(t1, t2) - keep})
+        self._replace(st, long_id, loop)
+        return True
+
+    def _rescue_tile_and_interchange(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+        """Neuron targets: GCD-tile both partition loops and move the point loops outermost."""
+        from . import pair_restructuring as pr
+
+        if not self.options.target.partitioned:
+            return None
+        l1, l2 = st.loops[a], st.loops[b]
+
+        def plan(c1, c2) -> bool:
+            roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
+            return roots is not None and self._legal_on_copy(roots[0], roots[1], profit)
+
+        if not self._trial([l1, l2], plan):
+            return None
+        new = self.rewriter.replace([l1, l2], lambda: _as_replacement(
+            pr.tile_and_interchange(l1, l2, self.options, self.log, self.fname)))
+        if new is None:
+            return None
+        self._replace(st, a, new[0][0])
+        self._replace(st, b, new[1][0])
+        return True
+
+    def _rescue_distribute(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+        """Split one loop (the second first) so that a piece fuses with the partner."""
+        from . import pair_restructuring as pr
+
+        if not self.options.enable_loop_distribution:
+            return None
+        for victim, partner, victim_first in ((b, a, False), (a, b, True)):
+            if victim in st.origin or victim in st.fused:
+                continue  # already split maximally, or splitting it would undo a fusion
+
+            def plan(cv, cp, victim_first=victim_first) -> bool:
+                pieces = pr.distribute_for_partner(cv, None, self.fname)
+                for g in pieces or ():
+                    pair = (g, cp) if victim_first else (cp, g)
+                    facts = Facts()
+                    shared = shared_tensors(facts.effects(pair[0]), facts.effects(pair[1]), facts.location)
+                    if shared and fusion_legality(*pair, facts, self.options, 1.0)[1] is None:
+                        return True
+                return False
+
+            if self._trial([st.loops[victim], st.loops[partner]], plan):
+                loop = st.loops[victim]
+                new = self.rewriter.replace([loop], lambda: _as_replacement(
+                    pr.distribute_for_partner(loop, self.log, self.fname), single=True))
+                if new:
+                    self._split(st, victim, new[0])
+                    self._needs_rebuild = True
+                    return False
+        return None
+
+    def _rescue_interchange_to_align(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
         """Interchange one nest (the second first) so that the pair becomes fusable, e.g. a
         transposing consumer. On the cpu target the nest may not gain strided innermost walks."""
         from ..analysis.locality import strided_innermost_accesses
@@ -411,44 +429,18 @@ class GreedyFusion:
                         return False
                     if not self.options.target.partitioned and strided_innermost_accesses(root) > before:
                         return False
-                    checker = GreedyFusion(_function_of(root), self.options, RemarkLog(), self.filename)
                     pair = (root, cp) if k_first else (cp, root)
-                    return checker.legality(None, *pair, profit)[1] is None
+                    return self._legal_on_copy(*pair, profit)
 
-                if pr.on_scratch_copy(self.func, [st.loops[k], st.loops[other]], plan):
-                    self._forget(st.loops[k])
-                    root = pr.interchange_band(st.loops[k], perm, self.options, self.log, self.fname)
-                    if root is None:
+                if self._trial([st.loops[k], st.loops[other]], plan):
+                    loop = st.loops[k]
+                    new = self.rewriter.replace([loop], lambda: _as_replacement(
+                        pr.interchange_band(loop, perm, self.options, self.log, self.fname), single=True))
+                    if new is None:
                         return False
-                    self._replace(st, k, root)
-                    st.block_order.refresh()
+                    self._replace(st, k, new[0][0])
                     return True
-        return False
-
-    def _shrink_dead_tail(self, st: _BlockState, a: int, b: int) -> bool:
-        from ..analysis.loops import constant_trip_count
-        from . import pair_restructuring as pr
-
-        l1, l2 = st.loops[a], st.loops[b]
-        t1, t2 = constant_trip_count(l1), constant_trip_count(l2)
-        if t1 is None or t2 is None or t1 == t2:
-            return False
-        long_id, keep = (a, t2) if t1 > t2 else (b, t1)
-        loop = st.loops[long_id]
-        if pr.dead_tail_violation(loop, keep, self.scope) is not None:
-            return False
-        self._forget(loop)
-        self.scope.forget_loop(loop)
-        pr.shrink_loop(loop, keep)
-        self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
-                     args={"kept_iterations": keep, "removed": max(t1, t2) - keep})
-        self._replace(st, long_id, loop)
-        return True
-
-    def _forget(self, *ops: ir.Operation) -> None:
-        """Before a loop is rebuilt or erased with its nest: drop the facts of the whole tree."""
-        for op in ops:
-            self.facts.forget_tree(op)
+        return None
 
     def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
         st.loops[k] = op
@@ -469,11 +461,22 @@ class GreedyFusion:
             st.order.append(nid)
 
 
-def _function_of(op: ir.Operation) -> ir.Operation:
-    p = op
-    while p.name != "func.func":
-        p = mlir.operation(p.parent)
-    return p
+# Which restructurings may rescue a refused pair, by refusal code, in the seed's order
+# (seed 001: distribution, then tiling, then interchange; dead iterations first of all).
+RESCUES = {
+    Code.UNMATCHED_TRIP_COUNT: ("dead_iterations", "tile_and_interchange", "interchange_to_align"),
+    Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align"),
+    Code.BLOCKED_BY_OPS: ("distribute",),
+}
+
+
+def _as_replacement(result, single: bool = False):
+    """A restructuring's result as `Rewriter.replace` expects it: per replaced op, its new ops."""
+    if result is None or result == []:
+        return None
+    if single:
+        return [list(result) if isinstance(result, (list, tuple)) else [result]]
+    return [[r] for r in result]
 
 
 def check_loop_fusion(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>",

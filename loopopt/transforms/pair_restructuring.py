@@ -145,14 +145,16 @@ def tile_and_interchange(l1: ir.Operation, l2: ir.Operation, options, log, funct
     """GCD-tile both loops' partition loops (the seed's `[LOOP TILING] by N`) and interchange each
     nest so its point loop (the N partitions) is outermost. Returns the two new roots, or None."""
     from .interchange import outermost_permutation, try_interchange
-    from .tiling import gcd_tiling
+    from .tiling import gcd_tiling, partition_loop
 
+    # A loop whose own IV is the partition loop is erased by tiling: its tile loop takes its place.
+    replaced = [(p is not None and p == lp) for lp in (l1, l2) for p in [partition_loop(lp)]]
     parts = gcd_tiling(l1, l2, log, function)
     if parts is None:
         return None
     roots = []
-    for old, (tile, point) in ((l1, parts[0]), (l2, parts[1])):
-        root = tile if _is_root(tile) else old
+    for gone, old, (tile, point) in zip(replaced, (l1, l2), parts):
+        root = tile if gone else old
         nest = collect_interchangeable_loops(root)
         if point not in nest:
             return None
@@ -162,11 +164,6 @@ def tile_and_interchange(l1: ir.Operation, l2: ir.Operation, options, log, funct
             return None
         roots.append(new[0])
     return roots[0], roots[1]
-
-
-def _is_root(loop: ir.Operation) -> bool:
-    p = mlir.operation(loop.parent)
-    return p.name != "affine.for"
 
 
 def distribute_for_partner(loop: ir.Operation, log, function: str) -> list[ir.Operation] | None:
