@@ -12,6 +12,7 @@ from ..mlir import ir, op_key
 from .accesses import AccessPattern, collect_accesses
 from .affine import Scope
 from .effects import Effects, op_effects
+from .loops import ancestors
 from .memory import DEFAULT_DYNAMIC_EXTENT, MemoryLocation, memory_location
 
 
@@ -97,13 +98,7 @@ class Facts:
         self.scope.forget_dying(op)
 
     def forget_ancestors(self, op: ir.Operation) -> None:
-        p = op.parent
-        while p is not None:
-            p = mlir.operation(p)
-            if p.name in ("func.func", "builtin.module"):
-                return
-            self.forget(p)
-            p = p.parent
+        self.forget(*ancestors(op))
 
     def before_fuse(self, l1: ir.Operation, l2: ir.Operation):
         """Take what `fused` needs of l2 before the fuse erases it."""

@@ -40,6 +40,16 @@ def parent_op(op: ir.Operation) -> ir.Operation | None:
     return mlir.operation(p) if p is not None else None
 
 
+def ancestors(op: ir.Operation) -> list[ir.Operation]:
+    """The ops enclosing `op` inside its function, innermost first."""
+    out = []
+    p = parent_op(op)
+    while p is not None and p.name not in ("func.func", "builtin.module"):
+        out.append(p)
+        p = parent_op(p)
+    return out
+
+
 def enclosing_loops(op: ir.Operation, stop: ir.Operation | None = None) -> list[ir.Operation]:
     """Loop-like ops enclosing `op` (outermost first), up to but excluding `stop` or the function."""
     out = []

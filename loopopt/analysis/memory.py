@@ -262,3 +262,35 @@ def memory_location(root: ir.Value) -> MemoryLocation:
         shape=shape,
         live_n=n,
     )
+
+
+def escaping_use(buf: ir.Value, accesses: dict) -> ir.Operation | None:
+    """The first use of `buf` that lets it escape or is not modelled, None if there is none.
+
+    Modelled: an op of `accesses` (name -> position of its memref operand) that uses `buf` only
+    as that operand (never as a stored value or a call argument), and its dealloc. A buffer
+    with no escaping use has no other name: nothing else aliases it."""
+    for use in buf.uses:
+        user = mlir.operation(use.owner)
+        if user.name == "memref.dealloc":
+            continue
+        pos = accesses.get(user.name)
+        if pos is not None and [k for k, v in enumerate(user.operands) if v == buf] == [pos]:
+            continue
+        return user
+    return None
+
+
+def block_reentered(block: ir.Block) -> bool:
+    """True iff branches can lead from `block` back to `block` (it sits in a loop of blocks)."""
+    seen: list = []
+    todo = list(block.successors)
+    while todo:
+        b = todo.pop()
+        if b == block:
+            return True
+        if any(b == x for x in seen):
+            continue
+        seen.append(b)
+        todo.extend(b.successors)
+    return False

@@ -21,12 +21,12 @@ from math import gcd
 import islpy as isl
 
 from .. import mlir
-from ..analysis.memory import ALLOC_OPS
+from ..analysis.memory import ALLOC_OPS, block_reentered, escaping_use
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
 from ..analysis.affine import NonAffine
 from ..analysis.dependence import instance_pair, pair_set, same_element
-from ..analysis.loops import domain_loops, substitute
+from ..analysis.loops import ancestors, domain_loops, substitute
 from ..mlir import ir
 from ..options import Options
 from ..analysis.refusal import Code, Refusal
@@ -53,34 +53,12 @@ def kept_refusal(alloc: ir.Operation, where: str, not_forwarded: Refusal, not_sh
 def escape_reason(buf: ir.Value, filename: str = "<input>") -> str | None:
     """None iff every use of `buf` is a modelled access of it (an affine load from it, an affine
     store into it) or its dealloc; otherwise the use that lets it escape or is not modelled."""
-    for use in buf.uses:
-        user = mlir.operation(use.owner)
-        if user.name == "memref.dealloc":
-            continue
-        pos = LOADS.get(user.name, STORES.get(user.name))
-        if pos is not None and [k for k, v in enumerate(user.operands) if v == buf] == [pos]:
-            continue
-        return f"used by {user.name} at {mlir.location_of(user, filename)}"
-    return None
+    user = escaping_use(buf, {**LOADS, **STORES})
+    return None if user is None else f"used by {user.name} at {mlir.location_of(user, filename)}"
 
 
 def _accesses_of(buf: ir.Value) -> list[ir.Operation]:
     return [u for u in (mlir.operation(x.owner) for x in buf.uses) if u.name != "memref.dealloc"]
-
-
-def block_reentered(block: ir.Block) -> bool:
-    """True iff branches can lead from `block` back to `block` (it sits in a loop of blocks)."""
-    seen: list = []
-    todo = list(block.successors)
-    while todo:
-        b = todo.pop()
-        if b == block:
-            return True
-        if any(b == x for x in seen):
-            continue
-        seen.append(b)
-        todo.extend(b.successors)
-    return False
 
 
 def control_flow_reason(alloc: ir.Operation, ops: list[ir.Operation], filename: str = "<input>") -> str | None:
@@ -160,24 +138,12 @@ def is_remark_candidate(alloc: ir.Operation) -> bool:
     stores = [u for u in users if u.name in STORES or u.name == "memref.store"]
     if not loads or not stores:
         return False
-    own = {mlir.op_key(p) for p in _ancestors(alloc)}
+    own = {mlir.op_key(p) for p in ancestors(alloc)}
     common = None
     for op in loads + stores:
-        keys = [mlir.op_key(p) for p in _ancestors(op) if p.name == "affine.for"]
+        keys = [mlir.op_key(p) for p in ancestors(op) if p.name == "affine.for"]
         common = set(keys) if common is None else common & set(keys)
     return bool(common - own)
-
-
-def _ancestors(op: ir.Operation) -> list[ir.Operation]:
-    out = []
-    p = op.parent
-    while p is not None:
-        p = mlir.operation(p)
-        if p.name in ("func.func", "builtin.module"):
-            break
-        out.append(p)
-        p = p.parent
-    return out
 
 
 def contract(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>") -> int:

@@ -21,7 +21,7 @@ from ..analysis.accesses import collect_accesses
 from ..analysis.affine import NonAffine, Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
 from ..analysis.loops import collect_interchangeable_loops, constant_bounds, constant_trip_count, loop_dims
-from ..analysis.memory import UNTRACED, is_placed
+from ..analysis.memory import UNTRACED, block_reentered, escaping_use, is_placed
 from ..mlir import ir
 
 DEAD_ITERATIONS = "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read"
@@ -46,26 +46,11 @@ def on_scratch_copy(fn: ir.Operation, ops: list[ir.Operation], plan: Callable[..
         copy.erase()
 
 
-def _only_plain_uses(root: ir.Value) -> bool:
-    """The buffer is used only by modelled loads and stores of it (as their memref operand, never
-    as the stored value) and its dealloc: it cannot escape, so no other value aliases it."""
-    for use in root.uses:
-        user = mlir.operation(use.owner)
-        if user.name == "memref.dealloc":
-            continue
-        pos = READ_OPS.get(user.name, WRITE_OPS.get(user.name))
-        if pos is not None and [k for k, v in enumerate(user.operands) if v == root] == [pos]:
-            continue
-        return False
-    return True
-
-
 def ops_after(loop: ir.Operation) -> list[ir.Operation]:
     """The function-level ops that may run after `loop` (a direct child of the function body);
     what is nested in them is theirs. The rest of its block; when the function has several
     blocks, every op of every other block; and when a branch can re-enter the loop's block, the
     whole block, the loop included (its next trip reads what this trip left)."""
-    from .contraction import block_reentered
 
     block = loop.block
     ops = mlir.block_ops(block)
@@ -107,7 +92,7 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
     eff = op_effects(loop)
     if eff.unknown:
         return "the loop has unknown effects"
-    if any(not is_placed(eff.values[k]) or not _only_plain_uses(eff.values[k]) for k in eff.writes):
+    if any(not is_placed(eff.values[k]) or escaping_use(eff.values[k], {**READ_OPS, **WRITE_OPS}) is not None for k in eff.writes):
         return "the loop writes a buffer that is not placed or escapes"
     (ax,) = loop_dims(loop, scope)
     cut = f"{ax.name} >= {cb[0] + keep * mlir.int_attr(loop, 'step')}"
