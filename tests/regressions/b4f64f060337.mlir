@@ -1,5 +1,4 @@
 // loopopt regression: internal: [INTERNAL] fusion rolled back: RuntimeError: the operation has been invalidated (trn1 tile-and-interchange trial on a scratch copy, pair inside an outer loop)
-// status: open (found by the fuzzer, seed 20250601 case 22; shrunk by hand)
 // options: --target=trn1 --loop-opt-distance-threshold=8 --enable-loop-distribution=true --enable-profitable-loop-fusion=true --enable-licm=true
 // func: kernel
 // sizes: -
