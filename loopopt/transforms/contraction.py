@@ -15,6 +15,7 @@ that are candidates (a load and a store inside one common loop: the shape fusion
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cmp_to_key
 
 from math import gcd
 
@@ -103,8 +104,12 @@ def contraction_decision(alloc: ir.Operation, scope: Scope | None = None, positi
         return None, Refusal(Code.CONTRACTION_NOT_FORWARDED, "its accesses are in different blocks")
     stores: list = []  # access patterns of the stores seen so far, in order
     plan = []
-    order = positions(block) if positions is not None else {mlir.op_key(o): k for k, o in enumerate(mlir.block_ops(block))}
-    for op in sorted(accesses, key=lambda o: order[mlir.op_key(o)]):
+    if positions is not None:
+        order = positions(block)
+        in_order = sorted(accesses, key=lambda o: order[mlir.op_key(o)])
+    else:  # MLIR keeps each block's op order: no scan of the block per buffer
+        in_order = sorted(accesses, key=cmp_to_key(lambda x, y: -1 if x.is_before_in_block(y) else 1))
+    for op in in_order:
         if op.name in STORES:
             stores.append(access_pattern(op, scope))
             continue
@@ -157,25 +162,16 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
     count = 0
     fname = mlir.func_name(fn)
     scope = Scope()
-    cache: dict = {}
-
-    def positions(block):
-        p = cache.get(block)
-        if p is None:
-            p = cache[block] = {mlir.op_key(o): k for k, o in enumerate(mlir.block_ops(block))}
-        return p
-
     allocs = [o for o in mlir.walk(fn) if o.name in ALLOC_OPS]
     for alloc in allocs:
         where = mlir.location_of(alloc, filename)
-        plan, why_not = contraction_decision(alloc, scope, positions, filename)
+        plan, why_not = contraction_decision(alloc, scope, None, filename)
         if plan is None:
             shrink, why_not_shrink = shrink_decision(alloc, scope, filename)
             if shrink is not None:
                 old = "x".join("?" if d == mlir.DYNAMIC else str(d) for d in mlir.memref_type(alloc.results[0]).shape)
                 loop_at = mlir.location_of(shrink.loop, filename)
                 apply_shrink(alloc, shrink)
-                cache.clear()  # access ops may have been rebuilt
                 count += 1
                 log.add("contraction", PASSED, f"[CONTRACTION] buffer at {where} shrunk from {old} to "
                         f"{'x'.join(map(str, shrink.shape))}: each iteration of the loop at {loop_at} owns its slice",
@@ -192,7 +188,6 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
         for u in [mlir.operation(u.owner) for u in buf.uses]:
             u.erase()
         alloc.erase()
-        cache.clear()
         count += 1
         log.add("contraction", PASSED, f"[CONTRACTION] {kind} at {where} replaced by its stored values; buffer removed",
                 function=fname, location=where, args={"loads_forwarded": len(plan)})
