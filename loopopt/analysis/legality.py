@@ -22,7 +22,7 @@ from .accesses import AccessPattern, collect_accesses
 from .affine import NonAffine, Scope
 from .dependence import InstancePair, conflicts, instance_pair, pair_set
 from .effects import REGION_OPS, is_pure_op, op_effects
-from .memory import value_name
+from .memory import UNTRACED, root_origin, value_name
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
 
 
@@ -141,6 +141,54 @@ def band_pairs(nest: list[ir.Operation], scope: Scope,
     return out
 
 
+def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[AccessPattern],
+                      label=lambda a: "I") -> isl.UnionMap | None:
+    """Pairs of band iterations that touch a common element, at least one writing it, as one isl
+    union map from `label(a)[band dims]` to `label(b)[band dims]` (loops around the band are the
+    same iteration for both: they become parameters; loops inside an access are projected out).
+
+    Built from one access relation per buffer (a union over its accesses), so its cost grows with
+    the number of accesses, not with the number of access pairs. Accesses whose elements are not
+    comparable (unknown index, another rank, an alias class of arguments) touch the whole buffer.
+    None when some access may touch any buffer (untraced): the caller must assume the worst."""
+    n_outer = len(domain_loops(nest[0], scope))
+    band = len(nest)
+    names = [loop_dims(lp, scope)[0].name for lp in nest]
+    by_key: dict = {}
+    for a in accesses:
+        if a.key is UNTRACED:
+            return None
+        by_key.setdefault(a.key, []).append(a)
+    writes, alls = None, None
+    for k, (key, accs) in enumerate(by_key.items()):
+        if not any(a.is_write for a in accs):
+            continue
+        first = accs[0]
+        exact = all(a.index is not None and a.rank == first.rank and
+                    (a.root == first.root or root_origin(a.root) == root_origin(first.root) == "global")
+                    for a in accs)
+        for a in accs:
+            outer = [lp.name for lp in a.loops[:n_outer]]
+            inner = a.loops[n_outer + band:]
+            cons = [c for lp in a.loops[n_outer:] for c in lp.constraints()]
+            elems = [f"e{d}" for d in range(a.rank)] if exact else []
+            if exact:
+                cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
+                         for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
+            body = " and ".join(cons) or "true"
+            if inner:
+                body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
+            params = sorted(scope.params) + outer
+            m = isl.UnionMap(f"[{', '.join(params)}] -> {{ {label(a)}[{', '.join(names)}] -> "
+                             f"B{k}[{', '.join(elems)}] : {body} }}")
+            alls = m if alls is None else alls.union(m)
+            if a.is_write:
+                writes = m if writes is None else writes.union(m)
+    if writes is None:
+        return isl.UnionMap("{ }")
+    return writes.apply_range(alls.reverse()).union(alls.apply_range(writes.reverse()))
+
+
 def unknown_effect_ops(root: ir.Operation) -> list[ir.Operation]:
     """Ops under `root` whose own effects are not modelled (calls, unmodelled ops, including ones
     with regions, accesses through untraced memrefs): they pin program order."""
@@ -171,7 +219,16 @@ def permutation_violation(nest: list[ir.Operation], perm: list[int], scope: Scop
     unknown = unknown_effect_ops(nest[0])
     if unknown:
         return f"{unknown[0].name} at {_loc(unknown[0])} has unknown effects"
-    for bp in band_pairs(nest, scope):
+    names = [loop_dims(lp, scope)[0].name for lp in nest]
+    accesses = collect_accesses(nest[0], scope)
+    conflict = conflict_relation(nest, scope, accesses)
+    if conflict is not None:  # fast exact answer; the pairwise search below only names a culprit
+        xs, ys = [f"{n}_s" for n in names], [f"{n}_t" for n in names]
+        reversed_pairs = isl.UnionMap(f"{{ I[{', '.join(xs)}] -> I[{', '.join(ys)}] : {lex_less(xs, ys)} and "
+                                      f"{lex_less([ys[k] for k in perm], [xs[k] for k in perm])} }}")
+        if conflict.intersect(reversed_pairs).is_empty():
+            return None
+    for bp in band_pairs(nest, scope, accesses):
         before = lex_less(bp.src, bp.dst)
         after_reversed = lex_less([bp.dst[k] for k in perm], [bp.src[k] for k in perm])
         bad_pairs = bp.where(f"{before} and {after_reversed}")
@@ -289,15 +346,24 @@ def statement_graph(nest: list[ir.Operation], scope: Scope) -> StatementGraph:
             if s != u:
                 edges.add((u, s))
                 edges.add((s, u))
-    for bp in band_pairs(nest, scope, flat):
-        i, j = owner[id(bp.a)], owner[id(bp.b)]
-        if i == j or (i, j) in edges:
-            continue
-        order = lex_less(bp.src, bp.dst)
-        if i < j:
-            order = f"({order} or {lex_equal(bp.src, bp.dst)})"
-        if not bp.where(order).is_empty():
-            edges.add((i, j))
+    conflict = conflict_relation(nest, scope, flat, label=lambda a: f"S{owner[id(a)]}")
+    if conflict is None:  # an access may touch any buffer: every pair of touching statements is ordered
+        touching = sorted({owner[id(a)] for a in flat})
+        edges |= {(i, j) for i in touching for j in touching if i != j}
+    else:
+        xs = [f"{lp_name}_s" for lp_name in (loop_dims(lp, scope)[0].name for lp in nest)]
+        ys = [x[:-2] + "_t" for x in xs]
+        pairs: list = []
+        conflict.foreach_map(pairs.append)
+        for m in pairs:
+            i = int(m.get_tuple_name(isl.dim_type.in_)[1:])
+            j = int(m.get_tuple_name(isl.dim_type.out)[1:])
+            if i == j or (i, j) in edges:
+                continue
+            order = lex_less(xs, ys) if i > j else f"({lex_less(xs, ys)} or {lex_equal(xs, ys)})"
+            must = isl.Map(f"{{ S{i}[{', '.join(xs)}] -> S{j}[{', '.join(ys)}] : {order} }}")
+            if not m.intersect(must.align_params(m.get_space())).is_empty():
+                edges.add((i, j))
     return StatementGraph(tuple(nest), tuple(body[k] for k in stmt_idx),
                           tuple(body[k] for k in range(len(body)) if k not in pos),
                           frozenset(edges), frozenset(binds))
