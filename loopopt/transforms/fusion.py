@@ -334,11 +334,13 @@ class GreedyFusion:
                 return outcome
         return False
 
-    def _trial(self, ops: list[ir.Operation], plan) -> bool:
-        """Plan a restructuring: run `plan(*copies)` on a scratch copy of the function."""
+    def _trial(self, st: _BlockState, ops: list[ir.Operation], plan) -> bool:
+        """Plan a restructuring: run `plan(*copies of ops)` on scratch copies of the pair and the
+        ops between them (pair_restructuring.on_scratch_copy)."""
         from . import pair_restructuring as pr
 
-        return pr.on_scratch_copy(self.func, ops, plan)
+        first, last = (ops[0], ops[1]) if ops[0].is_before_in_block(ops[1]) else (ops[1], ops[0])
+        return pr.on_scratch_copy([first, *st.block_order.between(first, last), last], ops, plan)
 
     def _legal_on_copy(self, l1: ir.Operation, l2: ir.Operation, profit: float) -> bool:
         """The fusion battery on a scratch copy (fresh facts: the copy is new IR)."""
@@ -374,7 +376,7 @@ class GreedyFusion:
             roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
             return roots is not None and self._legal_on_copy(roots[0], roots[1], profit)
 
-        if not self._trial([l1, l2], plan):
+        if not self._trial(st, [l1, l2], plan):
             return None
         new = self.rewriter.replace([l1, l2], lambda: _as_replacement(
             pr.tile_and_interchange(l1, l2, self.options, self.log, self.fname)))
@@ -404,7 +406,7 @@ class GreedyFusion:
                         return True
                 return False
 
-            if self._trial([st.loops[victim], st.loops[partner]], plan):
+            if self._trial(st, [st.loops[victim], st.loops[partner]], plan):
                 loop = st.loops[victim]
                 new = self.rewriter.replace([loop], lambda: _as_replacement(
                     pr.distribute_for_partner(loop, self.log, self.fname), single=True))
@@ -432,7 +434,7 @@ class GreedyFusion:
                     pair = (root, cp) if k_first else (cp, root)
                     return self._legal_on_copy(*pair, profit)
 
-                if self._trial([st.loops[k], st.loops[other]], plan):
+                if self._trial(st, [st.loops[k], st.loops[other]], plan):
                     loop = st.loops[k]
                     new = self.rewriter.replace([loop], lambda: _as_replacement(
                         pr.interchange_band(loop, perm, self.options, self.log, self.fname), single=True))

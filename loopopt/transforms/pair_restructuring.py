@@ -27,24 +27,29 @@ from ..mlir import ir
 DEAD_ITERATIONS = "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read"
 
 
-def on_scratch_copy(fn: ir.Operation, ops: list[ir.Operation], plan: Callable[..., bool]) -> bool:
-    """Run `plan(*ops_in_copy)` on a copy of function `fn`; True iff it succeeded and the copy
-    still verifies. The copy is always erased; `fn` is never touched."""
-    walk = list(mlir.walk(fn))
+def on_scratch_copy(seq: list[ir.Operation], ops: list[ir.Operation], plan: Callable[..., bool]) -> bool:
+    """Plan a restructuring on copies: clone the consecutive sibling ops `seq` (the pair and every
+    op between them) into a scratch `scf.execute_region` placed just before the last of them, and
+    run `plan(*copies of ops)`. True iff the plan succeeded and the scratch region verifies. The
+    region is always erased; the real IR is never touched. Only the pair is copied, not the
+    function, so a trial costs what the pair costs.
+
+    Every value the copies use is defined before the region (the originals dominate it), and no
+    analysis counts `scf.execute_region` as a loop, so the copies see the pair's own context."""
+    last = seq[-1]
+    with last.context, last.location:
+        region_op = ir.Operation.create("scf.execute_region", results=[], regions=1, ip=ir.InsertionPoint(last))
+        block = region_op.regions[0].blocks.append()
+        end = ir.Operation.create("scf.yield", ip=ir.InsertionPoint(block))
     try:
-        idx = [next(k for k, o in enumerate(walk) if o == op) for op in ops]
-    except StopIteration:
-        return False
-    copy = fn.clone(ip=ir.InsertionPoint(fn))
-    try:
-        cwalk = list(mlir.walk(copy))
-        ok = bool(plan(*[cwalk[k] for k in idx]))
-        return ok and mlir.verify(copy) is None
+        copies = [mlir.operation(op.clone(ip=ir.InsertionPoint(end))) for op in seq]
+        picked = [copies[next(k for k, o in enumerate(seq) if o == op)] for op in ops]
+        ok = bool(plan(*picked))
+        return ok and mlir.verify(region_op) is None
     except (ValueError, NonAffine, isl.Error):  # a refused step; anything else is a bug for the guard
         return False
     finally:
-        copy.erase()
-
+        region_op.erase()
 
 def ops_after(loop: ir.Operation) -> list[ir.Operation]:
     """The function-level ops that may run after `loop` (a direct child of the function body);
