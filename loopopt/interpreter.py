@@ -32,6 +32,8 @@ from fractions import Fraction
 import numpy as np
 
 from .mlir import DYNAMIC, block_ops, func_body, func_name, functions, ir, location_of, new_context, parse_module
+from .oracle import (ScalarKind, TypeSpec, Unsupported, VectorKind, function_signature, is_memref,
+                     memref_element_dtype, memref_shape, scalar_kind, vector_kind)
 
 DEFAULT_MAX_OPS = 50_000_000
 """Default op budget per `run_function` call; a run that executes more ops is stopped."""
@@ -43,84 +45,9 @@ class InterpreterError(Exception):
     """The program cannot be run: out-of-bounds access, unsupported op, missing body, budget."""
 
 
-class _Unsupported(Exception):
-    """Raised while translating: the op (or a type it uses) has no Python rendering."""
-
-
-# --------------------------------------------------------------------------- types
-
-
-@dataclass(frozen=True)
-class ScalarKind:
-    """How a scalar MLIR type is represented: "index"/"int" as Python ints, "float" as numpy scalars."""
-
-    kind: str
-    width: int
-    dtype: np.dtype | None  # element dtype when stored in a memref (None: cannot be stored)
-
-    @property
-    def is_int(self) -> bool:
-        return self.kind in ("index", "int")
-
-
-_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
-
-
-def scalar_kind(t: ir.Type) -> ScalarKind | None:
-    """The representation of scalar type `t`, or None for non-scalar/unsupported types."""
-    if isinstance(t, ir.IndexType):
-        return ScalarKind("index", 64, np.dtype(np.int64))
-    if isinstance(t, ir.IntegerType):
-        w = ir.IntegerType(t).width
-        dt = _INT_DTYPES.get(w)
-        return ScalarKind("int", w, np.dtype(dt) if dt else None)
-    if isinstance(t, ir.F16Type):
-        return ScalarKind("float", 16, np.dtype(np.float16))
-    if isinstance(t, ir.F32Type):
-        return ScalarKind("float", 32, np.dtype(np.float32))
-    if isinstance(t, ir.F64Type):
-        return ScalarKind("float", 64, np.dtype(np.float64))
-    return None
-
-
-def is_memref(t: ir.Type) -> bool:
-    """Ranked or unranked memref type."""
-    return isinstance(t, (ir.MemRefType, ir.UnrankedMemRefType))
-
-
-def memref_element_dtype(t: ir.Type) -> np.dtype:
-    """numpy dtype of the elements of (ranked or unranked) memref type `t` (raises _Unsupported
-    when there is none)."""
-    elem = ir.UnrankedMemRefType(t).element_type if isinstance(t, ir.UnrankedMemRefType) \
-        else ir.MemRefType(t).element_type
-    k = scalar_kind(elem)
-    if k is None or k.dtype is None:
-        raise _Unsupported(f"memref element type {elem}")
-    return k.dtype
-
-
-@dataclass(frozen=True)
-class VectorKind:
-    """A fixed-size vector type: a numpy array of `shape` whose elements follow `elem`."""
-
-    shape: tuple[int, ...]
-    elem: ScalarKind
-
-    @property
-    def numel(self) -> int:
-        return math.prod(self.shape)
-
-
-def vector_kind(t: ir.Type) -> VectorKind:
-    """The representation of vector type `t` (raises _Unsupported for scalable vectors or
-    elements that cannot be stored)."""
-    vt = ir.VectorType(t)
-    if vt.scalable:
-        raise _Unsupported(f"scalable vector type {t}")
-    k = scalar_kind(vt.element_type)
-    if k is None or k.dtype is None:
-        raise _Unsupported(f"vector element type {vt.element_type}")
-    return VectorKind(tuple(vt.shape), k)
+# Types are classified once for every oracle, in loopopt.oracle; _Unsupported marks what this
+# interpreter cannot render (a type or an op).
+_Unsupported = Unsupported
 
 
 def _mask(k: ScalarKind) -> int:
@@ -646,8 +573,7 @@ class _FuncWriter:
             except _Unsupported as e:
                 self.line(f"_unsupported({self.site}, {self.const(str(e))})")
                 return
-            shape = tuple(None if s == DYNAMIC else s for s in ir.MemRefType(t).shape)
-            spec = self.const((self.describe(a), dt, shape))
+            spec = self.const((self.describe(a), dt, memref_shape(t)))
             self.line(f"_check_memref({p}, {spec}, {self.site})")
             self.bind_dims(a)
             return
@@ -1427,10 +1353,6 @@ def _e_assert(w, op):
 # ---- memref
 
 
-def _static_shape(t: ir.MemRefType) -> list[int | None]:
-    return [None if s == DYNAMIC else s for s in t.shape]
-
-
 @_emits("memref.alloc", "memref.alloca")
 def _e_alloc(w, op):
     r = op.results[0]
@@ -1478,12 +1400,12 @@ def _e_cast(w, op):
     name = w.define(r)
     w.line(f"{name} = {w.n(src)}")  # the same array: a cast never copies
     if isinstance(r.type, ir.MemRefType):
-        dst_shape = _static_shape(ir.MemRefType(r.type))
+        dst_shape = memref_shape(r.type)
         # from unranked: rank and static dims are checked; between ranked types: the static dims
         # the source did not already guarantee
         if not isinstance(src.type, ir.MemRefType) or any(
-                d is not None and s is None for s, d in zip(_static_shape(ir.MemRefType(src.type)), dst_shape)):
-            w.line(f"_check_shape({name}, {w.const(tuple(dst_shape))}, {w.site})")
+                d is not None and s is None for s, d in zip(memref_shape(src.type), dst_shape)):
+            w.line(f"_check_shape({name}, {w.const(dst_shape)}, {w.site})")
         w.bind_dims(r)
 
 
@@ -1498,7 +1420,7 @@ def _e_memref_reshape(w, op):
     is a view of the (contiguous) source."""
     src, shape_mem = op.operands
     r = op.results[0]
-    static = tuple(_static_shape(ir.MemRefType(r.type))) if isinstance(r.type, ir.MemRefType) else None
+    static = memref_shape(r.type) if isinstance(r.type, ir.MemRefType) else None
     w.line(f"{w.define(r)} = _shape_reshape({w.n(src)}, {w.n(shape_mem)}, {w.const(static)}, {w.site})")
     w.bind_dims(r)
 
@@ -1806,36 +1728,6 @@ def _e_transfer_write(w, op):
 # --------------------------------------------------------------------------- compiled modules
 
 
-@dataclass(frozen=True)
-class ArgSpec:
-    """One function argument: a memref (dtype, shape with None for `?`) or a scalar (kind)."""
-
-    type_text: str
-    scalar: ScalarKind | None = None
-    dtype: np.dtype | None = None
-    shape: tuple[int | None, ...] | None = None
-
-    @property
-    def is_memref(self) -> bool:
-        return self.shape is not None
-
-
-def arg_spec(t: ir.Type) -> ArgSpec:
-    """How to build a value of type `t` (dtype/scalar left None when unsupported)."""
-    if isinstance(t, ir.MemRefType):
-        try:
-            dt = memref_element_dtype(t)
-        except _Unsupported:
-            dt = None
-        return ArgSpec(str(t), dtype=dt, shape=tuple(_static_shape(t)))
-    return ArgSpec(str(t), scalar=scalar_kind(t))
-
-
-def function_signature(fn: ir.Operation) -> list[ArgSpec]:
-    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    return [arg_spec(t) for t in ftype.inputs]
-
-
 def _global_info(op: ir.Operation) -> GlobalInfo:
     t = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
     dt = memref_element_dtype(t)
@@ -1874,11 +1766,11 @@ class CompiledModule:
         fns = functions(module)
         self.py_names: dict[str, str] = {}
         self.has_body: dict[str, bool] = {}
-        self.signatures: dict[str, list[ArgSpec]] = {}
+        self.signatures: dict[str, tuple[TypeSpec, ...]] = {}
         self.public: dict[str, bool] = {}
         for i, fn in enumerate(fns):
             self.has_body[func_name(fn)] = func_body(fn) is not None
-            self.signatures[func_name(fn)] = function_signature(fn)
+            self.signatures[func_name(fn)] = function_signature(fn).args
             vis = fn.attributes["sym_visibility"] if "sym_visibility" in fn.attributes else None
             self.public[func_name(fn)] = vis is None or ir.StringAttr(vis).value == "public"
             if func_body(fn) is not None:
@@ -1893,6 +1785,15 @@ class CompiledModule:
         except SyntaxError as e:  # e.g. more than Python's 20 statically nested blocks
             raise InterpreterError(f"{filename}: cannot translate the program to Python: {e.msg}") from None
         exec(code, self.ns)
+
+    def defined(self) -> list[str]:
+        """The functions that have a body (can be run), in module order."""
+        return [n for n, has in self.has_body.items() if has]
+
+    def sole_function(self) -> str | None:
+        """The function to run when none is named: the only one with a body (None if not exactly one)."""
+        defined = self.defined()
+        return defined[0] if len(defined) == 1 else None
 
     # -- translation support
     def add_site(self, op: ir.Operation) -> int:
@@ -2206,11 +2107,9 @@ def run_function(module: ir.Module | str | CompiledModule, func_name: str | None
     unsupported ops, calls to bodiless functions, or more than `max_ops` executed ops.
     """
     compiled = compile_module(module, filename)
+    func_name = func_name if func_name is not None else compiled.sole_function()
     if func_name is None:
-        defined = [n for n, has in compiled.has_body.items() if has]
-        if len(defined) != 1:
-            raise InterpreterError(f"name the function to run; the module defines {['@' + n for n in defined]}")
-        func_name = defined[0]
+        raise InterpreterError(f"name the function to run; the module defines {['@' + n for n in compiled.defined()]}")
     return compiled.run(func_name, list(args), max_ops)
 
 

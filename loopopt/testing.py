@@ -9,19 +9,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .interpreter import DEFAULT_MAX_OPS, ArgSpec, CompiledModule, InterpreterError, compile_module
+from .interpreter import DEFAULT_MAX_OPS, CompiledModule, InterpreterError, compile_module
 from . import mlir
 from .mlir import ir
+from .oracle import TypeSpec, first_difference
+
+__all__ = ["Attempt", "assert_same_results", "corrupt_function", "first_difference", "inject_fault", "make_inputs",
+           "run_on_inputs"]
 
 
-def _function(program: ir.Module | str | CompiledModule, name: str | None) -> tuple[str, list[ArgSpec]]:
+def _function(program: ir.Module | str | CompiledModule, name: str | None) -> tuple[str, tuple[TypeSpec, ...]]:
     """(name, argument specs) of `@name`, or of the only defined function when `name` is None."""
     compiled = compile_module(program)
-    defined = [n for n, has in compiled.has_body.items() if has]
+    name = name if name is not None else compiled.sole_function()
     if name is None:
-        if len(defined) != 1:
-            raise ValueError(f"name a function; the module defines {['@' + n for n in defined]}")
-        name = defined[0]
+        raise ValueError(f"name a function; the module defines {['@' + n for n in compiled.defined()]}")
     if name not in compiled.signatures:
         raise ValueError(f"no function @{name} in the module")
     return name, compiled.signatures[name]
@@ -70,7 +72,7 @@ def make_inputs(module: ir.Module | str | CompiledModule, func_name: str | None,
             continue
         k = spec.scalar
         if k is None:
-            raise ValueError(f"cannot make an input of type {spec.type_text} (argument {i})")
+            raise ValueError(f"cannot make an input of type {spec.text} (argument {i})")
         given = _given(sizes, i)
         if k.is_int:
             values[i] = int(given) if given is not None else _random_index(rng, allow_zero, max_index)
@@ -85,7 +87,7 @@ def make_inputs(module: ir.Module | str | CompiledModule, func_name: str | None,
         if not spec.is_memref:
             continue
         if spec.dtype is None:
-            raise ValueError(f"cannot make an input of type {spec.type_text} (argument {i})")
+            raise ValueError(f"cannot make an input of type {spec.text} (argument {i})")
         given = _given(sizes, i)
         if given is not None and not isinstance(given, (tuple, list)):
             raise ValueError(f"sizes[arg{i}] must be a shape (tuple) for a memref argument")
@@ -113,39 +115,6 @@ def run_on_inputs(program: ir.Module | str | CompiledModule, func_name: str | No
     name = func_name if func_name is not None else _function(compiled, None)[0]
     results = compiled.run(name, args, max_ops)
     return [a for a in args if isinstance(a, np.ndarray)] + list(results)
-
-
-def _bits(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    if a.dtype.kind == "f":
-        return a.view(np.dtype(f"u{a.dtype.itemsize}"))
-    return a
-
-
-def first_difference(before, after, rtol: float = 0.0, atol: float = 0.0) -> str | None:
-    """None if `after` equals `before` (bitwise, any NaN equal to any NaN; or within rtol/atol),
-    else a description of the first difference."""
-    a, b = np.asarray(before), np.asarray(after)
-    if a.shape != b.shape:
-        return f"shape {list(a.shape)} != {list(b.shape)}"
-    if a.dtype != b.dtype:
-        return f"dtype {a.dtype} != {b.dtype}"
-    if a.dtype.kind == "f":
-        both_nan = np.isnan(a) & np.isnan(b)
-        if rtol or atol:
-            same = np.isclose(a, b, rtol=rtol, atol=atol) | both_nan
-        else:
-            same = (_bits(a) == _bits(b)) | both_nan
-    else:
-        same = a == b
-    if np.all(same):
-        return None
-    if a.ndim == 0:
-        return f"before={a[()]!r} after={b[()]!r}"
-    bad = np.argwhere(~np.asarray(same))
-    where = tuple(int(x) for x in bad[0])
-    return (f"first difference at index {list(where)}: before={a[where]!r} after={b[where]!r} "
-            f"({len(bad)} of {a.size} elements differ)")
 
 
 @dataclass(frozen=True)
@@ -191,7 +160,7 @@ def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: i
     func = func if func is not None else func_name
     before_m, after_m = compile_module(before), compile_module(after)
     names = [func] if func is not None else _functions_to_compare(before_m)
-    after_names = {n for n, has in after_m.has_body.items() if has}
+    after_names = set(after_m.defined())
     compared = 0
     for name in names:
         if name not in after_names:
@@ -216,7 +185,7 @@ def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: i
 
 def _functions_to_compare(compiled: CompiledModule) -> list[str]:
     """Public functions with a body (private helpers may be inlined or dropped); all if none is public."""
-    defined = [n for n, has in compiled.has_body.items() if has]
+    defined = compiled.defined()
     public = [n for n in defined if compiled.public[n]]
     return public or defined
 
