@@ -25,11 +25,14 @@ import statistics
 import struct
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
+
+import numpy as np
 
 from . import mlir
 from .mlir import ir
+from .oracle import TypeSpec, first_mismatch, function_signature, matching
 from .toolchain import find_tool, mlir_opt
 
 # The one lowering used for every variant. Math ops with an LLVM intrinsic (exp, tanh, sqrt, ...)
@@ -62,14 +65,34 @@ class NativeError(Exception):
 
 @dataclass(frozen=True)
 class Slot:
-    """One kernel argument or result as the harness sees it."""
+    """One kernel argument or result as the harness sees it: a ranked memref or a scalar."""
 
     name: str  # "arg0", "result1"
-    type: str  # MLIR type text
-    kind: str  # "memref", "index", "int" or "float"
-    elem: str  # element type (memref) or the scalar type itself
-    shape: tuple[int, ...] = ()  # memref shape; -1 marks a dynamic dimension
-    identity_layout: bool = True
+    spec: TypeSpec  # its type, classified by loopopt.oracle
+
+    @property
+    def type(self) -> str:
+        """The MLIR type text."""
+        return self.spec.text
+
+    @property
+    def kind(self) -> str:
+        """"memref", or the scalar's kind: "index", "int" or "float"."""
+        return "memref" if self.spec.is_memref else self.spec.element.kind
+
+    @property
+    def elem(self) -> str:
+        """The element type (memref) or the scalar type itself."""
+        return self.spec.element_text
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The memref shape, -1 marking a dynamic dimension; () for scalars."""
+        return tuple(-1 if d is None else d for d in self.spec.shape or ())
+
+    @property
+    def identity_layout(self) -> bool:
+        return self.spec.identity_layout
 
     @property
     def rank(self) -> int:
@@ -114,29 +137,14 @@ class NativeResult:
 
 # ----------------------------------------------------------------------------- signature
 
-def _scalar_kind(t: ir.Type) -> str | None:
-    if isinstance(t, ir.IndexType):
-        return "index"
-    if isinstance(t, ir.IntegerType):
-        return "int"
-    if isinstance(t, ir.FloatType):
-        return "float"
-    return None
-
-
-def _slot(name: str, t: ir.Type) -> Slot:
-    if isinstance(t, ir.MemRefType):
-        elem = t.element_type
-        if _scalar_kind(elem) is None:
-            raise NativeError(f"{name}: unsupported element type {elem}")
-        shape = tuple(-1 if d == mlir.DYNAMIC else d for d in t.shape)
-        layout = t.layout
-        identity = isinstance(layout, ir.AffineMapAttr) and layout.value == ir.AffineMap.get_identity(t.rank)
-        return Slot(name, str(t), "memref", str(elem), shape, identity)
-    kind = _scalar_kind(t)
-    if kind is None:
-        raise NativeError(f"{name}: unsupported type {t}")
-    return Slot(name, str(t), kind, str(t))
+def _slot(name: str, spec: TypeSpec) -> Slot:
+    """The harness allocates and prints ranked memrefs and scalars of index, integer and float
+    types (any width or format); NativeError for anything else."""
+    if spec.is_memref and spec.element is None:
+        raise NativeError(f"{name}: unsupported element type {spec.element_text}")
+    if spec.form not in ("memref", "scalar"):
+        raise NativeError(f"{name}: unsupported type {spec.text}")
+    return Slot(name, spec)
 
 
 def _find_kernel(module: ir.Module, kernel: str) -> ir.Operation:
@@ -152,9 +160,9 @@ def _find_kernel(module: ir.Module, kernel: str) -> ir.Operation:
 
 
 def _signature_of(fn: ir.Operation, kernel: str) -> KernelSignature:
-    ft = fn.attributes["function_type"].value
-    args = tuple(_slot(f"arg{i}", t) for i, t in enumerate(ft.inputs))
-    results = tuple(_slot(f"result{i}", t) for i, t in enumerate(ft.results))
+    sig = function_signature(fn)
+    args = tuple(_slot(f"arg{i}", spec) for i, spec in enumerate(sig.args))
+    results = tuple(_slot(f"result{i}", spec) for i, spec in enumerate(sig.results))
     return KernelSignature(kernel, args, results)
 
 
@@ -337,7 +345,7 @@ def _print_memref(e: _Emitter, m: str, slot: Slot, full_limit: int) -> None:
         plain = f"memref<{'x'.join('?' if s == -1 else str(s) for s in slot.shape)}x{slot.elem}>"
         copy = e.op(f"memref.alloc({', '.join(dims)}) : {plain}", "m")
         e.emit(f"memref.copy {m}, {copy} : {slot.type} to {plain}")
-        m, slot = copy, Slot(slot.name, plain, "memref", slot.elem, slot.shape, True)
+        m, slot = copy, Slot(slot.name, replace(slot.spec, text=plain, identity_layout=True))
     view, vtype, numel = _flat(e, m, slot)
     c0, c1 = e.const(0, "index"), e.const(1, "index")
     _print(e, e.op(f"arith.index_cast {numel} : index to i64"))
@@ -592,37 +600,51 @@ def run_native(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: i
 
 # ----------------------------------------------------------------------------- comparison
 
-def _close(a, b, rtol: float, scale: float) -> bool:
-    """Equal values (NaN equals NaN); with rtol > 0, floats within rtol * scale."""
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if a == b:
-        return True
-    return rtol > 0.0 and not isinstance(a, int) and abs(a - b) <= rtol * scale
+_CHECKSUM_LABELS = ("sum", "weighted sum", "sum |x|")
+
+
+def _values_difference(x: Output, y: Output, rtol: float) -> str | None:
+    """The first element of two fully printed outputs that differs, scaled by the larger magnitude."""
+    n = min(len(x.values), len(y.values))
+    u, v = np.asarray(x.values[:n]), np.asarray(y.values[:n])
+    scale = np.maximum(np.abs(u), np.abs(v)) if rtol else None
+    miss = first_mismatch(matching(u, v, rtol, scale=scale, signed_zeros=False))
+    if miss is None:
+        return None
+    k = miss.index[0]
+    return f"{x.name}[{k}]: {x.values[k]!r} vs {y.values[k]!r}"
+
+
+def _checksum_difference(x: Output, y: Output, rtol: float) -> str | None:
+    """The first checksum that differs, scaled by the sum of magnitudes (times the largest weight
+    for the weighted sum)."""
+    mag = max(x.checksum[2], y.checksum[2])
+    scale = np.array((mag, mag * WEIGHT_MODULUS, mag))
+    miss = first_mismatch(matching(np.array(x.checksum), np.array(y.checksum), rtol, scale=scale,
+                                   signed_zeros=False))
+    if miss is None:
+        return None
+    k = miss.index[0]
+    return f"{x.name} {_CHECKSUM_LABELS[k]}: {x.checksum[k]!r} vs {y.checksum[k]!r}"
 
 
 def compare_outputs(a: Sequence[Output], b: Sequence[Output], rtol: float = 0.0) -> str | None:
     """None if the two runs printed equal outputs, else the first difference in one line.
 
-    rtol=0 demands equal values (NaN equals NaN, -0 equals +0). Otherwise elements may differ by rtol*max(|a|,|b|) and
-    checksums by rtol times the sum of magnitudes (times the largest weight for the weighted
-    sum), which is what reassociating float sums can cost."""
+    rtol=0 demands equal values (NaN equals NaN, -0 equals +0; loopopt.oracle.matching). Otherwise
+    elements may differ by rtol*max(|a|,|b|) and checksums by rtol times the sum of magnitudes
+    (times the largest weight for the weighted sum), which is what reassociating float sums can cost."""
     if len(a) != len(b):
         return f"{len(a)} outputs vs {len(b)}"
     for x, y in zip(a, b):
         if x.numel != y.numel:
             return f"{x.name}: {x.numel} elements vs {y.numel}"
         if x.values is not None and y.values is not None:
-            for k, (u, v) in enumerate(zip(x.values, y.values)):
-                scale = max(abs(u), abs(v)) if rtol and not isinstance(u, int) else 0.0
-                if not _close(u, v, rtol, scale):
-                    return f"{x.name}[{k}]: {u!r} vs {v!r}"
+            diff = _values_difference(x, y, rtol)
         elif x.checksum is not None and y.checksum is not None:
-            mag = max(x.checksum[2], y.checksum[2])
-            scales = (mag, mag * WEIGHT_MODULUS, mag)
-            for label, u, v, scale in zip(("sum", "weighted sum", "sum |x|"), x.checksum, y.checksum, scales):
-                if not _close(u, v, rtol, scale):
-                    return f"{x.name} {label}: {u!r} vs {v!r}"
+            diff = _checksum_difference(x, y, rtol)
         else:
-            return f"{x.name}: printed in different modes"
+            diff = f"{x.name}: printed in different modes"
+        if diff is not None:
+            return diff
     return None
