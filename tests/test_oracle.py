@@ -7,10 +7,9 @@ import pytest
 
 from loopopt import native, testing
 from loopopt.interpreter import compile_module
-from loopopt.mlir import ir, new_context
+from loopopt.mlir import functions, ir, new_context, parse_module
 from loopopt.oracle import (Unsupported, classify_scalar, first_difference, first_mismatch, function_signature,
                             matching, memref_element_dtype, scalar_kind, type_spec, vector_kind)
-from loopopt.mlir import functions, parse_module
 
 _CTX = new_context()
 
