@@ -565,42 +565,29 @@ class _FuncWriter:
         self.depth -= 1
 
     def entry_check(self, a: ir.Value, p: str) -> None:
-        """Check and normalize an argument: memrefs must match dtype/rank/static dims."""
+        """Check and normalize an argument: memrefs must match dtype/rank/static dims, vectors
+        become read-only arrays, scalars take their canonical form. A type the interpreter cannot
+        hold makes the call fail when it runs."""
         t = a.type
-        if isinstance(t, ir.MemRefType):
-            try:
-                dt = memref_element_dtype(t)
-            except _Unsupported as e:
-                self.line(f"_unsupported({self.site}, {self.const(str(e))})")
-                return
-            spec = self.const((self.describe(a), dt, memref_shape(t)))
-            self.line(f"_check_memref({p}, {spec}, {self.site})")
-            self.bind_dims(a)
-            return
-        if isinstance(t, ir.UnrankedMemRefType):
-            try:
-                spec = self.const((self.describe(a), memref_element_dtype(t), None))
-            except _Unsupported as e:
-                self.line(f"_unsupported({self.site}, {self.const(str(e))})")
-                return
-            self.line(f"_check_memref({p}, {spec}, {self.site})")
-            return
-        if isinstance(t, ir.VectorType):
-            try:
+        try:
+            if is_memref(t):
+                shape = memref_shape(t) if isinstance(t, ir.MemRefType) else None  # None: unranked
+                spec = self.const((self.describe(a), memref_element_dtype(t), shape))
+                self.line(f"_check_memref({p}, {spec}, {self.site})")
+                if shape is not None:
+                    self.bind_dims(a)
+            elif isinstance(t, ir.VectorType):
                 vk = vector_kind(t)
-            except _Unsupported as e:
-                self.line(f"_unsupported({self.site}, {self.const(str(e))})")
-                return
-            spec = self.const((self.describe(a), vk.elem.dtype, vk.shape))
-            self.line(f"{p} = _vector_arg({p}, {spec}, {self.site})")
-            return
-        k = scalar_kind(t)
-        if k is None:
-            self.line(f"_unsupported({self.site}, {self.const(f'arguments of type {t}')})")
-        elif k.is_int:
-            self.line(f"{p} = _canon({p}, {self.const(k)})")
-        else:
-            self.line(f"{p} = {self.const(k.dtype.type)}({p})")
+                spec = self.const((self.describe(a), vk.elem.dtype, vk.shape))
+                self.line(f"{p} = _vector_arg({p}, {spec}, {self.site})")
+            else:
+                k = scalar_kind(t)
+                if k is None:
+                    raise _Unsupported(f"arguments of type {t}")
+                self.line(f"{p} = _canon({p}, {self.const(k)})" if k.is_int else
+                          f"{p} = {self.const(k.dtype.type)}({p})")
+        except _Unsupported as e:
+            self.line(f"_unsupported({self.site}, {self.const(str(e))})")
 
     # -- blocks
     def emit_ops(self, block: ir.Block) -> ir.Operation | None:
