@@ -368,9 +368,13 @@ class GreedyFusion:
         """Neuron targets: GCD-tile both partition loops and move the point loops outermost."""
         from . import pair_restructuring as pr
 
+        from .tiling import gcd_tile_factor
+
         if not self.options.target.partitioned:
             return None
         l1, l2 = st.loops[a], st.loops[b]
+        if gcd_tile_factor(l1, l2) <= 1:
+            return None  # nothing to tile by: no trial needed
 
         def plan(c1, c2) -> bool:
             roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
