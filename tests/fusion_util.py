@@ -8,7 +8,7 @@ from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
 
 
-def optimize_checked(src: str, target: str = "cpu", passes=None, sizes=None, **kw):
+def optimize_checked(src: str, target: str = "cpu", passes=None, sizes=None, seed: int = 7, **kw):
     """Optimize `src`, assert the output verifies and computes the same results; return the result."""
     opts = Options(target=TARGETS[target], **kw)
     res = driver.optimize(src, opts, "test.mlir", passes=passes)
@@ -18,7 +18,7 @@ def optimize_checked(src: str, target: str = "cpu", passes=None, sizes=None, **k
     assert mlir.verify(module.operation) is None
     if find_tool("mlir-opt"):
         assert verify_with_mlir_opt(res.text) is None
-    assert_same_results(src, res.text, seed=7, sizes=sizes)
+    assert_same_results(src, res.text, seed=seed, sizes=sizes)
     return res
 
 

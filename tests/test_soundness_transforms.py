@@ -12,26 +12,19 @@ import re
 
 import pytest
 
+from fusion_util import optimize_checked
 from loopopt import driver, mlir
 from loopopt.analysis.affine import Scope
 from loopopt.options import TARGETS, Options
 from loopopt.testing import assert_same_results
-from loopopt.toolchain import find_tool, verify_with_mlir_opt
+from loopopt.toolchain import find_tool
 from loopopt.transforms import pair_restructuring as pr
 from loopopt.transforms.licm import may_trap
 
 
 def optimize(src: str, target: str = "cpu", sizes=None, seed: int = 3):
     """Run loopopt; the output must verify, leave no [INTERNAL] remark and compute what `src` does."""
-    res = driver.optimize(src, Options(target=TARGETS[target]), "t.mlir")
-    internal = [r.message for r in res.remarks if r.message.startswith("[INTERNAL]")]
-    assert not internal, internal
-    module = mlir.parse_module(res.text)  # kept alive while verified
-    assert mlir.verify(module.operation) is None
-    if find_tool("mlir-opt"):
-        assert verify_with_mlir_opt(res.text) is None
-    assert_same_results(src, res.text, seed=seed, sizes=sizes)
-    return res
+    return optimize_checked(src, target, sizes=sizes, seed=seed)
 
 
 def allocs(text: str) -> list[str]:
