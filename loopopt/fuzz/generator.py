@@ -730,12 +730,13 @@ def _gen_nest(g: _Gen, remaining: int, dst_ref=None, read_ref=None, plain: bool 
             g.use("reduction_acc")
     if kind == "map" and bait is None:
         _maybe_extra_stores(g, nest, all_vars)
-        if nest.extra and nest.width == 1 and all(lp.lb is None for lp in loops):
-            g.bait = nest
     _maybe_semi_affine(g, nest)
     _maybe_carried(g, nest, all_vars, outer_vars)
     _maybe_local_reshape(g, nest, all_vars)
     _maybe_body_call(g, nest)
+    if (kind == "map" and bait is None and (nest.extra or nest.body_call) and nest.width == 1
+            and all(lp.lb is None for lp in loops)):
+        g.bait = nest
     g.emit(nest, (), _nest_uses(nest))
 
 
@@ -790,9 +791,19 @@ def _gen_vector_nest(g: _Gen, dst_ref=None, read_ref=None) -> None:
 def _bait_reads(g: _Gen, bait: Nest) -> list:
     """Reads of what a multi-store nest (same loops) wrote: one element ahead of one store (fusing
     the two loops would reverse that dependence) and at the same element of another, so fusion
-    is refused and distribution can split off the part that does fuse."""
+    is refused and distribution can split off the part that does fuse. After a nest whose body
+    calls a function, also a read of what the call updates (a get_global of its global): fusing
+    would move that read before later trips' calls."""
     stores = [dst for dst, _ in bait.statements() if dst.mode == "affine"]
     out = []
+    call = bait.body_call
+    if call is not None:
+        target = call.buf
+        if call.mode == "global":
+            views = [r for r in g.readable if isinstance(r, View) and r.kind == "get_global" and r.of is call.buf]
+            target = views[-1] if views else None
+        if target is not None and _readable(g, target):
+            out.append(_gen_access(g, target, bait.loops, list(range(len(bait.loops))), allow_fancy=False))
     for k, dst in enumerate(g.rng.sample(stores, min(2, len(stores)))):
         idx = list(dst.idx)
         var_dims = [d for d, s in enumerate(idx) if s.var is not None and not s.semi]
@@ -919,8 +930,8 @@ def _maybe_body_call(g: _Gen, nest: Nest) -> None:
     if g.cfg.allows("unranked"):
         modes.append("unranked")
     if g.globals and g.cfg.allows("call_global"):
-        modes.append("global")
-    if not modes or not _coin(rng, 0.04):
+        modes += ["global", "global"]  # no operand at all: only the unmodelled-op barrier sees it
+    if not modes or not _coin(rng, 0.05):
         return
     mode = rng.choice(modes)
     if mode == "global":
