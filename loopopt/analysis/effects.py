@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .. import mlir
 from ..mlir import ir
-from .memory import ALLOC_OPS, UNTRACED, VIEW_OPS, alias_root, buffer_key, is_memref_value
+from .memory import ALLOC_OPS, UNTRACED, VIEW_OPS, alias_root, buffer_key, callee_name, is_memref_value
 
 PURE_DIALECTS = ("arith.", "math.", "index.", "complex.")
 # Value-only vector ops (no memory): what affine-super-vectorize and friends emit around accesses.
@@ -150,7 +150,7 @@ def op_effects(op: ir.Operation) -> Effects:
             eff.read(alias_root(v))
             eff.write(alias_root(v))
         eff.unknown = True  # the callee may also touch globals or have other effects
-        eff.reasons.append(f"call to {_callee(op)} at {mlir.location_of(op)}")
+        eff.reasons.append(f"{callee_text(op)} at {mlir.location_of(op)}")
     elif name in REGION_OPS:
         pass
     elif is_pure_op(op):
@@ -168,8 +168,7 @@ def op_effects(op: ir.Operation) -> Effects:
     return eff
 
 
-def _callee(op: ir.Operation) -> str:
-    try:
-        return "@" + ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    except (KeyError, ValueError):
-        return op.name
+def callee_text(op: ir.Operation) -> str:
+    """`call to @f` for a direct call, the op's name otherwise."""
+    name = callee_name(op)
+    return f"call to @{name}" if name is not None else op.name

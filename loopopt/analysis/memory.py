@@ -153,7 +153,7 @@ def argument_classes(fn: ir.Operation):
     name = mlir.func_name(fn)
     calls, address_taken = [], False
     for op in mlir.walk(mlir.operation(fn.parent)):
-        if op.name == "func.call" and _callee_name(op) == name:
+        if op.name == "func.call" and callee_name(op) == name:
             calls.append(op)
         elif op.name != "func.func" and _mentions_symbol(op, name):
             address_taken = True
@@ -182,7 +182,8 @@ def argument_classes(fn: ir.Operation):
     return out
 
 
-def _callee_name(op: ir.Operation) -> str | None:
+def callee_name(op: ir.Operation) -> str | None:
+    """The symbol a `func.call` calls (None for an indirect call)."""
     try:
         return ir.FlatSymbolRefAttr(op.attributes["callee"]).value
     except (KeyError, ValueError):

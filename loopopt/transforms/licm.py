@@ -33,9 +33,9 @@ from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.dependence import instance_pair, may_alias, pair_set
-from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, is_pure_op, op_effects
+from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, callee_text, is_pure_op, op_effects
 from ..analysis.loops import body_ops, domain_loops, runs_at_least_once
-from ..analysis.memory import ALLOC_OPS, alias_root, is_placed, value_name
+from ..analysis.memory import ALLOC_OPS, alias_root, callee_name, is_placed, value_name
 from ..mlir import ir
 from ..options import Options
 from ..analysis.refusal import Code, Refusal
@@ -211,11 +211,8 @@ def callee_writes_only_arguments(call: ir.Operation, funcs: dict, seen: frozense
     arguments (or buffers it allocates): every store, dealloc and copy target has such a root,
     it has no unknown op, and each call it makes passes only such buffers to a callee with the
     same property. Reading globals is fine."""
-    if call.name != "func.call":
-        return False
-    try:
-        name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-    except (KeyError, ValueError):
+    name = callee_name(call) if call.name == "func.call" else None
+    if name is None:
         return False
     if name in seen:
         return True  # a recursive cycle writes nothing the rest of the cycle does not
@@ -241,13 +238,6 @@ def callee_writes_only_arguments(call: ir.Operation, funcs: dict, seen: frozense
     return True
 
 
-def _callee_text(op: ir.Operation) -> str:
-    try:
-        return "call to @" + ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    except (KeyError, ValueError):
-        return op.name
-
-
 def loop_clobbers(loop: ir.Operation, funcs: dict) -> list[Clobber]:
     """Calls and unknown ops inside `loop` that may write memory beyond their operands."""
     out = []
@@ -255,7 +245,7 @@ def loop_clobbers(loop: ir.Operation, funcs: dict) -> list[Clobber]:
         kind = op_kind(op)
         if kind == CALL:
             if not callee_writes_only_arguments(op, funcs):
-                out.append(Clobber(_callee_text(op), "external"))
+                out.append(Clobber(callee_text(op), "external"))
         elif kind == UNKNOWN or (kind == REGION and op.name not in REGION_OPS):
             out.append(Clobber(f"unknown op {op.name}", "any"))
     return out
@@ -307,7 +297,7 @@ def _writer_text(write: AccessPattern) -> str:
             owner, _ = mlir.value_owner(memref)
             return f"{op.name} through {owner.name}"
         return op.name
-    return _callee_text(op) if op.name in CALL_OPS else op.name
+    return callee_text(op) if op.name in CALL_OPS else op.name
 
 
 def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> Refusal | None:
@@ -397,7 +387,7 @@ def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Sc
         return _refuse(Code.LICM_TERMINATOR, f"{op.name} ends the loop body")
     return _refuse(Code.LICM_SIDE_EFFECTS, {
         WRITE: f"{op.name} writes memory",
-        CALL: f"{_callee_text(op)} may have side effects",
+        CALL: f"{callee_text(op)} may have side effects",
         ALLOC: f"{op.name} allocates",
         UNKNOWN: f"unknown op {op.name} may have side effects",
     }[kind])

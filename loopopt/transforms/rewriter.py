@@ -117,8 +117,9 @@ class BlockOrder:
         if n is not None:
             self.prev[n] = p
 
-    def _link_after(self, prev_key, op: ir.Operation):
-        key = mlir.op_key(op)
+    def _link_after(self, prev_key, op: ir.Operation | None, key=None):
+        """Link `op` (or a placeholder `key` with no op) right after `prev_key` (None: first)."""
+        key = mlir.op_key(op) if key is None else key
         n = self.head if prev_key is None else self.next[prev_key]
         self.op_of[key], self.prev[key], self.next[key] = op, prev_key, n
         if prev_key is None:
@@ -150,15 +151,8 @@ class BlockOrder:
         if key not in self.op_of:
             return  # not an op of this block
         token = ("replacing", id(op))
-        p, n = self.prev.pop(key), self.next.pop(key)
-        del self.op_of[key]
-        self.op_of[token], self.prev[token], self.next[token] = None, p, n
-        if p is None:
-            self.head = token
-        else:
-            self.next[p] = token
-        if n is not None:
-            self.prev[n] = token
+        self._link_after(self.prev[key], None, token)
+        self._unlink(key)
         self._pending[id(op)] = token
 
     def after_replace(self, op: ir.Operation, new_ops: list[ir.Operation]) -> None:
