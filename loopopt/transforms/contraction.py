@@ -32,6 +32,7 @@ from ..mlir import ir
 from ..options import Options
 from ..analysis.refusal import Code, Refusal
 from ..remarks import PASSED, RemarkLog
+from .rewriter import Rewriter
 
 # Modelled accesses of a buffer: op -> position of the memref operand (indices follow it).
 LOADS = {"affine.load": 0, "affine.vector_load": 0}
@@ -162,6 +163,7 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
     count = 0
     fname = mlir.func_name(fn)
     scope = Scope()
+    rewriter = Rewriter()
     allocs = [o for o in mlir.walk(fn) if o.name in ALLOC_OPS]
     for alloc in allocs:
         where = mlir.location_of(alloc, filename)
@@ -171,7 +173,7 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
             if shrink is not None:
                 old = "x".join("?" if d == mlir.DYNAMIC else str(d) for d in mlir.memref_type(alloc.results[0]).shape)
                 loop_at = mlir.location_of(shrink.loop, filename)
-                apply_shrink(alloc, shrink)
+                rewriter.replace([alloc], lambda: [[apply_shrink(alloc, shrink)]])
                 count += 1
                 log.add("contraction", PASSED, f"[CONTRACTION] buffer at {where} shrunk from {old} to "
                         f"{'x'.join(map(str, shrink.shape))}: each iteration of the loop at {loop_at} owns its slice",
@@ -183,11 +185,11 @@ def contract_function(fn: ir.Operation, options: Options, log: RemarkLog, filena
         buf = alloc.results[0]
         kind = alloc.name
         for load, store in plan:
-            load.results[0].replace_all_uses_with(store.operands[0])
-            load.erase()
+            rewriter.replace_all_uses(load.results[0], store.operands[0])
+            rewriter.erase(load)
         for u in [mlir.operation(u.owner) for u in buf.uses]:
-            u.erase()
-        alloc.erase()
+            rewriter.erase(u)
+        rewriter.erase(alloc)
         count += 1
         log.add("contraction", PASSED, f"[CONTRACTION] {kind} at {where} replaced by its stored values; buffer removed",
                 function=fname, location=where, args={"loads_forwarded": len(plan)})
@@ -439,8 +441,8 @@ def _with_iv_dim(op: ir.Operation, first: int, m: ir.AffineMap, iv: ir.Value) ->
     return new
 
 
-def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> None:
-    """Rewrite the buffer and every access per `plan`."""
+def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> ir.Operation:
+    """Rewrite the buffer and every access per `plan`; returns the new allocation."""
     buf = alloc.results[0]
     old_t = mlir.memref_type(buf)
     iv = plan.loop.regions[0].blocks[0].arguments[0]
@@ -468,3 +470,4 @@ def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> None:
             op.attributes["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(m.n_dims, m.n_symbols, results))
     buf.replace_all_uses_with(new.result)
     alloc.erase()
+    return mlir.operation(new)

@@ -40,6 +40,7 @@ from ..mlir import ir
 from ..options import Options
 from ..analysis.refusal import Code, Refusal
 from ..remarks import PASSED, RemarkLog
+from .rewriter import Rewriter
 
 PASS_NAME = "licm"
 HOIST_MESSAGE = "[LICM] Moving inst {name} to a new insertion point"
@@ -432,7 +433,7 @@ class Hoist:
 
 
 def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLog,
-                    function: str = "", filename: str = "<input>") -> list[Hoist]:
+                    function: str = "", filename: str = "<input>", rewriter: Rewriter | None = None) -> list[Hoist]:
     """Move every invariant op of `loop`'s body (in program order) to just before `loop`."""
     defs = in_loop_defs(loop)
     facts = _LazyFacts(loop, scope, funcs)
@@ -445,7 +446,7 @@ def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLo
         reason = invariance_reason(op, loop, defs, scope, facts)
         args = {"inst": op.name, "loop": loop_loc}
         if reason is None:
-            op.move_before(loop)
+            (rewriter or Rewriter()).move_before(op, loop)
             defs.difference_update(op.results)
             if op.regions:
                 defs.difference_update(in_loop_defs(op))
@@ -469,8 +470,9 @@ def licm_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input>", f
     scope = Scope()
     name = mlir.func_name(fn)
     moved: set = set()
+    rewriter = Rewriter()
     for loop in loops_innermost_first(fn):
-        for h in hoist_from_loop(loop, scope, funcs, log, name, filename):
+        for h in hoist_from_loop(loop, scope, funcs, log, name, filename, rewriter):
             moved.add(h.op)
     return len(moved)
 

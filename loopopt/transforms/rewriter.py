@@ -9,6 +9,7 @@ A listener implements any of (each optional):
   before_move(op, anchor)            op is about to move just before `anchor`
   after_move(op, anchor)             it has moved
   before_erase(op)                   op and everything nested in it is about to be erased
+  before_replace_uses(old, new)      every use of value `old` is about to use `new`
   before_fuse(l1, l2)                l2's body is about to be appended to l1 and l2 erased
   after_fuse(l1, state, moved)       done; `state` is what before_fuse returned, `moved` l2's body
   before_replace(op)                 op is about to be rewritten by a composite transform (tiling,
@@ -45,6 +46,10 @@ class Rewriter:
         self._notify("before_move", op, anchor)
         op.move_before(anchor)
         self._notify("after_move", op, anchor)
+
+    def replace_all_uses(self, old: ir.Value, new: ir.Value) -> None:
+        self._notify("before_replace_uses", old, new)
+        old.replace_all_uses_with(new)
 
     def erase(self, op: ir.Operation) -> None:
         self._notify("before_erase", op)
