@@ -1,4 +1,4 @@
-"""Render bench.json and scaling.json into results.md, speedups.png and compile_time.png."""
+"""Render bench.json and scaling.json into results.md, speedups.png, scaling.md and compile_time.png."""
 from __future__ import annotations
 
 import json
@@ -181,33 +181,104 @@ def bandwidth_markdown(bench: dict, bw: float | None) -> list[str]:
     return lines
 
 
-def scaling_markdown(sc: dict) -> list[str]:
-    ms = sc["measurements"]
-    tools = list(dict.fromkeys(m["tool"] for m in ms))
-    sizes = sorted({m["loops"] for m in ms})
-    head = "| loops | " + " | ".join(f"{t} s | peak MiB | loops after" for t in tools) + " |"
-    lines = ["## Compile-time scaling", "",
-             "Chains of N elementwise loops through N-1 placed buffers; wall time and peak RSS of one process each, "
-             "and the affine.for ops left in the output (1 = the whole chain fused).", "",
-             head, "|---:|" + "---:|" * (3 * len(tools))]
-    for n in sizes:
-        cells = []
-        for t in tools:
-            m = next((x for x in ms if x["tool"] == t and x["loops"] == n), None)
-            if m is None:
-                cells += ["—", "—", "—"]
-            else:
-                cells += [_fmt(m["seconds"], ".2f", m["status"]), _fmt(m["peak_rss_mib"], ".0f", "—"),
-                          _fmt(m.get("loops_after"), "d", "—")]
-        lines.append(f"| {n} | " + " | ".join(cells) + " |")
-    lines += ["", "Growth exponent (time ~ N^k): least-squares over all sizes; and between the two largest "
-              "(for reference, N·log N has k ≈ 1.1–1.15 over these sizes; a Python start-up of ~0.4 s flattens the fit for loopopt).", "",
-              "| tool | k (fit) | k (last two sizes) |", "|---|---:|---:|"]
-    for t, f in sc["fits"].items():
-        lines.append(f"| {t} | {_fmt(f['exponent'])} | {_fmt(f['exponent_last'])} |")
-    lines.append("")
-    lines.append(f"Scaling run: {sc.get('wall_seconds', 0):.0f} s.")
+def _seconds_cell(m: dict | None) -> str:
+    if m is None:
+        return "—"
+    if m["seconds"] is not None:
+        return f"{m['seconds']:.2f}"
+    status = m["status"]
+    if status.startswith("timeout"):
+        return f"> {status[len('timeout ('):].rstrip(')')} (timeout)"
+    if status.startswith("skipped"):
+        return "skipped"
+    return "FAIL (" + status.split(":")[0] + ")"
+
+
+def _exponent_cell(fit: dict) -> str:
+    if fit.get("exponent_last") is not None:
+        return f"{fit['exponent_last']:.2f}"
+    if fit.get("exponent_at_least") is not None:
+        return f"≥ {fit['exponent_at_least']:.2f}"
+    return "n/a"
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "**NO**"
+
+
+def scaling_target_markdown(sc: dict) -> list[str]:
+    """The issue's target per pattern and loopopt tool, at the largest size."""
+    limit = sc.get("target_exponent", 1.3)
+    lines = ["| pattern | largest N | loopopt tool | loopopt s | fastest mlir-opt s | k (last two) | "
+             "k net of start-up | faster | k ≤ " + f"{limit:g} |",
+             "|---|---:|---|---:|---:|---:|---:|---|---|"]
+    for v in sc.get("verdicts", []):
+        fit = sc["fits"][v["pattern"]][v["tool"]]
+        mlir = _fmt(v["mlir_seconds"], ".2f", v["mlir_status"].split(":")[0] if v["mlir_tool"] else "not run")
+        if v["mlir_tool"] and v["mlir_seconds"] is None and v["mlir_status"].startswith("timeout"):
+            mlir = "> " + v["mlir_status"][len("timeout ("):].rstrip(")") + " (timeout)"
+        lines.append(f"| {v['pattern']} | {v['size']} | {v['tool']} | {_fmt(v['seconds'], '.2f', 'FAIL')} | {mlir} | "
+                     f"{_fmt(v['exponent_last'])} | {_fmt(fit.get('exponent_last_net'), '.2f', '—')} | "
+                     f"{_yes(v['faster'])} | {_yes(v['grows_ok'])} |")
     return lines
+
+
+def scaling_pattern_markdown(sc: dict, pattern: str) -> list[str]:
+    """Seconds per size and tool for one pattern, then the exponents, peak RSS and loops left."""
+    ms = [m for m in sc["measurements"] if m["pattern"] == pattern]
+    tools = list(dict.fromkeys(m["tool"] for m in ms))
+    sizes = sorted({m["size"] for m in ms})
+    at = {(m["tool"], m["size"]): m for m in ms}
+    unit = sc.get("units", {}).get(pattern, "")
+    lines = [f"### {pattern}", "", f"N = {unit}; seconds of one process per compile.", "",
+             f"| N | " + " | ".join(tools) + " |", "|---:|" + "---:|" * len(tools)]
+    for n in sizes:
+        lines.append(f"| {n} | " + " | ".join(_seconds_cell(at.get((t, n))) for t in tools) + " |")
+    fits = sc["fits"][pattern]
+    largest = sizes[-1]
+    lines.append("| k (last two) | " + " | ".join(_exponent_cell(fits[t]) for t in tools) + " |")
+    lines.append("| k (fit, all N) | " + " | ".join(_fmt(fits[t].get("exponent")) for t in tools) + " |")
+    lines.append(f"| peak MiB at {largest} | " + " | ".join(
+        _fmt((at.get((t, largest)) or {}).get("peak_rss_mib"), ".0f", "—") for t in tools) + " |")
+    lines.append(f"| loops after at {largest} | " + " | ".join(
+        _fmt((at.get((t, largest)) or {}).get("loops_after"), "d", "—") for t in tools) + " |")
+    return lines
+
+
+def scaling_markdown(sc: dict) -> list[str]:
+    """The scaling section: the issue-13 target table, then one table per pattern."""
+    m = sc.get("machine", {})
+    limit = sc.get("target_exponent", 1.3)
+    startup = sc.get("startup_seconds")
+    lines = ["## Compile-time scaling", "",
+             f"Machine: {m.get('cpu', '?')}, {m.get('cpus', '?')} CPUs; {m.get('mlir_opt', '')}; load average at "
+             f"start {', '.join(f'{x:.2f}' for x in m.get('load_average', []))}; niceness {sc.get('niceness', 0)}. "
+             f"Per compile timeout {sc.get('timeout', 0):.0f} s (a tool that times out skips the larger sizes of "
+             f"that pattern); whole run {sc.get('wall_seconds', 0):.0f} s"
+             + (" (--quick)" if sc.get("quick") else "") + ".",
+             f"loopopt's start-up on an empty function: {_fmt(startup, '.2f')} s.", "",
+             f"k = log(t2/t1) / log(N2/N1) between the two largest sizes that ran (≥: a lower bound from a "
+             f"timeout); 'net of start-up' subtracts loopopt's start-up from both times first. Target (issue 13): "
+             f"every loopopt tool faster than the fastest mlir-opt tool of the pattern at the largest N, "
+             f"and k ≤ {limit:g}.", ""]
+    lines += scaling_target_markdown(sc)
+    for pattern in sc["fits"]:
+        lines += [""] + scaling_pattern_markdown(sc, pattern)
+    return lines
+
+
+def write_scaling(results_dir: str) -> None:
+    """scaling.md and compile_time.png from scaling.json."""
+    sc = _load(os.path.join(results_dir, "scaling.json"))
+    if not sc:
+        return
+    lines = ["# loopopt compile-time scaling", "",
+             f"Generated {time.strftime('%Y-%m-%d %H:%M')} from scaling.json (`python3 benchmarks/scaling.py`). "
+             "The patterns are described in benchmarks/README.md.", ""]
+    lines += scaling_markdown(sc)[2:] + ["", "![compile time](compile_time.png)"]
+    with open(os.path.join(results_dir, "scaling.md"), "w") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
+    compile_chart(sc, os.path.join(results_dir, "compile_time.png"))
 
 
 def speedup_chart(bench: dict, path: str) -> None:
@@ -234,51 +305,66 @@ def speedup_chart(bench: dict, path: str) -> None:
 
 
 def compile_chart(sc: dict, path: str) -> None:
+    """One log-log panel per pattern: seconds against N per tool; a timeout is an x at its limit."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    for tool in dict.fromkeys(m["tool"] for m in sc["measurements"]):
-        pts = sorted((m["loops"], m["seconds"], m["peak_rss_mib"]) for m in sc["measurements"] if m["tool"] == tool)
-        ok = [(n, s) for n, s, _ in pts if s]
-        k = sc["fits"].get(tool, {}).get("exponent")
-        label = f"{tool} (k={k:.2f})" if k is not None else tool
-        if ok:
-            a1.plot([n for n, _ in ok], [s for _, s in ok], marker="o", label=label)
-        a2.plot([n for n, _, r in pts if r], [r for _, _, r in pts if r], marker="o", label=tool)
     from matplotlib.ticker import NullFormatter
-    sizes = sorted({m["loops"] for m in sc["measurements"]})
-    a1.set_yscale("log")
-    for ax, what in ((a1, "wall time (s)"), (a2, "peak RSS (MiB)")):
+    patterns = list(sc["fits"])
+    cols = 3
+    rows = (len(patterns) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    colors = {}
+    for ax, pattern in zip(axes.flat, patterns):
+        ms = [m for m in sc["measurements"] if m["pattern"] == pattern]
+        for tool in dict.fromkeys(m["tool"] for m in ms):
+            color = colors.setdefault(tool, f"C{len(colors)}")
+            pts = sorted((m["size"], m["seconds"]) for m in ms if m["tool"] == tool and m["seconds"])
+            k = sc["fits"][pattern][tool].get("exponent_last")
+            label = f"{tool} (k={k:.2f})" if k is not None else tool
+            if pts:
+                ax.plot([n for n, _ in pts], [t for _, t in pts], marker="o", color=color, label=label)
+            late = [(m["size"], float(m["status"][len("timeout ("):].split()[0]))
+                    for m in ms if m["tool"] == tool and m["status"].startswith("timeout (")]
+            if late:
+                ax.plot([n for n, _ in late], [t for _, t in late], marker="x", markersize=10, linestyle="none",
+                        color=color)
+        sizes = sorted({m["size"] for m in ms})
         ax.set_xscale("log")
+        ax.set_yscale("log")
         ax.set_xticks(sizes)
-        ax.set_xticklabels([str(n) for n in sizes])
+        ax.set_xticklabels([str(n) for n in sizes], fontsize=7)
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("loops in the chain")
-        ax.set_ylabel(what)
+        ax.set_xlabel(f"N ({sc.get('units', {}).get(pattern, '')})", fontsize=8)
+        ax.set_ylabel("seconds", fontsize=8)
+        ax.set_title(pattern, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    a1.set_title("Compile time vs loop count")
-    a2.set_title("Peak memory vs loop count")
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(patterns):]:
+        ax.axis("off")
+    fig.suptitle("Compile time against size (log-log; x = timed out at the per-compile limit)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def write_all(results_dir: str) -> None:
-    """results.md (+ charts) from whichever of bench.json / scaling.json exist."""
+def write_all(results_dir: str, speedup_png: bool = True) -> None:
+    """results.md (+ charts, + scaling.md) from whichever of bench.json / scaling.json exist;
+    speedup_png=False leaves speedups.png as it is (a scaling-only run)."""
     bench = _load(os.path.join(results_dir, "bench.json"))
     sc = _load(os.path.join(results_dir, "scaling.json"))
     lines = ["# loopopt benchmark results", "",
              f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `python3 benchmarks/run.py` "
-             "(scaling: `python3 benchmarks/run.py --scaling`). See benchmarks/README.md for the columns.", ""]
+             "(scaling: `python3 benchmarks/scaling.py`). See benchmarks/README.md for the columns.", ""]
     if bench:
         lines += bench_markdown(bench)
         lines += ["", "![speedups](speedups.png)", ""]
-        speedup_chart(bench, os.path.join(results_dir, "speedups.png"))
+        if speedup_png:
+            speedup_chart(bench, os.path.join(results_dir, "speedups.png"))
     if sc:
-        lines += [""] + scaling_markdown(sc) + ["", "![compile time](compile_time.png)", ""]
-        compile_chart(sc, os.path.join(results_dir, "compile_time.png"))
+        lines += ["", "## Compile-time scaling", "", "Per pattern and tool, every size: [scaling.md](scaling.md).", ""]
+        lines += scaling_target_markdown(sc) + ["", "![compile time](compile_time.png)", ""]
+        write_scaling(results_dir)
     with open(os.path.join(results_dir, "results.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
 

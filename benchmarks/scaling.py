@@ -1,12 +1,20 @@
-"""Compile-time scaling: loopopt against `mlir-opt --affine-loop-fusion` on chains of N loops.
+"""Compile-time scaling: loopopt against mlir-opt on the layouts real front ends emit.
 
-Each module is one function with N elementwise loops chained through N-1 placed buffers
-(loop k reads what loop k-1 wrote; no deallocs, which would slow MLIR's pass about 2x).
-Wall time and peak resident memory are measured per child process, and the loops left in
-each tool's output are counted so a tool that gives up early is visible.
+    python3 benchmarks/scaling.py                  every pattern (~20 min on 2 busy CPUs)
+    python3 benchmarks/scaling.py --only refused_1d,mixed --timeout 60
+    python3 benchmarks/scaling.py --quick          the two smallest sizes of every pattern (a smoke run)
+
+Each pattern is a generator of one function from a size N; every tool of the pattern compiles
+every size, smallest first, side by side in one run (for each size, the tools in turn). Wall
+time and peak resident memory are measured per child process, with a timeout; a tool that times
+out skips the larger sizes of that pattern. The loops left in each output are counted, so a tool
+that gives up early is visible. Writes results/scaling.json, and from it results/scaling.md and
+results/compile_time.png (report.py).
 """
 from __future__ import annotations
 
+import argparse
+import json
 import math
 import os
 import subprocess
@@ -14,42 +22,261 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
+from typing import Callable
 
-import numpy as np
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+for _path in (REPO, HERE):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
-from loopopt.toolchain import find_tool
+import numpy as np  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SIZES = (125, 250, 500, 1000, 2000, 4000)  # the issue asks for 250..4000; 125 gives a slow tool a second point
+from loopopt.toolchain import find_tool  # noqa: E402
+
+RESULTS = os.path.join(HERE, "results")
+SIZES = (250, 500, 1000, 2000, 4000)  # loops in the chain patterns (run.py's --scaling-sizes sets these)
+TARGET_EXPONENT = 1.3  # issue 13: N log N at most, read as k <= 1.3 between the two largest sizes
+DEFAULT_TIMEOUT = 120.0
 
 
-def chain_module(n: int, extent: int = 64) -> str:
-    """N elementwise loops over memref<EXTENTxf32>, each reading the previous loop's output."""
+# ---------------------------------------------------------------------------------------------
+# Pattern generators: each returns the text of one module with one function.
+
+def _elementwise(src: str, dst: str, t: str, extent: int) -> list[str]:
+    """One loop: dst[i] = src[i] * 1.5 + 0.25."""
+    return [f"  affine.for %i = 0 to {extent} {{",
+            f"    %x = affine.load {src}[%i] : {t}",
+            "    %y = arith.mulf %x, %c : f32",
+            "    %z = arith.addf %y, %d : f32",
+            f"    affine.store %z, {dst}[%i] : {t}",
+            "  }"]
+
+
+def _chain(n: int, extent: int, allocs_on_top: bool) -> str:
     t = f"memref<{extent}xf32>"
     lines = [f"func.func @chain(%in: {t}, %out: {t}) {{", "  %c = arith.constant 1.5 : f32",
              "  %d = arith.constant 0.25 : f32"]
-    lines += [f"  %t{k} = memref.alloc() : {t}" for k in range(n - 1)]
+    if allocs_on_top:
+        lines += [f"  %t{k} = memref.alloc() : {t}" for k in range(n - 1)]
     src = "%in"
     for k in range(n):
         dst = f"%t{k}" if k < n - 1 else "%out"
-        lines += [f"  affine.for %i = 0 to {extent} {{",
-                  f"    %x = affine.load {src}[%i] : {t}",
-                  "    %y = arith.mulf %x, %c : f32",
-                  "    %z = arith.addf %y, %d : f32",
-                  f"    affine.store %z, {dst}[%i] : {t}",
-                  "  }"]
+        if not allocs_on_top and k < n - 1:
+            lines.append(f"  %t{k} = memref.alloc() : {t}")
+        lines += _elementwise(src, dst, t, extent)
         src = dst
-    lines += ["  return", "}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def chain_allocs_top(n: int, extent: int = 64) -> str:
+    """N elementwise loops, loop k reading what loop k-1 wrote through N-1 placed buffers, every
+    memref.alloc at the top of the function. No deallocs (they slow MLIR's pass about 2x)."""
+    return _chain(n, extent, allocs_on_top=True)
+
+
+chain_module = chain_allocs_top  # the name this generator had before the patterns
+
+
+def chain_interleaved(n: int, extent: int = 64) -> str:
+    """The same chain with each memref.alloc right before the loop that fills it, as
+    bufferization emits it."""
+    return _chain(n, extent, allocs_on_top=False)
+
+
+def _refused_trip(k: int) -> int:
+    """Trip counts alternate 16, 15, so no two neighbouring nests have the same."""
+    return 16 if k % 2 == 0 else 15
+
+
+def refused_1d(n: int) -> str:
+    """N loops updating one buffer in place, trip counts alternating 16 and 15: every candidate
+    pair is refused for unmatched trip counts."""
+    t = "memref<16xf32>"
+    lines = [f"func.func @refused(%a: {t}) {{", "  %c = arith.constant 1.5 : f32"]
+    for k in range(n):
+        lines += [f"  affine.for %i = 0 to {_refused_trip(k)} {{",
+                  f"    %x = affine.load %a[%i] : {t}",
+                  "    %y = arith.mulf %x, %c : f32",
+                  f"    affine.store %y, %a[%i] : {t}",
+                  "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def refused_2d(n: int) -> str:
+    """N two-deep nests updating one 16x8 buffer in place, outer trip counts alternating 16 and 15."""
+    t = "memref<16x8xf32>"
+    lines = [f"func.func @refused2(%a: {t}) {{", "  %c = arith.constant 1.5 : f32"]
+    for k in range(n):
+        lines += [f"  affine.for %i = 0 to {_refused_trip(k)} {{",
+                  "    affine.for %j = 0 to 8 {",
+                  f"      %x = affine.load %a[%i, %j] : {t}",
+                  "      %y = arith.mulf %x, %c : f32",
+                  f"      affine.store %y, %a[%i, %j] : {t}",
+                  "    }",
+                  "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def many_accesses(k: int) -> str:
+    """One loop of 4 iterations with K loads of the argument %a and K stores to a placed buffer %b
+    (element i*K + j), then one loop copying %b back to %a."""
+    n = 4 * k
+    t = f"memref<{n}xf32>"
+    lines = [f"func.func @many(%a: {t}) {{", f"  %b = memref.alloc() : {t}", "  affine.for %i = 0 to 4 {"]
+    for j in range(k):
+        lines += [f"    %x{j} = affine.load %a[%i * {k} + {j}] : {t}",
+                  f"    affine.store %x{j}, %b[%i * {k} + {j}] : {t}"]
+    lines += ["  }",
+              f"  affine.for %i = 0 to {n} {{",
+              f"    %v = affine.load %b[%i] : {t}",
+              f"    affine.store %v, %a[%i] : {t}",
+              "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def licm_accesses(k: int) -> str:
+    """One loop of 16 iterations with K loop-invariant loads of %a[j] and K stores to %a beyond
+    them (element (i+1)*K + j): every load may be hoisted once each store is shown not to reach it."""
+    t = f"memref<{17 * k}xf32>"
+    lines = [f"func.func @licm(%a: {t}) {{", "  affine.for %i = 0 to 16 {"]
+    for j in range(k):
+        lines += [f"    %x{j} = affine.load %a[{j}] : {t}",
+                  f"    affine.store %x{j}, %a[%i * {k} + {k + j}] : {t}"]
+    return "\n".join(lines + ["  }", "  return", "}"]) + "\n"
+
+
+MIXED_ACCESSES = 16  # load/store pairs in each mixed unit's many-access loop
+
+
+def mixed(units: int) -> str:
+    """UNITS repetitions of five loops, each buffer allocated right before the loop that fills it:
+    two elementwise loops that fuse, a refused pair (trip counts 16 and 15 over one buffer shared
+    by all units), and a loop of 4 iterations with 16 loads and 16 stores that feeds the next unit."""
+    t, s = "memref<64xf32>", "memref<16xf32>"
+    lines = [f"func.func @mixed(%in: {t}, %s: {s}, %out: {t}) {{",
+             "  %c = arith.constant 1.5 : f32", "  %d = arith.constant 0.25 : f32"]
+    src = "%in"
+    for u in range(units):
+        lines.append(f"  %p{u} = memref.alloc() : {t}")
+        lines += _elementwise(src, f"%p{u}", t, 64)
+        lines.append(f"  %r{u} = memref.alloc() : {t}")
+        lines += _elementwise(f"%p{u}", f"%r{u}", t, 64)
+        for trip in (16, 15):
+            lines += [f"  affine.for %i = 0 to {trip} {{",
+                      f"    %x = affine.load %s[%i] : {s}",
+                      "    %y = arith.mulf %x, %c : f32",
+                      f"    affine.store %y, %s[%i] : {s}",
+                      "  }"]
+        dst = "%out" if u == units - 1 else f"%q{u}"
+        if u < units - 1:
+            lines.append(f"  %q{u} = memref.alloc() : {t}")
+        lines.append("  affine.for %i = 0 to 4 {")
+        for j in range(MIXED_ACCESSES):
+            lines += [f"    %x{j} = affine.load %r{u}[%i * {MIXED_ACCESSES} + {j}] : {t}",
+                      f"    affine.store %x{j}, {dst}[%i * {MIXED_ACCESSES} + {j}] : {t}"]
+        lines.append("  }")
+        src = dst
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def deep_nest(depth: int) -> str:
+    """One perfect nest DEPTH loops deep (each 0 to 2) whose body scales a 2x2 buffer indexed by
+    the two innermost induction variables."""
+    t = "memref<2x2xf32>"
+    lines = [f"func.func @deep(%a: {t}, %b: {t}) {{", "  %c = arith.constant 1.5 : f32"]
+    lines += [" " * (k + 1) + f"affine.for %i{k} = 0 to 2 {{" for k in range(depth)]
+    pad = " " * (depth + 1)
+    i, j = (f"%i{depth - 2}", f"%i{depth - 1}") if depth >= 2 else ("%i0", "%i0")
+    lines += [f"{pad}%x = affine.load %a[{i}, {j}] : {t}",
+              f"{pad}%y = arith.mulf %x, %c : f32",
+              f"{pad}affine.store %y, %b[{i}, {j}] : {t}"]
+    lines += [" " * (k + 1) + "}" for k in reversed(range(depth))]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools and patterns.
+
+LOOPOPT_CPU = "loopopt --target cpu"
+LOOPOPT_TRN1 = "loopopt --target trn1"
+LOOPOPT_DISTRIBUTE = "loopopt --target trn1 --passes distribute"
+MLIR_FUSION = "mlir-opt --affine-loop-fusion"
+MLIR_LICM = "mlir-opt --affine-loop-invariant-code-motion"
+
+
+def tool_commands() -> dict[str, list[str]]:
+    """Command prefix per tool; `-o OUT FILE` is appended."""
+    loopopt = [sys.executable, "-m", "loopopt"]
+    mlir_opt = find_tool("mlir-opt") or "mlir-opt"
+    return {
+        LOOPOPT_CPU: loopopt + ["--target", "cpu"],
+        LOOPOPT_TRN1: loopopt + ["--target", "trn1"],
+        LOOPOPT_DISTRIBUTE: loopopt + ["--target", "trn1", "--passes", "distribute"],
+        MLIR_FUSION: [mlir_opt, "--affine-loop-fusion"],
+        MLIR_LICM: [mlir_opt, "--affine-loop-invariant-code-motion"],
+    }
+
+
+def is_loopopt(tool: str) -> bool:
+    return tool.startswith("loopopt")
 
 
 @dataclass(frozen=True)
+class Pattern:
+    name: str
+    generate: Callable[[int], str]
+    sizes: tuple[int, ...]
+    unit: str  # what N counts
+    tools: tuple[str, ...]
+
+
+BOTH = (LOOPOPT_CPU, LOOPOPT_TRN1, MLIR_FUSION)
+PATTERNS = (
+    Pattern("chain_allocs_top", chain_allocs_top, SIZES, "loops", BOTH),
+    Pattern("chain_interleaved", chain_interleaved, SIZES, "loops", BOTH),
+    Pattern("refused_1d", refused_1d, (50, 100, 200, 400), "nests", BOTH),
+    Pattern("refused_2d", refused_2d, (50, 100, 200, 400), "nests", BOTH),
+    Pattern("many_accesses", many_accesses, (32, 64, 128, 256), "load/store pairs",
+            (LOOPOPT_CPU, LOOPOPT_TRN1, LOOPOPT_DISTRIBUTE, MLIR_FUSION)),
+    Pattern("licm", licm_accesses, (30, 60, 120, 240), "load/store pairs", BOTH + (MLIR_LICM,)),
+    Pattern("mixed", mixed, (40, 80, 160, 320), "units of 5 loops", BOTH),
+    Pattern("deep_nest", deep_nest, (125, 250, 500), "loops deep", BOTH),
+    Pattern("chain_10k", chain_interleaved, (2500, 5000, 10000), "loops (interleaved allocs)", BOTH),
+)
+
+
+def select_patterns(only: str | None, chain_sizes: tuple[int, ...] | None = None,
+                    quick: bool = False) -> list[Pattern]:
+    """The named patterns (all when `only` is empty); `chain_sizes` replaces the sizes of the two
+    chain patterns; `quick` keeps the two smallest sizes of each."""
+    by_name = {p.name: p for p in PATTERNS}
+    names = [w.strip() for w in only.split(",") if w.strip()] if only else list(by_name)
+    unknown = [w for w in names if w not in by_name]
+    if unknown:
+        raise SystemExit(f"scaling.py: error: unknown pattern(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(by_name)})")
+    out = []
+    for p in (by_name[w] for w in names):
+        sizes = tuple(sorted(chain_sizes)) if chain_sizes and p.name.startswith("chain_") and p.name != "chain_10k" \
+            else p.sizes
+        if quick:
+            sizes = sizes[:2]
+        out.append(Pattern(p.name, p.generate, sizes, p.unit, p.tools))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring.
+
+@dataclass(frozen=True)
 class Measurement:
+    pattern: str
     tool: str
-    loops: int
-    seconds: float | None  # None: failed or timed out
+    size: int
+    seconds: float | None  # None: failed, timed out or skipped
     peak_rss_mib: float | None
-    status: str  # "ok", "exit N: first stderr line", "timeout"
+    status: str  # "ok", "exit N: first stderr line", "timeout (T s)", "skipped (timed out at N)"
     loops_after: int | None = None  # affine.for ops in the tool's output
 
 
@@ -102,14 +329,6 @@ def measure(cmd: list[str], timeout: float) -> tuple[float | None, float | None,
         return wall, rss, "ok"
 
 
-def tools(out: str) -> dict[str, list[str]]:
-    """Command prefix per tool, writing to `out`; the module path is appended."""
-    return {
-        "loopopt": [sys.executable, "-m", "loopopt", "--target", "cpu", "-o", out],
-        "mlir-opt --affine-loop-fusion": [find_tool("mlir-opt") or "mlir-opt", "--affine-loop-fusion", "-o", out],
-    }
-
-
 def _loops_in(path: str) -> int | None:
     try:
         with open(path) as f:
@@ -118,34 +337,61 @@ def _loops_in(path: str) -> int | None:
         return None
 
 
-def run_scaling(sizes=SIZES, timeout: float = 300, log=print) -> list[Measurement]:
-    """Each tool on each size, smallest first; a tool that timed out skips the larger sizes."""
+def run_pattern(pattern: Pattern, timeout: float, tmp: str, log=print) -> list[Measurement]:
+    """Every tool of the pattern on every size, smallest first; a tool that timed out skips the
+    larger sizes."""
+    commands = tool_commands()
     results = []
     gave_up: dict[str, int] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in sorted(sizes):
-            path = os.path.join(tmp, f"chain{n}.mlir")
-            with open(path, "w") as f:
-                f.write(chain_module(n))
-            out = os.path.join(tmp, "out.mlir")
-            for tool, prefix in tools(out).items():
-                if tool in gave_up:
-                    results.append(Measurement(tool, n, None, None, f"skipped (timed out at {gave_up[tool]})"))
-                    continue
-                if os.path.exists(out):
-                    os.unlink(out)
-                secs, rss, status = measure(prefix + [path], timeout)
-                if status.startswith("timeout"):
-                    gave_up[tool] = n
-                after = _loops_in(out) if status == "ok" else None
-                results.append(Measurement(tool, n, secs, rss, status, after))
-                shown = f"{secs:7.2f} s" if secs is not None else status
-                log(f"  scaling {tool:30s} N={n:5d}: {shown}, peak {rss or 0:.0f} MiB, {after} loops after")
+    out = os.path.join(tmp, "out.mlir")
+    for n in sorted(pattern.sizes):
+        path = os.path.join(tmp, f"{pattern.name}{n}.mlir")
+        with open(path, "w") as f:
+            f.write(pattern.generate(n))
+        for tool in pattern.tools:
+            if tool in gave_up:
+                results.append(Measurement(pattern.name, tool, n, None, None, f"skipped (timed out at {gave_up[tool]})"))
+                continue
+            if os.path.exists(out):
+                os.unlink(out)
+            secs, rss, status = measure(commands[tool] + ["-o", out, path], timeout)
+            if status.startswith("timeout"):
+                gave_up[tool] = n
+            after = _loops_in(out) if status == "ok" else None
+            results.append(Measurement(pattern.name, tool, n, secs, rss, status, after))
+            shown = f"{secs:7.2f} s" if secs is not None else status
+            log(f"  {pattern.name:17s} {tool:42s} N={n:6d}: {shown}, peak {rss or 0:.0f} MiB, {after} loops after")
+        os.unlink(path)
     return results
 
 
-def growth_exponent(points: list[tuple[int, float]]) -> float | None:
-    """Least-squares slope of log(time) against log(N): time ~ N^slope."""
+def run_scaling(sizes=SIZES, timeout: float = DEFAULT_TIMEOUT, log=print, only: str | None = None,
+                quick: bool = False) -> list[Measurement]:
+    """Every selected pattern in turn (`sizes`: the chain patterns' loop counts)."""
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for pattern in select_patterns(only, tuple(sizes) if sizes else None, quick):
+            results += run_pattern(pattern, timeout, tmp, log)
+    return results
+
+
+def startup_seconds(runs: int = 3) -> float | None:
+    """loopopt's fixed cost (interpreter start, imports) on an empty function: the best of RUNS."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "empty.mlir")
+        with open(path, "w") as f:
+            f.write("func.func @empty() {\n  return\n}\n")
+        cmd = tool_commands()[LOOPOPT_CPU] + ["-o", os.path.join(tmp, "out.mlir"), path]
+        times = [measure(cmd, 60)[0] for _ in range(runs)]
+    times = [t for t in times if t is not None]
+    return min(times) if times else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Growth and the issue's target.
+
+def growth_exponent(points: list[tuple[int, float | None]]) -> float | None:
+    """Least-squares slope of log(time) against log(N) over every size that ran: time ~ N^slope."""
     pts = [(n, t) for n, t in points if t and t > 0]
     if len(pts) < 2:
         return None
@@ -154,8 +400,8 @@ def growth_exponent(points: list[tuple[int, float]]) -> float | None:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def local_exponent(points: list[tuple[int, float]]) -> float | None:
-    """Slope between the two largest sizes."""
+def local_exponent(points: list[tuple[int, float | None]]) -> float | None:
+    """log(t2/t1) / log(n2/n1) between the two largest sizes that ran."""
     pts = sorted((n, t) for n, t in points if t and t > 0)
     if len(pts) < 2:
         return None
@@ -163,12 +409,130 @@ def local_exponent(points: list[tuple[int, float]]) -> float | None:
     return math.log(t2 / t1) / math.log(n2 / n1)
 
 
-def summarize(results: list[Measurement]) -> dict:
-    by_tool: dict[str, list[Measurement]] = {}
+def net_exponent(points: list[tuple[int, float | None]], fixed: float | None) -> float | None:
+    """local_exponent after subtracting a fixed start-up cost from both times (None when either
+    time is not above it): start-up flattens the plain exponent of a fast tool."""
+    if not fixed:
+        return None
+    pts = sorted((n, t) for n, t in points if t and t > 0)
+    if len(pts) < 2 or pts[-2][1] <= fixed or pts[-1][1] <= fixed:
+        return None
+    (n1, t1), (n2, t2) = pts[-2], pts[-1]
+    return math.log((t2 - fixed) / (t1 - fixed)) / math.log(n2 / n1)
+
+
+def timeout_lower_bound(points: list[tuple[int, float | None, str]]) -> float | None:
+    """When a size timed out ("timeout (T s)") after a smaller size ran in t1 seconds, the exponent
+    between the two is at least log(T/t1)/log(n2/n1); None when nothing timed out."""
+    pts = sorted(points, key=lambda p: p[0])
+    hit = next(((n, s) for n, t, s in pts if s.startswith("timeout (")), None)
+    if hit is None:
+        return None
+    n2, status = hit
+    ran = [(n, t) for n, t, _ in pts if t and n < n2]
+    if not ran:
+        return None
+    n1, t1 = ran[-1]
+    limit = float(status[len("timeout ("):].split()[0])
+    return math.log(limit / t1) / math.log(n2 / n1)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The issue's target for one loopopt tool on one pattern."""
+    pattern: str
+    tool: str
+    size: int
+    seconds: float | None
+    mlir_tool: str | None  # the fastest mlir-opt tool at the largest size (or the one that ran longest)
+    mlir_seconds: float | None  # None: it timed out, failed or did not run
+    mlir_status: str
+    exponent_last: float | None
+    faster: bool
+    grows_ok: bool
+
+    @property
+    def met(self) -> bool:
+        return self.faster and self.grows_ok
+
+
+def verdicts(results: list[Measurement], limit: float = TARGET_EXPONENT) -> list[Verdict]:
+    """Per pattern and loopopt tool: faster than every mlir-opt tool at the largest size (an
+    mlir-opt timeout counts as slower, a failure of loopopt as a miss), and exponent <= limit
+    between the two largest sizes."""
+    out = []
+    for pattern in dict.fromkeys(m.pattern for m in results):
+        ms = [m for m in results if m.pattern == pattern]
+        largest = max(m.size for m in ms)
+        mlir = [m for m in ms if m.size == largest and not is_loopopt(m.tool)]
+        timed = [m for m in mlir if m.seconds is not None]
+        ref = min(timed, key=lambda m: m.seconds) if timed else next(iter(mlir), None)
+        for tool in dict.fromkeys(m.tool for m in ms if is_loopopt(m.tool)):
+            mine = [m for m in ms if m.tool == tool]
+            at = next(m for m in mine if m.size == largest)
+            k = local_exponent([(m.size, m.seconds) for m in mine])
+            mlir_secs = ref.seconds if ref else None
+            faster = at.seconds is not None and (ref is None or mlir_secs is None or at.seconds < mlir_secs)
+            grows_ok = k is not None and k <= limit and at.seconds is not None
+            out.append(Verdict(pattern, tool, largest, at.seconds, ref.tool if ref else None, mlir_secs,
+                               ref.status if ref else "not run", k, faster, grows_ok))
+    return out
+
+
+def summarize(results: list[Measurement], startup: float | None = None, timeout: float = DEFAULT_TIMEOUT) -> dict:
+    """The JSON written to results/scaling.json: measurements, per pattern and tool the growth
+    exponents, and the issue's target per loopopt tool."""
+    fits: dict[str, dict[str, dict]] = {}
     for m in results:
-        by_tool.setdefault(m.tool, []).append(m)
-    out = {}
-    for tool, ms in by_tool.items():
-        pts = [(m.loops, m.seconds) for m in ms]
-        out[tool] = {"exponent": growth_exponent(pts), "exponent_last": local_exponent(pts)}
-    return {"measurements": [asdict(m) for m in results], "fits": out}
+        fits.setdefault(m.pattern, {}).setdefault(m.tool, {})
+    for pattern, by_tool in fits.items():
+        for tool in by_tool:
+            mine = [m for m in results if m.pattern == pattern and m.tool == tool]
+            pts = [(m.size, m.seconds) for m in mine]
+            by_tool[tool] = {
+                "exponent": growth_exponent(pts),
+                "exponent_last": local_exponent(pts),
+                "exponent_last_net": net_exponent(pts, startup) if is_loopopt(tool) else None,
+                "exponent_at_least": timeout_lower_bound([(m.size, m.seconds, m.status) for m in mine]),
+            }
+    units = {p.name: p.unit for p in PATTERNS}
+    return {"measurements": [asdict(m) for m in results], "fits": fits,
+            "units": {p: units.get(p, "") for p in fits},
+            "startup_seconds": startup, "target_exponent": TARGET_EXPONENT, "timeout": timeout,
+            "verdicts": [dict(asdict(v), met=v.met) for v in verdicts(results)]}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", metavar="PATTERNS", help=f"comma-separated, of: {', '.join(p.name for p in PATTERNS)}")
+    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                    help=f"per compile; a tool over it skips the larger sizes of the pattern (default {DEFAULT_TIMEOUT:.0f})")
+    ap.add_argument("--quick", action="store_true", help="only the two smallest sizes of each pattern")
+    ap.add_argument("--no-report", action="store_true", help="write scaling.json only")
+    ap.add_argument("--results", default=RESULTS, metavar="DIR", help="where to write (default benchmarks/results)")
+    a = ap.parse_args(argv)
+    start = time.perf_counter()
+    startup = startup_seconds()
+    print(f"loopopt start-up on an empty function: {startup:.2f} s" if startup else "loopopt start-up: n/a")
+    results = run_scaling(None, a.timeout, only=a.only, quick=a.quick)
+    data = summarize(results, startup, a.timeout)
+    from run import machine_info  # run.py imports this module: import it late
+    data.update(niceness=os.nice(0), quick=a.quick, wall_seconds=time.perf_counter() - start,
+                machine=machine_info())
+    os.makedirs(a.results, exist_ok=True)
+    with open(os.path.join(a.results, "scaling.json"), "w") as f:
+        json.dump(data, f, indent=1)
+    if not a.no_report:
+        import report
+        if os.path.abspath(a.results) == os.path.abspath(RESULTS):
+            report.write_all(RESULTS, speedup_png=False)  # results.md quotes the target table
+        else:
+            report.write_scaling(a.results)
+    missed = [v for v in data["verdicts"] if not v["met"]]
+    print(f"done in {data['wall_seconds']:.0f} s; {len(missed)} of {len(data['verdicts'])} (pattern, loopopt tool) "
+          f"miss the target; see {os.path.relpath(os.path.join(a.results, 'scaling.md'))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""The scaling study's generators, growth exponents and target verdicts (no tool is run).
+
+Run: python3 -m pytest benchmarks/test_scaling.py   (~3 s)
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+for path in (os.path.dirname(HERE), HERE):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from loopopt.mlir import affine_map_attr, block_ops, func_body, functions, parse_module, walk  # noqa: E402
+
+import report  # noqa: E402
+import scaling  # noqa: E402
+from scaling import Measurement  # noqa: E402
+
+
+def body_names(text: str) -> list[str]:
+    """Op names of the function body, in order (the text must parse and verify)."""
+    module = parse_module(text, "generated.mlir")
+    [fn] = functions(module)
+    return [op.name for op in block_ops(func_body(fn))]
+
+
+def top_loops(text: str) -> list:
+    module = parse_module(text, "generated.mlir")
+    [fn] = functions(module)
+    return [op for op in block_ops(func_body(fn)) if op.name == "affine.for"], module
+
+
+def upper_bound(loop) -> int:
+    return affine_map_attr(loop, "upperBoundMap").results[0].value
+
+
+def ops_named(op, name: str) -> int:
+    """Ops of that name nested in `op` (walk leaves `op` itself out)."""
+    return sum(1 for o in walk(op) if o.name == name)
+
+
+@pytest.mark.parametrize("pattern", scaling.PATTERNS, ids=lambda p: p.name)
+def test_every_pattern_parses_at_its_two_smallest_sizes_and_has_one_tool_of_each_side(pattern):
+    for n in pattern.sizes[:2]:
+        assert body_names(pattern.generate(n))[-1] == "func.return"
+    assert any(scaling.is_loopopt(t) for t in pattern.tools)
+    assert any(not scaling.is_loopopt(t) for t in pattern.tools)
+    assert list(pattern.sizes) == sorted(set(pattern.sizes)) and len(pattern.sizes) >= 2
+
+
+def test_chain_layouts_differ_only_in_where_the_allocs_are():
+    top, inter = body_names(scaling.chain_allocs_top(5)), body_names(scaling.chain_interleaved(5))
+    assert sorted(top) == sorted(inter)
+    assert top.count("affine.for") == 5 and top.count("memref.alloc") == 4
+    first_loop = top.index("affine.for")
+    assert all(i < first_loop for i, name in enumerate(top) if name == "memref.alloc")
+    # interleaved: every alloc is right before the loop that fills it
+    assert all(inter[i + 1] == "affine.for" for i, name in enumerate(inter) if name == "memref.alloc")
+    assert scaling.chain_module is scaling.chain_allocs_top
+
+
+@pytest.mark.parametrize("gen, depth", [(scaling.refused_1d, 1), (scaling.refused_2d, 2)])
+def test_refused_nests_alternate_trip_counts_16_and_15_over_one_buffer(gen, depth):
+    loops, module = top_loops(gen(7))
+    assert [upper_bound(loop) for loop in loops] == [16, 15, 16, 15, 16, 15, 16]
+    assert all(1 + ops_named(loop, "affine.for") == depth for loop in loops)
+    [fn] = functions(module)
+    assert len(fn.regions[0].blocks[0].arguments) == 1
+
+
+def test_many_accesses_puts_k_loads_and_k_stores_in_the_first_loop():
+    loops, _ = top_loops(scaling.many_accesses(12))
+    assert len(loops) == 2
+    assert (ops_named(loops[0], "affine.load"), ops_named(loops[0], "affine.store")) == (12, 12)
+    assert upper_bound(loops[1]) == 4 * 12
+
+
+def test_licm_loads_are_invariant_and_stores_never_reach_them():
+    k = 9
+    loops, _ = top_loops(scaling.licm_accesses(k))
+    [loop] = loops
+    loads = [o for o in walk(loop) if o.name == "affine.load"]
+    stores = [o for o in walk(loop) if o.name == "affine.store"]
+    assert len(loads) == len(stores) == k
+    read = {affine_map_attr(o, "map").results[0].value for o in loads}  # constant subscripts
+    assert read == set(range(k))
+    lowest_store = min(int(str(affine_map_attr(o, "map").results[0]).split("+")[-1]) for o in stores)
+    assert lowest_store >= k  # at i = 0; larger i only moves further away
+
+
+def test_mixed_units_have_five_loops_and_allocs_right_before_their_loops():
+    names = body_names(scaling.mixed(3))
+    assert names.count("affine.for") == 15
+    assert names.count("memref.alloc") == 3 * 3 - 1  # the last unit writes %out
+    assert all(names[i + 1] == "affine.for" for i, name in enumerate(names) if name == "memref.alloc")
+    loops, _ = top_loops(scaling.mixed(2))
+    assert [upper_bound(loop) for loop in loops] == [64, 64, 16, 15, 4] * 2
+    assert ops_named(loops[4], "affine.load") == scaling.MIXED_ACCESSES
+
+
+def test_deep_nest_is_one_perfect_nest_of_the_given_depth():
+    loops, _ = top_loops(scaling.deep_nest(40))
+    assert len(loops) == 1 and 1 + ops_named(loops[0], "affine.for") == 40
+
+
+# --- growth exponents
+
+def test_local_exponent_is_the_slope_between_the_two_largest_sizes_that_ran():
+    pts = [(100, 1.0), (200, 4.0), (400, 16.0)]
+    assert scaling.local_exponent(pts) == pytest.approx(2.0)
+    assert scaling.local_exponent(pts + [(800, None)]) == pytest.approx(2.0)
+    assert scaling.local_exponent([(100, 1.0), (400, 2.0)]) == pytest.approx(0.5)
+    assert scaling.local_exponent([(100, 1.0)]) is None
+    assert scaling.growth_exponent([(10, 3.0), (100, 30.0), (1000, 300.0)]) == pytest.approx(1.0)
+
+
+def test_net_exponent_removes_a_fixed_start_up_cost():
+    pts = [(n, 0.4 + 0.001 * n) for n in (1000, 2000)]
+    assert scaling.local_exponent(pts) < 0.9
+    assert scaling.net_exponent(pts, 0.4) == pytest.approx(1.0)
+    assert scaling.net_exponent(pts, 1.5) is None  # not above the fixed cost
+    assert scaling.net_exponent(pts, None) is None
+
+
+def test_a_timeout_gives_a_lower_bound_on_the_exponent():
+    pts = [(100, 2.0, "ok"), (200, None, "timeout (120 s)"), (400, None, "skipped (timed out at 200)")]
+    assert scaling.timeout_lower_bound(pts) == pytest.approx(math.log(60) / math.log(2))
+    assert scaling.timeout_lower_bound([(100, 2.0, "ok"), (200, 3.0, "ok")]) is None
+    assert scaling.timeout_lower_bound([(100, None, "timeout (120 s)")]) is None
+
+
+# --- the target
+
+def _ms(pattern, tool, times, statuses=None):
+    sizes = (100, 200)
+    statuses = statuses or ["ok"] * len(times)
+    return [Measurement(pattern, tool, n, t, 100.0, s) for n, t, s in zip(sizes, times, statuses)]
+
+
+def test_verdicts_need_both_faster_at_the_largest_size_and_slow_growth():
+    fast_linear = _ms("p", scaling.LOOPOPT_CPU, [1.0, 2.0])
+    fast_quadratic = _ms("p", scaling.LOOPOPT_TRN1, [1.0, 4.0])
+    mlir = _ms("p", scaling.MLIR_FUSION, [2.0, 5.0])
+    v = {x.tool: x for x in scaling.verdicts(fast_linear + fast_quadratic + mlir)}
+    assert v[scaling.LOOPOPT_CPU].met and v[scaling.LOOPOPT_CPU].mlir_seconds == 5.0
+    assert v[scaling.LOOPOPT_TRN1].faster and not v[scaling.LOOPOPT_TRN1].grows_ok
+    slower = scaling.verdicts(_ms("q", scaling.LOOPOPT_CPU, [1.0, 2.0]) + _ms("q", scaling.MLIR_FUSION, [0.5, 1.0]))
+    assert not slower[0].faster and slower[0].grows_ok and not slower[0].met
+
+
+def test_the_fastest_mlir_tool_is_the_reference_and_a_timeout_counts_as_slower():
+    lo = _ms("p", scaling.LOOPOPT_CPU, [1.0, 2.0])
+    both = lo + _ms("p", scaling.MLIR_FUSION, [2.0, 9.0]) + _ms("p", scaling.MLIR_LICM, [0.5, 1.0])
+    [v] = scaling.verdicts(both)
+    assert v.mlir_tool == scaling.MLIR_LICM and not v.faster
+    late = lo + _ms("p", scaling.MLIR_FUSION, [50.0, None], ["ok", "timeout (120 s)"])
+    [v] = scaling.verdicts(late)
+    assert v.met and v.mlir_seconds is None and v.mlir_status.startswith("timeout")
+    mine_late = _ms("p", scaling.LOOPOPT_CPU, [1.0, None], ["ok", "timeout (120 s)"]) + _ms("p", scaling.MLIR_FUSION, [2.0, 5.0])
+    [v] = scaling.verdicts(mine_late)
+    assert not v.faster and not v.grows_ok
+
+
+def test_summary_and_markdown_show_the_numbers_and_the_misses():
+    results = (_ms("p", scaling.LOOPOPT_CPU, [1.0, 4.0]) + _ms("p", scaling.MLIR_FUSION, [2.0, None], ["ok", "timeout (120 s)"]))
+    data = scaling.summarize(results, startup=0.4)
+    fits = data["fits"]["p"]
+    assert fits[scaling.LOOPOPT_CPU]["exponent_last"] == pytest.approx(2.0)
+    assert fits[scaling.MLIR_FUSION]["exponent_at_least"] == pytest.approx(math.log(60) / math.log(2))
+    [v] = data["verdicts"]
+    assert v["faster"] and not v["grows_ok"] and not v["met"]
+    text = "\n".join(report.scaling_markdown(data))
+    assert "| p | 200 | loopopt --target cpu | 4.00 | > 120 s (timeout) | 2.00 |" in text
+    assert "| 200 | 4.00 | > 120 s (timeout) |" in text
+    assert "**NO**" in text
+
+
+def test_select_patterns_resizes_only_the_chains_and_rejects_unknown_names():
+    picked = {p.name: p for p in scaling.select_patterns(None, (10, 20))}
+    assert picked["chain_allocs_top"].sizes == picked["chain_interleaved"].sizes == (10, 20)
+    assert picked["refused_1d"].sizes == next(p for p in scaling.PATTERNS if p.name == "refused_1d").sizes
+    assert [p.name for p in scaling.select_patterns("mixed,licm", quick=True)] == ["mixed", "licm"]
+    assert all(len(p.sizes) == 2 for p in scaling.select_patterns(None, quick=True))
+    with pytest.raises(SystemExit, match="nope"):
+        scaling.select_patterns("nope")
