@@ -244,6 +244,11 @@ class _Gen:
                 p *= self.cfg.adversarial_rate
         return _coin(self.rng, p)
 
+    def may(self, feature: str) -> bool:
+        """The feature may appear: allowed, and for an issue 10 class, owed or at a rate above 0."""
+        return self.cfg.allows(feature) and (
+            feature not in CLASS_RATES or feature in self.pending or self.cfg.adversarial_rate > 0)
+
     def use(self, feature: str) -> None:
         self.features.add(feature)
         self.pending.discard(feature)
@@ -734,8 +739,8 @@ def _gen_nest(g: _Gen, remaining: int, dst_ref=None, read_ref=None, plain: bool 
     _maybe_carried(g, nest, all_vars, outer_vars)
     _maybe_local_reshape(g, nest, all_vars)
     _maybe_body_call(g, nest)
-    if (kind == "map" and bait is None and (nest.extra or nest.body_call) and nest.width == 1
-            and all(lp.lb is None for lp in loops)):
+    strided = any(lp.lb is not None and lp.lb[0] == "max" for lp in loops)
+    if kind == "map" and bait is None and (nest.extra or nest.body_call or strided) and nest.width == 1:
         g.bait = nest
     g.emit(nest, (), _nest_uses(nest))
 
@@ -804,6 +809,16 @@ def _bait_reads(g: _Gen, bait: Nest) -> list:
             target = views[-1] if views else None
         if target is not None and _readable(g, target):
             out.append(_gen_access(g, target, bait.loops, list(range(len(bait.loops))), allow_fancy=False))
+    strided = [s.var for s in (stores[0].idx if stores else ()) if s.var is not None and not s.semi
+               and bait.loops[s.var].lb is not None and bait.loops[s.var].lb[0] == "max"]
+    if strided:
+        # a max(...) lower bound with a step: the same element (a shared intermediate), and one
+        # fixed element that a later iteration of the first loop may write; whether it does
+        # depends on where the iteration grid starts
+        lp = bait.loops[strided[0]]
+        c = lp.lo + g.rng.randint(lp.step, 3 * lp.step)
+        fixed = [Idx(None, 1, s.coef * c + s.const) if s.var == strided[0] else s for s in stores[0].idx]
+        return out + [Access(stores[0].ref, stores[0].idx), Access(stores[0].ref, tuple(fixed))]
     for k, dst in enumerate(g.rng.sample(stores, min(2, len(stores)))):
         idx = list(dst.idx)
         var_dims = [d for d, s in enumerate(idx) if s.var is not None and not s.semi]
@@ -925,11 +940,11 @@ def _maybe_body_call(g: _Gen, nest: Nest) -> None:
     a ranked or an unranked memref, or a global with no operand at all."""
     rng = g.rng
     modes = []
-    if g.cfg.allows("call"):
+    if g.may("call"):
         modes.append("ranked")
-    if g.cfg.allows("unranked"):
+    if g.may("unranked"):
         modes.append("unranked")
-    if g.globals and g.cfg.allows("call_global"):
+    if g.globals and g.may("call_global"):
         modes += ["global", "global"]  # no operand at all: only the unmodelled-op barrier sees it
     if not modes or not _coin(rng, 0.05):
         return
