@@ -17,6 +17,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -292,31 +293,39 @@ def _peak_kib(path: str) -> int | None:
         return None
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill the child and everything it started (GNU time's child is the tool itself), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 def measure(cmd: list[str], timeout: float) -> tuple[float | None, float | None, str]:
     """(wall seconds, peak RSS MiB, status) of one child process.
 
     The peak comes from GNU time when installed: a child forked from this (large) Python process
-    inherits its high-water mark across exec, so its own ru_maxrss would overstate small tools."""
+    inherits its high-water mark across exec, so its own ru_maxrss would overstate small tools.
+    The child runs in its own process group, so a timeout kills the tool under GNU time too (killing
+    only GNU time would leave the tool running and competing with the next measurement)."""
     with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile(suffix=".rss") as rss_file:
         use_time = os.path.exists(TIME)
         if use_time:
             cmd = [TIME, "-f", "%M", "-o", rss_file.name, *cmd]
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=REPO)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=REPO, start_new_session=True)
         try:
             while True:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     break
                 if time.perf_counter() - start > timeout:
-                    proc.kill()
-                    os.wait4(proc.pid, 0)
-                    proc.returncode = -9
+                    _kill_group(proc)
                     return None, None, f"timeout ({timeout:.0f} s)"
                 time.sleep(0.005)
         except BaseException:  # interrupted: do not leave the child running
-            proc.kill()
-            proc.wait()
+            _kill_group(proc)
             raise
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -502,6 +511,10 @@ def summarize(results: list[Measurement], startup: float | None = None, timeout:
             "verdicts": [dict(asdict(v), met=v.met) for v in verdicts(results)]}
 
 
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", metavar="PATTERNS", help=f"comma-separated, of: {', '.join(p.name for p in PATTERNS)}")
@@ -511,6 +524,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-report", action="store_true", help="write scaling.json only")
     ap.add_argument("--results", default=RESULTS, metavar="DIR", help="where to write (default benchmarks/results)")
     a = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)  # so a killed run kills its running child too
     start = time.perf_counter()
     startup = startup_seconds()
     print(f"loopopt start-up on an empty function: {startup:.2f} s" if startup else "loopopt start-up: n/a")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
 
 import pytest
 
@@ -188,3 +189,29 @@ def test_select_patterns_resizes_only_the_chains_and_rejects_unknown_names():
     assert all(len(p.sizes) == 2 for p in scaling.select_patterns(None, quick=True))
     with pytest.raises(SystemExit, match="nope"):
         scaling.select_patterns("nope")
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for an adoptive parent to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_timeout_kills_the_tool_under_gnu_time_too(tmp_path):
+    pid_file = tmp_path / "pid"
+    sleeper = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    secs, _, status = scaling.measure([sys.executable, "-c", sleeper], timeout=1.0)
+    assert secs is None and status == "timeout (1 s)"
+    pid = int(pid_file.read_text())
+    deadline = time.time() + 5
+    while _alive(pid) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_a_failing_tool_reports_its_exit_code_and_first_error_line():
+    secs, _, status = scaling.measure([sys.executable, "-c", "import sys; sys.exit('bad input')"], timeout=30)
+    assert secs is None and status == "exit 1: bad input"
