@@ -217,6 +217,9 @@ def scaling_target_markdown(sc: dict) -> list[str]:
         mlir = _fmt(v["mlir_seconds"], ".2f", v["mlir_status"].split(":")[0] if v["mlir_tool"] else "not run")
         if v["mlir_tool"] and v["mlir_seconds"] is None and v["mlir_status"].startswith("timeout"):
             mlir = "> " + v["mlir_status"][len("timeout ("):].rstrip(")") + " (timeout)"
+        elif v["mlir_tool"] and v["mlir_status"].startswith("skipped (timed out at "):
+            at = v["mlir_status"][len("skipped (timed out at "):].rstrip(")")
+            mlir = f"> {sc.get('timeout', 0):.0f} s already at N = {at} (timeout)"
         lines.append(f"| {v['pattern']} | {v['size']} | {v['tool']} | {_fmt(v['seconds'], '.2f', 'FAIL')} | {mlir} | "
                      f"{_fmt(v['exponent_last'])} | {_fmt(fit.get('exponent_last_net'), '.2f', '—')} | "
                      f"{_yes(v['faster'])} | {_yes(v['grows_ok'])} |")
@@ -279,6 +282,32 @@ def write_scaling(results_dir: str) -> None:
     with open(os.path.join(results_dir, "scaling.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     compile_chart(sc, os.path.join(results_dir, "compile_time.png"))
+
+
+README_BEGIN = "<!-- scaling-target: generated from results/scaling.json by report.py; do not edit -->"
+README_END = "<!-- end of scaling-target -->"
+
+
+def quote_in_readme(readme_path: str, sc: dict) -> bool:
+    """Replace the text between README_BEGIN and README_END in the README with the target table
+    (so the README never carries hand-typed numbers); False when the markers are missing."""
+    try:
+        with open(readme_path) as f:
+            text = f.read()
+    except OSError:
+        return False
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    m = sc.get("machine", {})
+    when = f" of {sc['date']}" if sc.get("date") else ""
+    run = (f"Run{when}: {sc.get('wall_seconds', 0):.0f} s, niceness {sc.get('niceness', 0)}, "
+           f"load average at start {', '.join(f'{x:.2f}' for x in m.get('load_average', []))}, "
+           f"loopopt start-up {_fmt(sc.get('startup_seconds'))} s, timeout {sc.get('timeout', 0):.0f} s per compile.")
+    body = "\n".join([README_BEGIN, run, ""] + scaling_target_markdown(sc) + [README_END])
+    with open(readme_path, "w") as f:
+        f.write(text[:start] + body + text[end + len(README_END):])
+    return True
 
 
 def speedup_chart(bench: dict, path: str) -> None:

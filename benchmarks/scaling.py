@@ -531,7 +531,7 @@ def main(argv=None) -> int:
     results = run_scaling(None, a.timeout, only=a.only, quick=a.quick)
     data = summarize(results, startup, a.timeout)
     from run import machine_info  # run.py imports this module: import it late
-    data.update(niceness=os.nice(0), quick=a.quick, wall_seconds=time.perf_counter() - start,
+    data.update(niceness=os.nice(0), quick=a.quick, date=time.strftime("%Y-%m-%d"), wall_seconds=time.perf_counter() - start,
                 machine=machine_info())
     os.makedirs(a.results, exist_ok=True)
     with open(os.path.join(a.results, "scaling.json"), "w") as f:
@@ -540,6 +540,7 @@ def main(argv=None) -> int:
         import report
         if os.path.abspath(a.results) == os.path.abspath(RESULTS):
             report.write_all(RESULTS, speedup_png=False)  # results.md quotes the target table
+            report.quote_in_readme(os.path.join(HERE, "README.md"), data)
         else:
             report.write_scaling(a.results)
     missed = [v for v in data["verdicts"] if not v["met"]]

@@ -215,3 +215,26 @@ def test_a_timeout_kills_the_tool_under_gnu_time_too(tmp_path):
 def test_a_failing_tool_reports_its_exit_code_and_first_error_line():
     secs, _, status = scaling.measure([sys.executable, "-c", "import sys; sys.exit('bad input')"], timeout=30)
     assert secs is None and status == "exit 1: bad input"
+
+
+def test_the_readme_quote_replaces_only_the_text_between_the_markers(tmp_path):
+    data = scaling.summarize(_ms("p", scaling.LOOPOPT_CPU, [1.0, 2.0]) + _ms("p", scaling.MLIR_FUSION, [3.0, 9.0]))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{report.README_BEGIN}\nstale numbers\n{report.README_END}\nafter\n")
+    assert report.quote_in_readme(str(readme), data)
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith(f"{report.README_END}\nafter\n")
+    assert "stale numbers" not in text and "| p | 200 | loopopt --target cpu | 2.00 | 9.00 | 1.00 |" in text
+    readme.write_text("no markers\n")
+    assert not report.quote_in_readme(str(readme), data)
+    assert readme.read_text() == "no markers\n"
+
+
+def test_an_mlir_tool_that_timed_out_at_a_smaller_size_is_shown_as_such():
+    results = (_ms("p", scaling.LOOPOPT_CPU, [1.0, 2.0])
+               + _ms("p", scaling.MLIR_FUSION, [None, None], ["timeout (120 s)", "skipped (timed out at 100)"]))
+    data = scaling.summarize(results)
+    data["timeout"] = 120
+    [v] = data["verdicts"]
+    assert v["met"]
+    assert "> 120 s already at N = 100 (timeout)" in "\n".join(report.scaling_target_markdown(data))
