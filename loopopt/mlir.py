@@ -134,13 +134,27 @@ def block_ops(block: ir.Block) -> list[ir.Operation]:
 
 
 def walk(op: ir.Operation) -> Iterator[ir.Operation]:
-    """Pre-order walk of every op nested in `op` (not `op` itself)."""
+    """Pre-order walk of every op nested in `op` (not `op` itself).
+
+    Iterative (a stack of per-op iterators): a recursive generator would pass every op up
+    through one frame per nesting level, O(depth) per op in deep nests."""
+    stack = [_children(op)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        yield child
+        if len(child.regions):
+            stack.append(_children(child))
+
+
+def _children(op: ir.Operation) -> Iterator[ir.Operation]:
+    """The ops directly nested in `op`'s regions, in order."""
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
-                child = operation(child)
-                yield child
-                yield from walk(child)
+                yield operation(child)
 
 
 def functions(module: ir.Module) -> list[ir.Operation]:

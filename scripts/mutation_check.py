@@ -56,6 +56,9 @@ MUTATIONS = [
     ("licm: zero-trip guard", "loopopt/transforms/licm.py",
      [("    if not facts.runs_at_least_once:\n        return _refuse(Code.LICM_ZERO_TRIP,",
        "    if False:\n        return _refuse(Code.LICM_ZERO_TRIP,")]),
+    ("licm: written elements of a buffer (one set per loop and buffer)", "loopopt/transforms/licm.py",
+     [("            if not sets_intersect(access_elements(ap, facts.n_outer, scope), we.elements):",
+       "            if True:")]),
     ("interchange: bound check", "loopopt/analysis/legality.py",
      [("            if pos[m] > pos[k]:", "            if False:")]),
     ("interchange: dependence check", "loopopt/analysis/legality.py",
@@ -90,7 +93,7 @@ MUTATIONS = [
      [("            if parent is None or parent.name != \"func.func\":\n                # iter_args",
        "            if False:\n                # iter_args")]),
     ("licm trap: semi-affine ops stay in loops that may not run", "loopopt/transforms/licm.py",
-     [("    if not facts.runs_at_least_once and any(may_trap(o) for o in [op, *nested]):", "    if False:"),
+     [("    if summary.traps and not get().runs_at_least_once:", "    if False:"),
       ("        if may_trap(op) and not get().runs_at_least_once:", "        if False:")]),
 ]
 

@@ -32,10 +32,10 @@ import islpy as isl
 from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
-from ..analysis.dependence import instance_pair, may_alias, pair_set
+from ..analysis.dependence import instance_pair, may_alias, pair_set, sets_intersect
 from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, callee_text, is_pure_op, op_effects
-from ..analysis.loops import body_ops, domain_loops, runs_at_least_once
-from ..analysis.memory import ALLOC_OPS, alias_root, callee_name, is_placed, value_name
+from ..analysis.loops import body_block, body_ops, domain_loops, runs_at_least_once
+from ..analysis.memory import ALLOC_OPS, UNTRACED, alias_root, callee_name, is_placed, root_origin, value_name
 from ..mlir import ir
 from ..options import Options
 from ..analysis.refusal import Code, Refusal
@@ -199,6 +199,8 @@ class LoopFacts:
     runs_at_least_once: bool
     writes: list[AccessPattern] = field(default_factory=list)  # whole-buffer for calls/unknown ops
     clobbers: list[Clobber] = field(default_factory=list)
+    n_outer: int = 0  # loops around `loop`: the same iteration for a hoisted load and the writes
+    written: dict = field(default_factory=dict)  # buffer key -> WrittenElements (built on first use)
 
 
 def _own_memory(root: ir.Value, args: set) -> bool:
@@ -262,7 +264,8 @@ def provably_runs(loop: ir.Operation, scope: Scope) -> bool:
 
 def loop_facts(loop: ir.Operation, scope: Scope, funcs: dict) -> LoopFacts:
     writes = [a for a in collect_accesses(loop, scope) if a.is_write]
-    return LoopFacts(provably_runs(loop, scope), writes, loop_clobbers(loop, funcs))
+    return LoopFacts(provably_runs(loop, scope), writes, loop_clobbers(loop, funcs),
+                     len(domain_loops(loop, scope)))
 
 
 # ---------------------------------------------------------------- the load test
@@ -301,15 +304,93 @@ def _writer_text(write: AccessPattern) -> str:
     return callee_text(op) if op.name in CALL_OPS else op.name
 
 
+@dataclass
+class WrittenElements:
+    """The elements of one buffer that some iteration of the loop may write, as one isl set over
+    the buffer's coordinates with the loops around the loop as parameters (a union over the
+    buffer's writes, so a load is tested once, not once per write). `exact` is False when some
+    write's elements cannot be compared coordinate-wise (unknown index, another rank, a
+    different root in an argument alias class): then the whole buffer counts as written."""
+
+    writes: list[AccessPattern]
+    exact: bool
+    elements: isl.Set | None = None
+
+
+def _comparable(a: AccessPattern, b: AccessPattern) -> bool:
+    """Coordinates of `a` and `b` name the same elements (`dependence.overlap_constraints`' rule)."""
+    return (a.index is not None and b.index is not None and a.rank == b.rank and
+            (a.root == b.root or root_origin(a.root) == root_origin(b.root) == "global"))
+
+
+def access_elements(a: AccessPattern, n_outer: int, scope: Scope) -> isl.Set:
+    """Elements `a` touches over the loops below its first `n_outer` ones (those stay
+    parameters: the same iteration for every access compared)."""
+    outer = [lp.name for lp in a.loops[:n_outer]]
+    inner = a.loops[n_outer:]
+    cons = [c for lp in inner for c in lp.constraints()]
+    cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
+             for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
+    body = " and ".join(cons) or "true"
+    if inner:
+        body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
+    params = sorted(scope.params) + outer
+    return isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(f'e{d}' for d in range(a.rank))}] : {body} }}")
+
+
+def written_elements(facts: LoopFacts, key, scope: Scope) -> WrittenElements | None:
+    """What the loop may write of buffer `key` (None: nothing), built once per loop and buffer."""
+    if key in facts.written:
+        return facts.written[key]
+    writes = [w for w in facts.writes if w.key == key]
+    we = None
+    if writes:
+        exact = all(_comparable(writes[0], w) for w in writes)
+        we = WrittenElements(writes, exact)
+        if exact:
+            try:
+                for w in writes:
+                    s = access_elements(w, facts.n_outer, scope)
+                    we.elements = s if we.elements is None else we.elements.union(s)
+                we.elements = we.elements.coalesce()
+            except isl.Error:  # isl cannot state it: the whole buffer
+                we.exact, we.elements = False, None
+    facts.written[key] = we
+    return we
+
+
+def written_culprit(ap: AccessPattern, facts: LoopFacts, scope: Scope) -> AccessPattern | None:
+    """A write of the loop that may touch the element the load `ap` reads, or None.
+
+    Writes through an untraced memref may touch any buffer; a load through one may be touched
+    by any write. Otherwise only writes of the load's buffer count, tested as one set."""
+    if any(w.key is UNTRACED for w in facts.writes):
+        return next(w for w in facts.writes if w.key is UNTRACED)
+    if ap.key is UNTRACED:
+        return facts.writes[0] if facts.writes else None
+    we = written_elements(facts, ap.key, scope)
+    if we is None:
+        return None
+    if we.exact and _comparable(we.writes[0], ap):
+        try:
+            if not sets_intersect(access_elements(ap, facts.n_outer, scope), we.elements):
+                return None
+        except isl.Error:
+            pass
+    # Touched (or not comparable as one set): the first write that touches the load on its own
+    # names the culprit; pairwise, so only refusals and mixed buffers pay for it.
+    return next((w for w in we.writes if write_may_touch(ap, w, scope)), None)
+
+
 def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> Refusal | None:
     """None if the load may leave `loop`, else why not: a write in the loop may touch what it
     reads, or the loop may run zero times. `load` may sit inside a region op being hoisted."""
     root = alias_root(load.operands[READ_OPS[load.name]])
     name = value_name(root)
     ap = load_outside(load, loop, scope)
-    for w in facts.writes:
-        if write_may_touch(ap, w, scope):
-            return _refuse(Code.LICM_WRITTEN_IN_LOOP, f"{name} is written in the loop ({_writer_text(w)})")
+    w = written_culprit(ap, facts, scope)
+    if w is not None:
+        return _refuse(Code.LICM_WRITTEN_IN_LOOP, f"{name} is written in the loop ({_writer_text(w)})")
     for c in facts.clobbers:
         if c.reach == "any" or not is_placed(root):
             return _refuse(Code.LICM_WRITTEN_IN_LOOP, f"{name} may be written by {c.what} in the loop")
@@ -320,32 +401,96 @@ def load_reason(load: ir.Operation, loop: ir.Operation, scope: Scope, facts: Loo
 
 # ---------------------------------------------------------------- whole region ops
 
-def used_from_loop(region_op: ir.Operation, defs: set) -> ir.Value | None:
+def used_from_loop(region_op: ir.Operation, defs: set, memo: dict | None = None) -> ir.Value | None:
     """A value of the loop (in `defs`) used by `region_op` or anything nested in it, other than
     the values `region_op` defines itself; None if there is none."""
-    own = in_loop_defs(region_op)
+    free = summarize(region_op, {} if memo is None else memo).free
+    hits = [v for v in free if v in defs]
+    if not hits:
+        return None
+    # The first such use in program order (a deterministic remark).
     for op in [region_op, *mlir.walk(region_op)]:
         for v in op.operands:
-            if v in defs and v not in own:
+            if v in hits:
                 return v
-    return None
+    return hits[0]
 
 
-def region_reason(op: ir.Operation, loop: ir.Operation, scope: Scope, facts: LoopFacts) -> Refusal | None:
+@dataclass(frozen=True)
+class RegionSummary:
+    """What the motion rule needs to know of a region op's contents, computed once per op.
+
+    free: values its nested ops (and it) use that are defined outside it; blocker: the first
+    nested op (pre-order) that writes, calls, allocates, is unknown or has a region that may not
+    move with it; loads: its nested loads, in order; traps: it or a nested op may trap."""
+
+    free: frozenset
+    blocker: str | None
+    loads: tuple
+    traps: bool
+
+
+def _blocks_motion(o: ir.Operation) -> bool:
+    kind = op_kind(o)
+    return kind in (WRITE, CALL, ALLOC, UNKNOWN) or (kind == REGION and o.name not in HOISTABLE_REGION_OPS)
+
+
+def summarize(op: ir.Operation, memo: dict) -> RegionSummary:
+    """The RegionSummary of `op`, built bottom-up and memoized by op (each op is read once, so
+    deep nests cost linear time). Valid while nothing moves inside `op`: LICM visits loops
+    innermost first, so an op is summarized only after every loop inside it was processed."""
+    key = mlir.op_key(op)
+    if key in memo:
+        return memo[key]
+    stack = [(op, False)]
+    while stack:
+        o, ready = stack.pop()
+        k = mlir.op_key(o)
+        if k in memo:
+            continue
+        children = [c for region in o.regions for block in region.blocks for c in mlir.block_ops(block)]
+        pending = [c for c in children if len(c.regions) and mlir.op_key(c) not in memo]
+        if pending and not ready:
+            stack.append((o, True))
+            stack.extend((c, False) for c in pending)
+            continue
+        free, inside, blocker, loads, traps = set(o.operands), set(), None, [], may_trap(o)
+        for region in o.regions:
+            for block in region.blocks:
+                inside.update(block.arguments)
+        for c in children:
+            inside.update(c.results)
+            if blocker is None and _blocks_motion(c):
+                blocker = c.name
+            if len(c.regions):
+                sub = memo[mlir.op_key(c)]
+                free |= sub.free
+                blocker = blocker or sub.blocker
+                loads.extend(sub.loads)
+                traps = traps or sub.traps
+            else:
+                free.update(c.operands)
+                if op_kind(c) == LOAD:
+                    loads.append(c)
+                traps = traps or may_trap(c)
+        memo[k] = RegionSummary(frozenset(free - inside), blocker, tuple(loads), traps)
+    return memo[key]
+
+
+def region_reason(op: ir.Operation, loop: ir.Operation, scope: Scope, facts: "LoopFacts | _LazyFacts",
+                  memo: dict | None = None) -> Refusal | None:
     """None if the region op `op` (closed over values from outside `loop`) may leave `loop`."""
     if op.name not in HOISTABLE_REGION_OPS:
         return _refuse(Code.LICM_REGION, f"{op.name} has regions")
-    nested = list(mlir.walk(op))
-    for o in nested:
-        kind = op_kind(o)
-        if kind in (WRITE, CALL, ALLOC, UNKNOWN) or (kind == REGION and o.name not in HOISTABLE_REGION_OPS):
-            return _refuse(Code.LICM_SIDE_EFFECTS, f"{op.name} contains {o.name}")
-    loads = [o for o in nested if op_kind(o) == LOAD]
-    for load in loads:
-        reason = load_reason(load, loop, scope, facts)
+    get = facts.get if isinstance(facts, _LazyFacts) else (lambda: facts)
+    summary = summarize(op, {} if memo is None else memo)
+    if summary.blocker is not None:
+        return _refuse(Code.LICM_SIDE_EFFECTS, f"{op.name} contains {summary.blocker}")
+    for load in summary.loads:
+        reason = load_reason(load, loop, scope, get())
         if reason is not None:
             return _refuse(reason.code, f"{op.name} reads memory: {reason.detail}")
-    if not facts.runs_at_least_once and any(may_trap(o) for o in [op, *nested]):
+    if summary.traps and not get().runs_at_least_once:
         return _refuse(Code.LICM_MAY_TRAP, f"loop may run zero times and {op.name} may divide by zero")
     return None
 
@@ -365,9 +510,10 @@ class _LazyFacts:
 
 
 def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Scope,
-                      facts: "LoopFacts | _LazyFacts") -> Refusal | None:
+                      facts: "LoopFacts | _LazyFacts", memo: dict | None = None) -> Refusal | None:
     """None iff `op` (a direct child of `loop`'s body) is invariant and may be hoisted;
-    otherwise the reason it stays. `defs` is `in_loop_defs(loop)` minus what was hoisted."""
+    otherwise the reason it stays. `defs` is `local_defs(loop)` (or `in_loop_defs(loop)`) minus
+    what was hoisted; `memo` holds region summaries (`summarize`)."""
     get = facts.get if isinstance(facts, _LazyFacts) else (lambda: facts)
     v = operand_defined_in_loop(op, defs)
     if v is not None:
@@ -380,10 +526,10 @@ def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Sc
     if kind == LOAD:
         return load_reason(op, loop, scope, get())
     if kind == REGION:
-        v = used_from_loop(op, defs)
+        v = used_from_loop(op, defs, memo)
         if v is not None:
             return _refuse(Code.LICM_OPERAND_IN_LOOP, f"{op.name} uses {value_name(v)}, defined in the loop")
-        return region_reason(op, loop, scope, get())
+        return region_reason(op, loop, scope, facts, memo)
     if kind == TERMINATOR:
         return _refuse(Code.LICM_TERMINATOR, f"{op.name} ends the loop body")
     return _refuse(Code.LICM_SIDE_EFFECTS, {
@@ -394,13 +540,24 @@ def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Sc
     }[kind])
 
 
-def is_candidate(op: ir.Operation, defs: set) -> bool:
+def is_candidate(op: ir.Operation, defs: set, memo: dict | None = None) -> bool:
     """Ops worth testing (and a Missed remark when they stay): every operand is from outside
     the loop, and for a region op everything nested in it uses only outside values too."""
     kind = op_kind(op)
     if kind == TERMINATOR or operand_defined_in_loop(op, defs) is not None:
         return False
-    return kind != REGION or used_from_loop(op, defs) is None
+    return kind != REGION or used_from_loop(op, defs, memo) is None
+
+
+def local_defs(loop: ir.Operation) -> set:
+    """The values of `loop` that its body's ops (and ops nested in them) can use: by dominance,
+    only the body's block arguments and the results of the body's own ops. It stands for
+    `in_loop_defs` in every test of a body op, at the cost of the body, not of the subtree."""
+    block = body_block(loop)
+    defs = set(block.arguments)
+    for op in block.operations:
+        defs.update(op.results)
+    return defs
 
 
 # ---------------------------------------------------------------- the transform
@@ -433,23 +590,25 @@ class Hoist:
 
 
 def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLog,
-                    function: str = "", filename: str = "<input>", rewriter: Rewriter | None = None) -> list[Hoist]:
-    """Move every invariant op of `loop`'s body (in program order) to just before `loop`."""
-    defs = in_loop_defs(loop)
+                    function: str = "", filename: str = "<input>", rewriter: Rewriter | None = None,
+                    memo: dict | None = None) -> list[Hoist]:
+    """Move every invariant op of `loop`'s body (in program order) to just before `loop`.
+    `memo` keeps region summaries across the loops of one function (innermost loops first)."""
+    memo = {} if memo is None else memo
+    defs = local_defs(loop)
     facts = _LazyFacts(loop, scope, funcs)
-    loop_loc = mlir.location_of(loop, filename)
+    loop_loc = None
     done: list[Hoist] = []
     for op in body_ops(loop):
-        candidate = is_candidate(op, defs)
+        candidate = is_candidate(op, defs, memo)
         if not candidate:
             continue
-        reason = invariance_reason(op, loop, defs, scope, facts)
+        reason = invariance_reason(op, loop, defs, scope, facts, memo)
+        loop_loc = loop_loc or mlir.location_of(loop, filename)
         args = {"inst": op.name, "loop": loop_loc}
         if reason is None:
             (rewriter or Rewriter()).move_before(op, loop)
             defs.difference_update(op.results)
-            if op.regions:
-                defs.difference_update(in_loop_defs(op))
             done.append(Hoist(op, loop))
             log.add(PASS_NAME, PASSED, HOIST_MESSAGE.format(name=op.name), function=function,
                     location=mlir.location_of(op, filename), args=args)
@@ -471,8 +630,9 @@ def licm_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input>", f
     name = mlir.func_name(fn)
     moved: set = set()
     rewriter = Rewriter()
+    memo: dict = {}
     for loop in loops_innermost_first(fn):
-        for h in hoist_from_loop(loop, scope, funcs, log, name, filename, rewriter):
+        for h in hoist_from_loop(loop, scope, funcs, log, name, filename, rewriter, memo):
             moved.add(h.op)
     return len(moved)
 
