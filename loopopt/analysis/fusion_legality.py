@@ -15,6 +15,7 @@ from .effects import Effects
 from .loops import has_iter_args, loop_dims, same_trip_count, substitute
 from .memory import UNTRACED
 from .refusal import Code, Refusal
+from .vectorization import carried_dependence, is_innermost
 
 # ---------------------------------------------------------------------------------------
 # Each check returns None when legal, else a Refusal.
@@ -115,6 +116,21 @@ def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> Refusal | Non
     return None
 
 
+def check_vectorization(l1: ir.Operation, l2: ir.Operation, facts, options) -> Refusal | None:
+    """cpu only: two innermost loops where exactly one carries a dependence (a reduction) must
+    not fuse, since the parallel one's work would run sequentially in the fused loop and lose
+    vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
+    outer loops are never refused here (their inner loops stay separate)."""
+    if options.target.name != "cpu" or not (is_innermost(l1) and is_innermost(l2)):
+        return None
+    c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
+    if (c1 is None) == (c2 is None):
+        return None
+    par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
+    return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
+                   f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
+
+
 def _conflict(x: Effects, y: Effects) -> bool:
     if (x.unknown and (y.touches() or y.unknown)) or (y.unknown and x.touches()):
         return True
@@ -192,7 +208,8 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
     In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
     profit, the ops between the loops (traversePath), no negative dependence distance; then our
     SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
-    ops between the loops (computed from the block when not given)."""
+    ops between the loops (computed from the block when not given). Last, on cpu, the cost
+    model's vectorization guard (`check_vectorization`)."""
     if has_iter_args(l1) or has_iter_args(l2):
         return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
     r = check_modelled(l1, l2, facts.effects)
@@ -211,4 +228,6 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         need = facts.fused_working_set(l1, l2)
         if need > options.sb_budget:
             r = Refusal(Code.OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
+    if r is None:
+        r = check_vectorization(l1, l2, facts, options)
     return (hoist, None) if r is None else ([], r)

@@ -24,6 +24,7 @@ class Code(enum.Enum):
     OVER_BUDGET = "[STOP FUSION] fused working set exceeds SBSize"
     CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
     UNMODELLED = "[STOP FUSION] unmodelled effects"
+    LOSES_VECTORIZATION = "[STOP FUSION] a parallel inner loop would join a loop-carried reduction"
     # distribution
     DISTRIBUTION_ONE_GROUP = "[STOP DISTRIBUTION] no independent statement groups"
     DISTRIBUTION_ITER_ARGS = "[STOP DISTRIBUTION] loop carries values through iter_args"

@@ -1,0 +1,326 @@
+"""Issue 12, the cpu cost model: the vectorization guard of fusion (analysis/vectorization.py,
+fusion_legality.check_vectorization). Each transform test checks the IR, that it verifies, and
+that results are unchanged in the reference interpreter and natively (mlir-runner)."""
+from __future__ import annotations
+
+import pytest
+
+from fusion_util import messages, optimize_checked
+from loopopt import driver, mlir
+from loopopt.analysis.facts import Facts
+from loopopt.analysis.loops import loops_in_block
+from loopopt.analysis.refusal import Code
+from loopopt.analysis.vectorization import carried_dependence, is_innermost, is_parallel
+from loopopt.options import TARGETS, Options
+from loopopt.toolchain import find_tool
+
+GUARD = Code.LOSES_VECTORIZATION.message
+
+SOFTMAX = """
+func.func @softmax(%x: memref<16x64xf32>, %out: memref<16x64xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %mx = memref.alloc() : memref<16xf32>
+  %e = memref.alloc() : memref<16x64xf32>
+  %sum = memref.alloc() : memref<16xf32>
+  affine.for %i = 0 to 16 {
+    affine.store %ninf, %mx[%i] : memref<16xf32>
+    affine.for %j = 0 to 64 {
+      %v = affine.load %x[%i, %j] : memref<16x64xf32>
+      %m = affine.load %mx[%i] : memref<16xf32>
+      %m2 = arith.maximumf %m, %v : f32
+      affine.store %m2, %mx[%i] : memref<16xf32>
+    }
+  }
+  affine.for %i = 0 to 16 {
+    affine.for %j = 0 to 64 {
+      %v = affine.load %x[%i, %j] : memref<16x64xf32>
+      %m = affine.load %mx[%i] : memref<16xf32>
+      %d = arith.subf %v, %m : f32
+      %ex = math.exp %d : f32
+      affine.store %ex, %e[%i, %j] : memref<16x64xf32>
+    }
+  }
+  affine.for %i = 0 to 16 {
+    affine.store %zero, %sum[%i] : memref<16xf32>
+    affine.for %j = 0 to 64 {
+      %v = affine.load %e[%i, %j] : memref<16x64xf32>
+      %s = affine.load %sum[%i] : memref<16xf32>
+      %s2 = arith.addf %s, %v : f32
+      affine.store %s2, %sum[%i] : memref<16xf32>
+    }
+  }
+  affine.for %i = 0 to 16 {
+    affine.for %j = 0 to 64 {
+      %v = affine.load %e[%i, %j] : memref<16x64xf32>
+      %s = affine.load %sum[%i] : memref<16xf32>
+      %r = arith.divf %v, %s : f32
+      affine.store %r, %out[%i, %j] : memref<16x64xf32>
+    }
+  }
+  memref.dealloc %mx : memref<16xf32>
+  memref.dealloc %e : memref<16x64xf32>
+  memref.dealloc %sum : memref<16xf32>
+  return
+}
+"""
+
+
+def _loops_of(text: str):
+    """(module, facts, top-level loops of the only function): the module must stay alive."""
+    module = mlir.parse_module(text)
+    fn = mlir.functions(module)[0]
+    return module, Facts(), loops_in_block(mlir.func_body(fn))
+
+
+def _native_same(before: str, after: str, kernel: str) -> None:
+    if find_tool("mlir-runner") is None:
+        pytest.skip("mlir-runner 22 not installed")
+    from loopopt.native import compare_outputs, kernel_signature, run_native
+
+    sizes = (None,) * len(kernel_signature(before, kernel).args)
+    a = run_native(before, kernel, sizes, reps=1, warmup=0)
+    b = run_native(after, kernel, sizes, reps=1, warmup=0)
+    assert a.outputs and compare_outputs(a.outputs, b.outputs) is None
+
+
+def _inner_loops(text: str) -> list[list[str]]:
+    """Per top-level loop, the kinds of innermost loops: 'par' or 'seq' (fresh analysis)."""
+    module, facts, loops = _loops_of(text)
+    out = []
+    for lp in loops:
+        inner = [o for o in [lp, *mlir.walk(lp)] if o.name == "affine.for" and is_innermost(o)]
+        out.append(["par" if is_parallel(o, facts) else "seq" for o in inner])
+    del module
+    return out
+
+
+# ------------------------------------------------------------------------ the guard on softmax
+
+def test_softmax_rows_fuse_but_exp_stays_out_of_the_sum_on_cpu():
+    res = optimize_checked(SOFTMAX, "cpu")
+    _native_same(SOFTMAX, res.text, "softmax")
+    # One row loop holds four inner loops: max (seq), exp (par), sum (seq), divide (par).
+    assert _inner_loops(res.text) == [["seq", "par", "seq", "par"]]
+    assert res.num_loops_fused == 3
+    refused = [r for r in res.remarks if r.message == GUARD]
+    assert len(refused) == 1 and refused[0].kind == "Missed" and refused[0].pass_name == "fusion"
+    assert refused[0].args["code"] == "LOSES_VECTORIZATION"
+    assert "is parallel" in refused[0].args["reason"] and "reduction into" in refused[0].args["reason"]
+    assert refused[0].message.startswith("[STOP FUSION]")
+
+
+def test_softmax_on_trn1_keeps_the_seed_profit():
+    """The Neuron targets are unchanged: no vectorization refusal is ever emitted there."""
+    for target in ("trn1", "inf2", "trn2"):
+        res = driver.optimize(SOFTMAX, Options(target=TARGETS[target]), "t.mlir")
+        assert GUARD not in messages(res)
+
+
+def test_guard_decides_on_innermost_loops_on_cpu_only():
+    """The exp loop is parallel, the sum loop a reduction: refused on cpu, not on trn1, and
+    the row loops around them are never refused by the guard."""
+    module, facts, loops = _loops_of(SOFTMAX)
+    from loopopt.analysis.fusion_legality import check_vectorization
+
+    exp_inner = [o for o in mlir.walk(loops[1]) if o.name == "affine.for"][0]
+    sum_inner = [o for o in mlir.walk(loops[2]) if o.name == "affine.for"][0]
+    assert is_parallel(exp_inner, facts) and not is_parallel(sum_inner, facts)
+    cpu = Options(target=TARGETS["cpu"])
+    r = check_vectorization(exp_inner, sum_inner, facts, cpu)
+    assert r is not None and r.code is Code.LOSES_VECTORIZATION
+    assert check_vectorization(exp_inner, sum_inner, facts, Options(target=TARGETS["trn1"])) is None
+    # outer (non-innermost) loops are never refused by the guard
+    assert check_vectorization(loops[1], loops[2], facts, cpu) is None
+    del module
+
+
+# ------------------------------------------------------------------ what the guard lets through
+
+TWO_REDUCTIONS = """
+func.func @two(%a: memref<64xf32>, %b: memref<64xf32>, %s: memref<1xf32>, %t: memref<1xf32>) {
+  affine.for %j = 0 to 64 {
+    %v = affine.load %a[%j] : memref<64xf32>
+    %acc = affine.load %s[0] : memref<1xf32>
+    %n = arith.addf %acc, %v : f32
+    affine.store %n, %s[0] : memref<1xf32>
+  }
+  affine.for %j = 0 to 64 {
+    %v = affine.load %a[%j] : memref<64xf32>
+    %w = affine.load %b[%j] : memref<64xf32>
+    %p = arith.mulf %v, %w : f32
+    %acc = affine.load %t[0] : memref<1xf32>
+    %n = arith.addf %acc, %p : f32
+    affine.store %n, %t[0] : memref<1xf32>
+  }
+  return
+}
+"""
+
+
+def test_two_sequential_reductions_still_fuse():
+    res = optimize_checked(TWO_REDUCTIONS, "cpu")
+    _native_same(TWO_REDUCTIONS, res.text, "two")
+    assert GUARD not in messages(res)
+    assert res.num_loops_fused == 1 and _inner_loops(res.text) == [["seq"]]
+
+
+PARALLEL_CHAIN = """
+func.func @chain(%a: memref<64xf32>, %out: memref<64xf32>) {
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    %e = math.exp %v : f32
+    affine.store %e, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %v = affine.load %t[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    affine.store %w, %out[%i] : memref<64xf32>
+  }
+  memref.dealloc %t : memref<64xf32>
+  return
+}
+"""
+
+
+def test_two_parallel_loops_still_fuse():
+    res = optimize_checked(PARALLEL_CHAIN, "cpu")
+    assert GUARD not in messages(res)
+    assert res.num_loops_fused == 1 and _inner_loops(res.text) == [["par"]]
+
+
+# A parallel map at the top level and a reduction over its result (level 0, both innermost).
+MAP_THEN_SUM = """
+func.func @map_sum(%a: memref<64xf32>, %s: memref<1xf32>) {
+  %t = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    %e = math.exp %v : f32
+    affine.store %e, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 0 to 64 {
+    %v = affine.load %t[%i] : memref<64xf32>
+    %acc = affine.load %s[0] : memref<1xf32>
+    %n = arith.addf %acc, %v : f32
+    affine.store %n, %s[0] : memref<1xf32>
+  }
+  memref.dealloc %t : memref<64xf32>
+  return
+}
+"""
+
+
+def test_top_level_map_is_not_fused_into_a_reduction_on_cpu_only():
+    res = optimize_checked(MAP_THEN_SUM, "cpu")
+    _native_same(MAP_THEN_SUM, res.text, "map_sum")
+    assert GUARD in messages(res) and res.num_loops_fused == 0
+    assert mlir.print_module(mlir.parse_module(res.text)).count("affine.for") == 2
+    other = driver.optimize(MAP_THEN_SUM, Options(target=TARGETS["trn1"]), "t.mlir")
+    assert GUARD not in messages(other)
+
+
+# ------------------------------------------------------------ the analysis on adversarial loops
+
+def _one_loop(body: str, args: str = "%a: memref<64xf32>, %b: memref<64xf32>") -> bool | None:
+    """Carried-dependence verdict of the only loop of a small function."""
+    text = f"func.func @f({args}) {{\n{body}\n  return\n}}"
+    module, facts, loops = _loops_of(text)
+    r = carried_dependence(loops[0], facts)
+    del module
+    return r
+
+
+def test_parallel_map_is_parallel():
+    assert _one_loop("""
+  affine.for %i = 0 to 64 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    affine.store %v, %b[%i] : memref<64xf32>
+  }""") is None
+
+
+def test_recurrence_through_a_shifted_index_is_carried():
+    r = _one_loop("""
+  affine.for %i = 1 to 64 {
+    %v = affine.load %a[%i - 1] : memref<64xf32>
+    affine.store %v, %a[%i] : memref<64xf32>
+  }""")
+    assert r is not None and "dependence on" in r.reason
+
+
+def test_accumulator_read_through_another_index_is_carried():
+    """The accumulator b[0] is also read as b[i]: iteration 0's read meets later writes."""
+    r = _one_loop("""
+  affine.for %i = 0 to 64 {
+    %v = affine.load %b[%i] : memref<64xf32>
+    %acc = affine.load %b[0] : memref<64xf32>
+    %n = arith.addf %acc, %v : f32
+    affine.store %n, %b[0] : memref<64xf32>
+  }""")
+    assert r is not None
+
+
+def test_write_through_an_offset_view_of_the_read_buffer_is_carried():
+    """A subview offset by one aliases the buffer read in the loop: a recurrence in disguise."""
+    r = _one_loop("""
+  %v1 = memref.subview %a[1] [63] [1] : memref<64xf32> to memref<63xf32, strided<[1], offset: 1>>
+  affine.for %i = 0 to 63 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    affine.store %v, %v1[%i] : memref<63xf32, strided<[1], offset: 1>>
+  }""")
+    assert r is not None
+
+
+def test_iter_args_loop_is_carried():
+    r = _one_loop("""
+  %z = arith.constant 0.0 : f32
+  %r = affine.for %i = 0 to 64 iter_args(%acc = %z) -> (f32) {
+    %v = affine.load %a[%i] : memref<64xf32>
+    %n = arith.addf %acc, %v : f32
+    affine.yield %n : f32
+  }
+  affine.store %r, %b[0] : memref<64xf32>""")
+    assert r is not None and "iter_args" in r.reason
+
+
+def test_call_in_loop_counts_as_carried():
+    text = """
+func.func private @g(memref<64xf32>)
+func.func @f(%a: memref<64xf32>, %b: memref<64xf32>) {
+  affine.for %i = 0 to 64 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    affine.store %v, %b[%i] : memref<64xf32>
+    func.call @g(%b) : (memref<64xf32>) -> ()
+  }
+  return
+}"""
+    module = mlir.parse_module(text)
+    fn = [f for f in mlir.functions(module) if mlir.func_body(f) is not None][0]
+    (lp,) = loops_in_block(mlir.func_body(fn))
+    r = carried_dependence(lp, Facts())
+    assert r is not None and "@g" in r.reason
+
+
+def test_overlapping_vector_stores_are_carried():
+    r = _one_loop("""
+  %z = arith.constant dense<0.0> : vector<4xf32>
+  affine.for %i = 0 to 60 {
+    %v = affine.vector_load %a[%i] : memref<64xf32>, vector<4xf32>
+    affine.vector_store %v, %a[%i + 1] : memref<64xf32>, vector<4xf32>
+  }""")
+    assert r is not None
+
+
+def test_stores_at_distinct_elements_per_iteration_are_parallel_even_with_a_step():
+    assert _one_loop("""
+  affine.for %i = 0 to 64 step 2 {
+    %v = affine.load %a[%i + 1] : memref<64xf32>
+    affine.store %v, %a[%i] : memref<64xf32>
+  }""") is None
+
+
+def test_innermost_sees_nested_loops():
+    module, facts, loops = _loops_of(SOFTMAX)
+    assert not is_innermost(loops[0])
+    assert all(is_innermost(o) for o in mlir.walk(loops[0]) if o.name == "affine.for" and o != loops[0])
+    del module
