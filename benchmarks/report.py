@@ -13,14 +13,22 @@ MLIR = ("mlir-fusion", "mlir-greedy")
 
 
 STAT = "median"  # which time the tables use; "best" gives the least-disturbed call
+# Timing regimes (run.py): "flushed" reads the flush buffer before every timed call, "warm" not.
+REGIMES = ("flushed", "warm")
+FLOOR = 0.95  # issue 12: no program may run slower than this fraction of the input's speed
 
 
-def valid_time(v: dict | None, stat: str | None = None) -> float | None:
+def _key(stat: str, regime: str) -> str:
+    """The bench.json field of a statistic in a regime: the flushed regime has the plain names."""
+    return stat if regime == "flushed" else f"{regime}_{stat}"
+
+
+def valid_time(v: dict | None, stat: str | None = None, regime: str = "flushed") -> float | None:
     """A variant's time counts only if it ran and gave the input's results."""
-    stat = stat or STAT
-    if not v or v.get("status") != "ok" or v.get(stat) is None or v.get("equal") is False:
+    key = _key(stat or STAT, regime)
+    if not v or v.get("status") != "ok" or v.get(key) is None or v.get("equal") is False:
         return None
-    return v[stat]
+    return v[key]
 
 
 def geomean(xs) -> float | None:
@@ -32,20 +40,47 @@ def _fmt(x, spec=".2f", none="n/a") -> str:
     return none if x is None else format(x, spec)
 
 
-def speedups(prog: dict, stat: str | None = None) -> dict[str, float | None]:
-    """Input time over each variant's time."""
-    base = valid_time(prog["variants"].get("input"), stat)
+def speedups(prog: dict, stat: str | None = None, regime: str = "flushed") -> dict[str, float | None]:
+    """Input time over each variant's time (in one regime)."""
+    base = valid_time(prog["variants"].get("input"), stat, regime)
     out = {}
     for name in COMPARED:
-        t = valid_time(prog["variants"].get(name), stat)
+        t = valid_time(prog["variants"].get(name), stat, regime)
         out[name] = base / t if base and t else None
     return out
 
 
-def ratio_to(prog: dict, mlir: str, stat: str | None = None) -> float | None:
+def ratio_to(prog: dict, mlir: str, stat: str | None = None, regime: str = "flushed") -> float | None:
     """MLIR variant's time over loopopt's: above 1 means loopopt's program is faster."""
-    lo, ml = valid_time(prog["variants"].get("loopopt"), stat), valid_time(prog["variants"].get(mlir), stat)
+    lo = valid_time(prog["variants"].get("loopopt"), stat, regime)
+    ml = valid_time(prog["variants"].get(mlir), stat, regime)
     return ml / lo if lo and ml else None
+
+
+def regimes_of(bench: dict) -> tuple[str, ...]:
+    """The regimes a bench.json holds (an older file has only the flushed one)."""
+    return tuple(bench.get("regimes") or ("flushed",))
+
+
+def slow_programs(bench: dict, floor: float = FLOOR) -> list[tuple[str, str, float]]:
+    """(program, regime, loopopt speedup) for every program loopopt slows below `floor`."""
+    out = []
+    for p in _programs(bench):
+        for regime in regimes_of(bench):
+            sp = speedups(p, None, regime)["loopopt"]
+            if sp is not None and sp < floor:
+                out.append((p["name"], regime, sp))
+    return out
+
+
+def slowest(bench: dict, regime: str) -> tuple[str, float] | None:
+    """loopopt's lowest speedup in a regime and its program."""
+    cells = [(speedups(p, None, regime)["loopopt"], p["name"]) for p in _programs(bench)]
+    cells = [(sp, n) for sp, n in cells if sp is not None]
+    if not cells:
+        return None
+    sp, name = min(cells)
+    return name, sp
 
 
 def bandwidths(bench: dict) -> dict[str, float]:
@@ -75,7 +110,7 @@ def _programs(bench: dict) -> list[dict]:
     return [p for p in bench["programs"] if "bandwidth" not in p["tags"]]
 
 
-def geomean_rows(bench: dict) -> list[tuple[str, int, dict]]:
+def geomean_rows(bench: dict, regime: str = "flushed") -> list[tuple[str, int, dict]]:
     groups = [("all programs", lambda p: True, None), ("symbolic bounds", lambda p: "symbolic" in p["tags"], None),
               ("static bounds", lambda p: "symbolic" not in p["tags"], None),
               ("memory-bound chains", lambda p: "memory" in p["tags"], None),
@@ -86,11 +121,56 @@ def geomean_rows(bench: dict) -> list[tuple[str, int, dict]]:
         progs = [p for p in _programs(bench) if keep(p)]
         if not progs:
             continue
-        cells = {name: geomean(speedups(p, stat)[name] for p in progs) for name in COMPARED}
+        cells = {name: geomean(speedups(p, stat, regime)[name] for p in progs) for name in COMPARED}
         for m in MLIR:
-            cells[f"vs {m}"] = geomean(ratio_to(p, m, stat) for p in progs)
+            cells[f"vs {m}"] = geomean(ratio_to(p, m, stat, regime) for p in progs)
         rows.append((label, len(progs), cells))
     return rows
+
+
+def _regime_text(bench: dict) -> str:
+    parts = []
+    for regime in regimes_of(bench):
+        if regime == "flushed":
+            parts.append(f"**flushed**: each timed call preceded by reading {bench.get('flush_mib', 0)} MiB to evict "
+                         "the caches")
+        else:
+            parts.append("**warm**: the timed calls back to back, so data the previous call left in the caches "
+                         "stays there (as in a hot inner kernel)")
+    return "; ".join(parts)
+
+
+def _speedup_cell(x: float | None) -> str:
+    if x is None:
+        return "—"
+    cell = f"{x:.2f}×"
+    return f"**{cell}**" if x < FLOOR else cell
+
+
+def floor_lines(bench: dict) -> list[str]:
+    """Issue 12's check: no program slower than FLOOR in either regime, and the slowest ones."""
+    slow = slow_programs(bench)
+    worst = []
+    for regime in regimes_of(bench):
+        w = slowest(bench, regime)
+        if w is not None:
+            worst.append(f"{regime} {w[0]} {w[1]:.2f}×")
+    verdict = ("none" if not slow else ", ".join(f"{n} ({r} {sp:.2f}×)" for n, r, sp in slow))
+    return [f"Programs loopopt makes slower than {FLOOR:.2f}× of the input: **{verdict}**. "
+            f"Slowest loopopt speedup per regime: {'; '.join(worst) or 'n/a'}."]
+
+
+def geomean_table(bench: dict) -> list[str]:
+    """Geometric-mean speedups, one column per variant and regime."""
+    regimes = regimes_of(bench)
+    head = [f"{n} {r}" for n in COMPARED for r in regimes] + [f"loopopt vs {m} {r}" for m in MLIR for r in regimes]
+    lines = ["| programs | n | " + " | ".join(head) + " |", "|---|---:|" + "---:|" * len(head)]
+    by_regime = {r: geomean_rows(bench, r) for r in regimes}
+    for k, (label, n, _) in enumerate(by_regime[regimes[0]]):
+        cells = [_fmt(by_regime[r][k][2][name]) + "×" for name in COMPARED for r in regimes]
+        cells += [_fmt(by_regime[r][k][2][f"vs {m}"]) for m in MLIR for r in regimes]
+        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def bench_markdown(bench: dict) -> list[str]:
@@ -98,9 +178,9 @@ def bench_markdown(bench: dict) -> list[str]:
     lines = [
         f"Machine: {m.get('cpu', '?')}, {m.get('cpus')} CPUs, {m.get('memory_gib', '?')} GiB; {m.get('mlir_opt', '')}; "
         f"load average at start {', '.join(f'{x:.2f}' for x in m.get('load_average', []))}.",
-        f"Each variant runs in {bench.get('rounds', 1)} mlir-runner -O3 process(es) (variant order alternating), each "
-        f"{bench['warmup']} warm-up call(s) then {bench['reps']} timed kernel calls, each timed call preceded by reading "
-        f"{bench.get('flush_mib', 0)} MiB to evict the caches; times are medians over all timed "
+        f"Each variant runs in {bench.get('rounds', 1)} mlir-runner -O3 process(es) per regime (variant and regime "
+        f"order alternating), each {bench['warmup']} warm-up call(s) then {bench['reps']} timed kernel calls. "
+        f"Regimes: {_regime_text(bench)}. Times are medians over all timed "
         f"calls. Whole run: {bench['wall_seconds']:.0f} s{' (--quick)' if bench.get('quick') else ''}; load average "
         f"at the end {', '.join(f'{x:.2f}' for x in bench.get('load_average_end', []))}; niceness "
         f"{bench.get('niceness', 0)}.",
@@ -108,16 +188,14 @@ def bench_markdown(bench: dict) -> list[str]:
     ]
     bw = copy_bandwidth(bench)
     kernels = ", ".join(f"{name} {rate / 1e9:.1f} GB/s" for name, rate in bandwidths(bench).items())
-    lines += [f"Measured memory bandwidth (bytes read + bytes written by a streaming kernel / its best time; "
-              f"the best one is the reference): {kernels or 'n/a'} → **{_fmt(bw and bw / 1e9, '.1f')} GB/s**.", ""]
+    lines += [f"Measured memory bandwidth (bytes read + bytes written by a streaming kernel / its best time, "
+              f"flushed regime; the best one is the reference): {kernels or 'n/a'} → "
+              f"**{_fmt(bw and bw / 1e9, '.1f')} GB/s**.", ""]
+    lines += floor_lines(bench) + [""]
     lines += ["## Geometric means", "",
-              "Speedup = input time / variant time. `vs X` = X's time / loopopt's time (above 1: loopopt faster). "
-              "A variant that failed or changed the results is left out of its mean.", "",
-              "| programs | n | loopopt | mlir-fusion | mlir-greedy | loopopt vs mlir-fusion | loopopt vs mlir-greedy |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
-    for label, n, c in geomean_rows(bench):
-        lines.append(f"| {label} | {n} | {_fmt(c['loopopt'])}× | {_fmt(c['mlir-fusion'])}× | {_fmt(c['mlir-greedy'])}× | "
-                     f"{_fmt(c['vs mlir-fusion'])} | {_fmt(c['vs mlir-greedy'])} |")
+              "Speedup = input time / variant time, per regime. `vs X` = X's time / loopopt's time (above 1: loopopt "
+              "faster). A variant that failed or changed the results is left out of its mean.", ""]
+    lines += geomean_table(bench)
     lines += ["", "## Per program: results, loops, intermediate bytes", "",
               "Equal: the variant's printed outputs (every memref argument, every result) equal the input's "
               "(exactly, unless the program sets an rtol). Loops: affine.for ops. Intermediate: bytes of "
@@ -130,18 +208,27 @@ def bench_markdown(bench: dict) -> list[str]:
         loops = " / ".join(str(v[n]["loops"]) if v.get(n) and v[n]["loops"] is not None else "—" for n in ("input",) + COMPARED)
         placed = " / ".join(v[n]["placed"] or "—" if v.get(n) else "—" for n in ("input",) + COMPARED)
         lines.append(f"| {p['name']} | {', '.join(p['tags'])} | {eq} | {loops} | {placed} |")
-    lines += ["", "## Per program: kernel time", "",
-              "Times: median (best) in ms. Speedups and ratios use the medians.", "",
-              "| program | input ms | loopopt ms | mlir-fusion ms | mlir-greedy ms | loopopt speedup | mlir-fusion speedup "
-              "| mlir-greedy speedup | loopopt vs mlir-fusion | loopopt vs mlir-greedy |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    regimes = regimes_of(bench)
+    lines += ["", "## Per program: speedups, flushed and warm side by side", "",
+              f"Speedup = input time / variant time (medians); below {FLOOR:.2f}× in bold.", "",
+              "| program | " + " | ".join(f"{n} {r}" for n in COMPARED for r in regimes) + " |",
+              "|---|" + "---:|" * (len(COMPARED) * len(regimes))]
     for p in _programs(bench):
-        v = p["variants"]
-        ms = [_ms_cell(v.get(n)) for n in ("input",) + COMPARED]
-        sp = speedups(p)
-        lines.append(f"| {p['name']} | " + " | ".join(ms) + " | "
-                     + " | ".join(_fmt(sp[n], ".2f", "—") + ("×" if sp[n] else "") for n in COMPARED) + " | "
-                     + " | ".join(_fmt(ratio_to(p, mm), ".2f", "—") for mm in MLIR) + " |")
+        cells = [_speedup_cell(speedups(p, None, r)[n]) for n in COMPARED for r in regimes]
+        lines.append(f"| {p['name']} | " + " | ".join(cells) + " |")
+    for regime in regimes:
+        lines += ["", f"## Per program: kernel time, {regime}", "",
+                  "Times: median (best) in ms. Speedups and ratios use the medians.", "",
+                  "| program | input ms | loopopt ms | mlir-fusion ms | mlir-greedy ms | loopopt speedup | "
+                  "mlir-fusion speedup | mlir-greedy speedup | loopopt vs mlir-fusion | loopopt vs mlir-greedy |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for p in _programs(bench):
+            v = p["variants"]
+            ms = [_ms_cell(v.get(n), regime) for n in ("input",) + COMPARED]
+            sp = speedups(p, None, regime)
+            lines.append(f"| {p['name']} | " + " | ".join(ms) + " | "
+                         + " | ".join(_fmt(sp[n], ".2f", "—") + ("×" if sp[n] else "") for n in COMPARED) + " | "
+                         + " | ".join(_fmt(ratio_to(p, mm, None, regime), ".2f", "—") for mm in MLIR) + " |")
     lines += bandwidth_markdown(bench, bw)
     fails = [(p["name"], n, v) for p in bench["programs"] for n, v in p["variants"].items()
              if v["status"] != "ok" or v["equal"] is False]
@@ -153,8 +240,8 @@ def bench_markdown(bench: dict) -> list[str]:
     return lines
 
 
-def _ms_cell(v: dict | None) -> str:
-    med, best = valid_time(v), valid_time(v, "best")
+def _ms_cell(v: dict | None, regime: str = "flushed") -> str:
+    med, best = valid_time(v, None, regime), valid_time(v, "best", regime)
     return "—" if med is None else f"{med * 1e3:.2f} ({best * 1e3:.2f})"
 
 
@@ -288,46 +375,90 @@ README_BEGIN = "<!-- scaling-target: generated from results/scaling.json by repo
 README_END = "<!-- end of scaling-target -->"
 
 
-def quote_in_readme(readme_path: str, sc: dict) -> bool:
-    """Replace the text between README_BEGIN and README_END in the README with the target table
-    (so the README never carries hand-typed numbers); False when the markers are missing."""
+def replace_between(path: str, begin: str, end: str, lines: list[str]) -> bool:
+    """Replace the text from marker `begin` to marker `end` (both kept) in a file with `lines`;
+    False (file untouched) when either marker is missing."""
     try:
-        with open(readme_path) as f:
+        with open(path) as f:
             text = f.read()
     except OSError:
         return False
-    start, end = text.find(README_BEGIN), text.find(README_END)
-    if start < 0 or end < start:
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
         return False
+    body = "\n".join([begin, *lines, end])
+    with open(path, "w") as f:
+        f.write(text[:start] + body + text[stop + len(end):])
+    return True
+
+
+def quote_in_readme(readme_path: str, sc: dict) -> bool:
+    """Replace the text between README_BEGIN and README_END in the README with the target table
+    (so the README never carries hand-typed numbers); False when the markers are missing."""
     m = sc.get("machine", {})
     when = f" of {sc['date']}" if sc.get("date") else ""
     run = (f"Run{when}: {sc.get('wall_seconds', 0):.0f} s, niceness {sc.get('niceness', 0)}, "
            f"load average at start {', '.join(f'{x:.2f}' for x in m.get('load_average', []))}, "
            f"loopopt start-up {_fmt(sc.get('startup_seconds'))} s, timeout {sc.get('timeout', 0):.0f} s per compile.")
-    body = "\n".join([README_BEGIN, run, ""] + scaling_target_markdown(sc) + [README_END])
-    with open(readme_path, "w") as f:
-        f.write(text[:start] + body + text[end + len(README_END):])
-    return True
+    return replace_between(readme_path, README_BEGIN, README_END, [run, ""] + scaling_target_markdown(sc))
+
+
+BENCH_BEGIN = "<!-- bench-results: generated from benchmarks/results/bench.json by benchmarks/report.py; do not edit -->"
+BENCH_END = "<!-- end of bench-results -->"
+
+
+def readme_bench_markdown(bench: dict) -> list[str]:
+    """The README's results table: geometric-mean speedups per group, each variant in each
+    regime, then the per-program floor check."""
+    regimes = regimes_of(bench)
+    by_regime = {r: geomean_rows(bench, r) for r in regimes}
+    head = [f"{n} {r}" for n in COMPARED for r in regimes]
+    lines = ["| geometric-mean speedup over the input | " + " | ".join(head) + " |",
+             "|---|" + "---:|" * len(head)]
+    labels = {"all programs": "all {n} programs", "symbolic bounds": "{n} symbolic-bound programs",
+              "static bounds": "{n} static programs"}
+    for k, (label, n, _) in enumerate(by_regime[regimes[0]]):
+        if label not in labels:
+            continue
+        cells = [_fmt(by_regime[r][k][2][name]) + "x" for name in COMPARED for r in regimes]
+        lines.append(f"| {labels[label].format(n=n)} | " + " | ".join(cells) + " |")
+    when = time.strftime("%Y-%m-%d", time.localtime(bench["date"])) if bench.get("date") else ""
+    lines += ["", *floor_lines(bench), "",
+              f"Run{' of ' + when if when else ''}: {bench.get('wall_seconds', 0):.0f} s, {bench.get('rounds', 1)} "
+              f"process(es) x {bench.get('reps')} timed calls per variant and regime"
+              f"{' (--quick)' if bench.get('quick') else ''}; flushed = {bench.get('flush_mib', 0)} MiB read before "
+              "every timed call, warm = calls back to back."]
+    return lines
+
+
+def quote_bench_in_readme(readme_path: str, bench: dict) -> bool:
+    """The README's benchmark table, regenerated from bench.json between BENCH_BEGIN and BENCH_END."""
+    return replace_between(readme_path, BENCH_BEGIN, BENCH_END, readme_bench_markdown(bench))
 
 
 def speedup_chart(bench: dict, path: str) -> None:
+    """One bar panel per regime: each variant's speedup over the input, per program (log)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     progs = _programs(bench)
     names = [p["name"] for p in progs]
-    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(names)), 5))
+    regimes = regimes_of(bench)
+    fig, axes = plt.subplots(len(regimes), 1, figsize=(max(8, 0.55 * len(names)), 4.2 * len(regimes)),
+                             squeeze=False)
     width = 0.27
-    for k, variant in enumerate(COMPARED):
-        vals = [speedups(p)[variant] or 0 for p in progs]
-        ax.bar([i + (k - 1) * width for i in range(len(names))], vals, width, label=variant)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_ylabel("speedup over the input (log)")
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
-    ax.set_title("Kernel speedup over the unoptimised input (mlir-runner -O3, median)")
-    ax.legend()
+    for ax, regime in zip(axes.flat, regimes):
+        for k, variant in enumerate(COMPARED):
+            vals = [speedups(p, None, regime)[variant] or 0 for p in progs]
+            ax.bar([i + (k - 1) * width for i in range(len(names))], vals, width, label=variant)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.axhline(FLOOR, color="red", linewidth=0.6, linestyle="--")
+        ax.set_yscale("log")
+        ax.set_ylabel("speedup over the input (log)")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
+        ax.set_title(f"Kernel speedup over the unoptimised input, {regime} caches (mlir-runner -O3, median)")
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

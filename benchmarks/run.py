@@ -2,12 +2,14 @@
 
     python3 benchmarks/run.py              every program, every variant (writes benchmarks/results/)
     python3 benchmarks/run.py --quick      fewer repetitions
-    python3 benchmarks/run.py --only chain3_1d,atax
+    python3 benchmarks/run.py --only chain3_1d,atax   (written to results/variants/bench-only.json)
     python3 benchmarks/run.py --scaling    compile-time scaling only (slow)
 
 For each program: the input, loopopt's output and two MLIR pipelines' outputs are verified,
 lowered with one pipeline (loopopt.native.LOWERING_PASSES) and run with mlir-runner -O3 on
-identical inputs; the results are compared with the input's and the kernel is timed.
+identical inputs; the results are compared with the input's and the kernel is timed in two
+regimes: cache-flushed (every timed call preceded by reading --flush-mib MiB) and warm (the same
+calls back to back, data left in the caches by the previous call).
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ MLIR_FUSION = ("--affine-loop-fusion", "--affine-loop-invariant-code-motion")
 # is a func.func pass, so it is nested with the fusion.
 MLIR_GREEDY = ("--pass-pipeline=builtin.module(func.func(affine-loop-fusion{mode=greedy},affine-scalrep),canonicalize,cse)",)
 VARIANTS = ("input", "loopopt", "mlir-fusion", "mlir-greedy")
+# Timing regimes: "flushed" evicts the caches before every timed call, "warm" does not.
+REGIMES = ("flushed", "warm")
 
 
 @dataclass
@@ -52,9 +56,12 @@ class VariantResult:
     placed_bytes: int | None = None
     equal: bool | None = None  # outputs equal to the input's (None: not compared)
     mismatch: str = ""
-    times: list | None = None
+    times: list | None = None  # the flushed regime (kept under these names for older reports)
     median: float | None = None
     best: float | None = None
+    warm_times: list | None = None  # the warm regime
+    warm_median: float | None = None
+    warm_best: float | None = None
 
 
 def transform(program: suite.Program, variant: str, out_dir: str) -> tuple[str, float]:
@@ -102,17 +109,27 @@ def prepare_variant(program: suite.Program, variant: str, out_dir: str) -> tuple
     return res, text
 
 
+def time_fields(regime: str) -> tuple[str, str, str]:
+    """The VariantResult fields (times, median, best) of a regime."""
+    prefix = "" if regime == "flushed" else f"{regime}_"
+    return f"{prefix}times", f"{prefix}median", f"{prefix}best"
+
+
 def measure_round(program: suite.Program, res: VariantResult, text: str, reference, reps: int, warmup: int,
-                  flush_bytes: int):
-    """Run one variant once more; add its times; compare its outputs with the reference run."""
+                  flush_bytes: int, regime: str = "flushed"):
+    """Run one variant once more in one regime (flush_bytes is 0 for "warm"); add its times to
+    that regime's; compare its outputs with the reference run."""
     try:
         run = native.run_native(text, program.kernel, program.sizes, reps=reps, warmup=warmup,
-                                flush_bytes=flush_bytes)
+                                flush_bytes=flush_bytes if regime == "flushed" else 0)
     except Exception as e:  # NativeError, or a parse error in a broken variant
         res.status = f"run: {e}"
         return None
-    res.times = (res.times or []) + list(run.times)
-    res.median, res.best = statistics.median(res.times), min(res.times)
+    t_name, med_name, best_name = time_fields(regime)
+    times = (getattr(res, t_name) or []) + list(run.times)
+    setattr(res, t_name, times)
+    setattr(res, med_name, statistics.median(times))
+    setattr(res, best_name, min(times))
     if reference is not None and res.equal is not False:
         diff = native.compare_outputs(reference.outputs, run.outputs, rtol=program.rtol)
         res.equal, res.mismatch = diff is None, diff or ""
@@ -120,9 +137,10 @@ def measure_round(program: suite.Program, res: VariantResult, text: str, referen
 
 
 def bench_program(program: suite.Program, variants, reps: int, warmup: int, rounds: int, flush_bytes: int,
-                  log=print) -> dict:
-    """Every variant prepared once, then run `rounds` times, alternating the order of the
-    variants each round so slow drift in machine load does not favour one of them."""
+                  log=print, regimes=REGIMES) -> dict:
+    """Every variant prepared once, then run `rounds` times in every regime, alternating the
+    order of the variants (and of the regimes) each round so slow drift in machine load does
+    not favour one of them."""
     out_dir = os.path.join(RESULTS, "variants", program.name)
     os.makedirs(out_dir, exist_ok=True)
     prepared = {v: prepare_variant(program, v, out_dir) for v in variants}
@@ -130,17 +148,19 @@ def bench_program(program: suite.Program, variants, reps: int, warmup: int, roun
     for r in range(rounds):
         order = list(variants) if r % 2 == 0 else list(reversed(variants))
         for variant in order:
-            res, text = prepared[variant]
-            if text is None or res.status != "ok":
-                continue
-            run = measure_round(program, res, text, reference, reps, warmup, flush_bytes)
-            if variant == "input" and reference is None and run is not None:
-                reference, res.equal = run, True
+            for regime in (regimes if r % 2 == 0 else tuple(reversed(regimes))):
+                res, text = prepared[variant]
+                if text is None or res.status != "ok":
+                    continue
+                run = measure_round(program, res, text, reference, reps, warmup, flush_bytes, regime)
+                if variant == "input" and reference is None and run is not None:
+                    reference, res.equal = run, True
     rows = {}
     for variant in variants:
         res = prepared[variant][0]
         rows[variant] = asdict(res)
-        shown = f"{res.median * 1e3:8.2f} ms" if res.median is not None else res.status
+        shown = "  ".join(f"{regime} {getattr(res, time_fields(regime)[1]) * 1e3:8.2f} ms"
+                          for regime in regimes if getattr(res, time_fields(regime)[1]) is not None) or res.status
         eq = {True: "equal", False: f"DIFFERENT ({res.mismatch})", None: ""}[res.equal]
         log(f"  {program.name:22s} {variant:12s} loops {res.loops!s:>3s}  {shown}  {eq}")
     read, written = suite.traffic_bytes(program.text, program.kernel, program.sizes)
@@ -198,7 +218,9 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=None, help="timed kernel calls per process (default 10, quick 3)")
     ap.add_argument("--rounds", type=int, default=None, help="processes per variant, order alternating (default 3, quick 1)")
     ap.add_argument("--flush-mib", type=int, default=128, metavar="MIB",
-                    help="read this much memory before every timed call so it starts with cold caches (0: off)")
+                    help="flushed regime: read this much memory before every timed call (default 128)")
+    ap.add_argument("--regimes", default=",".join(REGIMES), metavar="LIST",
+                    help="timing regimes to run, comma-separated: flushed, warm (default both)")
     ap.add_argument("--nice", type=int, default=10, metavar="N",
                     help="raise the priority by N nice steps when permitted (default 10; 0: leave it)")
     ap.add_argument("--scaling", action="store_true", help="run only the compile-time scaling study")
@@ -222,24 +244,41 @@ def main(argv=None) -> int:
         with open(os.path.join(RESULTS, "scaling.json"), "w") as f:
             json.dump(data, f, indent=1)
     else:
+        regimes = tuple(r.strip() for r in a.regimes.split(",") if r.strip())
+        if not regimes or set(regimes) - set(REGIMES):
+            raise SystemExit(f"run.py: error: --regimes takes some of {', '.join(REGIMES)}")
+        if a.flush_mib <= 0 and "flushed" in regimes:
+            raise SystemExit("run.py: error: the flushed regime needs --flush-mib > 0 (or --regimes warm)")
         reps = a.reps or (3 if a.quick else 10)
         warmup = 1 if a.quick else 2
         rounds = a.rounds or (1 if a.quick else 3)
         programs = select(suite.load_programs(), a.only)
         print(f"{len(programs)} programs; per variant {rounds} process(es) of {warmup} warm-up + {reps} timed calls")
         data = {"machine": machine_info(), "reps": reps, "warmup": warmup, "rounds": rounds, "quick": a.quick,
-                "flush_mib": a.flush_mib, "niceness": niceness,
+                "flush_mib": a.flush_mib, "regimes": list(regimes), "niceness": niceness,
                 "lowering": list(native.LOWERING_PASSES), "mlir_fusion": list(MLIR_FUSION),
                 "mlir_greedy": list(MLIR_GREEDY), "programs": []}
         for program in programs:
             variants = ("input",) if program.has("bandwidth") else VARIANTS
-            data["programs"].append(bench_program(program, variants, reps, warmup, rounds, a.flush_mib << 20))
+            data["programs"].append(bench_program(program, variants, reps, warmup, rounds, a.flush_mib << 20,
+                                                  regimes=regimes))
         data["wall_seconds"] = time.perf_counter() - start
         data["load_average_end"] = os.getloadavg()
+        data["date"] = time.time()
+        if a.only:  # a partial run never replaces the committed results
+            path = os.path.join(RESULTS, "variants", "bench-only.json")
+            with open(path, "w") as f:
+                json.dump(data, f, indent=1)
+            for line in report.floor_lines(data):
+                print(line)
+            print(f"done in {time.perf_counter() - start:.0f} s; results in {os.path.relpath(path)}")
+            return 0
         with open(os.path.join(RESULTS, "bench.json"), "w") as f:
             json.dump(data, f, indent=1)
     if not a.no_report:
         report.write_all(RESULTS)
+        if not a.scaling and not a.quick:
+            report.quote_bench_in_readme(os.path.join(REPO, "README.md"), data)
     print(f"done in {time.perf_counter() - start:.0f} s; see {os.path.relpath(os.path.join(RESULTS, 'results.md'))}")
     return 0
 

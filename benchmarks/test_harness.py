@@ -140,3 +140,58 @@ def test_every_benchmark_program_parses_with_its_sizes():
     for p in suite.load_programs():
         sig = native.kernel_signature(p.text, p.kernel)
         native.resolve_sizes(sig, p.sizes)
+
+
+# ------------------------------------------------------------------ report: two regimes side by side
+
+def _variant(flushed_ms: float, warm_ms: float, status: str = "ok", equal=True) -> dict:
+    return {"status": status, "equal": equal, "loops": 1, "placed": "0", "median": flushed_ms / 1e3,
+            "best": flushed_ms / 1e3, "warm_median": warm_ms / 1e3, "warm_best": warm_ms / 1e3}
+
+
+def _bench(programs: dict) -> dict:
+    """A bench.json with both regimes; programs: name -> (input, loopopt) as (flushed, warm) ms."""
+    rows = []
+    for name, (inp, lo) in programs.items():
+        v = {"input": _variant(*inp), "loopopt": _variant(*lo)}
+        v["mlir-fusion"] = _variant(*inp)
+        v["mlir-greedy"] = _variant(*inp)
+        rows.append({"name": name, "tags": [], "variants": v, "read_bytes": 0, "written_bytes": 0})
+    return {"machine": {}, "reps": 3, "warmup": 1, "rounds": 1, "regimes": ["flushed", "warm"], "flush_mib": 128,
+            "wall_seconds": 1.0, "programs": rows}
+
+
+def test_report_speedups_per_regime_and_the_floor():
+    import report
+
+    bench = _bench({"fast": ((10, 10), (5, 10)), "warm_slow": ((10, 10), (10, 12))})
+    fast, slow = bench["programs"]
+    assert report.speedups(fast, None, "flushed")["loopopt"] == 2.0
+    assert report.speedups(fast, None, "warm")["loopopt"] == 1.0
+    assert report.slow_programs(bench) == [("warm_slow", "warm", 10 / 12)]
+    assert report.slowest(bench, "flushed") == ("warm_slow", 1.0)
+    text = "\n".join(report.bench_markdown(bench))
+    assert "loopopt flushed | loopopt warm" in text and "**0.83×**" in text
+    assert "warm_slow (warm 0.83×)" in text
+    # a file from before the warm regime reads as flushed only
+    old = _bench({"p": ((10, 10), (5, 5))})
+    del old["regimes"]
+    assert report.regimes_of(old) == ("flushed",)
+    assert "loopopt warm" not in "\n".join(report.bench_markdown(old))
+
+
+def test_report_quotes_both_regimes_into_the_readme_between_markers(tmp_path):
+    import report
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.BENCH_BEGIN}\n| old | 9.99x |\n{report.BENCH_END}\nrest\n")
+    bench = _bench({"a": ((10, 10), (5, 8)), "b": ((10, 10), (10, 10))})
+    assert report.quote_bench_in_readme(str(readme), bench)
+    text = readme.read_text()
+    assert "9.99x" not in text and text.startswith("intro\n") and text.endswith(f"{report.BENCH_END}\nrest\n")
+    row = [ln for ln in text.splitlines() if ln.startswith("| all 2 programs")][0]
+    assert row.split(" | ")[1:3] == [f"{2 ** 0.5:.2f}x", f"{(10 / 8) ** 0.5:.2f}x"]
+    assert "slower than 0.95× of the input: **none**" in text
+    readme.write_text("no markers\n")
+    assert not report.quote_bench_in_readme(str(readme), bench)
+    assert readme.read_text() == "no markers\n"
