@@ -43,6 +43,7 @@ class Scope:
     params: dict = field(default_factory=dict)  # str -> ir.Value (parameters only)
     ivs: dict = field(default_factory=dict)  # str -> ir.Operation (the affine.for)
     loop_cache: dict = field(default_factory=dict)  # op_key -> (bounds stamp, list[Loop]) (loops.loop_dims)
+    trip_cache: dict = field(default_factory=dict)  # (lower, upper, step, outer IVs) -> TripCount (loops.trip_count)
     issued: dict = field(default_factory=dict)  # prefix -> names handed out (never reused once forgotten)
 
     def forget_loop(self, op: ir.Operation) -> None:

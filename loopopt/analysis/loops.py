@@ -247,11 +247,21 @@ def _header(params: list[str], dims: list[str]) -> str:
 
 
 def trip_count(loop: ir.Operation, scope: Scope) -> TripCount | None:
-    """max(0, ceil((min(ub) - max(lb)) / step)) as a function of the outer IVs and parameters."""
+    """max(0, ceil((min(ub) - max(lb)) / step)) as a function of the outer IVs and parameters.
+
+    Memoized in the scope by value (bound texts, step, outer IV names): a pure function of them."""
     (lp,) = loop_dims(loop, scope)
     if not lp.bounded:
         return None
     outer = [d.name for d in domain_loops(loop, scope)]
+    key = (lp.lower, lp.upper, lp.step, tuple(outer))
+    cache = scope.trip_cache
+    if key not in cache:
+        cache[key] = _trip_count(lp, outer, scope)
+    return cache[key]
+
+
+def _trip_count(lp: Loop, outer: list[str], scope: Scope) -> TripCount | None:
     lb = _pw(lp.lower, outer, scope, "max")
     ub = _pw(lp.upper, outer, scope, "min")
     if lb is None or ub is None:
