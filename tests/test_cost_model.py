@@ -409,3 +409,44 @@ def test_num_loops_fused_is_loops_removed_on_cpu():
         assert removed == res.num_loops_fused - _distribution_growth(res), path
         checked += res.num_loops_fused > 0
     assert checked >= 10
+
+
+# ------------------------------------------- sibling reuse: nests that walk one matrix alike
+
+def _two_nests(second_index: str, second_bound: str = "32") -> str:
+    return f"""
+func.func @f(%A: memref<16x32xf32>, %s: memref<32xf32>, %q: memref<16xf32>) {{
+  affine.for %i = 0 to 16 {{
+    affine.for %j = 0 to 32 {{
+      %a = affine.load %A[%i, %j] : memref<16x32xf32>
+      %sj = affine.load %s[%j] : memref<32xf32>
+      %n = arith.addf %sj, %a : f32
+      affine.store %n, %s[%j] : memref<32xf32>
+    }}
+  }}
+  affine.for %i = 0 to 16 {{
+    affine.for %j = 0 to {second_bound} {{
+      %a = affine.load %A[{second_index}] : memref<16x32xf32>
+      %qi = affine.load %q[%i] : memref<16xf32>
+      %n = arith.addf %qi, %a : f32
+      affine.store %n, %q[%i] : memref<16xf32>
+    }}
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("index, bound, same", [
+    ("%i, %j", "32", True),  # bicg as two nests: both walk A row by row
+    ("%i, 31 - %j", "32", False),  # the row reversed: other elements at each inner step
+    ("%i, %j", "16", False),  # the inner loops differ: no one-to-one inner iteration
+    ("%j floordiv 2, %j", "32", False),  # not indexed by the row loop
+])
+def test_reads_same_elements_matches_the_loops_inside_the_pair(index, bound, same):
+    from loopopt.analysis.fusion_legality import reads_same_elements
+
+    module, facts, loops = _loops_of(_two_nests(index, bound))
+    root = mlir.func_body(mlir.functions(module)[0]).arguments[0]
+    assert reads_same_elements(loops[0], loops[1], root, facts) is same
+    del module

@@ -195,6 +195,51 @@ def single_result(loop: ir.Operation):
 
 
 
+def _loops_inside(a, axis) -> list:
+    """The loop dimensions of access `a` below `axis` (outermost first)."""
+    names = [lp.name for lp in a.loops]
+    return list(a.loops[names.index(axis.name) + 1:]) if axis.name in names else []
+
+
+def sibling_renaming(a, b, ax1, ax2) -> dict | None:
+    """How to name b's loops as a's so that one fused iteration of the pair runs both: l2's axis
+    as l1's, and each loop inside it as a's loop at the same depth, when both nests have the
+    same depth below the axis and those loops the same bounds and steps (after renaming). None
+    when the nests differ."""
+    inner_a, inner_b = _loops_inside(a, ax1), _loops_inside(b, ax2)
+    if len(inner_a) != len(inner_b):
+        return None
+    rename = {ax2.name: ax1.name}
+    for la, lb in zip(inner_a, inner_b):
+        if la.step != lb.step or len(la.lower) != len(lb.lower) or len(la.upper) != len(lb.upper):
+            return None
+        if any(substitute(x, rename) != y for x, y in zip(lb.lower + lb.upper, la.lower + la.upper)):
+            return None
+        rename[lb.name] = la.name
+    return rename
+
+
+def reads_same_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """Some read of buffer `root` in l2 touches, per iteration, the elements a read in l1
+    touches: the same index once l2's axis and the loops nested in it are named as l1's
+    (`sibling_renaming`). Fusing the pair then reads those elements once from memory (the
+    second read hits the cache) — the cpu profit of sibling fusion, e.g. two nests that walk
+    one matrix row by row (bicg written as two nests)."""
+    (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
+    if ax1.lower != ax2.lower or ax1.step != ax2.step:
+        return False
+    reads1 = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and not a.is_write]
+    for b in facts.accesses_by_root(l2).get(root, ()):
+        if b.index is None or b.is_write:
+            continue
+        for a in reads1:
+            rename = sibling_renaming(a, b, ax1, ax2)
+            if rename is not None and tuple(substitute(t, rename) for t in b.index) == a.index \
+                    and a.extents() == b.extents():
+                return True
+    return False
+
+
 def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
     """The ops strictly between two ops of one block, in program order."""
     ops = mlir.block_ops(l1.block)
