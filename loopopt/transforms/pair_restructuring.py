@@ -11,6 +11,7 @@ a legal fusion is replayed on the real IR, so a refused pair never leaves tiled 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import islpy as isl
@@ -192,3 +193,181 @@ def interchange_band(loop: ir.Operation, perm: list[int], options, log, function
     band = collect_interchangeable_loops(loop)[:len(perm)]
     new, why = try_interchange(band, perm, Scope(), options, log, function)
     return new[0] if why is None else None
+
+
+# ---------------------------------------------------------------------------------------
+# Recompute (slice) fusion: a consumer that reads the intermediate in another order.
+
+RECOMPUTED = "[RECOMPUTE] producer's value recomputed in the consumer; intermediate removed"
+# Ops recomputed per element the consumer reads, above which the traffic saved (one write and one
+# read of the intermediate) is not worth it; a math op (exp, sqrt, ...) counts as four.
+RECOMPUTE_BUDGET = 8
+
+
+@dataclass(frozen=True)
+class RecomputePlan:
+    """How to replace every read of a producer's intermediate by recomputing the stored value.
+
+    The producer is a perfect nest whose innermost body holds loads, pure ops and one store to
+    `buffer`, indexed by the nest's IVs, each exactly once (`positions[k]` is the IV written in
+    index component k): each element is written by one iteration, and the iteration of an element
+    is its index read backwards. `body` are the ops to clone per consumer load (in order),
+    `loads` the consumer's reads of the buffer."""
+
+    producer: ir.Operation
+    consumer: ir.Operation
+    buffer: ir.Value
+    store: ir.Operation
+    loads: tuple
+    positions: tuple
+    ivs: tuple
+    body: tuple
+    cost: int
+
+
+def _op_cost(op: ir.Operation) -> int:
+    return 4 if op.name.startswith("math.") else 0 if op.name in ("affine.load", "arith.constant") else 1
+
+
+def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
+                   budget: int = RECOMPUTE_BUDGET) -> tuple[RecomputePlan | None, str]:
+    """(plan, "") when the consumer's reads of the producer's intermediate can be replaced by
+    recomputing the stored value, else (None, why). Pure: reads the IR, never changes it.
+
+    Rules: the producer is a perfect affine.for nest, steps 1, no iter_args; its innermost body is
+    affine.loads, pure ops and one affine.store to a placed buffer that does not escape, indexed by
+    the IVs (a permutation; each IV used as itself); the IVs feed nothing but load indices. The
+    buffer is read only by affine.loads in the consumer, which writes no buffer the producer reads
+    and writes nothing unknown; the ops between the two write nothing the producer reads. Every
+    element the consumer reads was written by the producer (isl). Recomputing costs at most
+    `budget` ops per element read."""
+    from ..analysis.effects import is_pure_op
+    from ..analysis.loops import body_ops, has_iter_args, perfect_nest
+    from ..analysis.fusion_legality import ops_between
+
+    nest = perfect_nest(producer)
+    if any(lp.name != "affine.for" or has_iter_args(lp) or mlir.int_attr(lp, "step") != 1 for lp in nest):
+        return None, "the producer is not a perfect nest of unit-step loops without iter_args"
+    inner = body_ops(nest[-1])
+    stores = [o for o in inner if o.name == "affine.store"]
+    if len(stores) != 1 or any(o.regions or not (o.name in ("affine.load", "affine.store") or is_pure_op(o))
+                               for o in inner):
+        return None, "the producer's body is not loads, pure ops and one store"
+    store = stores[0]
+    buf = store.operands[1]
+    if not is_placed(buf) or escaping_use(buf, {**READ_OPS, **WRITE_OPS}) is not None:
+        return None, "the intermediate is not a placed buffer that stays private"
+    ivs = tuple(mlir.operation(lp).regions[0].blocks[0].arguments[0] for lp in nest)
+    index = list(store.operands)[2:]
+    amap = mlir.affine_map_attr(store, "map")
+    positions = []
+    for expr in amap.results:
+        if not isinstance(expr, ir.AffineDimExpr) or not 0 <= expr.position < len(index):
+            return None, "the store's index is not the nest's IVs"
+        v = index[expr.position]
+        pos = next((k for k, iv in enumerate(ivs) if iv == v), None)
+        if pos is None:
+            return None, "the store's index is not the nest's IVs"
+        positions.append(pos)
+    if sorted(positions) != list(range(len(ivs))):
+        return None, "the store does not write one element per iteration"
+    for iv in ivs:
+        for use in iv.uses:
+            user = mlir.operation(use.owner)
+            if user.name != "affine.load" or use.operand_number == 0:
+                if user != store:
+                    return None, "an IV is used by compute, not only by indices"
+    loads = []
+    for use in buf.uses:
+        user = mlir.operation(use.owner)
+        if user == store or user.name == "memref.dealloc":
+            continue
+        if user.name != "affine.load" or not _inside(user, consumer):
+            return None, f"the intermediate is also used by {user.name} at {mlir.location_of(user)}"
+        loads.append(user)
+    if not loads:
+        return None, "the consumer does not read the intermediate"
+    reads = op_effects(nest[-1]).reads - {buffer_key_of(buf)}
+    if buffer_key_of(buf) in op_effects(nest[-1]).reads:
+        return None, "the producer reads its own intermediate"
+    for op in [*ops_between(producer, consumer), consumer]:
+        e = op_effects(op)
+        if e.unknown or (e.writes & reads) or UNTRACED in e.writes:
+            return None, f"{op.name} at {mlir.location_of(op)} may change what the producer reads"
+    body = tuple(o for o in inner if o != store)
+    cost = sum(_op_cost(o) for o in body) * len(loads)
+    if cost > budget:
+        return None, f"recomputing costs {cost} ops per element, over {budget}"
+    if not _reads_covered(nest, store, loads, scope):
+        return None, "the consumer may read elements the producer does not write"
+    return RecomputePlan(producer, consumer, buf, store, tuple(loads), tuple(positions), ivs, body, cost), ""
+
+
+def buffer_key_of(v: ir.Value):
+    from ..analysis.memory import alias_root, buffer_key
+
+    return buffer_key(alias_root(v))
+
+
+def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
+    from ..analysis.loops import ancestors
+
+    return any(p == loop for p in ancestors(op))
+
+
+def _reads_covered(nest, store, loads, scope: Scope) -> bool:
+    """Every element the loads read is written by the store (isl, over each access's loops)."""
+    from ..analysis.accesses import access_pattern
+
+    w = access_pattern(store, scope)
+    if w.index is None:
+        return False
+    written = dependence.element_set(w, scope)
+    for ld in loads:
+        r = access_pattern(ld, scope)
+        if r.index is None:
+            return False
+        read = dependence.element_set(r, scope)
+        read, wr = read.align_params(written.get_space()), written.align_params(read.get_space())
+        if not read.is_subset(wr):
+            return False
+    return True
+
+
+def recompute_into_consumer(plan: RecomputePlan) -> None:
+    """Apply a plan: before each consumer load, the producer's IVs are computed from the load's
+    index (one affine.apply each), the producer's body is cloned on them, and the load's uses take
+    the recomputed value; then the producer nest, and the buffer with its dealloc, are erased."""
+    for ld in plan.loads:
+        with ld.context, ld.location:
+            ip = ir.InsertionPoint(ld)
+            lmap = mlir.affine_map_attr(ld, "map")
+            operands = list(ld.operands)[1:]
+            iv_values = [None] * len(plan.ivs)
+            for comp, pos in enumerate(plan.positions):
+                m = ir.AffineMap.get(lmap.n_dims, lmap.n_symbols, [lmap.results[comp]])
+                iv_values[pos] = mlir.affine_d.AffineApplyOp(m, operands, ip=ip).result
+            mapping = {}
+            for op in plan.body:
+                clone = mlir.operation(op.clone(ip=ip))
+                for k, v in enumerate(op.operands):
+                    pos = next((n for n, iv in enumerate(plan.ivs) if iv == v), None)
+                    if pos is not None:
+                        clone.operands[k] = iv_values[pos]
+                    else:
+                        for old, new in mapping.items():
+                            if old == v:
+                                clone.operands[k] = new
+                                break
+                for r_old, r_new in zip(op.results, clone.results):
+                    mapping[r_old] = r_new
+            stored = plan.store.operands[0]
+            value = next((new for old, new in mapping.items() if old == stored), stored)
+            ld.results[0].replace_all_uses_with(value)
+            ld.erase()
+    buf = plan.buffer
+    plan.producer.erase()
+    for use in list(buf.uses):
+        mlir.operation(use.owner).erase()
+    owner, _ = mlir.value_owner(buf)
+    owner.erase()
