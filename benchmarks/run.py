@@ -276,7 +276,7 @@ def main(argv=None) -> int:
         with open(os.path.join(RESULTS, "bench.json"), "w") as f:
             json.dump(data, f, indent=1)
     if not a.no_report:
-        report.write_all(RESULTS)
+        report.write_all(RESULTS, scaling_files=a.scaling)
         if not a.scaling and not a.quick:
             report.quote_bench_in_readme(os.path.join(REPO, "README.md"), data)
     print(f"done in {time.perf_counter() - start:.0f} s; see {os.path.relpath(os.path.join(RESULTS, 'results.md'))}")
