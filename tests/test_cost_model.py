@@ -450,3 +450,95 @@ def test_reads_same_elements_matches_the_loops_inside_the_pair(index, bound, sam
     root = mlir.func_body(mlir.functions(module)[0]).arguments[0]
     assert reads_same_elements(loops[0], loops[1], root, facts) is same
     del module
+
+
+# ------------------------------------------------------------ the guard's cost stays linear
+
+def _chain(n: int) -> str:
+    lines = ["func.func @chain(%a: memref<64xf32>, %out: memref<64xf32>) {", "  %c = arith.constant 2.0 : f32"]
+    src = "%a"
+    for k in range(n):
+        dst = "%out" if k == n - 1 else f"%t{k}"
+        if k < n - 1:
+            lines.append(f"  {dst} = memref.alloc() : memref<64xf32>")
+        lines += ["  affine.for %i = 0 to 64 {", f"    %x = affine.load {src}[%i] : memref<64xf32>",
+                  "    %y = arith.mulf %x, %c : f32", f"    affine.store %y, {dst}[%i] : memref<64xf32>", "  }"]
+        src = dst
+    return "\n".join(lines + ["  return", "}"])
+
+
+def test_guard_work_grows_linearly_along_a_fused_chain(monkeypatch):
+    """A chain of N innermost loops fuses into one; each fuse re-checks only the appended
+    accesses (pair checks and body walks stay proportional to N, not N^2)."""
+    import loopopt.analysis.vectorization as vec
+
+    calls = {"pairs": 0, "walks": 0}
+    pair, walk = vec._pair_carried, vec._no_nested_loop
+
+    def counted_pair(*a):
+        calls["pairs"] += 1
+        return pair(*a)
+
+    def counted_walk(*a):
+        calls["walks"] += 1
+        return walk(*a)
+
+    monkeypatch.setattr(vec, "_pair_carried", counted_pair)
+    monkeypatch.setattr(vec, "_no_nested_loop", counted_walk)
+    n = 120
+    res = driver.optimize(_chain(n), Options(target=TARGETS["cpu"]), "t.mlir")
+    assert res.num_loops_fused == n - 1
+    assert calls["pairs"] <= 4 * n and calls["walks"] <= 2 * n, calls
+
+
+def test_innermost_memo_sees_a_nest_appended_by_a_fuse():
+    from loopopt.transforms.fusion import loop_fusion
+    from loopopt.transforms.rewriter import Rewriter
+
+    text = """
+func.func @f(%a: memref<8xf32>, %b: memref<8x4xf32>) {
+  %c = arith.constant 1.0 : f32
+  affine.for %i = 0 to 8 {
+    affine.store %c, %a[%i] : memref<8xf32>
+  }
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 4 {
+      %x = affine.load %a[%i] : memref<8xf32>
+      affine.store %x, %b[%i, %j] : memref<8x4xf32>
+    }
+  }
+  return
+}"""
+    module, facts, loops = _loops_of(text)
+    assert is_innermost(loops[0], facts) and not is_innermost(loops[1], facts)
+    assert is_parallel(loops[0], facts)
+    Rewriter(facts).fuse(loops[0], loops[1], loop_fusion)
+    assert not is_innermost(loops[0], facts)
+    assert is_innermost(loops[0]) is False  # the uncached walk agrees
+    del module
+
+
+def test_carried_memo_checks_appended_accesses_against_the_old_ones():
+    """Parallel before the fuse; the appended read of a[i + 1] meets the old write of a[i]."""
+    from loopopt.transforms.fusion import loop_fusion
+    from loopopt.transforms.rewriter import Rewriter
+
+    text = """
+func.func @f(%a: memref<9xf32>, %b: memref<8xf32>) {
+  %c = arith.constant 1.0 : f32
+  affine.for %i = 0 to 8 {
+    affine.store %c, %a[%i] : memref<9xf32>
+  }
+  affine.for %i = 0 to 8 {
+    %x = affine.load %a[%i + 1] : memref<9xf32>
+    affine.store %x, %b[%i] : memref<8xf32>
+  }
+  return
+}"""
+    module, facts, loops = _loops_of(text)
+    assert is_parallel(loops[0], facts) and is_parallel(loops[1], facts)
+    Rewriter(facts).fuse(loops[0], loops[1], loop_fusion)
+    r = carried_dependence(loops[0], facts)
+    assert r is not None and "dependence on" in r.reason
+    assert carried_dependence(loops[0], Facts()) is not None  # a fresh analysis agrees
+    del module

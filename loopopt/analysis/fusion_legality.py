@@ -121,7 +121,7 @@ def check_vectorization(l1: ir.Operation, l2: ir.Operation, facts, options) -> R
     not fuse, since the parallel one's work would run sequentially in the fused loop and lose
     vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
     outer loops are never refused here (their inner loops stay separate)."""
-    if options.target.name != "cpu" or not (is_innermost(l1) and is_innermost(l2)):
+    if options.target.name != "cpu" or not (is_innermost(l1, facts) and is_innermost(l2, facts)):
         return None
     c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
     if (c1 is None) == (c2 is None):

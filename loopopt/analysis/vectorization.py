@@ -31,8 +31,30 @@ class Carried:
     reason: str
 
 
-def is_innermost(loop: ir.Operation) -> bool:
-    """True iff no loop-like op (affine.for, scf.for, scf.while, ...) is nested in `loop`."""
+def is_innermost(loop: ir.Operation, facts=None) -> bool:
+    """True iff no loop-like op (affine.for, scf.for, scf.while, ...) is nested in `loop`.
+
+    With `facts`, memoized on the loop's access list as `carried_dependence` is: a fuse that
+    appends a nest brings that nest's accesses along, so the list grows and the answer is
+    recomputed. (A nest without any access appended by a fuse would leave a stale True; the
+    answer only steers the cpu cost model, never legality.)"""
+    if facts is None:
+        return _no_nested_loop(loop)
+    cache = facts.__dict__.setdefault("_innermost_cache", {})
+    accs = facts.accesses(loop)
+    hit = cache.get(op_key(loop))
+    if hit is not None and hit[0] is accs and hit[1] <= len(accs):
+        if not hit[2] or hit[1] == len(accs):
+            return hit[2]
+        # appended accesses (a fused partner's body): innermost iff each sits right in `loop`
+        result = all(a.loops and a.loops[-1].op == loop for a in accs[hit[1]:])
+    else:
+        result = _no_nested_loop(loop)
+    cache[op_key(loop)] = (accs, len(accs), result)
+    return result
+
+
+def _no_nested_loop(loop: ir.Operation) -> bool:
     return not any(o.name in LOOP_OPS for o in mlir.walk(loop) if o != loop)
 
 
@@ -48,40 +70,68 @@ def carried_dependence(loop: ir.Operation, facts) -> Carried | None:
 
     Every pair of accesses in the loop that may touch one buffer, one of them a write, is
     checked: a dependence whose distance along the loop may be non-zero is carried. Unknown
-    effects, unknown elements and untraced memrefs count as carried (sound by default)."""
+    effects, unknown elements and untraced memrefs count as carried (sound by default).
+
+    Memoized per loop on its access list: a fuse appends the partner's accesses to the kept
+    loop's list (`Facts.fused`), so only pairs with an appended access are checked again (a
+    carried verdict stays carried: accesses are only ever added), and a chain of N fusions
+    costs time proportional to its accesses, not their square."""
     cache = facts.__dict__.setdefault("_carried_cache", {})
     accs = facts.accesses(loop)
     hit = cache.get(op_key(loop))
-    if hit is not None and hit[0] is accs and hit[1] == len(accs):
-        return hit[2]
-    result = _carried(loop, facts, accs)
+    if hit is not None and hit[0] is accs and hit[1] <= len(accs):
+        if hit[2] is not None or hit[1] == len(accs):
+            return hit[2]
+        result = _carried(loop, facts, accs, hit[1])
+    else:
+        result = _carried(loop, facts, accs, 0)
     cache[op_key(loop)] = (accs, len(accs), result)
     return result
 
 
-def _carried(loop: ir.Operation, facts, accs: list[AccessPattern]) -> Carried | None:
+def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -> Carried | None:
+    """The first carried dependence among pairs with at least one access from accs[start:]."""
     if has_iter_args(loop):
         return Carried("it carries values in iter_args")
     eff = facts.effects(loop)
     if eff.unknown:
         return Carried(eff.reason or "unmodelled effects")
     (axis,) = loop_dims(loop, facts.scope)
-    writes = [a for a in accs if a.is_write]
-    for w in writes:
-        for b in accs:
-            if b is w and not _may_repeat(w, axis):
+    by_key = facts.accesses_by_root(loop)  # kept current by Facts.fused, like the access list
+    for new in accs[start:]:
+        if new.key is UNTRACED or UNTRACED in by_key:
+            return Carried(f"{_buffer_text(new)} may alias any buffer")
+        for other in by_key.get(new.key, ()):
+            if not (new.is_write or other.is_write):
                 continue
-            if not dependence.conflicts(w, b) or (b.is_write and id(b) < id(w) and b is not w):
-                continue  # write-write pairs are checked once
-            if w.key is UNTRACED or b.key is UNTRACED:
-                return Carried(f"{_buffer_text(w)} may alias any buffer")
-            if w.index is None or b.index is None:
-                return Carried(f"{_buffer_text(w)} is accessed at unknown elements")
-            dist = dependence.distance_set(w, b, axis, axis, facts.scope)
-            if dist is not None and not _only_zero(dist):
-                what = "reduction into" if not w.uses_iv(axis.name) else "dependence on"
-                return Carried(f"{what} {_buffer_text(w)} across iterations")
+            w, b = (new, other) if new.is_write else (other, new)
+            why = _pair_carried(w, b, axis, facts)
+            if why is not None:
+                return why
     return None
+
+
+def _pair_carried(w: AccessPattern, b: AccessPattern, axis, facts) -> Carried | None:
+    """Why the write w and the access b (same buffer) depend across iterations, or None."""
+    if b is w and not _may_repeat(w, axis):
+        return None
+    if b is not w and _same_element_same_iteration(w, b, axis):
+        return None
+    if w.index is None or b.index is None:
+        return Carried(f"{_buffer_text(w)} is accessed at unknown elements")
+    dist = dependence.distance_set(w, b, axis, axis, facts.scope)
+    if dist is not None and not _only_zero(dist):
+        what = "reduction into" if not w.uses_iv(axis.name) else "dependence on"
+        return Carried(f"{what} {_buffer_text(w)} across iterations")
+    return None
+
+
+def _same_element_same_iteration(a: AccessPattern, b: AccessPattern, axis) -> bool:
+    """The cheap common case of distance 0 only: the same root, the same scalar index text, and
+    a component that is exactly the axis IV (so the element determines the iteration)."""
+    if a.root != b.root or a.index is None or a.index != b.index or a.is_vector or b.is_vector:
+        return False
+    return not _may_repeat(a, axis)
 
 
 def _may_repeat(a: AccessPattern, axis) -> bool:
