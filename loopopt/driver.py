@@ -1,8 +1,15 @@
 """The LoopOptimization pass driver: owns the phase order of the seed's run().
 
-run(): resolve budgets -> print params -> liveness -> greedy fusion per function, per block
-(distribution, tiling and interchange inside the fusion driver) -> contraction of fused
-intermediates -> LICM (module-wide, after fusion) -> report numLoopsFused.
+run(): resolve budgets -> print params -> greedy fusion per function, per block
+(distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
+computed from liveness when a pair is scored and again whenever fusion changed the block, see
+analysis/liveness.py) -> contraction of fused intermediates -> LICM (module-wide, after fusion)
+-> report numLoopsFused.
+
+The result carries, besides the module and the remarks, the wall time of each phase
+(`stats["time"]`, `--timing`), and on request the IR after every step of every function
+(`dump_ir`: `--print-ir-after-all`, `--checkpoint`) and the seed's log lines and the Fusion
+Profit Graphs (`explain`: `--trace`, `--fpg-dot`).
 
 Every transform step runs on one function at a time behind a guard: if the function no
 longer verifies, or the step raises, the function is restored from a snapshot and an
@@ -10,6 +17,8 @@ longer verifies, or the step raises, the function is restored from a snapshot an
 """
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -26,7 +35,44 @@ class PassResult:
     text: str  # the optimized module, printed
     remarks: RemarkLog
     num_loops_fused: int = 0
-    stats: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)  # numLoopsFused, time: {phase: seconds}
+    ir_after: list = field(default_factory=list)  # (step, function, IR text) when dump_ir
+    input_text: str = ""  # the input module, printed
+
+
+class PhaseTimer:
+    """Wall time per phase, summed over functions, in first-run order."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+        self.start = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.times[name] = self.times.get(name, 0.0) + time.perf_counter() - t0
+
+    def total(self) -> float:
+        return time.perf_counter() - self.start
+
+
+def timing_report(times: dict[str, float], total: float) -> str:
+    """`--timing`: a table of wall time per phase with its share of the total, like -mlir-timing."""
+    rule = "===" + "-" * 73 + "==="
+    lines = [rule, "loopopt execution time report".center(79).rstrip(), rule,
+             f"  Total Execution Time: {total:.4f} seconds", "", "  ----Wall Time----  ----Name----"]
+    for name, t in times.items():
+        lines.append(f"  {t:8.4f} ({100.0 * t / total if total else 0.0:5.1f}%)  {name}")
+    lines.append(f"  {total:8.4f} (100.0%)  Total")
+    return "\n".join(lines) + "\n"
+
+
+def ir_dump_header(step: str, function: str) -> str:
+    """The line before each function's IR in `--print-ir-after-all` and the checkpoint file."""
+    return f"// -----// IR Dump After {step} ('func.func' operation: @{function}) //----- //"
 
 
 # A step transforms one function in place and returns a count (fused loops, hoists, ...).
@@ -43,7 +89,7 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     snapshot = fn.clone(ip=ir.InsertionPoint(fn)) if options.verify_each else None
     why = None
     count = 0
-    staged = RemarkLog()
+    staged = RemarkLog(explain=log.explain)
     try:
         count = step(fn, options, staged, filename)
         if snapshot is not None:
@@ -53,7 +99,7 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     except Exception as e:  # an internal error must not lose the user's program
         why = f"{type(e).__name__}: {e}"
     if why is None:
-        log.remarks.extend(staged.remarks)
+        log.extend(staged)
         if snapshot is not None:
             snapshot.erase()
         return fn, count
@@ -181,16 +227,24 @@ def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str
 
 
 def optimize(source, options: Options | None = None, filename: str = "<input>",
-             passes: list[str] | None = None, wrap: StepWrapper | None = None) -> PassResult:
-    """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module."""
+             passes: list[str] | None = None, wrap: StepWrapper | None = None,
+             explain: bool = False, dump_ir: bool = False) -> PassResult:
+    """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module.
+
+    `explain` also collects the seed's log lines and the Fusion Profit Graphs (remarks.RemarkLog);
+    `dump_ir` keeps the IR of each function after each step (PassResult.ir_after)."""
     options = options or Options()
-    module = source if isinstance(source, ir.Module) else mlir.parse_module(source, filename)
-    input_text = mlir.print_module(module)
-    log = RemarkLog()
+    timer = PhaseTimer()
+    with timer.phase("parse"):
+        module = source if isinstance(source, ir.Module) else mlir.parse_module(source, filename)
+        input_text = mlir.print_module(module)
+    log = RemarkLog(explain=explain)
     log.add("driver", ANALYSIS, options.params_text())
-    report_unsupported_ops(module, log, filename)
-    clear_argument_classes()
-    report_argument_assumptions(module, log, filename)
+    log.log(options.params_text())
+    with timer.phase("analysis"):
+        report_unsupported_ops(module, log, filename)
+        clear_argument_classes()
+        report_argument_assumptions(module, log, filename)
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
         if options.enable_licm:
@@ -198,17 +252,29 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     else:
         steps = _pipeline_steps(passes)
     fused = 0
+    ir_after: list = []
     for fn in list(mlir.functions(module)):
         if mlir.func_body(fn) is None:
             continue
         for name, step in steps:
             step = wrap(name, step) if wrap is not None else step
-            fn, n = guarded(name, fn, step, options, log, filename)
+            with timer.phase(name):
+                fn, n = guarded(name, fn, step, options, log, filename)
             if name == "fusion":
                 fused += n
+            if dump_ir:
+                ir_after.append((name, mlir.func_name(fn), str(fn)))
     log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
-    why = mlir.verify(module.operation)
+    log.log(f"numLoopsFused = {fused}")
+    with timer.phase("verify"):
+        why = mlir.verify(module.operation)
     if why is not None:  # defensive: each step was verified, so this is a bug; emit the input instead
         log.add("internal", MISSED, f"[INTERNAL] module rolled back: {why}")
-        return PassResult(input_text, log, 0)
-    return PassResult(mlir.print_module(module), log, fused)
+        return PassResult(input_text, log, 0, _stats(0, timer), ir_after, input_text)
+    with timer.phase("print"):
+        text = mlir.print_module(module)
+    return PassResult(text, log, fused, _stats(fused, timer), ir_after, input_text)
+
+
+def _stats(fused: int, timer: PhaseTimer) -> dict:
+    return {"numLoopsFused": fused, "time": dict(timer.times), "total_time": timer.total()}

@@ -1,7 +1,8 @@
 """The seed's profit model: the Fusion Profit Graph (FPG).
 
 profit(l1, l2) = 2 * sum over shared *placed* tensors of liveN * elemSize: fusing a producer
-and a consumer over a placed intermediate saves its write and its read-back. External
+and a consumer over a placed intermediate saves its write and its read-back. liveN is the
+number of the tensor's elements live between the two loops (analysis/liveness.py). External
 tensors contribute nothing on Neuron targets. On the cpu target only (our extension), two
 loops that read the same external tensor also earn 1 * its bytes (it is read once, not twice).
 """
@@ -50,14 +51,18 @@ def _is_memref(v) -> bool:
 
 
 def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False,
-                  reads_same_elements=lambda root: True) -> float:
+                  reads_same_elements=lambda root: True, live_n=None) -> float:
     """2 * sum(liveN * elemSize) over shared placed tensors (+ 1 * bytes per shared external
     tensor both loops only read, when they read the same elements in the same iteration:
-    reading A[i][j] and A[j][i] in one fused iteration reuses nothing)."""
+    reading A[i][j] and A[j][i] in one fused iteration reuses nothing).
+
+    `live_n(t)` gives a shared tensor's live elements between the two loops (the driver passes
+    `liveness.Liveness`); by default the static element count `MemoryLocation.live_n`."""
     profit = 0.0
     for t in shared:
         if t.location.placed:
-            profit += 2.0 * float(t.location.live_n * t.location.elem_size)
+            n = t.location.live_n if live_n is None else live_n(t)
+            profit += 2.0 * float(n * t.location.elem_size)
         elif reward_shared_reads and not (t.written_by_first or t.written_by_second) \
                 and reads_same_elements(t.location.root):
             profit += float(t.location.bytes)

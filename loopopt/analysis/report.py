@@ -1,4 +1,5 @@
-"""`--print-analysis`: per function, the loops, trip counts, memory locations and dependences."""
+"""`--print-analysis`: per function, the loops, trip counts, memory locations, dependences, and
+liveN of each placed buffer between sibling loops that both touch it (analysis/liveness.py)."""
 from __future__ import annotations
 
 from .. import mlir
@@ -6,8 +7,10 @@ from .accesses import collect_accesses
 from .affine import Scope
 from .dependence import distance_set
 from .effects import op_effects
+from .facts import Facts
+from .liveness import live_between
 from .loops import loop_dims, loops_in_block, nesting_level, trip_count, is_perfect_nest
-from .memory import memory_location
+from .memory import is_placed, memory_location
 
 
 def analysis_report(text, filename: str = "<input>") -> str:
@@ -36,7 +39,7 @@ def analysis_report(text, filename: str = "<input>") -> str:
         for r in roots:
             loc = memory_location(r)
             shape = "x".join("?" if s is None else str(s) for s in loc.shape) or "scalar"
-            out.append(f"    {loc.name:12s} {loc.kind:8s} {shape:12s} elem {loc.elem_size} B  liveN {loc.live_n}")
+            out.append(f"    {loc.name:12s} {loc.kind:8s} {shape:12s} elem {loc.elem_size} B  liveN {loc.live_n} (static count)")
         out.append("  dependences between sibling loops (distance along the fused axis):")
         for block_loops in _sibling_groups(fn):
             for i, l1 in enumerate(block_loops):
@@ -55,7 +58,29 @@ def analysis_report(text, filename: str = "<input>") -> str:
                                 d = str(distance_set(a, b, ax1, ax2, scope))
                             out.append(f"    {mlir.location_of(a.op, filename)} -> {mlir.location_of(b.op, filename)}"
                                        f"  {'W' if a.is_write else 'R'}{'W' if b.is_write else 'R'}  {d}")
+        out.append("  liveN between sibling loops (placed buffers both touch; written by/before the first, "
+                   "read by/after the second):")
+        out.extend(live_lines(fn, filename))
     return "\n".join(out) + "\n"
+
+
+def live_lines(fn, filename: str) -> list[str]:
+    """One line per sibling pair and shared placed buffer: `loc1 -> loc2  buffer  liveN n of N (how)`."""
+    facts = Facts()
+    out = []
+    for block_loops in _sibling_groups(fn):
+        for i, l1 in enumerate(block_loops):
+            for l2 in block_loops[i + 1:]:
+                e1, e2 = facts.effects(l1), facts.effects(l2)
+                for key in sorted(e1.touches() & e2.touches(), key=lambda k: facts.location(e1.values[k]).name
+                                  if is_placed(e1.values[k]) else ""):
+                    root = e1.values[key]
+                    if not is_placed(root):
+                        continue
+                    live = live_between(root, l1, l2, facts)
+                    out.append(f"    {mlir.location_of(l1, filename)} -> {mlir.location_of(l2, filename)}  "
+                               f"{facts.location(root).name}  liveN {live}")
+    return out
 
 
 def _sibling_groups(fn):

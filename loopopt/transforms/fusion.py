@@ -3,7 +3,9 @@
 Per block and nesting level: build the Fusion Profit Graph, pop the most profitable pair,
 re-validate it (stale pairs are skipped, never dereferenced), run the legality battery,
 fuse if legal, update the FPG, repeat; then recurse one level down into each loop body.
-Every decision becomes a remark carrying the seed's verbatim text.
+Every popped pair ends in exactly one remark naming both loops and the level, the seed's
+verbatim text first. With an explaining log (`RemarkLog(explain=True)`) the driver also writes
+the seed's log lines (`log.trace`) and what became of each FPG edge (`log.fpg`).
 """
 from __future__ import annotations
 
@@ -13,12 +15,13 @@ from .. import mlir
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
 from ..analysis.fusion_legality import fusion_legality, same_lower_bound
+from ..analysis.liveness import Liveness
 from ..analysis.loops import body_block, body_ops, loop_dims, loops_in_block
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
 from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
 from ..options import Options
-from ..remarks import PASSED, RemarkLog
+from ..remarks import MISSED, PASSED, FPGGraph, RemarkLog
 from .rewriter import BlockOrder, Rewriter
 
 
@@ -73,6 +76,8 @@ class _BlockState:
     block_order: BlockOrder | None = None
     serial: int = 0  # distinguishes blocks: loop ids restart at 0 in every block
     fused: set = field(default_factory=set)  # ids of loops that absorbed a partner (never distributed)
+    epoch: dict = field(default_factory=dict)  # id -> times its pairs were re-scored for liveness
+    graph: FPGGraph | None = None  # what became of the FPG (explaining logs only)
 
 
 class GreedyFusion:
@@ -87,10 +92,11 @@ class GreedyFusion:
         self.fname = mlir.func_name(func)
         self.facts = Facts()
         self.scope = self.facts.scope
-        self.rewriter = Rewriter(self.facts)
+        self.liveness = Liveness(self.facts)
+        self.rewriter = Rewriter(self.facts, self.liveness)
         self.incremental = incremental
+        self.explain = getattr(log, "explain", False)
         self.num_loops_fused = 0
-        self._last_reason: dict = {}
         self._blocks_seen = 0
         self._restructured: set = set()
         self._needs_rebuild = False
@@ -103,12 +109,14 @@ class GreedyFusion:
         return mlir.location_of(op, self.filename)
 
     def pair_profit(self, l1: ir.Operation, l2: ir.Operation) -> float | None:
-        """Profit of a candidate pair, or None when the loops share no tensor (no FPG entry)."""
+        """Profit of a candidate pair, or None when the loops share no tensor (no FPG entry).
+        liveN of each shared placed tensor is what is live between the two loops (liveness.py)."""
         shared = shared_tensors(self.effects(l1), self.effects(l2), self.facts.location)
         if not shared:
             return None
         return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned,
-                             reads_same_elements=lambda root: self._reads_same_elements(l1, l2, root))
+                             reads_same_elements=lambda root: self._reads_same_elements(l1, l2, root),
+                             live_n=lambda t: self.liveness.live_n(t.location.root, l1, l2))
 
     def _reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root) -> bool:
         """Some read of `root` in l2 touches, per iteration, the element a read in l1 touches
@@ -131,14 +139,37 @@ class GreedyFusion:
         profit = self.pair_profit(st.loops[a], st.loops[b])
         if profit is None:
             return None
-        return FPGEntry(-profit, st.pos[a], st.pos[b], a, b, (st.version[a], st.version[b]))
+        return FPGEntry(-profit, st.pos[a], st.pos[b], a, b, self._stamp(st, a, b))
+
+    @staticmethod
+    def _stamp(st: _BlockState, a: int, b: int) -> tuple:
+        """An entry is valid while both loops are unchanged and were not re-scored since."""
+        return st.version[a], st.version[b], st.epoch.get(a, 0), st.epoch.get(b, 0)
+
+    def _push(self, st: _BlockState, fpg: FusionProfitGraph, e: FPGEntry) -> None:
+        fpg.push(e)
+        self._pushed(st, e.l1, e.l2, e.profit)
+
+    def _pushed(self, st: _BlockState, a: int, b: int, profit: float) -> None:
+        """Record a scored pair: an FPG edge, and the seed's updateFPG log line."""
+        if not self.explain:
+            return
+        g = st.graph
+        g.pushed(a, b, profit)
+        d = st.order.index(b) - st.order.index(a)
+        self.log.log(f"(LoopOpt::updateFPG) e -> {g.nodes[a].location} : weight = {profit:g} and loop "
+                     f"{g.nodes[b].location}, weight = {profit:g}, distance = {d}")
+
+    def _outcome(self, st: _BlockState, a: int, b: int, outcome: str) -> None:
+        if self.explain:
+            st.graph.outcome(a, b, outcome)
 
     def construct_fusion_profit_graph(self, st: _BlockState) -> FusionProfitGraph:
         fpg = FusionProfitGraph()
         for i, j in candidate_pairs(len(st.order), self.options.distance_threshold):
             e = self._entry(st, st.order[i], st.order[j])
             if e is not None:
-                fpg.push(e)
+                self._push(st, fpg, e)
         return fpg
 
     def find_fusion_pair_greedy(self, st: _BlockState, fpg: FusionProfitGraph) -> FPGEntry | None:
@@ -148,13 +179,16 @@ class GreedyFusion:
             if e is None:
                 return None
             a, b = e.l1, e.l2
-            if a in st.loops and b in st.loops and e.stamp == (st.version[a], st.version[b]):
+            if a in st.loops and b in st.loops and e.stamp == self._stamp(st, a, b):
                 return e
+            self._outcome(st, a, b, "stale")
 
     def update_fpg(self, st: _BlockState, fpg: FusionProfitGraph, kept: int, removed_index: int) -> FusionProfitGraph:
         """Re-score after a fuse. Full rebuild (the seed) or incremental with identical decisions:
-        re-push pairs with the changed loop, pairs refused since the last fuse, and pairs that
-        entered the window because a loop disappeared."""
+        re-push pairs with the changed loop, pairs refused since the last fuse, pairs that
+        entered the window because a loop disappeared, and the pairs of loops that stood between
+        the fused two and share a buffer with them (the moved body changed what is live around
+        them, see liveness.py; every other pair keeps its profit)."""
         if not self.incremental:
             st.rejected.clear()
             return self.construct_fusion_profit_graph(st)
@@ -169,6 +203,14 @@ class GreedyFusion:
             j = i + t - 1
             if j < len(order):
                 want.add((order[i], order[j]))
+        touched = self.effects(st.loops[kept]).touches()
+        for m in range(k + 1, min(removed_index, len(order))):
+            x = order[m]
+            if self.effects(st.loops[x]).touches() & touched:
+                st.epoch[x] = st.epoch.get(x, 0) + 1
+                for j in range(max(0, m - t + 1), min(len(order), m + t)):
+                    if j != m:
+                        want.add((order[min(j, m)], order[max(j, m)]))
         index = {x: n for n, x in enumerate(order)} if st.rejected else {}
         for pair in st.rejected:
             a, b = pair
@@ -178,7 +220,7 @@ class GreedyFusion:
         for a, b in sorted(want, key=lambda p: (st.pos[p[0]], st.pos[p[1]])):
             e = self._entry(st, a, b)
             if e is not None:
-                fpg.push(e)
+                self._push(st, fpg, e)
         return fpg
 
     # -- legality battery ------------------------------------------------------------------
@@ -204,6 +246,10 @@ class GreedyFusion:
             st.pos[k] = k
             st.version[k] = 0
         if len(loops) >= 2:
+            if self.explain:
+                st.graph = FPGGraph(self.fname, st.serial, level)
+                for k, lp in enumerate(loops):
+                    st.graph.node(k, self._where(lp))
             self.rewriter.add_listener(st.block_order)
             try:
                 if self.options.enable_profitable_loop_fusion:
@@ -212,6 +258,8 @@ class GreedyFusion:
                     self._classic(st, level)
             finally:
                 self.rewriter.listeners.remove(st.block_order)
+                if st.graph is not None and st.graph.edges:
+                    self.log.fpg.append(st.graph)
         for op in mlir.block_ops(block):
             for region in op.regions:
                 for inner in region.blocks:
@@ -261,7 +309,7 @@ class GreedyFusion:
         for a, b in sorted(want, key=lambda p: (st.pos[p[0]], st.pos[p[1]])):
             e = self._entry(st, a, b)
             if e is not None:
-                fpg.push(e)
+                self._push(st, fpg, e)
 
     @staticmethod
     def _reorder(st: _BlockState) -> None:
@@ -275,6 +323,8 @@ class GreedyFusion:
         while k + 1 < len(st.order):
             a, b = st.order[k], st.order[k + 1]
             profit = self.pair_profit(st.loops[a], st.loops[b])
+            if profit is not None:
+                self._pushed(st, a, b, profit)
             hoisted = self._try_fuse(st, a, b, profit, level) if profit is not None else None
             if hoisted is not None:
                 self._remove(st, a, b)
@@ -287,40 +337,65 @@ class GreedyFusion:
                 k += 1
 
     def _remove(self, st: _BlockState, kept: int, gone: int) -> None:
+        if st.graph is not None:
+            st.graph.nodes[gone].fate = f"fused into L{kept}"
         st.fused.add(kept)
         del st.loops[gone]
         st.order.remove(gone)
         st.version[kept] += 1
 
     def _try_fuse(self, st: _BlockState, a: int, b: int, profit: float, level: int):
-        """Fuse the pair if legal; returns the ops hoisted above l1, or None if refused."""
+        """Fuse the pair if legal; returns the ops hoisted above l1, or None if refused.
+
+        Ends in exactly one remark naming both loops (file:line:col) and the level: `[LOOP
+        FUSION] , level = N fused A and B ...` or the refusal's text followed by `: A and B,
+        level = N, profit = P`; located at the first loop."""
         l1, l2 = st.loops[a], st.loops[b]
-        if not l1.is_before_in_block(l2):
-            return None  # stale: the pair's order changed
+        where1, where2 = self._where(l1), self._where(l2)  # a distribution below may erase l1
+        loc = f"{where1} and {where2}"
+        pair = {"loop1": where1, "loop2": where2, "level": level, "profit": profit, "loops": loc}
+        if self.explain:
+            self.log.log(f"[LOOP FUSION] , level = {level} loops {loc} profit = {profit:g}")
+        if not l1.is_before_in_block(l2):  # stale: the pair's order changed
+            self._outcome(st, a, b, "stale")
+            self.log.add("fusion", MISSED, f"[STOP FUSION] stale pair (their order changed): {loc}, "
+                         f"level = {level}", function=self.fname, location=where1,
+                         args={**pair, "code": "STALE_PAIR"})
+            return None
         hoist, reason = self.legality(st, l1, l2, profit)
-        where1 = self._where(l1)  # a distribution below may erase l1
-        loc = f"{where1} and {self._where(l2)}"
+        use_def = self._use_def_line(l1, l2, reason)
         stamp = (st.serial, a, b, st.version[a], st.version[b])
         if reason is not None and stamp not in self._restructured:
             self._restructured.add(stamp)
             if self._restructure(st, a, b, reason, profit):
                 l1, l2 = st.loops[a], st.loops[b]
                 hoist, reason = self.legality(st, l1, l2, profit)
+                use_def = self._use_def_line(l1, l2, reason)
         if reason is not None:
-            key = (st.serial, a, b)
-            if self._last_reason.get(key) != (reason.text(), st.version[a], st.version[b]):
-                self._last_reason[key] = (reason.text(), st.version[a], st.version[b])
-                self.log.refused("fusion", reason, function=self.fname, location=where1,
-                                 args={"loops": loc, "level": level, "profit": profit})
+            if self.explain:
+                if use_def:
+                    self.log.log(use_def)
+                self.log.log(reason.message)
+            self._outcome(st, a, b, f"refused:{reason.code.name}")
+            self.log.refused("fusion", reason, function=self.fname, location=where1, args=pair,
+                             message=f"{reason.message}: {loc}, level = {level}, profit = {profit:g}")
             return None
         for x in hoist:
             self.rewriter.move_before(x, l1)
+        self._outcome(st, a, b, "fused")
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
                      function=self.fname, location=self._where(l1),
-                     args={"loops": loc, "level": level, "profit": profit, "hoisted": [x.name for x in hoist]})
+                     args={**pair, "code": "LOOP_FUSION", "hoisted": [x.name for x in hoist]})
         self.rewriter.fuse(l1, l2, loop_fusion)
         self.num_loops_fused += 1
         return hoist
+
+    def _use_def_line(self, l1: ir.Operation, l2: ir.Operation, reason: Refusal | None) -> str:
+        """The seed's has_negative_distance log line for a negative-distance refusal (explaining
+        logs only): the buffer, the distances and the two accesses (see use_def_witness)."""
+        if not self.explain or reason is None or reason.code is not Code.NEGATIVE_DISTANCE:
+            return ""
+        return use_def_witness(l1, l2, self.facts)
 
 
     # -- restructuring inside the driver (seed 001) ----------------------------------------
@@ -454,6 +529,8 @@ class GreedyFusion:
 
     def _split(self, st: _BlockState, k: int, pieces: list[ir.Operation]) -> None:
         """Replace loop k by the loops of its distribution (they keep k's position for ties)."""
+        if st.graph is not None:
+            st.graph.nodes[k].fate = "distributed"
         base = st.pos[k]
         del st.loops[k]
         st.order.remove(k)
@@ -465,6 +542,8 @@ class GreedyFusion:
             st.version[nid] = 0
             st.origin[nid] = k
             st.order.append(nid)
+            if st.graph is not None:
+                st.graph.node(nid, self._where(op))
 
 
 # Which restructurings may rescue a refused pair, by refusal code, in the seed's order
@@ -474,6 +553,36 @@ RESCUES = {
     Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align"),
     Code.BLOCKED_BY_OPS: ("distribute",),
 }
+
+
+def use_def_witness(l1: ir.Operation, l2: ir.Operation, facts: Facts) -> str:
+    """` : use -> def : (iteration groups: ...)` for a pair refused for a negative distance:
+    the first conflicting access pair (in has_negative_distance's order) whose distances may be
+    negative, as `<buffer> : use -> def : (iteration groups: <distances>) <RAW|WAR|WAW>
+    <access in l1> -> <access in l2>`. Recomputed here from the facts: the refusal carries text."""
+    from ..analysis import dependence
+    from ..analysis.memory import UNTRACED, value_name
+
+    scope = facts.scope
+    (ax1,), (ax2,) = loop_dims(l1, scope), loop_dims(l2, scope)
+    by_root1 = facts.accesses_by_root(l1)
+    for b in facts.accesses(l2):
+        partners = [x for accs in by_root1.values() for x in accs] if b.key is UNTRACED else \
+            [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
+        for a in partners:
+            if not (a.is_write or b.is_write):
+                continue
+            if a.key is UNTRACED or b.key is UNTRACED or a.index is None or b.index is None:
+                groups = "unknown elements"
+            else:
+                dist = dependence.distance_set(a, b, ax1, ax2, scope)
+                if dist is None or not dependence.may_be_negative(dist):
+                    continue
+                groups = str(dist)
+            kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
+            return (f"{value_name(a.root)} : use -> def : (iteration groups: {groups}) {kind} "
+                    f"{mlir.location_of(a.op)} -> {mlir.location_of(b.op)}")
+    return " : use -> def : (iteration groups: not found)"
 
 
 def _as_replacement(result, single: bool = False):

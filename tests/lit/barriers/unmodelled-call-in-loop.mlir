@@ -18,7 +18,7 @@ func.func @call_in_loop(%a: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:9:3: missed: [STOP FUSION] unmodelled effects (in @call_in_loop) [call to @log at {{.*}}:11:5 (in the loop at {{.*}}:9:3)]
+// CHECK: {{.*}}.mlir:9:3: missed: [STOP FUSION] unmodelled effects: {{.*}}.mlir:9:3 and {{.*}}.mlir:14:3, level = 0, profit = 512 (in @call_in_loop) [call to @log at {{.*}}:11:5 (in the loop at {{.*}}:9:3)]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @call_in_loop

@@ -25,7 +25,7 @@ func.func @if_alias(%a: memref<64xf32>, %out: memref<64xf32>, %flag: i1) {
   return
 }
 
-// CHECK: {{.*}}.mlir:14:3: missed: [STOP FUSION] unmodelled effects (in @if_alias) [memref made by scf.if at {{.*}}:9:8 is not traced to a buffer (in the loop at {{.*}}:14:3)]
+// CHECK: {{.*}}.mlir:14:3: missed: [STOP FUSION] unmodelled effects: {{.*}}.mlir:14:3 and {{.*}}.mlir:19:3, level = 0, profit = 512 (in @if_alias) [memref made by scf.if at {{.*}}:9:8 is not traced to a buffer (in the loop at {{.*}}:14:3)]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @if_alias

@@ -21,7 +21,7 @@ func.func @select_alias(%a: memref<64xf32>, %out: memref<64xf32>, %flag: i1) {
   return
 }
 
-// CHECK: {{.*}}.mlir:10:3: missed: [STOP FUSION] unmodelled effects (in @select_alias) [memref made by arith.select at {{.*}}:9:8 is not traced to a buffer (in the loop at {{.*}}:10:3)]
+// CHECK: {{.*}}.mlir:10:3: missed: [STOP FUSION] unmodelled effects: {{.*}}.mlir:10:3 and {{.*}}.mlir:15:3, level = 0, profit = 512 (in @select_alias) [memref made by arith.select at {{.*}}:9:8 is not traced to a buffer (in the loop at {{.*}}:10:3)]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @select_alias

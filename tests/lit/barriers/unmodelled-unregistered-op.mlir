@@ -17,7 +17,7 @@ func.func @unregistered(%a: memref<64xf32>, %out: memref<64xf32>) {
 }
 
 // CHECK: {{.*}}.mlir:9:10: analysis: [UNSUPPORTED] acme.scale kept as is; treated as a barrier (unknown effects)
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] unmodelled effects (in @unregistered) [unmodelled op acme.scale at {{.*}}:9:10 (in the loop at {{.*}}:7:3)]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] unmodelled effects: {{.*}}.mlir:7:3 and {{.*}}.mlir:12:3, level = 0, profit = 512 (in @unregistered) [unmodelled op acme.scale at {{.*}}:9:10 (in the loop at {{.*}}:7:3)]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @unregistered

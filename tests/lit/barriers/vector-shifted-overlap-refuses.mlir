@@ -16,7 +16,7 @@ func.func @vector_overlap(%a: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:8:3: missed: [STOP FUSION] negative distance dep in def-use (in @vector_overlap) [RAW on memref.alloc ({{.*}}:7:8), distances { [d] : -1 <= d <= 0 }]
+// CHECK: {{.*}}.mlir:8:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:8:3 and {{.*}}.mlir:12:3, level = 0, profit = 480 (in @vector_overlap) [RAW on memref.alloc ({{.*}}:7:8), distances { [d] : -1 <= d <= 0 }]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @vector_overlap

@@ -23,7 +23,7 @@ func.func @rows(%a: memref<16x32xf32>, %out: memref<16x32xf32>) {
 }
 
 // CHECK: passed: [LOOP FUSION] , level = 0 fused {{.*}}.mlir:8:3 and {{.*}}.mlir:15:3 profit = 4096 (in @rows)
-// CHECK-NEXT: {{.*}}.mlir:9:5: missed: [STOP FUSION] negative distance dep in def-use (in @rows) [RAW on memref.alloc ({{.*}}:7:8), distances {{.*}}]
+// CHECK-NEXT: {{.*}}.mlir:9:5: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:9:5 and {{.*}}.mlir:16:5, level = 1, profit = 4096 (in @rows) [RAW on memref.alloc ({{.*}}:7:8), distances {{.*}}]
 // CHECK-NEXT: passed: [CONTRACTION] buffer at {{.*}}.mlir:7:8 shrunk from 16x32 to 1x32: each iteration of the loop at {{.*}}.mlir:8:3 owns its slice (in @rows)
 // CHECK-NEXT: analysis: numLoopsFused = 1
 

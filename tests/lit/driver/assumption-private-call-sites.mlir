@@ -24,7 +24,7 @@ func.func @caller(%buf: memref<65xf32>, %out: memref<64xf32>) {
 
 // CHECK: {{.*}}.mlir:6:1: analysis: [ASSUMPTION] private @kernel: argument aliasing taken from its call sites (1 argument(s) may alias another) (in @kernel)
 // CHECK-NEXT: {{.*}}.mlir:20:1: analysis: [ASSUMPTION] the 2 memref arguments of public @caller are assumed not to alias each other (in @caller)
-// CHECK-NEXT: {{.*}}.mlir:8:3: missed: [STOP FUSION] negative distance dep in def-use (in @kernel) [WAR on argument {{.*}}, distances { [d] : -63 <= d <= 63 }]
+// CHECK-NEXT: {{.*}}.mlir:8:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:8:3 and {{.*}}.mlir:12:3, level = 0, profit = 512 (in @kernel) [WAR on argument {{.*}}, distances { [d] : -63 <= d <= 63 }]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func private @kernel

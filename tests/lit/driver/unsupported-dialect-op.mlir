@@ -19,7 +19,7 @@ func.func @assert_between(%a: memref<64xf32>, %out: memref<64xf32>, %ok: i1) {
 
 // CHECK: {{.*}}.mlir:11:3: analysis: [UNSUPPORTED] cf.assert kept as is; treated as a barrier (unknown effects)
 // CHECK-NOT: [UNSUPPORTED]
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] ops between the loops can't be moved (in @assert_between) [cf.assert at {{.*}}:11:3 depends on the first loop and the second loop needs it]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] ops between the loops can't be moved: {{.*}}.mlir:7:3 and {{.*}}.mlir:13:3, level = 0, profit = 512 (in @assert_between) [cf.assert at {{.*}}:11:3 depends on the first loop and the second loop needs it]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @assert_between

@@ -22,7 +22,7 @@ func.func @atax_like(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf3
   return
 }
 
-// CHECK: {{.*}}.mlir:9:5: missed: [STOP FUSION] no fusion benefit (in @atax_like)
+// CHECK: {{.*}}.mlir:9:5: missed: [STOP FUSION] no fusion benefit: {{.*}}.mlir:9:5 and {{.*}}.mlir:15:5, level = 1, profit = 0 (in @atax_like)
 // CHECK-NOT: [LOOP FUSION]
 // CHECK: {{.*}}.mlir:16:12: passed: [LICM] Moving inst affine.load to a new insertion point (in @atax_like)
 // CHECK-NEXT: analysis: numLoopsFused = 0

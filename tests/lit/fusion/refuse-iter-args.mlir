@@ -17,7 +17,7 @@ func.func @sum_then_scale(%a: memref<64xf32>, %out: memref<64xf32>, %s: memref<f
   return
 }
 
-// CHECK: {{.*}}.mlir:6:10: missed: [STOP FUSION] loop yields values (iter_args) (in @sum_then_scale)
+// CHECK: {{.*}}.mlir:6:10: missed: [STOP FUSION] loop yields values (iter_args): {{.*}}.mlir:6:10 and {{.*}}.mlir:11:3, level = 0, profit = 256 (in @sum_then_scale)
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @sum_then_scale

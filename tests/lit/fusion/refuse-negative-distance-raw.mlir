@@ -16,7 +16,7 @@ func.func @next(%a: memref<66xf32>, %out: memref<64xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:8:3: missed: [STOP FUSION] negative distance dep in def-use (in @next) [RAW on memref.alloc ({{.*}}:7:8), distances { [d = -1] }]
+// CHECK: {{.*}}.mlir:8:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:8:3 and {{.*}}.mlir:12:3, level = 0, profit = 504 (in @next) [RAW on memref.alloc ({{.*}}:7:8), distances { [d = -1] }]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @next

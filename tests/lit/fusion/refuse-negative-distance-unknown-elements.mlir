@@ -16,7 +16,7 @@ func.func @gather(%a: memref<64xf32>, %idx: memref<64xindex>, %out: memref<64xf3
   return
 }
 
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] negative distance dep in def-use (in @gather) [memref.alloc ({{.*}}:6:8) is accessed at unknown elements]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:7:3 and {{.*}}.mlir:11:3, level = 0, profit = 512 (in @gather) [memref.alloc ({{.*}}:6:8) is accessed at unknown elements]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @gather

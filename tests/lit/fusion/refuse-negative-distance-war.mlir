@@ -15,7 +15,7 @@ func.func @war(%a: memref<66xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] negative distance dep in def-use (in @war) [WAR on argument (an argument), distances { [d = -1] }]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:7:3 and {{.*}}.mlir:11:3, level = 0, profit = 512 (in @war) [WAR on argument (an argument), distances { [d = -1] }]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @war

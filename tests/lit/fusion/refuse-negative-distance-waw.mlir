@@ -17,7 +17,7 @@ func.func @waw(%a: memref<65xf32>, %out: memref<65xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] negative distance dep in def-use (in @waw) [WAW on argument (an argument), distances { [d = -1] }]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:7:3 and {{.*}}.mlir:12:3, level = 0, profit = 512 (in @waw) [WAW on argument (an argument), distances { [d = -1] }]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @waw

@@ -16,7 +16,7 @@ func.func @siblings(%a: memref<64xf32>, %out: memref<64xf32>, %out2: memref<64xf
   return
 }
 
-// CHECK: {{.*}}.mlir:6:3: missed: [STOP FUSION] no fusion benefit (in @siblings)
+// CHECK: {{.*}}.mlir:6:3: missed: [STOP FUSION] no fusion benefit: {{.*}}.mlir:6:3 and {{.*}}.mlir:11:3, level = 0, profit = 0 (in @siblings)
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @siblings

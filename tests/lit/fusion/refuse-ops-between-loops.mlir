@@ -18,7 +18,7 @@ func.func @call_between(%a: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:9:3: missed: [STOP FUSION] ops between the loops can't be moved (in @call_between) [func.call at {{.*}}:13:3 depends on the first loop and the second loop needs it]
+// CHECK: {{.*}}.mlir:9:3: missed: [STOP FUSION] ops between the loops can't be moved: {{.*}}.mlir:9:3 and {{.*}}.mlir:14:3, level = 0, profit = 512 (in @call_between) [func.call at {{.*}}:13:3 depends on the first loop and the second loop needs it]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // The call stays between the two loops.

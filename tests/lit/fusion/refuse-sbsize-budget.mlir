@@ -21,7 +21,7 @@ func.func @nest(%a: memref<16x32xf32>, %out: memref<16x32xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] fused working set exceeds SBSize (in @nest) [384 bytes per partition > SBSize 64]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] fused working set exceeds SBSize: {{.*}}.mlir:7:3 and {{.*}}.mlir:14:3, level = 0, profit = 4096 (in @nest) [384 bytes per partition > SBSize 64]
 // CHECK-NOT: [LOOP FUSION]
 // CHECK: analysis: numLoopsFused = 0
 

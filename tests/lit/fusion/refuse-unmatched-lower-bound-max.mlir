@@ -15,7 +15,7 @@ func.func @maxlb(%a: memref<128xf32>, %out: memref<64xf32>, %k: index) {
   return
 }
 
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] unmatched trip count (in @maxlb) [different lower bounds given as max(...) of several values]
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] unmatched trip count: {{.*}}.mlir:7:3 and {{.*}}.mlir:11:3, level = 0, profit = 256 (in @maxlb) [different lower bounds given as max(...) of several values]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @maxlb

@@ -16,7 +16,7 @@ func.func @steps(%a: memref<64xf32>, %b: memref<32xf32>, %out: memref<64xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:6:3: missed: [STOP FUSION] unmatched trip count (in @steps) [different steps]
+// CHECK: {{.*}}.mlir:6:3: missed: [STOP FUSION] unmatched trip count: {{.*}}.mlir:6:3 and {{.*}}.mlir:10:3, level = 0, profit = 128 (in @steps) [different steps]
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @steps

@@ -14,7 +14,7 @@ func.func @two_symbols(%a: memref<?xf32>, %out: memref<?xf32>, %n: index, %m: in
   return
 }
 
-// CHECK: {{.*}}.mlir:6:3: missed: [STOP FUSION] unmatched trip count (in @two_symbols){{$}}
+// CHECK: {{.*}}.mlir:6:3: missed: [STOP FUSION] unmatched trip count: {{.*}}.mlir:6:3 and {{.*}}.mlir:10:3, level = 0, profit = 8192 (in @two_symbols){{$}}
 // CHECK-NEXT: analysis: numLoopsFused = 0
 
 // CHECK-LABEL: func.func @two_symbols

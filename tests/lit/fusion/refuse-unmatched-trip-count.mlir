@@ -16,7 +16,7 @@ func.func @unmatched(%a: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 
-// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] unmatched trip count (in @unmatched)
+// CHECK: {{.*}}.mlir:7:3: missed: [STOP FUSION] unmatched trip count: {{.*}}.mlir:7:3 and {{.*}}.mlir:12:3, level = 0, profit = 256 (in @unmatched)
 // CHECK-NOT: [DEAD ITERATIONS]
 // CHECK: analysis: numLoopsFused = 0
 

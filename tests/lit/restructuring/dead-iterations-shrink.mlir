@@ -23,8 +23,8 @@ func.func @dead_tail(%a: memref<384x4xf32>, %y: memref<256x4xf32>) {
 }
 
 // CHECK: {{.*}}.mlir:8:3: passed: [DEAD ITERATIONS] shrink loop to the iterations whose writes are read (in @dead_tail)
-// CHECK-NEXT: passed: [LOOP FUSION] , level = 0 fused {{.*}}.mlir:8:3 and {{.*}}.mlir:15:3 profit = 12288 (in @dead_tail)
-// CHECK-NEXT: passed: [LOOP FUSION] , level = 1 fused {{.*}}.mlir:9:5 and {{.*}}.mlir:16:5 profit = 12288 (in @dead_tail)
+// CHECK-NEXT: passed: [LOOP FUSION] , level = 0 fused {{.*}}.mlir:8:3 and {{.*}}.mlir:15:3 profit = 8192 (in @dead_tail)
+// CHECK-NEXT: passed: [LOOP FUSION] , level = 1 fused {{.*}}.mlir:9:5 and {{.*}}.mlir:16:5 profit = 8192 (in @dead_tail)
 // CHECK-NEXT: passed: [CONTRACTION] memref.alloc at {{.*}}.mlir:7:8 replaced by its stored values; buffer removed (in @dead_tail)
 // CHECK-NEXT: analysis: numLoopsFused = 2
 

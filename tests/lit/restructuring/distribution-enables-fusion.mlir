@@ -24,7 +24,7 @@ func.func @split(%a: memref<65xf32>, %out1: memref<64xf32>, %out2: memref<64xf32
 
 // The distribution remark is logged while the refused pair is restructured, before the refusal.
 // CHECK: :15:3: passed: [LOOP DISTRIBUTION] into 2 loops (in @split)
-// CHECK-NEXT: {{.*}}.mlir:11:3: missed: [STOP FUSION] negative distance dep in def-use (in @split)
+// CHECK-NEXT: {{.*}}.mlir:11:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:11:3 and {{.*}}.mlir:15:3, level = 0, profit = 520 (in @split)
 // CHECK-NEXT: passed: [LOOP FUSION] , level = 0 fused {{.*}}.mlir:11:3 and {{.*}}.mlir:15:3 profit = 520 (in @split)
 // CHECK: analysis: numLoopsFused = 1
 
@@ -47,7 +47,7 @@ func.func @split(%a: memref<65xf32>, %out1: memref<64xf32>, %out2: memref<64xf32
 // CHECK-NEXT: return
 
 // OFF-NOT: [LOOP DISTRIBUTION]
-// OFF: {{.*}}.mlir:11:3: missed: [STOP FUSION] negative distance dep in def-use (in @split)
+// OFF: {{.*}}.mlir:11:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:11:3 and {{.*}}.mlir:15:3, level = 0, profit = 520 (in @split)
 // OFF-NEXT: analysis: numLoopsFused = 0
 // OFF-LABEL: func.func @split
 // OFF: affine.for

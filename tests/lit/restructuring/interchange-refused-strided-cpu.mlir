@@ -26,7 +26,7 @@ func.func @mostly_rows(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<
 }
 
 // CPU-NOT: [LOOP INTERCHANGE]
-// CPU: {{.*}}.mlir:9:3: missed: [STOP FUSION] negative distance dep in def-use (in @mostly_rows)
+// CPU: {{.*}}.mlir:9:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:9:3 and {{.*}}.mlir:15:3, level = 0, profit = 8192 (in @mostly_rows)
 // CPU-NEXT: analysis: numLoopsFused = 0
 // CPU-LABEL: func.func @mostly_rows
 // CPU: memref.alloc() : memref<32x32xf32>

@@ -1,0 +1,238 @@
+"""liveN from liveness (the seed's update_liveN): how many elements of a placed buffer are live
+between two sibling loops.
+
+live(B, l1, l2) = the elements of B written by l1 or an op before it in their block, that are
+read by l2 or an op after it. Fusing l1 and l2 keeps exactly those elements from a round trip
+through memory, so the profit counts them instead of the whole buffer (`profit.fusion_profit`).
+
+Exact with isl where the accesses are affine: each access is the set of elements it touches over
+its loops' domain; the count is that of (writes ∩ reads) with the parameters projected out (the
+elements live for *some* value of the symbols), inside the buffer's box, where a dynamic
+dimension counts as `DEFAULT_DYNAMIC_EXTENT`. So the result never exceeds the static count
+`MemoryLocation.live_n`. A write or read at unknown elements (non-affine index, a call that
+receives the buffer) covers the box; a use that lets the buffer escape (returned, passed to an
+op we do not model) counts as a whole-buffer read or write where it stands. The static count is
+kept when the buffer is used outside the loops' block, or isl cannot read an index.
+
+`Liveness` memoizes counts for one transform and listens to its rewriter
+(transforms/rewriter.py): any edit may move a write before the first loop or a read after the
+second, so every edit drops the memo. The isl work is cached by the access texts (loop names
+made positional), so a chain of N similar loops costs N look-ups, not N isl counts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from .. import mlir
+from ..mlir import ir, op_key
+from .accesses import AccessPattern
+from .effects import READ_OPS, WRITE_OPS, op_effects
+from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, buffer_key
+from .loops import substitute
+
+BEFORE, BETWEEN, AFTER = "before", "between", "after"
+
+
+@dataclass(frozen=True)
+class LiveN:
+    """Live elements of one placed buffer between two loops, and how they were found."""
+
+    elements: int
+    static: int  # the buffer's element count (MemoryLocation.live_n)
+    exact: bool  # counted with isl; False: the static count was kept
+    why: str = ""  # why the static count was kept
+
+    def __str__(self) -> str:
+        how = "isl" if self.exact else f"static: {self.why}"
+        return f"{self.elements} of {self.static} ({how})"
+
+
+def buffer_users(root: ir.Value) -> list[ir.Operation]:
+    """Every op using the buffer `root`, through views (a view op's own uses are followed)."""
+    out, todo, seen = [], [root], 0
+    while todo and seen < 100000:
+        v = todo.pop()
+        for use in v.uses:
+            user = mlir.operation(use.owner)
+            seen += 1
+            if user.name in VIEW_OPS:
+                todo.extend(user.results)
+            else:
+                out.append(user)
+    return out
+
+
+def ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The op of `block` that is `op` or encloses it; None if `op` is not inside `block`."""
+    while op is not None:
+        if op.block == block:
+            return op
+        parent = op.parent
+        if parent is None:
+            return None
+        op = mlir.operation(parent)
+        if op.name in ("builtin.module", "func.func"):
+            return None
+    return None
+
+
+def position(op: ir.Operation, l1: ir.Operation, l2: ir.Operation, keys: tuple | None = None) -> str:
+    """Where an op of the loops' block stands: BEFORE (l1 itself or earlier), AFTER (l2 itself or
+    later) or BETWEEN. `keys`: op_key of op, l1 and l2 when the caller has them."""
+    k, k1, k2 = keys if keys is not None else (op_key(op), op_key(l1), op_key(l2))
+    if k == k1 or op.is_before_in_block(l1):
+        return BEFORE
+    if k == k2 or l2.is_before_in_block(op):
+        return AFTER
+    return BETWEEN
+
+
+def _escapes(user: ir.Operation, key) -> bool:
+    """A use that is neither a modelled access of the buffer nor its deallocation: the buffer
+    escapes (returned, stored as a value, passed to an op whose effects do not name it)."""
+    if user.name in READ_OPS or user.name in WRITE_OPS or user.name == "memref.dealloc":
+        return False
+    e = op_effects(user)
+    return key not in e.touches()
+
+
+def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodies: dict | None = None) -> LiveN:
+    """live(root, l1, l2) for sibling loops l1 before l2 (see the module docstring). `bodies`
+    caches each access's isl text (an access pattern is immutable: its text never goes stale)."""
+    loc = facts.location(root)
+    static = loc.live_n
+    if not loc.placed:
+        return LiveN(static, static, False, "not a placed buffer")
+    block, key = l1.block, buffer_key(root)
+    k1, k2 = op_key(l1), op_key(l2)
+    tops: dict = {}
+    escaping = []
+    for user in buffer_users(root):
+        top = ancestor_in(user, block)
+        if top is None:
+            if user.name == "memref.dealloc":
+                continue
+            return LiveN(static, static, False, f"used outside the loops' block ({mlir.location_of(user)})")
+        kt = op_key(top)
+        tops.setdefault(kt, top)
+        if _escapes(user, key):
+            escaping.append(kt)
+    where_of = {kt: position(top, l1, l2, (kt, k1, k2)) for kt, top in tops.items()}
+    whole = {BEFORE: False, AFTER: False, BETWEEN: False}
+    for kt in escaping:
+        whole[where_of[kt]] = True
+    writes: list[AccessPattern] = []
+    reads: list[AccessPattern] = []
+    for kt, top in tops.items():
+        where = where_of[kt]
+        if where == BETWEEN:
+            continue
+        for a in facts.accesses_by_root(top).get(key, ()):
+            if where == BEFORE and a.is_write:
+                writes.append(a)
+            elif where == AFTER and not a.is_write:
+                reads.append(a)
+    if (not writes and not whole[BEFORE]) or (not reads and not whole[AFTER]):
+        return LiveN(0, static, True)
+    rank = len(loc.shape)
+    bodies = {} if bodies is None else bodies
+    w = None if whole[BEFORE] else _texts(writes, rank, bodies)
+    r = None if whole[AFTER] else _texts(reads, rank, bodies)
+    n = count_live(w, r, _box(loc.shape), tuple(sorted(facts.scope.params)))
+    if n is None:
+        return LiveN(static, static, False, "isl could not read or count the accesses")
+    return LiveN(min(n, static), static, True)
+
+
+def _texts(accs: list[AccessPattern], rank: int, bodies: dict) -> tuple[str, ...] | None:
+    """The accesses' element-set bodies (None: some access may touch any element)."""
+    out = set()
+    for a in accs:
+        t = bodies.get(a, False)
+        if t is False:
+            t = bodies[a] = _element_body(a, rank)
+        if t is None:
+            return None
+        out.add(t)
+    return tuple(sorted(out))
+
+
+def _element_body(a: AccessPattern, rank: int) -> str | None:
+    """isl constraints over e0..e<rank-1>: the elements `a` touches over its loops' domain,
+    loops renamed by depth so equal shapes of access give equal text."""
+    if a.index is None or len(a.index) != rank:
+        return None
+    ren = {lp.name: f"l{k}_" for k, lp in enumerate(a.loops)}
+    cons = [c for lp in a.loops for c in lp.constraints(ren)]
+    for d, (idx, wd) in enumerate(zip(a.index, a.extents())):
+        idx = substitute(idx, ren)
+        cons.append(f"e{d} = {idx}" if wd == 1 else f"{idx} <= e{d} < {idx} + {wd}")
+    body = " and ".join(cons) or "true"
+    return f"exists ({', '.join(ren.values())}: {body})" if ren else body
+
+
+def _box(shape: tuple) -> str:
+    return " and ".join(f"0 <= e{d} < {DEFAULT_DYNAMIC_EXTENT if s is None else s}"
+                        for d, s in enumerate(shape)) or "true"
+
+
+_COUNTS: dict = {}
+MAX_PIECES = 32  # above this many pieces after coalescing, keep the static count
+
+
+def count_live(writes: tuple | None, reads: tuple | None, box: str, params: tuple) -> int | None:
+    """|(∪ writes) ∩ (∪ reads)| inside the box, parameters projected out; None writes or reads
+    mean the whole box. None if isl cannot read the text. Cached: a pure function of its texts."""
+    key = (writes, reads, box, params)
+    if key in _COUNTS:
+        return _COUNTS[key]
+    if len(_COUNTS) > 50000:
+        _COUNTS.clear()
+    rank = box.count("<=")
+    elems = ", ".join(f"e{d}" for d in range(rank))
+    head = f"[{', '.join(params)}] -> " if params else ""
+    try:
+        def union(bodies):
+            if bodies is None:
+                return isl.Set(f"{head}{{ [{elems}] : {box} }}")
+            return isl.Set(f"{head}{{ [{elems}] : {' or '.join(f'({b})' for b in bodies)} }}").coalesce()
+
+        live = union(writes).intersect(union(reads)).coalesce()
+        live = live.project_out(isl.dim_type.param, 0, live.dim(isl.dim_type.param))
+        live = live.intersect(isl.Set(f"{{ [{elems}] : {box} }}")).coalesce()
+        # Counting a union of many overlapping pieces makes them disjoint first: exponential.
+        n = int(live.count_val().to_python()) if live.n_basic_set() <= MAX_PIECES else None
+    except (isl.Error, ValueError, TypeError):
+        n = None
+    _COUNTS[key] = n
+    return n
+
+
+class Liveness:
+    """liveN of placed buffers between sibling loops, memoized until the next IR edit."""
+
+    def __init__(self, facts) -> None:
+        self.facts = facts
+        self._memo: dict = {}
+        self._bodies: dict = {}  # access pattern -> its isl text (never stale)
+
+    def between(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation) -> LiveN:
+        k = (root, op_key(l1), op_key(l2))
+        hit = self._memo.get(k)
+        if hit is None:
+            hit = self._memo[k] = live_between(root, l1, l2, self.facts, self._bodies)
+        return hit
+
+    def live_n(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation) -> int:
+        return self.between(root, l1, l2).elements
+
+    def forget(self, *_args) -> None:
+        self._memo.clear()
+
+    # rewriter events (transforms/rewriter.py): every edit may change what is live where
+    before_move = before_erase = before_replace = before_replace_uses = forget
+
+    def after_fuse(self, *_args) -> None:
+        self._memo.clear()
