@@ -11,6 +11,8 @@ import sys
 from .errors import LoopOptError
 from .options import DEFAULT_TARGET, TARGETS, Options
 
+CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # also loopopt.api.CHECKPOINT_FILE (not imported: --help stays fast)
+
 
 def _bool(text: str) -> bool:
     t = text.strip().lower()
@@ -28,9 +30,51 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"loopopt: error: {message} (see loopopt --help)\n")
 
 
+def version_text() -> str:
+    """`loopopt --version`: loopopt's version and the MLIR of its bindings (from the wheel's
+    metadata and its bundled iree-opt's `--version`, without loading the bindings)."""
+    from importlib import metadata
+
+    from . import __version__
+
+    lines = [f"loopopt {__version__}"]
+    try:
+        dist = metadata.distribution("iree-base-compiler")
+    except metadata.PackageNotFoundError:
+        return "\n".join(lines + ["MLIR Python bindings: iree-base-compiler not installed"]) + "\n"
+    llvm = _bundled_llvm_version(str(dist.locate_file("iree/compiler/_mlir_libs/iree-opt")))
+    lines.append(f"MLIR Python bindings: iree-base-compiler {dist.version} (MLIR/LLVM {llvm})")
+    lines.append("reads and writes the MLIR 22 textual format (mlir-opt 22)")
+    return "\n".join(lines) + "\n"
+
+
+def _bundled_llvm_version(tool: str) -> str:
+    import re
+    import subprocess
+
+    try:
+        out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "version unknown"
+    m = re.search(r"LLVM version (\S+)", out)
+    return m.group(1) if m else "version unknown"
+
+
+class _VersionAction(argparse.Action):
+    """Prints the version and exits before the input is required (computed only when asked)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(0, version_text())
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="loopopt", description="Loop-nest optimizer for MLIR affine programs "
                                 "(LICM, greedy profit-based fusion, distribution, interchange, GCD tiling).")
+    p.add_argument("--version", action=_VersionAction,
+                   help="print loopopt's version and the MLIR version of its bindings, then exit")
     p.add_argument("input", help="MLIR file, or - for stdin")
     p.add_argument("-o", "--output", default="-", help="output file, or - for stdout (default)")
     p.add_argument("--target", choices=sorted(TARGETS), default=DEFAULT_TARGET,
@@ -52,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print loops, trip counts, memory locations and dependences (stderr)")
     p.add_argument("--remarks", action="store_true", help="print every decision (stderr)")
     p.add_argument("--remarks-json", metavar="FILE", help="write remarks as JSON lines to FILE")
+    p.add_argument("--remarks-yaml", metavar="FILE",
+                   help="write remarks as LLVM optimization records (YAML) to FILE")
+    p.add_argument("--trace", action="store_true",
+                   help="print the seed's log lines (printParams, updateFPG, [LOOP FUSION], numLoopsFused) (stderr)")
+    p.add_argument("--fpg-dot", metavar="FILE", help="write the Fusion Profit Graphs as Graphviz DOT to FILE")
+    p.add_argument("--checkpoint", action="store_true",
+                   help=f"write {CHECKPOINT_FILE} (parameters, IR after each phase) in the current directory")
+    p.add_argument("--timing", action="store_true", help="print the wall time of each phase (stderr)")
+    p.add_argument("--print-ir-after-all", action="store_true",
+                   help="print each function's IR after each step (stderr)")
     return p
 
 
@@ -180,24 +234,38 @@ def _write_all(fd: int, data: bytes) -> None:
 def run(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from . import driver  # imported late: `--help` stays fast
+    from . import api  # imported late: `--help` stays fast
     data, filename = _read_input(args.input)
     opts = options_from_args(args)
     passes = None
     if args.passes is not None:
         passes = [p.strip() for p in args.passes.split(",") if p.strip()]
-    result = driver.optimize(data, opts, filename=filename, passes=passes)
+    knobs = {name: getattr(opts, name) for name in api.knob_names()}
+    result = api.optimize(data, opts.target, filename=filename, passes=passes,
+                          explain=args.trace or bool(args.fpg_dot),
+                          ir_after_each=args.print_ir_after_all or args.checkpoint, **knobs)
+    if args.print_ir_after_all:
+        sys.stderr.write(result.ir_after_all_text())
     if args.print_params:
         print(opts.params_text(), file=sys.stderr)
     if args.print_analysis:
         from .analysis.report import analysis_report
         print(analysis_report(data, filename), file=sys.stderr, end="")
+    if args.trace:
+        sys.stderr.write("".join(line + "\n" for line in result.trace))
     if args.remarks:
-        for r in result.remarks:
-            print(r.render(), file=sys.stderr)
+        sys.stderr.write(result.remarks_text())
     if args.remarks_json:
-        _write_output(args.remarks_json, "".join(r.to_json() + "\n" for r in result.remarks))
+        _write_output(args.remarks_json, result.remarks_json())
+    if args.remarks_yaml:
+        _write_output(args.remarks_yaml, result.remarks_yaml())
+    if args.fpg_dot:
+        _write_output(args.fpg_dot, result.fpg_dot())
+    if args.checkpoint:
+        _write_output(CHECKPOINT_FILE, result.checkpoint_text())
     _write_output(args.output, result.text)
+    if args.timing:
+        sys.stderr.write(result.timing_text())
     return 0
 
 

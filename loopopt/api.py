@@ -1,0 +1,128 @@
+"""The Python API: `loopopt.optimize(source, target=..., **knobs)`; the command line is built on it.
+
+    import loopopt
+    res = loopopt.optimize(open("examples/chain3.mlir").read(), target="cpu",
+                           distance_threshold=4, filename="examples/chain3.mlir")
+    res.text                      # the optimized module (MLIR text)
+    res.remarks                   # the decisions, loopopt.remarks.Remark records
+    res.stats["numLoopsFused"]    # and res.stats["time"]: seconds per phase
+    res.remarks_yaml()            # LLVM optimization records
+
+Knobs are the fields of `loopopt.options.Options` (the seed's cl::opt knobs and loopopt's
+switches); an unknown knob or a value of the wrong type is a TypeError/ValueError naming it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .options import TARGETS, Options, Target
+from .remarks import Remark, fpg_dot, remarks_yaml
+
+CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # the seed's checkpoint dump (loop_opt_doctor.cpp)
+
+
+def knob_names() -> list[str]:
+    """The keyword arguments `optimize` accepts as knobs: Options' fields but `target`."""
+    return [f.name for f in dataclasses.fields(Options) if f.name != "target"]
+
+
+def make_options(target: str | Target = "trn1", **knobs) -> Options:
+    """Options for a target name (trn1, inf2, trn2, cpu) or Target and knobs (Options fields)."""
+    if isinstance(target, str):
+        if target not in TARGETS:
+            raise ValueError(f"loopopt: unknown target {target!r} (known: {', '.join(sorted(TARGETS))})")
+        target = TARGETS[target]
+    elif not isinstance(target, Target):
+        raise TypeError(f"loopopt: target must be a name or a loopopt.options.Target, not {type(target).__name__}")
+    known = {f.name: f for f in dataclasses.fields(Options)}
+    for name, value in knobs.items():
+        if name not in known or name == "target":
+            raise TypeError(f"loopopt.optimize: unknown knob {name!r} (knobs: {', '.join(knob_names())})")
+        want = bool if isinstance(getattr(Options(), name), bool) else int
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise TypeError(f"loopopt.optimize: knob {name!r} must be {want.__name__}, not {type(value).__name__}")
+        if want is int and value < 0:
+            raise ValueError(f"loopopt.optimize: knob {name!r} must be >= 0, got {value}")
+    return Options(target=target, **knobs)
+
+
+@dataclass
+class Result:
+    """What one run produced. `trace` and `fpg` are filled with `explain=True`, `ir_after` (and
+    the checkpoint's phases) with `ir_after_each=True`."""
+
+    text: str  # the optimized module
+    remarks: list[Remark]  # every decision, in order
+    stats: dict  # numLoopsFused, time: {phase: seconds}, total_time
+    options: Options
+    filename: str = "<input>"
+    trace: list[str] = field(default_factory=list)  # the seed's log lines (--trace)
+    fpg: list = field(default_factory=list)  # remarks.FPGGraph per block with candidates
+    ir_after: list = field(default_factory=list)  # (step, function, IR) after each step
+    input_text: str = ""
+
+    @property
+    def num_loops_fused(self) -> int:
+        return self.stats.get("numLoopsFused", 0)
+
+    def remarks_text(self) -> str:
+        return "".join(r.render() + "\n" for r in self.remarks)
+
+    def remarks_json(self) -> str:
+        return "".join(r.to_json() + "\n" for r in self.remarks)
+
+    def remarks_yaml(self) -> str:
+        """LLVM optimization records; `File` is this run's filename."""
+        return remarks_yaml(self.remarks, self.filename)
+
+    def fpg_dot(self) -> str:
+        return fpg_dot(self.fpg, self.filename)
+
+    def timing_text(self) -> str:
+        from .driver import timing_report
+
+        return timing_report(self.stats.get("time", {}), self.stats.get("total_time", 0.0))
+
+    def ir_after_all_text(self) -> str:
+        from .driver import ir_dump_header
+
+        return "".join(f"{ir_dump_header(step, fn)}\n{text.rstrip()}\n\n" for step, fn, text in self.ir_after)
+
+    def checkpoint_text(self) -> str:
+        """The content of `__loop_opt_chkpt.txt`: the parameters, the input, the IR of each
+        function after each phase, and the output module."""
+        from .driver import ir_dump_header
+
+        out = [f"// loopopt checkpoint ({CHECKPOINT_FILE}): parameters and the IR after each phase",
+               f"// input: {self.filename}", f"// target: {self.options.target.name}",
+               f"// params: {self.options.params_text()}", f"// numLoopsFused = {self.num_loops_fused}", ""]
+        if self.input_text:
+            out += ["// -----// the input module //----- //", self.input_text.rstrip(), ""]
+        for step, fn, text in self.ir_after:
+            out += [ir_dump_header(step, fn), text.rstrip(), ""]
+        out += ["// -----// the output module //----- //", self.text.rstrip()]
+        return "\n".join(out) + "\n"
+
+
+def optimize(source, target: str | Target = "trn1", *, filename: str = "<input>",
+             passes: list[str] | str | None = None, explain: bool = False, ir_after_each: bool = False,
+             **knobs) -> Result:
+    """Run loopopt on MLIR text (str or bytes) or an `ir.Module` (optimized in place).
+
+    target: trn1 (default), inf2, trn2 or cpu. knobs: `Options` fields, e.g. distance_threshold,
+    sb_size, psum_size, enable_loop_distribution, enable_profitable_loop_fusion, enable_licm,
+    verify_each. filename: the name remarks and records give the input. passes: an explicit
+    pipeline (`["fuse", "licm"]` or "fuse,licm") instead of the whole pass. explain: also keep
+    the seed's log lines (`Result.trace`) and the Fusion Profit Graphs (`Result.fpg`).
+    ir_after_each: keep each function's IR after each step (`Result.ir_after`).
+    Bad input raises loopopt.errors.LoopOptError with one line `file:line:col: error: ...`."""
+    from . import driver
+
+    options = make_options(target, **knobs)
+    if isinstance(passes, str):
+        passes = [p.strip() for p in passes.split(",") if p.strip()]
+    res = driver.optimize(source, options, filename=filename, passes=passes, explain=explain, dump_ir=ir_after_each)
+    return Result(text=res.text, remarks=list(res.remarks.remarks), stats=dict(res.stats), options=options,
+                  filename=filename, trace=list(res.remarks.trace), fpg=list(res.remarks.fpg),
+                  ir_after=list(res.ir_after), input_text=res.input_text)
