@@ -67,7 +67,9 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(0, version_text())
+        sys.stdout.write(version_text())
+        sys.stdout.flush()
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:

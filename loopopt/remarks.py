@@ -144,8 +144,9 @@ class RemarkLog:
         return self.add(pass_name, MISSED, message or refusal.message, args=full, **kw)
 
     def log(self, line: str) -> None:
-        """One line of the seed's log (`--trace`)."""
-        self.trace.append(line)
+        """One line of the seed's log (`--trace`); kept by explaining logs only."""
+        if self.explain:
+            self.trace.append(line)
 
     def extend(self, other: "RemarkLog") -> None:
         """Append what another log collected (a step's staged log, once the step is kept)."""
@@ -215,7 +216,7 @@ def remark_yaml(r: Remark, filename: str | None = None) -> str:
     for key, value in (r.args or {}).items():
         if key in _SKIPPED_ARGS or value is None or value == "" or value == []:
             continue
-        lines.append(f"  - {camel_case(key) + ':':<16} {yaml_scalar(value)}")
+        lines.append(f"  - {yaml_scalar(camel_case(key)) + ':':<16} {yaml_scalar(value)}")
     return "\n".join(lines) + "\n"
 
 
