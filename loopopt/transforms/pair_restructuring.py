@@ -334,10 +334,11 @@ def _reads_covered(nest, store, loads, scope: Scope) -> bool:
     return True
 
 
-def recompute_into_consumer(plan: RecomputePlan) -> None:
+def recompute_into_consumer(plan: RecomputePlan, erase_buffer: bool = True) -> None:
     """Apply a plan: before each consumer load, the producer's IVs are computed from the load's
     index (one affine.apply each), the producer's body is cloned on them, and the load's uses take
-    the recomputed value; then the producer nest, and the buffer with its dealloc, are erased."""
+    the recomputed value; then the producer nest is erased, and with `erase_buffer` the buffer
+    and its dealloc too (a driver that tracks block order erases those through its rewriter)."""
     for ld in plan.loads:
         with ld.context, ld.location:
             ip = ir.InsertionPoint(ld)
@@ -367,6 +368,8 @@ def recompute_into_consumer(plan: RecomputePlan) -> None:
             ld.erase()
     buf = plan.buffer
     plan.producer.erase()
+    if not erase_buffer:
+        return
     for use in list(buf.uses):
         mlir.operation(use.owner).erase()
     owner, _ = mlir.value_owner(buf)
