@@ -99,6 +99,7 @@ class GreedyFusion:
         self.num_loops_fused = 0
         self._blocks_seen = 0
         self._restructured: set = set()
+        self._tail_read_later: set = set()  # (block, loop id, version, kept count) refused by dead_tail_violation
         self._needs_rebuild = False
 
     # -- facts ------------------------------------------------------------------------
@@ -185,7 +186,7 @@ class GreedyFusion:
 
     def update_fpg(self, st: _BlockState, fpg: FusionProfitGraph, kept: int, removed_index: int) -> FusionProfitGraph:
         """Re-score after a fuse. Full rebuild (the seed) or incremental with identical decisions:
-        re-push pairs with the changed loop, pairs refused since the last fuse, pairs that
+        re-push pairs with the changed loop, refused pairs whose interval meets the fuse's span, pairs that
         entered the window because a loop disappeared, and the pairs of loops that stood between
         the fused two and share a buffer with them (the moved body changed what is live around
         them, see liveness.py; every other pair keeps its profit)."""
@@ -211,12 +212,24 @@ class GreedyFusion:
                 for j in range(max(0, m - t + 1), min(len(order), m + t)):
                     if j != m:
                         want.add((order[min(j, m)], order[max(j, m)]))
+        # A refused pair's verdict depends on its two loops, the ops between them and what is
+        # live around them (a rescue is tried once per version of the pair), so it can change
+        # only if the fuse's span (the kept loop through the removed loop's old place) meets
+        # the pair's interval. The other refused pairs stay in `rejected` for a later fuse that
+        # touches them: retrying every refused pair after every fuse made the driver quadratic.
         index = {x: n for n, x in enumerate(order)} if st.rejected else {}
+        still = set()
         for pair in st.rejected:
             a, b = pair
-            if a in st.loops and b in st.loops and 0 < index[b] - index[a] < t:
-                want.add(pair)
-        st.rejected.clear()
+            if a not in st.loops or b not in st.loops:
+                continue
+            i, j = index[a], index[b]
+            if i < removed_index and j >= k:
+                if 0 < j - i < t:
+                    want.add(pair)
+            else:
+                still.add(pair)
+        st.rejected = still
         for a, b in sorted(want, key=lambda p: (st.pos[p[0]], st.pos[p[1]])):
             e = self._entry(st, a, b)
             if e is not None:
@@ -431,7 +444,14 @@ class GreedyFusion:
             return None
         long_id, keep = (a, t2) if t1 > t2 else (b, t1)
         loop = st.loops[long_id]
+        # A loop whose tail is read later is refused against every shorter partner: the check
+        # scans the ops after the loop, so it runs once per version of the loop and kept count.
+        # (Remembering a violation only ever refuses: it can miss a rescue, never miscompile.)
+        seen = (st.serial, long_id, st.version[long_id], keep)
+        if seen in self._tail_read_later:
+            return None
         if pr.dead_tail_violation(loop, keep, self.scope) is not None:
+            self._tail_read_later.add(seen)
             return None
         self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep))
         self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
