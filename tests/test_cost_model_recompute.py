@@ -13,6 +13,7 @@ from loopopt.analysis.loops import loops_in_block
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
 from loopopt.transforms.pair_restructuring import plan_recompute, recompute_into_consumer
+from fusion_util import optimize_checked
 from test_cost_model import _native_same
 
 TRANSPOSE = """
@@ -133,3 +134,60 @@ def test_store_not_indexed_by_the_ivs_refuses():
     text = TRANSPOSE.replace("BETWEEN", "").replace("affine.store %y, %t[%i, %j]", "affine.store %y, %t[%i, 0]")
     _, plan, why = _plan(text)
     assert plan is None
+
+
+# Inside an outer loop, the producer of iteration i writes t[i..3] only; the consumer reads all
+# of t, so t[0..i-1] hold values of earlier iterations, computed from a[0..i-1], which the outer
+# body overwrites after each consumer. Recomputing those elements would read the new inputs: the
+# reads must be covered by the writes of the *same* outer iteration, so the plan is refused.
+OUTER_CARRY = """
+func.func @carry(%a: memref<4xf32>, %out: memref<16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<4xf32>
+  affine.for %i = 0 to 4 {
+    affine.for %j = LOWER to 4 {
+      %x = affine.load %a[%j] : memref<4xf32>
+      %y = arith.mulf %x, %x : f32
+      affine.store %y, %t[%j] : memref<4xf32>
+    }
+    affine.for %j = 0 to 4 {
+      %r = affine.load %t[-%j + 3] : memref<4xf32>
+      affine.store %r, %out[%i * 4 + %j] : memref<16xf32>
+    }
+    affine.store %z, %a[%i] : memref<4xf32>
+  }
+  memref.dealloc %t : memref<4xf32>
+  return
+}
+"""
+
+
+def _inner_pair(text: str):
+    module = mlir.parse_module(text, "t.mlir")
+    outer = loops_in_block(mlir.func_body(mlir.functions(module)[0]))[0]
+    producer, consumer = loops_in_block(outer.regions[0].blocks[0])
+    return module, producer, consumer
+
+
+def test_reads_of_an_earlier_outer_iteration_refuse():
+    src = OUTER_CARRY.replace("LOWER", "affine_map<(d0) -> (d0)>(%i)")
+    module, producer, consumer = _inner_pair(src)
+    plan, why = plan_recompute(producer, consumer, Scope())
+    assert plan is None and "may read elements the producer does not write" in why
+    res = optimize_checked(src, "cpu")
+    assert not any("[RECOMPUTE]" in r.message for r in res.remarks)
+    _native_same(src, res.text, "carry")
+
+
+def test_reads_of_the_same_outer_iteration_recompute():
+    """When the producer writes all of t in every iteration, every element read in iteration i
+    was written in iteration i: the consumer recomputes it and the intermediate goes, whatever
+    the outer body writes afterwards."""
+    src = OUTER_CARRY.replace("LOWER", "0")
+    module, producer, consumer = _inner_pair(src)
+    plan, why = plan_recompute(producer, consumer, Scope())
+    assert plan is not None, why
+    res = optimize_checked(src, "cpu")
+    assert any("[RECOMPUTE]" in r.message for r in res.remarks)
+    assert "memref.alloc" not in res.text and res.text.count("affine.for") == 2
+    _native_same(src, res.text, "carry")

@@ -316,22 +316,42 @@ def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
 
 
 def _reads_covered(nest, store, loads, scope: Scope) -> bool:
-    """Every element the loads read is written by the store (isl, over each access's loops)."""
+    """Every element a load reads is written by the store in the same iteration of the loops
+    that enclose both nests (isl). The enclosing IVs stay set dimensions, not existentials: an
+    element written by an earlier iteration of an enclosing loop would be recomputed from what
+    its inputs hold now, which later ops of that loop may have changed."""
     from ..analysis.accesses import access_pattern
 
     w = access_pattern(store, scope)
     if w.index is None:
         return False
-    written = dependence.element_set(w, scope)
+    n_outer = len(w.loops) - len(nest)
+    outer = [lp.name for lp in w.loops[:n_outer]]
+    written = _elements_per_outer_iteration(w, n_outer, scope)
     for ld in loads:
         r = access_pattern(ld, scope)
-        if r.index is None:
+        if r.index is None or [lp.name for lp in r.loops[:n_outer]] != outer:
             return False
-        read = dependence.element_set(r, scope)
+        read = _elements_per_outer_iteration(r, n_outer, scope)
         read, wr = read.align_params(written.get_space()), written.align_params(read.get_space())
         if not read.is_subset(wr):
             return False
     return True
+
+
+def _elements_per_outer_iteration(a, n_outer: int, scope: Scope):
+    """{ [outer IVs, element] } that the access touches: the first `n_outer` loops of the access
+    are kept as dimensions, the others projected out (isl)."""
+    names = [lp.name for lp in a.loops]
+    outer, inner = names[:n_outer], names[n_outer:]
+    cons = [c for lp in a.loops for c in lp.constraints()]
+    elems = [f"x{k}" for k in range(len(a.index))]
+    cons += [f"{e} = {idx}" if w == 1 else f"{idx} <= {e} < {idx} + {w}"
+             for e, idx, w in zip(elems, a.index, a.extents())]
+    body = " and ".join(cons) or "true"
+    if inner:
+        body = f"exists ({', '.join(inner)}: {body})"
+    return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(outer + elems)}] : {body} }}")
 
 
 def recompute_into_consumer(plan: RecomputePlan, erase_buffer: bool = True) -> None:
