@@ -3,7 +3,8 @@
 run(): resolve budgets -> print params -> greedy fusion per function, per block
 (distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
 computed from liveness when a pair is scored and again whenever fusion changed the block, see
-analysis/liveness.py) -> contraction of fused intermediates -> LICM (module-wide, after fusion)
+analysis/liveness.py) -> contraction of fused intermediates -> scalar replacement (cpu target only:
+transforms/scalar_replacement.py) -> LICM (module-wide, after fusion)
 -> report numLoopsFused.
 
 The result carries, besides the module and the remarks, the wall time of each phase
@@ -122,6 +123,12 @@ def _contraction_step(fn, options, log, filename) -> int:
     return contract_function(fn, options, log, filename)
 
 
+def _scalar_replacement_step(fn, options, log, filename) -> int:
+    from .transforms.scalar_replacement import scalar_replacement_function
+
+    return scalar_replacement_function(fn, options, log, filename)
+
+
 def _licm_step(fn, options, log, filename) -> int:
     from .transforms.licm import licm_function
 
@@ -136,13 +143,15 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("fusion", _fusion_step))
         elif name == "contract":
             steps.append(("contraction", _contraction_step))
+        elif name in ("scalrep", "scalar-replacement"):
+            steps.append(("scalar-replacement", _scalar_replacement_step))
         elif name == "licm":
             steps.append(("licm", _licm_step))
         elif name in ("tile", "interchange", "distribute"):
             steps.append((name, _restructuring_step(name, arg)))
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
-                               "(known: fuse, contract, licm, tile=N, interchange=P, distribute)")
+                               "(known: fuse, contract, scalrep, licm, tile=N, interchange=P, distribute)")
     return steps
 
 
@@ -247,6 +256,8 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         report_argument_assumptions(module, log, filename)
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
+        if not options.target.partitioned:  # the cpu cost model: fused reductions run in registers
+            steps.append(("scalar-replacement", _scalar_replacement_step))
         if options.enable_licm:
             steps.append(("licm", _licm_step))
     else:

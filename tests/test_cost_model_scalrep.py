@@ -57,7 +57,7 @@ def _inner_bodies(text: str) -> list[str]:
 # ------------------------------------------------------------------------- after the fusion
 
 def test_fused_softmax_reductions_run_in_registers():
-    fused = optimize_checked(SOFTMAX, "cpu").text
+    fused = optimize_checked(SOFTMAX, "cpu", passes=["fuse", "contract"]).text  # before scalar replacement
     out, n, log = scalrep(fused)
     assert n == 2 and _promotions(log) == 2 and not _refusals(log)
     inner = _inner_bodies(out)

@@ -224,8 +224,9 @@ def test_band_that_carries_values_to_the_next_iteration_is_kept():
 
 def test_band_reached_only_through_bounds_shrinks_to_one_band():
     # Iteration i owns t[4i .. 4i+3]; its IV reaches the index `j` only through j's bounds. The
-    # slice is shifted by 4 * i (the IV becomes an operand of the access maps).
-    res = optimize(BAND_PRIVATE)
+    # slice is shifted by 4 * i (the IV becomes an operand of the access maps). On trn1: on cpu
+    # the consumer recomputes t instead and the buffer goes (test_cost_model_recompute).
+    res = optimize(BAND_PRIVATE, "trn1")
     assert allocs(res.text) == ["memref<4xf32>"]
     assert re.search(r"affine\.store %\w+, %alloc\[%arg3 - %arg2 \* 4\]", res.text), res.text
 
@@ -276,7 +277,8 @@ def test_private_rows_shrink_without_a_kept_remark():
 
 
 def test_buffers_of_unfused_loops_get_no_kept_remark():
-    # The consumer reads rows in reverse: fusion is refused and the buffer stays, silently.
+    # The consumer reads rows in reverse: fusion is refused and the buffer stays, silently
+    # (trn1: on cpu the consumer recomputes t instead, test_cost_model_recompute).
     src = """
 func.func @f(%a: memref<16xf32>, %out: memref<16xf32>) {
   %t = memref.alloc() : memref<16xf32>
@@ -292,7 +294,7 @@ func.func @f(%a: memref<16xf32>, %out: memref<16xf32>) {
   return
 }
 """
-    res = optimize(src)
+    res = optimize(src, "trn1")
     assert allocs(res.text) == ["memref<16xf32>"]
     assert not kept(res)
 

@@ -99,6 +99,7 @@ class GreedyFusion:
         self.num_loops_fused = 0
         self._blocks_seen = 0
         self._restructured: set = set()
+        self._recomputed = False  # set by _rescue_recompute: the pair's first loop is gone
         self._tail_read_later: set = set()  # (block, loop id, version, kept count) refused by dead_tail_violation
         self._needs_rebuild = False
 
@@ -120,18 +121,10 @@ class GreedyFusion:
                              live_n=lambda t: self.liveness.live_n(t.location.root, l1, l2))
 
     def _reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root) -> bool:
-        """Some read of `root` in l2 touches, per iteration, the element a read in l1 touches
-        (same index text once l2's IV is named as l1's): the sibling fusion reuses it."""
-        from ..analysis.loops import substitute
+        """Sibling reuse of `root` between the pair (fusion_legality.reads_same_elements)."""
+        from ..analysis.fusion_legality import reads_same_elements
 
-        (ax1,), (ax2,) = loop_dims(l1, self.scope), loop_dims(l2, self.scope)
-        if ax1.lower != ax2.lower:
-            return False
-        reads1 = {a.index for a in self.facts.accesses_by_root(l1).get(root, ()) if a.index is not None}
-        for b in self.facts.accesses_by_root(l2).get(root, ()):
-            if b.index is not None and tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) in reads1:
-                return True
-        return False
+        return reads_same_elements(l1, l2, root, self.facts)
 
     # -- FPG ---------------------------------------------------------------------------
     def _entry(self, st: _BlockState, a: int, b: int) -> FPGEntry | None:
@@ -384,6 +377,10 @@ class GreedyFusion:
                 l1, l2 = st.loops[a], st.loops[b]
                 hoist, reason = self.legality(st, l1, l2, profit)
                 use_def = self._use_def_line(l1, l2, reason)
+            elif self._recomputed:  # the producer is gone into the consumer: its remark is the outcome
+                self._recomputed = False
+                self._outcome(st, a, b, "recomputed")
+                return None
         if reason is not None:
             if self.explain:
                 if use_def:
@@ -543,6 +540,40 @@ class GreedyFusion:
                     return True
         return None
 
+    def _rescue_recompute(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+        """cpu: the consumer reads the producer's intermediate in another order (a negative
+        distance): recompute each element it reads inside the consumer and drop the producer and
+        the intermediate (pair_restructuring.plan_recompute states when that is legal)."""
+        from ..analysis.loops import perfect_nest
+        from . import pair_restructuring as pr
+
+        if self.options.target.partitioned:
+            return None  # the Neuron targets keep the seed's rescues
+        l1, l2 = st.loops[a], st.loops[b]
+        plan, _why = pr.plan_recompute(l1, l2, self.scope)
+        if plan is None:
+            return None
+        removed = len(perfect_nest(l1))
+        where1, where2 = self._where(l1), self._where(l2)
+        buf = plan.buffer
+        self.rewriter.replace([l1, l2], lambda: (pr.recompute_into_consumer(plan, erase_buffer=False), [[], [l2]])[1])
+        for use in list(buf.uses):
+            self.rewriter.erase(mlir.operation(use.owner))
+        owner, _ = mlir.value_owner(buf)
+        self.rewriter.erase(owner)
+        self.log.add("fusion", PASSED, pr.RECOMPUTED, function=self.fname, location=where2,
+                     args={"consumer": where2, "producer": where1, "loops_removed": removed})
+        if st.graph is not None:
+            st.graph.nodes[a].fate = f"recomputed in L{b}"
+        del st.loops[a]
+        st.order.remove(a)
+        st.version[b] += 1
+        st.fused.add(b)
+        self.num_loops_fused += removed
+        self._recomputed = True
+        self._needs_rebuild = True
+        return False
+
     def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
         st.loops[k] = op
         st.version[k] += 1
@@ -570,7 +601,7 @@ class GreedyFusion:
 # (seed 001: distribution, then tiling, then interchange; dead iterations first of all).
 RESCUES = {
     Code.UNMATCHED_TRIP_COUNT: ("dead_iterations", "tile_and_interchange", "interchange_to_align"),
-    Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align"),
+    Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align", "recompute"),
     Code.BLOCKED_BY_OPS: ("distribute",),
 }
 

@@ -59,7 +59,7 @@ func.func @softmax(%x: memref<16x64xf32>, %out: memref<16x64xf32>) {
 
 // CHECK-LABEL: func.func @softmax
 // CHECK: affine.for %[[I:[a-z0-9_]+]] = 0 to 16 {
-// CHECK: affine.for %{{.*}} = 0 to 64 {
+// CHECK: affine.for %{{.*}} = 0 to 64 iter_args
 // CHECK: arith.maximumf
 // CHECK: }
 // CHECK: affine.for %{{.*}} = 0 to 64 {
@@ -68,11 +68,11 @@ func.func @softmax(%x: memref<16x64xf32>, %out: memref<16x64xf32>) {
 // CHECK-NEXT: math.exp
 // CHECK-NEXT: affine.store
 // CHECK-NEXT: }
-// CHECK: affine.for %{{.*}} = 0 to 64 {
+// The sum stays its own loop; scalar replacement carries the accumulator in iter_args.
+// CHECK: affine.for %{{.*}} = 0 to 64 iter_args(%[[ACC:[a-z0-9_]+]] = {{.*}}) -> (f32) {
 // CHECK-NEXT: affine.load
-// CHECK-NEXT: affine.load
-// CHECK-NEXT: arith.addf
-// CHECK-NEXT: affine.store
+// CHECK-NEXT: arith.addf %[[ACC]]
+// CHECK-NEXT: affine.yield
 // CHECK-NEXT: }
 // CHECK: affine.for %{{.*}} = 0 to 64 {
 // CHECK: arith.divf

@@ -25,6 +25,7 @@ func.func @explain(%a: memref<64xf32>, %out: memref<64xf32>, %out2: memref<64xf3
 // CHECK: {{.*}}.mlir:10:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:10:3 and {{.*}}.mlir:14:3, level = 0, profit = 512 (in @explain) [RAW on memref.alloc ({{.*}}:9:8), distances { [d = -1] }]
 // CHECK-NEXT: {{.*}}.mlir:10:3: passed: [LOOP FUSION] , level = 0 fused {{.*}}.mlir:10:3 and {{.*}}.mlir:18:3 profit = 512 (in @explain)
 // CHECK-NEXT: {{.*}}.mlir:10:3: missed: [STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:10:3 and {{.*}}.mlir:14:3, level = 0, profit = 504 (in @explain) [RAW on memref.alloc ({{.*}}:9:8), distances { [d = -1] }]
+// CHECK-NEXT: {{.*}}.mlir:19:10: passed: [SCALAR REPLACEMENT] load replaced by the value stored to the same address earlier in the block (in @explain)
 // CHECK-NEXT: analysis: numLoopsFused = 1
 
 // YAML: --- !Missed

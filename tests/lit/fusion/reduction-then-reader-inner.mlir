@@ -1,8 +1,8 @@
 // Inside the %i loop, tmp[i] is accumulated by every %j of the first inner loop and read by
 // every %j of the second: the same index text, but not distance 0 (the atax pattern). The inner
 // loops must not fuse; all three loops stay.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefixes=CHECK,CPU
+// RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefixes=CHECK,TRN1
 
 func.func @atax_like(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf32>) {
   affine.for %i = 0 to 8 {
@@ -31,9 +31,15 @@ func.func @atax_like(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf3
 // CHECK-LABEL: func.func @atax_like
 // CHECK-SAME: %[[TMP:[a-z0-9_]+]]: memref<8xf32>)
 // CHECK-NEXT: affine.for %[[I:[a-z0-9_]+]] = 0 to 8 {
-// CHECK-NEXT: affine.for %{{[a-z0-9_]+}} = 0 to 16 {
-// CHECK: affine.store %{{[a-z0-9_]+}}, %[[TMP]][%[[I]]]
-// CHECK-NEXT: }
+// TRN1-NEXT: affine.for %{{[a-z0-9_]+}} = 0 to 16 {
+// TRN1: affine.store %{{[a-z0-9_]+}}, %[[TMP]][%[[I]]]
+// TRN1-NEXT: }
+// On cpu the accumulator tmp[i] is carried in iter_args and stored once after the loop.
+// CPU-NEXT: %[[INIT:[a-z0-9_]+]] = affine.load %[[TMP]][%[[I]]]
+// CPU-NEXT: %[[R:[a-z0-9_]+]] = affine.for %{{[a-z0-9_]+}} = 0 to 16 iter_args(%{{[a-z0-9_]+}} = %[[INIT]]) -> (f32) {
+// CPU: affine.yield
+// CPU-NEXT: }
+// CPU-NEXT: affine.store %[[R]], %[[TMP]][%[[I]]]
 // CHECK-NEXT: %[[T:[a-z0-9_]+]] = affine.load %[[TMP]][%[[I]]]
 // CHECK-NEXT: affine.for %{{[a-z0-9_]+}} = 0 to 16 {
 // CHECK-NEXT: affine.load
