@@ -2,9 +2,10 @@
 # Install everything loopopt and its tests need on a fresh Debian machine (idempotent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x /usr/lib/llvm-22/bin/mlir-opt ] || [ ! -x /usr/lib/llvm-22/bin/mlir-runner ]; then
+# mlir-22-tools: mlir-opt and mlir-runner (checks, benchmarks); graphviz: the tests render --fpg-dot output
+if [ ! -x /usr/lib/llvm-22/bin/mlir-opt ] || [ ! -x /usr/lib/llvm-22/bin/mlir-runner ] || ! command -v dot >/dev/null; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq mlir-22-tools >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends mlir-22-tools graphviz >/dev/null
 fi
 python3 -m pip install -q -e '.[test]'
