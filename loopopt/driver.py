@@ -3,8 +3,8 @@
 run(): resolve budgets -> print params -> greedy fusion per function, per block
 (distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
 computed from liveness when a pair is scored and again whenever fusion changed the block, see
-analysis/liveness.py) -> contraction of fused intermediates -> scalar replacement (cpu target only:
-transforms/scalar_replacement.py) -> LICM (module-wide, after fusion)
+analysis/liveness.py) -> contraction of fused intermediates -> scalar replacement and dead stores
+(cpu target only: transforms/scalar_replacement.py, transforms/dead_stores.py) -> LICM (module-wide, after fusion)
 -> report numLoopsFused.
 
 The result carries, besides the module and the remarks, the wall time of each phase
@@ -127,6 +127,12 @@ def _scalar_replacement_step(fn, options, log, filename) -> int:
     from .transforms.scalar_replacement import scalar_replacement_function
 
     return scalar_replacement_function(fn, options, log, filename)
+
+
+def _dead_stores_step(fn, options, log, filename) -> int:
+    from .transforms.dead_stores import dead_stores_function
+
+    return dead_stores_function(fn, options, log, filename)
 
 
 def _licm_step(fn, options, log, filename) -> int:
@@ -258,6 +264,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
         if not options.target.partitioned:  # the cpu cost model: fused reductions run in registers
             steps.append(("scalar-replacement", _scalar_replacement_step))
+            steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
         if options.enable_licm:
             steps.append(("licm", _licm_step))
     else:

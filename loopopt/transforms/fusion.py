@@ -78,6 +78,7 @@ class _BlockState:
     fused: set = field(default_factory=set)  # ids of loops that absorbed a partner (never distributed)
     epoch: dict = field(default_factory=dict)  # id -> times its pairs were re-scored for liveness
     graph: FPGGraph | None = None  # what became of the FPG (explaining logs only)
+    split_of: dict = field(default_factory=dict)  # id -> id of the loop it was split from (head and tail)
 
 
 class GreedyFusion:
@@ -130,6 +131,8 @@ class GreedyFusion:
     def _entry(self, st: _BlockState, a: int, b: int) -> FPGEntry | None:
         if a in st.origin and st.origin.get(a) == st.origin.get(b):
             return None  # pieces of one distributed loop: fusing them would undo the split
+        if a in st.split_of and st.split_of.get(a) == st.split_of.get(b):
+            return None  # head and tail of one split loop: fusing them would undo the split
         profit = self.pair_profit(st.loops[a], st.loops[b])
         if profit is None:
             return None
@@ -293,8 +296,10 @@ class GreedyFusion:
                 continue
             removed_index = st.order.index(e.l2)
             self._remove(st, e.l1, e.l2)
-            if any(x.name == "affine.for" for x in hoisted):
-                # Loops moved above l1: program order changed, so every positional gap may have.
+            if self._needs_rebuild or any(x.name == "affine.for" for x in hoisted):
+                # A split added a loop, or loops moved above l1: program order changed, so every
+                # positional gap may have.
+                self._needs_rebuild = False
                 self._reorder(st)
                 st.rejected.clear()
                 fpg = self.construct_fusion_profit_graph(st)
@@ -334,7 +339,8 @@ class GreedyFusion:
             hoisted = self._try_fuse(st, a, b, profit, level) if profit is not None else None
             if hoisted is not None:
                 self._remove(st, a, b)
-                if any(x.name == "affine.for" for x in hoisted):
+                if self._needs_rebuild or any(x.name == "affine.for" for x in hoisted):
+                    self._needs_rebuild = False
                     self._reorder(st)
             elif self._needs_rebuild:
                 self._needs_rebuild = False
@@ -432,7 +438,8 @@ class GreedyFusion:
         return fusion_legality(l1, l2, Facts(), self.options, profit)[1] is None
 
     def _rescue_dead_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
-        """Unmatched constant trip counts: drop the longer loop's iterations nobody reads."""
+        """Unmatched constant trip counts: drop the longer loop's iterations nobody reads; on
+        cpu, when they are read later, split them off into a tail loop instead (`_split_tail`)."""
         from ..analysis.loops import constant_trip_count
         from . import pair_restructuring as pr
 
@@ -446,14 +453,75 @@ class GreedyFusion:
         # (Remembering a violation only ever refuses: it can miss a rescue, never miscompile.)
         seen = (st.serial, long_id, st.version[long_id], keep)
         if seen in self._tail_read_later:
-            return None
+            return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
         if pr.dead_tail_violation(loop, keep, self.scope) is not None:
             self._tail_read_later.add(seen)
-            return None
+            return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
         self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep))
         self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
                      args={"kept_iterations": keep, "removed": max(t1, t2) - keep})
         self._replace(st, long_id, loop)
+        return True
+
+    def _split_tail(self, st: _BlockState, long_id: int, other: int, keep: int, profit: float) -> bool | None:
+        """cpu: split loop `long_id` after its first `keep` iterations (pair_restructuring.
+        split_loop) when a trial on copies shows that the head then fuses with its partner. The
+        head keeps the loop's id; the tail is a new loop of the block, placed out of the pair's
+        way when it may run there (`tail_placement`), and the FPG is rebuilt after the retry.
+        A loop is split once and never after it absorbed a partner; a head that shares no
+        element with its partner is not worth a split."""
+        from ..analysis.loops import constant_trip_count
+        from . import pair_restructuring as pr
+
+        if self.options.target.partitioned:
+            return None  # the Neuron targets keep the seed's rescues
+        if long_id in st.fused or long_id in st.split_of:
+            return None
+        loop, partner = st.loops[long_id], st.loops[other]
+        if pr.split_violation(loop, keep) is not None:
+            return None
+
+        def split(lp, part, scope):
+            head, tail = pr.split_loop(lp, keep)
+            where = pr.tail_placement(head, tail, part, scope)
+            return head, tail, where
+
+        def plan(cl, cp) -> bool:
+            scope = Facts().scope  # the copies are new IR
+            head, tail, _where = split(cl, cp, scope)
+            if not pr.shares_elements(head, cp, scope):
+                return False
+            _place(tail, head, cp, _where, None)
+            pair = (head, cp) if head.is_before_in_block(cp) else (cp, head)
+            return self._legal_on_copy(*pair, profit)
+
+        if not self._trial(st, [loop, partner], plan):
+            return None
+        total = constant_trip_count(loop)
+        done = {}
+
+        def build():
+            done["head"], done["tail"], done["where"] = split(loop, partner, self.scope)
+            return [[done["head"], done["tail"]]]
+
+        self.rewriter.replace([loop], build)
+        head, tail = done["head"], done["tail"]
+        _place(tail, head, partner, done["where"], self.rewriter)
+        self.log.add("fusion", PASSED, pr.SPLIT_LOOP.format(kept=keep), function=self.fname,
+                     location=self._where(head),
+                     args={"kept_iterations": keep, "tail_iterations": total - keep, "tail": done["where"],
+                           "loops_added": 1 + sum(o.name == "affine.for" for o in mlir.walk(tail))})
+        self._replace(st, long_id, head)
+        nid = max(list(st.pos) + [st.next_id]) + 1
+        st.next_id = nid
+        st.loops[nid] = tail
+        st.pos[nid] = st.pos[long_id] + 0.5
+        st.version[nid] = 0
+        st.order.append(nid)  # `_reorder` puts it in program order
+        st.split_of[long_id] = st.split_of[nid] = long_id
+        if st.graph is not None:
+            st.graph.node(nid, self._where(tail))
+        self._needs_rebuild = True
         return True
 
     def _rescue_tile_and_interchange(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
@@ -634,6 +702,20 @@ def use_def_witness(l1: ir.Operation, l2: ir.Operation, facts: Facts) -> str:
             return (f"{value_name(a.root)} : use -> def : (iteration groups: {groups}) {kind} "
                     f"{mlir.location_of(a.op)} -> {mlir.location_of(b.op)}")
     return " : use -> def : (iteration groups: not found)"
+
+
+def _place(tail: ir.Operation, head: ir.Operation, partner: ir.Operation, where: str, rewriter) -> None:
+    """Move a split loop's tail where `pair_restructuring.tail_placement` said (through the
+    rewriter when one is given: the driver's block order follows)."""
+    from . import pair_restructuring as pr
+
+    anchor = pr.next_op(partner) if where == pr.AFTER_PARTNER else head if where == pr.BEFORE_HEAD else None
+    if anchor is None:
+        return
+    if rewriter is None:
+        tail.move_before(anchor)
+    else:
+        rewriter.move_before(tail, anchor)
 
 
 def _as_replacement(result, single: bool = False):

@@ -21,7 +21,8 @@ from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import NonAffine, Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
-from ..analysis.loops import collect_interchangeable_loops, constant_bounds, constant_trip_count, loop_dims
+from ..analysis.loops import (collect_interchangeable_loops, constant_bounds, constant_trip_count, has_iter_args,
+                              loop_dims)
 from ..analysis.memory import UNTRACED, block_reentered, escaping_use, is_placed
 from ..mlir import ir
 
@@ -394,3 +395,122 @@ def recompute_into_consumer(plan: RecomputePlan, erase_buffer: bool = True) -> N
         mlir.operation(use.owner).erase()
     owner, _ = mlir.value_owner(buf)
     owner.erase()
+
+
+# ---------------------------------------------------------------------------------------
+# Loop splitting (cpu): a longer loop whose extra iterations are read later keeps them in a
+# tail loop, and its head fuses with the shorter partner.
+
+SPLIT_LOOP = "[LOOP SPLIT] split the loop at iteration {kept}: the head fuses, the tail keeps the rest"
+
+
+def split_violation(loop: ir.Operation, keep: int) -> str | None:
+    """None iff `loop` can be split into a head over [lb, lb + keep * step) and a tail over
+    [lb + keep * step, ub), one after the other, with the same body.
+
+    Running the first `keep` iterations and then the rest is the loop's own order, so a split
+    never changes what the program computes; the rule only admits loops we rebuild exactly: an
+    affine.for at function level with constant bounds, no iter_args and no results, and
+    1 <= keep < its trip count."""
+    if loop.name != "affine.for":
+        return "not an affine.for"
+    if mlir.operation(loop.parent).name != "func.func":
+        return "not at function level"
+    if constant_bounds(loop) is None or constant_trip_count(loop) is None:
+        return "bounds are not constant"
+    if len(loop.results) or has_iter_args(loop):
+        return "the loop carries values"
+    if not 1 <= keep < constant_trip_count(loop):
+        return f"cannot keep {keep} of {constant_trip_count(loop)} iterations"
+    return None
+
+
+def split_loop(loop: ir.Operation, keep: int) -> tuple[ir.Operation, ir.Operation]:
+    """Split a loop `split_violation` admits: returns (head, tail), the head (a copy, placed just
+    before) runs the first `keep` iterations and `loop` itself, now the tail, the rest."""
+    lb, ub = constant_bounds(loop)
+    cut = lb + keep * mlir.int_attr(loop, "step")
+    head = mlir.operation(loop.clone(ip=ir.InsertionPoint(loop)))
+    with loop.context:
+        head.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(cut))
+        loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(cut))
+    return head, loop
+
+
+def _known_accesses(op: ir.Operation, scope: Scope):
+    """The op's accesses, or (None, why) when its effects are not all modelled."""
+    eff = op_effects(op)
+    if eff.unknown:
+        return None, f"{op.name} at {mlir.location_of(op)} has unknown effects"
+    return collect_accesses(op, scope), ""
+
+
+def _touch_common_element(a, b, scope: Scope) -> str | None:
+    """None iff accesses a and b provably touch no common element; else why they may."""
+    if a.key is UNTRACED or b.key is UNTRACED:
+        return f"the access at {mlir.location_of((a if a.key is UNTRACED else b).op)} may touch any buffer"
+    if a.key != b.key:
+        return None
+    if a.index is None or b.index is None or a.root != b.root or len(a.index) != len(b.index):
+        return f"the accesses at {mlir.location_of(a.op)} and {mlir.location_of(b.op)} may overlap"
+    if dependence.sets_intersect(dependence.element_set(a, scope), dependence.element_set(b, scope)):
+        return f"the accesses at {mlir.location_of(a.op)} and {mlir.location_of(b.op)} touch one element"
+    return None
+
+
+def reorder_violation(x: ir.Operation, y: ir.Operation, scope: Scope) -> str | None:
+    """None iff sibling ops x and y may run in either order.
+
+    Rule: both have only modelled effects, and no access of one touches an element that an
+    access of the other touches when either of the two writes (exact with isl, over all their
+    iterations; an untraced memref, an unknown index or two names of one buffer refuse)."""
+    ax, why = _known_accesses(x, scope)
+    if ax is None:
+        return why
+    ay, why = _known_accesses(y, scope)
+    if ay is None:
+        return why
+    for a in ax:
+        for b in ay:
+            if a.is_write or b.is_write:
+                why = _touch_common_element(a, b, scope)
+                if why is not None:
+                    return why
+    return None
+
+
+def shares_elements(x: ir.Operation, y: ir.Operation, scope: Scope) -> bool:
+    """True iff some buffer element is touched by both ops (read or written; isl). A head that
+    shares no element with its partner gains nothing from fusing: the split is not worth it."""
+    ax, _ = _known_accesses(x, scope)
+    ay, _ = _known_accesses(y, scope)
+    if ax is None or ay is None:
+        return True
+    return any(_touch_common_element(a, b, scope) is not None for a in ax for b in ay)
+
+
+AFTER_PARTNER, BEFORE_HEAD, IN_PLACE = "after the partner", "before the head", "in place"
+
+
+def tail_placement(head: ir.Operation, tail: ir.Operation, partner: ir.Operation, scope: Scope) -> str:
+    """Where the tail of a split head (the first loop of the pair) should stand so that it is not
+    between the head and its partner: after the partner when it may run after every op from
+    itself to the partner (`reorder_violation`), else before the head when it may run before it,
+    else in place (the fusion battery then decides whether it can be hoisted). A head after
+    its partner keeps its tail in place."""
+    if not head.is_before_in_block(partner):
+        return IN_PLACE
+    from ..analysis.fusion_legality import ops_between
+
+    if all(reorder_violation(tail, x, scope) is None for x in [*ops_between(tail, partner), partner]):
+        return AFTER_PARTNER
+    if reorder_violation(tail, head, scope) is None:
+        return BEFORE_HEAD
+    return IN_PLACE
+
+
+def next_op(op: ir.Operation) -> ir.Operation:
+    """The op right after `op` in its block (a function-level op is followed by the terminator
+    at least)."""
+    ops = mlir.block_ops(op.block)
+    return ops[ops.index(op) + 1]
