@@ -530,3 +530,24 @@ def test_store_in_an_scf_for_is_kept():
     module = mlir.parse_module(src)
     store = next(o for o in mlir.walk(module.operation) if o.name == "affine.store")
     assert "scf.for" in dead_store_violation(store, Scope())
+
+
+def test_footprint_is_the_box_touched_and_keeps_memory_spaces():
+    from loopopt.transforms.dead_stores import footprint
+
+    src = """
+func.func @f() {
+  %a = memref.alloc() : memref<64x8xf32, 1>
+  %b = memref.alloc() : memref<64x8xf32>
+  %c = arith.constant 1.0 : f32
+  affine.for %i = 4 to 8 {
+    affine.store %c, %a[%i, 2] : memref<64x8xf32, 1>
+    affine.store %c, %b[%i, 2] : memref<64x8xf32>
+    affine.store %c, %b[%i + 1, 5] : memref<64x8xf32>
+  }
+  return
+}
+"""
+    module = mlir.parse_module(src)
+    allocs = [o for o in mlir.walk(mlir.functions(module)[0]) if o.name == "memref.alloc"]
+    assert [footprint(o, Scope()) for o in allocs] == [None, [(4, 8), (2, 5)]]

@@ -179,7 +179,7 @@ def footprint(alloc: ir.Operation, scope: Scope) -> list[tuple[int, int]] | None
     """Per dimension, the (lowest, highest) index any access of the buffer touches, when that box
     is constant and smaller than the buffer; else None.
 
-    Rule: the buffer has a static shape and does not escape, and every use is an affine load or
+    Rule: the buffer has a static shape, the default layout and memory space, and does not escape, and every use is an affine load or
     store (scalar or vector) with an affine index, or its dealloc; the box covers every element any
     instance touches (isl, over all iterations, vector boxes included). Shifting every index by
     the box's corner then maps the touched elements one to one into a buffer of the box's size."""
@@ -189,6 +189,8 @@ def footprint(alloc: ir.Operation, scope: Scope) -> list[tuple[int, int]] | None
     t = mlir.memref_type(buf)
     if t is None or any(d == mlir.DYNAMIC for d in t.shape) or not t.shape:
         return None
+    if t.memory_space is not None or str(t.layout) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(t.shape), t.context))):
+        return None  # keep a memory space or layout as written
     if escaping_use(buf, {**LOADS, **STORES}) is not None:
         return None
     accesses = []
