@@ -341,11 +341,13 @@ def _count_loops(text: str) -> int:
 
 
 def _distribution_growth(res) -> int:
-    """Loops added by distributions: a split `into n loops` adds n - 1."""
+    """Loops added by distributions (a split `into n loops` adds n - 1) and by loop splits (the
+    tail nest's loops, `loops_added`)."""
     import re
 
     return sum(int(re.search(r"into (\d+) loops", r.message).group(1)) - 1
-               for r in res.remarks if r.pass_name == "distribution" and r.kind == "Passed")
+               for r in res.remarks if r.pass_name == "distribution" and r.kind == "Passed") + \
+        sum(r.args["loops_added"] for r in res.remarks if r.message.startswith("[LOOP SPLIT]"))
 
 
 # A producer with two statements; t feeds B and u feeds C, which reads u reversed (a negative

@@ -274,6 +274,7 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
     assert heads == ["the input module", "IR Dump After fusion ('func.func' operation: @explain)",
                      "IR Dump After contraction ('func.func' operation: @explain)",
                      "IR Dump After scalar-replacement ('func.func' operation: @explain)",
+                     "IR Dump After dead-stores ('func.func' operation: @explain)",
                      "IR Dump After licm ('func.func' operation: @explain)", "the output module"]
     after_fusion = text.split(heads[1])[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2
