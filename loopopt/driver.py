@@ -3,8 +3,8 @@
 run(): resolve budgets -> print params -> greedy fusion per function, per block
 (distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
 computed from liveness when a pair is scored and again whenever fusion changed the block, see
-analysis/liveness.py) -> contraction of fused intermediates -> scalar replacement and dead stores
-(cpu target only: transforms/scalar_replacement.py, transforms/dead_stores.py) -> LICM (module-wide, after fusion)
+analysis/liveness.py) -> contraction of fused intermediates -> untiling, scalar replacement and dead stores
+(cpu target only: transforms/untile.py, scalar_replacement.py, dead_stores.py) -> LICM (module-wide, after fusion)
 -> report numLoopsFused.
 
 The result carries, besides the module and the remarks, the wall time of each phase
@@ -129,6 +129,12 @@ def _scalar_replacement_step(fn, options, log, filename) -> int:
     return scalar_replacement_function(fn, options, log, filename)
 
 
+def _untile_step(fn, options, log, filename) -> int:
+    from .transforms.untile import untile_function
+
+    return untile_function(fn, options, log, filename)
+
+
 def _dead_stores_step(fn, options, log, filename) -> int:
     from .transforms.dead_stores import dead_stores_function
 
@@ -151,13 +157,17 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("contraction", _contraction_step))
         elif name in ("scalrep", "scalar-replacement"):
             steps.append(("scalar-replacement", _scalar_replacement_step))
+        elif name == "untile":
+            steps.append(("untile", _untile_step))
+        elif name == "dead-stores":
+            steps.append(("dead-stores", _dead_stores_step))
         elif name == "licm":
             steps.append(("licm", _licm_step))
         elif name in ("tile", "interchange", "distribute"):
             steps.append((name, _restructuring_step(name, arg)))
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
-                               "(known: fuse, contract, scalrep, licm, tile=N, interchange=P, distribute)")
+                               "(known: fuse, contract, untile, scalrep, dead-stores, licm, tile=N, interchange=P, distribute)")
     return steps
 
 
@@ -262,8 +272,9 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         report_argument_assumptions(module, log, filename)
     if passes is None:
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
-        if not options.target.partitioned:  # the cpu cost model: fused reductions run in registers
-            steps.append(("scalar-replacement", _scalar_replacement_step))
+        if not options.target.partitioned:  # the cpu cost model (docs/cost_model.md)
+            steps.append(("untile", _untile_step))  # strip-mined loops flat again: they vectorize
+            steps.append(("scalar-replacement", _scalar_replacement_step))  # fused reductions in registers
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
         if options.enable_licm:
             steps.append(("licm", _licm_step))

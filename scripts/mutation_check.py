@@ -39,6 +39,8 @@ FOCUS = {
     "loops": SOUNDNESS + FUZZ,
     "affine": SOUNDNESS + FUZZ,
     "licm trap": ["tests/test_soundness_transforms.py", *FUZZ],
+    "recompute": ["tests/test_cost_model_recompute.py"],
+    "scalar replacement": ["tests/test_cost_model_scalrep.py"],
 }
 
 # (name, file, [(the exact text of the check, the text that disables it), ...]).
@@ -95,6 +97,13 @@ MUTATIONS = [
     ("licm trap: semi-affine ops stay in loops that may not run", "loopopt/transforms/licm.py",
      [("    if summary.traps and not get().runs_at_least_once:", "    if False:"),
       ("        if may_trap(op) and not get().runs_at_least_once:", "        if False:")]),
+    # issue 12 (the cpu cost model's rewrites)
+    ("recompute: reads covered in the same enclosing iteration", "loopopt/transforms/pair_restructuring.py",
+     [("        if not read.is_subset(wr):\n            return False", "        if False:\n            return False")]),
+    ("scalar replacement: another access to the accumulator's buffer", "loopopt/transforms/scalar_replacement.py",
+     [("        if mlir.op_key(a.op) not in mine and dependence.may_alias(a, probe):", "        if False:")]),
+    ("scalar replacement: a write between store and load ends forwarding", "loopopt/transforms/scalar_replacement.py",
+     [("            latest = [x for x in latest if not _may_write(op, x[2], facts)]", "            pass")]),
 ]
 
 

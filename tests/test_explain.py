@@ -273,6 +273,7 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
     heads = re.findall(r"^// -----// (.*) //----- //$", text, re.M)
     assert heads == ["the input module", "IR Dump After fusion ('func.func' operation: @explain)",
                      "IR Dump After contraction ('func.func' operation: @explain)",
+                     "IR Dump After untile ('func.func' operation: @explain)",
                      "IR Dump After scalar-replacement ('func.func' operation: @explain)",
                      "IR Dump After dead-stores ('func.func' operation: @explain)",
                      "IR Dump After licm ('func.func' operation: @explain)", "the output module"]

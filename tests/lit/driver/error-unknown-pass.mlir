@@ -8,7 +8,7 @@ func.func @empty() {
   return
 }
 
-// PASS: loopopt: error: unknown pass 'vectorize' in --passes (known: fuse, contract, scalrep, licm, tile=N, interchange=P, distribute)
+// PASS: loopopt: error: unknown pass 'vectorize' in --passes (known: fuse, contract, untile, scalrep, dead-stores, licm, tile=N, interchange=P, distribute)
 // PASS-NOT: module
 // TILE: loopopt: error: --passes tile=1: the tile size must be an integer >= 2
 // TARGET: loopopt: error: argument --target: invalid choice: 'gpu'
