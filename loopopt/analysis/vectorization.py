@@ -89,6 +89,9 @@ def carried_dependence(loop: ir.Operation, facts) -> Carried | None:
     return result
 
 
+MAX_PAIR_CHECKS = 256  # write/access pairs of one buffer checked per call before giving up
+
+
 def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -> Carried | None:
     """The first carried dependence among pairs with at least one access from accs[start:]."""
     if has_iter_args(loop):
@@ -98,6 +101,7 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -
         return Carried(eff.reason or "unmodelled effects")
     (axis,) = loop_dims(loop, facts.scope)
     by_key = facts.accesses_by_root(loop)  # kept current by Facts.fused, like the access list
+    checked = 0
     for new in accs[start:]:
         if new.key is UNTRACED or UNTRACED in by_key:
             return Carried(f"{_buffer_text(new)} may alias any buffer")
@@ -105,6 +109,11 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -
             if not (new.is_write or other.is_write):
                 continue
             w, b = (new, other) if new.is_write else (other, new)
+            checked += 1
+            if checked > MAX_PAIR_CHECKS:
+                # A profit question, not a legality one: answering "carried" lets the pair fuse
+                # as the seed would, and keeps the guard linear in a loop's accesses.
+                return Carried(f"more than {MAX_PAIR_CHECKS} access pairs on one buffer; assumed carried")
             why = _pair_carried(w, b, axis, facts)
             if why is not None:
                 return why
