@@ -181,6 +181,17 @@ def int_attr(op: ir.Operation, name: str) -> int:
     return ir.IntegerAttr(op.attributes[name]).value
 
 
+def for_with_bounds_of(loop: ir.Operation, step: int, inits, ip: ir.InsertionPoint) -> ir.Operation:
+    """A new affine.for at `ip` with `loop`'s bound maps and operands, the given step and
+    iter_args inits, and an empty body block (no terminator: the caller fills it)."""
+    lbm, ubm = affine_map_attr(loop, "lowerBoundMap"), affine_map_attr(loop, "upperBoundMap")
+    operands = list(loop.operands)
+    return affine_d.AffineForOp(lbm, ubm, step, list(inits),
+                                lower_bound_operands=operands[:lbm.n_inputs],
+                                upper_bound_operands=operands[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs],
+                                ip=ip).operation
+
+
 def value_owner(v: ir.Value):
     """(defining op, None) for an op result, (None, owning block) for a block argument."""
     v = v.maybe_downcast() if hasattr(v, "maybe_downcast") else v

@@ -205,14 +205,7 @@ def promote(loop: ir.Operation, accs: list[Accumulator], rewriter: Rewriter) -> 
             load = ir.Operation.create("affine.load", results=[acc.element_type], operands=[memref, *index],
                                        attributes={"map": _map_attr(acc)}, ip=before)
             inits.append(load.results[0])
-        lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
-        ubm = mlir.affine_map_attr(loop, "upperBoundMap")
-        operands = list(loop.operands)
-        new = mlir.affine_d.AffineForOp(lbm, ubm, mlir.int_attr(loop, "step"), inits,
-                                        lower_bound_operands=operands[:lbm.n_inputs],
-                                        upper_bound_operands=operands[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs],
-                                        ip=before)
-        new_op = new.operation
+        new_op = mlir.for_with_bounds_of(loop, mlir.int_attr(loop, "step"), inits, before)
         block = body_block(new_op)
         old_block = body_block(loop)
         old_block.arguments[0].replace_all_uses_with(block.arguments[0])

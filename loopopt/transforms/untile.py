@@ -99,15 +99,7 @@ def untile(tile: ir.Operation, point: ir.Operation) -> ir.Operation:
     """Replace the nest by one loop with tile's bounds, step 1 and point's body; returns it.
     Requires untile_violation(...) is None."""
     with tile.context, tile.location:
-        ip = ir.InsertionPoint(tile)
-        lbm = mlir.affine_map_attr(tile, "lowerBoundMap")
-        ubm = mlir.affine_map_attr(tile, "upperBoundMap")
-        operands = list(tile.operands)
-        flat = mlir.affine_d.AffineForOp(lbm, ubm, 1, [],
-                                         lower_bound_operands=operands[:lbm.n_inputs],
-                                         upper_bound_operands=operands[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs],
-                                         ip=ip)
-        flat_op = flat.operation
+        flat_op = mlir.for_with_bounds_of(tile, 1, [], ir.InsertionPoint(tile))
         block = body_block(flat_op)
         old = body_block(point)
         old.arguments[0].replace_all_uses_with(block.arguments[0])
