@@ -5,7 +5,6 @@ unchanged in the reference interpreter (and natively with mlir-runner where it s
 guard has a hand-written adversarial input that must be refused and left as it was."""
 from __future__ import annotations
 
-import pytest
 
 from fusion_util import optimize_checked
 from loopopt import mlir

@@ -251,8 +251,6 @@ def _range(elements, d: int) -> tuple[int, int] | None:
 def shift_to_footprint(alloc: ir.Operation, box: list[tuple[int, int]]) -> ir.Operation:
     """Replace the buffer by one of the box's shape; every access's index moves by the box's
     lowest corner (see `footprint`). Returns the new allocation."""
-    from .contraction import LOADS, STORES
-
     buf = alloc.results[0]
     t = mlir.memref_type(buf)
     with alloc.context, alloc.location:
