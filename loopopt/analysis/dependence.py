@@ -8,6 +8,7 @@ conflicts with every access. Vector accesses cover a box of elements (`extent`).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import islpy as isl
@@ -128,6 +129,13 @@ def distance_set(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: 
     dims = p.fixed + p.src + p.dst
     text = (f"[{', '.join(p.params)}] -> {{ [{', '.join(dims)}] -> [d] : "
             f"{' and '.join(list(p.constraints) + [f'd = {kb} - {ka}']) or 'true'} }}")
+    return _range_of(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _range_of(text: str) -> isl.Set:
+    """The range of the isl map `text`. Memoized on the text: the driver asks the same
+    question again on scratch copies of loops it already analysed (isl sets are immutable)."""
     return isl.Map(text).range()
 
 

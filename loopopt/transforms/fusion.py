@@ -79,6 +79,18 @@ class _BlockState:
     epoch: dict = field(default_factory=dict)  # id -> times its pairs were re-scored for liveness
     graph: FPGGraph | None = None  # what became of the FPG (explaining logs only)
     split_of: dict = field(default_factory=dict)  # id -> id of the loop it was split from (head and tail)
+    grew: bool = False  # a loop was inserted: FPG entries may have left the distance window
+
+
+@dataclass(frozen=True)
+class _Span:
+    """Where a rewrite changed the block, for the incremental FPG update (indices in the
+    current loop order): the changed loops, the first and last index the rewrite moved ops
+    across, and where a loop disappeared (None if none did)."""
+    changed: tuple
+    lo: int
+    hi: int
+    removed_at: int | None
 
 
 class GreedyFusion:
@@ -102,7 +114,8 @@ class GreedyFusion:
         self._restructured: set = set()
         self._recomputed = False  # set by _rescue_recompute: the pair's first loop is gone
         self._tail_read_later: set = set()  # (block, loop id, version, kept count) refused by dead_tail_violation
-        self._needs_rebuild = False
+        self._needs_rebuild = False  # a distribution replaced loops: rebuild the FPG
+        self._events: list = []  # splits and recomputes since the last FPG update (`_event_spans`)
 
     # -- facts ------------------------------------------------------------------------
     def effects(self, op: ir.Operation) -> Effects:
@@ -176,51 +189,89 @@ class GreedyFusion:
             if e is None:
                 return None
             a, b = e.l1, e.l2
-            if a in st.loops and b in st.loops and e.stamp == self._stamp(st, a, b):
+            if a in st.loops and b in st.loops and e.stamp == self._stamp(st, a, b) and self._in_window(st, a, b):
                 return e
             self._outcome(st, a, b, "stale")
 
-    def update_fpg(self, st: _BlockState, fpg: FusionProfitGraph, kept: int, removed_index: int) -> FusionProfitGraph:
-        """Re-score after a fuse. Full rebuild (the seed) or incremental with identical decisions:
-        re-push pairs with the changed loop, refused pairs whose interval meets the fuse's span, pairs that
-        entered the window because a loop disappeared, and the pairs of loops that stood between
-        the fused two and share a buffer with them (the moved body changed what is live around
-        them, see liveness.py; every other pair keeps its profit)."""
+    def _in_window(self, st: _BlockState, a: int, b: int) -> bool:
+        """Still within the distance window (only an inserted loop can push a pair out)."""
+        return not st.grew or st.order.index(b) - st.order.index(a) < self.options.distance_threshold
+
+    def update_fpg(self, st: _BlockState, fpg: FusionProfitGraph, kept: int, removed_index: int,
+                   events: list | None = None) -> FusionProfitGraph:
+        """Re-score after a fuse (and the rescues that ran for it, `events`). Full rebuild (the
+        seed) or incremental with identical decisions: the fuse's span runs from the kept loop
+        to the removed loop's old place (`_rescore`)."""
         if not self.incremental:
             st.rejected.clear()
             return self.construct_fusion_profit_graph(st)
+        k = st.order.index(kept)
+        spans = [_Span((kept,), k, removed_index - 1, removed_index), *self._event_spans(st, events or ())]
+        return self._rescore(st, fpg, spans)
+
+    def _event_spans(self, st: _BlockState, events) -> list[_Span]:
+        """The spans of the rescues' rewrites, in the current order: a split's head through its
+        tail (both changed); a recompute's removed producer's place through its consumer."""
+        index = {x: n for n, x in enumerate(st.order)}
+        spans = []
+        for ev in events:
+            if ev[0] == "split":
+                alive = [x for x in ev[1:] if x in index]
+                if alive:
+                    where = [index[x] for x in alive]
+                    spans.append(_Span(tuple(alive), min(where), max(where), None))
+            else:  # ("recompute", consumer id, the producer's index when it was removed)
+                _, consumer, removed = ev
+                if consumer in index:
+                    spans.append(_Span((consumer,), removed, index[consumer], removed))
+        return spans
+
+    def _rescore(self, st: _BlockState, fpg: FusionProfitGraph, spans: list[_Span]) -> FusionProfitGraph:
+        """Incremental FPG update with the decisions of a full rebuild. For each span (indices
+        in the current order) re-push the pairs of its changed loops, the pairs that entered
+        the window because a loop disappeared at `removed_at`, and the pairs of loops inside
+        the span that share a buffer with a changed loop (the moved ops changed what is live
+        around them, see liveness.py); every other pair keeps its profit. Pairs that left the
+        window because a loop was inserted are dropped when popped (`_in_window`).
+
+        A refused pair's verdict depends on its two loops, the ops between them and what is
+        live around them (a rescue is tried once per version of the pair), so it can change
+        only if the pair's interval meets a span. The other refused pairs stay in `rejected`
+        for a later change that touches them: retrying every refused pair after every change
+        made the driver quadratic."""
         t = self.options.distance_threshold
         order = st.order
+        n = len(order)
         want = set()
-        k = order.index(kept)
-        for j in range(max(0, k - t + 1), min(len(order), k + t)):
-            if j != k:
-                want.add((order[min(j, k)], order[max(j, k)]))
-        for i in range(max(0, removed_index - t + 1), removed_index):
-            j = i + t - 1
-            if j < len(order):
-                want.add((order[i], order[j]))
-        touched = self.effects(st.loops[kept]).touches()
-        for m in range(k + 1, min(removed_index, len(order))):
-            x = order[m]
-            if self.effects(st.loops[x]).touches() & touched:
-                st.epoch[x] = st.epoch.get(x, 0) + 1
-                for j in range(max(0, m - t + 1), min(len(order), m + t)):
-                    if j != m:
-                        want.add((order[min(j, m)], order[max(j, m)]))
-        # A refused pair's verdict depends on its two loops, the ops between them and what is
-        # live around them (a rescue is tried once per version of the pair), so it can change
-        # only if the fuse's span (the kept loop through the removed loop's old place) meets
-        # the pair's interval. The other refused pairs stay in `rejected` for a later fuse that
-        # touches them: retrying every refused pair after every fuse made the driver quadratic.
-        index = {x: n for n, x in enumerate(order)} if st.rejected else {}
+
+        def window_of(m: int) -> None:
+            for j in range(max(0, m - t + 1), min(n, m + t)):
+                if j != m:
+                    want.add((order[min(j, m)], order[max(j, m)]))
+
+        for sp in spans:
+            touched = set()
+            for x in sp.changed:
+                window_of(order.index(x))
+                touched |= self.effects(st.loops[x]).touches()
+            if sp.removed_at is not None:
+                for i in range(max(0, sp.removed_at - t + 1), sp.removed_at):
+                    j = i + t - 1
+                    if j < n:
+                        want.add((order[i], order[j]))
+            for m in range(max(0, sp.lo), min(sp.hi + 1, n)):
+                x = order[m]
+                if x not in sp.changed and self.effects(st.loops[x]).touches() & touched:
+                    st.epoch[x] = st.epoch.get(x, 0) + 1
+                    window_of(m)
+        index = {x: m for m, x in enumerate(order)} if st.rejected else {}
         still = set()
         for pair in st.rejected:
             a, b = pair
             if a not in st.loops or b not in st.loops:
                 continue
             i, j = index[a], index[b]
-            if i < removed_index and j >= k:
+            if any(i <= sp.hi and j >= sp.lo for sp in spans):
                 if 0 < j - i < t:
                     want.add(pair)
             else:
@@ -282,13 +333,17 @@ class GreedyFusion:
                 return
             stamp = (st.version[e.l1], st.version[e.l2])
             hoisted = self._try_fuse(st, e.l1, e.l2, e.profit, level)
+            events, self._events = self._events, []
             if hoisted is None:
                 st.rejected.add((e.l1, e.l2))
-                if self._needs_rebuild:  # a loop was distributed: new loops, new positions
+                if self._needs_rebuild or (events and not self.incremental):
+                    # a loop was distributed (new loops, new positions), or the seed's full rebuild
                     self._needs_rebuild = False
                     self._reorder(st)
                     st.rejected.clear()
                     fpg = self.construct_fusion_profit_graph(st)
+                elif events:  # a split or a recompute: re-score around what it changed
+                    fpg = self._rescore(st, fpg, self._event_spans(st, events))
                 elif stamp != (st.version[e.l1], st.version[e.l2]):
                     # Restructured in place and still refused: their other pairs were scored on
                     # the old loops (now stale entries); score them again, in either mode.
@@ -297,14 +352,13 @@ class GreedyFusion:
             removed_index = st.order.index(e.l2)
             self._remove(st, e.l1, e.l2)
             if self._needs_rebuild or any(x.name == "affine.for" for x in hoisted):
-                # A split added a loop, or loops moved above l1: program order changed, so every
-                # positional gap may have.
+                # Loops moved above l1: program order changed, so every positional gap may have.
                 self._needs_rebuild = False
                 self._reorder(st)
                 st.rejected.clear()
                 fpg = self.construct_fusion_profit_graph(st)
             else:
-                fpg = self.update_fpg(st, fpg, e.l1, removed_index)
+                fpg = self.update_fpg(st, fpg, e.l1, removed_index, events)
 
     def _push_pairs_of(self, st: _BlockState, fpg: FusionProfitGraph, ids, skip=None) -> None:
         """Push fresh entries for every candidate pair (within the distance window) of `ids`."""
@@ -337,6 +391,9 @@ class GreedyFusion:
             if profit is not None:
                 self._pushed(st, a, b, profit)
             hoisted = self._try_fuse(st, a, b, profit, level) if profit is not None else None
+            if self._events:  # classic order is re-read from the block after any rewrite
+                self._events = []
+                self._needs_rebuild = True
             if hoisted is not None:
                 self._remove(st, a, b)
                 if self._needs_rebuild or any(x.name == "affine.for" for x in hoisted):
@@ -517,11 +574,14 @@ class GreedyFusion:
         st.loops[nid] = tail
         st.pos[nid] = st.pos[long_id] + 0.5
         st.version[nid] = 0
-        st.order.append(nid)  # `_reorder` puts it in program order
+        # the tail stands right after the partner, right before the head, or right after it
+        anchor, after = (other, True) if done["where"] == pr.AFTER_PARTNER else (long_id, done["where"] != pr.BEFORE_HEAD)
+        st.order.insert(st.order.index(anchor) + after, nid)
+        st.grew = True
         st.split_of[long_id] = st.split_of[nid] = long_id
         if st.graph is not None:
             st.graph.node(nid, self._where(tail))
-        self._needs_rebuild = True
+        self._events.append(("split", long_id, nid))
         return True
 
     def _rescue_tile_and_interchange(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
@@ -634,12 +694,13 @@ class GreedyFusion:
         if st.graph is not None:
             st.graph.nodes[a].fate = f"recomputed in L{b}"
         del st.loops[a]
+        removed_at = st.order.index(a)
         st.order.remove(a)
         st.version[b] += 1
         st.fused.add(b)
         self.num_loops_fused += removed
         self._recomputed = True
-        self._needs_rebuild = True
+        self._events.append(("recompute", b, removed_at))
         return False
 
     def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
