@@ -544,3 +544,74 @@ func.func @f(%a: memref<9xf32>, %b: memref<8xf32>) {
     assert r is not None and "dependence on" in r.reason
     assert carried_dependence(loops[0], Facts()) is not None  # a fresh analysis agrees
     del module
+
+
+# -- producer and consumer through an argument (cpu profit) ---------------------------------------
+
+THROUGH_ARGUMENT = """
+func.func @through_arg(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<32x32xf32>) {
+  %k = arith.constant 2.0 : f32
+  affine.for %i = 0 to 32 {
+    affine.for %j = 0 to 32 {
+      %x = affine.load %a[%i, %j] : memref<32x32xf32>
+      %y = arith.mulf %x, %k : f32
+      affine.store %y, %b[%i, %j] : memref<32x32xf32>
+    }
+  }
+  affine.for %i = 0 to 32 {
+    affine.for %j = 0 to 32 {
+      %x = affine.load %b[%INDEX] : memref<32x32xf32>
+      %y = arith.addf %x, %k : f32
+      affine.store %y, %c[%i, %j] : memref<32x32xf32>
+    }
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("index, fused", [("%i, %j", True), ("%j, %i", False)])
+def test_consumer_of_an_argument_fuses_on_cpu_only(index, fused):
+    # %b is an argument: the seed's profit is 0 (nothing placed). On cpu the consumer reading
+    # b[i, j] just written earns b's bytes (the read-back hits the cache); a transposed read
+    # reuses nothing and earns nothing.
+    src = THROUGH_ARGUMENT.replace("%INDEX", index)
+    cpu = optimize_checked(src, "cpu")
+    assert cpu.text.count("affine.for") == (2 if fused else 4)
+    if fused:
+        assert any("[LOOP FUSION]" in m and "level = 0" in m and "profit = 4096" in m
+                   for m in cpu.remarks.messages("fusion"))
+    else:
+        assert any("no fusion benefit" in m for m in cpu.remarks.messages("fusion"))
+    trn1 = optimize_checked(src, "trn1")
+    assert trn1.text.count("affine.for") == 4
+    assert any("no fusion benefit" in m for m in trn1.remarks.messages("fusion"))
+
+
+def test_accumulator_cell_in_an_argument_earns_nothing():
+    # tmp[i] is written by every %j of the first inner loop and read by every %j of the second:
+    # the cell is in the cache either way, so the pair earns nothing (reads_produced_elements)
+    text = """
+func.func @f(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf32>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 16 {
+      %t = affine.load %tmp[%i] : memref<8xf32>
+      %a = affine.load %A[%i, %j] : memref<8x16xf32>
+      %s = arith.addf %t, %a : f32
+      affine.store %s, %tmp[%i] : memref<8xf32>
+    }
+    affine.for %j = 0 to 16 {
+      %t = affine.load %tmp[%i] : memref<8xf32>
+      affine.store %t, %y[%j] : memref<16xf32>
+    }
+  }
+  return
+}
+"""
+    from loopopt.analysis.fusion_legality import reads_produced_elements
+
+    module, facts, loops = _loops_of(text)
+    inner = [o for o in mlir.walk(loops[0]) if o.name == "affine.for" and o != loops[0]]
+    tmp = [a.root for a in facts.accesses(inner[0]) if a.is_write][0]
+    assert reads_produced_elements(inner[0], inner[1], tmp, facts) is False
+    del module

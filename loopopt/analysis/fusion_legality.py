@@ -225,14 +225,29 @@ def reads_same_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool
     (`sibling_renaming`). Fusing the pair then reads those elements once from memory (the
     second read hits the cache) — the cpu profit of sibling fusion, e.g. two nests that walk
     one matrix row by row (bicg written as two nests)."""
+    return _same_elements(l1, l2, root, facts, first_writes=False)
+
+
+def reads_produced_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """Some read of buffer `root` in l2 touches, per iteration, the elements a write in l1
+    touches (same renaming as `reads_same_elements`), and the element moves with the loop (an
+    index uses its IV): fused, the consumer reads what the producer has just written, from the
+    cache, instead of a second pass over memory. The cpu profit of fusing through a buffer the
+    function does not place (an argument). A cell both loops touch in every iteration (an
+    accumulator) is in the cache either way and earns nothing."""
+    return _same_elements(l1, l2, root, facts, first_writes=True)
+
+
+def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes: bool) -> bool:
     (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
     if ax1.lower != ax2.lower or ax1.step != ax2.step:
         return False
-    reads1 = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and not a.is_write]
+    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and a.is_write == first_writes
+              and (not first_writes or a.uses_iv(ax1.name))]
     for b in facts.accesses_by_root(l2).get(root, ()):
         if b.index is None or b.is_write:
             continue
-        for a in reads1:
+        for a in firsts:
             rename = sibling_renaming(a, b, ax1, ax2)
             if rename is not None and tuple(substitute(t, rename) for t in b.index) == a.index \
                     and a.extents() == b.extents():

@@ -4,7 +4,8 @@ profit(l1, l2) = 2 * sum over shared *placed* tensors of liveN * elemSize: fusin
 and a consumer over a placed intermediate saves its write and its read-back. liveN is the
 number of the tensor's elements live between the two loops (analysis/liveness.py). External
 tensors contribute nothing on Neuron targets. On the cpu target only (our extension), two
-loops that read the same external tensor also earn 1 * its bytes (it is read once, not twice).
+loops that read the same external tensor also earn 1 * its bytes (it is read once, not twice),
+and so does a consumer that reads what its producer wrote into an external tensor.
 """
 from __future__ import annotations
 
@@ -51,10 +52,14 @@ def _is_memref(v) -> bool:
 
 
 def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False,
-                  reads_same_elements=lambda root: True, live_n=None) -> float:
-    """2 * sum(liveN * elemSize) over shared placed tensors (+ 1 * bytes per shared external
-    tensor both loops only read, when they read the same elements in the same iteration:
-    reading A[i][j] and A[j][i] in one fused iteration reuses nothing).
+                  reads_same_elements=lambda root: True, live_n=None,
+                  reads_produced_elements=lambda root: False) -> float:
+    """2 * sum(liveN * elemSize) over shared placed tensors. With `reward_shared_reads` (cpu),
+    + 1 * bytes per shared external tensor both loops only read, when they read the same
+    elements in the same iteration (reading A[i][j] and A[j][i] in one fused iteration reuses
+    nothing), and + 1 * bytes per external tensor the first loop writes and the second reads
+    at the elements just written (`reads_produced_elements`): the read-back hits the cache,
+    while the write still goes to memory (an external tensor is not contracted).
 
     `live_n(t)` gives a shared tensor's live elements between the two loops (the driver passes
     `liveness.Liveness`); by default the static element count `MemoryLocation.live_n`."""
@@ -65,6 +70,8 @@ def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False,
             profit += 2.0 * float(n * t.location.elem_size)
         elif reward_shared_reads and not (t.written_by_first or t.written_by_second) \
                 and reads_same_elements(t.location.root):
+            profit += float(t.location.bytes)
+        elif reward_shared_reads and t.written_by_first and reads_produced_elements(t.location.root):
             profit += float(t.location.bytes)
     return profit
 

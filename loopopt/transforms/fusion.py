@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .. import mlir
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
-from ..analysis.fusion_legality import fusion_legality, same_lower_bound
+from ..analysis.fusion_legality import fusion_legality, reads_produced_elements, same_lower_bound
 from ..analysis.liveness import Liveness
 from ..analysis.loops import body_block, body_ops, loop_dims, loops_in_block
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
@@ -132,6 +132,7 @@ class GreedyFusion:
             return None
         return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned,
                              reads_same_elements=lambda root: self._reads_same_elements(l1, l2, root),
+                             reads_produced_elements=lambda root: reads_produced_elements(l1, l2, root, self.facts),
                              live_n=lambda t: self.liveness.live_n(t.location.root, l1, l2))
 
     def _reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root) -> bool:
