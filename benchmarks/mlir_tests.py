@@ -1,0 +1,185 @@
+"""loopopt next to `mlir-opt --affine-loop-fusion` on MLIR's own affine fusion test inputs.
+
+The inputs belong to LLVM and are not bundled: copy `mlir/test/Dialect/Affine/loop-fusion*.mlir`
+from an llvm-project checkout into a directory and pass it. Each file is split at `// -----`
+(as `--split-input-file` does); a chunk counts when mlir-opt 22 and loopopt both accept it.
+Per file the report gives the loops (`affine.for` ops) in the input and after each tool, then
+lists every chunk where loopopt leaves more loops than mlir-opt with loopopt's first refusal,
+and checks with the reference interpreter that loopopt's output computes what the input does
+(chunks the interpreter cannot run are counted as not checked).
+
+    python3 benchmarks/mlir_tests.py DIR [--out benchmarks/results/mlir_tests.md]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from loopopt import optimize  # noqa: E402
+from loopopt.errors import LoopOptError  # noqa: E402
+from loopopt.toolchain import find_tool, mlir_opt  # noqa: E402
+
+TARGETS = ("cpu", "trn1")
+_FOR = re.compile(r"^\s*(?:%[\w#:, ]+=\s*)?affine\.for\b", re.M)
+
+
+def split_chunks(text: str) -> list[str]:
+    """The file's chunks, split at `// -----` lines; FileCheck comments are dropped."""
+    chunks = re.split(r"^// -----\s*$", text, flags=re.M)
+    out = []
+    for c in chunks:
+        lines = [ln for ln in c.splitlines() if not ln.lstrip().startswith("//")]
+        body = "\n".join(lines).strip()
+        if body:
+            out.append(body + "\n")
+    return out
+
+
+def count_loops(text: str) -> int:
+    return len(_FOR.findall(text))
+
+
+@dataclass
+class Chunk:
+    file: str
+    index: int
+    loops_in: int
+    mlir: int | None  # loops after mlir-opt; None: mlir-opt rejected the chunk
+    loopopt: dict = field(default_factory=dict)  # target -> loops after, or None (rejected)
+    first_refusal: dict = field(default_factory=dict)  # target -> first Missed fusion remark
+    results: dict = field(default_factory=dict)  # target -> "same" | "DIFFERENT: ..." | "not run: ..."
+    opaque: bool = False  # loopopt (cpu) met an op it does not model (a barrier, sound by default)
+
+
+def first_refusal(res) -> str:
+    for r in res.remarks:
+        if r.pass_name == "fusion" and r.kind == "Missed":
+            return r.message
+    return ""
+
+
+def check_results(before: str, after: str) -> str:
+    from loopopt.testing import assert_same_results
+
+    try:
+        assert_same_results(before, after, seed=0, trials=2)
+    except AssertionError as e:
+        text = str(e)
+        if "fails on every input" in text:
+            return "not run: " + text.split(": ", 2)[-1][:80]
+        return "DIFFERENT: " + text[:160]
+    except Exception as e:  # the interpreter does not model an op of the chunk
+        return f"not run: {type(e).__name__}: {str(e)[:80]}"
+    return "same"
+
+
+def run_chunk(file: str, index: int, text: str) -> Chunk:
+    p = mlir_opt(text, ["--allow-unregistered-dialect", "--affine-loop-fusion"], timeout=120)
+    ch = Chunk(file, index, count_loops(text), count_loops(p.stdout) if p.returncode == 0 else None)
+    for target in TARGETS:
+        try:
+            res = optimize(text, target, filename=f"{file}#{index}")
+        except LoopOptError:
+            ch.loopopt[target] = None
+            continue
+        ch.loopopt[target] = count_loops(res.text)
+        ch.first_refusal[target] = first_refusal(res)
+        if target == "cpu":
+            ch.opaque = any(isinstance(r.args, dict) and r.args.get("code") == "UNMODELLED" for r in res.remarks)
+        ch.results[target] = check_results(text, res.text)
+    return ch
+
+
+def report(chunks: list[Chunk], seconds: float) -> str:
+    files = sorted({c.file for c in chunks})
+    both = [c for c in chunks if c.mlir is not None and all(c.loopopt.get(t) is not None for t in TARGETS)]
+    out = ["# loopopt and mlir-opt --affine-loop-fusion on MLIR's affine fusion tests", "",
+           f"Generated {time.strftime('%Y-%m-%d %H:%M')} by `python3 benchmarks/mlir_tests.py` "
+           f"({seconds:.0f} s). Inputs: mlir/test/Dialect/Affine/loop-fusion*.mlir from llvm-project "
+           "(not bundled), split at `// -----`; a chunk counts when both tools accept it. Loops = "
+           "`affine.for` ops in the output.", "",
+           "| file | chunks | both accept | loops in | mlir-opt | loopopt cpu | loopopt trn1 |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for f in files + ["**total**"]:
+        mine = chunks if f == "**total**" else [c for c in chunks if c.file == f]
+        ok = [c for c in mine if c in both]
+        out.append(f"| {f} | {len(mine)} | {len(ok)} | {sum(c.loops_in for c in ok)} | "
+                   f"{sum(c.mlir for c in ok)} | {sum(c.loopopt['cpu'] for c in ok)} | "
+                   f"{sum(c.loopopt['trn1'] for c in ok)} |")
+    modelled = [c for c in both if not c.opaque]
+    out.append(f"| chunks without ops loopopt does not model | | {len(modelled)} | "
+               f"{sum(c.loops_in for c in modelled)} | {sum(c.mlir for c in modelled)} | "
+               f"{sum(c.loopopt['cpu'] for c in modelled)} | {sum(c.loopopt['trn1'] for c in modelled)} |")
+    out.append("")
+    out.append(f"{len(both) - len(modelled)} chunks hold an op loopopt does not model (an unregistered op such as "
+               "`\"foo\"`, a call to an external function, an op it has no effects model for): it is a "
+               "barrier there (sound by default), and mlir-opt fuses across some of them.")
+    out.append("")
+    for t in TARGETS:
+        more = [c for c in both if c.loopopt[t] > c.mlir]
+        fewer = [c for c in both if c.loopopt[t] < c.mlir]
+        out.append(f"- loopopt {t}: fewer loops than mlir-opt on {len(fewer)} chunks, more on {len(more)}, "
+                   f"as many on {len(both) - len(more) - len(fewer)}.")
+    verdicts = [c.results.get(t, "") for c in chunks for t in TARGETS if c.loopopt.get(t) is not None]
+    same = sum(v == "same" for v in verdicts)
+    diff = [v for v in verdicts if v.startswith("DIFFERENT")]
+    out.append(f"- Results (reference interpreter, input vs loopopt's output): {same} same, {len(diff)} "
+               f"different, {len(verdicts) - same - len(diff)} not run (ops the interpreter does not model).")
+    out += ["", "## Chunks where loopopt leaves more loops than mlir-opt", "",
+            "| chunk | loops in | mlir-opt | loopopt cpu | loopopt trn1 | loopopt's first refusal (cpu) |",
+            "|---|---:|---:|---:|---:|---|"]
+    for c in both:
+        if any(c.loopopt[t] > c.mlir for t in TARGETS):
+            why = c.first_refusal.get("cpu", "").replace("|", "\\|")[:140]
+            out.append(f"| {c.file}#{c.index} | {c.loops_in} | {c.mlir} | {c.loopopt['cpu']} | "
+                       f"{c.loopopt['trn1']} | {why} |")
+    if diff:
+        out += ["", "## Results that differ", ""]
+        out += [f"- {c.file}#{c.index} ({t}): {c.results[t]}" for c in chunks for t in TARGETS
+                if c.results.get(t, "").startswith("DIFFERENT")]
+    rejected = [c for c in chunks if c not in both]
+    if rejected:
+        out += ["", "## Chunks not compared", ""]
+        for c in rejected:
+            who = ["mlir-opt"] * (c.mlir is None) + [f"loopopt {t}" for t in TARGETS if c.loopopt.get(t) is None]
+            out.append(f"- {c.file}#{c.index}: rejected by {', '.join(who)}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir", help="directory holding MLIR's loop-fusion*.mlir test files")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                                                  "mlir_tests.md"))
+    args = ap.parse_args(argv)
+    if find_tool("mlir-opt") is None:
+        print("mlir_tests: error: mlir-opt not found (run scripts/setup.sh)", file=sys.stderr)
+        return 2
+    files = sorted(f for f in os.listdir(args.dir) if f.endswith(".mlir"))
+    if not files:
+        print(f"mlir_tests: error: no .mlir files in {args.dir}", file=sys.stderr)
+        return 2
+    start = time.time()
+    chunks = []
+    for f in files:
+        with open(os.path.join(args.dir, f)) as fh:
+            for i, text in enumerate(split_chunks(fh.read())):
+                chunks.append(run_chunk(f, i, text))
+        print(f"{f}: {sum(c.file == f for c in chunks)} chunks", file=sys.stderr)
+    text = report(chunks, time.time() - start)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, args.out)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
