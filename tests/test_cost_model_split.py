@@ -551,3 +551,29 @@ func.func @f() {
     module = mlir.parse_module(src)
     allocs = [o for o in mlir.walk(mlir.functions(module)[0]) if o.name == "memref.alloc"]
     assert [footprint(o, Scope()) for o in allocs] == [None, [(4, 8), (2, 5)]]
+
+
+def test_a_buffer_with_too_many_store_read_pairs_keeps_its_stores(monkeypatch):
+    # The same dead store as above, with the pair budget at 1: one store x one read exceeds
+    # nothing, two stores x one read do, so every store of that buffer is kept (sound: removing
+    # a store is only an optimization), and the program is unchanged.
+    from loopopt.transforms import dead_stores
+
+    src = _kernel("""
+  affine.for %i = 0 to 16 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    affine.store %v, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 32 to 48 {
+    %v = affine.load %a[%i] : memref<64xf32>
+    affine.store %v, %t[%i] : memref<64xf32>
+  }
+  affine.for %i = 32 to 48 {
+    %v = affine.load %t[%i] : memref<64xf32>
+    affine.store %v, %o[%i] : memref<64xf32>
+  }""")
+    assert _dse(src)[1] == 1
+    monkeypatch.setattr(dead_stores, "MAX_PAIR_CHECKS", 1)
+    text, n, msgs = _dse(src)
+    assert n == 0 and not any("[DEAD STORE]" in m for m in msgs)
+    assert "memref<64xf32>" in text

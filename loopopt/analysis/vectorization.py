@@ -90,6 +90,7 @@ def carried_dependence(loop: ir.Operation, facts) -> Carried | None:
 
 
 MAX_PAIR_CHECKS = 256  # write/access pairs of one buffer checked per call before giving up
+MAX_RELATION_ACCESSES = 512  # accesses of one buffer in one relation (isl composes every pair)
 
 
 def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -> Carried | None:
@@ -109,7 +110,7 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -
         if new.key in parallel_keys:
             continue
         group = by_key.get(new.key, ())
-        if len(group) > 2 and buffer_carries(group, axis, facts.scope) is False:
+        if 2 < len(group) <= MAX_RELATION_ACCESSES and buffer_carries(group, axis, facts.scope) is False:
             parallel_keys.add(new.key)
             continue
         for other in group:

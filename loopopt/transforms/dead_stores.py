@@ -14,7 +14,9 @@ function has one block. A read may run after the store when it is in a later ite
 enclosing both, or in the same iteration of all of them and after the store in program order
 (a read earlier in a loop body runs again in the next iteration). For each read of the buffer,
 the pairs (store instance, read instance) on one element with the read after the store are
-computed exactly with isl; any such pair keeps the store. Anything not modelled keeps it.
+computed exactly with isl; any such pair keeps the store. Anything not modelled keeps it, and
+so does every store of a buffer with more than MAX_PAIR_CHECKS (store, read) pairs (the check is
+one isl set per pair; removing a store is an optimization, keeping it is always sound).
 """
 from __future__ import annotations
 
@@ -89,17 +91,30 @@ def _read_after(store_acc, read_acc, after: bool, scope: Scope) -> bool:
     return not pair_set(p, ["(" + " or ".join(cases) + ")"]).is_empty()
 
 
-def dead_store_violation(store: ir.Operation, scope: Scope) -> str | None:
-    """None iff `store` can be removed without changing the program (see the module rule);
-    otherwise why it is kept."""
-    if store.name != "affine.store":
-        return "not an affine.store"
-    buf = store.operands[1]
+MAX_PAIR_CHECKS = 4096  # (store, read) pairs of one buffer checked before its stores are kept
+
+
+def buffer_violation(buf: ir.Value) -> str | None:
+    """None iff the rule's conditions on the buffer itself hold: allocated by the function and
+    not escaping (checked once per buffer, not once per store)."""
     if not is_placed(buf):
         return "the buffer is not allocated by the function"
     user = escaping_use(buf, {**READ_OPS, **WRITE_OPS})
     if user is not None:
         return f"the buffer escapes through {user.name} at {mlir.location_of(user)}"
+    return None
+
+
+def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool = False) -> str | None:
+    """None iff `store` can be removed without changing the program (see the module rule);
+    otherwise why it is kept. `buffer_checked`: the caller has found `buffer_violation` None."""
+    if store.name != "affine.store":
+        return "not an affine.store"
+    buf = store.operands[1]
+    if not buffer_checked:
+        why = buffer_violation(buf)
+        if why is not None:
+            return why
     chain = _chain(store)
     top = mlir.operation(chain[0].parent)
     if top.name != "func.func" or len(list(top.regions[0].blocks)) != 1:
@@ -141,10 +156,17 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
     allocs = [o for o in mlir.walk(fn) if o.name in ("memref.alloc", "memref.alloca")]
     for alloc in allocs:
         buf = alloc.results[0]
-        stores = [u for u in (mlir.operation(x.owner) for x in buf.uses) if u.name == "affine.store"]
+        users = [mlir.operation(x.owner) for x in buf.uses]
+        stores = [u for u in users if u.name == "affine.store"]
+        if not stores or buffer_violation(buf) is not None:
+            continue
+        # Each store is checked against every read: a profit question, so a buffer with too
+        # many pairs keeps its stores (sound) and the pass stays linear in the accesses.
+        if len(stores) * (len(users) - len(stores)) > MAX_PAIR_CHECKS:
+            continue
         removed = 0
         for st in stores:
-            if dead_store_violation(st, scope) is None:
+            if dead_store_violation(st, scope, buffer_checked=True) is None:
                 where = mlir.location_of(st, filename)
                 rewriter.erase(st)
                 removed += 1
