@@ -577,3 +577,16 @@ def test_a_buffer_with_too_many_store_read_pairs_keeps_its_stores(monkeypatch):
     text, n, msgs = _dse(src)
     assert n == 0 and not any("[DEAD STORE]" in m for m in msgs)
     assert "memref<64xf32>" in text
+
+
+def test_trace_names_the_split():
+    # --trace (explain=True) shows the split where the driver takes it, with the head's location
+    # and where the tail went; without explain there is no trace line.
+    import loopopt
+
+    res = loopopt.optimize(EXAMPLE, "cpu", filename="s.mlir", explain=True)
+    lines = [ln for ln in res.trace if ln.startswith("[LOOP SPLIT]")]
+    assert lines == [f"{pr.SPLIT_LOOP.format(kept=256)}: s.mlir:6:3, tail {pr.AFTER_PARTNER}"]
+    fused = [i for i, ln in enumerate(res.trace) if ln.startswith("[LOOP FUSION] , level = 0 loops s.mlir:6:3")]
+    assert fused and res.trace.index(lines[0]) > fused[0]  # taken while the pair is tried
+    assert not loopopt.optimize(EXAMPLE, "cpu", filename="s.mlir").trace

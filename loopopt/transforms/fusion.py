@@ -565,6 +565,8 @@ class GreedyFusion:
         self.rewriter.replace([loop], build)
         head, tail = done["head"], done["tail"]
         _place(tail, head, partner, done["where"], self.rewriter)
+        if self.explain:
+            self.log.log(f"{pr.SPLIT_LOOP.format(kept=keep)}: {self._where(head)}, tail {done['where']}")
         self.log.add("fusion", PASSED, pr.SPLIT_LOOP.format(kept=keep), function=self.fname,
                      location=self._where(head),
                      args={"kept_iterations": keep, "tail_iterations": total - keep, "tail": done["where"],
@@ -690,6 +692,8 @@ class GreedyFusion:
             self.rewriter.erase(mlir.operation(use.owner))
         owner, _ = mlir.value_owner(buf)
         self.rewriter.erase(owner)
+        if self.explain:
+            self.log.log(f"{pr.RECOMPUTED}: {where1} into {where2}")
         self.log.add("fusion", PASSED, pr.RECOMPUTED, function=self.fname, location=where2,
                      args={"consumer": where2, "producer": where1, "loops_removed": removed})
         if st.graph is not None:
