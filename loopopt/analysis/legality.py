@@ -289,12 +289,20 @@ def is_recomputable(op: ir.Operation) -> bool:
     return not op.regions and is_pure_op(op) and op.name != "affine.yield"
 
 
-def value_deps(op: ir.Operation, body: list[ir.Operation]) -> set[int]:
-    """Indices (into `body`) of the ops whose results `op` or anything nested in it uses."""
+def result_index(body: list[ir.Operation]) -> dict:
+    """Result value -> index (into `body`) of the op that defines it."""
     index = {}
     for k, b in enumerate(body):
         for r in b.results:
             index[r] = k
+    return index
+
+
+def value_deps(op: ir.Operation, body: list[ir.Operation], index: dict | None = None) -> set[int]:
+    """Indices (into `body`) of the ops whose results `op` or anything nested in it uses.
+    `index`: `result_index(body)`, when the caller asks for every op of the body."""
+    if index is None:
+        index = result_index(body)
     out = set()
     for o in [op, *mlir.walk(op)]:
         for v in o.operands:
@@ -322,7 +330,8 @@ def pure_closure(op_idx: int, body: list[ir.Operation], deps: list[set[int]]) ->
 def statement_graph(nest: list[ir.Operation], scope: Scope) -> StatementGraph:
     """Build the statement dependence graph of the innermost body of the band `nest`."""
     body = innermost_body(nest)
-    deps = [value_deps(o, body) for o in body]
+    index = result_index(body)
+    deps = [value_deps(o, body, index) for o in body]
     stmt_idx = [k for k, o in enumerate(body) if not is_recomputable(o)]
     pos = {k: s for s, k in enumerate(stmt_idx)}
     binds = set()

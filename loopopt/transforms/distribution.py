@@ -14,7 +14,8 @@ from __future__ import annotations
 from .. import mlir
 from ..analysis.affine import Scope
 from ..analysis.legality import (distribution_order, distribution_violation, innermost_body,
-                                 is_band, is_recomputable, pure_closure, statement_graph, value_deps)
+                                 is_band, is_recomputable, pure_closure, result_index, statement_graph,
+                                 value_deps)
 from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import collect_interchangeable_loops, is_outermost_loop, perfect_nest
 from ..mlir import ir
@@ -68,12 +69,14 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
     if why:
         raise ValueError(why)
     body = innermost_body(nest)
-    deps = [value_deps(o, body) for o in body]
+    index = result_index(body)
+    deps = [value_deps(o, body, index) for o in body]
+    where = {mlir.op_key(b): i for i, b in enumerate(body)}
     keep_sets = []
     for grp in groups:
         keep = set()
         for op in grp:
-            k = next(i for i, b in enumerate(body) if b == op)
+            k = where[mlir.op_key(op)]
             keep.add(k)
             pure, _ = pure_closure(k, body, deps)
             keep |= pure
