@@ -17,7 +17,7 @@ from ..analysis.legality import (distribution_order, distribution_violation, inn
                                  is_band, is_recomputable, pure_closure, result_index, statement_graph,
                                  value_deps)
 from ..analysis.refusal import Code, Refusal
-from ..analysis.loops import collect_interchangeable_loops, is_outermost_loop, perfect_nest
+from ..analysis.loops import body_block, collect_interchangeable_loops, is_outermost_loop, perfect_nest
 from ..mlir import ir
 from ..remarks import PASSED, RemarkLog
 
@@ -82,14 +82,30 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
             keep |= pure
         keep_sets.append(keep)
     depth = len(nest)
+    # One empty copy of the band (its headers only) is cloned per group, and each group's ops
+    # are cloned into it with the band's IVs and the body's values renamed: linear in the body,
+    # where cloning the whole loop per group and erasing the rest was quadratic.
+    shell = loop.clone(ip=ir.InsertionPoint(loop))
+    for op in reversed(innermost_body(perfect_nest(shell)[:depth])):
+        op.erase()
+    ivs = [body_block(lp).arguments[0] for lp in nest]
     out = []
     for keep in keep_sets:
-        copy = loop.clone(ip=ir.InsertionPoint(loop))
-        copy_body = innermost_body(perfect_nest(copy)[:depth])
-        for k in reversed(range(len(copy_body))):
-            if k not in keep:
-                copy_body[k].erase()
+        copy = shell.clone(ip=ir.InsertionPoint(loop))
+        band = perfect_nest(copy)[:depth]
+        rename = {iv: body_block(lp).arguments[0] for iv, lp in zip(ivs, band)}
+        end = ir.InsertionPoint(mlir.block_ops(body_block(band[-1]))[-1])
+        for k in sorted(keep):
+            new = mlir.operation(body[k].clone(ip=end))
+            for o in [new, *mlir.walk(new)]:
+                for n, v in enumerate(o.operands):
+                    w = rename.get(v)
+                    if w is not None:
+                        o.operands[n] = w
+            for r_old, r_new in zip(body[k].results, new.results):
+                rename[r_old] = r_new
         out.append(mlir.operation(copy))
+    shell.erase()
     loop.erase()
     return out
 
