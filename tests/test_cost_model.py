@@ -581,6 +581,7 @@ def test_consumer_of_an_argument_fuses_on_cpu_only(index, fused):
     if fused:
         assert any("[LOOP FUSION]" in m and "level = 0" in m and "profit = 4096" in m
                    for m in cpu.remarks.messages("fusion"))
+        _native_same(src, cpu.text, "through_arg")  # and natively, not only in our interpreter
     else:
         assert any("no fusion benefit" in m for m in cpu.remarks.messages("fusion"))
     trn1 = optimize_checked(src, "trn1")

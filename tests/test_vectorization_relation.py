@@ -125,6 +125,19 @@ CASES = {
       affine.store %x, %a[%o + 200] : memref<256xf32>
     }
   }""", True),
+    # a two-result lower bound and a step: the relation must use the loop's real iterations
+    "max_bound_step_apart": ("""
+  affine.for %i = max affine_map<()[s0] -> (0, s0)>()[%n] to 64 step 2 {
+    affine.store %c, %a[%i] : memref<256xf32>
+    affine.store %c, %a[%i + 1] : memref<256xf32>
+    %x = affine.load %a[%i] : memref<256xf32>
+  }""", False),
+    "max_bound_step_collide": ("""
+  affine.for %i = max affine_map<()[s0] -> (0, s0)>()[%n] to 64 step 2 {
+    affine.store %c, %a[%i] : memref<256xf32>
+    affine.store %c, %a[%i + 2] : memref<256xf32>
+    %x = affine.load %a[%i] : memref<256xf32>
+  }""", True),
     "floordiv_repeats": ("""
   affine.for %i = 0 to 16 {
     affine.store %c, %a[%i floordiv 2] : memref<256xf32>
