@@ -592,26 +592,10 @@ def test_consumer_of_an_argument_fuses_on_cpu_only(index, fused):
 def test_accumulator_cell_in_an_argument_earns_nothing():
     # tmp[i] is written by every %j of the first inner loop and read by every %j of the second:
     # the cell is in the cache either way, so the pair earns nothing (reads_produced_elements)
-    text = """
-func.func @f(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf32>) {
-  affine.for %i = 0 to 8 {
-    affine.for %j = 0 to 16 {
-      %t = affine.load %tmp[%i] : memref<8xf32>
-      %a = affine.load %A[%i, %j] : memref<8x16xf32>
-      %s = arith.addf %t, %a : f32
-      affine.store %s, %tmp[%i] : memref<8xf32>
-    }
-    affine.for %j = 0 to 16 {
-      %t = affine.load %tmp[%i] : memref<8xf32>
-      affine.store %t, %y[%j] : memref<16xf32>
-    }
-  }
-  return
-}
-"""
     from loopopt.analysis.fusion_legality import reads_produced_elements
+    from test_fusion import ACCUMULATE_THEN_READ
 
-    module, facts, loops = _loops_of(text)
+    module, facts, loops = _loops_of(ACCUMULATE_THEN_READ)
     inner = [o for o in mlir.walk(loops[0]) if o.name == "affine.for" and o != loops[0]]
     tmp = [a.root for a in facts.accesses(inner[0]) if a.is_write][0]
     assert reads_produced_elements(inner[0], inner[1], tmp, facts) is False

@@ -461,9 +461,8 @@ def test_a_store_whose_buffer_is_read_in_a_way_we_do_not_model_is_kept(name, bod
     assert n == 0, name
 
 
-def test_buffer_shrinks_to_the_box_still_accessed_after_a_dead_store():
-    # Elements 0..15 are stored and never read; 32..47 are stored and read.
-    src = _kernel("""
+# Elements 0..15 are stored and never read; 32..47 are stored and read.
+DEAD_LOW_ROWS = """
   affine.for %i = 0 to 16 {
     %v = affine.load %a[%i] : memref<64xf32>
     affine.store %v, %t[%i] : memref<64xf32>
@@ -475,7 +474,11 @@ def test_buffer_shrinks_to_the_box_still_accessed_after_a_dead_store():
   affine.for %i = 32 to 48 {
     %v = affine.load %t[%i] : memref<64xf32>
     affine.store %v, %o[%i] : memref<64xf32>
-  }""")
+  }"""
+
+
+def test_buffer_shrinks_to_the_box_still_accessed_after_a_dead_store():
+    src = _kernel(DEAD_LOW_ROWS)
     text, n, msgs = _dse(src)
     assert n == 1 and "[DEAD STORE] buffer shrunk from 64 to 16: the elements still accessed" in msgs
     assert "memref.alloc() : memref<16xf32>" in text and "%alloc[%arg2 - 32]" in text
@@ -559,19 +562,7 @@ def test_a_buffer_with_too_many_store_read_pairs_keeps_its_stores(monkeypatch):
     # a store is only an optimization), and the program is unchanged.
     from loopopt.transforms import dead_stores
 
-    src = _kernel("""
-  affine.for %i = 0 to 16 {
-    %v = affine.load %a[%i] : memref<64xf32>
-    affine.store %v, %t[%i] : memref<64xf32>
-  }
-  affine.for %i = 32 to 48 {
-    %v = affine.load %a[%i] : memref<64xf32>
-    affine.store %v, %t[%i] : memref<64xf32>
-  }
-  affine.for %i = 32 to 48 {
-    %v = affine.load %t[%i] : memref<64xf32>
-    affine.store %v, %o[%i] : memref<64xf32>
-  }""")
+    src = _kernel(DEAD_LOW_ROWS)
     assert _dse(src)[1] == 1
     monkeypatch.setattr(dead_stores, "MAX_PAIR_CHECKS", 1)
     text, n, msgs = _dse(src)
