@@ -131,11 +131,13 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -
 def buffer_carries(group: list[AccessPattern], axis, scope) -> bool | None:
     """Whether some write and some access of one buffer (`group`, all inside the loop `axis`)
     touch one element in two different iterations of `axis` (and the same iterations of the
-    loops around it): one isl relation per buffer, iteration -> elements, for its writes and
-    for all its accesses, instead of one set per access pair. None when the group is outside
-    what the relation models (an unknown index, two roots, different ranks): the caller then
-    checks pair by pair."""
+    loops around it), from the buffer's access relation (`legality.conflict_relation`) instead
+    of one set per access pair. None when the group is outside what the relation models here
+    (an unknown index, two roots, different ranks, an access appended from a fused partner
+    whose loops are still the partner's): the caller then checks pair by pair."""
     import islpy as isl
+
+    from .legality import conflict_relation
 
     root = group[0].root
     if any(a.index is None or a.root != root or len(a.index) != len(group[0].index) for a in group):
@@ -148,31 +150,10 @@ def buffer_carries(group: list[AccessPattern], axis, scope) -> bool | None:
     outer = [lp.name for lp in group[0].loops[:depth + 1]]
     if any([lp.name for lp in a.loops[:depth + 1]] != outer for a in group):
         return None
-    params = ", ".join(sorted(scope.params))
-    elems = [f"x{k}" for k in range(len(group[0].index))]
-
-    def relation(a: AccessPattern) -> isl.Map:
-        cons = [c for lp in a.loops for c in lp.constraints()]
-        cons += [f"{e} = {idx}" if w == 1 else f"{idx} <= {e} < {idx} + {w}"
-                 for e, idx, w in zip(elems, a.index, a.extents())]
-        inner = [lp.name for lp in a.loops[depth + 1:]]
-        body = " and ".join(cons) or "true"
-        if inner:
-            body = f"exists ({', '.join(inner)}: {body})"
-        return isl.Map(f"[{params}] -> {{ [{', '.join(outer)}] -> [{', '.join(elems)}] : {body} }}")
-
-    writes = reads = None
-    for a in group:
-        r = relation(a)
-        reads = r if reads is None else reads.union(r)
-        if a.is_write:
-            writes = r if writes is None else writes.union(r)
-    pairs = writes.apply_range(reads.reverse())  # iteration -> iteration touching a shared element
-    last = outer[-1]
-    same = [f"{o}_t = {o}" for o in outer[:-1]] + [f"({last}_t < {last} or {last}_t > {last})"]
-    other = isl.Map(f"[{params}] -> {{ [{', '.join(outer)}] -> [{', '.join(o + '_t' for o in outer)}] : "
-                    f"{' and '.join(same)} }}")
-    return not pairs.intersect(other.align_params(pairs.get_space())).is_empty()
+    pairs = conflict_relation([axis.op], scope, group)
+    if pairs is None:
+        return None
+    return not pairs.intersect(isl.UnionMap("{ I[s] -> I[t] : t < s or t > s }")).is_empty()
 
 
 def _pair_carried(w: AccessPattern, b: AccessPattern, axis, facts) -> Carried | None:
