@@ -9,6 +9,7 @@ conflicts with every access. Vector accesses cover a box of elements (`extent`).
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import islpy as isl
@@ -202,6 +203,74 @@ def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: d
     body = " and ".join(cons) or "true"
     inner = f"exists ({', '.join(dims)}: {body})" if dims else body
     return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
+
+
+@functools.lru_cache(maxsize=65536)
+def index_residue(text: str, names: tuple[str, ...], params: tuple[str, ...]) -> tuple[int, int] | None:
+    """(g, c) for an index without divisions, sum(a_k * x_k) + c over integer loop IVs and
+    parameters: g is the gcd of the coefficients a_k (0 when the index is constant), so every
+    value of the index is congruent to c modulo g. None for anything else (floor, mod, ceil,
+    names isl does not know): such an index may take any value."""
+    try:
+        aff = isl.Aff(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] -> [({text})] }}")
+    except isl.Error:
+        return None
+    if aff.dim(isl.dim_type.div) or aff.get_denominator_val().to_python() != 1:
+        return None
+    g = 0
+    for kind in (isl.dim_type.in_, isl.dim_type.param):
+        for k in range(aff.dim(kind)):
+            g = math.gcd(g, int(aff.get_coefficient_val(kind, k).to_python()))
+    return g, int(aff.get_constant_val().to_python())
+
+
+def disjoint_classes(accesses: list[AccessPattern], scope: Scope) -> list[list[AccessPattern]]:
+    """Split the accesses of one buffer (comparable coordinate-wise) into classes such that two
+    accesses of different classes never touch a common element.
+
+    The GCD test applied to the whole buffer at once: in a dimension where every access names
+    one element by an index without divisions, let G be the gcd of all their coefficients; the
+    index of an access always lies in its constant's residue class modulo G, so accesses whose
+    constants differ modulo G (equal constants when G is 0) never meet in that dimension. An
+    unrolled loop's accesses (`a[4*i + 0]` ... `a[4*i + 3]`) fall into one class each."""
+    if len(accesses) < 2:
+        return [list(accesses)]
+    params = tuple(sorted(scope.params))
+    rank = accesses[0].rank
+    keys: list[list] = [[] for _ in accesses]
+    for d in range(rank):
+        found = []
+        for a in accesses:
+            if a.extents()[d] != 1:
+                break
+            r = index_residue(a.index[d], tuple(lp.name for lp in a.loops), params)
+            if r is None:
+                break
+            found.append(r)
+        else:
+            modulus = 0
+            for g, _ in found:
+                modulus = math.gcd(modulus, g)
+            if modulus != 1:
+                for key, (_, c) in zip(keys, found):
+                    key.append(c % modulus if modulus else c)
+    classes: dict = {}
+    for a, key in zip(accesses, keys):
+        classes.setdefault(tuple(key), []).append(a)
+    return list(classes.values())
+
+
+def union_all(pieces):
+    """The union of isl sets or maps (None for none), combined in a balanced tree of pairwise
+    unions: a left-to-right chain copies the growing union at every step, which is quadratic in
+    the number of pieces (1.1 s for 2,400 single-element sets, against 9 ms balanced)."""
+    level = list(pieces)
+    if not level:
+        return None
+    while len(level) > 1:
+        level = [level[k].union(level[k + 1]) if k + 1 < len(level) else level[k]
+                 for k in range(0, len(level), 2)]
+    return level[0]
 
 
 def sets_intersect(s1: isl.Set, s2: isl.Set) -> bool:

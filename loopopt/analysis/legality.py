@@ -20,7 +20,7 @@ from .. import mlir
 from ..mlir import ir
 from .accesses import AccessPattern, collect_accesses
 from .affine import NonAffine, Scope
-from .dependence import InstancePair, conflicts, instance_pair, pair_set
+from .dependence import InstancePair, conflicts, disjoint_classes, instance_pair, pair_set, union_all
 from .effects import REGION_OPS, is_pure_op, op_effects
 from .memory import UNTRACED, root_origin, value_name
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
@@ -159,7 +159,7 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
         if a.key is UNTRACED:
             return None
         by_key.setdefault(a.key, []).append(a)
-    writes, alls = None, None
+    parts = []
     for k, (key, accs) in enumerate(by_key.items()):
         if not any(a.is_write for a in accs):
             continue
@@ -167,6 +167,7 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
         exact = all(a.index is not None and a.rank == first.rank and
                     (a.root == first.root or root_origin(a.root) == root_origin(first.root) == "global")
                     for a in accs)
+        maps = {}
         for a in accs:
             outer = [lp.name for lp in a.loops[:n_outer]]
             inner = a.loops[n_outer + band:]
@@ -179,14 +180,16 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
             if inner:
                 body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
             params = sorted(scope.params) + outer
-            m = isl.UnionMap(f"[{', '.join(params)}] -> {{ {label(a)}[{', '.join(names)}] -> "
-                             f"B{k}[{', '.join(elems)}] : {body} }}")
-            alls = m if alls is None else alls.union(m)
-            if a.is_write:
-                writes = m if writes is None else writes.union(m)
-    if writes is None:
-        return isl.UnionMap("{ }")
-    return writes.apply_range(alls.reverse()).union(alls.apply_range(writes.reverse()))
+            maps[a] = isl.UnionMap(f"[{', '.join(params)}] -> {{ {label(a)}[{', '.join(names)}] -> "
+                                   f"B{k}[{', '.join(elems)}] : {body} }}")
+        # Only accesses of one class can meet: compose within classes, not across the buffer.
+        for cls in (disjoint_classes(accs, scope) if exact else [accs]):
+            writes = union_all(maps[a] for a in cls if a.is_write)
+            if writes is None:
+                continue
+            alls = union_all(maps[a] for a in cls)
+            parts.append(writes.apply_range(alls.reverse()).union(alls.apply_range(writes.reverse())))
+    return union_all(parts) if parts else isl.UnionMap("{ }")
 
 
 def unknown_effect_ops(root: ir.Operation) -> list[ir.Operation]:

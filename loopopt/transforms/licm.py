@@ -32,7 +32,7 @@ import islpy as isl
 from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
-from ..analysis.dependence import instance_pair, may_alias, pair_set, sets_intersect
+from ..analysis.dependence import instance_pair, may_alias, pair_set, sets_intersect, union_all
 from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, callee_text, is_pure_op, op_effects
 from ..analysis.loops import body_block, body_ops, domain_loops, runs_at_least_once
 from ..analysis.memory import ALLOC_OPS, UNTRACED, alias_root, callee_name, is_placed, root_origin, value_name
@@ -201,6 +201,10 @@ class LoopFacts:
     clobbers: list[Clobber] = field(default_factory=list)
     n_outer: int = 0  # loops around `loop`: the same iteration for a hoisted load and the writes
     written: dict = field(default_factory=dict)  # buffer key -> WrittenElements (built on first use)
+    untraced_write: AccessPattern | None = field(init=False, default=None)  # may write any buffer
+
+    def __post_init__(self):
+        self.untraced_write = next((w for w in self.writes if w.key is UNTRACED), None)
 
 
 def _own_memory(root: ir.Value, args: set) -> bool:
@@ -349,10 +353,7 @@ def written_elements(facts: LoopFacts, key, scope: Scope) -> WrittenElements | N
         we = WrittenElements(writes, exact)
         if exact:
             try:
-                for w in writes:
-                    s = access_elements(w, facts.n_outer, scope)
-                    we.elements = s if we.elements is None else we.elements.union(s)
-                we.elements = we.elements.coalesce()
+                we.elements = union_all(access_elements(w, facts.n_outer, scope) for w in writes).coalesce()
             except isl.Error:  # isl cannot state it: the whole buffer
                 we.exact, we.elements = False, None
     facts.written[key] = we
@@ -364,8 +365,8 @@ def written_culprit(ap: AccessPattern, facts: LoopFacts, scope: Scope) -> Access
 
     Writes through an untraced memref may touch any buffer; a load through one may be touched
     by any write. Otherwise only writes of the load's buffer count, tested as one set."""
-    if any(w.key is UNTRACED for w in facts.writes):
-        return next(w for w in facts.writes if w.key is UNTRACED)
+    if facts.untraced_write is not None:
+        return facts.untraced_write
     if ap.key is UNTRACED:
         return facts.writes[0] if facts.writes else None
     we = written_elements(facts, ap.key, scope)

@@ -108,8 +108,8 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
         if a.is_write:
             if a.index is None:
                 return "a write at unknown elements"
-            s = dependence.element_set(a, scope, [cut])
-            tails[a.key] = s if a.key not in tails else tails[a.key].union(s)
+            tails.setdefault(a.key, []).append(dependence.element_set(a, scope, [cut]))
+    tails = {key: dependence.union_all(sets) for key, sets in tails.items()}
     for later in ops_after(loop):
         for b in collect_accesses(later, scope):
             if not _may_read(b):

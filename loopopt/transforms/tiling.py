@@ -103,11 +103,11 @@ def _move_body(src: ir.Operation, dst: ir.Operation) -> None:
 def _replace_iv_by_sum(old: ir.Value, point: ir.Value, tile: ir.Value) -> None:
     """Every use of `old` becomes `point + tile`: folded into the map of affine map ops (so the
     nest stays perfect and accesses stay affine), through an affine.apply elsewhere."""
-    users: list[ir.Operation] = []
-    for use in old.uses:  # each user once: rebuilding a user erases it with all its uses
+    users: dict[int, ir.Operation] = {}  # each user once: rebuilding a user erases it with all its uses
+    for use in old.uses:
         u = mlir.operation(use.owner)
-        if not any(u == x for x in users):
-            users.append(u)
+        users.setdefault(mlir.op_key(u), u)
+    users = list(users.values())
     for user in users:
         if user.name in MAP_OPS and _fold_into_map(user, old, point, tile):
             continue
