@@ -78,13 +78,17 @@ def ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
     return None
 
 
-def position(op: ir.Operation, l1: ir.Operation, l2: ir.Operation, keys: tuple | None = None) -> str:
+def position(op: ir.Operation, l1: ir.Operation, l2: ir.Operation, keys: tuple | None = None,
+             order=None) -> str:
     """Where an op of the loops' block stands: BEFORE (l1 itself or earlier), AFTER (l2 itself or
-    later) or BETWEEN. `keys`: op_key of op, l1 and l2 when the caller has them."""
+    later) or BETWEEN. `keys`: op_key of op, l1 and l2 when the caller has them. `order`: an
+    object with `is_before(a, b)` for the ops of that block, kept current by its owner (else
+    MLIR's `is_before_in_block`)."""
     k, k1, k2 = keys if keys is not None else (op_key(op), op_key(l1), op_key(l2))
-    if k == k1 or op.is_before_in_block(l1):
+    before = order.is_before if order is not None else (lambda a, b: a.is_before_in_block(b))
+    if k == k1 or before(op, l1):
         return BEFORE
-    if k == k2 or l2.is_before_in_block(op):
+    if k == k2 or before(l2, op):
         return AFTER
     return BETWEEN
 
@@ -98,9 +102,11 @@ def _escapes(user: ir.Operation, key) -> bool:
     return key not in e.touches()
 
 
-def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodies: dict | None = None) -> LiveN:
+def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodies: dict | None = None,
+                 order=None) -> LiveN:
     """live(root, l1, l2) for sibling loops l1 before l2 (see the module docstring). `bodies`
-    caches each access's isl text (an access pattern is immutable: its text never goes stale)."""
+    caches each access's isl text (an access pattern is immutable: its text never goes stale);
+    `order` answers `is_before` for the ops of the loops' block (see `position`)."""
     loc = facts.location(root)
     static = loc.live_n
     if not loc.placed:
@@ -119,7 +125,7 @@ def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodi
         tops.setdefault(kt, top)
         if _escapes(user, key):
             escaping.append(kt)
-    where_of = {kt: position(top, l1, l2, (kt, k1, k2)) for kt, top in tops.items()}
+    where_of = {kt: position(top, l1, l2, (kt, k1, k2), order) for kt, top in tops.items()}
     whole = {BEFORE: False, AFTER: False, BETWEEN: False}
     for kt in escaping:
         whole[where_of[kt]] = True
@@ -217,12 +223,16 @@ class Liveness:
         self.facts = facts
         self._memo: dict = {}
         self._bodies: dict = {}  # access pattern -> its isl text (never stale)
+        self.orders: list = []  # current program orders of blocks (`position`'s `order`)
+
+    def _order_of(self, l1: ir.Operation):
+        return next((o for o in self.orders if o.contains(l1)), None)
 
     def between(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation) -> LiveN:
         k = (root, op_key(l1), op_key(l2))
         hit = self._memo.get(k)
         if hit is None:
-            hit = self._memo[k] = live_between(root, l1, l2, self.facts, self._bodies)
+            hit = self._memo[k] = live_between(root, l1, l2, self.facts, self._bodies, self._order_of(l1))
         return hit
 
     def live_n(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation) -> int:

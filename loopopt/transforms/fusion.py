@@ -213,6 +213,8 @@ class GreedyFusion:
     def _event_spans(self, st: _BlockState, events) -> list[_Span]:
         """The spans of the rescues' rewrites, in the current order: a split's head through its
         tail (both changed); a recompute's removed producer's place through its consumer."""
+        if not events:
+            return []
         index = {x: n for n, x in enumerate(st.order)}
         spans = []
         for ev in events:
@@ -312,6 +314,7 @@ class GreedyFusion:
                 for k, lp in enumerate(loops):
                     st.graph.node(k, self._where(lp))
             self.rewriter.add_listener(st.block_order)
+            self.liveness.orders.append(st.block_order)
             try:
                 if self.options.enable_profitable_loop_fusion:
                     self._greedy(st, level)
@@ -319,6 +322,7 @@ class GreedyFusion:
                     self._classic(st, level)
             finally:
                 self.rewriter.listeners.remove(st.block_order)
+                self.liveness.orders.remove(st.block_order)
                 if st.graph is not None and st.graph.edges:
                     self.log.fpg.append(st.graph)
         for op in mlir.block_ops(block):
@@ -426,7 +430,7 @@ class GreedyFusion:
         pair = {"loop1": where1, "loop2": where2, "level": level, "profit": profit, "loops": loc}
         if self.explain:
             self.log.log(f"[LOOP FUSION] , level = {level} loops {loc} profit = {profit:g}")
-        if not l1.is_before_in_block(l2):  # stale: the pair's order changed
+        if not st.block_order.is_before(l1, l2):  # stale: the pair's order changed
             self._outcome(st, a, b, "stale")
             self.log.add("fusion", MISSED, f"[STOP FUSION] stale pair (their order changed): {loc}, "
                          f"level = {level}", function=self.fname, location=where1,
@@ -488,7 +492,7 @@ class GreedyFusion:
         ops between them (pair_restructuring.on_scratch_copy)."""
         from . import pair_restructuring as pr
 
-        first, last = (ops[0], ops[1]) if ops[0].is_before_in_block(ops[1]) else (ops[1], ops[0])
+        first, last = (ops[0], ops[1]) if st.block_order.is_before(ops[0], ops[1]) else (ops[1], ops[0])
         return pr.on_scratch_copy([first, *st.block_order.between(first, last), last], ops, plan)
 
     def _legal_on_copy(self, l1: ir.Operation, l2: ir.Operation, profit: float) -> bool:
