@@ -102,11 +102,11 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     if why is None:
         log.extend(staged)
         if snapshot is not None:
-            snapshot.erase()
+            mlir.erase_innermost_first(snapshot)  # valid IR: a copy of the function before the step
         return fn, count
     if snapshot is None:
         raise RuntimeError(f"{name} failed: {why}")
-    fn.erase()
+    fn.erase()  # may be invalid IR: MLIR drops every reference inside before destroying it
     log.add("internal", MISSED, f"[INTERNAL] {name} rolled back: {why}", function=mlir.func_name(snapshot))
     return snapshot, 0
 
