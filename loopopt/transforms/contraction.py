@@ -26,7 +26,7 @@ from ..analysis.memory import ALLOC_OPS, block_reentered, escaping_use
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
 from ..analysis.affine import NonAffine
-from ..analysis.dependence import instance_pair, pair_set, same_element
+from ..analysis.dependence import iterations_share_elements, same_element
 from ..analysis.loops import ancestors, domain_loops, substitute
 from ..mlir import ir
 from ..options import Options
@@ -216,18 +216,9 @@ class ShrinkPlan:
 def private_loop_violation(accesses, alloc_depth: int, loop_index: int, scope: Scope) -> bool:
     """True iff two different iterations of the loops from the allocation's depth down to the
     loop at `loop_index` may touch one element (the buffer then carries values between them).
-    Exact (isl): inner loops whose bounds depend on these IVs keep those bounds, and vector
-    accesses cover their boxes."""
-    names = [lp.name for lp in accesses[0].loops[alloc_depth:loop_index + 1]]
-    differ = " or ".join(f"{n}_s != {n}_t" for n in names)
-    for i, a in enumerate(accesses):
-        for b in accesses[i:]:
-            p = instance_pair(a, b, scope, fixed=alloc_depth)
-            if p is None:
-                continue
-            if not pair_set(p, [f"({differ})"]).is_empty():
-                return True
-    return False
+    Exact (isl, `dependence.iterations_share_elements`): inner loops whose bounds depend on
+    these IVs keep those bounds, and vector accesses cover their boxes."""
+    return iterations_share_elements(accesses, alloc_depth, loop_index + 1, scope)
 
 
 def _value_range(a, text: str, scope: Scope) -> tuple[int, int, int] | None:
