@@ -136,6 +136,23 @@ def many_accesses(k: int) -> str:
     return "\n".join(lines + ["  return", "}"]) + "\n"
 
 
+def unrolled_private(k: int) -> str:
+    """One loop of 4 iterations, unrolled K times, through a placed temporary each iteration owns
+    (K stores of %a's elements into %b, then K loads of them in reverse order into %out): the
+    temporary shrinks to K elements once contraction shows no two iterations share one."""
+    n = 4 * k
+    t = f"memref<{n}xf32>"
+    lines = [f"func.func @unrolled(%a: {t}, %out: {t}) {{", f"  %b = memref.alloc() : {t}",
+             "  affine.for %i = 0 to 4 {"]
+    for j in range(k):
+        lines += [f"    %x{j} = affine.load %a[%i * {k} + {j}] : {t}",
+                  f"    affine.store %x{j}, %b[%i * {k} + {j}] : {t}"]
+    for j in range(k):
+        lines += [f"    %y{j} = affine.load %b[%i * {k} + {k - 1 - j}] : {t}",
+                  f"    affine.store %y{j}, %out[%i * {k} + {j}] : {t}"]
+    return "\n".join(lines + ["  }", "  return", "}"]) + "\n"
+
+
 def licm_accesses(k: int) -> str:
     """One loop of 16 iterations with K loop-invariant loads of %a[j] and K stores to %a beyond
     them (element (i+1)*K + j): every load may be hoisted once each store is shown not to reach it."""
@@ -241,6 +258,7 @@ PATTERNS = (
     Pattern("many_accesses", many_accesses, (32, 64, 128, 256), "load/store pairs",
             (LOOPOPT_CPU, LOOPOPT_TRN1, LOOPOPT_DISTRIBUTE, MLIR_FUSION)),
     Pattern("licm", licm_accesses, (30, 60, 120, 240), "load/store pairs", BOTH + (MLIR_LICM,)),
+    Pattern("unrolled_private", unrolled_private, (32, 64, 128, 256), "unrolled copies", BOTH),
     Pattern("mixed", mixed, (40, 80, 160, 320), "units of 5 loops", BOTH),
     Pattern("deep_nest", deep_nest, (125, 250, 500), "loops deep", BOTH),
     Pattern("chain_10k", chain_interleaved, (2500, 5000, 10000), "loops (interleaved allocs)", BOTH),

@@ -81,6 +81,14 @@ def test_many_accesses_puts_k_loads_and_k_stores_in_the_first_loop():
     assert upper_bound(loops[1]) == 4 * 12
 
 
+def test_unrolled_private_writes_then_reads_each_iterations_own_slice():
+    text = scaling.unrolled_private(8)
+    loops, _ = top_loops(text)
+    assert len(loops) == 1
+    assert text.count("affine.store") == 16 and text.count("affine.load %b") == 8
+    assert "%b[%i * 8 + 7]" in text and "%b[%i * 8 + 8]" not in text
+
+
 def test_licm_loads_are_invariant_and_stores_never_reach_them():
     k = 9
     loops, _ = top_loops(scaling.licm_accesses(k))
