@@ -269,7 +269,7 @@ def iterations_share_elements(accesses: list[AccessPattern], fixed: int, depth: 
 
     Exact, and linear in the accesses: one relation from iterations to elements per residue
     class (`disjoint_classes`), composed with its own reverse, where a pair-by-pair check
-    builds one isl set per pair (25 s for the 131,328 pairs of 512 accesses)."""
+    builds one isl set per pair (22 s for the 131,328 pairs of 512 accesses)."""
     first = accesses[0]
     outer, band = first.loops[:fixed], first.loops[fixed:depth]
     params = ", ".join(sorted(scope.params) + [lp.name for lp in outer])

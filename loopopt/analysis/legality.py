@@ -147,8 +147,9 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
     union map from `label(a)[band dims]` to `label(b)[band dims]` (loops around the band are the
     same iteration for both: they become parameters; loops inside an access are projected out).
 
-    Built from one access relation per buffer (a union over its accesses), so its cost grows with
-    the number of accesses, not with the number of access pairs. Accesses whose elements are not
+    Built from one access relation per residue class of a buffer's accesses (`disjoint_classes`:
+    accesses of different classes never meet), composed within the class, so an unrolled body
+    costs one composition per lane, not one per access pair. Accesses whose elements are not
     comparable (unknown index, another rank, an alias class of arguments) touch the whole buffer.
     None when some access may touch any buffer (untraced): the caller must assume the worst."""
     n_outer = len(domain_loops(nest[0], scope))
