@@ -10,7 +10,8 @@ from loopopt import mlir
 from loopopt.analysis import legality
 from loopopt.analysis.dependence import disjoint_classes, index_residue
 from loopopt.analysis.facts import Facts
-from loopopt.analysis.loops import loops_in_block
+from loopopt.analysis.loops import loop_dims, loops_in_block
+from loopopt.analysis.vectorization import buffer_carries
 
 
 def _func(body: str) -> str:
@@ -141,3 +142,38 @@ def test_random_bodies_do_split():
         split += any(len(disjoint_classes(g, facts.scope)) > 1 for g in keys.values())
         del module
     assert split >= 20
+
+
+def test_relation_refuses_accesses_outside_the_band():
+    """Accesses whose loops at the band's depth are not the band: no relation (None), never a
+    relation over the wrong loop."""
+    text = _func("""  affine.for %i = 0 to 8 {
+    affine.store %c, %a[%i] : memref<256xf32>
+  }
+  affine.for %k = 0 to 8 {
+    %x = affine.load %a[%k + 1] : memref<256xf32>
+    affine.store %x, %a[%k] : memref<256xf32>
+  }""")
+    module = mlir.parse_module(text)
+    first, second = loops_in_block(mlir.func_body(mlir.functions(module)[0]))
+    facts = Facts()
+    assert legality.conflict_relation([first], facts.scope, facts.accesses(second)) is None
+    assert legality.conflict_relation([second], facts.scope, facts.accesses(second)) is not None
+    del module
+
+
+def test_vectorization_relation_only_for_an_ops_first_dim():
+    """The guard's relation is over the op's first dim: for the second dim of an affine.parallel
+    it answers None (the caller checks pair by pair)."""
+    text = _func("""  affine.parallel (%i, %j) = (0, 0) to (8, 8) {
+    %x = affine.load %m[%i, %j + 1] : memref<16x16xf32>
+    affine.store %x, %m[%i, %j] : memref<16x16xf32>
+  }""")
+    module = mlir.parse_module(text)
+    par = next(o for o in mlir.walk(mlir.functions(module)[0]) if o.name == "affine.parallel")
+    facts = Facts()
+    dims = loop_dims(par, facts.scope)
+    accs = facts.accesses(par)
+    assert buffer_carries(accs, dims[0], facts.scope) is False  # rows: no carried dependence
+    assert buffer_carries(accs, dims[1], facts.scope) is None
+    del module

@@ -260,6 +260,28 @@ def disjoint_classes(accesses: list[AccessPattern], scope: Scope) -> list[list[A
     return list(classes.values())
 
 
+def access_relation(a: AccessPattern, fixed: int, depth: int, scope: Scope, src: str, dst: str,
+                    exact: bool = True, outer_bounds: bool = False) -> isl.UnionMap:
+    """`{ src[IVs of a.loops[fixed:depth]] -> dst[elements a touches] }` for one access: the loops
+    above `fixed` are parameters (one shared iteration; with their bounds if `outer_bounds`),
+    loops below `depth` are projected out, a vector access covers its box. With `exact` False
+    the range is `dst[]`: the access may touch any element of the buffer."""
+    outer, inner = a.loops[:fixed], a.loops[depth:]
+    cons = [c for lp in a.loops[fixed:] for c in lp.constraints()]
+    elems = [f"e{d}" for d in range(a.rank)] if exact else []
+    if exact:
+        cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
+                 for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
+    body = " and ".join(cons) or "true"
+    if inner:
+        body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
+    if outer_bounds:
+        body = " and ".join([c for lp in outer for c in lp.constraints()] + [body])
+    params = sorted(scope.params) + [lp.name for lp in outer]
+    names = ", ".join(lp.name for lp in a.loops[fixed:depth])
+    return isl.UnionMap(f"[{', '.join(params)}] -> {{ {src}[{names}] -> {dst}[{', '.join(elems)}] : {body} }}")
+
+
 def iterations_share_elements(accesses: list[AccessPattern], fixed: int, depth: int, scope: Scope) -> bool:
     """True iff two different iterations of the loops `accesses[0].loops[fixed:depth]` touch a
     common element through some pair of `accesses` (any pair, reads included, an access with
@@ -270,23 +292,8 @@ def iterations_share_elements(accesses: list[AccessPattern], fixed: int, depth: 
     Exact, and linear in the accesses: one relation from iterations to elements per residue
     class (`disjoint_classes`), composed with its own reverse, where a pair-by-pair check
     builds one isl set per pair (22 s for the 131,328 pairs of 512 accesses)."""
-    first = accesses[0]
-    outer, band = first.loops[:fixed], first.loops[fixed:depth]
-    params = ", ".join(sorted(scope.params) + [lp.name for lp in outer])
-    names = ", ".join(lp.name for lp in band)
-    outer_cons = [c for lp in outer for c in lp.constraints()]
-    maps = {}
-    for a in accesses:
-        inner = a.loops[depth:]
-        cons = [c for lp in a.loops[fixed:] for c in lp.constraints()]
-        cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
-                 for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
-        body = " and ".join(cons) or "true"
-        if inner:
-            body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
-        body = " and ".join(outer_cons + [body])
-        elems = ", ".join(f"e{d}" for d in range(a.rank))
-        maps[a] = isl.UnionMap(f"[{params}] -> {{ I[{names}] -> E[{elems}] : {body} }}")
+    band = accesses[0].loops[fixed:depth]
+    maps = {a: access_relation(a, fixed, depth, scope, "I", "E", outer_bounds=True) for a in accesses}
     src, dst = [f"{lp.name}_s" for lp in band], [f"{lp.name}_t" for lp in band]
     differ = " or ".join(f"{x} != {y}" for x, y in zip(src, dst)) or "1 = 0"
     different = isl.UnionMap(f"{{ I[{', '.join(src)}] -> I[{', '.join(dst)}] : {differ} }}")

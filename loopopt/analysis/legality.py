@@ -20,7 +20,8 @@ from .. import mlir
 from ..mlir import ir
 from .accesses import AccessPattern, collect_accesses
 from .affine import NonAffine, Scope
-from .dependence import InstancePair, conflicts, disjoint_classes, instance_pair, pair_set, union_all
+from .dependence import (InstancePair, access_relation, conflicts, disjoint_classes, instance_pair, pair_set,
+                         union_all)
 from .effects import REGION_OPS, is_pure_op, op_effects
 from .memory import UNTRACED, root_origin, value_name
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
@@ -151,7 +152,8 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
     accesses of different classes never meet), composed within the class, so an unrolled body
     costs one composition per lane, not one per access pair. Accesses whose elements are not
     comparable (unknown index, another rank, an alias class of arguments) touch the whole buffer.
-    None when some access may touch any buffer (untraced): the caller must assume the worst."""
+    None when some access may touch any buffer (untraced), or when the loops of some access at
+    the band's depth are not the band's loops: the caller must assume the worst."""
     n_outer = len(domain_loops(nest[0], scope))
     band = len(nest)
     names = [loop_dims(lp, scope)[0].name for lp in nest]
@@ -159,6 +161,8 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
     for a in accesses:
         if a.key is UNTRACED:
             return None
+        if [lp.name for lp in a.loops[n_outer:n_outer + band]] != names:
+            return None  # the band is not this access's loops (e.g. a multi-dim affine.parallel)
         by_key.setdefault(a.key, []).append(a)
     parts = []
     for k, (key, accs) in enumerate(by_key.items()):
@@ -168,21 +172,7 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
         exact = all(a.index is not None and a.rank == first.rank and
                     (a.root == first.root or root_origin(a.root) == root_origin(first.root) == "global")
                     for a in accs)
-        maps = {}
-        for a in accs:
-            outer = [lp.name for lp in a.loops[:n_outer]]
-            inner = a.loops[n_outer + band:]
-            cons = [c for lp in a.loops[n_outer:] for c in lp.constraints()]
-            elems = [f"e{d}" for d in range(a.rank)] if exact else []
-            if exact:
-                cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
-                         for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
-            body = " and ".join(cons) or "true"
-            if inner:
-                body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
-            params = sorted(scope.params) + outer
-            maps[a] = isl.UnionMap(f"[{', '.join(params)}] -> {{ {label(a)}[{', '.join(names)}] -> "
-                                   f"B{k}[{', '.join(elems)}] : {body} }}")
+        maps = {a: access_relation(a, n_outer, n_outer + band, scope, label(a), f"B{k}", exact) for a in accs}
         # Only accesses of one class can meet: compose within classes, not across the buffer.
         for cls in (disjoint_classes(accs, scope) if exact else [accs]):
             writes = union_all(maps[a] for a in cls if a.is_write)

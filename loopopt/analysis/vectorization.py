@@ -142,6 +142,8 @@ def buffer_carries(group: list[AccessPattern], axis, scope) -> bool | None:
     root = group[0].root
     if any(a.index is None or a.root != root or len(a.index) != len(group[0].index) for a in group):
         return None
+    if axis.name != loop_dims(axis.op, scope)[0].name:
+        return None  # the relation's band is an op's first dim; not another dim of affine.parallel
     if not any(a.is_write for a in group):
         return False
     depth = next((k for k, lp in enumerate(group[0].loops) if lp.op == axis.op and lp.name == axis.name), None)
