@@ -192,14 +192,23 @@ def same_element(a: AccessPattern, b: AccessPattern, scope: Scope) -> bool:
     return isl.Set(text).is_empty()
 
 
+def element_constraints(a: AccessPattern, elems: list[str], rename: dict | None = None) -> list[str]:
+    """isl constraints tying the element coordinates `elems` to the index of `a` (names in the
+    index substituted by `rename`): one element per dimension, or the box a vector covers."""
+    out = []
+    for e, idx, w in zip(elems, a.index, a.extents()):
+        idx = substitute(idx, rename) if rename else idx
+        out.append(f"{e} = {idx}" if w == 1 else f"{idx} <= {e} < {idx} + {w}")
+    return out
+
+
 def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: dict | None = None) -> isl.Set:
     """The elements of a.root that `a` touches over its loops' domain (plus `extra` constraints on
     the loop dims), as an isl set over the root's coordinates. Requires a known index."""
     dims = [lp.name for lp in a.loops]
     cons = [c for lp in a.loops for c in lp.constraints()] + list(extra)
     elems = [f"x{k}" for k in range(len(a.index))]
-    cons += [f"{e} = {idx}" if w == 1 else f"{idx} <= {e} < {idx} + {w}"
-             for e, idx, w in zip(elems, a.index, a.extents())]
+    cons += element_constraints(a, elems)
     body = " and ".join(cons) or "true"
     inner = f"exists ({', '.join(dims)}: {body})" if dims else body
     return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
@@ -270,8 +279,7 @@ def access_relation(a: AccessPattern, fixed: int, depth: int, scope: Scope, src:
     cons = [c for lp in a.loops[fixed:] for c in lp.constraints()]
     elems = [f"e{d}" for d in range(a.rank)] if exact else []
     if exact:
-        cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
-                 for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
+        cons += element_constraints(a, elems)
     body = " and ".join(cons) or "true"
     if inner:
         body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"

@@ -28,10 +28,9 @@ import islpy as isl
 from .. import mlir
 from ..mlir import ir, op_key
 from .accesses import AccessPattern
-from .dependence import union_all
+from .dependence import element_constraints, union_all
 from .effects import READ_OPS, WRITE_OPS, op_effects
 from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, buffer_key
-from .loops import substitute
 
 BEFORE, BETWEEN, AFTER = "before", "between", "after"
 
@@ -173,9 +172,7 @@ def _element_body(a: AccessPattern, rank: int) -> str | None:
         return None
     ren = {lp.name: f"l{k}_" for k, lp in enumerate(a.loops)}
     cons = [c for lp in a.loops for c in lp.constraints(ren)]
-    for d, (idx, wd) in enumerate(zip(a.index, a.extents())):
-        idx = substitute(idx, ren)
-        cons.append(f"e{d} = {idx}" if wd == 1 else f"{idx} <= e{d} < {idx} + {wd}")
+    cons += element_constraints(a, [f"e{d}" for d in range(rank)], ren)
     body = " and ".join(cons) or "true"
     return f"exists ({', '.join(ren.values())}: {body})" if ren else body
 

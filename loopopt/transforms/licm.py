@@ -32,7 +32,7 @@ import islpy as isl
 from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
-from ..analysis.dependence import instance_pair, may_alias, pair_set, sets_intersect, union_all
+from ..analysis.dependence import element_constraints, instance_pair, may_alias, pair_set, sets_intersect, union_all
 from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, callee_text, is_pure_op, op_effects
 from ..analysis.loops import body_block, body_ops, domain_loops, runs_at_least_once
 from ..analysis.memory import ALLOC_OPS, UNTRACED, alias_root, callee_name, is_placed, root_origin, value_name
@@ -333,8 +333,7 @@ def access_elements(a: AccessPattern, n_outer: int, scope: Scope) -> isl.Set:
     outer = [lp.name for lp in a.loops[:n_outer]]
     inner = a.loops[n_outer:]
     cons = [c for lp in inner for c in lp.constraints()]
-    cons += [f"e{d} = {idx}" if w == 1 else f"{idx} <= e{d} < {idx} + {w}"
-             for d, (idx, w) in enumerate(zip(a.index, a.extents()))]
+    cons += element_constraints(a, [f"e{d}" for d in range(a.rank)])
     body = " and ".join(cons) or "true"
     if inner:
         body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"

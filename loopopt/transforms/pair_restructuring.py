@@ -347,8 +347,7 @@ def _elements_per_outer_iteration(a, n_outer: int, scope: Scope):
     outer, inner = names[:n_outer], names[n_outer:]
     cons = [c for lp in a.loops for c in lp.constraints()]
     elems = [f"x{k}" for k in range(len(a.index))]
-    cons += [f"{e} = {idx}" if w == 1 else f"{idx} <= {e} < {idx} + {w}"
-             for e, idx, w in zip(elems, a.index, a.extents())]
+    cons += dependence.element_constraints(a, elems)
     body = " and ".join(cons) or "true"
     if inner:
         body = f"exists ({', '.join(inner)}: {body})"

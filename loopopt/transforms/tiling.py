@@ -103,12 +103,11 @@ def _move_body(src: ir.Operation, dst: ir.Operation) -> None:
 def _replace_iv_by_sum(old: ir.Value, point: ir.Value, tile: ir.Value) -> None:
     """Every use of `old` becomes `point + tile`: folded into the map of affine map ops (so the
     nest stays perfect and accesses stay affine), through an affine.apply elsewhere."""
-    users: dict[int, ir.Operation] = {}  # each user once: rebuilding a user erases it with all its uses
+    by_key: dict[int, ir.Operation] = {}  # each user once: rebuilding a user erases it with all its uses
     for use in old.uses:
         u = mlir.operation(use.owner)
-        users.setdefault(mlir.op_key(u), u)
-    users = list(users.values())
-    for user in users:
+        by_key.setdefault(mlir.op_key(u), u)
+    for user in list(by_key.values()):
         if user.name in MAP_OPS and _fold_into_map(user, old, point, tile):
             continue
         with ir.InsertionPoint(user):
