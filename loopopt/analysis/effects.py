@@ -91,6 +91,18 @@ class Effects:
         self.unknown = self.unknown or other.unknown
         self.reasons.extend(other.reasons)
 
+    def may_write(self, key) -> bool:
+        """True iff the op may write memory that the buffer of `key` (`memory.buffer_key`) may
+        occupy: it has unknown effects, or it writes a buffer whose key may alias `key`
+        (`memory.keys_may_alias`). So a write through an untraced memref may change every
+        buffer, and a buffer of untraced origin is changed by every write."""
+        if self.unknown:
+            return True
+        if not self.writes:
+            return False
+        # keys_may_alias(key, k) for some written k, as set look-ups
+        return key is UNTRACED or UNTRACED in self.writes or key in self.writes
+
     @property
     def pure(self) -> bool:
         return not (self.reads or self.writes or self.unknown or self.allocates)

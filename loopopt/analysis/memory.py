@@ -54,6 +54,12 @@ class _Untraced:
 UNTRACED = _Untraced()
 
 
+def keys_may_alias(a, b) -> bool:
+    """Buffers of keys `a` and `b` (`buffer_key`) may share memory: equal keys, or either is
+    UNTRACED (a memref of unknown origin may be any buffer, including another untraced one)."""
+    return a is UNTRACED or b is UNTRACED or a == b
+
+
 def is_memref_value(v: ir.Value) -> bool:
     """Ranked or unranked memref."""
     return isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType))

@@ -4,9 +4,11 @@ Two rewrites, both on exact addresses only (the same memref value, the same affi
 same index operands: the same element in every execution):
 
 * **Store-to-load forwarding.** In one block, a load of the address a store wrote earlier in
-  the same block, with no op in between that may write that buffer (a store or call that may
-  touch it, a region holding one, anything with unknown effects), reads the stored value:
-  its uses take the stored value and the load is erased.
+  the same block, with no op in between that may write memory the store's buffer may occupy
+  (`ends_entry`: one predicate, `Effects.may_write`, over every op, region ops by the union of
+  their bodies), reads the stored value: its uses take the stored value and the load is
+  erased. A store through a memref of untraced origin (an `arith.select` or `scf.if` result, a
+  private function's argument fed such a value) may be to any buffer, so any write ends it.
 * **Accumulator promotion.** In an `affine.for`, loads and stores directly in the body at an
   address that does not change with the loop (every index operand is defined outside it) are a
   value carried from one iteration to the next (the first of them is a load). It becomes an `iter_args` value: loaded once
@@ -91,20 +93,34 @@ def _invariant_in(address: tuple, loop: ir.Operation) -> bool:
 
 # ------------------------------------------------------------------------------ forwarding
 
-def _may_write(op: ir.Operation, key, facts: Facts) -> bool:
-    e = facts.effects(op)
-    return e.unknown or key in e.writes or UNTRACED in e.writes
+@dataclass(frozen=True)
+class StoredValue:
+    """A store whose value a later load of the same address may take: its address, the store,
+    and the key of the buffer it wrote (`memory.buffer_key`; UNTRACED for a memref of unknown
+    origin, which may be any buffer)."""
+
+    address: tuple
+    store: ir.Operation
+    key: object
+
+
+def ends_entry(op: ir.Operation, entry: StoredValue, facts: Facts) -> bool:
+    """True iff `op` may write memory the entry's buffer may occupy (`Effects.may_write`, with
+    the effects of everything nested in a region op): then a later load may not read the stored
+    value. An entry of an untraced buffer is ended by any write; a write through an untraced
+    memref, or an op with unknown effects, ends every entry."""
+    return facts.effects(op).may_write(entry.key)
 
 
 def forward_in_block(block: ir.Block, facts: Facts, rewriter: Rewriter, log: RemarkLog, fname: str,
                      filename: str) -> int:
     """Store-to-load forwarding in one block (see the module docstring); returns loads removed."""
     count = 0
-    latest: list[tuple[tuple, ir.Operation, object]] = []  # (address, store, key) still valid
+    latest: list[StoredValue] = []  # stores whose value is still what their address holds
     for op in mlir.block_ops(block):
         if op.name == "affine.load":
             addr = _address(op)
-            hit = next((s for a, s, _ in reversed(latest) if _same_address(a, addr)), None)
+            hit = next((e.store for e in reversed(latest) if _same_address(e.address, addr)), None)
             if hit is not None and hit.operands[0].type == op.results[0].type:
                 where = mlir.location_of(op, filename)
                 rewriter.replace_all_uses(op.results[0], hit.operands[0])
@@ -113,15 +129,11 @@ def forward_in_block(block: ir.Block, facts: Facts, rewriter: Rewriter, log: Rem
                         args={"store": mlir.location_of(hit, filename)})
                 count += 1
             continue
+        if latest and not facts.effects(op).pure:
+            latest = [e for e in latest if not ends_entry(op, e, facts)]
         if op.name == "affine.store":
             addr = _address(op)
-            key = buffer_key(alias_root(addr[0]))
-            # a store may overwrite any earlier-recorded address of the same (or an unknown) buffer
-            latest = [x for x in latest if not (x[2] == key or x[2] is UNTRACED or key is UNTRACED)]
-            latest.append((addr, op, key))
-            continue
-        if latest and not facts.effects(op).pure:
-            latest = [x for x in latest if not _may_write(op, x[2], facts)]
+            latest.append(StoredValue(addr, op, buffer_key(alias_root(addr[0]))))
     return count
 
 
