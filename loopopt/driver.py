@@ -86,7 +86,10 @@ StepWrapper = Callable[[str, Step], Step]
 def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: RemarkLog, filename: str) -> tuple[ir.Operation, int]:
     """Run `step` on function `fn`; roll back to a snapshot if it fails or leaves invalid IR.
 
-    Returns the (possibly replaced) function op and the step's count."""
+    Returns the (possibly replaced) function op and the step's count. An internal error (an
+    Exception) becomes an `[INTERNAL]` remark and the run goes on; anything else the step raises
+    (bad input: LoopOptError; an interrupt: KeyboardInterrupt, any BaseException) restores the
+    function too, then propagates: the caller's module never keeps a half-done step or both copies."""
     snapshot = fn.clone(ip=ir.InsertionPoint(fn)) if options.verify_each else None
     why = None
     count = 0
@@ -95,10 +98,14 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
         count = step(fn, options, staged, filename)
         if snapshot is not None:
             why = mlir.verify(fn)
-    except LoopOptError:
-        raise
     except Exception as e:  # an internal error must not lose the user's program
+        if isinstance(e, LoopOptError):
+            _restore(fn, snapshot)
+            raise
         why = f"{type(e).__name__}: {e}"
+    except BaseException:
+        _restore(fn, snapshot)
+        raise
     if why is None:
         log.extend(staged)
         if snapshot is not None:
@@ -109,6 +116,12 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     fn.erase()  # may be invalid IR: MLIR drops every reference inside before destroying it
     log.add("internal", MISSED, f"[INTERNAL] {name} rolled back: {why}", function=mlir.func_name(snapshot))
     return snapshot, 0
+
+
+def _restore(fn: ir.Operation, snapshot: ir.Operation | None) -> None:
+    """Put the snapshot (already in place, just before `fn`) back instead of `fn`."""
+    if snapshot is not None:
+        fn.erase()
 
 
 def _fusion_step(fn, options, log, filename) -> int:
@@ -230,7 +243,7 @@ def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str
     no-alias assumption; private ones follow their call sites (memory.argument_classes)."""
     from .analysis.memory import argument_classes, is_memref_value
 
-    for fn in mlir.functions(module):
+    for fn in mlir.all_functions(module):
         body = mlir.func_body(fn)
         if body is None:
             continue
@@ -282,7 +295,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         steps = _pipeline_steps(passes)
     fused = 0
     ir_after: list = []
-    for fn in list(mlir.functions(module)):
+    for fn in mlir.all_functions(module):  # nested `builtin.module`s' too
         if mlir.func_body(fn) is None:
             continue
         for name, step in steps:
