@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Iterator
+import threading
+import weakref
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 
 def _import_bindings_without_numpy():
@@ -73,22 +76,40 @@ def _where(loc_text: str, filename: str) -> str:
     return f"{filename}:{m.group('line')}:{m.group('col')}"
 
 
+BYTECODE_MAGIC = b"ML\xefR"  # the first bytes of every MLIR bytecode file
+MAX_NESTING_DEPTH = 4096  # brackets nested deeper are refused before the parser sees them
+
+
 def parse_module(text: str | bytes, filename: str = "<input>", ctx: ir.Context | None = None) -> ir.Module:
     """Parse MLIR text (custom or generic form) and verify it.
 
-    Raises LoopOptError with one line `file:line:col: error: message` on bad input.
+    Raises LoopOptError with one line `file:line:col: error: message` on bad input: bytecode,
+    bytes that are not UTF-8, NUL bytes, nothing but blanks, or brackets nested deeper than
+    MAX_NESTING_DEPTH (MLIR's parser recurses on the C stack; call it through
+    `call_with_big_stack` for inputs nested more than a few hundred levels).
     """
-    if isinstance(text, bytes):
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+        if data.startswith(BYTECODE_MAGIC):
+            raise LoopOptError(bytecode_message(filename))
         try:
-            text = text.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as e:
             raise LoopOptError(f"{filename}: error: input is not UTF-8 text (byte {e.start})") from None
+    elif not isinstance(text, str):
+        raise TypeError(f"loopopt: MLIR source must be text (str or bytes), not {type(text).__name__}")
+    if text.startswith(BYTECODE_MAGIC.decode("latin-1")):
+        raise LoopOptError(bytecode_message(filename))
     if not text.strip():
         raise LoopOptError(f"{filename}: error: input is empty; expected an MLIR module")
     if "\x00" in text:
         raise LoopOptError(f"{filename}: error: input contains NUL bytes; expected MLIR text")
+    depth = nesting_depth(text)
+    if depth > MAX_NESTING_DEPTH:
+        raise LoopOptError(f"{filename}: error: input nests {depth} levels deep; loopopt handles at most "
+                           f"{MAX_NESTING_DEPTH}")
     ctx = ctx or new_context()
-    _FILES[_context_key(ctx)] = filename
+    name_source(ctx, filename)
     try:
         module = ir.Module.parse(text, ctx)
     except ir.MLIRError as e:
@@ -100,6 +121,48 @@ def parse_module(text: str | bytes, filename: str = "<input>", ctx: ir.Context |
     except ir.MLIRError as e:
         raise LoopOptError(_diag_line(e, filename, "input does not verify")) from None
     return module
+
+
+def bytecode_message(filename: str) -> str:
+    """The one line for MLIR bytecode input: loopopt reads text (see docs/interfaces.md)."""
+    return (f"{filename}: error: input is MLIR bytecode; loopopt reads MLIR text: convert it with "
+            f"`mlir-opt --emit-bytecode=false FILE -o FILE.mlir` (or print the module as text)")
+
+
+# Brackets outside strings and comments; `->`, `>=` and `<=` are not brackets.
+_NOT_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|<=')
+_BRACKET_RUNS = re.compile(r"[(\[{<]+|[)\]}>]+")
+
+
+def nesting_depth(text: str, at_least: int = MAX_NESTING_DEPTH) -> int:
+    """How deep brackets ({ for regions, ( [ < for operands, attributes and types) nest in `text`:
+    what MLIR's recursive parser, verifier and printer will recurse through. Exact when above
+    `at_least`; otherwise an upper bound (the count of opening brackets), which is cheap."""
+    opened = sum(text.count(c) for c in "([{<")
+    if opened <= at_least:
+        return opened
+    depth = deepest = 0
+    for run in _BRACKET_RUNS.finditer(_NOT_BRACKETS.sub(" ", text)):
+        n = run.end() - run.start()
+        if run.group()[0] in "([{<":
+            depth += n
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - n)
+    return deepest
+
+
+def region_depth(op: ir.Operation) -> int:
+    """How deep regions nest inside `op` (iterative: safe on any stack)."""
+    deepest = 0
+    stack = [(op, 0)]
+    while stack:
+        o, d = stack.pop()
+        if len(o.regions):
+            deepest = max(deepest, d + 1)
+            for child in _children(o):
+                stack.append((child, d + 1))
+    return deepest
 
 
 def _diag_line(e: "ir.MLIRError", filename: str, what: str) -> str:
@@ -127,17 +190,35 @@ def print_module(module: ir.Module) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-# The file each context's module was parsed from: the one place remark locations get it from.
-_FILES: dict = {}
+# The file each context's modules were parsed from: the one place remark locations get it from.
+# Keyed by the Context object weakly: an entry goes with its context, so a long-running process
+# keeps one per live context (`Context` wrappers are unique per MLIR context).
+_FILES: "weakref.WeakKeyDictionary[ir.Context, str]" = weakref.WeakKeyDictionary()
 
 
-def _context_key(ctx) -> int:
-    return _pointer_of(ctx._CAPIPtr)
+def name_source(ctx: ir.Context, filename: str) -> None:
+    """Record that `ctx`'s modules come from `filename` (replacing an earlier name)."""
+    _FILES[ctx] = filename
+
+
+@contextmanager
+def source_named(ctx: ir.Context, filename: str):
+    """Within the block, `ctx`'s ops report `filename` as their file; the earlier name after."""
+    had = ctx in _FILES
+    old = _FILES.get(ctx)
+    _FILES[ctx] = filename
+    try:
+        yield
+    finally:
+        if had:
+            _FILES[ctx] = old
+        else:
+            _FILES.pop(ctx, None)
 
 
 def source_file(op) -> str:
     """The file name the op's module was parsed from (`<input>` if unknown)."""
-    return _FILES.get(_context_key(op.context), "<input>")
+    return _FILES.get(op.context, "<input>")
 
 
 def location_of(op, filename: str | None = None) -> str:
@@ -198,6 +279,133 @@ def functions(module: ir.Module) -> list[ir.Operation]:
     """The module's func.func ops. The caller must keep `module` alive while using them: ops of
     a garbage-collected module are freed (reading them gives garbage or crashes)."""
     return [o for o in block_ops(module.body) if o.name == "func.func"]
+
+
+def all_functions(module: ir.Module) -> list[ir.Operation]:
+    """The func.func ops of the module and of every `builtin.module` nested in it, in program
+    order. Each function is isolated from above, so each is optimized on its own wherever it
+    sits; the caller must keep `module` alive while using them (see `functions`)."""
+    out = []
+    stack = [iter(block_ops(module.body))]
+    while stack:
+        op = next(stack[-1], None)
+        if op is None:
+            stack.pop()
+        elif op.name == "func.func":
+            out.append(op)
+        elif op.name == "builtin.module" and len(op.regions) and len(op.regions[0].blocks):
+            stack.append(iter(block_ops(op.regions[0].blocks[0])))
+    return out
+
+
+def snapshot_module(module: ir.Module) -> ir.Operation:
+    """A detached copy of the module's op, for `restore_module` (erase it when done)."""
+    return module.operation.clone()
+
+
+def restore_module(module: ir.Module, snapshot: ir.Operation) -> None:
+    """Make `module`'s body what it was when `snapshot` was taken, moving the snapshot's ops in
+    (the module object stays the same; ops taken from it before are gone), then drop the snapshot."""
+    body = module.body
+    for op in block_ops(body):
+        erase_innermost_first(op)
+    for op in block_ops(snapshot.regions[0].blocks[0]):
+        body.append(op)
+    snapshot.erase()
+
+
+# ---------------------------------------------------------------------------------------
+# A large stack for deep nests: MLIR's parser, verifier, printer, clone and erase recurse on the
+# C stack once per nesting level (about 3 KB each: 8 MB runs out near 2,800 levels), and some of
+# loopopt's walks once per level on Python's. A worker thread gets the stack they need.
+
+BIG_STACK_BYTES = 256 * 1024 * 1024  # reserved, touched only as deep as the input nests
+_STACK_LOCK = threading.Lock()
+
+
+class Interruptible:
+    """What a worker shares with the thread waiting for it: `commit()` marks the point after
+    which an interrupt no longer stops the work (it raises KeyboardInterrupt if one came first)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.cancelled = False
+        self.committed = False
+
+    def commit(self) -> None:
+        with self._lock:
+            if self.cancelled:
+                raise KeyboardInterrupt
+            self.committed = True
+
+    def cancel(self, thread: threading.Thread) -> bool:
+        """Stop the worker at its next Python instruction unless it committed; True if sent."""
+        with self._lock:
+            if self.committed or self.cancelled:
+                return False
+            self.cancelled = True
+            _raise_in_thread(thread, KeyboardInterrupt)
+            return True
+
+
+def call_with_big_stack(fn: Callable, *, interrupt: str = "forward", depth: int = 0):
+    """Run `fn(token)` on a thread with BIG_STACK_BYTES of stack and return what it returns (or
+    raise what it raised). `depth`: how deep the input nests; Python's recursion limit is raised to
+    fit it while `fn` runs (it is one limit for the whole process) and put back after.
+
+    An interrupt (KeyboardInterrupt) in the waiting thread: `forward` raises it in the worker, waits
+    for the worker to unwind (its guards restore what it changed; further interrupts meanwhile are
+    ignored) and re-raises it; `raise` re-raises it at once and leaves the worker (a daemon) to die
+    with the process: the CLI, which writes nothing from the worker."""
+    token = Interruptible()
+    box: dict = {}
+
+    def body() -> None:
+        try:
+            try:
+                box["value"] = fn(token)
+            except BaseException as e:  # handed to the waiting thread
+                box["error"] = e
+        except BaseException:  # an interrupt that arrived as the worker finished
+            pass
+
+    limit = sys.getrecursionlimit()
+    wanted = 1000 + 4 * depth
+    with _STACK_LOCK:  # threading.stack_size is process-wide: set it only around this start
+        old = threading.stack_size(BIG_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=body, name="loopopt-worker", daemon=True)
+            if wanted > limit:
+                sys.setrecursionlimit(wanted)
+            worker.start()
+        finally:
+            threading.stack_size(old)
+    interrupted = None
+    try:
+        while True:
+            try:
+                worker.join()
+                break
+            except KeyboardInterrupt as e:
+                if interrupt == "raise":
+                    raise
+                if interrupted is None:
+                    interrupted = e
+                    token.cancel(worker)
+    finally:
+        if wanted > limit and sys.getrecursionlimit() == wanted and not worker.is_alive():
+            sys.setrecursionlimit(limit)
+    if interrupted is not None:
+        raise interrupted
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def _raise_in_thread(thread: threading.Thread, exc_type) -> None:
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc_type))
 
 
 def func_name(fn: ir.Operation) -> str:

@@ -60,3 +60,92 @@ class Options:
             f"PSUMSize = {self.psum_budget} enableLoopDistribution = {int(self.enable_loop_distribution)} "
             f"enableProfitableLoopFusion = {int(self.enable_profitable_loop_fusion)}"
         )
+
+
+# ---------------------------------------------------------------------------------------
+# Ranges and conflicts, checked before any input is read (the CLI) or any IR is touched (the API).
+
+INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values
+KNOB_RANGES: dict[str, tuple[int, int]] = {
+    "distance_threshold": (0, INT_KNOB_MAX),
+    "sb_size": (0, INT_KNOB_MAX),  # 0: the target's figure
+    "psum_size": (0, INT_KNOB_MAX),
+}
+KNOB_FLAGS = {"distance_threshold": "--loop-opt-distance-threshold", "sb_size": "--loop-opt-sb-size",
+              "psum_size": "--loop-opt-psum-size", "enable_loop_distribution": "--enable-loop-distribution",
+              "enable_profitable_loop_fusion": "--enable-profitable-loop-fusion", "enable_licm": "--enable-licm"}
+TILE_SIZE_RANGE = (2, INT_KNOB_MAX)
+# Passes of --passes that take an argument (`name=arg`); every other pass takes none.
+PASS_ARGUMENTS = {"tile": "a tile size N", "interchange": "a permutation P such as 1:0"}
+# A pipeline may not name a pass its switch turns off: (step name, Options field, flag).
+PASS_SWITCHES = (("licm", "enable_licm", "--enable-licm"),
+                 ("distribute", "enable_loop_distribution", "--enable-loop-distribution"))
+
+
+def knob_range_error(name: str, value: int, label: str) -> str | None:
+    """The one-line complaint about an integer knob outside KNOB_RANGES, or None."""
+    lo, hi = KNOB_RANGES.get(name, (0, INT_KNOB_MAX))
+    if lo <= value <= hi:
+        return None
+    return f"{label} must be an integer from {lo} to {hi}, got {value}"
+
+
+def parse_passes(spec) -> list[str]:
+    """An explicit pipeline, `"fuse,licm"` or `["fuse", "licm"]`, as its list of `name[=arg]`
+    elements, checked: at least one pass, no empty element, known names (the driver's table),
+    an argument only where PASS_ARGUMENTS says so, and a tile size in TILE_SIZE_RANGE. Raises
+    UsageError with one line; never looks at IR."""
+    from .errors import UsageError
+
+    if isinstance(spec, str):
+        text, parts = spec, spec.split(",")
+    elif isinstance(spec, (list, tuple)) and all(isinstance(p, str) for p in spec):
+        text, parts = ",".join(spec), list(spec)
+    else:
+        raise TypeError(f"loopopt: passes must be a string like 'fuse,licm' or a list of pass names, "
+                        f"not {type(spec).__name__}")
+    parts = [p.strip() for p in parts]
+    if not any(parts):
+        raise UsageError(f"loopopt: error: --passes {text!r}: empty pipeline; name at least one pass "
+                         "(e.g. fuse,licm)")
+    out = []
+    for k, part in enumerate(parts, 1):
+        if not part:
+            raise UsageError(f"loopopt: error: --passes {text!r}: empty pass name at position {k}")
+        name, eq, arg = (s.strip() for s in part.partition("="))
+        if eq and name not in PASS_ARGUMENTS:
+            raise UsageError(f"loopopt: error: --passes {text!r}: pass '{name}' takes no argument "
+                             f"(got '{part}')")
+        if name == "tile":
+            lo, hi = TILE_SIZE_RANGE
+            if not (arg.isascii() and arg.isdigit() and lo <= int(arg) <= hi):
+                raise UsageError(f"loopopt: error: --passes tile={arg or '?'}: the tile size must be an "
+                                 f"integer from {lo} to {hi}")
+        out.append(f"{name}={arg}" if eq else name)
+    _driver_steps(out)  # unknown names and bad permutations
+    return out
+
+
+def _driver_steps(passes: list[str]) -> list:
+    """The driver's steps for `passes` (its table knows the names and checks the arguments)."""
+    from . import driver
+    from .errors import LoopOptError, UsageError
+
+    try:
+        return driver._pipeline_steps(passes)
+    except UsageError:
+        raise
+    except LoopOptError as e:
+        raise UsageError(str(e)) from None
+
+
+def pipeline_conflict(options: "Options", passes: list[str] | None) -> str | None:
+    """The complaint when an explicit pipeline names a pass its switch turns off, else None."""
+    if passes is None:
+        return None
+    for p in passes:
+        step = _driver_steps([p])[0][0]
+        for switched, field_name, flag in PASS_SWITCHES:
+            if step == switched and not getattr(options, field_name):
+                return f"loopopt: error: {flag} false conflicts with --passes naming '{p}'; drop one of them"
+    return None
