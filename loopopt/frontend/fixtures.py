@@ -1,0 +1,166 @@
+"""The exported blocks of benchmarks/models/blocks/ and their saved torch outputs.
+
+A fixture is NAME.mlir (linalg on tensors, as torch-mlir printed it) and NAME.expected.json
+(written by benchmarks/models/export_torch.py): for each run size the inputs' and outputs'
+shapes, checksums, and every value of small outputs. The lowered kernel takes the inputs, then
+one out-parameter per output, and loopopt.native's harness fills argument k exactly as the
+export script filled input k, so a native run's outputs compare with torch's.
+
+Tolerance (`compare_with_expected`): torch reassociates sums (blocked GEMM, vectorized
+reductions) and uses its own exp/erf/tanh, so floats are compared to a bound relative to the
+output's scale: |got - want| <= rtol * max|want| per element, and each checksum within rtol
+times the sum of magnitudes (times 1009 for the weighted one). Integers (argmax) must be equal.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..native import WEIGHT_MODULUS, NativeResult, Output
+
+BLOCKS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "models" / "blocks"
+RTOL = 1e-4  # measured worst case over the committed blocks: see docs/frontend.md
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    path: Path  # NAME.mlir
+    expected: dict  # NAME.expected.json
+
+    @property
+    def text(self) -> str:
+        return self.path.read_text()
+
+    @property
+    def function(self) -> str:
+        return self.expected["function"]
+
+    @property
+    def runs(self) -> list[dict]:
+        return self.expected["runs"]
+
+
+def fixture_names(directory: Path | str = BLOCKS_DIR) -> list[str]:
+    """The blocks that have both files, sorted."""
+    d = Path(directory)
+    return sorted(p.name[:-len(".expected.json")] for p in d.glob("*.expected.json")
+                  if (d / (p.name[:-len(".expected.json")] + ".mlir")).exists())
+
+
+def load_fixture(name: str, directory: Path | str = BLOCKS_DIR) -> Fixture:
+    d = Path(directory)
+    with open(d / f"{name}.expected.json") as f:
+        expected = json.load(f)
+    return Fixture(name, d / f"{name}.mlir", expected)
+
+
+def harness_sizes(run: dict) -> list[list[int]]:
+    """loopopt.native sizes for the lowered kernel: each input's shape, then each output's."""
+    return [list(r["shape"]) for r in run["inputs"]] + [list(r["shape"]) for r in run["outputs"]]
+
+
+def _float_close(got: float, want: float, scale: float, rtol: float) -> bool:
+    if math.isnan(want) or math.isnan(got):
+        return math.isnan(want) and math.isnan(got)
+    return abs(got - want) <= rtol * scale
+
+
+def compare_record(got: Output, want: dict, label: str, rtol: float = RTOL) -> str | None:
+    """None if a native output matches a saved record (see the module doc), else one line."""
+    if got.numel != want["numel"]:
+        return f"{label}: {got.numel} elements, the fixture has {want['numel']}"
+    integer = want["dtype"].startswith(("int", "uint", "bool"))
+    if got.values is not None and "values" in want:
+        vals = want["values"]
+        if integer:
+            bad = next((i for i, (g, w) in enumerate(zip(got.values, vals)) if int(g) != int(w)), None)
+        else:
+            scale = max((abs(v) for v in vals), default=0.0) or 1.0
+            bad = next((i for i, (g, w) in enumerate(zip(got.values, vals)) if not _float_close(g, w, scale, rtol)), None)
+        if bad is not None:
+            return f"{label}[{bad}] = {got.values[bad]!r}, the fixture has {vals[bad]!r}"
+        return None
+    have = got.checksum if got.checksum is not None else checksum_of(got.values)
+    mag = max(abs(want["checksum"][2]), abs(have[2])) or 1.0
+    for k, what in enumerate(("sum", "weighted sum", "sum |x|")):
+        scale = mag * (WEIGHT_MODULUS if k == 1 else 1)
+        tol = max(rtol, 1e-12)  # the harness sums in order; numpy's pairwise sum differs in the last bits
+        if not _float_close(have[k], want["checksum"][k], scale, tol):
+            return f"{label} {what} = {have[k]!r}, the fixture has {want['checksum'][k]!r}"
+    return None
+
+
+def checksum_of(values: Sequence[float]) -> tuple[float, float, float]:
+    """The harness's checksums of fully printed values (sum, weighted sum, sum |x|)."""
+    s = w = a = 0.0
+    for i, x in enumerate(values):
+        s += x
+        w += x * (i % WEIGHT_MODULUS + 1)
+        a += abs(x)
+    return (s, w, a)
+
+
+def compare_with_expected(outputs: Sequence[Output], run: dict, rtol: float = RTOL) -> str | None:
+    """Compare a native run of the lowered kernel (loopopt.native.run_native: every memref
+    argument, inputs first, then the out-parameters) with one saved run. The inputs are
+    compared too: equal checksums show the harness filled them as the export script did."""
+    ins, outs = run["inputs"], run["outputs"]
+    if len(outputs) != len(ins) + len(outs):
+        return f"the kernel has {len(outputs)} memref arguments; the fixture has {len(ins)} inputs and {len(outs)} outputs"
+    for k, (got, want) in enumerate(zip(outputs, ins + outs)):
+        label = f"input {k}" if k < len(ins) else f"output {k - len(ins)}"
+        diff = compare_record(got, want, label, rtol=0.0 if k < len(ins) else rtol)
+        if diff is not None:
+            return diff
+    return None
+
+
+def max_error(outputs: Sequence[Output], run: dict) -> float:
+    """The largest error over the outputs in compare_record's units (error / scale): what the
+    tolerance must cover. Checksum-only outputs count their checksums."""
+    worst = 0.0
+    outs = list(outputs)[len(run["inputs"]):]
+    for got, want in zip(outs, run["outputs"]):
+        if want["dtype"].startswith(("int", "uint", "bool")):
+            continue
+        if got.values is not None and "values" in want:
+            scale = max((abs(v) for v in want["values"]), default=0.0) or 1.0
+            worst = max([worst] + [abs(g - w) / scale for g, w in zip(got.values, want["values"])])
+        else:
+            have = got.checksum if got.checksum is not None else checksum_of(got.values)
+            mag = max(abs(want["checksum"][2]), abs(have[2])) or 1.0
+            for k in range(3):
+                scale = mag * (WEIGHT_MODULUS if k == 1 else 1)
+                worst = max(worst, abs(have[k] - want["checksum"][k]) / scale)
+    return worst
+
+
+def split_resources(text: str) -> tuple[str, str]:
+    """(module text, its trailing `{-# dialect_resources ... #-}` section or "")."""
+    at = text.rfind("\n{-#")
+    if at < 0 or "#-}" not in text[at:]:
+        return text, ""
+    return text[:at] + "\n", text[at:]
+
+
+def run_block(text: str, kernel: str, sizes: Sequence, reps: int = 3, warmup: int = 1,
+              flush_bytes: int = 0, timeout: float = 600) -> NativeResult:
+    """loopopt.native.run_native for a module with `dense_resource` weights.
+
+    make_harness appends @main before the file's last `}`, which for such a module lies in the
+    resource section after it; the harness is built on the module alone and the section put
+    back after it."""
+    from ..native import kernel_signature, lower_to_llvm, make_harness, parse_output, run_lowered
+
+    module, resources = split_resources(text)
+    harness = make_harness(module, kernel, sizes, reps=reps, warmup=warmup, flush_bytes=flush_bytes)
+    if resources:
+        harness = harness.rstrip() + "\n" + resources.lstrip("\n")
+    sig = kernel_signature(text, kernel)
+    stdout = run_lowered(lower_to_llvm(harness, timeout=timeout), timeout=timeout)
+    times, outputs = parse_output(stdout, sig)
+    return NativeResult(times, outputs, stdout)

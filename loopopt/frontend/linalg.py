@@ -1,0 +1,78 @@
+"""Linalg on tensors, as torch-mlir's and IREE's importers emit it, lowered to affine loops.
+
+The pipeline (docs/frontend.md says what each step fixes), every step a registered MLIR pass but
+the `loopopt-*` ones (rewrites.py):
+
+  loopopt-check-input                  refuse, with the op's name and place, what will not lower
+  func.func(linalg-fold-unit-extent-dims, canonicalize, cse)
+                                       drop the unit dims of row reductions (tensor<512x1xf32>)
+                                       and the expand_shape views joining them
+  [func.func(linalg-fuse-elementwise-ops, canonicalize, cse)]   with elementwise_fusion
+  loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
+  eliminate-empty-tensors, empty-tensor-to-alloc-tensor,
+  one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
+                                       tensors to buffers, identity layouts at the boundary
+  buffer-results-to-out-params{modify-public-functions=true}
+                                       results become trailing out-parameters
+  loopopt-results-into-out-params      computed in the out-parameter, no copy; dynamic output
+                                       sizes checked at entry and unified with the inputs'
+  ownership-based-buffer-deallocation, buffer-deallocation-simplification,
+  bufferization-lower-deallocations, canonicalize
+                                       plain memref.dealloc of the temporaries
+  func.func(convert-linalg-to-affine-loops), fold-memref-alias-ops
+                                       loops; subviews folded into the accesses
+  loopopt-copies-to-loops              any copy left becomes a loop nest
+  loopopt-fold-reshape-views           accesses through reshape views re-indexed
+  canonicalize, cse
+  loopopt-check-lowered                verifies; only func/affine/memref/arith/math/scf (+ cf.assert)
+"""
+from __future__ import annotations
+
+from ..mlir import ir
+from .. import mlir
+
+BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
+             "function-boundary-type-conversion=identity-layout-map}")
+
+
+def steps(elementwise_fusion: bool = False) -> list[str]:
+    """The top-level steps of the linalg-on-tensors lowering."""
+    out = ["loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
+    if elementwise_fusion:
+        out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
+    out += [
+        "loopopt-duplicate-shared-fills",
+        "eliminate-empty-tensors",
+        "empty-tensor-to-alloc-tensor",
+        BUFFERIZE,
+        "buffer-results-to-out-params{modify-public-functions=true}",
+        "loopopt-results-into-out-params",
+        "ownership-based-buffer-deallocation",
+        "buffer-deallocation-simplification",
+        "bufferization-lower-deallocations",
+        "canonicalize",
+        "func.func(convert-linalg-to-affine-loops)",
+        "fold-memref-alias-ops",
+        "loopopt-copies-to-loops",
+        "loopopt-fold-reshape-views",
+        "canonicalize",
+        "cse",
+        "loopopt-check-lowered",
+    ]
+    return out
+
+
+TENSOR_DIALECTS = ("tensor", "linalg", "bufferization")
+
+
+def is_tensor_program(module: ir.Module) -> bool:
+    """Linalg/tensor input: an op of the tensor, linalg or bufferization dialect, or a function
+    that takes or returns a ranked tensor."""
+    for op in mlir.walk(module.operation):
+        if op.name.split(".", 1)[0] in TENSOR_DIALECTS:
+            return True
+        if op.name == "func.func":
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            if any(isinstance(t, ir.RankedTensorType) for t in (*ftype.inputs, *ftype.results)):
+                return True
+    return False
