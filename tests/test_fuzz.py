@@ -23,7 +23,7 @@ from loopopt.fuzz.differential import (CRASH, INTERNAL, INVALID, MISMATCH, Regre
                                        check_regression, failure_signature, options_flags, parse_options_flags,
                                        parse_regression, random_options, regression_text)
 from loopopt.fuzz.generator import _FEATURE_KNOB, CLASS_RATES, Nest
-from loopopt.fuzz.model import CARRIED_REGIONS, AllocOp, Region, View, ViewOp, walk_stmts
+from loopopt.fuzz.model import CARRIED_REGIONS, AllocOp, Probe, Region, View, ViewOp, walk_stmts
 from loopopt.remarks import MISSED, Remark
 from loopopt.fuzz.shrink import shrink
 from loopopt.mlir import parse_module
@@ -83,6 +83,10 @@ TEXT_MARKERS = {
     "outer_loop": r"scf\.while \(%r|scf\.for %r\d+ =|cf\.br \^r\d+_h|affine\.for %r\d+(_iv)? = 0 to \d+",
     "semi_affine": r"\d+\) (mod|floordiv) s0|\d+ (mod|floordiv) s0",
     "carried_index": r"memref\.(load|store) [^\n]*%r\d+(_k\d+)?[\],]",
+    "forward_select": r"%fw\d+ = arith\.select %\w+, %[\w#]+, %[\w#]+ : memref<",
+    "forward_if": r"%fw\d+ = scf\.if %\w+ -> \(memref<",
+    "forward_callee": r"func\.call @fwd\d+\(%fw\d+, %out\d+\)",
+    "forward_in_loop": r"affine\.for %fk\d+ = 0 to \d+ \{\n\s*affine\.store %\w+, %\w+\[",
 }
 
 
@@ -152,6 +156,7 @@ MODEL_CHECKS = {
     "alias_args": _calls_body_with_one_buffer_twice,
     "diagonal": lambda p: any(_diagonal(a) for _, a in _accesses(p.model)),
     "alloc_outside": lambda p: _alloc_outside(p.model),
+    "forward_traced": lambda p: any(isinstance(st.what, Probe) and st.what.traced for st in walk_stmts(p.model.stmts)),
 }
 
 

@@ -4,7 +4,10 @@ Program k of seed S is generated from `Random(f"{S}/{k}")`, so any report can be
 A failure is a crash, invalid output, different results, a time-out, or an `[INTERNAL]` remark
 (a step rolled back). Failures are counted by class (`Failure.signature`); the first
 `--max-per-class` of each class are shrunk (keeping the class) and saved as DIR/<hash>.mlir
-with their options in the header. The last lines give the counts by class.
+with their options in the header. The last lines give the counts by class, then how many
+programs exercised each issue 22 forwarding class (`generator.probe_classes`), on every
+target and on cpu (where scalar replacement runs): a program with a forwarding probe runs on
+cpu three times in four.
 """
 from __future__ import annotations
 
@@ -14,10 +17,16 @@ import os
 import random
 import sys
 import time
+from dataclasses import replace
 
 from .differential import (BAD_INPUT, Regression, check_program, options_flags, random_options,
                            save_regression)
-from .generator import GeneratorConfig, generate_program
+from .generator import FORWARD_CLASSES, GeneratorConfig, generate_program, probe_classes
+from ..options import TARGETS
+
+# Share of programs with a forwarding probe (issue 22) that run on cpu, where scalar
+# replacement (the transform the probes aim at) runs; the rest keep the random target.
+FORWARD_CPU_SHARE = 0.75
 from .shrink import shrink
 
 
@@ -48,6 +57,8 @@ def program_case(seed: int, k: int, config: GeneratorConfig | None = None):
         config = GeneratorConfig(element_type="i32" if rng.random() < 0.2 else "f32", adversarial_rate=1.0)
     prog = generate_program(rng, config)
     options = random_options(rng)
+    if prog.features & FORWARD_CLASSES and rng.random() < FORWARD_CPU_SHARE:
+        options = replace(options, target=TARGETS["cpu"])
     return prog, options, rng.randrange(2 ** 31)
 
 
@@ -60,6 +71,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     minute_end = start + 60
     saved: list = []
     by_class: collections.Counter = collections.Counter()
+    exercised: collections.Counter = collections.Counter()  # (probe class, "all" | "cpu") -> programs
     k = 0
     while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
         use_opt = bool(args.mlir_opt_every) and k % args.mlir_opt_every == 0
@@ -74,6 +86,10 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
             continue
         failure = check_program(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
         tried += 1
+        for c in probe_classes(prog.model) if prog.model is not None else ():
+            exercised[c, "all"] += 1
+            if options.target.name == "cpu":
+                exercised[c, "cpu"] += 1
         minute_tried += 1
         if failure is not None:
             failures += 1
@@ -97,6 +113,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
           file=out, flush=True)
     for sig, n in by_class.most_common():
         print(f"fuzz: class {sig}: {n}", file=out, flush=True)
+    for c in sorted({c for c, _ in exercised}):
+        print(f"fuzz: forwarding class {c}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu",
+              file=out, flush=True)
     return 1 if failures else 0
 
 

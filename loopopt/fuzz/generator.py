@@ -24,15 +24,20 @@ calls without operands that write a global, unranked memrefs passed to calls, ve
 parameters of the private function that holds the body, band and triangular bounds, diagonal
 accesses, statements inside scf.while/cf/scf.for loops (with buffers allocated outside), semi-
 affine ops in loops that may run zero times, and accesses indexed by loop-carried values.
+Issue 22's classes (`FORWARD_CLASSES`): a store through a memref of untraced origin (select,
+scf.if, a private function's argument fed one), then writes of every kind (`PROBE_WRITES`:
+loops, scf.if, memref.store, affine.vector_store, memref.copy, calls) to a buffer it may be,
+then a reload through it, in straight-line code and in loop bodies; or the store traced and
+the writes through the alias.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
 
-from .model import (ALIAS_KINDS, CARRIED_REGIONS, Access, AllocOp, BlockSplit, Buffer, CallOp, Compute,
-                    DeallocOp, GlobalOp, Idx, Loop, Nest, Program, Region, ReshapeOp, ScalarOp, Stmt, View,
-                    ViewOp, walk_stmts)
+from .model import (ALIAS_KINDS, CARRIED_REGIONS, PROBE_WRITES, Access, AllocOp, BlockSplit, Buffer, CallOp,
+                    Compute, DeallocOp, GlobalOp, Idx, Loop, Nest, Probe, ProbeWrite, Program, Region, ReshapeOp,
+                    ScalarOp, Stmt, View, ViewOp, walk_stmts)
 from .render import memref_type_text, render  # noqa: F401  (re-exported)
 
 ELEMENT_TYPES = ("f32", "i32")
@@ -81,7 +86,15 @@ FEATURES = (
     "alloc_outside",   # a placed buffer from outside used inside an scf.while / cf loop
     "semi_affine",     # mod / floordiv by a symbol (affine.apply, affine.if) in a loop up to it
     "carried_index",   # memref.load/store indexed by an scf.while / cf / iter_args value
+    # issue 22 classes: store, writes of every kind, reload (a forwarding probe)
+    "forward_select",  # the probe's memref is an arith.select of two buffers
+    "forward_if",      # ... an scf.if result
+    "forward_callee",  # ... the argument of a private function the kernel calls with a select / scf.if
+    "forward_in_loop",  # the probe runs in an affine.for body (its address follows the IV)
+    "forward_traced",  # the store and reload go through a traced buffer, the writes through the alias
 )
+# The issue 22 classes whose probes say where the untraced memref comes from.
+FORWARD_CLASSES = frozenset({"forward_select", "forward_if", "forward_callee"})
 
 # Issue 10 classes: the probability that a program is made to contain each (at least once), at
 # `adversarial_rate` 1 (the fuzz command); they also appear incidentally. Plain features keep
@@ -92,6 +105,7 @@ CLASS_RATES = {
     "vector": 0.12, "vector_overlap": 0.05, "max_lb": 0.08, "reshape": 0.04, "reshape_in_loop": 0.04,
     "multi_block": 0.08, "alias_args": 0.08, "band": 0.06, "triangular": 0.06, "diagonal": 0.06,
     "outer_loop": 0.1, "alloc_outside": 0.05, "semi_affine": 0.07, "carried_index": 0.05,
+    "forward_select": 0.05, "forward_if": 0.05, "forward_callee": 0.05,
 }
 
 
@@ -138,6 +152,7 @@ class GeneratorConfig:
     outer_loops: bool = True  # outer_loop / alloc_outside
     semi_affine: bool = True
     carried_index: bool = True
+    forwarding: bool = True  # forward_* (issue 22); needs value_aliases too unless forced
     # Scales CLASS_RATES and the incidental rates of those classes. 0 (the default): plain affine
     # programs, the classes only when forced; the fuzz command uses 1.
     adversarial_rate: float = 0.0
@@ -154,7 +169,8 @@ class GeneratorConfig:
 # Forcing a feature forces the ones it cannot appear without.
 _IMPLIES = {"negative_shift": {"shift"}, "zero_trip": {"symbolic"}, "alloca": {"placed"},
             "dealloc": {"placed"}, "vector_overlap": {"vector"}, "alloc_outside": {"outer_loop", "placed"},
-            "carried_index": {"outer_loop"}, "semi_affine": {"symbolic"}}
+            "carried_index": {"outer_loop"}, "semi_affine": {"symbolic"},
+            "forward_in_loop": {"forward_select"}, "forward_traced": {"forward_if"}}
 
 _FEATURE_KNOB = {
     "placed": "placed", "alloca": "placed", "dealloc": "dealloc", "shift": "shifts",
@@ -169,6 +185,8 @@ _FEATURE_KNOB = {
     "alias_args": "alias_args", "band": "dependent_bounds", "triangular": "dependent_bounds",
     "diagonal": "diagonal", "outer_loop": "outer_loops", "alloc_outside": "outer_loops",
     "semi_affine": "semi_affine", "carried_index": "carried_index",
+    "forward_select": "forwarding", "forward_if": "forwarding", "forward_callee": "forwarding",
+    "forward_in_loop": "forwarding", "forward_traced": "forwarding",
 }
 
 
@@ -203,6 +221,7 @@ class _Gen:
 
     def __init__(self, rng: random.Random, config: GeneratorConfig):
         self.rng = rng
+        self.prng = _side_stream(rng)  # draws of the issue 22 classes
         self.cfg = config
         self.features: set = set()
         self.stmts: list = []  # where statements go (a region's body while one is generated)
@@ -232,9 +251,9 @@ class _Gen:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def chance(self, p: float, feature: str | None = None) -> bool:
+    def chance(self, p: float, feature: str | None = None, rng: random.Random | None = None) -> bool:
         """True with probability p (always when `feature` is still owed), if allowed. An issue 10
-        class's p is scaled by the config's adversarial rate."""
+        class's p is scaled by the config's adversarial rate. `rng`: draw from it instead."""
         if feature is not None:
             if not self.cfg.allows(feature):
                 return False
@@ -242,7 +261,7 @@ class _Gen:
                 return True
             if feature in CLASS_RATES:
                 p *= self.cfg.adversarial_rate
-        return _coin(self.rng, p)
+        return _coin(rng or self.rng, p)
 
     def may(self, feature: str) -> bool:
         """The feature may appear: allowed, and for an issue 10 class, owed or at a rate above 0."""
@@ -266,12 +285,24 @@ class _Gen:
 
     def small_value(self):
         """A constant of magnitude <= 1 (floats), so repeated updates grow values only linearly."""
-        if self.cfg.element_type == "i32":
-            return self.rng.choice([1, 2, 3, -1, 5])
-        return self.rng.choice([0.5, -1.0, 0.25, 1.0, -0.5, 0.75])
+        return self.rng.choice(_small_values(self))
 
     def emit(self, what, defines=(), uses=()) -> None:
         self.stmts.append(Stmt(what, frozenset(defines), frozenset(uses)))
+
+
+def _small_values(g: "_Gen") -> list:
+    return [1, 2, 3, -1, 5] if g.cfg.element_type == "i32" else [0.5, -1.0, 0.25, 1.0, -0.5, 0.75]
+
+
+def _side_stream(rng: random.Random) -> random.Random:
+    """A stream for the issue 22 classes' draws that leaves `rng`'s own as it was, so a program
+    without those classes is exactly what the generator made before they existed (seeds keep
+    their programs). A random source whose state is not a `random.Random`'s (hypothesis') is
+    shared instead."""
+    if type(rng) is random.Random:
+        return random.Random(f"forward/{rng.getstate()[1][:8]}")
+    return rng
 
 
 def _ref_uses(ref) -> set:
@@ -357,7 +388,7 @@ def _choose_classes(g: _Gen) -> None:
     rate = g.cfg.adversarial_rate
     for f, p in CLASS_RATES.items():
         needs = {f} | _IMPLIES.get(f, set())
-        if all(g.cfg.allows(x) for x in needs) and _coin(g.rng, p * rate):
+        if all(g.cfg.allows(x) for x in needs) and _coin(g.prng if f in FORWARD_CLASSES else g.rng, p * rate):
             g.pending |= needs
 
 
@@ -1109,6 +1140,7 @@ def _maybe_between(g: _Gen) -> None:
     if g.region is None:
         _maybe_global(g)
     _maybe_alias(g)
+    _maybe_probe(g)
     _maybe_reshape(g)
     if g.chance(0.15, "call"):
         bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind not in ("input", "global")]
@@ -1192,6 +1224,132 @@ def _maybe_alias(g: _Gen) -> None:
     g.readable.append(v)
     g.writable.append(v)
     g.use("alias_" + kind)
+
+
+def _probe_alts(g: _Gen, want_global: bool) -> tuple | None:
+    """Two alternatives of one rank for a probe's alias (maybe one buffer twice): buffers or
+    get_global views, all initialized; with `want_global` the first is a get_global view (a
+    callee can name that storage itself), made here when the program has none yet."""
+    rng = g.prng
+    cands = [r for r in g.readable if (isinstance(r, Buffer) and r.kind != "global")
+             or (isinstance(r, View) and r.kind == "get_global")]
+    if want_global:
+        globs = [r for r in cands if isinstance(r, View)]
+        if not globs:
+            rank = rng.randint(1, 2)
+            shape = tuple(g.dom[:rank]) if rng.random() < 0.75 else tuple(rng.choice(g.extents) for _ in range(rank))
+            glob = Buffer(g.fresh("g"), rank, "global", shape, init=rng.choice(_small_values(g)))
+            g.globals.append(glob)
+            g.emit(GlobalOp(glob), {glob.name}, ())
+            v = View(g.fresh("gg"), glob, "get_global")
+            g.emit(ViewOp(v), {v.name}, {glob.name})
+            g.readable.append(v)
+            g.writable.append(v)
+            globs = [v]
+            cands.append(v)
+        first = rng.choice(globs)
+    elif cands:
+        first = cands[-1] if rng.random() < 0.4 else rng.choice(cands)
+    else:
+        return None
+    same = [c for c in cands if c.rank == first.rank]
+    second = first if rng.random() < 0.25 else rng.choice(same)
+    if not want_global and rng.random() < 0.5:
+        first, second = second, first
+    return first, second
+
+
+def _probe_write_kinds(g: _Gen, through_alias: bool, alias: View, callee: bool) -> list:
+    """The write kinds a probe may use here: vector stores and calls only where their knobs
+    allow; a copy into the alias only when its alternatives are one buffer (one run-time
+    shape)."""
+    kinds = ["loop", "scf_if", "memref_store", "copy"]
+    if g.cfg.allows("vector"):
+        kinds.append("vector_store")
+    if g.cfg.allows("call"):
+        kinds.append("call")
+    if through_alias and alias.dynamic_alias:
+        kinds.remove("copy")
+    return kinds
+
+
+def _maybe_probe(g: _Gen) -> None:
+    """Store-to-load forwarding bait (issue 22, `model.Probe`): a store through a select or
+    scf.if alias, 1-2 writes of `PROBE_WRITES` kinds to a buffer it may be, a reload through the
+    alias, the reloaded value stored in an output of its own; in straight-line code or in an
+    affine.for body, sometimes in a private function the alias is passed to, sometimes with
+    the store traced and the writes through the alias. Every draw is from the side stream."""
+    rng = g.prng
+    if not (g.cfg.allows("alias_select") or FORWARD_CLASSES & g.cfg.force):
+        return
+    origins = [k for k in ("select", "if", "callee") if g.chance(0.004, "forward_" + k, rng)]
+    if not origins:
+        return
+    origin = origins[0]
+    if origin == "callee" and not g.cfg.allows("call"):
+        return
+    callee = origin == "callee"
+    alts = _probe_alts(g, callee)
+    if alts is None:
+        return
+    kind = "select" if origin == "select" else "if" if origin == "if" else rng.choice(["select", "if"])
+    alias = View(g.fresh("fw"), alts[0], kind, alts=alts, cond=g.inputs[0])
+    g.emit(ViewOp(alias), {alias.name}, _ref_uses(alts[0]) | _ref_uses(alts[1]) | _ref_uses(g.inputs[0]))
+    g.readable.append(alias)
+    g.writable.append(alias)
+    traced = g.chance(0.3, "forward_traced", rng)
+    in_loop = g.chance(0.5, "forward_in_loop", rng)
+    # what a callee can name besides its argument: the global alternative
+    targets = [a for a in alts if not callee or isinstance(a, View)]
+    ref = rng.choice(targets) if traced else alias
+    trips = rng.randint(2, 4) if in_loop else 1
+    dim = rng.randrange(alias.rank)
+    # constant subscripts; the IV's gets an offset only where shifts are allowed
+    at = tuple(0 if in_loop and d == dim and not g.cfg.allows("shift") else rng.randint(0, 1)
+               for d in range(alias.rank))
+    value, *others = [g.constant(v) for v in rng.sample(_small_values(g), 3)]
+    writes = []
+    for _ in range(1 if rng.random() < 0.6 else 2):
+        wref = alias if traced else rng.choice(targets)
+        wkind = rng.choice(_probe_write_kinds(g, traced, alias, callee))
+        w = ProbeWrite(wkind, wref, others[len(writes) % 2])
+        if wkind == "vector_store":
+            w.width = g.vector_width
+            w.back = rng.randint(0, min(w.width - 1, at[-1]))
+        elif wkind == "call":
+            w.callee = g.fresh("fwr")
+        writes.append(w)
+    out = Buffer(f"out{len(g.outputs)}", 1, "output", (trips,))
+    g.outputs.append(out)
+    g.written_outputs.add(out.name)
+    probe = Probe(alias, ref, at, value, writes, out, g.fresh("fwd") if callee else "", trips, dim)
+    uses = _ref_uses(alias) | {out.name}
+    for a in alts:
+        uses |= _ref_uses(a)
+    defines = {probe.callee} if callee else set()
+    defines |= {w.callee for w in writes if w.callee}
+    g.emit(probe, defines, uses)
+    g.use("forward_" + origin)
+    if traced:
+        g.use("forward_traced")
+    if in_loop:
+        g.use("forward_in_loop")
+
+
+def probe_classes(model: Program) -> set:
+    """The issue 22 classes a program's probes exercise: `forward_*` features and `write:KIND`
+    for each kind of write between a store and its reload (the fuzz command counts these)."""
+    out = set()
+    for st in walk_stmts(model.stmts):
+        p = st.what
+        if isinstance(p, Probe):
+            out.add("forward_callee" if p.callee else f"forward_{p.alias.kind if p.alias.kind == 'if' else 'select'}")
+            if p.trips > 1:
+                out.add("forward_in_loop")
+            if p.traced:
+                out.add("forward_traced")
+            out |= {f"write:{w.kind}" for w in p.writes}
+    return out
 
 
 def _maybe_reshape(g: _Gen) -> None:
@@ -1406,8 +1564,25 @@ def _stmt_accesses(stmts: list, trips: int):
             yield Access(w.ref, tuple(Idx(None, 1, c) for c in w.consts)), [], 1, 1
         elif isinstance(w, CallOp) and w.kind == "poke":
             yield _poke_access(w), [], 1, 1
+        elif isinstance(w, Probe):
+            yield from _probe_accesses(w)
         elif isinstance(w, Region):
             yield from _stmt_accesses(w.body, w.trips)
+
+
+def _probe_accesses(p: Probe):
+    """(access, loops, trips, width) of a probe: its store and reload, each write's element
+    (a vector store's box), and its output."""
+    loops = [Loop(0, p.trips)] if p.trips > 1 else []
+    idx = tuple(Idx(0, 1, c) if loops and d == p.dim else Idx(None, 1, c) for d, c in enumerate(p.at))
+    yield Access(p.ref, idx), loops, 1, 1
+    for w in p.writes:
+        if w.kind == "vector_store":
+            last = replace(idx[-1], const=idx[-1].const - w.back)
+            yield Access(w.ref, idx[:-1] + (last,)), loops, 1, w.width
+        else:
+            yield Access(w.ref, idx), loops, 1, 1
+    yield Access(p.out, (Idx(0) if loops else Idx(None, 1, 0),)), loops, 1, 1
 
 
 def _poke_access(op: CallOp) -> Access:

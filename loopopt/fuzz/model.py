@@ -235,6 +235,54 @@ class ScalarOp:
     b: str = ""
 
 
+# Kinds of write a forwarding probe puts between its store and its reload (issue 22).
+PROBE_WRITES = ("loop", "scf_if", "memref_store", "vector_store", "copy", "call")
+
+
+@dataclass(eq=False)
+class ProbeWrite:
+    """One write between a probe's store and its reload, through `ref`, of the probed element:
+    loop: an affine.for storing `value` along the whole last dim; scf_if: an affine.store in an
+    scf.if (taken when the kernel's first input is > 0 at its first element; always in a
+    callee); memref_store; vector_store: an affine.vector_store of `width` lanes whose box
+    starts `back` elements before the element; copy: memref.copy of a constant global (every
+    element becomes `value`); call: a private function `callee` that stores the element."""
+
+    kind: str
+    ref: object  # Buffer | View written
+    value: str  # constant name
+    callee: str = ""
+    width: int = 1
+    back: int = 0
+
+
+@dataclass(eq=False)
+class Probe:
+    """Store-to-load forwarding bait (issue 22): `ref[at] = value`, then `writes`, then
+    `%r = ref[at]` and `out[k] = %r`.
+
+    `alias` is a memref of untraced origin (a select or scf.if View of `alts`). The store and
+    reload go through it and the writes through its alternatives, or (`ref` is one of the
+    alternatives: the store is traced) the writes go through the alias. With `callee`, it all
+    runs in a private function that receives the alias as its argument (and reaches a global
+    alternative through get_global). With `trips` > 1 it runs in an affine.for over k, and
+    subscript `dim` of `at` is k + at[dim]."""
+
+    alias: View
+    ref: object
+    at: tuple  # constant subscripts
+    value: str  # constant name
+    writes: list
+    out: Buffer  # rank 1, `trips` elements: the reloaded values
+    callee: str = ""
+    trips: int = 1
+    dim: int = 0
+
+    @property
+    def traced(self) -> bool:
+        return self.ref is not self.alias
+
+
 # Region kinds whose counter is a loop-carried value (not a valid affine dim): accesses that use
 # it are memref.load/store.
 CARRIED_REGIONS = ("scf_for", "scf_while", "cf_loop", "affine_iter")

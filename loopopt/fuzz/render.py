@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .model import (ALIAS_KINDS, AllocOp, BlockSplit, Buffer, CallOp, DeallocOp, GlobalOp, Idx, Loop, Nest,
-                    Program, Region, ReshapeOp, ScalarOp, View, ViewOp)
+                    Probe, Program, Region, ReshapeOp, ScalarOp, View, ViewOp)
 
 
 def memref_type_text(ref, elem: str) -> str:
@@ -180,6 +180,8 @@ def _render_stmt(r: _Renderer, w, ind: str) -> list:
         return _render_nest(r, w, ind)
     if isinstance(w, Region):
         return _render_region(r, w, ind)
+    if isinstance(w, Probe):
+        return _render_probe(r, w, ind)
     raise TypeError(f"unknown statement {w!r}")
 
 
@@ -595,3 +597,144 @@ def _render_compute(r: _Renderer, lines: list, ind: str, nest: Nest, names: list
         lines.append(f"{ind}{nxt} = {r.op('add')} {acc}, {gv} : {vt}")
         acc = nxt
     return acc
+
+
+# -- forwarding probes (issue 22)
+
+
+class _ProbeScope:
+    """How a probe's body names values: in the kernel, its constants and refs; in a private
+    callee, constants defined at its top, the alias as `%x` and a global through get_global."""
+
+    def __init__(self, r: _Renderer, probe: Probe, callee: bool):
+        self.r, self.p, self.callee = r, probe, callee
+        self.head: list = []  # callee only: definitions at the top of its body
+        self.names: dict = {}
+
+    def _define(self, key, text: str, prefix: str) -> str:
+        if key not in self.names:
+            name = f"%{prefix}{len(self.names)}"
+            self.head.append(f"    {name} = {text}")
+            self.names[key] = name
+        return self.names[key]
+
+    def value(self, name: str) -> str:
+        if not self.callee:
+            return f"%{name}"
+        return self._define(("cst", name), f"arith.constant {_const_text(self.r.prog.constants[name], self.r.elem)}", "pv")
+
+    def index(self, c: int) -> str:
+        if not self.callee:
+            return self.r.index_const(c)
+        return self._define(("idx", c), f"arith.constant {c} : index", "pc")
+
+    def true(self) -> str:
+        return self._define("true", "arith.constant true", "pt")
+
+    def ref(self, ref) -> str:
+        if not self.callee:
+            return ssa(ref)
+        if ref is self.p.alias:
+            return "%x"
+        glob = ref.of if isinstance(ref, View) else ref
+        return self._define(("glob", glob.name), f"memref.get_global @{glob.name} : {self.r.ty(glob)}", "pg")
+
+
+def _probe_subscripts(p: Probe, k: str | None, back: int = 0) -> list:
+    """Affine subscripts of the probed element (the last one `back` lower): constants, and
+    `k + c` in dim `p.dim` inside the probe's loop."""
+    out = []
+    for d, c in enumerate(p.at):
+        c -= back if d == len(p.at) - 1 else 0
+        out.append(_plus(k, c) if k is not None and d == p.dim else str(c))
+    return out
+
+
+def _last_extent(ref) -> int:
+    """The last extent every storage `ref` may be has (an alias: the smallest of its alternatives)."""
+    refs = ref.alts if isinstance(ref, View) and ref.kind in ALIAS_KINDS else (ref,)
+    return min(static_shape(a)[-1] for a in refs)
+
+
+def _render_probe(r: _Renderer, p: Probe, ind: str) -> list:
+    """The probe in place, or (callee) a call of a private function holding it."""
+    if not p.callee:
+        return _probe_body(r, p, ind, _ProbeScope(r, p, False))
+    sc = _ProbeScope(r, p, True)
+    body = _probe_body(r, p, "    ", sc)
+    ta, to = r.ty(p.alias), r.ty(p.out)
+    r.helpers += ([f"  func.func private @{p.callee}(%x: {ta}, %o: {to}) {{"] + sc.head + body
+                  + ["    return", "  }"])
+    return [f"{ind}func.call @{p.callee}({ssa(p.alias)}, %{p.out.name}) : ({ta}, {to}) -> ()"]
+
+
+def _probe_body(r: _Renderer, p: Probe, ind: str, sc: _ProbeScope) -> list:
+    lines: list = []
+    tag = r.fresh("")[1:]
+    k = None
+    if p.trips > 1:
+        k = f"%fk{tag}"
+        lines.append(f"{ind}affine.for {k} = 0 to {p.trips} {{")
+        ind += "  "
+    at = ", ".join(_probe_subscripts(p, k))
+    ref, ty = sc.ref(p.ref), r.ty(p.ref)
+    lines.append(f"{ind}affine.store {sc.value(p.value)}, {ref}[{at}] : {ty}")
+    for w in p.writes:
+        lines += _probe_write(r, p, w, ind, k, sc)
+    v = f"%fv{tag}"
+    lines.append(f"{ind}{v} = affine.load {ref}[{at}] : {ty}")
+    out = "%o" if sc.callee else f"%{p.out.name}"
+    lines.append(f"{ind}affine.store {v}, {out}[{k or 0}] : {r.ty(p.out)}")
+    if k is not None:
+        lines.append(f"{ind[:-2]}}}")
+    return lines
+
+
+def _probe_write(r: _Renderer, p: Probe, w, ind: str, k: str | None, sc: _ProbeScope) -> list:
+    """One write of the probed element (see `model.ProbeWrite`)."""
+    ref, ty, val, elem = sc.ref(w.ref), r.ty(w.ref), sc.value(w.value), r.elem
+    subs = _probe_subscripts(p, k)
+    if w.kind == "loop":
+        j = r.fresh("fwj")
+        inner = ", ".join(subs[:-1] + [j])
+        return [f"{ind}affine.for {j} = 0 to {_last_extent(w.ref)} {{",
+                f"{ind}  affine.store {val}, {ref}[{inner}] : {ty}", f"{ind}}}"]
+    if w.kind == "scf_if":
+        lines: list = []
+        b = sc.true() if sc.callee else r.cond(lines, ind, r.prog.inputs[0])
+        return lines + [f"{ind}scf.if {b} {{", f"{ind}  affine.store {val}, {ref}[{', '.join(subs)}] : {ty}", f"{ind}}}"]
+    if w.kind == "memref_store":
+        lines, idx = [], []
+        for d, c in enumerate(p.at):
+            if k is not None and d == p.dim:
+                if c:
+                    s = r.fresh("fwi")
+                    lines.append(f"{ind}{s} = arith.addi {k}, {sc.index(c)} : index")
+                    idx.append(s)
+                else:
+                    idx.append(k)
+            else:
+                idx.append(sc.index(c))
+        return lines + [f"{ind}memref.store {val}, {ref}[{', '.join(idx)}] : {ty}"]
+    if w.kind == "vector_store":
+        vt = f"vector<{w.width}x{elem}>"
+        b = r.fresh("fwb")
+        box = ", ".join(_probe_subscripts(p, k, w.back))
+        return [f"{ind}{b} = vector.broadcast {val} : {elem} to {vt}",
+                f"{ind}affine.vector_store {b}, {ref}[{box}] : {ty}, {vt}"]
+    if w.kind == "copy":
+        name = f"fwc{r.fresh('')[1:]}"
+        r.globals.append(f"  memref.global \"private\" constant @{name} : {ty} = "
+                         f"{_dense_text(r.prog.constants[w.value], elem)}")
+        src = r.fresh("fws")
+        return [f"{ind}{src} = memref.get_global @{name} : {ty}",
+                f"{ind}memref.copy {src}, {ref} : {ty} to {ty}"]
+    if w.kind == "call":
+        params = f"%m: {ty}" + (", %k: index" if k is not None else "")
+        inner = ", ".join(_probe_subscripts(p, "%k" if k is not None else None))
+        r.helpers += [f"  func.func private @{w.callee}({params}) {{",
+                      f"    %v = arith.constant {_const_text(r.prog.constants[w.value], elem)}",
+                      f"    affine.store %v, %m[{inner}] : {ty}", "    return", "  }"]
+        args, types = (f"{ref}, {k}", f"{ty}, index") if k is not None else (ref, ty)
+        return [f"{ind}func.call @{w.callee}({args}) : ({types}) -> ()"]
+    raise ValueError(f"unknown probe write {w.kind}")
