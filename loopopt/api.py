@@ -9,14 +9,18 @@
     res.remarks_yaml()            # LLVM optimization records
 
 Knobs are the fields of `loopopt.options.Options` (the seed's cl::opt knobs and loopopt's
-switches); an unknown knob or a value of the wrong type is a TypeError/ValueError naming it.
+switches); an unknown knob or a value of the wrong type is a TypeError, a value out of range, a
+bad pipeline or a pipeline naming a pass its switch turns off a ValueError (loopopt.errors.
+UsageError), all raised before any IR is read. The contract (source types, interrupts, state
+kept across calls) is in docs/interfaces.md.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 
-from .options import TARGETS, Options, Target
+from .errors import UsageError, printable
+from .options import TARGETS, Options, Target, knob_range_error, parse_passes, pipeline_conflict
 from .remarks import Remark, fpg_dot, remarks_yaml
 
 CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # the seed's checkpoint dump (loop_opt_doctor.cpp)
@@ -42,8 +46,10 @@ def make_options(target: str | Target = "trn1", **knobs) -> Options:
         want = bool if isinstance(getattr(Options(), name), bool) else int
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             raise TypeError(f"loopopt.optimize: knob {name!r} must be {want.__name__}, not {type(value).__name__}")
-        if want is int and value < 0:
-            raise ValueError(f"loopopt.optimize: knob {name!r} must be >= 0, got {value}")
+        if want is int:
+            why = knob_range_error(name, value, f"loopopt.optimize: knob {name!r}")
+            if why is not None:
+                raise UsageError(why)
     return Options(target=target, **knobs)
 
 
@@ -105,24 +111,100 @@ class Result:
         return "\n".join(out) + "\n"
 
 
-def optimize(source, target: str | Target = "trn1", *, filename: str = "<input>",
+SOURCE_TYPES = "MLIR text (str, or UTF-8 bytes) or an ir.Module (loopopt.mlir.ir.Module)"
+
+
+def optimize(source, target: str | Target = "trn1", *, filename: str | None = None,
              passes: list[str] | str | None = None, explain: bool = False, ir_after_each: bool = False,
              **knobs) -> Result:
     """Run loopopt on MLIR text (str or bytes) or an `ir.Module` (optimized in place).
 
     target: trn1 (default), inf2, trn2 or cpu. knobs: `Options` fields, e.g. distance_threshold,
     sb_size, psum_size, enable_loop_distribution, enable_profitable_loop_fusion, enable_licm,
-    verify_each. filename: the name remarks and records give the input. passes: an explicit
-    pipeline (`["fuse", "licm"]` or "fuse,licm") instead of the whole pass. explain: also keep
-    the seed's log lines (`Result.trace`) and the Fusion Profit Graphs (`Result.fpg`).
+    verify_each. filename: the name every location, detail and record gives the input (default:
+    `<input>` for text, for a module the file `loopopt.mlir.parse_module` read it from). passes:
+    an explicit pipeline (`["fuse", "licm"]` or "fuse,licm") instead of the whole pass. explain:
+    also keep the seed's log lines (`Result.trace`) and the Fusion Profit Graphs (`Result.fpg`).
     ir_after_each: keep each function's IR after each step (`Result.ir_after`).
-    Bad input raises loopopt.errors.LoopOptError with one line `file:line:col: error: ...`."""
-    from . import driver
 
-    options = make_options(target, **knobs)
-    if isinstance(passes, str):
-        passes = [p.strip() for p in passes.split(",") if p.strip()]
-    res = driver.optimize(source, options, filename=filename, passes=passes, explain=explain, dump_ir=ir_after_each)
+    Bad input raises loopopt.errors.LoopOptError with one line `file:line:col: error: ...`; a
+    module is then left as it was. So it is after an interrupt: if KeyboardInterrupt (or any
+    BaseException) stops the call before the optimized module is complete, the module is restored
+    to its state before the call, then the exception propagates."""
+    return run(source, make_options(target, **knobs), filename=filename, passes=passes, explain=explain,
+               ir_after_each=ir_after_each)
+
+
+def check_request(options: Options, passes) -> list[str] | None:
+    """The pipeline as a checked list (None: the whole pass); raises UsageError for a bad one or
+    one that names a pass a switch turns off. The CLI calls it before reading the input."""
+    pipeline = parse_passes(passes) if passes is not None else None
+    conflict = pipeline_conflict(options, pipeline)
+    if conflict is not None:
+        raise UsageError(conflict)
+    return pipeline
+
+
+def run(source, options: Options, *, filename: str | None = None, passes=None, explain: bool = False,
+        ir_after_each: bool = False, interrupt: str = "forward") -> Result:
+    """`optimize` with built Options. `interrupt`: what an interrupt does while the work runs on
+    its big-stack thread (mlir.call_with_big_stack): `forward` (stop it, restore, re-raise) or
+    `raise` (re-raise at once: the CLI, which exits)."""
+    from . import driver, mlir
+
+    is_module = isinstance(source, mlir.ir.Module)
+    if not is_module and not isinstance(source, (str, bytes, bytearray)):
+        raise TypeError(f"loopopt.optimize: source must be {SOURCE_TYPES}, not {type(source).__name__}"
+                        + _source_hint(source))
+    if filename is None:
+        filename = mlir.source_file(source.operation) if is_module else "<input>"
+    elif not isinstance(filename, str):
+        raise TypeError(f"loopopt.optimize: filename must be a str, not {type(filename).__name__}")
+    filename = printable(filename)
+    pipeline = check_request(options, passes)
+    if is_module:
+        depth = mlir.region_depth(source.operation)
+        if depth > mlir.MAX_NESTING_DEPTH:
+            from .errors import LoopOptError
+
+            raise LoopOptError(f"{filename}: error: module nests {depth} regions deep; loopopt handles at most "
+                               f"{mlir.MAX_NESTING_DEPTH}")
+
+    def work(token):
+        if not is_module:
+            res = driver.optimize(source, options, filename=filename, passes=pipeline, explain=explain,
+                                  dump_ir=ir_after_each)
+            token.commit()
+            return res
+        with mlir.source_named(source.context, filename):
+            snapshot = mlir.snapshot_module(source)
+            try:
+                res = driver.optimize(source, options, filename=filename, passes=pipeline, explain=explain,
+                                      dump_ir=ir_after_each)
+                if any(r.message.startswith("[INTERNAL] module rolled back") for r in res.remarks):
+                    mlir.restore_module(source, snapshot)  # the text is the input's; so is the module
+                    snapshot = None
+                token.commit()
+            except BaseException:
+                if snapshot is not None:
+                    mlir.restore_module(source, snapshot)
+                raise
+            if snapshot is not None:
+                mlir.erase_innermost_first(snapshot)
+            return res
+
+    res = mlir.call_with_big_stack(work, interrupt=interrupt)
     return Result(text=res.text, remarks=list(res.remarks.remarks), stats=dict(res.stats), options=options,
                   filename=filename, trace=list(res.remarks.trace), fpg=list(res.remarks.fpg),
                   ir_after=list(res.ir_after), input_text=res.input_text)
+
+
+def _source_hint(source) -> str:
+    """What to pass instead of a path or a bare operation."""
+    import os
+
+    if isinstance(source, os.PathLike):
+        return " (to optimize a file, pass its text: open(path).read())"
+    if type(source).__name__ in ("Operation", "OpView") or hasattr(source, "operation"):
+        return " (pass the ir.Module that holds it)"
+    return ""

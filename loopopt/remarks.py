@@ -28,11 +28,22 @@ class Remark:
     location: str = ""
     args: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def detail(self) -> str:
+        """Our detail after the seed's text (`--remarks` shows it in brackets), or ''."""
+        detail = self.args.get("detail") if isinstance(self.args, dict) else None
+        return str(detail) if detail else ""
+
+    @property
+    def text(self) -> str:
+        """The message as `--remarks` prints it, without the location, kind and function: what
+        LLVM's tools show as the record's message (the concatenation of its YAML Args)."""
+        return f"{self.message} [{self.detail}]" if self.detail else self.message
+
     def render(self) -> str:
         where = f"{self.location}: " if self.location else ""
         fn = f" (in @{self.function})" if self.function else ""
-        detail = self.args.get("detail") if isinstance(self.args, dict) else None
-        extra = f" [{detail}]" if detail else ""
+        extra = f" [{self.detail}]" if self.detail else ""
         return f"{where}{self.kind.lower()}: {self.message}{fn}{extra}"
 
     def to_json(self) -> str:
@@ -166,11 +177,22 @@ class RemarkLog:
 
 # ---------------------------------------------------------------------------------------
 # LLVM optimization records (YAML), written without a YAML library.
+#
+# LLVM's tools build a record's message by concatenating the values of all its Args, in order
+# (opt-viewer's optrecord.py `Remark.message`; LLVM's own records spell `inlined into` as a
+# `String` between a `Callee` and a `Caller`). So the Args are the message cut into pieces: the
+# text between arguments as `String`s, each argument the message mentions under its own key with
+# the text the message shows, as a string (`Level: '0'`; an argument that is a source location
+# also carries a DebugLoc, which opt-viewer turns into a link). Arguments the message does not
+# show (the refusal code: it is the record's Name; hoisted ops, shapes, ...) are left out: every
+# value would be concatenated into the message. `--remarks-json` keeps every argument.
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.@/-]*\Z")
 _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf"}
-# Args that only repeat the message or are internal bookkeeping.
-_SKIPPED_ARGS = ("loops", "reason")
+# Args that the message never shows as such: `loops` repeats loop1 and loop2, `reason` the detail
+# or the message, `code` is the record's Name, `detail` follows the message in brackets.
+_NOT_IN_MESSAGE = ("loops", "reason", "code", "detail")
+_WORD_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:@%-")
 
 
 def yaml_scalar(value: Any) -> str:
@@ -194,29 +216,88 @@ def yaml_scalar(value: Any) -> str:
 
 def debug_loc(location: str) -> tuple[str, int, int] | None:
     """(file, line, column) of a `file:line:col` location, None without a line and column."""
-    m = re.match(r"(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\Z", location or "")
+    m = re.match(r"(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\Z", location or "", re.S)
     if not m:
         return None
     return m.group("file"), int(m.group("line")), int(m.group("col"))
 
 
+def _spellings(value: Any) -> list[str]:
+    """How a message may show an argument's value (floats: as an integer, %g, repr)."""
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, float):
+        out = [str(int(value))] if value.is_integer() and abs(value) < 1e15 else []
+        return out + [f"{value:g}", repr(value)]
+    if isinstance(value, (list, tuple)):
+        items = [str(v) for v in value]
+        return [":".join(items), ", ".join(items)] if items else []
+    text = str(value)
+    return [text] if text else []
+
+
+def _find_word(message: str, word: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first occurrence of `word` in `message` that stands alone (not inside a longer number,
+    name or location) and overlaps no span already taken."""
+    start = message.find(word)
+    while start >= 0:
+        end = start + len(word)
+        alone = (start == 0 or message[start - 1] not in _WORD_CHARS) and \
+                (end == len(message) or message[end] not in _WORD_CHARS)
+        if alone and all(end <= a or start >= b for a, b in taken):
+            return start, end
+        start = message.find(word, start + 1)
+    return None
+
+
+def message_args(r: Remark) -> list[tuple[str, str]]:
+    """The record's Args as (key, text) pairs whose texts concatenate to `r.text`: `String` pieces
+    and, for each argument the message shows, its CamelCase key and the text shown."""
+    spans: list[tuple[int, int, str]] = []
+    for key, value in (r.args or {}).items():
+        if key in _NOT_IN_MESSAGE:
+            continue
+        for word in _spellings(value):
+            hit = _find_word(r.message, word, [(a, b) for a, b, _ in spans])
+            if hit is not None:
+                spans.append((hit[0], hit[1], camel_case(key)))
+                break
+    out: list[tuple[str, str]] = []
+    at = 0
+    for a, b, key in sorted(spans):
+        if a > at:
+            out.append(("String", r.message[at:a]))
+        out.append((key, r.message[a:b]))
+        at = b
+    if at < len(r.message) or not out:
+        out.append(("String", r.message[at:]))
+    if r.detail:
+        out += [("String", " ["), ("Detail", r.detail), ("String", "]")]
+    return out
+
+
+def _debug_loc_text(file: str, line: int, col: int) -> str:
+    return f"{{ File: {yaml_scalar(file)}, Line: {line}, Column: {col} }}"
+
+
 def remark_yaml(r: Remark, filename: str | None = None) -> str:
     """One `--- !Kind` document: Pass, Name, DebugLoc (when the remark has a position), Function
     (`<module>` for module-level remarks: LLVM's parser requires one) and Args, a list of
-    single-key mappings: the message first (`String`), then each argument by CamelCase name."""
+    single-key mappings whose string values concatenate to the message (`message_args`); an
+    argument that is a source location also carries its DebugLoc."""
     lines = [f"--- !{r.kind}", f"Pass:            {yaml_scalar(r.pass_name)}",
              f"Name:            {yaml_scalar(r.name)}"]
     loc = debug_loc(r.location)
     if loc is not None:
-        file = filename if filename is not None else loc[0]
-        lines.append(f"DebugLoc:        {{ File: {yaml_scalar(file)}, Line: {loc[1]}, Column: {loc[2]} }}")
+        lines.append(f"DebugLoc:        {_debug_loc_text(filename if filename is not None else loc[0], *loc[1:])}")
     lines.append(f"Function:        {yaml_scalar(r.function or '<module>')}")
     lines.append("Args:")
-    lines.append(f"  - String:          {yaml_scalar(r.message)}")
-    for key, value in (r.args or {}).items():
-        if key in _SKIPPED_ARGS or value is None or value == "" or value == []:
-            continue
-        lines.append(f"  - {yaml_scalar(camel_case(key)) + ':':<16} {yaml_scalar(value)}")
+    for key, text in message_args(r):
+        lines.append(f"  - {yaml_scalar(key) + ':':<16} {yaml_scalar(str(text))}")
+        arg_loc = debug_loc(text) if key != "String" else None
+        if arg_loc is not None:
+            file = filename if filename is not None else arg_loc[0]
+            lines.append(f"    DebugLoc:        {_debug_loc_text(file, *arg_loc[1:])}")
     return "\n".join(lines) + "\n"
 
 

@@ -148,6 +148,11 @@ def _tagged(loader, suffix, node):
 _RecordLoader.add_multi_constructor("!", _tagged)
 
 
+def _message(doc) -> str:
+    """The message LLVM's tools show: every Args value, concatenated (optrecord.Remark.message)."""
+    return "".join(v for a in doc["Args"] for k, v in a.items() if k != "DebugLoc")
+
+
 def test_remarks_yaml_is_llvm_optimization_records(explain_file, tmp_path, capsys):
     out = tmp_path / "r.yaml"
     run_cli([explain_file, "--target", "cpu", "--remarks-yaml", str(out), "-o", os.devnull], capsys)
@@ -160,8 +165,11 @@ def test_remarks_yaml_is_llvm_optimization_records(explain_file, tmp_path, capsy
         assert doc["__kind__"] == r.kind
         assert doc["Pass"] == r.pass_name
         assert doc["Function"] == (r.function or "<module>")
-        assert isinstance(doc["Args"], list) and all(isinstance(a, dict) and len(a) == 1 for a in doc["Args"])
-        assert doc["Args"][0] == {"String": r.message}
+        assert isinstance(doc["Args"], list)
+        for a in doc["Args"]:  # one value each, a string; a located value also has a DebugLoc
+            assert isinstance(a, dict) and len(a) - ("DebugLoc" in a) == 1, a
+            assert all(isinstance(v, str) for k, v in a.items() if k != "DebugLoc"), a
+        assert _message(doc) == r.text
         if r.location:
             line, col = map(int, r.location.rsplit(":", 2)[1:])
             assert doc["DebugLoc"] == {"File": explain_file, "Line": line, "Column": col}
@@ -169,13 +177,17 @@ def test_remarks_yaml_is_llvm_optimization_records(explain_file, tmp_path, capsy
             assert "DebugLoc" not in doc
     refused = docs[2]
     assert (refused["__kind__"], refused["Name"], refused["Function"]) == ("Missed", "NegativeDistance", "explain")
-    args = {k: v for a in refused["Args"] for k, v in a.items()}
+    args = {k: v for a in refused["Args"] for k, v in a.items() if k not in ("String", "DebugLoc")}
     assert args["Loop1"] == f"{explain_file}:3:3" and args["Loop2"] == f"{explain_file}:7:3"
-    assert (args["Level"], args["Profit"], args["Code"]) == (0, 512, "NEGATIVE_DISTANCE")
+    assert (args["Level"], args["Profit"]) == ("0", "512") and "Code" not in args  # the code is the Name
     assert args["Detail"].startswith("RAW on memref.alloc")
+    loop2 = next(a for a in refused["Args"] if "Loop2" in a)
+    assert loop2["DebugLoc"] == {"File": explain_file, "Line": 7, "Column": 3}
+    assert _message(refused) == (f"[STOP FUSION] negative distance dep in def-use: {explain_file}:3:3 and "
+                                 f"{explain_file}:7:3, level = 0, profit = 512 [{args['Detail']}]")
     fused = docs[3]
     assert (fused["__kind__"], fused["Name"]) == ("Passed", "LoopFusion")
-    assert docs[-1]["Args"][0] == {"String": "numLoopsFused = 1"}
+    assert docs[-1]["Args"] == [{"String": "numLoopsFused = 1"}]
 
 
 def test_yaml_scalars_survive_quotes_and_odd_text():
@@ -184,10 +196,25 @@ def test_yaml_scalars_survive_quotes_and_odd_text():
     r = Remark("fusion", "Missed", "it's: [odd] {text} # not a comment", "f", "a b.mlir:1:2",
                {"detail": "line1\nline2", "count": 3, "yes": "no"})
     (doc,) = [d for d in yaml.load_all(remarks_yaml([r]), Loader=_RecordLoader) if d]
-    args = {k: v for a in doc["Args"] for k, v in a.items()}
-    assert args == {"String": "it's: [odd] {text} # not a comment", "Detail": "line1\nline2", "Count": 3,
-                    "Yes": "no"}
+    # count and yes are not in the message: left out (concatenated, they would change it)
+    assert doc["Args"] == [{"String": "it's: [odd] {text} # not a comment"}, {"String": " ["},
+                           {"Detail": "line1\nline2"}, {"String": "]"}]
+    assert _message(doc) == r.text
     assert doc["DebugLoc"] == {"File": "a b.mlir", "Line": 1, "Column": 2}
+
+
+def test_yaml_arguments_are_the_words_the_message_shows():
+    """An argument is keyed only where the message shows it standing alone: `1` is not found in
+    `f.mlir:11:5`, `0` not inside `10`; the pieces always concatenate to the message."""
+    from loopopt.remarks import Remark, message_args
+
+    r = Remark("fusion", "Passed", "[LOOP FUSION] , level = 1 fused f.mlir:11:5 and f.mlir:1:10 profit = 1.34218e+08",
+               "f", "f.mlir:11:5", {"loop1": "f.mlir:11:5", "loop2": "f.mlir:1:10", "level": 1,
+                                    "profit": 134217728.0, "code": "LOOP_FUSION", "hoisted": []})
+    args = message_args(r)
+    assert "".join(t for _, t in args) == r.text
+    assert [k for k, _ in args] == ["String", "Level", "String", "Loop1", "String", "Loop2", "String", "Profit"]
+    assert dict(args)["Profit"] == "1.34218e+08" and dict(args)["Level"] == "1"
 
 
 # ---------------------------------------------------------------------------------------
@@ -332,7 +359,7 @@ def test_api_errors_are_clear():
         loopopt.optimize(EXPLAIN, distance=3)
     with pytest.raises(TypeError, match="knob 'enable_licm' must be bool"):
         loopopt.optimize(EXPLAIN, enable_licm=1)
-    with pytest.raises(ValueError, match="must be >= 0"):
+    with pytest.raises(ValueError, match="must be an integer from 0 to 2147483647, got -1"):
         loopopt.optimize(EXPLAIN, sb_size=-1)
     with pytest.raises(ValueError, match="unknown target 'gpu'"):
         loopopt.optimize(EXPLAIN, "gpu")
