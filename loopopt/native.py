@@ -37,10 +37,14 @@ from .toolchain import find_tool, mlir_opt
 
 # The one lowering used for every variant. Math ops with an LLVM intrinsic (exp, tanh, sqrt, ...)
 # become intrinsics; the rest become libm calls, which mlir-runner resolves from its own process.
-# memref.alloc/dealloc become malloc/free.
+# memref.alloc/dealloc become malloc/free. Vector ops (affine.vector_load/store lower to vector.load/
+# store; vector.fma, vector.broadcast, vector.reduction) become LLVM vector instructions; a program
+# without vector ops lowers to the same text with or without that pass (checked on every benchmark
+# program, docs/cpu_codegen.md).
 LOWERING_PASSES: tuple[str, ...] = (
     "--lower-affine",
     "--convert-scf-to-cf",
+    "--convert-vector-to-llvm",
     "--convert-math-to-llvm",
     "--convert-math-to-libm",
     "--expand-strided-metadata",
@@ -648,3 +652,70 @@ def compare_outputs(a: Sequence[Output], b: Sequence[Output], rtol: float = 0.0)
         if diff is not None:
             return diff
     return None
+
+
+# ----------------------------------------------------------------------------- LLVM's vectorizer
+
+@dataclass(frozen=True)
+class VectorizerRemark:
+    """One remark of LLVM's loop vectorizer about a loop of the harness (`-pass-remarks=loop-vectorize`).
+
+    `line`/`col` are positions in `source` (the harness text: the kernel module as re-printed, then
+    @main), `source_line` is that line's text, so a caller finds its loop by what the line says."""
+
+    line: int
+    col: int
+    message: str
+    source_line: str
+    in_kernel: bool  # the position is in the kernel module, not in @main
+
+    @property
+    def vectorized(self) -> bool:
+        return self.message.startswith("vectorized loop")
+
+    @property
+    def width(self) -> int | None:
+        """The vectorization width of a vectorized loop."""
+        import re
+
+        m = re.search(r"vectorization width: (\d+)", self.message)
+        return int(m.group(1)) if m else None
+
+
+def llvm_vectorizer_remarks(text: str, kernel: str, sizes: Sequence, timeout: float = 600) -> list[VectorizerRemark]:
+    """What LLVM's loop vectorizer did with each loop of @kernel under mlir-runner -O3.
+
+    The harness is lowered with LOWERING_PASSES plus `--ensure-debug-info-scope-on-llvm-func`
+    (line tables only: the remarks then carry the MLIR positions of the loops) and run once with
+    the loop-vectorize remarks on. The timed code is the same as run_native's; only debug line
+    tables are added, which do not change what the vectorizer decides."""
+    harness = make_harness(text, kernel, sizes, reps=1, warmup=1)
+    lines = harness.splitlines()
+    main_line = next((k + 1 for k, ln in enumerate(lines) if "func.func @main()" in ln), len(lines) + 1)
+    runner, opt = find_tool("mlir-runner"), find_tool("mlir-opt")
+    if runner is None or opt is None:
+        raise NativeError("mlir-opt/mlir-runner 22 not found: apt-get install -y mlir-22-tools")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, low = os.path.join(tmp, "harness.mlir"), os.path.join(tmp, "lowered.mlir")
+        with open(src, "w") as f:
+            f.write(harness)
+        p = subprocess.run([opt, src, *LOWERING_PASSES, "--ensure-debug-info-scope-on-llvm-func",
+                            "-mlir-print-debuginfo", "-o", low], capture_output=True, text=True, timeout=timeout)
+        if p.returncode != 0:
+            raise NativeError("lowering failed: " + first_error_line(p.stderr))
+        cmd = [runner, *RUNNER_FLAGS, f"-shared-libs={runtime_library()}", "--pass-remarks=loop-vectorize",
+               "--pass-remarks-missed=loop-vectorize", "--pass-remarks-analysis=loop-vectorize", low]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise NativeError(f"mlir-runner timed out after {timeout:.0f} s") from None
+    if p.returncode != 0:
+        raise NativeError(f"mlir-runner exited {p.returncode}: {first_error_line(p.stderr)}")
+    import re
+
+    out = []
+    for m in re.finditer(r"^remark: harness\.mlir:(\d+):(\d+): (.*)$", p.stderr, re.MULTILINE):
+        line, col = int(m.group(1)), int(m.group(2))
+        source = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        out.append(VectorizerRemark(line, col, m.group(3).strip(), source, line < main_line))
+    return out
