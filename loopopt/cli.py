@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import os
-import secrets
-import stat
 import sys
+from dataclasses import dataclass
 
-from .errors import LoopOptError
+from .errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, LoopOptError, UsageError, \
+    printable
 from .options import DEFAULT_TARGET, TARGETS, Options
+from .outputs import CLOSED_STREAMS, Output, check_outputs, guard_std_streams, write_output
 
 CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # also loopopt.api.CHECKPOINT_FILE (not imported: --help stays fast)
 
@@ -24,7 +24,8 @@ def _bool(text: str) -> bool:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with the project's error contract: one line on stderr, exit 2 (bad command line)."""
+    """argparse with the project's error contract: one line on stderr, exit 2 (bad command line),
+    before any input is read (argparse reads no file)."""
 
     def error(self, message: str):
         self.exit(2, f"loopopt: error: {message} (see loopopt --help)\n")
@@ -67,8 +68,10 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        sys.stdout.write(version_text())
-        sys.stdout.flush()
+        try:
+            write_output(Output("--version", "-"), version_text())
+        except LoopOptError as e:
+            parser.exit(EXIT_INPUT, f"{e}\n")
         parser.exit(0)
 
 
@@ -104,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the seed's log lines (printParams, updateFPG, [LOOP FUSION], numLoopsFused) (stderr)")
     p.add_argument("--fpg-dot", metavar="FILE", help="write the Fusion Profit Graphs as Graphviz DOT to FILE")
     p.add_argument("--checkpoint", action="store_true",
-                   help=f"write {CHECKPOINT_FILE} (parameters, IR after each phase) in the current directory")
+                   help=f"write {CHECKPOINT_FILE} (parameters, IR after each phase) in the current directory; "
+                        "never overwrites one (remove it first)")
     p.add_argument("--timing", action="store_true", help="print the wall time of each phase (stderr)")
     p.add_argument("--print-ir-after-all", action="store_true",
                    help="print each function's IR after each step (stderr)")
@@ -112,10 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from_args(a: argparse.Namespace) -> Options:
-    if a.loop_opt_distance_threshold < 0:
-        raise LoopOptError("loopopt: error: --loop-opt-distance-threshold must be >= 0")
-    if a.loop_opt_sb_size < 0 or a.loop_opt_psum_size < 0:
-        raise LoopOptError("loopopt: error: --loop-opt-sb-size and --loop-opt-psum-size must be >= 0 bytes")
+    """The Options the flags ask for; UsageError (exit 2) for a knob out of its range."""
+    from .options import knob_range_error
+
+    for name, flag in (("distance_threshold", "--loop-opt-distance-threshold"), ("sb_size", "--loop-opt-sb-size"),
+                       ("psum_size", "--loop-opt-psum-size")):
+        why = knob_range_error(name, getattr(a, flag[2:].replace("-", "_")), flag)
+        if why is not None:
+            raise UsageError(f"loopopt: error: {why}")
     return Options(
         target=TARGETS[a.target],
         distance_threshold=a.loop_opt_distance_threshold,
@@ -127,174 +135,177 @@ def options_from_args(a: argparse.Namespace) -> Options:
     )
 
 
-def _read_input(path: str) -> tuple[bytes, str]:
+@dataclass
+class Request:
+    """What a command line asks for, checked: the input, the options and pipeline, and every
+    output in writing order (`-o` last)."""
+
+    args: argparse.Namespace
+    input: str  # a path, or - for stdin
+    filename: str  # the input's name in every message, remark and record
+    options: Options
+    passes: list[str] | None
+    outputs: list[Output]
+
+
+def validate(args: argparse.Namespace) -> Request:
+    """The one place flags are checked, all before any input is read: knob ranges, the pipeline
+    and its conflicts with the switches (UsageError, exit 2), and the outputs: none may destroy
+    another or the input (exit 2), each must be writable (exit 1)."""
+    from . import api
+
+    options = options_from_args(args)
+    passes = api.check_request(options, args.passes)
+    outputs = []
+    if args.checkpoint:
+        outputs.append(Output("--checkpoint", CHECKPOINT_FILE, exclusive=True))
+    for flag, path in (("--remarks-json", args.remarks_json), ("--remarks-yaml", args.remarks_yaml),
+                       ("--fpg-dot", args.fpg_dot)):
+        if path is not None:
+            outputs.append(Output(flag, path))
+    outputs.append(Output("-o", args.output))
+    check_outputs(outputs, args.input)
+    filename = "<stdin>" if args.input == "-" else printable(args.input)
+    return Request(args, args.input, filename, options, passes, outputs)
+
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024  # far more than any program loopopt finishes in reasonable time
+_CHUNK = 1024 * 1024
+
+
+def read_input(path: str, filename: str) -> bytes:
+    """The input's bytes, read in chunks and refused as soon as they cannot be MLIR text: MLIR
+    bytecode (its magic first), a NUL byte (/dev/zero, binary files), more than MAX_INPUT_BYTES
+    (an endless stream); a closed stdin or an unreadable path in one line."""
+    from .mlir import BYTECODE_MAGIC, bytecode_message
+
     if path == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
-    try:
-        with open(path, "rb") as f:
-            return f.read(), path
-    except OSError as e:
-        raise LoopOptError(f"{path}: error: cannot read input: {e.strerror}") from None
-
-
-def _write_output(path: str, text: str) -> None:
-    """Write `text` to `path` without ever damaging what the path names.
-
-    `-` is stdout. A symlink is followed to the file it names (the link stays). A regular file, or a
-    path that does not exist yet, is replaced atomically: a failure leaves the old file or no file,
-    never half a file. Anything else (a character device such as /dev/null, a FIFO, a descriptor
-    under /proc such as /dev/stdout) cannot be replaced, only written to, so it is written straight.
-    """
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    data = text.encode("utf-8")
-    try:
-        target = _resolve_output(path)
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            st = None
-        if target is not None and (st is None or stat.S_ISREG(st.st_mode)):
-            _replace_file(target, data, st)
-        else:
-            _write_through(path, data)
-    except OSError as e:
-        raise LoopOptError(f"{path}: error: cannot write output: {e.strerror or e}") from None
-
-
-def _resolve_output(path: str) -> str | None:
-    """The path of the file that `path` names after following symlinks, or None if the path leads
-    into /proc: there a link names an open descriptor (/dev/stdout), which is written, never replaced."""
-    p = os.path.abspath(path)
-    for _ in range(40):  # the kernel's own limit on a chain of links
-        d = os.path.realpath(os.path.dirname(p))
-        if d == "/proc" or d.startswith("/proc/"):
-            return None
-        p = os.path.join(d, os.path.basename(p))
-        if not os.path.islink(p):
-            return p
-        p = os.path.join(d, os.readlink(p))
-    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
-
-
-def _replace_file(target: str, data: bytes, old: os.stat_result | None) -> None:
-    """Write a temporary file beside `target`, then rename it over `target`.
-
-    A new file gets the mode the umask allows (0666 & ~umask, as any program's new file); a replaced
-    file keeps its mode and, where permitted, its owner."""
-    d = os.path.dirname(target)
-    for _ in range(100):
-        tmp = os.path.join(d, f".loopopt-{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-            break
-        except FileExistsError:
-            continue
+        if 0 in CLOSED_STREAMS or sys.stdin is None:
+            raise LoopOptError(f"{filename}: error: cannot read input: stdin is closed")
+        stream, close = sys.stdin.buffer, False
     else:
-        raise OSError(errno.EEXIST, f"no free temporary file name in {d}")
-    try:
-        if old is not None:
-            os.fchmod(fd, stat.S_IMODE(old.st_mode))
-            if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
-                try:
-                    os.fchown(fd, old.st_uid, old.st_gid)
-                except PermissionError:
-                    pass
-        _write_all(fd, data)
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, target)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _write_through(path: str, data: bytes) -> None:
-    """Write into what `path` names as it is (device, FIFO, descriptor): opened for appending, so a
-    descriptor that names a regular file is never truncated."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+            stream, close = open(path, "rb", buffering=0), True
+        except OSError as e:
+            raise LoopOptError(f"{filename}: error: cannot read input: {e.strerror}") from None
+    chunks, size = [], 0
     try:
-        _write_all(fd, data)
+        while True:
+            chunk = stream.read(_CHUNK)
+            if not chunk:
+                break
+            if size == 0 and chunk.startswith(BYTECODE_MAGIC):  # (a shorter first read: parse_module's check)
+                raise LoopOptError(bytecode_message(filename))
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                raise LoopOptError(f"{filename}: error: input contains NUL bytes (byte {size + nul}); "
+                                   "expected MLIR text")
+            size += len(chunk)
+            if size > MAX_INPUT_BYTES:
+                raise LoopOptError(f"{filename}: error: input is larger than {MAX_INPUT_BYTES >> 20} MiB, "
+                                   "the most loopopt reads")
+            chunks.append(chunk)
+    except OSError as e:
+        raise LoopOptError(f"{filename}: error: cannot read input: {e.strerror}") from None
     finally:
-        os.close(fd)
+        if close:
+            stream.close()
+    return b"".join(chunks)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+def _err(text: str) -> None:
+    """Diagnostics to stderr, best effort: a closed or full stderr loses them (as mlir-opt's
+    do), never the run and never into stdout."""
+    stream = sys.stderr
+    if stream is None or not text:
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def write_outputs(req: Request, result, data: bytes) -> None:
+    """The one place a run's results are written: the reports on stderr, then the files in
+    `req.outputs` order (the checkpoint, side files, `-o` last; a failure stops there with exit 1,
+    and every file written before it is whole)."""
+    a = req.args
+    if a.print_ir_after_all:
+        _err(result.ir_after_all_text())
+    if a.print_params:
+        _err(req.options.params_text() + "\n")
+    if a.print_analysis:
+        from .analysis.report import analysis_report
+        from .mlir import call_with_big_stack
+
+        _err(call_with_big_stack(lambda token: analysis_report(data, req.filename), interrupt="raise"))
+    if a.trace:
+        _err("".join(line + "\n" for line in result.trace))
+    if a.remarks:
+        _err(result.remarks_text())
+    texts = {"--checkpoint": result.checkpoint_text, "--remarks-json": result.remarks_json,
+             "--remarks-yaml": result.remarks_yaml, "--fpg-dot": result.fpg_dot, "-o": lambda: result.text}
+    for out in req.outputs:
+        write_output(out, texts[out.flag]())
+    if a.timing:
+        _err(result.timing_text())
 
 
 def run(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    from . import api  # imported late: `--help` stays fast
-    data, filename = _read_input(args.input)
-    opts = options_from_args(args)
-    passes = None
-    if args.passes is not None:
-        passes = [p.strip() for p in args.passes.split(",") if p.strip()]
-    knobs = {name: getattr(opts, name) for name in api.knob_names()}
-    result = api.optimize(data, opts.target, filename=filename, passes=passes,
-                          explain=args.trace or bool(args.fpg_dot),
-                          ir_after_each=args.print_ir_after_all or args.checkpoint, **knobs)
-    if args.print_ir_after_all:
-        sys.stderr.write(result.ir_after_all_text())
-    if args.print_params:
-        print(opts.params_text(), file=sys.stderr)
-    if args.print_analysis:
-        from .analysis.report import analysis_report
-        print(analysis_report(data, filename), file=sys.stderr, end="")
-    if args.trace:
-        sys.stderr.write("".join(line + "\n" for line in result.trace))
-    if args.remarks:
-        sys.stderr.write(result.remarks_text())
-    if args.remarks_json:
-        _write_output(args.remarks_json, result.remarks_json())
-    if args.remarks_yaml:
-        _write_output(args.remarks_yaml, result.remarks_yaml())
-    if args.fpg_dot:
-        _write_output(args.fpg_dot, result.fpg_dot())
-    if args.checkpoint:
-        _write_output(CHECKPOINT_FILE, result.checkpoint_text())
-    _write_output(args.output, result.text)
-    if args.timing:
-        sys.stderr.write(result.timing_text())
-    return 0
+    """Parse, check (before any input is read), read, optimize, write. Errors raise: LoopOptError
+    (exit 1), UsageError (exit 2); `main` turns them into one line and the exit code."""
+    args = build_parser().parse_args(argv)
+    req = validate(args)
+    data = read_input(req.input, req.filename)
+    from . import api
+
+    result = api.run(data, req.options, filename=req.filename, passes=req.passes,
+                     explain=args.trace or bool(args.fpg_dot),
+                     ir_after_each=args.print_ir_after_all or args.checkpoint, interrupt="raise")
+    write_outputs(req, result, data)
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> None:
+    guard_std_streams()
     try:
         code = run(argv)
-    except LoopOptError as e:
-        print(str(e), file=sys.stderr)
-        code = 1
+    except LoopOptError as e:  # UsageError too: its exit_code is 2
+        _err(str(e) + "\n")
+        code = e.exit_code
     except KeyboardInterrupt:
-        print("loopopt: interrupted", file=sys.stderr)
-        code = 130
+        _err("loopopt: interrupted\n")
+        code = EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader closed the pipe (`loopopt x.mlir | head`): like any filter, stop quietly.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 141
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno() if sys.stdout else 1)
+        code = EXIT_BROKEN_PIPE
     except RecursionError:
-        print("loopopt: error: input nests too deeply to process", file=sys.stderr)
-        code = 1
+        _err("loopopt: error: input nests too deeply to process\n")
+        code = EXIT_INPUT
     except MemoryError:
-        print("loopopt: error: out of memory", file=sys.stderr)
-        code = 1
+        _err("loopopt: error: out of memory\n")
+        code = EXIT_INPUT
     except Exception as e:  # an internal error is reported in one line, never a traceback
-        print(f"loopopt: internal error: {type(e).__name__}: {e} (please report with the input)", file=sys.stderr)
-        code = 2
+        _err(f"loopopt: internal error: {type(e).__name__}: {e} (please report with the input)\n")
+        code = EXIT_INTERNAL
+    _flush_quietly()
     sys.exit(code)
+
+
+def _flush_quietly() -> None:
+    """Flush stdout now, dropping what a dead or full stdout cannot take: the interpreter's own
+    flush at exit would print a traceback-like warning and change the exit code to 120."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":

@@ -376,6 +376,10 @@ def test_non_affine_load_and_store_in_loops_keep_results(tmp_path, target):
         assert_same_results(NON_AFFINE, text, seed=seed)
 
 
-def test_bad_flag_value_is_one_error_line(tmp_path):
-    line = assert_clean_error(tmp_path, _sample_program().encode(), "--loop-opt-distance-threshold=-3")
-    assert "distance-threshold" in line
+def test_bad_flag_value_is_one_error_line_exit_2(tmp_path):
+    """A knob out of range is a bad command line: exit 2 (the documented code), one line, and the
+    output file left alone."""
+    p, out = run_cli(tmp_path, _sample_program().encode(), "--loop-opt-distance-threshold=-3", old_output=OLD_OUTPUT)
+    lines = p.stderr.decode().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and "distance-threshold" in lines[0], p.stderr
+    assert out.read_bytes() == OLD_OUTPUT
