@@ -120,6 +120,47 @@ def copy_bandwidth(bench: dict) -> float | None:
     return max(bandwidths(bench).values(), default=None)
 
 
+def peaks(bench: dict) -> dict[str, float]:
+    """FLOP/s of each peak kernel: its FLOPs / its best time (flushed regime)."""
+    out = {}
+    for prog in bench["programs"]:
+        t = valid_time(prog["variants"].get("input"), "best")
+        if "peak" in prog["tags"] and t and prog.get("flops"):
+            out[prog["name"]] = prog["flops"] / t
+    return out
+
+
+def peak_flops(bench: dict) -> float | None:
+    """The machine's peak FLOP/s: the best of the peak kernels (each vector width its own kernel)."""
+    return max(peaks(bench).values(), default=None)
+
+
+def attainable(prog: dict, peak: float | None, bw: float | None) -> float | None:
+    """The program's roofline time: max(FLOPs / peak, compulsory bytes / bandwidth)."""
+    flops = prog.get("flops")
+    if flops is None or not peak or not bw:
+        return None
+    return max(flops / peak, (prog["read_bytes"] + prog["written_bytes"]) / bw)
+
+
+def roofline_share(prog: dict, variant: str, peak: float | None, bw: float | None,
+                   regime: str = "flushed") -> float | None:
+    """Attainable time / the variant's best time: 1.0 runs at the roofline."""
+    t_roof = attainable(prog, peak, bw)
+    t = valid_time(prog["variants"].get(variant), "best", regime)
+    return t_roof / t if t_roof and t else None
+
+
+def machine_line(bench: dict) -> str:
+    """The roofline of the core, as measured in this run."""
+    bw, peak = copy_bandwidth(bench), peak_flops(bench)
+    kernels = ", ".join(f"{name} {rate / 1e9:.1f} GFLOP/s" for name, rate in peaks(bench).items()) or "n/a"
+    ridge = f"; ridge point {peak / bw:.1f} FLOP/byte" if peak and bw else ""
+    return (f"Roofline of this core, measured in this run (one thread, the same lowering): peak "
+            f"**{_fmt(peak and peak / 1e9, '.1f')} GFLOP/s** ({kernels}), streaming bandwidth "
+            f"**{_fmt(bw and bw / 1e9, '.1f')} GB/s**{ridge}.")
+
+
 def _equal_cell(v: dict | None) -> str:
     if not v:
         return "—"
@@ -129,7 +170,7 @@ def _equal_cell(v: dict | None) -> str:
 
 
 def _programs(bench: dict) -> list[dict]:
-    return [p for p in bench["programs"] if "bandwidth" not in p["tags"]]
+    return [p for p in bench["programs"] if "bandwidth" not in p["tags"] and "peak" not in p["tags"]]
 
 
 def geomean_rows(bench: dict, regime: str = "flushed") -> list[tuple[str, int, dict]]:
@@ -214,7 +255,7 @@ def bench_markdown(bench: dict) -> list[str]:
     kernels = ", ".join(f"{name} {rate / 1e9:.1f} GB/s" for name, rate in bandwidths(bench).items())
     lines += [f"Measured memory bandwidth (bytes read + bytes written by a streaming kernel / its best time, "
               f"flushed regime; the best one is the reference): {kernels or 'n/a'} → "
-              f"**{_fmt(bw and bw / 1e9, '.1f')} GB/s**.", ""]
+              f"**{_fmt(bw and bw / 1e9, '.1f')} GB/s**.", "", machine_line(bench), ""]
     lines += floor_lines(bench) + [""]
     lines += ["## Geometric means", "",
               "Speedup = input time / variant time, per regime. `vs X` = X's time / loopopt's time (above 1: loopopt "
@@ -257,6 +298,7 @@ def bench_markdown(bench: dict) -> list[str]:
             lines.append(f"| {p['name']} | " + " | ".join(ms) + " | "
                          + " | ".join(_fmt(sp[n], ".2f", "—") + ("×" if sp[n] else "") for n in COMPARED) + " | "
                          + " | ".join(_fmt(ratio_to(p, mm, None, regime), ".2f", "—") for mm in MLIR) + " |")
+    lines += roofline_markdown(bench)
     lines += bandwidth_markdown(bench, bw)
     fails = [(p["name"], n, v) for p in bench["programs"] for n, v in p["variants"].items()
              if v["status"] != "ok" or v["equal"] is False]
@@ -271,6 +313,38 @@ def bench_markdown(bench: dict) -> list[str]:
 def _ms_cell(v: dict | None, regime: str = "flushed") -> str:
     med, best = valid_time(v, None, regime), valid_time(v, "best", regime)
     return "—" if med is None else f"{med * 1e3:.2f} ({best * 1e3:.2f})"
+
+
+def roofline_markdown(bench: dict) -> list[str]:
+    """Each program's FLOPs, compulsory bytes, attainable time and every variant's share of it."""
+    bw, peak = copy_bandwidth(bench), peak_flops(bench)
+    names = [n for n in ("input",) + COMPARED if any(n in p["variants"] for p in _programs(bench))]
+    lines = ["", "## Per program against the roofline", "",
+             machine_line(bench), "",
+             "FLOPs: floating-point arithmetic ops per execution and lane (fma 2, a math function 1), counted from "
+             "the input program at its benchmark sizes (`loopopt.analysis.roofline`; *declared* when the program "
+             "header gives `bench.flops`, *over* when an op under a condition was counted as always running). "
+             "Compulsory bytes: every memref argument read once and every one written once. Attainable = "
+             "max(FLOPs / peak, bytes / bandwidth); % of roofline = attainable / best call (flushed regime).", "",
+             "| program | GFLOP | compulsory MB | FLOP/byte | bound | attainable ms | "
+             + " | ".join(f"% of roofline {n}" for n in names) + " |",
+             "|---|---:|---:|---:|---|---:|" + "---:|" * len(names)]
+    for p in _programs(bench):
+        flops, nbytes = p.get("flops"), p["read_bytes"] + p["written_bytes"]
+        t_roof = attainable(p, peak, bw)
+        bound = "—" if t_roof is None else ("compute" if flops / peak >= nbytes / bw else "memory")
+        note = " (declared)" if p.get("flops_note") == "declared" else ("" if p.get("flops_exact", True) else " (over)")
+        cells = [_fmt(flops and flops / 1e9, ".3f") + note if flops is not None else "?",
+                 f"{nbytes / 1e6:.1f}", _fmt(flops / nbytes if flops is not None and nbytes else None, ".2f", "—"),
+                 bound, _fmt(t_roof and t_roof * 1e3, ".3f", "—")]
+        cells += [_fmt(_pct(roofline_share(p, n, peak, bw)), ".1f", "—") + ("%" if roofline_share(p, n, peak, bw)
+                                                                             else "") for n in names]
+        lines.append(f"| {p['name']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else 100.0 * x
 
 
 def bandwidth_markdown(bench: dict, bw: float | None) -> list[str]:

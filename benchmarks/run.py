@@ -5,6 +5,11 @@
     python3 benchmarks/run.py --only chain3_1d,atax   (written to results/variants/bench-only.json)
     python3 benchmarks/run.py --scaling    compile-time scaling only (slow)
 
+The machine's roofline is measured in the same run: its streaming bandwidth (the `bandwidth`
+kernels, copy and triad) and its peak FLOP/s (the `peak` kernels, independent vector FMAs); each
+program's FLOPs and compulsory bytes are counted (loopopt.analysis.roofline) and every time is
+also reported as a share of the program's attainable time.
+
 For each program: the input, loopopt's output and two MLIR pipelines' outputs are verified,
 lowered with one pipeline (loopopt.native.LOWERING_PASSES) and run with mlir-runner -O3 on
 identical inputs; the results are compared with the input's and the kernel is timed in two
@@ -163,9 +168,10 @@ def bench_program(program: suite.Program, variants, reps: int, warmup: int, roun
                           for regime in regimes if getattr(res, time_fields(regime)[1]) is not None) or res.status
         eq = {True: "equal", False: f"DIFFERENT ({res.mismatch})", None: ""}[res.equal]
         log(f"  {program.name:22s} {variant:12s} loops {res.loops!s:>3s}  {shown}  {eq}")
-    read, written = suite.traffic_bytes(program.text, program.kernel, program.sizes)
+    work = suite.program_work(program.text, program.kernel, program.sizes, program.flops)
     return {"name": program.name, "summary": program.summary, "tags": sorted(program.tags),
-            "rtol": program.rtol, "read_bytes": read, "written_bytes": written, "variants": rows}
+            "rtol": program.rtol, "read_bytes": work.read_bytes, "written_bytes": work.written_bytes,
+            "flops": work.flops, "flops_exact": work.exact, "flops_note": work.why, "variants": rows}
 
 
 def machine_info() -> dict:
@@ -193,7 +199,13 @@ def select(programs: list[suite.Program], only: str | None) -> list[suite.Progra
     unknown = wanted - {p.name for p in programs}
     if unknown:
         raise SystemExit(f"run.py: error: unknown program(s): {', '.join(sorted(unknown))}")
-    return [p for p in programs if p.name in wanted or p.has("bandwidth")]
+    return [p for p in programs if p.name in wanted or is_machine_kernel(p)]
+
+
+def is_machine_kernel(program: suite.Program) -> bool:
+    """The kernels that measure the machine's roofline (bandwidth, peak FLOP/s): run in every
+    run, input variant only."""
+    return program.has("bandwidth") or program.has("peak")
 
 
 def raise_priority(step: int) -> int:
@@ -214,7 +226,8 @@ def _terminate(signum, frame):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 timed repetitions instead of 10")
-    ap.add_argument("--only", metavar="NAMES", help="comma-separated program names (the copy kernel always runs)")
+    ap.add_argument("--only", metavar="NAMES", help="comma-separated program names (the bandwidth and peak kernels "
+                    "always run)")
     ap.add_argument("--reps", type=int, default=None, help="timed kernel calls per process (default 10, quick 3)")
     ap.add_argument("--rounds", type=int, default=None, help="processes per variant, order alternating (default 3, quick 1)")
     ap.add_argument("--flush-mib", type=int, default=128, metavar="MIB",
@@ -259,7 +272,7 @@ def main(argv=None) -> int:
                 "lowering": list(native.LOWERING_PASSES), "mlir_fusion": list(MLIR_FUSION),
                 "mlir_greedy": list(MLIR_GREEDY), "programs": []}
         for program in programs:
-            variants = ("input",) if program.has("bandwidth") else VARIANTS
+            variants = ("input",) if is_machine_kernel(program) else VARIANTS
             data["programs"].append(bench_program(program, variants, reps, warmup, rounds, a.flush_mib << 20,
                                                   regimes=regimes))
         data["wall_seconds"] = time.perf_counter() - start

@@ -8,15 +8,18 @@ the file. Header comments carry what the harness cannot read from the types:
                                            or a memref shape ([M, N]); `_` = the static shape
   // bench.tags: memory, symbolic          memory: a streaming chain (gets a bandwidth figure);
                                            symbolic: bounds are function arguments;
-                                           bandwidth: the copy kernel that measures the machine
+                                           bandwidth: a streaming kernel that measures the machine;
+                                           peak: an FMA kernel that measures the peak FLOP/s
   // bench.rtol: 1e-6                      allowed relative difference (default 0: identical bits)
+  // bench.flops: 2 * N * N * N            FLOPs of one call, declared (default: counted from the
+                                           program, loopopt.analysis.roofline; declare it where the
+                                           count is not exact)
 
 Without bench.args every argument must be a statically shaped memref.
 """
 from __future__ import annotations
 
 import ast
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -38,6 +41,7 @@ class Program:
     tags: frozenset = field(default_factory=frozenset)
     rtol: float = 0.0
     summary: str = ""
+    flops: int | None = None  # declared in the header (bench.flops); None: counted
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
@@ -101,7 +105,8 @@ def parse_program(path: str, text: str | None = None) -> Program:
     else:
         sizes = tuple(None for _ in _kernel_arg_types(text, kernel))
     tags = frozenset(t.strip() for t in fields.get("tags", "").split(",") if t.strip())
-    return Program(name, path, text, kernel, sizes, tags, float(fields.get("rtol", 0.0)), summary)
+    flops = _eval_size(ast.parse(fields["flops"], mode="eval").body, names, path) if "flops" in fields else None
+    return Program(name, path, text, kernel, sizes, tags, float(fields.get("rtol", 0.0)), summary, flops)
 
 
 def load_programs(directory: str = PROGRAM_DIR) -> list[Program]:
@@ -209,28 +214,21 @@ def _concrete(fn: ir.Operation, sizes: tuple) -> tuple:
     return tuple(list(t.shape) if s is None and isinstance(t, ir.MemRefType) else s for t, s in zip(types, sizes))
 
 
-_READS = {"affine.load": 0, "memref.load": 0, "affine.vector_load": 0, "vector.load": 0}
-_WRITES = {"affine.store": 1, "memref.store": 1, "affine.vector_store": 1, "vector.store": 1}
-
-
 def traffic_bytes(text: str, kernel: str, sizes: tuple) -> tuple[int, int]:
     """(bytes of memref arguments the kernel reads, bytes of those it writes), each whole
     argument counted once: the least traffic any schedule of the program can have."""
-    module = mlir.parse_module(text)
-    with module.context:
-        fn = _kernel_fn(module, kernel)
-        entry = mlir.func_body(fn)
-        sizes = _concrete(fn, sizes)
-        read, written = set(), set()
-        for op in mlir.walk(fn):
-            for table, into in ((_READS, read), (_WRITES, written)):
-                if op.name in table:
-                    k = _arg_index(op.operands[table[op.name]], entry)
-                    if k is not None:
-                        into.add(k)
-        types = fn.attributes["function_type"].value.inputs
+    work = program_work(text, kernel, sizes)
+    return work.read_bytes, work.written_bytes
 
-        def nbytes(k: int) -> int:
-            return math.prod(sizes[k]) * mlir.element_size_bytes(types[k].element_type)
 
-        return sum(nbytes(k) for k in read), sum(nbytes(k) for k in written)
+def program_work(text: str, kernel: str, sizes: tuple, declared_flops: int | None = None):
+    """The roofline facts of a program at its benchmark sizes (loopopt.analysis.roofline.Work);
+    a declared FLOP count (bench.flops) replaces the counted one and is exact by declaration."""
+    from dataclasses import replace
+
+    from loopopt.analysis.roofline import program_work as count
+
+    work = count(text, kernel, sizes)
+    if declared_flops is not None:
+        work = replace(work, flops=int(declared_flops), exact=True, why="declared")
+    return work

@@ -214,3 +214,43 @@ def test_report_quotes_both_regimes_into_the_readme_between_markers(tmp_path):
     readme.write_text("no markers\n")
     assert not report.quote_bench_in_readme(str(readme), bench)
     assert readme.read_text() == "no markers\n"
+
+
+# ------------------------------------------------------------------ report: the roofline
+
+def test_report_roofline_from_the_machine_kernels_of_the_run():
+    import report
+
+    bench = _bench({"compute": ((10, 10), (5, 5)), "stream": ((10, 10), (4, 4))})
+    compute, stream = bench["programs"]
+    compute.update(flops=4e9, read_bytes=10 ** 6, written_bytes=0)  # 4 GFLOP: compute-bound
+    stream.update(flops=10 ** 6, read_bytes=6 * 10 ** 7, written_bytes=2 * 10 ** 7)  # 80 MB: memory-bound
+    bench["programs"] += [
+        {"name": "fma_peak_256", "tags": ["peak"], "flops": 2e8, "read_bytes": 0, "written_bytes": 0,
+         "variants": {"input": _variant(2.0, 2.0)}},  # 100 GFLOP/s
+        {"name": "fma_peak_512", "tags": ["peak"], "flops": 2e8, "read_bytes": 0, "written_bytes": 0,
+         "variants": {"input": _variant(1.0, 1.0)}},  # 200 GFLOP/s: the peak
+        {"name": "copy", "tags": ["bandwidth"], "read_bytes": 10 ** 8, "written_bytes": 10 ** 8,
+         "variants": {"input": _variant(10.0, 10.0)}},  # 20 GB/s
+    ]
+    assert report.peak_flops(bench) == pytest.approx(200e9)
+    assert report.copy_bandwidth(bench) == pytest.approx(20e9)
+    assert report.attainable(compute, 200e9, 20e9) == pytest.approx(0.02)  # 4e9 / 200e9
+    assert report.attainable(stream, 200e9, 20e9) == pytest.approx(0.004)  # 8e7 / 20e9
+    assert report.roofline_share(compute, "loopopt", 200e9, 20e9) == pytest.approx(0.02 / 0.005)
+    assert report.roofline_share(stream, "input", 200e9, 20e9) == pytest.approx(0.004 / 0.010)
+    text = "\n".join(report.bench_markdown(bench))
+    assert "peak **200.0 GFLOP/s** (fma_peak_256 100.0 GFLOP/s, fma_peak_512 200.0 GFLOP/s)" in text
+    assert "| % of roofline input | % of roofline loopopt |" in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| stream | 0.001 |"))
+    assert "| memory | 4.000 | 40.0% | 100.0% |" in row
+    # the machine kernels are not programs of the tables
+    assert not any(ln.startswith("| fma_peak_512 |") for ln in text.splitlines())
+
+
+def test_counted_flops_of_the_peak_kernels_match_their_headers():
+    for p in suite.load_programs():
+        if p.has("peak"):
+            w = suite.program_work(p.text, p.kernel, p.sizes)
+            lanes = 16 if p.name.endswith("512") else 8
+            assert w.flops == 2 * lanes * 10 * ((1 << 20) * 8 // lanes) and w.exact, p.name
