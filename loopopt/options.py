@@ -43,6 +43,10 @@ class Options:
     enable_profitable_loop_fusion: bool = True
     enable_licm: bool = True
     verify_each: bool = True  # verify after every transform step; roll back on failure
+    # cpu code generation (issue 24, docs/cpu_codegen.md); with both switches off every result stays bit-exact
+    approximate_math: bool = False  # math.exp/log/tanh/erf in vectorizable loops become polynomials (bounded error)
+    reassociate: bool = False  # float sum/product reductions may be reordered into vector partial sums
+    vector_bits: int = 256  # vector register width the cpu plan assumes (AVX2; LLVM's choice on AVX-512 too)
 
     @property
     def sb_budget(self) -> int:
