@@ -1998,7 +1998,10 @@ class CompiledModule:
         return arr
 
     # -- running
-    def run(self, name: str, args: list, max_ops: int = DEFAULT_MAX_OPS) -> list:
+    def run(self, name: str, args: list, max_ops: int = DEFAULT_MAX_OPS, keep_globals: bool = False) -> list:
+        """Run @name on `args`. Every run starts with the globals' initial values, unless
+        `keep_globals`: then they hold what the previous run of this module left (as in one
+        process calling the function again, which the native harness does)."""
         if not self.has_body.get(name, False):
             if name in self.has_body:
                 raise InterpreterError(f"{self.filename}: @{name} has no body")
@@ -2006,7 +2009,8 @@ class CompiledModule:
         fn = self.ns[self.py_names[name]]
         self.max_ops = max_ops
         self.budget[0] = max_ops
-        self.globals_live = {}
+        if not keep_globals:
+            self.globals_live = {}
         try:
             with np.errstate(all="ignore"):
                 out = fn(*args)
