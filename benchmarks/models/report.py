@@ -1,0 +1,333 @@
+"""Tables of the model-block benchmark from its results file (standard library only).
+
+    python3 benchmarks/models/report.py                 models.md and README's section from models.json
+    python3 benchmarks/models/report.py FILE.json --md OUT.md [--readme README.md]
+
+Rules (each table says them too):
+* a column's time is the lower quartile of all its timed calls in a regime (benchmarks/report.py's
+  rule: on a shared machine the median moves with other work, the single best call with an idle
+  sibling core); "best" is the fastest call;
+* a column counts only if it ran and is correct: WRONG (a miscompile: an error above the
+  tolerance against any reference) and failed columns are left out of every time and ratio;
+* speedup = plain's time / the column's; "x fw" = the column's time / the faster of torch's and
+  IREE's (above 1: slower than the frameworks);
+* best MLIR = the fastest correct one of mlir-fusion, mlir-greedy, mlir-scalrep (per regime);
+* roofline = the block's attainable time (max(FLOPs / peak, compulsory bytes / bandwidth), the
+  roofs measured in the same run) over the column's time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+RESULTS = os.path.join(REPO, "benchmarks", "results")
+MLIR = ("mlir-fusion", "mlir-greedy", "mlir-scalrep")
+FRAMEWORKS = ("torch", "iree")
+README_BEGIN = "<!-- models-results: generated from benchmarks/results/models.json by benchmarks/models/report.py; do not edit -->"
+README_END = "<!-- end of models-results -->"
+TITLES = {"plain": "plain", "best-mlir": "best MLIR", "best-lf-mlir": "linalg-fusion + best MLIR",
+          "loopopt": "loopopt", "linalg-fusion+loopopt": "linalg-fusion + loopopt", "torch": "torch", "iree": "IREE"}
+SUMMARY = ("plain", "best-mlir", "best-lf-mlir", "loopopt", "linalg-fusion+loopopt", "torch", "iree")
+
+
+def quantile(xs, q: float):
+    """The q-quantile of xs (linear interpolation between order statistics)."""
+    if not xs:
+        return None
+    xs = sorted(xs)
+    pos = q * (len(xs) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def counts(col: dict | None) -> bool:
+    """A column's times count only if it ran and every reference agreed with it."""
+    return bool(col) and col.get("status") == "ok" and col.get("correct") is True
+
+
+def time_of(col: dict | None, regime: str, stat: str = "q1"):
+    if not counts(col):
+        return None
+    xs = (col.get("times") or {}).get(regime) or []
+    return quantile(xs, 0.25) if stat == "q1" else (min(xs) if xs else None)
+
+
+def best_mlir(block: dict, regime: str, prefix: str = "") -> tuple[str | None, float | None]:
+    """(name, time) of the fastest correct MLIR pipeline (on the plain or, with the prefix, the
+    fused lowering)."""
+    cells = [(time_of(block["columns"].get(prefix + m), regime), prefix + m) for m in MLIR]
+    cells = [(t, n) for t, n in cells if t is not None]
+    if not cells:
+        return None, None
+    t, n = min(cells)
+    return n, t
+
+
+def resolve(block: dict, key: str, regime: str) -> tuple[str | None, float | None]:
+    """The column a summary key stands for and its time."""
+    if key == "best-mlir":
+        return best_mlir(block, regime)
+    if key == "best-lf-mlir":
+        return best_mlir(block, regime, "linalg-fusion+")
+    return key, time_of(block["columns"].get(key), regime)
+
+
+def framework_time(block: dict, regime: str):
+    ts = [time_of(block["columns"].get(f), regime) for f in FRAMEWORKS]
+    ts = [t for t in ts if t is not None]
+    return min(ts) if ts else None
+
+
+def attainable(block: dict, roof: dict):
+    peak, bw = (roof or {}).get("peak_flops"), (roof or {}).get("bandwidth")
+    if not peak or not bw or block.get("flops") is None or block.get("bytes") is None:
+        return None
+    return max(block["flops"] / peak, block["bytes"] / bw)
+
+
+def _ms(t) -> str:
+    if t is None:
+        return "n/a"
+    ms = t * 1e3
+    return f"{ms:.3f}" if ms < 1 else f"{ms:.2f}" if ms < 100 else f"{ms:.0f}"
+
+
+def _x(r) -> str:
+    return "n/a" if r is None else f"{r:.2f}x" if r < 10 else f"{r:.1f}x"
+
+
+def _err(e) -> str:
+    if e is None:
+        return "n/a"
+    if isinstance(e, str) or math.isinf(e) or math.isnan(e):
+        return "inf (NaN or sizes)" if not isinstance(e, str) else e
+    return "0" if e == 0 else f"{e:.1e}"
+
+
+def verdict(col: dict | None) -> str:
+    """One cell: ok / WRONG (error vs reference) / FAIL (step) / skipped."""
+    if not col:
+        return "n/a"
+    status = col.get("status", "")
+    if status.startswith("skipped"):
+        return "skipped"
+    if col.get("correct") is False:
+        return f"**WRONG** ({_err(col.get('error'))} vs {col.get('error_against')})"
+    if status != "ok":
+        return f"FAIL ({status.split(':', 1)[0]})"
+    if col.get("correct") is None:
+        return "unchecked"
+    return "ok"
+
+
+def column_line(block: str, col: dict, regimes) -> str:
+    """One log line per column."""
+    shown = "  ".join(f"{r} {_ms(time_of(col, r))} ms" for r in regimes if time_of(col, r) is not None)
+    loops = f"loops {col['loops']:>3d}" if col.get("loops") is not None else " " * 9
+    return f"{block:12s} {col['name']:28s} {loops}  {verdict(col):40s} {shown or col.get('status', '')}"
+
+
+def summary_cell(block: dict, key: str, regime: str) -> str:
+    name, t = resolve(block, key, regime)
+    if key in ("best-mlir", "best-lf-mlir"):
+        prefix = "linalg-fusion+" if key == "best-lf-mlir" else ""
+        wrong = [m.replace("mlir-", "") for m in MLIR if (block["columns"].get(prefix + m) or {}).get("correct") is False]
+        if t is None:
+            return "**WRONG**: all" if len(wrong) == len(MLIR) else "n/a"
+        return f"{_ms(t)} ({name.replace(prefix, '').replace('mlir-', '')})"
+    col = block["columns"].get(key)
+    if t is None:
+        v = verdict(col)
+        return v if v != "ok" else "n/a"
+    return _ms(t)
+
+
+def miscompiles(block: dict) -> list[str]:
+    return [f"{n} ({_err(c.get('error'))} vs {c.get('error_against')})" for n, c in block["columns"].items()
+            if c.get("correct") is False]
+
+
+def summary_table(data: dict, regime: str) -> list[str]:
+    """Blocks x columns: each column's time (ms), the best correct MLIR pipeline named, the
+    miscompiles listed, loopopt's speedup over plain and its time over the faster framework."""
+    head = ("| block | " + " | ".join(TITLES[k] for k in SUMMARY)
+            + " | loopopt speedup | loopopt x fw | linalg-fusion + loopopt x fw | WRONG (error vs reference) |")
+    lines = [head, "|---" * (len(SUMMARY) + 5) + "|"]
+    for b in data["blocks"]:
+        plain = time_of(b["columns"].get("plain"), regime)
+        fw = framework_time(b, regime)
+        lo = time_of(b["columns"].get("loopopt"), regime)
+        lf = time_of(b["columns"].get("linalg-fusion+loopopt"), regime)
+        cells = [summary_cell(b, k, regime) for k in SUMMARY]
+        cells += [_x(plain / lo if plain and lo else None), _x(lo / fw if lo and fw else None),
+                  _x(lf / fw if lf and fw else None), "; ".join(miscompiles(b)) or "none"]
+        lines.append(f"| {b['name']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def block_table(block: dict, data: dict) -> list[str]:
+    """Every column of one block: correctness, loops, and per regime time, best, speedup over
+    plain, time over the faster framework and share of the roofline."""
+    regimes = data.get("regimes", ["flushed", "warm"])
+    roof = attainable(block, data.get("roofline"))
+    head = "| column | correct | error (vs) | loops | intermediate KiB |"
+    for r in regimes:
+        head += f" {r} ms | {r} best | {r} speedup | {r} x fw | {r} roofline |"
+    lines = [head, "|---" * (5 + 5 * len(regimes)) + "|"]
+    best = {r: {best_mlir(block, r)[0], best_mlir(block, r, "linalg-fusion+")[0]} for r in regimes}
+    for name, col in block["columns"].items():
+        err = "" if col.get("error") is None else f"{_err(col['error'])} ({col.get('error_against')})"
+        placed = "" if col.get("placed_bytes") is None else f"{col['placed_bytes'] / 1024:.0f}"
+        mark = " (best MLIR" + (", " + ", ".join(r for r in regimes if name in best[r]) + ")") if any(name in best[r] for r in regimes) else ""
+        row = [f"{name}{mark}", verdict(col), err, "" if col.get("loops") is None else str(col["loops"]), placed]
+        for r in regimes:
+            t = time_of(col, r)
+            plain = time_of(block["columns"].get("plain"), r)
+            fw = framework_time(block, r)
+            row += [_ms(t), _ms(time_of(col, r, "best")), _x(plain / t if plain and t else None),
+                    _x(t / fw if t and fw else None), f"{100 * roof / t:.0f}%" if roof and t else "n/a"]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def roofline_line(data: dict) -> str:
+    roof = data.get("roofline") or {}
+    peak, bw = roof.get("peak_flops"), roof.get("bandwidth")
+    if not peak or not bw:
+        return "Roofline: not measured in this run (" + (roof.get("note") or "--no-roofline") + ")."
+    kernels = ", ".join(f"{n} {k['rate'] / 1e9:.1f} {'GFLOP/s' if k['kind'] == 'peak' else 'GB/s'}"
+                        for n, k in roof.get("kernels", {}).items() if "rate" in k)
+    return (f"Roofline measured in this run (benchmarks/run.py's kernels, the same harness, best flushed call): "
+            f"peak **{peak / 1e9:.1f} GFLOP/s**, streaming bandwidth **{bw / 1e9:.1f} GB/s** ({kernels}).")
+
+
+def run_line(data: dict) -> str:
+    m = data.get("machine", {})
+    date = time.strftime("%Y-%m-%d", time.gmtime(data.get("date", 0)))
+    fw = data.get("frameworks", {})
+    notes = "; ".join(f"{k} column skipped: {v['note']}" for k, v in fw.items() if not v.get("tool"))
+    wall = f"{data['wall_seconds']:.0f} s, " if data.get("wall_seconds") else ""
+    return (f"Run of {date} on {m.get('cpu', '?')} ({m.get('cpus', '?')} CPUs): {wall}{data.get('rounds')} process(es) x "
+            f"{data.get('reps')} timed calls per column and regime ({data.get('warmup')} warm-up), flushed = "
+            f"{data.get('flush_mib')} MiB read before every timed call, warm = calls back to back; niceness "
+            f"{data.get('niceness')}. Machine load: at start `{data.get('uptime_start', '?')}`, at end "
+            f"`{data.get('uptime_end', '?')}`." + (f" {notes}." if notes else ""))
+
+
+def versions_line(data: dict) -> str:
+    vs = {}
+    for b in data["blocks"]:
+        for n in FRAMEWORKS:
+            v = (b["columns"].get(n) or {}).get("version")
+            if v:
+                vs[n] = v
+    return ", ".join(f"{n} {v}" for n, v in vs.items())
+
+
+def markdown(data: dict) -> list[str]:
+    regimes = data.get("regimes", ["flushed", "warm"])
+    out = ["# Model blocks: MLIR's pipelines, loopopt, torch eager and IREE (benchmarks/models/run.py)", "",
+           "Generated from `models.json` by `benchmarks/models/report.py`; do not edit.", "", run_line(data), "",
+           "**The machine was shared with other work during this run: compare ratios within it; the numbers are "
+           "to be regenerated on an idle machine.**" if _busy(data) else "", "",
+           roofline_line(data), "",
+           f"Correctness: every column against the fixture's saved torch outputs (checksums, or values when "
+           f"small), against torch's full outputs when torch is installed, and the affine columns against the "
+           f"plain lowering; error = max |got - want| / max |want| (checksums: difference / sum |x|), tolerance "
+           f"{data.get('rtol')}. A WRONG column is left out of every time. Frameworks: {versions_line(data) or 'none'}; "
+           f"IREE flags: `{' '.join(data.get('iree_flags', []))}`, device local-sync.", "",
+           "Times are the lower quartile of all timed calls (ms); speedup = plain / column; x fw = column / "
+           "the faster of torch and IREE (1.00x: as fast); best MLIR = the fastest correct of mlir-fusion, "
+           "mlir-greedy, mlir-scalrep (named in the cell).", ""]
+    for r in regimes:
+        out += [f"## {r}", ""] + summary_table(data, r) + [""]
+    out += ["## Per block", "", "roofline = attainable time / the column's time (above 100% only where the warm "
+            "working set sits in the caches); intermediate = bytes of memref.alloc/alloca left in the kernel.", ""]
+    for b in data["blocks"]:
+        work = ""
+        if b.get("flops") is not None:
+            work = (f" {b['flops'] / 1e6:.1f} MFLOP, {b.get('bytes', 0) / 2**20:.2f} MiB compulsory "
+                    f"({b.get('weight_bytes', 0) / 2**20:.2f} MiB of it weights)")
+        sizes = " / ".join(str(s) for s in b.get("run_sizes", [b.get("sizes")]))
+        out += [f"### {b['name']}", "", f"{b.get('what', '')}. Sizes (inputs, outputs; timed: the first) {sizes};{work}.", ""]
+        out += block_table(b, data) + [""]
+        fails = [f"{n}: {c['status']}" for n, c in b["columns"].items() if c.get("status") not in ("ok", None)]
+        if fails:
+            out += ["Not run: " + "; ".join(fails) + ".", ""]
+    out += ["Pipelines: " + "; ".join(f"`{k}` = `mlir-opt {' '.join(v)}`" for k, v in data.get("mlir_pipelines", {}).items())
+            + "; `linalg-fusion+X` = X on `frontend.lower(..., LoweringOptions(elementwise_fusion=True))`; "
+            "`loopopt` = `loopopt --target cpu` on the plain lowering.", ""]
+    return [ln for ln in out if ln is not None]
+
+
+def _busy(data: dict) -> bool:
+    load = (data.get("machine") or {}).get("load_average") or [0]
+    return bool(load) and load[0] > 0.5 * ((data.get("machine") or {}).get("cpus") or 1)
+
+
+def readme_lines(data: dict) -> list[str]:
+    """The README's section: the two summary tables and the run line."""
+    out = []
+    for r in data.get("regimes", ["flushed", "warm"]):
+        out += [f"**{r}** (ms, lower quartile of the calls; WRONG = a miscompile, left out of the times):", ""]
+        out += summary_table(data, r) + [""]
+    out += [run_line(data), "", roofline_line(data)]
+    if _busy(data):
+        out += ["", "The machine was shared during this run: ratios measured in it compare; the numbers are to be "
+                "regenerated on an idle machine."]
+    return out
+
+
+def write_markdown(data: dict, path: str) -> str:
+    with open(path, "w") as f:
+        f.write("\n".join(markdown(data)).replace("\n\n\n", "\n\n") + "\n")
+    return path
+
+
+def replace_between(path: str, begin: str, end: str, lines: list[str]) -> bool:
+    """Replace everything from the line starting like `begin` (up to its first colon) through the
+    `end` line with begin, `lines`, end; False (and nothing written) when a marker is missing."""
+    with open(path) as f:
+        text = f.read()
+    b = text.find(begin.split(":")[0] + ":")
+    e = text.find(end, b + 1) if b >= 0 else -1
+    if b < 0 or e < 0:
+        return False
+    new = text[:b] + begin + "\n" + "\n".join(lines) + "\n" + text[e:]
+    if new != text:
+        with open(path, "w") as f:
+            f.write(new)
+    return True
+
+
+def quote_in_readme(readme: str, data: dict) -> bool:
+    return replace_between(readme, README_BEGIN, README_END, readme_lines(data))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="?", default=os.path.join(RESULTS, "models.json"))
+    ap.add_argument("--md", default=None, help="markdown output (default: models.md beside the results)")
+    ap.add_argument("--readme", default=None, help="README to update between the models-results markers "
+                    "(default: the repository's, only for benchmarks/results/models.json)")
+    a = ap.parse_args(argv)
+    with open(a.results) as f:
+        data = json.load(f)
+    md = a.md or os.path.join(os.path.dirname(a.results), os.path.basename(a.results)[:-5] + ".md")
+    write_markdown(data, md)
+    readme = a.readme or (os.path.join(REPO, "README.md") if os.path.abspath(a.results) == os.path.join(RESULTS, "models.json") else None)
+    if readme and not quote_in_readme(readme, data):
+        print(f"report.py: {readme} has no models-results markers; left unchanged", file=sys.stderr)
+    print(f"wrote {md}" + (f" and {readme}" if readme else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
