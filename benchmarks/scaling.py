@@ -164,6 +164,65 @@ def licm_accesses(k: int) -> str:
     return "\n".join(lines + ["  }", "  return", "}"]) + "\n"
 
 
+def shared_buffer(n: int) -> str:
+    """N two-deep nests over one placed 16x16 buffer, each reading it transposed and in place and
+    writing it back (a[i][j] = (a[j][i] + a[i][j]) * 1.5), trip counts alternating 16 and 15 in
+    both loops: every candidate pair shares the buffer and is refused (unmatched trip counts, or
+    a refused nest in between), so liveness and the rescues see every pair."""
+    t = "memref<16x16xf32>"
+    lines = ["func.func @shared() {", "  %c = arith.constant 1.5 : f32", f"  %a = memref.alloc() : {t}"]
+    for k in range(n):
+        trip = _refused_trip(k)
+        lines += [f"  affine.for %i = 0 to {trip} {{",
+                  f"    affine.for %j = 0 to {trip} {{",
+                  f"      %x = affine.load %a[%j, %i] : {t}",
+                  f"      %y = affine.load %a[%i, %j] : {t}",
+                  "      %s = arith.addf %x, %y : f32",
+                  "      %z = arith.mulf %s, %c : f32",
+                  f"      affine.store %z, %a[%i, %j] : {t}",
+                  "    }",
+                  "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def strided_private(k: int) -> str:
+    """One loop of 4 iterations through a placed temporary each iteration owns, interleaved: K
+    stores of %a's elements to %b[i + 4j], then K loads of them in reverse order into %out.
+    Every index has IV coefficient 1, so the accesses form one residue class and contraction's
+    privacy check sees all 2K of them at once (unrolled_private's split into K classes)."""
+    n = 4 * k
+    t = f"memref<{n}xf32>"
+    lines = [f"func.func @strided(%a: {t}, %out: {t}) {{", f"  %b = memref.alloc() : {t}",
+             "  affine.for %i = 0 to 4 {"]
+    for j in range(k):
+        lines += [f"    %x{j} = affine.load %a[%i * {k} + {j}] : {t}",
+                  f"    affine.store %x{j}, %b[%i + {4 * j}] : {t}"]
+    for j in range(k):
+        lines += [f"    %y{j} = affine.load %b[%i + {4 * (k - 1 - j)}] : {t}",
+                  f"    affine.store %y{j}, %out[%i * {k} + {j}] : {t}"]
+    return "\n".join(lines + ["  }", "  return", "}"]) + "\n"
+
+
+def distribute_refused(k: int) -> str:
+    """A refused pair whose first loop has K statements: one loop of 4 iterations copying %a
+    into a placed %b (element i*K + j), then a loop reading %b[i*K + K], which the first loop
+    writes one iteration later (a negative distance). Distribution splits the first loop into K
+    loops, one of which fuses with the reader."""
+    n = 5 * k
+    t = f"memref<{n}xf32>"
+    lines = [f"func.func @distribute(%a: {t}, %out: {t}) {{", f"  %b = memref.alloc() : {t}",
+             "  affine.for %i = 0 to 4 {"]
+    for j in range(k):
+        lines += [f"    %x{j} = affine.load %a[%i * {k} + {j}] : {t}",
+                  f"    affine.store %x{j}, %b[%i * {k} + {j}] : {t}"]
+    lines += ["  }",
+              "  affine.for %i = 0 to 4 {",
+              f"    %y = affine.load %b[%i * {k} + {k}] : {t}",
+              f"    affine.store %y, %out[%i] : {t}",
+              "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
 MIXED_ACCESSES = 16  # load/store pairs in each mixed unit's many-access loop
 
 
@@ -259,7 +318,10 @@ PATTERNS = (
             (LOOPOPT_CPU, LOOPOPT_TRN1, LOOPOPT_DISTRIBUTE, MLIR_FUSION)),
     Pattern("licm", licm_accesses, (30, 60, 120, 240), "load/store pairs", BOTH + (MLIR_LICM,)),
     Pattern("unrolled_private", unrolled_private, (32, 64, 128, 256), "unrolled copies", BOTH),
+    Pattern("strided_private", strided_private, (32, 64, 128), "interleaved copies (2 accesses of %b each)", BOTH),
+    Pattern("distribute_refused", distribute_refused, (32, 64, 128), "statements in the refused loop", BOTH),
     Pattern("mixed", mixed, (40, 80, 160, 320), "units of 5 loops", BOTH),
+    Pattern("shared_buffer", shared_buffer, (50, 100, 200, 400), "nests over one buffer", BOTH),
     Pattern("deep_nest", deep_nest, (125, 250, 500), "loops deep", BOTH),
     Pattern("chain_10k", chain_interleaved, (2500, 5000, 10000), "loops (interleaved allocs)", BOTH),
 )
