@@ -14,14 +14,21 @@ receives the buffer) covers the box; a use that lets the buffer escape (returned
 op we do not model) counts as a whole-buffer read or write where it stands. The static count is
 kept when the buffer is used outside the loops' block, or isl cannot read an index.
 
-`Liveness` memoizes counts for one transform and listens to its rewriter
-(transforms/rewriter.py): any edit may move a write before the first loop or a read after the
-second, so every edit drops the memo. The isl work is cached by the access texts (loop names
+`Liveness` answers a pair's question without looking at the buffer's other users: per placed
+buffer it keeps the ops of the loops' block that use it (`BufferUsers`), in block order, with the
+union of the write bodies of every prefix and of the read bodies of every suffix, so a pair
+costs two binary searches in block order and one (cached) isl count, however many nests share
+the buffer. The index listens to the transform's rewriter (transforms/rewriter.py): an edit
+marks stale the buffers the edited ops use, which are re-read on their next question; every
+edit also drops the memo of answers. The isl work is cached by the access texts (loop names
 made positional), so a chain of N similar loops costs N look-ups, not N isl counts.
+`live_between` is the same answer by a scan of every user: the reference the index is tested
+against, and what `--print-analysis` reports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -30,7 +37,7 @@ from ..mlir import ir, op_key
 from .accesses import AccessPattern
 from .dependence import element_constraints, union_all
 from .effects import READ_OPS, WRITE_OPS, op_effects
-from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, buffer_key
+from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, alias_root, buffer_key
 
 BEFORE, BETWEEN, AFTER = "before", "between", "after"
 
@@ -217,13 +224,99 @@ def count_live(writes: tuple | None, reads: tuple | None, box: str, params: tupl
     return n
 
 
+@dataclass(frozen=True)
+class Side:
+    """What the users of a buffer on one side of a pair do with it: the element-set bodies of
+    their writes (before the first loop) or reads (after the second), a None body meaning any
+    element; whether there is any such access; whether a use there lets the buffer escape (a
+    whole-buffer access where it stands)."""
+
+    bodies: frozenset = frozenset()
+    any: bool = False
+    escapes: bool = False
+
+    def join(self, other: "Side") -> "Side":
+        bodies = self.bodies if other.bodies <= self.bodies else self.bodies | other.bodies
+        any_, escapes = self.any or other.any, self.escapes or other.escapes
+        if bodies is self.bodies and any_ == self.any and escapes == self.escapes:
+            return self
+        return Side(bodies, any_, escapes)
+
+
+NOTHING = Side()
+
+
+@dataclass
+class BufferUsers:
+    """The ops of one block that are, or enclose, a user of one placed buffer, in block order,
+    with the running unions (`Side`) of their writes from the block's start (`writes[i]`: over
+    tops[:i]) and of their reads from its end (`reads[k]`: over the last k tops).
+
+    Summaries are computed lazily, for the tops a question needs, in the order the full scan
+    (`live_between`) visits them: the analysis facts a question computes, and the names they
+    give, are the scan's. `outside` is why the static count is kept (a user outside the block)."""
+
+    root: ir.Value
+    order: object  # the block's BlockOrder
+    keys: list  # op keys of the tops, in block order
+    tops: list
+    outside: str | None = None
+    visit: list = field(default_factory=list)  # indices into keys, in the scan's order, not yet summarized
+    escaping: set = field(default_factory=set)  # indices of tops holding an escaping use
+    written: dict = field(default_factory=dict)  # index -> Side of its writes
+    read: dict = field(default_factory=dict)  # index -> Side of its reads
+    writes: list = field(default_factory=lambda: [NOTHING])
+    reads: list = field(default_factory=lambda: [NOTHING])
+
+    def count_before(self, op: ir.Operation) -> int:
+        """How many tops are `op` or come before it."""
+        rank = self.order.rank
+        return bisect_right(self.keys, rank[op_key(op)], key=rank.__getitem__)
+
+    def count_from(self, op: ir.Operation) -> int:
+        """Index of the first top that is `op` or comes after it."""
+        rank = self.order.rank
+        return bisect_left(self.keys, rank[op_key(op)], key=rank.__getitem__)
+
+
+def buffer_index(root: ir.Value, block: ir.Block, order) -> BufferUsers | None:
+    """The tops of `root`'s users in `block` (see BufferUsers), ordered by `order`; None if
+    `order` does not know one of them."""
+    tops: dict = {}
+    escaping = set()
+    outside = None
+    key = buffer_key(root)
+    for user in buffer_users(root):
+        top = ancestor_in(user, block)
+        if top is None:
+            if user.name == "memref.dealloc":
+                continue
+            outside = f"used outside the loops' block ({mlir.location_of(user)})"
+            break
+        kt = op_key(top)
+        tops.setdefault(kt, top)
+        if _escapes(user, key):
+            escaping.add(kt)
+    if outside is not None:
+        return BufferUsers(root, order, [], [], outside)
+    rank = order.rank
+    if any(k not in rank for k in tops):
+        return None
+    keys = sorted(tops, key=rank.__getitem__)
+    at = {k: n for n, k in enumerate(keys)}
+    return BufferUsers(root, order, keys, [tops[k] for k in keys], None, [at[k] for k in tops],
+                       {at[k] for k in escaping})
+
+
 class Liveness:
-    """liveN of placed buffers between sibling loops, memoized until the next IR edit."""
+    """liveN of placed buffers between sibling loops: per buffer, an index of its users in block
+    order (`BufferUsers`) kept current by rewriter events; answers memoized until the next edit."""
 
     def __init__(self, facts) -> None:
         self.facts = facts
         self._memo: dict = {}
         self._bodies: dict = {}  # access pattern -> its isl text (never stale)
+        self._index: dict = {}  # buffer root -> BufferUsers (current while it is present)
         self.orders: list = []  # current program orders of blocks (`position`'s `order`)
 
     def _order_of(self, l1: ir.Operation):
@@ -233,17 +326,128 @@ class Liveness:
         k = (root, op_key(l1), op_key(l2))
         hit = self._memo.get(k)
         if hit is None:
-            hit = self._memo[k] = live_between(root, l1, l2, self.facts, self._bodies, self._order_of(l1))
+            order = self._order_of(l1)
+            hit = self._indexed(root, l1, l2, order) if order is not None else None
+            if hit is None:  # a block nobody keeps the order of: scan
+                hit = live_between(root, l1, l2, self.facts, self._bodies, order)
+            self._memo[k] = hit
         return hit
 
     def live_n(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation) -> int:
         return self.between(root, l1, l2).elements
 
+    def _users(self, root: ir.Value, order) -> BufferUsers | None:
+        u = self._index.get(root)
+        if u is None or u.order is not order:
+            u = buffer_index(root, order.block, order)
+            if u is not None:
+                self._index[root] = u
+        return u
+
+    def _indexed(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation, order) -> LiveN | None:
+        """live_between's answer from the buffer's index: the writes of tops[:i] and the reads of
+        tops[j:], where tops[:i] are l1 and what precedes it, tops[j:] l2 and what follows.
+        None when the index cannot be built (the caller scans)."""
+        loc = self.facts.location(root)
+        static = loc.live_n
+        if not loc.placed:
+            return LiveN(static, static, False, "not a placed buffer")
+        u = self._users(root, order)
+        if u is None:
+            return None
+        if u.outside is not None:
+            return LiveN(static, static, False, u.outside)
+        i, j = u.count_before(l1), u.count_from(l2)
+        self._summarize(u, i, j, len(loc.shape))
+        w, r = self._writes_before(u, i), self._reads_from(u, j)
+        if (not w.any and not w.escapes) or (not r.any and not r.escapes):
+            return LiveN(0, static, True)
+        wt = None if w.escapes or None in w.bodies else tuple(sorted(w.bodies))
+        rt = None if r.escapes or None in r.bodies else tuple(sorted(r.bodies))
+        n = count_live(wt, rt, _box(loc.shape), tuple(sorted(self.facts.scope.params)))
+        if n is None:
+            return LiveN(static, static, False, "isl could not read or count the accesses")
+        return LiveN(min(n, static), static, True)
+
+    def _summarize(self, u: BufferUsers, i: int, j: int, rank: int) -> None:
+        """Summarize the tops the question (i, j) needs and has not seen, in the scan's order."""
+        if not u.visit:
+            return
+        key = buffer_key(u.root)
+        left = []
+        for n in u.visit:
+            if n >= i and n < j:
+                left.append(n)  # between the loops: not this question's
+                continue
+            writes, reads = [], []
+            for a in self.facts.accesses_by_root(u.tops[n]).get(key, ()):
+                (writes if a.is_write else reads).append(a)
+            esc = n in u.escaping
+            u.written[n] = Side(frozenset(self._body(a, rank) for a in writes), bool(writes), esc)
+            u.read[n] = Side(frozenset(self._body(a, rank) for a in reads), bool(reads), esc)
+        u.visit = left
+
+    def _body(self, a: AccessPattern, rank: int) -> str | None:
+        t = self._bodies.get(a, False)
+        if t is False:
+            t = self._bodies[a] = _element_body(a, rank)
+        return t
+
+    @staticmethod
+    def _writes_before(u: BufferUsers, i: int) -> Side:
+        pre = u.writes
+        while len(pre) <= i:
+            pre.append(pre[-1].join(u.written[len(pre) - 1]))
+        return pre[i]
+
+    @staticmethod
+    def _reads_from(u: BufferUsers, j: int) -> Side:
+        suf, n = u.reads, len(u.keys)
+        while len(suf) <= n - j:
+            suf.append(suf[-1].join(u.read[n - len(suf)]))
+        return suf[n - j]
+
+    # -- rewriter events (transforms/rewriter.py) ------------------------------------------------
+    # An edit changes the users (or their order) only of the buffers the edited ops use: their
+    # index is dropped and rebuilt on its next question. Every edit drops the memo.
+
+    def _stale(self, *ops: ir.Operation) -> None:
+        self._memo.clear()
+        if not self._index:
+            return
+        for op in ops:
+            for o in (op, *mlir.walk(op)):
+                for v in o.operands:
+                    if isinstance(v.type, ir.MemRefType):
+                        self._index.pop(alias_root(v), None)
+
     def forget(self, *_args) -> None:
         self._memo.clear()
+        self._index.clear()
 
-    # rewriter events (transforms/rewriter.py): every edit may change what is live where
-    before_move = before_erase = before_replace = before_replace_uses = forget
+    def before_move(self, op: ir.Operation, anchor: ir.Operation) -> None:
+        self._stale(op)
+
+    def before_erase(self, op: ir.Operation) -> None:
+        self._stale(op)
+
+    def before_replace(self, op: ir.Operation) -> None:
+        self._stale(op)
+
+    def after_replace(self, op: ir.Operation, new_ops: list) -> None:
+        self._stale(*new_ops)
+
+    def before_replace_uses(self, old: ir.Value, new: ir.Value) -> None:
+        if isinstance(old.type, ir.MemRefType):
+            self._memo.clear()
+            self._index.pop(alias_root(old), None)
+            self._index.pop(alias_root(new), None)
+        else:  # an index value: the access texts of its users change
+            self.forget()
+
+    def before_fuse(self, l1: ir.Operation, l2: ir.Operation) -> None:
+        """l2's users move into l1 and l2 disappears; l1's own accesses are unchanged."""
+        self._stale(l2)
 
     def after_fuse(self, *_args) -> None:
         self._memo.clear()
