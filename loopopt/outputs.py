@@ -20,7 +20,8 @@ The CLI names its outputs once (`Output`: the flag and the path), checks them al
   atomically, when it is written: two runs racing for one directory never overwrite each other).
 * Two outputs may not name one regular file (or one new path), and a side output may not name
   the input; `-o` may (the input is read whole first, as `mlir-opt x.mlir -o x.mlir` does).
-  Devices, FIFOs and stdout may be shared: they get the outputs in writing order.
+  Devices, FIFOs and `-` may be shared: they get the outputs in writing order (stdout redirected
+  to a file counts as that file for any other output that names it).
 """
 from __future__ import annotations
 
@@ -97,11 +98,15 @@ def output_identity(path: str) -> tuple | None:
 
 
 def input_identity(path: str) -> tuple | None:
-    """The regular file the input is, or None (a pipe, a device, a missing file)."""
+    """The regular file or FIFO the input is, or None (stdin that is not a file, a device, a
+    missing file): what no side output may name."""
     try:
-        return _file_identity(os.fstat(0) if path == "-" else os.stat(path))
+        st = os.fstat(0) if path == "-" else os.stat(path)
     except OSError:
         return None
+    if stat.S_ISFIFO(st.st_mode) and path != "-":
+        return ("fifo", st.st_dev, st.st_ino)
+    return _file_identity(st)
 
 
 def check_outputs(outputs: list[Output], input_path: str) -> None:
@@ -111,11 +116,13 @@ def check_outputs(outputs: list[Output], input_path: str) -> None:
     source = input_identity(input_path)
     for out in outputs:
         ident = output_identity(out.path)
+        if source is not None and source[0] == "fifo" and out.flag != "-o" and out.path != "-":
+            ident = input_identity(out.path) or ident
         if ident is None:
             continue
         if ident == source and out.flag != "-o":
             raise UsageError(f"loopopt: error: {out.flag} {out.shown} is the input file; name another file")
-        if ident in seen:
+        if ident in seen and not (out.path == seen[ident].path == "-"):  # stdout twice: in order
             raise UsageError(f"loopopt: error: {out.flag} {out.shown} and {seen[ident].flag} "
                              f"{seen[ident].shown} name the same file; give each output its own file")
         seen[ident] = out

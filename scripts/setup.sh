@@ -2,10 +2,12 @@
 # Install everything loopopt and its tests need on a fresh Debian machine (idempotent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# mlir-22-tools: mlir-opt and mlir-runner (checks, benchmarks); graphviz: the tests render --fpg-dot output
-if [ ! -x /usr/lib/llvm-22/bin/mlir-opt ] || [ ! -x /usr/lib/llvm-22/bin/mlir-runner ] || ! command -v dot >/dev/null; then
+# mlir-22-tools: mlir-opt and mlir-runner (checks, benchmarks); graphviz: the tests render --fpg-dot output;
+# llvm-22-tools: LLVM's record viewer and statistics (share/opt-viewer), the tests read --remarks-yaml with them
+if [ ! -x /usr/lib/llvm-22/bin/mlir-opt ] || [ ! -x /usr/lib/llvm-22/bin/mlir-runner ] || ! command -v dot >/dev/null \
+   || [ ! -x /usr/lib/llvm-22/share/opt-viewer/opt-viewer.py ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends mlir-22-tools graphviz >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends mlir-22-tools graphviz llvm-22-tools >/dev/null
 fi
 python3 -m pip install -q -e '.[test]'
