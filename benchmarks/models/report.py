@@ -131,7 +131,9 @@ def column_line(block: str, col: dict, regimes) -> str:
     """One log line per column."""
     shown = "  ".join(f"{r} {_ms(time_of(col, r))} ms" for r in regimes if time_of(col, r) is not None)
     loops = f"loops {col['loops']:>3d}" if col.get("loops") is not None else " " * 9
-    return f"{block:12s} {col['name']:28s} {loops}  {verdict(col):40s} {shown or col.get('status', '')}"
+    if not shown:
+        shown = "(times not counted)" if col.get("correct") is False else col.get("status", "")
+    return f"{block:12s} {col['name']:28s} {loops}  {verdict(col):40s} {shown}"
 
 
 def summary_cell(block: dict, key: str, regime: str) -> str:

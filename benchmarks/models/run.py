@@ -494,6 +494,11 @@ def time_framework(block: Block, fw: Framework, regime: str, reps: int, warmup: 
 
 # ----------------------------------------------------------------------------- one block
 
+def timed(col: Column) -> bool:
+    """Only a column that ran and is correct is timed: a WRONG one is left out of every time."""
+    return col.status == "ok" and col.correct is not False
+
+
 def block_work(block: Block, plain_text: str) -> dict:
     """The block's roofline facts at its first run size: FLOPs counted on the plain lowering
     (one nest per linalg op, so matmul 2*M*N*K and so on: loopopt.analysis.roofline's count),
@@ -570,18 +575,18 @@ def bench_block(name: str, variants=None, frameworks: dict | None = None, reps: 
         if fw_name != "torch" and fw.column.status == "ok":
             check_framework(block, fw, references, out_dir)
     check_seconds = time.perf_counter() - t0
-    # timing
+    # timing (correct columns only)
     order = [("affine", n) for n in prepared] + [("framework", n) for n in fws]
     for r in range(rounds):
         for kind, cname in (order if r % 2 == 0 else list(reversed(order))):
             for regime in (regimes if r % 2 == 0 else tuple(reversed(regimes))):
                 if kind == "affine":
                     prep = prepared[cname]
-                    if prep.text is not None and prep.column.status == "ok":
+                    if prep.text is not None and timed(prep.column):
                         time_affine(block, prep, regime, reps, warmup, flush_mib << 20)
                 else:
                     fw = fws[cname]
-                    if fw.column.status == "ok":
+                    if timed(fw.column):
                         time_framework(block, fw, regime, reps, warmup, flush_mib)
         for prep in prepared.values():  # the LLVM text is per regime and reps; free it after the block
             if r == rounds - 1:
