@@ -160,6 +160,23 @@ def _licm_step(fn, options, log, filename) -> int:
     return licm_function(fn, log, filename)
 
 
+def _vectorize_step(fn, options, log, filename) -> int:
+    from .transforms.vectorize import vectorize_function
+
+    return vectorize_function(fn, options, log, filename)
+
+
+def _vectorize_with(**switches) -> Step:
+    """The cpu code generation phase with a switch forced on (`--passes math-approx`, ...)."""
+
+    def step(fn, options, log, filename) -> int:
+        from .transforms.vectorize import vectorize_function
+
+        return vectorize_function(fn, options, log, filename, **switches)
+
+    return step
+
+
 def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
     steps: list[tuple[str, Step]] = []
     for p in passes:
@@ -176,11 +193,18 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("dead-stores", _dead_stores_step))
         elif name == "licm":
             steps.append(("licm", _licm_step))
+        elif name == "vectorize":
+            steps.append(("vectorize", _vectorize_step))
+        elif name == "math-approx":
+            steps.append(("math-approx", _vectorize_with(approximate_math=True)))
+        elif name == "vector-reductions":
+            steps.append(("vector-reductions", _vectorize_with(reassociate=True)))
         elif name in ("tile", "interchange", "distribute"):
             steps.append((name, _restructuring_step(name, arg)))
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
-                               "(known: fuse, contract, untile, scalrep, dead-stores, licm, tile=N, interchange=P, distribute)")
+                               "(known: fuse, contract, untile, scalrep, dead-stores, licm, vectorize, math-approx, "
+                               "vector-reductions, tile=N, interchange=P, distribute)")
     return steps
 
 
@@ -291,6 +315,9 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
         if options.enable_licm:
             steps.append(("licm", _licm_step))
+        if not options.target.partitioned and (options.approximate_math or options.reassociate):
+            # cpu code generation (docs/cpu_codegen.md); with both switches off it changes nothing
+            steps.append(("vectorize", _vectorize_step))
     else:
         steps = _pipeline_steps(passes)
     fused = 0

@@ -65,26 +65,28 @@ def _buffer_text(a: AccessPattern) -> str:
     return f"argument #{a.root.arg_number}" if isinstance(a.root, ir.BlockArgument) else "a memref"
 
 
-def carried_dependence(loop: ir.Operation, facts) -> Carried | None:
+def carried_dependence(loop: ir.Operation, facts, through_iter_args: bool = True) -> Carried | None:
     """None if the affine.for `loop` carries no dependence (parallel), else why it does.
 
     Every pair of accesses in the loop that may touch one buffer, one of them a write, is
     checked: a dependence whose distance along the loop may be non-zero is carried. Unknown
-    effects, unknown elements and untraced memrefs count as carried (sound by default).
+    effects, unknown elements and untraced memrefs count as carried (sound by default). Values
+    in iter_args are carried too, unless `through_iter_args` is False: then only memory is
+    judged (the cpu plan classifies iter_args itself: a reduction may run in vector lanes).
 
     Memoized per loop on its access list: a fuse appends the partner's accesses to the kept
     loop's list (`Facts.fused`), so only pairs with an appended access are checked again (a
     carried verdict stays carried: accesses are only ever added), and a chain of N fusions
     costs time proportional to its accesses, not their square."""
-    cache = facts.__dict__.setdefault("_carried_cache", {})
+    cache = facts.__dict__.setdefault("_carried_cache" if through_iter_args else "_carried_memory_cache", {})
     accs = facts.accesses(loop)
     hit = cache.get(op_key(loop))
     if hit is not None and hit[0] is accs and hit[1] <= len(accs):
         if hit[2] is not None or hit[1] == len(accs):
             return hit[2]
-        result = _carried(loop, facts, accs, hit[1])
+        result = _carried(loop, facts, accs, hit[1], through_iter_args)
     else:
-        result = _carried(loop, facts, accs, 0)
+        result = _carried(loop, facts, accs, 0, through_iter_args)
     cache[op_key(loop)] = (accs, len(accs), result)
     return result
 
@@ -93,9 +95,10 @@ MAX_PAIR_CHECKS = 256  # write/access pairs of one buffer checked per call befor
 MAX_RELATION_ACCESSES = 512  # accesses of one buffer in one relation (isl composes every pair)
 
 
-def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int) -> Carried | None:
+def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int,
+             through_iter_args: bool = True) -> Carried | None:
     """The first carried dependence among pairs with at least one access from accs[start:]."""
-    if has_iter_args(loop):
+    if through_iter_args and has_iter_args(loop):
         return Carried("it carries values in iter_args")
     eff = facts.effects(loop)
     if eff.unknown:

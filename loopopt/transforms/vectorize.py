@@ -1,0 +1,106 @@
+"""The cpu code generation phase: each nest's plan (analysis/cpu_plan.py) applied to the IR.
+
+Step `vectorize` (cpu target only, the driver's last step): plan every innermost loop of the
+function, then for each vectorizable loop
+
+* replace its libm math functions by polynomials (transforms/math_approx.py), constants placed
+  before the nest, when the plan lists them (`options.approximate_math`);
+* mark the combining op of each floating-point sum/product reduction `fastmath<reassoc>` when
+  the plan lists it (`options.reassociate`): LLVM's loop vectorizer then keeps vector partial
+  sums, and their order (by lane, then a tree at the end) is LLVM's;
+* leave the rest to LLVM's loop vectorizer (the measured choice of form, docs/cpu_codegen.md).
+
+Remarks (pass `vectorize`): one Passed `[VECTORIZE]` per vectorizable loop (args: width, form,
+remainder, reductions, approximated ops), one Passed `[MATH APPROX]` per replaced op, one Passed
+`[VECTOR REDUCTION]` per reassociated reduction, and one Missed remark per loop left scalar,
+with the plan's refusal code (`[STOP VECTORIZE] ...`). With both switches off the IR is not
+changed: every result stays bit-exact.
+
+`--passes math-approx` and `--passes vector-reductions` run the same phase with the switch on.
+"""
+from __future__ import annotations
+
+from .. import mlir
+from ..analysis.cpu_plan import VectorPlan, plan_function
+from ..analysis.facts import Facts
+from ..mlir import ir
+from ..options import Options
+from ..remarks import PASSED, RemarkLog
+from . import math_approx
+from .rewriter import Rewriter
+
+PASS = "vectorize"
+VECTORIZABLE = "[VECTORIZE] innermost loop left to LLVM's loop vectorizer"
+APPROXIMATED = "[MATH APPROX] replaced by a polynomial"
+REASSOCIATED = "[VECTOR REDUCTION] reduction may be reassociated into vector partial sums"
+
+
+def with_reassoc(attr: ir.Attribute | None) -> ir.Attribute:
+    """An arith fastmath attribute with `reassoc` added to the flags it has."""
+    flags = []
+    if attr is not None:
+        text = str(attr)
+        inner = text[text.find("<") + 1:text.rfind(">")] if "<" in text else ""
+        flags = [f.strip() for f in inner.split(",") if f.strip() and f.strip() != "none"]
+    if "fast" in flags or "reassoc" in flags:
+        return attr
+    return ir.Attribute.parse(f"#arith.fastmath<{','.join(['reassoc', *flags])}>")
+
+
+def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, constants: dict,
+               filename: str | None = None) -> list:
+    """Apply one vectorizable loop's rewrites (constants of approximations before `nest_root`,
+    shared through `constants`); returns [(what, op name, location)] for the remarks."""
+    done = []
+    for op in plan.approximate:
+        where = mlir.location_of(op, filename)
+        name = op.name
+
+        def build(op=op):
+            before = {mlir.op_key(o) for o in mlir.block_ops(op.block)}
+            math_approx.approximate(op, nest_root, constants)
+            return [[o for o in mlir.block_ops(plan.loop.regions[0].blocks[0]) if mlir.op_key(o) not in before]]
+
+        rewriter.replace([op], build)
+        done.append(("approximated", name, where))
+    for red in plan.reassociate:
+        with red.op.context:
+            old = red.op.attributes["fastmath"] if "fastmath" in red.op.attributes else None
+            red.op.attributes["fastmath"] = with_reassoc(old)
+        done.append(("reassociated", red.kind, mlir.location_of(red.op, filename)))
+    return done
+
+
+def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
+                       approximate_math: bool | None = None, reassociate: bool | None = None) -> int:
+    """Plan and apply (see the module docstring); returns the number of vectorizable loops.
+    Runs on the cpu target only; on the others it does nothing."""
+    if options.target.partitioned or mlir.func_body(fn) is None:
+        return 0
+    fname = mlir.func_name(fn)
+    facts = Facts()
+    rewriter = Rewriter(facts)
+    plans = plan_function(fn, facts, options, approximate_math=approximate_math, reassociate=reassociate)
+    count = 0
+    for nest in plans:
+        constants: dict = {}
+        for plan in nest.vectors:
+            where = mlir.location_of(plan.loop, filename)
+            if plan.refusal is not None:
+                log.refused(PASS, plan.refusal, function=fname, location=where)
+                continue
+            args = {"width": plan.width, "form": plan.form, "remainder": plan.remainder,
+                    "reductions": [r.kind for r in plan.reductions],
+                    "approximated": [op.name for op in plan.approximate]}
+            done = apply_plan(plan, nest.root, rewriter, constants, filename)
+            log.add(PASS, PASSED, f"{VECTORIZABLE} at width {plan.width}", function=fname, location=where,
+                    args=args)
+            for what, name, site in done:
+                if what == "approximated":
+                    log.add(PASS, PASSED, f"{APPROXIMATED}: {name} (max error {math_approx.MAX_ULP[name]:g} ulp)",
+                            function=fname, location=site, args={"op": name, "loop": where})
+                else:
+                    log.add(PASS, PASSED, f"{REASSOCIATED}: {name}", function=fname, location=site,
+                            args={"op": name, "loop": where})
+            count += 1
+    return count
