@@ -720,12 +720,36 @@ def _emits(*names):
 @_emits("func.call")
 def _e_call(w: _FuncWriter, op):
     callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    args = ", ".join(w.n(v) for v in op.operands)
-    results = [w.define(r) for r in op.results]
     target = w.u.py_names.get(callee)
     if target is None:
+        for r in op.results:
+            w.define(r)
         w.line(f"_nobody({w.site}, {w.const(callee)})")
         return
+    _emit_call(w, op, target, list(op.operands))
+
+
+@_emits("func.constant")
+def _e_func_constant(w: _FuncWriter, op):
+    """A function value is the translated function (calling a bodiless one stops the run)."""
+    callee = ir.FlatSymbolRefAttr(op.attributes["value"]).value
+    target = w.u.py_names.get(callee)
+    r = w.define(op.results[0])
+    w.line(f"{r} = {target}" if target is not None else
+           f"{r} = lambda *_a: _nobody({w.site}, {w.const(callee)})")
+
+
+@_emits("func.call_indirect")
+def _e_call_indirect(w: _FuncWriter, op):
+    fn, *args = op.operands
+    _emit_call(w, op, w.n(fn), args)
+
+
+def _emit_call(w: _FuncWriter, op, target: str, operands: list) -> None:
+    """Call a translated function on `operands` (memrefs are passed as the same arrays, so the
+    callee's writes are the caller's); the op budget carries over."""
+    args = ", ".join(w.n(v) for v in operands)
+    results = [w.define(r) for r in op.results]
     w.line("_B[0] = _n")
     call = f"{target}({args})"
     if results:

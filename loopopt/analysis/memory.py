@@ -9,9 +9,11 @@ call result, a loop-carried value, ...) is *untraced*: it may alias every buffer
 access through it is a barrier (see `buffer_key`).
 
 Arguments: distinct arguments of a public function are assumed not to alias (MLIR's affine
-analysis assumes the same; the driver says so in a remark). A private function's arguments
-follow its call sites in the module: arguments that some call passes overlapping buffers
-share one key, unless both carry `llvm.noalias`.
+analysis assumes the same; the driver says so in a remark). What the module's own call sites
+pass is followed for every function (`call_site_classes`): arguments that some call passes
+overlapping buffers share one key, unless both carry `llvm.noalias`; an argument passed a
+global takes the global's key, one passed an untraced memref is untraced, and so is every
+memref argument of a function whose address is taken.
 """
 from __future__ import annotations
 
@@ -88,9 +90,10 @@ def global_symbol(root: ir.Value) -> str:
 
 def buffer_key(root: ir.Value):
     """The identity of the storage behind a root: equal keys may be the same memory, different
-    keys are provably distinct, `UNTRACED` may be any memory. An allocation or a public
-    function's argument is its own key; every `get_global @G` has the key ("global", "G");
-    a private function's argument has the key of its alias class (see `argument_classes`)."""
+    keys are provably distinct, `UNTRACED` may be any memory. An allocation is its own key;
+    every `get_global @G` has the key ("global", "G"); a function's argument has the key of its
+    alias class (`call_site_classes`: what the module's call sites pass; a public function that
+    the module neither calls nor names keeps one key per argument)."""
     origin = root_origin(root)
     if origin == "alloc":
         return root
@@ -99,7 +102,7 @@ def buffer_key(root: ir.Value):
     if origin == "argument":
         v = root.maybe_downcast() if hasattr(root, "maybe_downcast") else root
         fn = mlir.operation(v.owner.owner)
-        classes = argument_classes(fn)
+        classes = call_site_classes(fn)
         if classes is None:
             return root
         k = classes[v.arg_number]
@@ -128,19 +131,24 @@ def _has_noalias(fn: ir.Operation, k: int) -> bool:
 
 
 def argument_classes(fn: ir.Operation):
-    """None for a public function (its arguments are assumed distinct); for a private one, per
-    argument the index of its class representative or the key it takes from its callers:
-    arguments that one call site in the module passes overlapping buffers
-    (same key, or an untraced value) share a key, unless both are `llvm.noalias`; an argument
-    that receives a global's storage gets the global's key; one that receives an untraced value
-    is `UNTRACED`. A private function whose symbol is used other than by `func.call` (its
-    address is taken) gets one class for all its memref arguments."""
-    if not _is_private(fn):
-        return None
+    """None for a public function (the driver's remark: its arguments are assumed distinct);
+    for a private one, `call_site_classes(fn)`."""
+    return call_site_classes(fn) if _is_private(fn) else None
+
+
+def call_site_classes(fn: ir.Operation):
+    """Per argument of `fn`, the index of its class representative or the key it takes from its
+    callers in the module: arguments that one call site passes overlapping buffers (same key,
+    or an untraced value) share a key, unless both are `llvm.noalias`; an argument that
+    receives a global's storage gets the global's key; one that receives an untraced value is
+    `UNTRACED`. A function whose symbol is used other than by `func.call` (its address is
+    taken: indirect callers may pass anything, a global too) has every memref argument
+    `UNTRACED`. A public function that the module neither calls nor names gets None: its
+    arguments are assumed distinct (its callers are outside the module); one that the module
+    calls follows those calls too (an external caller's distinct buffers are a case they cover)."""
     key = (mlir.op_key(fn), mlir.func_name(fn))
-    hit = _ARG_CLASSES.get(key)
-    if hit is not None:
-        return hit
+    if key in _ARG_CLASSES:
+        return _ARG_CLASSES[key]
     body = mlir.func_body(fn)
     args = list(body.arguments) if body is not None else []
     n = len(args)
@@ -163,9 +171,13 @@ def argument_classes(fn: ir.Operation):
             calls.append(op)
         elif op.name != "func.func" and _mentions_symbol(op, name):
             address_taken = True
+    if not _is_private(fn) and not calls and not address_taken:
+        _ARG_CLASSES[key] = None
+        return None
     if address_taken:
-        for k in memref_args[1:]:
-            union(memref_args[0], k)
+        out = [UNTRACED if k in rep else k for k in range(n)]
+        _ARG_CLASSES[key] = out
+        return out
     passed: dict = {}  # arg -> keys of the buffers call sites pass (a global or UNTRACED)
     for call in calls:
         keys = {k: buffer_key(alias_root(call.operands[k])) for k in memref_args if k < len(call.operands)}
