@@ -16,6 +16,7 @@ import collections
 import os
 import random
 import sys
+import signal
 import time
 from dataclasses import replace
 
@@ -73,47 +74,69 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     by_class: collections.Counter = collections.Counter()
     exercised: collections.Counter = collections.Counter()  # (probe class, "all" | "cpu") -> programs
     k = 0
-    while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
-        use_opt = bool(args.mlir_opt_every) and k % args.mlir_opt_every == 0
-        try:
-            prog, options, check_seed = program_case(seed, k)
-        except Exception as e:  # a generator bug: report it and carry on
-            print(f"  case {k}: generator error {type(e).__name__}: {e}", file=out, flush=True)
-            by_class[f"generator:{type(e).__name__}"] += 1
-            failures += 1
-            minute_failures += 1
-            k += 1
-            continue
-        failure = check_program(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
-        tried += 1
-        for c in probe_classes(prog.model) if prog.model is not None else ():
-            exercised[c, "all"] += 1
-            if options.target.name == "cpu":
-                exercised[c, "cpu"] += 1
-        minute_tried += 1
-        if failure is not None:
-            failures += 1
-            minute_failures += 1
-            by_class[failure.signature] += 1
-            keep = by_class[failure.signature] <= args.max_per_class
-            path = _report(k, prog, options, check_seed, failure, use_opt, args, out, keep)
-            if path:
-                saved.append(path)
-        k += 1
-        now = time.monotonic()
-        if now >= minute_end:
-            m = int((now - start) // 60)
-            print(f"[minute {m}] {minute_tried} programs, {minute_failures} failures "
-                  f"(total {tried} programs, {failures} failures)", file=out, flush=True)
-            minute_tried = minute_failures = 0
-            minute_end = now + 60
+    old_term = signal.signal(signal.SIGTERM, _interrupt) if _main_thread() else None
+    try:
+        while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
+            k, tried, failures = _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out)
+            now = time.monotonic()
+            if now >= minute_end:
+                m = int((now - start) // 60)
+                print(f"[minute {m}] {tried - minute_tried} programs, {failures - minute_failures} failures "
+                      f"(total {tried} programs, {failures} failures; with a forwarding probe "
+                      f"{exercised['any', 'all']}, on cpu {exercised['any', 'cpu']})", file=out, flush=True)
+                minute_tried, minute_failures = tried, failures
+                minute_end = now + 60
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the summary of what ran
+        print("fuzz: interrupted", file=out, flush=True)
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+    return _summary(start, tried, failures, saved, by_class, exercised, out)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out):
+    """Generate and check case k; returns (next k, programs tried, failures)."""
+    use_opt = bool(args.mlir_opt_every) and k % args.mlir_opt_every == 0
+    try:
+        prog, options, check_seed = program_case(seed, k)
+    except Exception as e:  # a generator bug: report it and carry on
+        print(f"  case {k}: generator error {type(e).__name__}: {e}", file=out, flush=True)
+        by_class[f"generator:{type(e).__name__}"] += 1
+        return k + 1, tried, failures + 1
+    failure = check_program(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
+    classes = probe_classes(prog.model) if prog.model is not None else set()
+    for c in classes | ({"any"} if classes else set()):
+        exercised[c, "all"] += 1
+        if options.target.name == "cpu":
+            exercised[c, "cpu"] += 1
+    if failure is not None:
+        failures += 1
+        by_class[failure.signature] += 1
+        keep = by_class[failure.signature] <= args.max_per_class
+        path = _report(k, prog, options, check_seed, failure, use_opt, args, out, keep)
+        if path:
+            saved.append(path)
+    return k + 1, tried + 1, failures
+
+
+def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
     elapsed = time.monotonic() - start
     print(f"fuzz: done: {tried} programs in {elapsed / 60:.1f} min "
           f"({tried / max(elapsed / 60, 1e-9):.0f}/min), {failures} failures, {len(saved)} saved",
           file=out, flush=True)
     for sig, n in by_class.most_common():
         print(f"fuzz: class {sig}: {n}", file=out, flush=True)
-    for c in sorted({c for c, _ in exercised}):
+    for c in sorted({c for c, _ in exercised} - {"any"}):
         print(f"fuzz: forwarding class {c}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu",
               file=out, flush=True)
     return 1 if failures else 0
