@@ -1,0 +1,485 @@
+"""Issue 24, the cpu code generation phase: vector plans (analysis/cpu_plan.py) and their rewrites
+(transforms/vectorize.py, math_approx.py).
+
+One test per refusal code and per rewrite; the rewrites are checked on the output IR, in the
+reference interpreter (within the stated tolerance when a switch is on, bit for bit when off) and
+natively (mlir-runner, and LLVM's own vectorizer remarks: the loop we leave is the one LLVM
+vectorizes). The legality is fuzzed against an oracle that does not share its code (a loop our
+plan accepts must give the same results with its iterations reversed), and each guard of the plan
+is disabled in turn to show that these tests notice (the mutation check).
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fusion_util import optimize_checked
+from loopopt import driver, mlir, native
+from loopopt.analysis import cpu_plan
+from loopopt.analysis.cpu_plan import Code, plan_function
+from loopopt.analysis.facts import Facts
+from loopopt.options import TARGETS, Options
+from loopopt.testing import make_inputs, run_on_inputs
+from loopopt.toolchain import find_tool, verify_with_mlir_opt
+
+CPU = Options(target=TARGETS["cpu"])
+FAST = Options(target=TARGETS["cpu"], approximate_math=True, reassociate=True)
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+
+
+def plans(src: str, options: Options = CPU) -> list:
+    """The VectorPlan of every innermost loop of the module's first function, in program order."""
+    module = mlir.parse_module(src)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        out = [vp for nest in plan_function(fn, Facts(), options) for vp in nest.vectors]
+        # plans name ops of this module; keep it alive with them
+        out_ = [(vp.refusal.code if vp.refusal else None, vp.width, [o.name for o in vp.approximate],
+                 [r.kind for r in vp.reassociate], [(r.kind, r.exact) for r in vp.reductions]) for vp in out]
+    return out_
+
+
+def code_of(src: str, options: Options = CPU):
+    """The refusal code of the first innermost loop's plan (None: vectorizable)."""
+    return plans(src, options)[0][0]
+
+
+def loop(body: str, header: str = "affine.for %i = 0 to 64", args: str = "%a: memref<64xf32>, %b: memref<64xf32>",
+         result: str = "") -> str:
+    return f"func.func @f({args}){result} {{\n  %c = arith.constant 1.5 : f32\n  %z = arith.constant 0.0 : f32\n" \
+           f"  {header} {{\n{body}\n  }}\n  return\n}}\n"
+
+
+ELEMENTWISE = loop("""    %x = affine.load %a[%i] : memref<64xf32>
+    %y = arith.mulf %x, %c : f32
+    affine.store %y, %b[%i] : memref<64xf32>""")
+
+
+# ----------------------------------------------------------------------------- one test per rule
+
+def test_elementwise_loop_is_vectorizable_at_eight_f32_lanes():
+    assert plans(ELEMENTWISE) == [(None, 8, [], [], [])]
+
+
+def test_width_is_the_vector_bits_over_the_widest_element():
+    f64 = ELEMENTWISE.replace("f32", "f64")
+    assert plans(f64)[0][:2] == (None, 4)
+    assert plans(ELEMENTWISE, Options(target=TARGETS["cpu"], vector_bits=512))[0][:2] == (None, 16)
+
+
+@pytest.mark.parametrize("body, header, code", [
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    affine.store %x, %b[%i] : memref<64xf32>",
+     "affine.for %i = 0 to 64 step 2", Code.NOT_UNIT_STEP),
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    func.call @g(%x) : (f32) -> ()", None, Code.UNSUPPORTED_OP),
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    %p = arith.cmpf olt, %x, %c : f32\n"
+     "    scf.if %p {\n      affine.store %x, %b[%i] : memref<64xf32>\n    }", None, Code.UNSUPPORTED_OP),
+    ("    %x = affine.vector_load %a[0] : memref<64xf32>, vector<8xf32>\n"
+     "    affine.vector_store %x, %b[0] : memref<64xf32>, vector<8xf32>", "affine.for %i = 0 to 8",
+     Code.ALREADY_VECTOR),
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    affine.store %x, %a[%i + 1] : memref<64xf32>",
+     "affine.for %i = 0 to 63", Code.CARRIED),
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    %s = affine.load %b[0] : memref<64xf32>\n"
+     "    %t = arith.addf %s, %x : f32\n    affine.store %t, %b[0] : memref<64xf32>", None, Code.CARRIED),
+    ("    %x = affine.load %a[2 * %i] : memref<64xf32>\n    affine.store %x, %b[%i] : memref<64xf32>",
+     "affine.for %i = 0 to 32", Code.STRIDED),
+    ("    %x = math.sin %c : f32\n    affine.store %x, %b[%i] : memref<64xf32>", None, Code.NO_APPROXIMATION),
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    %e = math.exp %x : f32\n"
+     "    affine.store %e, %b[%i] : memref<64xf32>", None, Code.LIBM_CALL),
+    ("    %x = affine.load %a[%i] : memref<64xf32>\n    affine.store %x, %b[%i] : memref<64xf32>",
+     "affine.for %i = 0 to 4", Code.SHORT),
+])
+def test_each_refusal_has_its_code(body, header, code):
+    src = loop(body, header or "affine.for %i = 0 to 64")
+    if "@g" in src:
+        src = "func.func private @g(f32)\n" + src
+        module = mlir.parse_module(src)
+        with module.context:
+            fn = mlir.functions(module)[1]
+            (vp,) = [v for n in plan_function(fn, Facts(), CPU) for v in n.vectors]
+            assert vp.refusal.code is code
+        return
+    assert code_of(src) is code, plans(src)
+
+
+def test_column_walk_of_a_matrix_is_strided():
+    src = """
+func.func @f(%m: memref<64x64xf32>, %out: memref<64xf32>) {
+  affine.for %j = 0 to 64 {
+    affine.for %i = 0 to 64 {
+      %x = affine.load %m[%i, %j] : memref<64x64xf32>
+      affine.store %x, %out[%i] : memref<64xf32>
+    }
+  }
+  return
+}
+"""
+    assert code_of(src) is Code.STRIDED
+
+
+def test_f64_math_has_no_approximation_and_exp_needs_the_switch():
+    exp = loop("    %x = affine.load %a[%i] : memref<64xf32>\n    %e = math.exp %x : f32\n"
+               "    affine.store %e, %b[%i] : memref<64xf32>")
+    assert plans(exp, FAST) == [(None, 8, ["math.exp"], [], [])]
+    assert code_of(exp.replace("f32", "f64").replace("1.5 : f64", "1.5 : f64"), FAST) is Code.NO_APPROXIMATION
+
+
+SUM = loop("""    %x = affine.load %a[%i] : memref<64xf32>
+    %t = arith.addf %s, %x : f32
+    affine.yield %t : f32""", header="%r = affine.for %i = 0 to 64 iter_args(%s = %z) -> (f32)",
+           result=" -> f32").replace("  return\n", "  return %r : f32\n")
+
+
+def test_sum_reduction_needs_reassociate_and_max_does_not():
+    assert code_of(SUM) is Code.ORDERED_REDUCTION
+    assert plans(SUM, FAST) == [(None, 8, [], ["arith.addf"], [("arith.addf", False)])]
+    mx = SUM.replace("arith.addf", "arith.maximumf")
+    assert plans(mx) == [(None, 8, [], [], [("arith.maximumf", True)])]
+    ints = SUM.replace("f32", "i32").replace("arith.addf", "arith.addi").replace("1.5 : i32", "1 : i32") \
+        .replace("0.0 : i32", "0 : i32").replace("memref<64xi32>", "memref<64xi32>")
+    assert plans(ints)[0][0] is None  # integer sums: exact in any order
+
+
+@pytest.mark.parametrize("body, why", [
+    # a prefix sum: the partial sum is stored every iteration
+    ("""    %x = affine.load %a[%i] : memref<64xf32>
+    %t = arith.addf %s, %x : f32
+    affine.store %t, %b[%i] : memref<64xf32>
+    affine.yield %t : f32""", "outside the yield"),
+    # the carried value used twice
+    ("""    %x = affine.load %a[%i] : memref<64xf32>
+    %u = arith.mulf %s, %s : f32
+    %t = arith.addf %u, %x : f32
+    affine.yield %t : f32""", "used 2 times"),
+    # a recurrence through a multiplication by the carried value (not one combining op)
+    ("""    %x = affine.load %a[%i] : memref<64xf32>
+    %u = arith.subf %s, %x : f32
+    affine.yield %u : f32""", "not a reduction"),
+])
+def test_values_in_iter_args_that_are_not_reductions_are_refused(body, why):
+    src = loop(body, header="%r = affine.for %i = 0 to 64 iter_args(%s = %z) -> (f32)", result=" -> f32") \
+        .replace("  return\n", "  return %r : f32\n")
+    module = mlir.parse_module(src)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        (vp,) = [v for n in plan_function(fn, Facts(), FAST) for v in n.vectors]
+        assert vp.refusal.code is Code.NOT_A_REDUCTION and why in vp.refusal.detail
+
+
+def test_two_coupled_accumulators_are_not_reductions():
+    src = """
+func.func @f(%a: memref<64xf32>) -> (f32, f32) {
+  %z = arith.constant 0.0 : f32
+  %r:2 = affine.for %i = 0 to 64 iter_args(%s = %z, %t = %z) -> (f32, f32) {
+    %x = affine.load %a[%i] : memref<64xf32>
+    %y = arith.addf %x, %t : f32
+    %s2 = arith.addf %s, %y : f32
+    %t2 = arith.addf %t, %x : f32
+    affine.yield %s2, %t2 : f32, f32
+  }
+  return %r#0, %r#1 : f32, f32
+}
+"""
+    assert code_of(src, FAST) is Code.NOT_A_REDUCTION
+
+
+# ----------------------------------------------------------------------------- the rewrites
+
+SOFTMAX_ROWS = """
+func.func @softmax(%x: memref<16x100xf32>, %out: memref<16x100xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  affine.for %i = 0 to 16 {
+    %m = affine.for %j = 0 to 100 iter_args(%acc = %ninf) -> (f32) {
+      %v = affine.load %x[%i, %j] : memref<16x100xf32>
+      %m2 = arith.maximumf %acc, %v : f32
+      affine.yield %m2 : f32
+    }
+    affine.for %j = 0 to 100 {
+      %v = affine.load %x[%i, %j] : memref<16x100xf32>
+      %d = arith.subf %v, %m : f32
+      %e = math.exp %d : f32
+      affine.store %e, %out[%i, %j] : memref<16x100xf32>
+    }
+    %s = affine.for %j = 0 to 100 iter_args(%acc = %zero) -> (f32) {
+      %v = affine.load %out[%i, %j] : memref<16x100xf32>
+      %s2 = arith.addf %acc, %v : f32
+      affine.yield %s2 : f32
+    }
+    affine.for %j = 0 to 100 {
+      %v = affine.load %out[%i, %j] : memref<16x100xf32>
+      %r = arith.divf %v, %s : f32
+      affine.store %r, %out[%i, %j] : memref<16x100xf32>
+    }
+  }
+  return
+}
+"""
+# Softmax's outputs are within 1e-6 of each other (in [0, 1], a sum of 100 terms): the tolerance
+# of exp (MAX_ULP) plus a reassociated sum of 100 positive terms (< 100 * 2^-24 relative).
+SOFTMAX_RTOL = 1e-5
+
+
+def _optimize(src: str, options: Options, passes=None):
+    res = driver.optimize(src, options, "t.mlir", passes=passes)
+    assert not [r for r in res.remarks if r.message.startswith("[INTERNAL]")]
+    assert mlir.verify(mlir.parse_module(res.text).operation) is None
+    if find_tool("mlir-opt"):
+        assert verify_with_mlir_opt(res.text) is None
+    return res
+
+
+def _close(before: str, after: str, rtol: float, seed: int = 3) -> None:
+    inputs = make_inputs(before, None, seed)
+    for a, b in zip(run_on_inputs(before, None, inputs), run_on_inputs(after, None, inputs)):
+        np.testing.assert_allclose(np.asarray(b, dtype=np.float64), np.asarray(a, dtype=np.float64), rtol=rtol,
+                                   atol=0)
+
+
+def test_default_cpu_pipeline_is_unchanged_and_bit_exact():
+    """Both switches off: the phase is not in the default pipeline and `--passes vectorize` only
+    explains (the IR is the input's, every loop has one remark)."""
+    default = optimize_checked(SOFTMAX_ROWS, "cpu")
+    assert "math.exp" in default.text and "reassoc" not in default.text
+    assert not [r for r in default.remarks if r.pass_name == "vectorize"]
+    res = optimize_checked(SOFTMAX_ROWS, "cpu", passes=["vectorize"])
+    assert res.text == mlir.print_module(mlir.parse_module(SOFTMAX_ROWS))
+    msgs = [r.message for r in res.remarks if r.pass_name == "vectorize"]
+    assert msgs == [f"{cpu_plan_vectorizable()} at width 8", Code.LIBM_CALL.message, Code.ORDERED_REDUCTION.message,
+                    f"{cpu_plan_vectorizable()} at width 8"]
+
+
+def cpu_plan_vectorizable() -> str:
+    from loopopt.transforms.vectorize import VECTORIZABLE
+
+    return VECTORIZABLE
+
+
+def test_switches_approximate_exp_and_reassociate_the_sum():
+    res = _optimize(SOFTMAX_ROWS, FAST)
+    assert "math.exp" not in res.text and "math.fma" in res.text
+    assert res.text.count("fastmath<reassoc>") == 1  # the sum; the max is exact as written
+    assert "arith.maximumf %arg4, %" in res.text or "maximumf" in res.text
+    passed = [r.message for r in res.remarks if r.pass_name == "vectorize" and r.kind == "Passed"]
+    assert sum(m.startswith("[VECTORIZE]") for m in passed) == 4
+    assert any(m.startswith("[MATH APPROX]") and "math.exp" in m for m in passed)
+    assert any(m.startswith("[VECTOR REDUCTION]") and "arith.addf" in m for m in passed)
+    _close(SOFTMAX_ROWS, res.text, SOFTMAX_RTOL)
+    # the constants of the polynomial are placed before the nest, once
+    module = mlir.parse_module(res.text)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        body = [op for op in mlir.walk(fn) if op.name == "arith.constant" and op.parent is not None
+                and mlir.operation(op.parent).name != "func.func"]
+        assert not body
+
+
+def test_each_switch_alone_and_through_passes():
+    only_math = _optimize(SOFTMAX_ROWS, Options(target=TARGETS["cpu"], approximate_math=True))
+    assert "math.exp" not in only_math.text and "reassoc" not in only_math.text
+    only_red = _optimize(SOFTMAX_ROWS, CPU, passes=["vector-reductions"])
+    assert "math.exp" in only_red.text and only_red.text.count("fastmath<reassoc>") == 1
+    via_pass = _optimize(SOFTMAX_ROWS, CPU, passes=["math-approx"])
+    assert via_pass.text == only_math.text
+
+
+def test_neuron_targets_keep_the_seed_rules():
+    res = driver.optimize(SOFTMAX_ROWS, Options(target=TARGETS["trn1"], approximate_math=True, reassociate=True),
+                          "t.mlir", passes=["vectorize"])
+    assert "math.exp" in res.text and "reassoc" not in res.text
+
+
+def test_existing_fastmath_flags_are_kept():
+    from loopopt.transforms.vectorize import with_reassoc
+
+    with mlir.new_context():
+        from loopopt.mlir import ir
+
+        assert str(with_reassoc(ir.Attribute.parse("#arith.fastmath<contract>"))) == "#arith.fastmath<reassoc,contract>"
+        assert str(with_reassoc(ir.Attribute.parse("#arith.fastmath<none>"))) == "#arith.fastmath<reassoc>"
+        assert str(with_reassoc(ir.Attribute.parse("#arith.fastmath<fast>"))) == "#arith.fastmath<fast>"
+
+
+@pytest.mark.toolchain
+@has_runner
+def test_native_results_and_what_llvm_vectorizes():
+    """Natively: the outputs agree within the tolerance, and LLVM's loop vectorizer now
+    vectorizes the exp loop without libm calls and the sum it kept in order before."""
+    src = SOFTMAX_ROWS
+    fast = _optimize(src, FAST).text
+    before = native.run_native(src, "softmax", [None, None], reps=1)
+    after = native.run_native(fast, "softmax", [None, None], reps=1)
+    assert native.compare_outputs(before.outputs, after.outputs, rtol=SOFTMAX_RTOL) is None
+    assert native.compare_outputs(before.outputs, after.outputs) is not None  # not bit-exact: the switches are on
+
+    def verdicts(text: str) -> dict:
+        out = {}
+        for r in native.llvm_vectorizer_remarks(text, "softmax", [None, None]):
+            if r.in_kernel and "affine.for" in r.source_line:
+                out.setdefault(r.line, []).append(r.message)
+        return out
+
+    lines = mlir.print_module(mlir.parse_module(src)).splitlines()
+    loops_before = [k + 1 for k, ln in enumerate(lines) if "affine.for %arg3" in ln]
+    v0 = verdicts(src)
+    sum_line = loops_before[2]
+    assert not any(m.startswith("vectorized loop") for m in v0.get(sum_line, []))
+    fast_lines = fast.splitlines()
+    loops_after = [k + 1 for k, ln in enumerate(fast_lines) if "affine.for %arg3" in ln]
+    v1 = verdicts(fast)
+    assert all(any(m.startswith("vectorized loop (vectorization width: 8") for m in v1.get(ln, []))
+               for ln in loops_after), v1
+
+
+# ----------------------------------------------------------------------------- legality fuzzing
+
+def _random_loop(rng: random.Random) -> tuple[str, str]:
+    """A random innermost loop over %i in [2, 30) with loads and stores of two 64-element
+    buffers at indices %i + c, c, 2 %i and %i floordiv 2; returns (program, the same program
+    with the iterations in reverse order)."""
+    stmts = []
+    total = "%c"  # every store writes the sum of everything loaded before it (plus 1.5)
+    for k in range(rng.randint(1, 5)):
+        buf = rng.choice(["%a", "%b"])
+        form = rng.choice(["{j} + {c}", "{j} + {c}", "{j} + {c}", "{c4}", "2 * {j}", "{j} floordiv 2"])
+        index = form.format(j="{j}", c=rng.randint(-2, 2), c4=rng.randint(0, 3))
+        if rng.random() < 0.5:
+            stmts.append(("load", buf, index, f"%v{k}", total))
+            total = f"%v{k}"
+        else:
+            stmts.append(("store", buf, index, total, None))
+
+    def render(reverse: bool) -> str:
+        lines = ["func.func @f(%a: memref<64xf32>, %b: memref<64xf32>) {", "  %c = arith.constant 1.5 : f32",
+                 "  affine.for %i = 2 to 30 {"]
+        j = "%i"
+        if reverse:
+            lines.append("    %r = affine.apply affine_map<(d0) -> (31 - d0)>(%i)")
+            j = "%r"
+        for kind, buf, index, val, before in stmts:
+            idx = index.format(j=j)
+            if kind == "load":
+                lines.append(f"    {val}0 = affine.load {buf}[{idx}] : memref<64xf32>")
+                lines.append(f"    {val} = arith.addf {val}0, {before} : f32")
+            else:
+                lines.append(f"    affine.store {val}, {buf}[{idx}] : memref<64xf32>")
+        return "\n".join(lines + ["  }", "  return", "}", ""])
+
+    return render(False), render(True)
+
+
+def _results(src: str, seed: int) -> list:
+    inputs = make_inputs(src, "f", seed)
+    return [np.asarray(x) for x in run_on_inputs(src, "f", inputs)]
+
+
+def legality_failures(n: int = 120, seed: int = 24) -> list[str]:
+    """Random loops the plan accepts although running them backwards changes their results
+    (so their iterations cannot run in vector lanes), and a count of the cases seen."""
+    rng = random.Random(seed)
+    failures, order_sensitive = [], 0
+    for _ in range(n):
+        fwd, bwd = _random_loop(rng)
+        sensitive = any(not np.array_equal(x, y, equal_nan=True)
+                        for s in (1, 2) for x, y in zip(_results(fwd, s), _results(bwd, s)))
+        order_sensitive += sensitive
+        accepted = plans(fwd)[0][0] is None
+        if accepted and sensitive:
+            failures.append(fwd)
+    assert order_sensitive >= n // 5, "the generator must make loops with carried dependences"
+    return failures
+
+
+def test_random_loops_with_carried_dependences_are_refused():
+    assert legality_failures() == []
+
+
+def reduction_failures() -> list[str]:
+    """Loops whose iter_args value is not a reduction (a partial result observed, a value used
+    twice, a coupled recurrence) that the plan would still reassociate."""
+    bad = []
+    shapes = {
+        "prefix": ("%t = arith.addf %s, %x : f32\n    affine.store %t, %b[%i] : memref<64xf32>", "%t"),
+        "square": ("%u = arith.mulf %s, %s : f32\n    %t = arith.addf %u, %x : f32", "%t"),
+        "sub": ("%t = arith.subf %x, %s : f32", "%t"),
+        "nested": ("%u = arith.addf %s, %x : f32\n    %t = arith.mulf %u, %c : f32", "%t"),
+    }
+    for name, (body, yielded) in shapes.items():
+        src = loop(f"    %x = affine.load %a[%i] : memref<64xf32>\n    {body}\n    affine.yield {yielded} : f32",
+                   header="%r = affine.for %i = 0 to 64 iter_args(%s = %z) -> (f32)", result=" -> f32") \
+            .replace("  return\n", "  return %r : f32\n")
+        if plans(src, FAST)[0][0] is None:
+            bad.append(name)
+    return bad
+
+
+def test_values_that_are_not_reductions_are_never_reassociated():
+    assert reduction_failures() == []
+
+
+def refusal_failures() -> list[str]:
+    """The hand-written refusals above, as one check (for the mutation test)."""
+    bad = []
+    cases = {
+        "strided": (loop("    %x = affine.load %a[2 * %i] : memref<64xf32>\n    affine.store %x, %b[%i] : memref<64xf32>",
+                         "affine.for %i = 0 to 32"), Code.STRIDED),
+        "libm": (loop("    %x = affine.load %a[%i] : memref<64xf32>\n    %e = math.exp %x : f32\n"
+                      "    affine.store %e, %b[%i] : memref<64xf32>"), Code.LIBM_CALL),
+        "ordered": (SUM, Code.ORDERED_REDUCTION),
+        "region": (loop("    %x = affine.load %a[%i] : memref<64xf32>\n    %p = arith.cmpf olt, %x, %c : f32\n"
+                        "    scf.if %p {\n      affine.store %x, %b[%i] : memref<64xf32>\n    }"), Code.UNSUPPORTED_OP),
+        "short": (loop("    %x = affine.load %a[%i] : memref<64xf32>\n    affine.store %x, %b[%i] : memref<64xf32>",
+                       "affine.for %i = 0 to 4"), Code.SHORT),
+    }
+    for name, (src, code) in cases.items():
+        if code_of(src) is not code:
+            bad.append(name)
+    return bad
+
+
+# Each guard of the plan, disabled: (what to patch, a replacement that lets everything through).
+MUTANTS = {
+    "memory dependence": ("carried_dependence", lambda *a, **k: None, legality_failures),
+    "strides": ("access_refusal", lambda *a, **k: None, refusal_failures),
+    "reductions": ("reductions_of", lambda loop: ([], None), reduction_failures),
+    "body ops": ("body_refusal", lambda loop: None, refusal_failures),
+    "math switch": ("LIBM_MATH_APPROXIMATED", frozenset(), refusal_failures),
+    "reduction order": ("REASSOCIABLE_REDUCTIONS", frozenset(), refusal_failures),
+    "trip count": ("constant_trip_count", lambda loop: None, refusal_failures),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_each_guard_is_needed(mutant, monkeypatch):
+    """With one guard disabled, the check of this file that covers it fails."""
+    name, replacement, check = MUTANTS[mutant]
+    monkeypatch.setattr(cpu_plan, name, replacement)
+    assert check() != [], f"disabling {name} went unnoticed"
+
+
+def test_only_innermost_loops_are_planned():
+    """plan_function only plans innermost loops (one VectorPlan per innermost loop)."""
+    src = """
+func.func @f(%m: memref<8x64xf32>) {
+  %c = arith.constant 1.5 : f32
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 64 {
+      %x = affine.load %m[%i, %j] : memref<8x64xf32>
+      %y = arith.mulf %x, %c : f32
+      affine.store %y, %m[%i, %j] : memref<8x64xf32>
+    }
+    affine.for %j = 0 to 64 {
+      %x = affine.load %m[%i, %j] : memref<8x64xf32>
+      affine.store %x, %m[%i, %j] : memref<8x64xf32>
+    }
+  }
+  return
+}
+"""
+    assert [p[:2] for p in plans(src)] == [(None, 8), (None, 8)]
+    module = mlir.parse_module(src)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        (nest,) = plan_function(fn, Facts(), CPU)
+        assert nest.root.name == "affine.for" and nest.order is None and nest.tiles == ()
