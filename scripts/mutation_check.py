@@ -44,9 +44,11 @@ FOCUS = {
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
+UNTRACED_FOCUS = ["tests/test_soundness_untraced.py", "tests/test_cost_model_scalrep.py", "tests/test_soundness.py", *FUZZ]
 FOCUS_BY_NAME = {
-    "effects: any write may change a buffer of untraced origin": [
-        "tests/test_soundness_untraced.py", "tests/test_soundness.py", *FUZZ],
+    "effects: any write may change a buffer of untraced origin": UNTRACED_FOCUS,
+    "memory: arguments of a function whose address is taken are untraced": UNTRACED_FOCUS,
+    "memory: a public function follows the module's calls of it": UNTRACED_FOCUS,
 }
 
 # (name, file, [(the exact text of the check, the text that disables it), ...]).
@@ -90,7 +92,7 @@ MUTATIONS = [
     ("memory: one key per global", "loopopt/analysis/memory.py",
      [('        return ("global", global_symbol(root))', "        return root")]),
     ("memory: argument alias classes", "loopopt/analysis/memory.py",
-     [("        classes = argument_classes(fn)\n        if classes is None:\n            return root",
+     [("        classes = call_site_classes(fn)\n        if classes is None:\n            return root",
        "        classes = None\n        if classes is None:\n            return root")]),
     ("dependence: vector extents", "loopopt/analysis/dependence.py",
      [("        if wa == 1 and wb == 1:\n            out.append(f\"{x} = {y}\")",
@@ -114,6 +116,10 @@ MUTATIONS = [
     ("effects: any write may change a buffer of untraced origin", "loopopt/analysis/effects.py",
      [("        return key is UNTRACED or UNTRACED in self.writes or key in self.writes",
        "        return UNTRACED in self.writes or key in self.writes")]),
+    ("memory: arguments of a function whose address is taken are untraced", "loopopt/analysis/memory.py",
+     [("    if address_taken:\n        out = [UNTRACED", "    if False:\n        out = [UNTRACED")]),
+    ("memory: a public function follows the module's calls of it", "loopopt/analysis/memory.py",
+     [("    if not _is_private(fn) and not calls and not address_taken:", "    if not _is_private(fn):")]),
 ]
 
 
