@@ -1259,7 +1259,7 @@ def _probe_alts(g: _Gen, want_global: bool) -> tuple | None:
     return first, second
 
 
-def _probe_write_kinds(g: _Gen, through_alias: bool, alias: View, callee: bool) -> list:
+def _probe_write_kinds(g: _Gen, through_alias: bool, alias: View) -> list:
     """The write kinds a probe may use here: vector stores and calls only where their knobs
     allow; a copy into the alias only when its alternatives are one buffer (one run-time
     shape)."""
@@ -1311,7 +1311,7 @@ def _maybe_probe(g: _Gen) -> None:
     writes = []
     for _ in range(1 if rng.random() < 0.6 else 2):
         wref = alias if traced else rng.choice(targets)
-        wkind = rng.choice(_probe_write_kinds(g, traced, alias, callee))
+        wkind = rng.choice(_probe_write_kinds(g, traced, alias))
         w = ProbeWrite(wkind, wref, others[len(writes) % 2])
         if wkind == "vector_store":
             w.width = g.vector_width
