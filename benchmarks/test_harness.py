@@ -254,3 +254,12 @@ def test_counted_flops_of_the_peak_kernels_match_their_headers():
             w = suite.program_work(p.text, p.kernel, p.sizes)
             lanes = 16 if p.name.endswith("512") else 8
             assert w.flops == 2 * lanes * 10 * ((1 << 20) * 8 // lanes) and w.exact, p.name
+
+
+def test_normwise_comparison_scales_by_the_largest_element():
+    a = (native.Output("arg0", 3, values=(100.0, 1e-3, -50.0)),)
+    b = (native.Output("arg0", 3, values=(100.0, 1.1e-3, -50.0)),)  # a cancelled sum moved by 1e-4
+    assert native.compare_outputs(a, b, rtol=1e-5) is not None  # 10% of that element
+    assert native.compare_outputs(a, b, rtol=1e-5, normwise=True) is None  # 1e-6 of the output's scale
+    c = (native.Output("arg0", 3, values=(100.0, 1e-3, -50.01)),)
+    assert native.compare_outputs(a, c, rtol=1e-5, normwise=True) is not None

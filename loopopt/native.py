@@ -607,11 +607,16 @@ def run_native(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: i
 _CHECKSUM_LABELS = ("sum", "weighted sum", "sum |x|")
 
 
-def _values_difference(x: Output, y: Output, rtol: float) -> str | None:
-    """The first element of two fully printed outputs that differs, scaled by the larger magnitude."""
+def _values_difference(x: Output, y: Output, rtol: float, normwise: bool = False) -> str | None:
+    """The first element of two fully printed outputs that differs, scaled by the larger magnitude
+    of the two elements (or, `normwise`, by the largest magnitude in either output)."""
     n = min(len(x.values), len(y.values))
     u, v = np.asarray(x.values[:n]), np.asarray(y.values[:n])
     scale = np.maximum(np.abs(u), np.abs(v)) if rtol else None
+    if scale is not None and normwise and n:
+        with np.errstate(invalid="ignore"):
+            finite = scale[np.isfinite(scale)]
+        scale = np.full_like(scale, finite.max() if finite.size else 0.0)
     miss = first_mismatch(matching(u, v, rtol, scale=scale, signed_zeros=False))
     if miss is None:
         return None
@@ -632,19 +637,21 @@ def _checksum_difference(x: Output, y: Output, rtol: float) -> str | None:
     return f"{x.name} {_CHECKSUM_LABELS[k]}: {x.checksum[k]!r} vs {y.checksum[k]!r}"
 
 
-def compare_outputs(a: Sequence[Output], b: Sequence[Output], rtol: float = 0.0) -> str | None:
+def compare_outputs(a: Sequence[Output], b: Sequence[Output], rtol: float = 0.0, normwise: bool = False) -> str | None:
     """None if the two runs printed equal outputs, else the first difference in one line.
 
     rtol=0 demands equal values (NaN equals NaN, -0 equals +0; loopopt.oracle.matching). Otherwise
     elements may differ by rtol*max(|a|,|b|) and checksums by rtol times the sum of magnitudes
-    (times the largest weight for the weighted sum), which is what reassociating float sums can cost."""
+    (times the largest weight for the weighted sum), which is what reassociating float sums can cost.
+    `normwise`: elements may differ by rtol times the largest magnitude of their output (a sum
+    whose terms cancel has an error relative to its terms, not to its small result)."""
     if len(a) != len(b):
         return f"{len(a)} outputs vs {len(b)}"
     for x, y in zip(a, b):
         if x.numel != y.numel:
             return f"{x.name}: {x.numel} elements vs {y.numel}"
         if x.values is not None and y.values is not None:
-            diff = _values_difference(x, y, rtol)
+            diff = _values_difference(x, y, rtol, normwise)
         elif x.checksum is not None and y.checksum is not None:
             diff = _checksum_difference(x, y, rtol)
         else:
