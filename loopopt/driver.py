@@ -251,15 +251,27 @@ SUPPORTED_DIALECTS = ("builtin", "func", "affine", "memref", "arith", "math", "s
 
 
 def report_unsupported_ops(module: ir.Module, log: RemarkLog, filename: str) -> None:
-    """One remark per kind of op outside the supported dialects: it is kept exactly as written
-    and treated as a barrier (unknown effects: nothing moves across it)."""
+    """One remark per kind of op outside the supported dialects, at its first occurrence and in
+    the function holding it: it is kept exactly as written and treated as a barrier (unknown
+    effects: nothing moves across it)."""
     seen: dict = {}
     for op in mlir.walk(module.operation):
         if op.name.split(".", 1)[0] not in SUPPORTED_DIALECTS and op.name not in seen:
-            seen[op.name] = mlir.location_of(op, filename)
-    for name, where in seen.items():
+            seen[op.name] = (mlir.location_of(op, filename), _enclosing_function(op))
+    for name, (where, function) in seen.items():
         log.add("driver", ANALYSIS, f"[UNSUPPORTED] {name} kept as is; treated as a barrier (unknown effects)",
-                location=where)
+                location=where, function=function)
+
+
+def _enclosing_function(op: ir.Operation) -> str:
+    """The name of the func.func that holds `op`, '' outside any."""
+    parent = op.parent
+    while parent is not None:
+        parent = mlir.operation(parent)
+        if parent.name == "func.func":
+            return mlir.func_name(parent)
+        parent = parent.parent
+    return ""
 
 
 def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str) -> None:
