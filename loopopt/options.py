@@ -124,7 +124,7 @@ def parse_passes(spec) -> list[str]:
             lo, hi = TILE_SIZE_RANGE
             if not (arg.isascii() and arg.isdigit() and lo <= int(arg) <= hi):
                 raise UsageError(f"loopopt: error: --passes tile={arg or '?'}: the tile size must be an "
-                                 f"integer from {lo} to {hi}")
+                                 f"integer >= {lo} and <= {hi}")
         out.append(f"{name}={arg}" if eq else name)
     _driver_steps(out)  # unknown names and bad permutations
     return out
