@@ -64,7 +64,7 @@ class Lowered:
     @property
     def checks(self) -> list[str]:
         """The run-time checks the lowering added (cf.assert messages): the equalities the
-        lowered program relies on, e.g. `@f: dim 0 of output argument 1 must equal dim 0 of argument 0`."""
+        lowered program relies on, e.g. `f: dim 0 of output argument 1 must equal dim 0 of argument 0`."""
         from .rewrites import CHECK_PREFIX
 
         out = []

@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> None:
         code = 1
     except BrokenPipeError:
         code = 141
+    except Exception as e:  # an internal error is one line, never a traceback
+        print(f"loopopt.frontend: internal error: {type(e).__name__}: {e} (please report with the input)", file=sys.stderr)
+        code = 2
     sys.exit(code)
 
 

@@ -23,6 +23,8 @@ the `loopopt-*` ones (rewrites.py):
                                        loops; subviews folded into the accesses
   loopopt-copies-to-loops              any copy left becomes a loop nest
   loopopt-fold-reshape-views           accesses through reshape views re-indexed
+  loopopt-unify-dynamic-sizes          the dims the loop conversion took of out-parameters read
+                                       the checked input sizes instead
   canonicalize, cse
   loopopt-check-lowered                verifies; only func/affine/memref/arith/math/scf (+ cf.assert)
 """
@@ -55,6 +57,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "fold-memref-alias-ops",
         "loopopt-copies-to-loops",
         "loopopt-fold-reshape-views",
+        "loopopt-unify-dynamic-sizes",
         "canonicalize",
         "cse",
         "loopopt-check-lowered",

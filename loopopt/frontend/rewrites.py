@@ -5,6 +5,7 @@ Each is small and states its rule; each returns a one-line note of what it chang
   loopopt-duplicate-shared-fills    a linalg.fill feeding several ops is repeated per user
   loopopt-results-into-out-params   a result is computed in its out-parameter, not copied into it;
                                     dynamic output sizes checked against the inputs at entry
+  loopopt-unify-dynamic-sizes       past those checks, one SSA value per dynamic size
   loopopt-copies-to-loops           a remaining memref.copy becomes an affine loop nest
   loopopt-fold-reshape-views        accesses through subview/expand_shape/collapse_shape/cast
                                     views re-indexed onto the viewed buffer
@@ -28,14 +29,17 @@ NOT_LOWERED = {
     "linalg.winograd_filter_transform": "no loop form in convert-linalg-to-affine-loops",
     "linalg.winograd_input_transform": "no loop form in convert-linalg-to-affine-loops",
     "linalg.winograd_output_transform": "no loop form in convert-linalg-to-affine-loops",
-    "tensor.concat": "no bufferization in MLIR 23's one-shot-bufferize",
-    "memref.reshape": "a shape read from memory: no exact access mapping",
+    "tensor.reshape": "its shape is read from a tensor at run time: no exact access mapping",
+    "memref.reshape": "its shape is read from memory at run time: no exact access mapping",
 }
 # What the lowered module may hold: the dialects loopopt models (driver.SUPPORTED_DIALECTS),
 # plus cf.assert, the run-time checks of loopopt-results-into-out-params (docs/frontend.md).
 OUTPUT_DIALECTS = ("builtin", "func", "affine", "memref", "arith", "math", "scf")
 OUTPUT_EXTRA_OPS = ("cf.assert",)
-RESHAPE_VIEWS = ("memref.expand_shape", "memref.collapse_shape")
+# Views whose index map the access analysis does not model (it maps rank-preserving static
+# memref.subview and memref.cast exactly): none may be left in the lowered module.
+UNMAPPED_VIEWS = ("memref.expand_shape", "memref.collapse_shape", "memref.reshape", "memref.reinterpret_cast",
+                  "memref.view", "memref.transpose")
 CHECK_PREFIX = "loopopt: "  # every cf.assert message the lowering emits starts so
 
 
@@ -216,7 +220,7 @@ def _replace_alloc_by_out(fn: ir.Operation, arg: ir.Value, copy: ir.Operation, p
     checks = []
     ip = ir.InsertionPoint(anchor)
     for k, size in zip(dynamic, sizes):
-        msg = (f"{CHECK_PREFIX}@{fname}: dim {k} of output argument {argno} must equal {_size_text(size)}")
+        msg = f"{CHECK_PREFIX}{fname}: dim {k} of output argument {argno} must equal {_size_text(size)}"
         out_dim = _dim(arg, k, ip, fn.location)
         _assert_equal(out_dim, size, msg, ip, fn.location)
         checks.append((k, size, out_dim))
@@ -236,14 +240,23 @@ def _unify_out_dims(arg: ir.Value, checks: list) -> None:
     it was checked equal to: one SSA value per size, so the nests that use it stay fusable."""
     for k, size, own in checks:
         own_op, _ = mlir.value_owner(own)
-        for use in list(arg.uses):
-            user = mlir.operation(use.owner)
-            if user.name != "memref.dim" or mlir.op_key(user) == mlir.op_key(own_op):
-                continue
-            idx_owner, _ = mlir.value_owner(user.operands[1])
-            if idx_owner is not None and idx_owner.name == "arith.constant" and \
-                    ir.IntegerAttr(idx_owner.attributes["value"]).value == k:
+        for user in _dims_of(arg, k):
+            if mlir.op_key(user) != mlir.op_key(own_op):
                 user.results[0].replace_all_uses_with(size)
+
+
+def _dims_of(memref: ir.Value, k: int) -> list[ir.Operation]:
+    """The `memref.dim %memref, c` ops with c a constant k."""
+    out = []
+    for use in list(memref.uses):
+        user = mlir.operation(use.owner)
+        if user.name != "memref.dim" or use.operand_number != 0:
+            continue
+        idx_owner, _ = mlir.value_owner(user.operands[1])
+        if idx_owner is not None and idx_owner.name == "arith.constant" and \
+                ir.IntegerAttr(idx_owner.attributes["value"]).value == k:
+            out.append(user)
+    return out
 
 
 @register("loopopt-results-into-out-params",
@@ -272,6 +285,40 @@ def results_into_out_params(module: ir.Module, filename: str) -> str:
     if kept:
         note += "; copy kept for " + "; ".join(kept)
     return note if done or kept else ""
+
+
+def checked_sizes(module: ir.Module) -> list[tuple[ir.Operation, ir.Value, int, ir.Value]]:
+    """(the check's memref.dim op, out-parameter, dim k, size) of every run-time check
+    loopopt-results-into-out-params emitted: `cf.assert (memref.dim %out, k) == size`."""
+    out = []
+    for op in mlir.walk(module.operation):
+        if op.name != "cf.assert" or not ir.StringAttr(op.attributes["msg"]).value.startswith(CHECK_PREFIX):
+            continue
+        cmp, _ = mlir.value_owner(op.operands[0])
+        if cmp is None or cmp.name != "arith.cmpi":
+            continue
+        dim, _ = mlir.value_owner(cmp.operands[0])
+        k_op, _ = mlir.value_owner(dim.operands[1]) if dim is not None and dim.name == "memref.dim" else (None, None)
+        if k_op is None or k_op.name != "arith.constant":
+            continue
+        out.append((dim, dim.operands[0], ir.IntegerAttr(k_op.attributes["value"]).value, cmp.operands[1]))
+    return out
+
+
+@register("loopopt-unify-dynamic-sizes",
+          "a checked dynamic output size has one SSA value: the dims of the out-parameter read the input's")
+def unify_dynamic_sizes(module: ir.Module, filename: str) -> str:
+    """convert-linalg-to-affine-loops takes a nest's bounds from the memref.dim of its first
+    operand, so a nest over the out-parameter gets `memref.dim %out, 0` where the other nests
+    have `memref.dim %in, 0`: two values for one size, which keeps the nests apart. The entry
+    check (cf.assert) makes them equal; past it, each such dim reads the checked size."""
+    count = 0
+    for own, arg, k, size in checked_sizes(module):
+        for user in _dims_of(arg, k):
+            if mlir.op_key(user) != mlir.op_key(own):
+                user.results[0].replace_all_uses_with(size)
+                count += 1
+    return f"{count} memref.dim of out-parameters replaced by the checked size" if count else ""
 
 
 # ----------------------------------------------------------------------------- copies
@@ -308,7 +355,8 @@ def copies_to_loops(module: ir.Module, filename: str) -> str:
         for op in list(mlir.walk(module.operation)):
             if op.name != "memref.copy" or not isinstance(op.operands[0].type, ir.MemRefType):
                 continue
-            _loop_nest(op.operands[0], op.operands[1], ir.InsertionPoint(op), op.location)
+            with op.location:
+                _loop_nest(op.operands[0], op.operands[1], ir.InsertionPoint(op), op.location)
             op.erase()
             count += 1
     return f"{count} memref.copy rewritten as loop nests" if count else ""
@@ -445,7 +493,7 @@ def fold_reshape_views(module: ir.Module, filename: str) -> str:
                     pass
         erased = _erase_dead_views(module)
         for op in mlir.walk(module.operation):
-            if op.name in RESHAPE_VIEWS:
+            if op.name in UNMAPPED_VIEWS:
                 user = next((mlir.operation(u.owner) for u in op.results[0].uses), None)
                 why = f"used by {user.name} at {mlir.location_of(user, filename)}" if user is not None else "left over"
                 raise cannot_lower(op, filename, f"a reshape view the lowering cannot re-index ({why}); "
@@ -470,8 +518,8 @@ def _erase_dead_views(module: ir.Module) -> int:
 def output_op_problem(op: ir.Operation) -> str | None:
     if op.name in OUTPUT_EXTRA_OPS:
         return None
-    if op.name in RESHAPE_VIEWS:
-        return "a reshape view survived the lowering"
+    if op.name in UNMAPPED_VIEWS:
+        return "a view whose index map loopopt's access analysis does not model survived the lowering"
     if op.name.split(".", 1)[0] not in OUTPUT_DIALECTS:
         return (f"still there after the lowering; loopopt models only {', '.join(OUTPUT_DIALECTS[1:])} "
                 "(see docs/frontend.md)")
