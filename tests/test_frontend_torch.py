@@ -1,0 +1,95 @@
+"""From PyTorch, where torch and torch-mlir are installed (skipped otherwise: the default suite
+never needs torch). Run them with the environment of docs/frontend.md:
+
+    PYTHONPATH=. /work/venv-torch/bin/python -m pytest -q tests/test_frontend_torch.py
+
+from_torch exports through torch-mlir in a child process and returns linalg text that lowers,
+runs natively and prints torch's own outputs; the committed fixtures are what the committed
+export script makes.
+"""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None or importlib.util.find_spec("torch_mlir") is None,
+                                reason="torch and torch-mlir not installed (see docs/frontend.md)")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _mlp():
+    import torch
+
+    class TinyMLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.fc2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 8)
+
+        def forward(self, x):
+            return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+    torch.manual_seed(0)
+    return TinyMLP().eval()
+
+
+def _fill(shape, k):
+    import numpy as np
+    import torch
+
+    n = int(np.prod(shape))
+    v = ((7 * np.arange(n) + 131 * k + 3) % 251) * (2 / 251) - 1
+    return torch.from_numpy(v.astype(np.float32).reshape(shape))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_from_torch_lowers_and_runs_like_torch(dynamic):
+    import torch
+
+    from loopopt import frontend
+    from loopopt.frontend import fixtures
+    from loopopt.frontend.torch import from_torch
+    from loopopt.toolchain import find_tool
+
+    model, x = _mlp(), _fill((4, 16), 0)
+    dyn = ({0: torch.export.Dim("batch")},) if dynamic else None
+    text = from_torch(model, x, dynamic_shapes=dyn)
+    assert "func.func @tiny_mlp(" in text and "linalg.matmul" in text
+    low = frontend.lower(text)
+    assert low.checks == (["tiny_mlp: dim 0 of output argument 1 must equal dim 0 of argument 0"] if dynamic else [])
+    if find_tool("mlir-runner") is None:
+        pytest.skip("mlir-runner 22 not found")
+    batch = 6 if dynamic else 4
+    with torch.no_grad():
+        want = model(_fill((batch, 16), 0)).numpy()
+    got = fixtures.run_block(low.text, "tiny_mlp", [[batch, 16], [batch, 8]], reps=1).outputs[1]
+    diff = max(abs(g - w) for g, w in zip(got.values, want.reshape(-1)))
+    assert diff <= fixtures.RTOL * abs(want).max()
+
+
+def test_from_torch_errors_are_one_line():
+    import torch
+
+    from loopopt.errors import LoopOptError
+    from loopopt.frontend.torch import from_torch
+
+    with pytest.raises(LoopOptError, match="torch.export failed"):
+        from_torch(_mlp(), torch.zeros(4, 3))  # wrong inner size
+    with pytest.raises(LoopOptError, match="cannot run|torch-mlir"):
+        from_torch(_mlp(), torch.zeros(4, 16), python="/nonexistent/python")
+
+
+def test_export_script_reproduces_the_committed_fixtures(tmp_path):
+    script = ROOT / "benchmarks" / "models" / "export_torch.py"
+    names = ["mlp_relu_small", "mlp_dynamic_small", "rowmax_small"]
+    p = subprocess.run([sys.executable, str(script), "--out", str(tmp_path), "--only", ",".join(names)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    blocks = ROOT / "benchmarks" / "models" / "blocks"
+    for name in names:
+        for suffix in (".mlir", ".expected.json"):
+            assert (tmp_path / f"{name}{suffix}").read_text() == (blocks / f"{name}{suffix}").read_text(), name + suffix
