@@ -21,6 +21,7 @@ from ..errors import LoopOptError
 from ..mlir import ir, passmanager
 
 OURS = "loopopt-"
+DUMP_RESOURCE_LIMIT = 256  # bytes: larger dense_resource blobs are left out of the IR after each step
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class StepRecord:
 @dataclass
 class PipelineRun:
     steps: list[StepRecord] = field(default_factory=list)
-    ir_after: list = field(default_factory=list)  # (step name, module text) when dump_ir
+    ir_after: list = field(default_factory=list)  # (step name, module text without big blobs) when dump_ir
 
 
 def split_pipeline(text: str) -> list[str]:
@@ -175,8 +176,8 @@ def run_pipeline(module: ir.Module, pipeline: str, filename: str = "<input>", du
                     raise on_error(e, step) from None
                 raise LoopOptError(f"{filename}: error: lowering step {step} failed: {' '.join(str(e).split())}") from None
         run.steps.append(StepRecord(step, kind, time.perf_counter() - t0, before, op_counts(module), note))
-        if dump_ir:
-            run.ir_after.append((step, mlir.print_module(module)))
+        if dump_ir:  # weight blobs elided (a block's are megabytes), as MLIR's own IR dumps do
+            run.ir_after.append((step, module.operation.get_asm(large_resource_limit=DUMP_RESOURCE_LIMIT)))
     return run
 
 
