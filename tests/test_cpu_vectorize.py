@@ -136,6 +136,10 @@ def test_sum_reduction_needs_reassociate_and_max_does_not():
     assert plans(SUM, FAST) == [(None, 8, [], ["arith.addf"], [("arith.addf", False)])]
     mx = SUM.replace("arith.addf", "arith.maximumf")
     assert plans(mx) == [(None, 8, [], [], [("arith.maximumf", True)])]
+    mn = SUM.replace("arith.addf", "arith.minnumf")  # LLVM vectorizes it as written (its remarks say so)
+    assert plans(mn) == [(None, 8, [], [], [("arith.minnumf", True)])]
+    prod = SUM.replace("arith.addf", "arith.mulf")
+    assert code_of(prod) is Code.ORDERED_REDUCTION and plans(prod, FAST)[0][3] == ["arith.mulf"]
     ints = SUM.replace("f32", "i32").replace("arith.addf", "arith.addi").replace("1.5 : i32", "1 : i32") \
         .replace("0.0 : i32", "0 : i32").replace("memref<64xi32>", "memref<64xi32>")
     assert plans(ints)[0][0] is None  # integer sums: exact in any order

@@ -67,11 +67,13 @@ VECTOR_MATH = frozenset({"math.absf", "math.absi", "math.sqrt", "math.rsqrt", "m
                          "math.trunc", "math.roundeven", "math.copysign", "math.ctpop"})
 # Math ops the lowering turns into scalar libm calls, and those math_approx replaces.
 LIBM_MATH_APPROXIMATED = frozenset({"math.exp", "math.log", "math.tanh", "math.erf"})
-# Reductions LLVM vectorizes as written: any order gives the same result.
-EXACT_REDUCTIONS = frozenset({"arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli", "arith.andi",
-                              "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"})
+# Reductions LLVM vectorizes as written: any order gives the same result (maxnumf/minnumf: the
+# same but for the sign of a zero result, which their semantics leave open).
+EXACT_REDUCTIONS = frozenset({"arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.addi",
+                              "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
+                              "arith.maxui", "arith.minui"})
 # Reductions whose result depends on the order: vector partial sums need `reassociate`.
-REASSOCIABLE_REDUCTIONS = frozenset({"arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf"})
+REASSOCIABLE_REDUCTIONS = frozenset({"arith.addf", "arith.mulf"})
 ACCESS_OPS = frozenset({"affine.load", "affine.store", "memref.load", "memref.store"})
 SCALAR_OPS = frozenset({"affine.apply", "affine.yield"})
 
