@@ -487,3 +487,22 @@ func.func @f(%m: memref<8x64xf32>) {
         fn = mlir.functions(module)[0]
         (nest,) = plan_function(fn, Facts(), CPU)
         assert nest.root.name == "affine.for" and nest.order is None and nest.tiles == ()
+
+
+def test_a_nest_inside_an_scf_loop_is_planned():
+    src = """
+func.func @f(%m: memref<8x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c = arith.constant 1.5 : f32
+  scf.for %t = %c0 to %n step %c1 {
+    affine.for %j = 0 to 64 {
+      %x = affine.load %m[0, %j] : memref<8x64xf32>
+      %y = arith.mulf %x, %c : f32
+      affine.store %y, %m[1, %j] : memref<8x64xf32>
+    }
+  }
+  return
+}
+"""
+    assert [p[:2] for p in plans(src)] == [(None, 8)]

@@ -300,13 +300,13 @@ def innermost_loops(root: ir.Operation) -> list[ir.Operation]:
 
 
 def plan_function(fn: ir.Operation, facts, options, **switches) -> list[NestPlan]:
-    """One NestPlan per loop nest of the function (an affine.for not inside another loop), each
-    with a VectorPlan per innermost loop."""
-    from .loops import is_outermost_loop
+    """One NestPlan per loop nest of the function (an affine.for inside no other affine.for; it
+    may sit in an scf.for or a region), each with a VectorPlan per innermost loop."""
+    from .loops import enclosing_loops
 
     plans = []
     for op in mlir.walk(fn):
-        if op.name == "affine.for" and is_outermost_loop(op):
+        if op.name == "affine.for" and not any(lp.name == "affine.for" for lp in enclosing_loops(op)):
             vectors = tuple(plan_loop(lp, facts, options, **switches) for lp in innermost_loops(op))
             plans.append(NestPlan(op, vectors))
     return plans
