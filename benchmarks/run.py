@@ -4,6 +4,7 @@
     python3 benchmarks/run.py --quick      fewer repetitions
     python3 benchmarks/run.py --only chain3_1d,atax   (written to results/variants/bench-only.json)
     python3 benchmarks/run.py --scaling    compile-time scaling only (slow)
+    python3 benchmarks/run.py --vector-forms   explicit vectors against LLVM's vectorizer (docs/cpu_codegen.md)
 
 The machine's roofline is measured in the same run: its streaming bandwidth (the `bandwidth`
 kernels, copy and triad) and its peak FLOP/s (the `peak` kernels, independent vector FMAs); each
@@ -239,6 +240,124 @@ def is_machine_kernel(program: suite.Program) -> bool:
     return program.has("bandwidth") or program.has("peak")
 
 
+# ----------------------------------------------------------------------------- vector forms
+
+def _form_kernel(body: str, rows: int, n: int, reps: int, out_rank: int) -> str:
+    """A warm-cache kernel: `body` (over %i < rows, using %a, %g, %b, %out) repeated `reps` times."""
+    out_t = f"memref<{rows}x{n}xf32>" if out_rank == 2 else f"memref<{rows}xf32>"
+    return (f"func.func @k(%a: memref<{rows}x{n}xf32>, %g: memref<{n}xf32>, %b: memref<{n}xf32>, %out: {out_t}) {{\n"
+            "  %mu = arith.constant 0.25 : f32\n  %r = arith.constant 1.5 : f32\n  %z = arith.constant 0.0 : f32\n"
+            f"  affine.for %rep = 0 to {reps} {{\n  affine.for %i = 0 to {rows} {{\n{body}\n  }}\n  }}\n  return\n}}\n")
+
+
+def _form_bodies(kind: str, n: int, w: int, unroll: int) -> str:
+    """The innermost loop of one measured kernel: scalar (w == 0: LLVM vectorizes it) or explicit
+    vector<w x f32> loads and stores unrolled `unroll` times, with a scalar remainder loop."""
+    m2 = f"memref<ROWSx{n}xf32>"
+    if kind == "sum":
+        if not w:
+            return (f"    %s = affine.for %j = 0 to {n} iter_args(%acc = %z) -> (f32) {{\n"
+                    f"      %x = affine.load %a[%i, %j] : {m2}\n      %y = arith.addf %acc, %x fastmath<reassoc> : f32\n"
+                    "      affine.yield %y : f32\n    }\n    affine.store %s, %out[%i] : memref<ROWSxf32>")
+        vt = f"vector<{w}xf32>"
+        accs = ", ".join(f"%v{u} = %vz" for u in range(unroll))
+        lines = [f"    %vz = arith.constant dense<0.0> : {vt}",
+                 f"    %p:{unroll} = affine.for %j = 0 to {n} step {w * unroll} iter_args({accs}) -> ("
+                 + ", ".join([vt] * unroll) + ") {"]
+        for u in range(unroll):
+            lines += [f"      %x{u} = affine.vector_load %a[%i, %j + {u * w}] : {m2}, {vt}",
+                      f"      %y{u} = arith.addf %v{u}, %x{u} : {vt}"]
+        lines.append("      affine.yield " + ", ".join(f"%y{u}" for u in range(unroll)) + " : " + ", ".join([vt] * unroll))
+        lines.append("    }")
+        cur, k = [f"%p#{u}" for u in range(unroll)], 0
+        while len(cur) > 1:
+            nxt = []
+            for x, y in zip(cur[::2], cur[1::2]):
+                k += 1
+                lines.append(f"    %t{k} = arith.addf {x}, {y} : {vt}")
+                nxt.append(f"%t{k}")
+            cur = nxt
+        lines += [f"    %s = vector.reduction <add>, {cur[0]} : {vt} into f32",
+                  "    affine.store %s, %out[%i] : memref<ROWSxf32>"]
+        return "\n".join(lines)
+
+    def scalar(lo: int) -> str:
+        if kind == "exp":
+            return (f"    affine.for %j = {lo} to {n} {{\n      %x = affine.load %a[%i, %j] : {m2}\n"
+                    f"      %y = math.exp %x : f32\n      affine.store %y, %out[%i, %j] : {m2}\n    }}")
+        return (f"    affine.for %j = {lo} to {n} {{\n      %x = affine.load %a[%i, %j] : {m2}\n"
+                f"      %gg = affine.load %g[%j] : memref<{n}xf32>\n      %bb = affine.load %b[%j] : memref<{n}xf32>\n"
+                "      %d = arith.subf %x, %mu : f32\n      %e = arith.mulf %d, %r : f32\n"
+                "      %f = arith.mulf %e, %gg : f32\n      %y = arith.addf %f, %bb : f32\n"
+                f"      affine.store %y, %out[%i, %j] : {m2}\n    }}")
+
+    if not w:
+        return scalar(0)
+    vt, main = f"vector<{w}xf32>", n - n % (w * unroll)
+    lines = [f"    %vmu = vector.broadcast %mu : f32 to {vt}", f"    %vr = vector.broadcast %r : f32 to {vt}",
+             f"    affine.for %j = 0 to {main} step {w * unroll} {{"]
+    for u in range(unroll):
+        at = f"%j + {u * w}"
+        lines.append(f"      %x{u} = affine.vector_load %a[%i, {at}] : {m2}, {vt}")
+        if kind == "exp":
+            lines.append(f"      %y{u} = math.exp %x{u} : {vt}")
+        else:
+            lines += [f"      %g{u} = affine.vector_load %g[{at}] : memref<{n}xf32>, {vt}",
+                      f"      %b{u} = affine.vector_load %b[{at}] : memref<{n}xf32>, {vt}",
+                      f"      %d{u} = arith.subf %x{u}, %vmu : {vt}", f"      %e{u} = arith.mulf %d{u}, %vr : {vt}",
+                      f"      %f{u} = arith.mulf %e{u}, %g{u} : {vt}", f"      %y{u} = arith.addf %f{u}, %b{u} : {vt}"]
+        lines.append(f"      affine.vector_store %y{u}, %out[%i, {at}] : {m2}, {vt}")
+    lines.append("    }")
+    if main < n:
+        lines.append(scalar(main))
+    return "\n".join(lines)
+
+
+VECTOR_FORM_CASES = (  # kind, rows, n, reps: working sets in L1/L2, ~1 ms per call
+    ("elementwise", 8, 1024, 1000), ("elementwise", 8, 1000, 1000), ("elementwise", 1, 8191, 1000),
+    ("exp", 16, 1024, 200), ("sum", 16, 1024, 400))
+VECTOR_FORMS = (("LLVM (scalar loop)", 0, 1), ("vec8", 8, 1), ("vec8 x2", 8, 2), ("vec8 x4", 8, 4), ("vec16", 16, 1))
+
+
+def vector_forms(rounds: int = 3, reps: int = 10, log=print) -> list[dict]:
+    """docs/cpu_codegen.md's measurement: each kernel in each form, Gelem/s of the best call over
+    `rounds` alternating rounds. Math is approximated by transforms/math_approx (scalar: as the
+    cpu phase emits it; vectors: the same code on vector<w x f32>), the explicit sum keeps
+    `unroll` vector accumulators; every form's outputs are compared with the scalar form's."""
+    from loopopt import mlir
+    from loopopt.transforms import math_approx
+
+    def approximate(text: str) -> str:
+        module = mlir.parse_module(text)
+        with module.context:
+            for op in list(mlir.walk(module.operation)):
+                if op.name == "math.exp":
+                    math_approx.approximate(op)
+            return mlir.print_module(module)
+
+    rows_out = []
+    for kind, rows, n, kreps in VECTOR_FORM_CASES:
+        texts = {}
+        for name, w, unroll in VECTOR_FORMS:
+            if kind == "sum" and not w and unroll > 1:
+                continue
+            body = _form_bodies(kind, n, w, unroll).replace("ROWS", str(rows))
+            texts[name] = approximate(_form_kernel(body, rows, n, kreps, 1 if kind == "sum" else 2))
+        best, ref = {k: float("inf") for k in texts}, None
+        for r in range(rounds):
+            for name in (list(texts) if r % 2 == 0 else list(reversed(texts))):
+                run = native.run_native(texts[name], "k", [None] * 4, reps=reps, warmup=2)
+                best[name] = min(best[name], min(run.times))
+                if ref is None:
+                    ref = run.outputs
+                elif native.compare_outputs(ref, run.outputs, rtol=1e-4, normwise=True) is not None:
+                    raise RuntimeError(f"{kind} {name}: outputs differ")
+        row = {"kernel": f"{kind} {rows}x{n}", **{k: kreps * rows * n / t / 1e9 for k, t in best.items()}}
+        log("  " + "  ".join(f"{k} {v:.2f}" if isinstance(v, float) else v for k, v in row.items()))
+        rows_out.append(row)
+    return rows_out
+
+
 def raise_priority(step: int) -> int:
     """Lower this process's nice value by `step` where allowed (children inherit it), so that
     other work on a shared machine preempts the timed runs less; returns the niceness in force."""
@@ -268,6 +387,8 @@ def main(argv=None) -> int:
     ap.add_argument("--nice", type=int, default=10, metavar="N",
                     help="raise the priority by N nice steps when permitted (default 10; 0: leave it)")
     ap.add_argument("--scaling", action="store_true", help="run only the compile-time scaling study")
+    ap.add_argument("--vector-forms", action="store_true",
+                    help="only measure explicit vector loops against LLVM's own vectorizer (docs/cpu_codegen.md)")
     ap.add_argument("--scaling-sizes", default=None, help="comma-separated loop counts (default 250..4000)")
     ap.add_argument("--scaling-timeout", type=float, default=300, metavar="SECONDS",
                     help="per compile; a tool that exceeds it skips the larger sizes (default 300)")
@@ -277,6 +398,12 @@ def main(argv=None) -> int:
     niceness = raise_priority(a.nice)
     os.makedirs(RESULTS, exist_ok=True)
     start = time.perf_counter()
+    if a.vector_forms:
+        print("Gelem/s per form (warm caches, best call):")
+        rows = vector_forms()
+        with open(os.path.join(RESULTS, "variants", "vector-forms.json"), "w") as f:
+            json.dump({"machine": machine_info(), "rows": rows}, f, indent=1)
+        return 0
     if a.scaling:
         sizes = tuple(int(s) for s in a.scaling_sizes.split(",")) if a.scaling_sizes else scaling.SIZES
         print(f"compile-time scaling on chains of {', '.join(map(str, sizes))} loops")
