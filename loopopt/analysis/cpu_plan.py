@@ -16,8 +16,8 @@ takes (`form = "llvm"`), and lists the rewrites that remove what stops LLVM:
   a polynomial of arith ops (transforms/math_approx.py) when `options.approximate_math`;
 * a floating-point sum or product reduction in iter_args, which LLVM keeps in order: its
   combining op gets `fastmath<reassoc>` when `options.reassociate` (LLVM then keeps vector
-  partial sums). max/min (`maximumf`, `minimumf`) and integer reductions give the same result
-  in any order: LLVM vectorizes them as they are, nothing to ask.
+  partial sums). max/min (`maximumf`, `minimumf`, `maxnumf`, `minnumf`) and integer reductions
+  give the same result in any order: LLVM vectorizes them as they are, nothing to ask.
 
 A loop is *vectorizable* when it is an innermost `affine.for` with step 1, its body holds only
 loads, stores and scalar arith/math ops (no region, call or vector op), no memory dependence is
