@@ -193,7 +193,15 @@ def run(source, options: Options, *, filename: str | None = None, passes=None, e
                 mlir.erase_innermost_first(snapshot)
             return res
 
-    res = mlir.call_with_big_stack(work, interrupt=interrupt)
+    def work_then_forget(token):
+        from .analysis.memory import clear_argument_classes
+
+        try:
+            return work(token)
+        finally:
+            clear_argument_classes()  # keyed by op addresses, which later modules reuse
+
+    res = mlir.call_with_big_stack(work_then_forget, interrupt=interrupt)
     return Result(text=res.text, remarks=list(res.remarks.remarks), stats=dict(res.stats), options=options,
                   filename=filename, trace=list(res.remarks.trace), fpg=list(res.remarks.fpg),
                   ir_after=list(res.ir_after), input_text=res.input_text)

@@ -5,9 +5,12 @@ binding source (today the `iree-base-compiler` wheel) can be swapped in one plac
 """
 from __future__ import annotations
 
+import operator
 import re
+import signal
 import sys
 import threading
+from itertools import accumulate
 import weakref
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -77,7 +80,7 @@ def _where(loc_text: str, filename: str) -> str:
 
 
 BYTECODE_MAGIC = b"ML\xefR"  # the first bytes of every MLIR bytecode file
-MAX_NESTING_DEPTH = 4096  # brackets nested deeper are refused before the parser sees them
+MAX_NESTING_DEPTH = 4096  # ( [ { nested deeper are refused before the parser sees them
 
 
 def parse_module(text: str | bytes, filename: str = "<input>", ctx: ir.Context | None = None) -> ir.Module:
@@ -129,27 +132,28 @@ def bytecode_message(filename: str) -> str:
             f"`mlir-opt --emit-bytecode=false FILE -o FILE.mlir` (or print the module as text)")
 
 
-# Brackets outside strings and comments; `->`, `>=` and `<=` are not brackets.
-_NOT_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|<=')
-_BRACKET_RUNS = re.compile(r"[(\[{<]+|[)\]}>]+")
+# Strings and comments, whose brackets do not nest; and the byte tables that keep only ( [ { and
+# their closers, as 2 and 0 (so a running sum minus the count is the depth).
+_STRINGS_AND_COMMENTS = re.compile(rb'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+_BRACKETS = b"([{)]}"
+_BRACKET_WEIGHTS = bytes.maketrans(_BRACKETS, b"\x02\x02\x02\x00\x00\x00")
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in _BRACKETS)
 
 
 def nesting_depth(text: str, at_least: int = MAX_NESTING_DEPTH) -> int:
-    """How deep brackets ({ for regions, ( [ < for operands, attributes and types) nest in `text`:
-    what MLIR's recursive parser, verifier and printer will recurse through. Exact when above
-    `at_least`; otherwise an upper bound (the count of opening brackets), which is cheap."""
-    opened = sum(text.count(c) for c in "([{<")
+    """How deep ( [ { nest in `text` outside strings and comments (regions, operand lists, affine
+    expressions, arrays, dictionaries): what MLIR's recursive parser, verifier and printer recurse
+    through. Exact when above `at_least`; otherwise an upper bound (the number of opening
+    brackets), which costs three counts. `<...>` (types, attributes) is not counted: `->`, `>=`
+    and `<=` make it ambiguous, and what nests in it nests in ( [ { too."""
+    opened = text.count("(") + text.count("[") + text.count("{")
     if opened <= at_least:
         return opened
-    depth = deepest = 0
-    for run in _BRACKET_RUNS.finditer(_NOT_BRACKETS.sub(" ", text)):
-        n = run.end() - run.start()
-        if run.group()[0] in "([{<":
-            depth += n
-            deepest = max(deepest, depth)
-        else:
-            depth = max(0, depth - n)
-    return deepest
+    data = text.encode("utf-8", "surrogatepass")
+    if b'"' in data or b"//" in data:
+        data = _STRINGS_AND_COMMENTS.sub(b" ", data)
+    weights = data.translate(_BRACKET_WEIGHTS, _NOT_BRACKETS)
+    return max(map(operator.sub, accumulate(weights), range(1, len(weights) + 1)), default=0)
 
 
 def region_depth(op: ir.Operation) -> int:
@@ -348,55 +352,88 @@ class Interruptible:
             return True
 
 
-def call_with_big_stack(fn: Callable, *, interrupt: str = "forward", depth: int = 0):
-    """Run `fn(token)` on a thread with BIG_STACK_BYTES of stack and return what it returns (or
-    raise what it raised). `depth`: how deep the input nests; Python's recursion limit is raised to
-    fit it while `fn` runs (it is one limit for the whole process) and put back after.
+RECURSION_LIMIT = 1000 + 4 * MAX_NESTING_DEPTH  # a few Python frames per nesting level, on BIG_STACK_BYTES
 
-    An interrupt (KeyboardInterrupt) in the waiting thread: `forward` raises it in the worker, waits
-    for the worker to unwind (its guards restore what it changed; further interrupts meanwhile are
-    ignored) and re-raises it; `raise` re-raises it at once and leaves the worker (a daemon) to die
-    with the process: the CLI, which writes nothing from the worker."""
+
+def call_with_big_stack(fn: Callable, *, interrupt: str = "forward"):
+    """Run `fn(token)` on a thread with BIG_STACK_BYTES of stack and return what it returns (or
+    raise what it raised). While it runs, Python's recursion limit is at least RECURSION_LIMIT
+    (one limit for the whole process; put back after).
+
+    An interrupt (Ctrl-C): `forward` stops the worker at its next Python instruction
+    (`token.cancel`), waits for it to unwind (its guards restore what it changed; further
+    interrupts meanwhile are noted, not raised) and raises KeyboardInterrupt; `raise` raises it in
+    the calling thread at once and leaves the worker (a daemon) to die with the process: the CLI,
+    which writes nothing from the worker. In `forward` mode, called on the main thread with
+    Python's default SIGINT handler, a handler that only notes the interrupt stands in for it
+    meanwhile, so no KeyboardInterrupt can surface between starting the worker and waiting for it."""
     token = Interruptible()
     box: dict = {}
+    # Released by the worker when it is done. Not Thread.join: Python 3.11's join, interrupted,
+    # releases the worker's own state lock and reports a running thread as stopped.
+    done = threading.Lock()
+    done.acquire()
+    noted: list = []
+    started: list = []
+    finished: list = []
 
     def body() -> None:
         try:
+            # Ctrl-C must reach the waiting thread: a signal the kernel hands to this thread
+            # would not wake it, and the interrupt would wait for the work to finish.
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
                 box["value"] = fn(token)
             except BaseException as e:  # handed to the waiting thread
                 box["error"] = e
         except BaseException:  # an interrupt that arrived as the worker finished
             pass
-
-    limit = sys.getrecursionlimit()
-    wanted = 1000 + 4 * depth
-    with _STACK_LOCK:  # threading.stack_size is process-wide: set it only around this start
-        old = threading.stack_size(BIG_STACK_BYTES)
-        try:
-            worker = threading.Thread(target=body, name="loopopt-worker", daemon=True)
-            if wanted > limit:
-                sys.setrecursionlimit(wanted)
-            worker.start()
         finally:
-            threading.stack_size(old)
-    interrupted = None
+            done.release()
+
+    def note(e: BaseException) -> None:
+        if not noted:
+            noted.append(e)
+            if started:
+                token.cancel(started[0])
+
+    def on_sigint(signum, frame) -> None:
+        note(KeyboardInterrupt())
+
+    own_handler = (interrupt == "forward" and threading.current_thread() is threading.main_thread()
+                   and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    if own_handler:
+        signal.signal(signal.SIGINT, on_sigint)
+    limit = sys.getrecursionlimit()
+    raised = RECURSION_LIMIT > limit
     try:
-        while True:
+        with _STACK_LOCK:  # threading.stack_size is process-wide: set it only around this start
+            old = threading.stack_size(BIG_STACK_BYTES)
             try:
-                worker.join()
-                break
-            except KeyboardInterrupt as e:
+                worker = threading.Thread(target=body, name="loopopt-worker", daemon=True)
+                if raised:
+                    sys.setrecursionlimit(RECURSION_LIMIT)
+                worker.start()
+                started.append(worker)
+            finally:
+                threading.stack_size(old)
+        if noted:
+            token.cancel(worker)
+        while not finished:
+            try:
+                done.acquire()
+                finished.append(True)
+            except KeyboardInterrupt as e:  # raised by another handler than ours, or `raise` mode
                 if interrupt == "raise":
                     raise
-                if interrupted is None:
-                    interrupted = e
-                    token.cancel(worker)
+                note(e)
     finally:
-        if wanted > limit and sys.getrecursionlimit() == wanted and not worker.is_alive():
+        if own_handler:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if raised and finished and sys.getrecursionlimit() == RECURSION_LIMIT:
             sys.setrecursionlimit(limit)
-    if interrupted is not None:
-        raise interrupted
+    if noted:
+        raise noted[0]
     if "error" in box:
         raise box["error"]
     return box.get("value")

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -332,6 +333,22 @@ def test_api_checks_the_same_rules_before_any_ir():
     assert loopopt.optimize(text, passes=" fuse , licm ").num_loops_fused == 2
 
 
+def test_ctrl_c_exits_130_in_one_line_writing_nothing(tmp_path):
+    code = ("import sys, time, loopopt.cli as c, loopopt.transforms.licm as l\n"
+            "def slow(*a, **k):\n    sys.stderr.write('in licm\\n'); sys.stderr.flush(); time.sleep(60)\n"
+            "l.licm_function = slow\nc.main(sys.argv[1:])\n")
+    p = subprocess.Popen([sys.executable, "-c", code, str(INPUT), "--remarks-json", str(tmp_path / "r"), "-o",
+                          str(tmp_path / "o")], env=ENV, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stderr.readline() == "in licm\n"
+        p.send_signal(signal.SIGINT)
+        err = p.communicate(timeout=30)[1]
+    finally:
+        p.kill()
+    assert p.returncode == 130 and err == "loopopt: interrupted\n"
+    assert os.listdir(tmp_path) == []
+
+
 def test_internal_error_exits_3_in_one_line(tmp_path):
     code = ("import sys, loopopt.api as a, loopopt.cli as c\n"
             "def boom(*x, **k): raise RuntimeError('injected')\n"
@@ -528,7 +545,8 @@ def _interrupting(monkeypatch, how):
         if how == "raise":
             raise KeyboardInterrupt
         os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C: it reaches the waiting main thread
-        for _ in range(10 ** 7):  # the worker is stopped at its next instruction
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the worker is stopped at its next instruction
             pass
         return real(*a, **k)
 
