@@ -200,12 +200,27 @@ def test_max_error_on_every_f32_input(fn):
     assert worst[0] <= math_approx.MAX_ULP[fn], f"{fn}: {worst[0]} ulp at x = {worst[1]!r}"
 
 
-def test_the_sweep_finds_an_error():
-    """The check can fail: a coefficient off by 1e-4 relative is seen."""
-    old = math_approx.EXP_P
-    try:
-        math_approx.EXP_P = (old[0] * (1 + 1e-4),) + old[1:]
-        err, _ = max_error("math.exp", 8, 1 << 18, 16384 + 1)
-    finally:
-        math_approx.EXP_P = old
-    assert err > math_approx.MAX_ULP["math.exp"]
+MATH_MUTANTS = {
+    # a coefficient off by 1e-4 relative
+    "exp coefficient": ("math.exp", lambda mp: mp.setattr(math_approx, "EXP_P",
+                                                          (math_approx.EXP_P[0] * (1 + 1e-4),) + math_approx.EXP_P[1:])),
+    # subnormal results flushed to zero (the underflow bound at FLT_MIN's logarithm)
+    "exp underflow": ("math.exp", lambda mp: mp.setattr(math_approx, "EXP_LO", -87.3365479)),
+    # log's subnormal inputs not scaled first
+    "log subnormals": ("math.log", lambda mp: mp.setattr(math_approx, "FLT_MIN", 0.0)),
+    # exp's argument not clamped at the overflow bound (2^n no longer fits the exponent bits)
+    "exp overflow": ("math.exp", lambda mp: mp.setattr(math_approx, "EXP_HI", 1e30)),
+    # tanh's argument of exp not clamped
+    "tanh clamp": ("math.tanh", lambda mp: mp.setattr(math_approx, "TANH_CLAMP", 1e30)),
+    # erf's middle branch cut short
+    "erf branch": ("math.erf", lambda mp: mp.setattr(math_approx, "ERFC_MID_CENTRE", 2.5)),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(MATH_MUTANTS))
+def test_the_sweep_finds_an_error(mutant, monkeypatch):
+    """The check can fail: each mutation of an approximation is seen by the sweep."""
+    fn, mutate = MATH_MUTANTS[mutant]
+    mutate(monkeypatch)
+    err, _ = max_error(fn, 8, 1 << 18, 16384 + 1)
+    assert err > math_approx.MAX_ULP[fn]

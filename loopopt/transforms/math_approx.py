@@ -54,6 +54,8 @@ LN2_HI = 0.693147182  # f32(ln 2)
 LN2_LO = -1.90465421e-09  # ln 2 - LN2_HI
 EXP_HI = 88.72283935546875  # the least f32 above ln(FLT_MAX): exp of it and beyond is inf
 EXP_LO = -103.972084  # ln(2^-150): below it exp rounds to +0
+TANH_CLAMP = 9.5  # tanh(|x|) is 1 in f32 from 9.01 on; 2 * 9.5 stays in exp's range
+FLT_MIN = 1.1754943508222875e-38  # the least normal f32: log scales what is below it by 2^23 first
 SQRT_HALF_BITS = 0x3F3504F3  # f32(sqrt(1/2)): mantissas from here up to sqrt(2) keep their exponent
 
 
@@ -121,7 +123,7 @@ def exp_f32(b: Ops, x):
 
 
 def log_f32(b: Ops, x):
-    tiny = b.lt(x, b.f(1.1754943508222875e-38))  # subnormal (or zero, negative): scale up first
+    tiny = b.lt(x, b.f(FLT_MIN))  # subnormal (or zero, negative): scale up first
     xs = b.select(tiny, b.mul(x, b.f(8388608.0)), x)
     bits = b.bits(xs)
     # m = the mantissa with the exponent of [sqrt(1/2), sqrt(2)); e = the exponent that remains
@@ -145,10 +147,11 @@ def tanh_f32(b: Ops, x):
     a = b.abs(x)
     a2 = b.mul(a, a)
     small = b.fma(b.mul(a2, a), b.horner(a2, TANH_P), a)
-    ac = b.min(a, b.f(9.5))
+    ac = b.min(a, b.f(TANH_CLAMP))
     e = _exp_finite(b, b.add(ac, ac))
     big = b.sub(b.f(1.0), b.div(b.f(2.0), b.add(e, b.f(1.0))))
     y = b.copysign(b.select(b.lt(a, b.f(0.9)), small, big), x)
+    # a NaN reaches fptosi in _exp_finite (poison in LLVM): the select keeps it out of the result
     return b.select(b.isnan(x), x, y)
 
 
