@@ -136,6 +136,8 @@ def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
           file=out, flush=True)
     for sig, n in by_class.most_common():
         print(f"fuzz: class {sig}: {n}", file=out, flush=True)
+    print(f"fuzz: programs with a forwarding probe: {exercised['any', 'all']}, on cpu {exercised['any', 'cpu']}",
+          file=out, flush=True)
     for c in sorted({c for c, _ in exercised} - {"any"}):
         print(f"fuzz: forwarding class {c}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu",
               file=out, flush=True)
