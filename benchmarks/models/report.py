@@ -152,8 +152,20 @@ def summary_cell(block: dict, key: str, regime: str) -> str:
 
 
 def miscompiles(block: dict) -> list[str]:
-    return [f"{n} ({_err(c.get('error'))} vs {c.get('error_against')})" for n, c in block["columns"].items()
-            if c.get("correct") is False]
+    """The WRONG columns, the MLIR pipelines of one lowering grouped: `mlir-{fusion,greedy}
+    (max 4.2e-01 vs fixture)`."""
+    cols = block["columns"]
+    out, grouped = [], set()
+    for prefix in ("", "linalg-fusion+"):
+        wrong = [m for m in MLIR if (cols.get(prefix + m) or {}).get("correct") is False]
+        if len(wrong) > 1:
+            worst = max((cols[prefix + m] for m in wrong), key=lambda c: c.get("error") or 0)
+            names = ",".join(m.replace("mlir-", "") for m in wrong)
+            out.append(f"{prefix}mlir-{{{names}}} (max {_err(worst.get('error'))} vs {worst.get('error_against')})")
+            grouped.update(prefix + m for m in wrong)
+    out += [f"{n} ({_err(c.get('error'))} vs {c.get('error_against')})" for n, c in cols.items()
+            if c.get("correct") is False and n not in grouped]
+    return out
 
 
 def summary_table(data: dict, regime: str) -> list[str]:
@@ -187,16 +199,24 @@ def block_table(block: dict, data: dict) -> list[str]:
     for name, col in block["columns"].items():
         err = "" if col.get("error") is None else f"{_err(col['error'])} ({col.get('error_against')})"
         placed = "" if col.get("placed_bytes") is None else f"{col['placed_bytes'] / 1024:.0f}"
-        mark = " (best MLIR" + (", " + ", ".join(r for r in regimes if name in best[r]) + ")") if any(name in best[r] for r in regimes) else ""
+        won = [r for r in regimes if name in best[r]]
+        lowering = "on the fused lowering" if name.startswith("linalg-fusion+") else "on the plain lowering"
+        mark = f" (best correct MLIR {lowering}: {', '.join(won)})" if won else ""
         row = [f"{name}{mark}", verdict(col), err, "" if col.get("loops") is None else str(col["loops"]), placed]
         for r in regimes:
             t = time_of(col, r)
             plain = time_of(block["columns"].get("plain"), r)
             fw = framework_time(block, r)
             row += [_ms(t), _ms(time_of(col, r, "best")), _x(plain / t if plain and t else None),
-                    _x(t / fw if t and fw else None), f"{100 * roof / t:.0f}%" if roof and t else "n/a"]
+                    _x(t / fw if t and fw else None), _pct(roof / t if roof and t else None)]
         lines.append("| " + " | ".join(row) + " |")
     return lines
+
+
+def _pct(share) -> str:
+    if share is None:
+        return "n/a"
+    return f"{100 * share:.1f}%" if share < 0.1 else f"{100 * share:.0f}%"
 
 
 def roofline_line(data: dict) -> str:
@@ -220,7 +240,30 @@ def run_line(data: dict) -> str:
             f"{data.get('reps')} timed calls per column and regime ({data.get('warmup')} warm-up), flushed = "
             f"{data.get('flush_mib')} MiB read before every timed call, warm = calls back to back; niceness "
             f"{data.get('niceness')}. Machine load: at start `{data.get('uptime_start', '?')}`, at end "
-            f"`{data.get('uptime_end', '?')}`." + (f" {notes}." if notes else ""))
+            f"`{data.get('uptime_end', '?')}`." + (f" {notes}." if notes else "") + code_text(data))
+
+
+def _load_of(uptime: str) -> str:
+    return uptime.split("load average:")[-1].strip() if "load average" in uptime else uptime
+
+
+def code_text(data: dict) -> str:
+    """Which code the run measured: the commits at start and end (the tree is shared, so code may
+    change during a run), the blocks measured again later (`run.py --update`)."""
+    start, end = data.get("code_start") or {}, data.get("code_end") or {}
+    out = ""
+    if start.get("commit"):
+        span = start["commit"] if end.get("commit") in (None, start["commit"]) else f"{start['commit']}..{end['commit']}"
+        dirty = start.get("dirty_files")
+        changed = f"plus {dirty} files changed in the shared working tree" if dirty is not None else "plus the shared working tree's uncommitted changes"
+        out += f" Code: commit {span} ({changed}{'' if not data.get('code_note') else '; ' + data['code_note']})."
+    updated = [b for b in data.get("blocks", []) if b.get("updated")]
+    for b in updated:
+        m = b.get("measured") or {}
+        when = time.strftime("%H:%M", time.gmtime(m.get("date", 0)))
+        out += (f" {b['name']} measured again at {when} UTC (commit {m.get('commit', '?')}, load average "
+                f"{_load_of(m.get('uptime', '?'))}){': ' + b['update_note'] if b.get('update_note') else ''}.")
+    return out
 
 
 def versions_line(data: dict) -> str:
@@ -276,9 +319,13 @@ def _busy(data: dict) -> bool:
 
 def readme_lines(data: dict) -> list[str]:
     """The README's section: the two summary tables and the run line."""
-    out = []
+    out = ["Times in ms, the lower quartile of each column's calls on one thread; best MLIR = the fastest correct "
+           "of three MLIR 22 affine pipelines (named); loopopt speedup = plain / loopopt; x fw = the column's time "
+           "over the faster of torch and IREE (1.00x: as fast); WRONG = a miscompile (error = max |got - want| / "
+           f"max |want| against torch's outputs, the fixture or the plain lowering, over {data.get('rtol', 1e-4)}), "
+           "left out of the times.", ""]
     for r in data.get("regimes", ["flushed", "warm"]):
-        out += [f"**{r}** (ms, lower quartile of the calls; WRONG = a miscompile, left out of the times):", ""]
+        out += [f"**{r}**:", ""]
         out += summary_table(data, r) + [""]
     out += [run_line(data), "", roofline_line(data)]
     if _busy(data):

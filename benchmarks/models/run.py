@@ -525,6 +525,7 @@ def bench_block(name: str, variants=None, frameworks: dict | None = None, reps: 
     variants = default_variants() if variants is None else tuple(variants)
     frameworks = frameworks or {}
     block = Block(name, fixtures.load_fixture(name))
+    measured = {"date": time.time(), "uptime": uptime(), **git_state()}
     out_dir = out_dir or os.path.join(VARIANTS_DIR, name)
     os.makedirs(out_dir, exist_ok=True)
     lowerings = {}
@@ -599,7 +600,7 @@ def bench_block(name: str, variants=None, frameworks: dict | None = None, reps: 
     work = block_work(block, plain_text) if isinstance(plain_text, str) else {"flops": None}
     return {"name": name, "what": block.fixture.expected.get("what", ""), "function": block.kernel,
             "sizes": block.sizes(), "run_sizes": [block.sizes(r) for r in range(len(block.runs))],
-            "check_seconds": check_seconds, **work, "columns": {n: asdict(c) for n, c in columns.items()}}
+            "check_seconds": check_seconds, "measured": measured, **work, "columns": {n: asdict(c) for n, c in columns.items()}}
 
 
 # ----------------------------------------------------------------------------- the machine
@@ -635,6 +636,17 @@ def machine_roofline(reps: int, warmup: int, rounds: int, flush_mib: int, log=pr
     if peak or bw:
         log(f"roofline: peak {peak and peak / 1e9:.1f} GFLOP/s, bandwidth {bw and bw / 1e9:.1f} GB/s")
     return {"peak_flops": peak, "bandwidth": bw, "kernels": kernels}
+
+
+def git_state() -> dict:
+    """The commit the working tree is at and how many files differ from it: engineers share the
+    tree, so a long run may see code change under it (each block records its own state)."""
+    def git(*args):
+        p = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=60)
+        return p.stdout.strip() if p.returncode == 0 else ""
+
+    return {"commit": git("rev-parse", "--short", "HEAD"), "dirty_files": len(git("status", "--porcelain",
+                                                                                   "--untracked-files=no").splitlines())}
 
 
 def uptime() -> str:
@@ -675,6 +687,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-torch", action="store_true", help="leave out the torch column")
     ap.add_argument("--no-iree", action="store_true", help="leave out the IREE column")
     ap.add_argument("--no-roofline", action="store_true", help="do not measure the peak FLOP/s and bandwidth")
+    ap.add_argument("--update", action="store_true", help="measure the --only blocks again with the results "
+                    "file's settings and replace them in it (each block keeps its own date, load and commit)")
+    ap.add_argument("--note", default="", help="with --update: why the blocks were measured again (shown in the tables)")
     ap.add_argument("--out", default=None, help="results file (default benchmarks/results/models.json; a "
                     "--quick or --only run goes to results/variants/models-partial.json)")
     a = ap.parse_args(argv)
@@ -685,6 +700,8 @@ def main(argv=None) -> int:
     if a.flush_mib <= 0 and "flushed" in regimes:
         raise SystemExit("run.py: error: the flushed regime needs --flush-mib > 0 (or --regimes warm)")
     names = select(a.only)
+    if a.update:
+        return update(names, a)
     reps = a.reps or (3 if a.quick else 10)
     warmup = 1 if a.quick else 2
     rounds = a.rounds or (1 if a.quick else 3)
@@ -697,7 +714,8 @@ def main(argv=None) -> int:
     for fw, (tool, note) in frameworks.items():
         print(f"{fw}: {tool} ({note})" if tool else f"{fw}: column skipped: {note}")
     start = time.perf_counter()
-    data = {"date": time.time(), "machine": bench_run.machine_info(), "uptime_start": uptime(), "reps": reps,
+    data = {"date": time.time(), "machine": bench_run.machine_info(), "uptime_start": uptime(), "code_start": git_state(),
+            "reps": reps,
             "warmup": warmup, "rounds": rounds, "quick": a.quick, "regimes": list(regimes), "flush_mib": a.flush_mib,
             "niceness": niceness, "rtol": RTOL, "lowering": frontend.lowering_pipeline(),
             "lowering_fused": frontend.lowering_pipeline(frontend.LoweringOptions(elementwise_fusion=True)),
@@ -713,11 +731,42 @@ def main(argv=None) -> int:
         _write(out_path, data)  # a partial file survives an interrupted run
     data["wall_seconds"] = time.perf_counter() - start
     data["uptime_end"] = uptime()
+    data["code_end"] = git_state()
     _write(out_path, data)
     md = models_report.write_markdown(data, os.path.join(RESULTS, "models.md") if full else out_path[:-5] + ".md")
     if full:
         models_report.quote_in_readme(os.path.join(REPO, "README.md"), data)
     print(f"done in {data['wall_seconds']:.0f} s; {os.path.relpath(out_path)}, {os.path.relpath(md)}")
+    return 0
+
+
+def update(names: list[str], a) -> int:
+    """Measure `names` again with the settings of the results file and put them in its place
+    (a block's columns are always measured side by side in one run; blocks of one file may then
+    come from different runs, each with its own `measured` date, load and commit)."""
+    path = a.out or os.path.join(RESULTS, "models.json")
+    if not a.only or a.quick:
+        raise SystemExit("run.py: error: --update takes --only BLOCKS and the file's own settings (no --quick)")
+    with open(path) as f:
+        data = json.load(f)
+    bench_run.raise_priority(a.nice)
+    frameworks = {"torch": (None, "--no-torch") if a.no_torch else find_torch_python(a.torch_python),
+                  "iree": (None, "--no-iree") if a.no_iree else find_iree()}
+    blocks = {b["name"]: b for b in data["blocks"]}
+    for name in names:
+        print(f"{name} (update):")
+        blocks[name] = bench_block(name, frameworks=frameworks, reps=data["reps"], warmup=data["warmup"],
+                                   rounds=data["rounds"], regimes=tuple(data["regimes"]), flush_mib=data["flush_mib"])
+        blocks[name]["updated"] = True
+        if a.note:
+            blocks[name]["update_note"] = a.note
+    order = [n for n in BLOCKS if n in blocks] + [n for n in blocks if n not in BLOCKS]
+    data["blocks"] = [blocks[n] for n in order]
+    _write(path, data)
+    md = models_report.write_markdown(data, path[:-5] + ".md")
+    if os.path.abspath(path) == os.path.join(RESULTS, "models.json"):
+        models_report.quote_in_readme(os.path.join(REPO, "README.md"), data)
+    print(f"updated {', '.join(names)} in {os.path.relpath(path)}; {os.path.relpath(md)}")
     return 0
 
 

@@ -57,7 +57,7 @@ def test_fixture_error_from_checksums():
     assert run.fixture_error(x, record) < 1e-12
     y = x.copy()
     y[17] += 0.5  # one element off: the sum moves by 0.5 against sum|x| ~ 2500
-    assert 1e-4 < run.fixture_error(y, record) < 1e-3
+    assert 1e-4 < run.fixture_error(y, record) < 1e-3 and run.fixture_error(y, record) > run.RTOL
     assert run.fixture_error(np.full_like(x, np.nan), record) == float("inf")
 
 
@@ -66,7 +66,7 @@ def test_judge_takes_the_worst_reference():
     run.judge(col, {"fixture": 1e-7, "plain": 0.3})
     assert col.correct is False and col.error == 0.3 and col.error_against == "plain"
     ok = run.Column("d", "affine")
-    run.judge(ok, {"fixture": 1e-7, "torch": 5e-5})
+    run.judge(ok, {"fixture": run.RTOL / 100, "torch": run.RTOL / 2})
     assert ok.correct is True and ok.error_against == "torch"
 
 
@@ -162,3 +162,12 @@ def test_summary_picks_the_best_correct_mlir_pipeline(tmp_path):
     (tmp_path / "r.json").write_text(json.dumps(data))
     assert report.main([str(tmp_path / "r.json"), "--md", str(tmp_path / "r.md")]) == 0
     assert "## flushed" in (tmp_path / "r.md").read_text()
+
+
+def test_run_line_names_the_code_and_the_blocks_measured_again():
+    data = {"blocks": [{"name": "b", "columns": {}, "updated": True, "update_note": "lowering changed",
+                        "measured": {"date": 0, "commit": "abc1234", "uptime": "up 1:00, load average: 1.0, 2.0, 3.0"}}],
+            "code_start": {"commit": "1111111", "dirty_files": 2}, "code_end": {"commit": "2222222"}}
+    line = report.run_line(data)
+    assert "commit 1111111..2222222 (plus 2 files changed" in line
+    assert "b measured again at 00:00 UTC (commit abc1234, load average 1.0, 2.0, 3.0): lowering changed." in line
