@@ -459,3 +459,32 @@ def test_applying_that_recompute_plan_changes_the_results():
     pr.recompute_into_consumer(plan)
     with pytest.raises(AssertionError, match="differs"):
         assert_same_results(RECOMPUTE_ALIAS, mlir.print_module(module), seed=1, func="f", sizes={3: 1})
+
+
+BUMP = """
+memref.global "private" @G : memref<1xf32> = dense<0.0>
+func.func @bump(%out: memref<1xf32>) {
+  %one = arith.constant 1.0 : f32
+  %g = memref.get_global @G : memref<1xf32>
+  %v = affine.load %g[0] : memref<1xf32>
+  %w = arith.addf %v, %one : f32
+  affine.store %w, %g[0] : memref<1xf32>
+  affine.store %w, %out[0] : memref<1xf32>
+  return
+}
+"""
+
+
+def test_interpreter_keeps_globals_across_runs_only_when_asked():
+    """A run starts from the globals' initial values; `keep_globals` continues from what the
+    previous run left, as the native harness's second call in one process does."""
+    import numpy as np
+    from loopopt.interpreter import compile_module
+
+    compiled = compile_module(BUMP)
+    out = np.zeros(1, np.float32)
+    compiled.run("bump", [out])
+    compiled.run("bump", [out])
+    assert out[0] == 1.0
+    compiled.run("bump", [out], keep_globals=True)
+    assert out[0] == 2.0
