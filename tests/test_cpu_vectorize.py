@@ -506,3 +506,22 @@ func.func @f(%m: memref<8x64xf32>, %n: index) {
 }
 """
     assert [p[:2] for p in plans(src)] == [(None, 8)]
+
+
+def test_a_loop_over_a_cast_of_an_unranked_argument_is_planned():
+    """The root of the access is unranked (memref<*xf32>): the layout comes from the cast."""
+    src = """
+func.func @f(%u: memref<*xf32>) {
+  %three = arith.constant 3.0 : f32
+  %m = memref.cast %u : memref<*xf32> to memref<64xf32>
+  affine.for %i = 0 to 64 {
+    %v = affine.load %m[%i] : memref<64xf32>
+    %w = arith.mulf %v, %three : f32
+    affine.store %w, %m[%i] : memref<64xf32>
+  }
+  return
+}
+"""
+    res = _optimize(src, FAST, passes=["vectorize"])
+    assert [r.message for r in res.remarks if r.pass_name == "vectorize"] == [
+        f"{cpu_plan_vectorizable()} at width 8"]

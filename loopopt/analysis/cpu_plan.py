@@ -167,7 +167,9 @@ def access_refusal(loop: ir.Operation, accesses: list[AccessPattern], scope: Sco
         if cls == "strided":
             shown = ", ".join("?" if s is None else str(s) for s in strides)
             return f"{a.op.name} at {where} moves by [{shown}] elements per iteration", a.op
-        mt = mlir.memref_type(a.root)
+        mt = mlir.memref_type(a.root) or mlir.memref_type(a.op.operands[1 if a.is_write else 0])
+        if mt is None:
+            return f"{a.op.name} at {where}: the buffer's layout is unknown", a.op
         layout, _ = mt.get_strides_and_offset()
         if layout and layout[-1] != 1:
             return f"{a.op.name} at {where}: the buffer's last dimension is not contiguous in memory", a.op
