@@ -3,6 +3,7 @@
     python3 benchmarks/scaling.py                  every pattern (~20 min on 2 busy CPUs)
     python3 benchmarks/scaling.py --only refused_1d,mixed --timeout 60
     python3 benchmarks/scaling.py --quick          the two smallest sizes of every pattern (a smoke run)
+    python3 benchmarks/scaling.py --only shared_buffer --merge   re-run some patterns, keep the others'
 
 Each pattern is a generator of one function from a size N; every tool of the pattern compiles
 every size, smallest first, side by side in one run (for each size, the tools in turn). Wall
@@ -601,6 +602,23 @@ def summarize(results: list[Measurement], startup: float | None = None, timeout:
             "verdicts": [dict(asdict(v), met=v.met) for v in verdicts(results)]}
 
 
+def merge_results(old: dict, results: list[Measurement], startup: float | None, timeout: float) -> dict:
+    """summarize() over `results` and the measurements of `old` (a scaling.json) for every
+    pattern `results` did not re-run, in PATTERNS order; `merged` says which patterns come from
+    which run (date, load average at its start, start-up)."""
+    rerun = set(m.pattern for m in results)
+    kept = [Measurement(**m) for m in old.get("measurements", []) if m["pattern"] not in rerun]
+    order = {p.name: k for k, p in enumerate(PATTERNS)}
+    merged = sorted(kept + results, key=lambda m: (order.get(m.pattern, len(order)), m.size))
+    data = summarize(merged, startup, timeout)
+    previous = old.get("merged", {}).get("kept", {})
+    data["merged"] = {"rerun": sorted(rerun, key=lambda p: order.get(p, 0)),
+                      "kept": {m.pattern: previous.get(m.pattern) or {
+                          "date": old.get("date"), "load_average_at_start": old.get("machine", {}).get("load_average"),
+                          "startup_seconds": old.get("startup_seconds")} for m in kept}}
+    return data
+
+
 def _terminate(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -613,23 +631,35 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="only the two smallest sizes of each pattern")
     ap.add_argument("--no-report", action="store_true", help="write scaling.json only")
     ap.add_argument("--results", default=RESULTS, metavar="DIR", help="where to write (default benchmarks/results)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the patterns of the existing scaling.json that this run does not measure; only "
+                         "scaling.md and compile_time.png are regenerated (results.md and the README quote a full run)")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)  # so a killed run kills its running child too
     start = time.perf_counter()
+    load_at_start = os.getloadavg()
     compile_bytecode()
     startup = startup_seconds()
     print(f"loopopt start-up on an empty function: {startup:.2f} s" if startup else "loopopt start-up: n/a")
     results = run_scaling(None, a.timeout, only=a.only, quick=a.quick)
-    data = summarize(results, startup, a.timeout)
+    path = os.path.join(a.results, "scaling.json")
+    if a.merge and os.path.exists(path):
+        with open(path) as f:
+            data = merge_results(json.load(f), results, startup, a.timeout)
+    else:
+        data = summarize(results, startup, a.timeout)
     from run import machine_info  # run.py imports this module: import it late
+    machine = machine_info()
     data.update(niceness=os.nice(0), quick=a.quick, date=time.strftime("%Y-%m-%d"), wall_seconds=time.perf_counter() - start,
-                machine=machine_info())
+                machine=dict(machine, load_average=load_at_start), load_average_at_end=machine["load_average"])
     os.makedirs(a.results, exist_ok=True)
-    with open(os.path.join(a.results, "scaling.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(data, f, indent=1)
     if not a.no_report:
         import report
-        if os.path.abspath(a.results) == os.path.abspath(RESULTS):
+        if a.merge:
+            report.write_scaling(a.results)
+        elif os.path.abspath(a.results) == os.path.abspath(RESULTS):
             report.write_all(RESULTS, speedup_png=False)  # results.md quotes the target table
             report.quote_in_readme(os.path.join(HERE, "README.md"), data)
         else:

@@ -16,6 +16,7 @@ for path in (os.path.dirname(HERE), HERE):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from loopopt import mlir  # noqa: E402
 from loopopt.mlir import affine_map_attr, block_ops, func_body, functions, parse_module, walk  # noqa: E402
 
 import report  # noqa: E402
@@ -87,6 +88,40 @@ def test_unrolled_private_writes_then_reads_each_iterations_own_slice():
     assert len(loops) == 1
     assert text.count("affine.store") == 16 and text.count("affine.load %b") == 8
     assert "%b[%i * 8 + 7]" in text and "%b[%i * 8 + 8]" not in text
+
+
+def test_shared_buffer_nests_read_one_placed_buffer_transposed_and_in_place():
+    text = scaling.shared_buffer(5)
+    loops, module = top_loops(text)
+    assert [upper_bound(loop) for loop in loops] == [16, 15, 16, 15, 16]
+    assert all(1 + ops_named(loop, "affine.for") == 2 for loop in loops)
+    inner = [next(o for o in walk(loop) if o.name == "affine.for") for loop in loops]
+    assert [upper_bound(loop) for loop in inner] == [16, 15, 16, 15, 16]
+    assert text.count("memref.alloc() : memref<16x16xf32>") == 1
+    assert text.count("affine.load %a[%j, %i]") == text.count("affine.load %a[%i, %j]") == 5
+    assert text.count("affine.store %z, %a[%i, %j]") == 5
+
+
+def test_strided_private_puts_every_access_of_the_temporary_in_one_residue_class():
+    from loopopt.analysis.affine import Scope
+    from loopopt.analysis.accesses import collect_accesses
+    from loopopt.analysis.dependence import disjoint_classes
+
+    k = 6
+    loops, _ = top_loops(scaling.strided_private(k))
+    [loop] = loops
+    b = [a for a in collect_accesses(loop, Scope()) if mlir.value_owner(a.root)[0] is not None]  # the alloc
+    assert len(b) == 2 * k and sum(a.is_write for a in b) == k
+    assert len(disjoint_classes(b, Scope())) == 1  # unrolled_private's split into k classes does not apply
+
+
+def test_distribute_refused_has_k_statements_and_a_reader_one_iteration_ahead():
+    k = 7
+    loops, _ = top_loops(scaling.distribute_refused(k))
+    assert len(loops) == 2
+    assert (ops_named(loops[0], "affine.load"), ops_named(loops[0], "affine.store")) == (k, k)
+    assert (ops_named(loops[1], "affine.load"), ops_named(loops[1], "affine.store")) == (1, 1)
+    assert f"%b[%i * {k} + {k}]" in scaling.distribute_refused(k)
 
 
 def test_licm_loads_are_invariant_and_stores_never_reach_them():
@@ -187,6 +222,20 @@ def test_summary_and_markdown_show_the_numbers_and_the_misses():
     assert "| p | 200 | loopopt --target cpu | 4.00 | > 120 s (timeout) | 2.00 |" in text
     assert "| 200 | 4.00 | > 120 s (timeout) |" in text
     assert "**NO**" in text
+
+
+def test_a_merged_run_replaces_the_patterns_it_measured_and_keeps_the_others():
+    old = scaling.summarize(_ms("licm", scaling.LOOPOPT_CPU, [1.0, 2.0]) + _ms("mixed", scaling.LOOPOPT_CPU, [3.0, 4.0]), 0.2)
+    old.update(date="2026-01-01", machine={"load_average": [1.0, 1.0, 1.0]})
+    data = scaling.merge_results(old, _ms("mixed", scaling.LOOPOPT_CPU, [5.0, 6.0]), 0.3, 60.0)
+    got = {(m["pattern"], m["size"]): m["seconds"] for m in data["measurements"]}
+    assert got == {("licm", 100): 1.0, ("licm", 200): 2.0, ("mixed", 100): 5.0, ("mixed", 200): 6.0}
+    assert [m["pattern"] for m in data["measurements"]] == ["licm", "licm", "mixed", "mixed"]  # PATTERNS order
+    assert data["merged"]["rerun"] == ["mixed"]
+    assert data["merged"]["kept"]["licm"]["date"] == "2026-01-01"
+    assert data["fits"]["mixed"][scaling.LOOPOPT_CPU]["exponent_last"] == pytest.approx(math.log(6 / 5) / math.log(2))
+    again = scaling.merge_results(dict(data, date="2026-02-02"), _ms("mixed", scaling.LOOPOPT_CPU, [5.0, 6.0]), 0.3, 60.0)
+    assert again["merged"]["kept"]["licm"]["date"] == "2026-01-01"  # the run it was measured in
 
 
 def test_select_patterns_resizes_only_the_chains_and_rejects_unknown_names():
