@@ -117,10 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def options_from_args(a: argparse.Namespace) -> Options:
     """The Options the flags ask for; UsageError (exit 2) for a knob out of its range."""
-    from .options import knob_range_error
+    from .options import KNOB_FLAGS, KNOB_RANGES, knob_range_error
 
-    for name, flag in (("distance_threshold", "--loop-opt-distance-threshold"), ("sb_size", "--loop-opt-sb-size"),
-                       ("psum_size", "--loop-opt-psum-size")):
+    for name in KNOB_RANGES:
+        flag = KNOB_FLAGS[name]
         why = knob_range_error(name, getattr(a, flag[2:].replace("-", "_")), flag)
         if why is not None:
             raise UsageError(f"loopopt: error: {why}")
