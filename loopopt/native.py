@@ -504,8 +504,21 @@ def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup:
     decls = [d for name, d in _DECLS.items() if name not in existing]
     body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes)
     driver = ["", *("  " + d for d in decls), "  func.func @main() {", *("  " + ln for ln in body), "  }"]
-    end = module_text.rstrip().rfind("}")
-    return module_text[:end] + "\n".join(driver) + "\n}\n"
+    module_part, resources = split_resources(module_text)
+    end = module_part.rstrip().rfind("}")
+    return module_part[:end] + "\n".join(driver) + "\n}\n" + resources
+
+
+def split_resources(text: str) -> tuple[str, str]:
+    """(the module, its `{-# ... #-}` trailer or "") of text printed by the bindings.
+
+    The printer starts the trailer (`dialect_resources` blobs, `external_resources`) on a line
+    of its own that is exactly `{-#`; no such line can occur inside the module, where strings
+    print newlines escaped. The module's closing brace is the last `}` before it."""
+    at = text.find("\n{-#\n")
+    if at < 0:
+        return text, ""
+    return text[:at + 1], text[at + 1:]
 
 
 # ----------------------------------------------------------------------------- lower and run
@@ -544,7 +557,7 @@ def run_lowered(llvm_text: str, timeout: float = 600) -> str:
         f.write(llvm_text)
         path = f.name
     try:
-        cmd = [runner, *RUNNER_FLAGS, f"-shared-libs={runtime_library()}", path]
+        cmd = [*_line_buffered(), runner, *RUNNER_FLAGS, f"-shared-libs={runtime_library()}", path]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -552,8 +565,45 @@ def run_lowered(llvm_text: str, timeout: float = 600) -> str:
     finally:
         os.unlink(path)
     if p.returncode != 0:
-        raise NativeError(f"mlir-runner exited {p.returncode}: {first_error_line(p.stderr)}")
+        raise NativeError(runner_failure(p.returncode, p.stdout, p.stderr))
     return p.stdout
+
+
+def _line_buffered() -> list[str]:
+    """`stdbuf -oL` where coreutils has it: the program's stdout is then flushed line by line, so
+    what a failing `cf.assert` prints (`puts`, then `abort()`) reaches us instead of dying in a
+    full buffer. The harness prints after its timed calls, so timing is not affected."""
+    import shutil
+
+    stdbuf = shutil.which("stdbuf")
+    return [stdbuf, "-oL"] if stdbuf else []
+
+
+def runner_failure(returncode: int, stdout: str, stderr: str) -> str:
+    """One line for a failed mlir-runner run: the exit status (the signal's name when it died of
+    one) and the program's own last message, a line of its stdout that is not one of the
+    harness's integers (a failing `cf.assert` prints its message, then aborts), else the first
+    error line of stderr."""
+    import signal
+
+    status = f"exited {returncode}"
+    if returncode < 0:
+        try:
+            status += f" ({signal.Signals(-returncode).name})"
+        except ValueError:
+            pass
+    said = [ln.strip() for ln in stdout.splitlines() if ln.strip() and not _is_int(ln.strip())]
+    if said:
+        return f"mlir-runner {status}: the program printed: {said[-1]}"
+    return f"mlir-runner {status}: {first_error_line(stderr)}"
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _f64(bits: int) -> float:
@@ -717,7 +767,7 @@ def llvm_vectorizer_remarks(text: str, kernel: str, sizes: Sequence, timeout: fl
         except subprocess.TimeoutExpired:
             raise NativeError(f"mlir-runner timed out after {timeout:.0f} s") from None
     if p.returncode != 0:
-        raise NativeError(f"mlir-runner exited {p.returncode}: {first_error_line(p.stderr)}")
+        raise NativeError(runner_failure(p.returncode, "", p.stderr))
     import re
 
     out = []
