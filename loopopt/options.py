@@ -47,6 +47,7 @@ class Options:
     approximate_math: bool = False  # math.exp/log/tanh/erf in vectorizable loops become polynomials (bounded error)
     reassociate: bool = False  # float sum/product reductions may be reordered into vector partial sums
     vector_bits: int = 256  # vector register width the cpu plan assumes (AVX2; LLVM's choice on AVX-512 too)
+    contract: bool = False  # a float multiply feeding an add may become one fused multiply-add (one rounding, not two)
 
     @property
     def sb_budget(self) -> int:
