@@ -35,13 +35,19 @@ def overlap_constraints(a: AccessPattern, b: AccessPattern, ra: dict | None, rb:
     Empty (any pair) when an index is unknown, or the two roots may alias without sharing
     coordinates: an untraced memref, two arguments one call site passes overlapping views
     (one may be offset into the other), different ranks. Two `get_global @G` share them."""
+    if a.index is None or b.index is None:
+        return []
+    return _overlap(a, b, [substitute(x, ra) for x in a.index], [substitute(y, rb) for y in b.index])
+
+
+def _overlap(a: AccessPattern, b: AccessPattern, xs, ys) -> list[str]:
+    """overlap_constraints with the indices already renamed (`xs`, `ys`)."""
     if a.index is None or b.index is None or a.key != b.key or len(a.index) != len(b.index):
         return []
     if a.root != b.root and not (root_origin(a.root) == root_origin(b.root) == "global"):
         return []
     out = []
-    for x, y, wa, wb in zip(a.index, b.index, a.extents(), b.extents()):
-        x, y = substitute(x, ra), substitute(y, rb)
+    for x, y, wa, wb in zip(xs, ys, a.extents(), b.extents()):
         if wa == 1 and wb == 1:
             out.append(f"{x} = {y}")
         else:  # [x, x + wa) and [y, y + wb) intersect
@@ -122,15 +128,74 @@ def distance_set(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: 
     `la` encloses `a`, `lb` encloses `b`; they are the two axes being compared (the same loop
     for a self-dependence, or two sibling loops to be fused). None if the buffers differ.
     """
+    text = _distance_text(a, b, la, lb, scope, positional=False)
+    return None if text is None else _range_of(text)
+
+
+def may_be_negative_between(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: Scope) -> bool | None:
+    """may_be_negative(distance_set(a, b, la, lb, scope)), None if the buffers differ. Asked with
+    the loops named by position (the distance set's dimensions are projected out), so the same
+    question about other nests of the same shape is answered from the cache. Not for a set that
+    is printed: isl prints a set according to the operations made on it before (distance_set
+    builds it with the loops' own names, and the memo keeps what was done to it)."""
+    text = _distance_text(a, b, la, lb, scope, positional=True)
+    return None if text is None else _negative_text(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _negative_text(text: str) -> bool:
+    return may_be_negative(_range_of(text))
+
+
+def _distance_text(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: Scope,
+                   positional: bool) -> str | None:
+    """The isl map whose range is distance_set's: with the loops' own names (the shared ones
+    as they are, a's others suffixed _s, b's _t), or `positional`: the shared loops named c0_,
+    c1_ ..., a's others s0_ ..., b's t0_ ... (the same text as renaming the first, built from
+    per-access pieces that are memoized, as each access meets many partners)."""
+    if positional:
+        return _positional_text(a, b, la, lb, scope)
     p = instance_pair(a, b, scope, fixed=_fixed_above(a, la))
     if p is None:
         return None
     ka = iteration_index(la, p.src_rename)
     kb = iteration_index(lb, p.dst_rename)
     dims = p.fixed + p.src + p.dst
-    text = (f"[{', '.join(p.params)}] -> {{ [{', '.join(dims)}] -> [d] : "
-            f"{' and '.join(list(p.constraints) + [f'd = {kb} - {ka}']) or 'true'} }}")
-    return _range_of(text)
+    body = ' and '.join(list(p.constraints) + [f'd = {kb} - {ka}']) or 'true'
+    return f"[{', '.join(p.params)}] -> {{ [{', '.join(dims)}] -> [d] : {body} }}"
+
+
+_SIDES: dict = {}  # (access, fixed, tag) -> its pieces of a positional distance text
+
+
+def _side(a: AccessPattern, fixed: int, tag: str) -> tuple:
+    """(constraints of the shared loops, constraints of a's other loops, index, renaming) with
+    the first `fixed` loops named c0_ ... and the others <tag>0_ ..."""
+    key = (a, fixed, tag)
+    hit = _SIDES.get(key)
+    if hit is None:
+        if len(_SIDES) > 50000:
+            _SIDES.clear()
+        ren = {lp.name: f"c{k}_" for k, lp in enumerate(a.loops[:fixed])}
+        ren.update({lp.name: f"{tag}{k}_" for k, lp in enumerate(a.loops[fixed:])})
+        shared = [c for lp in a.loops[:fixed] for c in lp.constraints(ren)]
+        own = [c for lp in a.loops[fixed:] for c in lp.constraints(ren)]
+        index = None if a.index is None else [substitute(x, ren) for x in a.index]
+        hit = _SIDES[key] = (shared, own, index, ren)
+    return hit
+
+
+def _positional_text(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: Scope) -> str | None:
+    if not may_alias(a, b):
+        return None
+    fixed = min(_fixed_above(a, la), _shared_prefix(a, b))
+    shared, own_a, xa, ra = _side(a, fixed, "s")
+    _, own_b, xb, rb = _side(b, fixed, "t")
+    cons = shared + own_a + own_b + (_overlap(a, b, xa, xb) if xa is not None and xb is not None else [])
+    cons.append(f"d = {iteration_index(lb, rb)} - {iteration_index(la, ra)}")
+    dims = [f"c{k}_" for k in range(fixed)] + [f"s{k}_" for k in range(len(a.loops) - fixed)] \
+        + [f"t{k}_" for k in range(len(b.loops) - fixed)]
+    return f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(dims)}] -> [d] : {' and '.join(cons)} }}"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -209,9 +274,16 @@ def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: d
     cons = [c for lp in a.loops for c in lp.constraints()] + list(extra)
     elems = [f"x{k}" for k in range(len(a.index))]
     cons += element_constraints(a, elems)
-    body = " and ".join(cons) or "true"
-    inner = f"exists ({', '.join(dims)}: {body})" if dims else body
-    return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
+    canon = {n: f"l{k}_" for k, n in enumerate(dims)}  # loops by position: equal shapes, one parse
+    body = substitute(" and ".join(cons), canon) or "true"
+    inner = f"exists ({', '.join(canon[n] for n in dims)}: {body})" if dims else body
+    return _set_of(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _set_of(text: str) -> isl.Set:
+    """isl.Set(text), memoized on the text (isl sets are immutable)."""
+    return isl.Set(text)
 
 
 @functools.lru_cache(maxsize=65536)
