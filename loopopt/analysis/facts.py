@@ -4,6 +4,11 @@ Facts are pure functions of the IR. A `Facts` listens to the transform's rewrite
 (transforms/rewriter.py): every move, erase, fuse or replacement drops exactly the facts it
 makes stale, and a fuse updates the kept loop's facts in place (`fused`), so a chain of N
 fusions costs O(N) analysis, not O(N^2).
+
+Facts about one buffer (`buffer_fact`: which ops use it, whether it escapes) are dropped when an
+edit's ops use the buffer (through views included): an edit changes the users, or their order,
+only of the buffers its ops use, so a question about a buffer many nests share does not rescan
+its users after every edit elsewhere.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from .accesses import AccessPattern, collect_accesses
 from .affine import Scope
 from .effects import Effects, op_effects
 from .loops import ancestors
-from .memory import DEFAULT_DYNAMIC_EXTENT, MemoryLocation, memory_location
+from .memory import DEFAULT_DYNAMIC_EXTENT, MemoryLocation, alias_root, memory_location
 
 
 class Facts:
@@ -27,12 +32,23 @@ class Facts:
         self._by_root: dict = {}
         self._row_bytes: dict = {}
         self._working_set: dict = {}
+        self._buffers: dict = {}  # root -> {name: fact} (buffer_fact)
+        self._trips: dict = {}
 
     def effects(self, op: ir.Operation) -> Effects:
         e = self._effects.get(op_key(op))
         if e is None:
             e = self._effects[op_key(op)] = op_effects(op)
         return e
+
+    def constant_trip(self, op: ir.Operation):
+        """fusion_legality.constant_trip of a loop: (trip count, step), None if not constant."""
+        k = op_key(op)
+        if k not in self._trips:
+            from .fusion_legality import constant_trip
+
+            self._trips[k] = constant_trip(op)
+        return self._trips[k]
 
     def accesses(self, op: ir.Operation) -> list[AccessPattern]:
         a = self._accesses.get(op_key(op))
@@ -46,6 +62,10 @@ class Facts:
             m = self._locations[root] = memory_location(root)
         return m
 
+    def known_accesses(self, op: ir.Operation) -> list[AccessPattern] | None:
+        """The op's accesses if already computed (no new names are given), else None."""
+        return self._accesses.get(op_key(op))
+
     def accesses_by_root(self, op: ir.Operation) -> dict:
         """The op's accesses grouped by buffer key (`AccessPattern.key`)."""
         d = self._by_root.get(op_key(op))
@@ -55,6 +75,24 @@ class Facts:
                 d.setdefault(a.key, []).append(a)
             self._by_root[op_key(op)] = d
         return d
+
+    def buffer_fact(self, root: ir.Value, name: str, compute):
+        """The fact `name` about buffer `root`, `compute()` on a miss; kept until an edit's ops
+        use the buffer."""
+        facts = self._buffers.setdefault(root, {})
+        if name not in facts:
+            facts[name] = compute()
+        return facts[name]
+
+    def drop_buffers_used_by(self, *ops: ir.Operation) -> None:
+        """Drop the buffer facts of every buffer an op of `ops` (or nested in one) uses."""
+        if not self._buffers:
+            return
+        for op in ops:
+            for o in (op, *mlir.walk(op)):
+                for v in o.operands:
+                    if isinstance(v.type, ir.MemRefType):
+                        self._buffers.pop(alias_root(v), None)
 
     def row_bytes(self, root: ir.Value) -> int:
         """Bytes of one partition row of a buffer (all dims but the first)."""
@@ -89,6 +127,7 @@ class Facts:
             self._accesses.pop(k, None)
             self._by_root.pop(k, None)
             self._working_set.pop(k, None)
+            self._trips.pop(k, None)
 
     def forget_tree(self, op: ir.Operation) -> None:
         """Forget an op about to be erased or rebuilt, every op nested in it, and every op
@@ -101,7 +140,9 @@ class Facts:
         self.forget(*ancestors(op))
 
     def before_fuse(self, l1: ir.Operation, l2: ir.Operation):
-        """Take what `fused` needs of l2 before the fuse erases it."""
+        """Take what `fused` needs of l2 before the fuse erases it. l2's buffers get new users
+        (l1 instead of l2); l1's own accesses do not change."""
+        self.drop_buffers_used_by(l2)
         state = (self.effects(l2), self.fused_working_set(l1, l2))
         self.forget(l2)
         self.scope.forget_dying(l2)
@@ -133,17 +174,33 @@ class Facts:
 
     # -- rewriter events (transforms/rewriter.py) ------------------------------------------------
     def before_move(self, op: ir.Operation, anchor: ir.Operation) -> None:
-        """A move within one block keeps every fact (same enclosing loops); into another block,
-        the op's facts and both chains of enclosing loops go stale."""
+        """A move within one block keeps every fact of ops (same enclosing loops), not the
+        order of its buffers' users; into another block, the op's facts and both chains of
+        enclosing loops go stale."""
+        self.drop_buffers_used_by(op)
         if op.block != anchor.block:
             self.forget_tree(op)
             self.forget_ancestors(anchor)
 
     def before_erase(self, op: ir.Operation) -> None:
+        self.drop_buffers_used_by(op)
         self.forget_tree(op)
 
     def after_fuse(self, l1: ir.Operation, state, moved: list[ir.Operation]) -> None:
         self.fused(l1, state, moved)
 
     def before_replace(self, op: ir.Operation) -> None:
+        self.drop_buffers_used_by(op)
         self.forget_tree(op)
+
+    def after_replace(self, op: ir.Operation, new_ops: list) -> None:
+        self.drop_buffers_used_by(*new_ops)
+
+    def before_replace_uses(self, old: ir.Value, new: ir.Value) -> None:
+        """The uses of `old` become uses of `new`: a memref's users move to another buffer;
+        any other value may change the indices of accesses to any buffer."""
+        if isinstance(old.type, ir.MemRefType):
+            self._buffers.pop(alias_root(old), None)
+            self._buffers.pop(alias_root(new), None)
+        else:
+            self._buffers.clear()

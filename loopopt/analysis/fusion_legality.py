@@ -21,11 +21,26 @@ from .vectorization import carried_dependence, is_innermost
 # Each check returns None when legal, else a Refusal.
 
 
-def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> Refusal | None:
-    """Both loops must run the same number of iterations (decided symbolically) with one step."""
+def constant_trip(loop: ir.Operation) -> tuple[int, int] | None:
+    """(trip count, step) of an affine.for with single constant bounds, else None (no isl)."""
+    from .loops import constant_bounds
+
+    cb = constant_bounds(loop) if loop.name == "affine.for" else None
+    if cb is None:
+        return None
+    step = mlir.int_attr(loop, "step")
+    return max(0, -((cb[0] - cb[1]) // step)), step
+
+
+def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
+    """Both loops must run the same number of iterations (decided symbolically) with one step.
+    Constant bounds are compared without isl (`facts` memoizes them when given)."""
     if mlir.int_attr(l1, "step") != mlir.int_attr(l2, "step"):
         return Refusal(Code.UNMATCHED_TRIP_COUNT, "different steps")
-    if not same_trip_count(l1, l2, scope):
+    trip = facts.constant_trip if facts is not None else constant_trip
+    c1, c2 = trip(l1), trip(l2)
+    same = c1[0] == c2[0] if c1 is not None and c2 is not None else same_trip_count(l1, l2, scope)
+    if not same:
         return Refusal(Code.UNMATCHED_TRIP_COUNT)
     if not same_lower_bound(l1, l2) and (single_result(l1) is None or single_result(l2) is None):
         return Refusal(Code.UNMATCHED_TRIP_COUNT, "different lower bounds given as max(...) of several values")
@@ -65,9 +80,28 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, fact
     if facts is not None:
         by_root1 = facts.accesses_by_root(l1)
     else:
-        by_root1 = {}
-        for a in collect_accesses(l1, scope):
-            by_root1.setdefault(a.key, []).append(a)
+        by_root1 = by_key(collect_accesses(l1, scope))
+    return negative_distance(by_root1, acc2, ax1, ax2, scope)
+
+
+def by_key(accesses) -> dict:
+    """Accesses grouped by buffer key (as `Facts.accesses_by_root`)."""
+    out: dict = {}
+    for a in accesses:
+        out.setdefault(a.key, []).append(a)
+    return out
+
+
+def negative_distance(by_root1: dict, acc2, ax1, ax2, scope: Scope, explain: bool = True) -> Refusal | None:
+    """has_negative_distance over given accesses: `by_root1` those of the first loop grouped by
+    buffer key, `acc2` those of the second, `ax1`/`ax2` the two axes fused. A restructuring
+    asks it of accesses it has not built yet (a split loop's head: pair_restructuring).
+
+    With `explain` False only the answer counts (the refusal does not print the distances):
+    each question is asked with the loops named by position, so nests of one shape share one
+    isl answer (dependence.may_be_negative_between). With `explain` the distance sets are built
+    with the loops' own names, as they are printed: isl prints a set according to the operations
+    made on it before, so a printed set must come from the same questions as always."""
     for b in acc2:
         partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
             [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
@@ -80,9 +114,13 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, fact
                 return Refusal(Code.NEGATIVE_DISTANCE, f"{_name(a.root)} is accessed at unknown elements")
             if _identical_access(a, b, ax1, ax2):
                 continue  # same element at the same iteration: distance 0
+            kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
+            if not explain:
+                if dependence.may_be_negative_between(a, b, ax1, ax2, scope):
+                    return Refusal(Code.NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}")
+                continue
             dist = dependence.distance_set(a, b, ax1, ax2, scope)
             if dist is not None and dependence.may_be_negative(dist):
-                kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
                 return Refusal(Code.NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}, distances {dist}")
     return None
 
@@ -274,7 +312,7 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
     r = check_modelled(l1, l2, facts.effects)
     if r is None:
-        r = check_trip_counts(l1, l2, facts.scope)
+        r = check_trip_counts(l1, l2, facts.scope, facts)
     if r is None:
         r = check_partition_dim(l1, l2, facts.scope, options, facts)
     if r is None and profit <= 0:

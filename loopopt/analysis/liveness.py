@@ -18,15 +18,17 @@ kept when the buffer is used outside the loops' block, or isl cannot read an ind
 buffer it keeps the ops of the loops' block that use it (`BufferUsers`), in block order, with the
 union of the write bodies of every prefix and of the read bodies of every suffix, so a pair
 costs two binary searches in block order and one (cached) isl count, however many nests share
-the buffer. The index listens to the transform's rewriter (transforms/rewriter.py): an edit
-marks stale the buffers the edited ops use, which are re-read on their next question; every
-edit also drops the memo of answers. The isl work is cached by the access texts (loop names
-made positional), so a chain of N similar loops costs N look-ups, not N isl counts.
+the buffer. The index is a buffer fact (`Facts.buffer_fact`): an edit through the transform's
+rewriter (transforms/rewriter.py) drops it for the buffers the edited ops use, and it is
+rebuilt on the buffer's next question; every edit also drops the memo of answers. The isl work
+is cached by the access texts (loop names made positional), so a chain of N similar loops
+costs N look-ups, not N isl counts.
 `live_between` is the same answer by a scan of every user: the reference the index is tested
 against, and what `--print-analysis` reports.
 """
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
@@ -37,7 +39,7 @@ from ..mlir import ir, op_key
 from .accesses import AccessPattern
 from .dependence import element_constraints, union_all
 from .effects import READ_OPS, WRITE_OPS, op_effects
-from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, alias_root, buffer_key
+from .memory import DEFAULT_DYNAMIC_EXTENT, VIEW_OPS, buffer_key
 
 BEFORE, BETWEEN, AFTER = "before", "between", "after"
 
@@ -189,6 +191,12 @@ def _box(shape: tuple) -> str:
                         for d, s in enumerate(shape)) or "true"
 
 
+@functools.lru_cache(maxsize=16384)
+def _parsed(text: str) -> isl.Set:
+    """isl.Set(text), memoized: a body recurs in the questions of many pairs (isl sets are immutable)."""
+    return isl.Set(text)
+
+
 _COUNTS: dict = {}
 MAX_PIECES = 32  # above this many pieces after coalescing, keep the static count
 
@@ -210,7 +218,7 @@ def count_live(writes: tuple | None, reads: tuple | None, box: str, params: tupl
                 return isl.Set(f"{head}{{ [{elems}] : {box} }}")
             # One set per body, united as a balanced tree: isl parses one long disjunction in
             # quadratic time (1.7 s for 4,096 bodies, against 0.3 s this way).
-            sets = [isl.Set(f"{head}{{ [{elems}] : {b} }}") for b in bodies]
+            sets = [_parsed(f"{head}{{ [{elems}] : {b} }}") for b in bodies]
             return union_all(sets).coalesce() if sets else isl.Set(f"{head}{{ [{elems}] : 1 = 0 }}")
 
         live = union(writes).intersect(union(reads)).coalesce()
@@ -316,7 +324,6 @@ class Liveness:
         self.facts = facts
         self._memo: dict = {}
         self._bodies: dict = {}  # access pattern -> its isl text (never stale)
-        self._index: dict = {}  # buffer root -> BufferUsers (current while it is present)
         self.orders: list = []  # current program orders of blocks (`position`'s `order`)
 
     def _order_of(self, l1: ir.Operation):
@@ -337,11 +344,15 @@ class Liveness:
         return self.between(root, l1, l2).elements
 
     def _users(self, root: ir.Value, order) -> BufferUsers | None:
-        u = self._index.get(root)
+        """The buffer's index for this block order (a buffer fact, see Facts.buffer_fact)."""
+        by_order = self.facts.buffer_fact(root, "liveness", dict)
+        u = by_order.get(id(order))
         if u is None or u.order is not order:
             u = buffer_index(root, order.block, order)
-            if u is not None:
-                self._index[root] = u
+            if u is None:
+                return None
+            by_order.clear()  # one block order at a time
+            by_order[id(order)] = u
         return u
 
     def _indexed(self, root: ir.Value, l1: ir.Operation, l2: ir.Operation, order) -> LiveN | None:
@@ -407,47 +418,9 @@ class Liveness:
             suf.append(suf[-1].join(u.read[n - len(suf)]))
         return suf[n - j]
 
-    # -- rewriter events (transforms/rewriter.py) ------------------------------------------------
-    # An edit changes the users (or their order) only of the buffers the edited ops use: their
-    # index is dropped and rebuilt on its next question. Every edit drops the memo.
-
-    def _stale(self, *ops: ir.Operation) -> None:
-        self._memo.clear()
-        if not self._index:
-            return
-        for op in ops:
-            for o in (op, *mlir.walk(op)):
-                for v in o.operands:
-                    if isinstance(v.type, ir.MemRefType):
-                        self._index.pop(alias_root(v), None)
-
+    # -- rewriter events (transforms/rewriter.py): every edit may change what is live where; the
+    # index of a buffer whose users it changes is dropped by the facts (Facts.buffer_fact).
     def forget(self, *_args) -> None:
         self._memo.clear()
-        self._index.clear()
 
-    def before_move(self, op: ir.Operation, anchor: ir.Operation) -> None:
-        self._stale(op)
-
-    def before_erase(self, op: ir.Operation) -> None:
-        self._stale(op)
-
-    def before_replace(self, op: ir.Operation) -> None:
-        self._stale(op)
-
-    def after_replace(self, op: ir.Operation, new_ops: list) -> None:
-        self._stale(*new_ops)
-
-    def before_replace_uses(self, old: ir.Value, new: ir.Value) -> None:
-        if isinstance(old.type, ir.MemRefType):
-            self._memo.clear()
-            self._index.pop(alias_root(old), None)
-            self._index.pop(alias_root(new), None)
-        else:  # an index value: the access texts of its users change
-            self.forget()
-
-    def before_fuse(self, l1: ir.Operation, l2: ir.Operation) -> None:
-        """l2's users move into l1 and l2 disappears; l1's own accesses are unchanged."""
-        self._stale(l2)
-
-    def after_fuse(self, *_args) -> None:
-        self._memo.clear()
+    before_move = before_erase = before_replace = before_replace_uses = after_fuse = forget
