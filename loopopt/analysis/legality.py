@@ -321,6 +321,30 @@ def pure_closure(op_idx: int, body: list[ir.Operation], deps: list[set[int]]) ->
     return pure, stmts
 
 
+def def_use_groups(nest: list[ir.Operation]) -> int:
+    """How many groups the statements of the band's innermost body fall into when only their
+    def-use pairs bind them (`StatementGraph.binds`, no memory dependences, no isl): an upper
+    bound on the groups of maximal distribution (`distribution_order`), since a dependence
+    can only join groups. Fewer than two: the nest cannot be distributed."""
+    body = innermost_body(nest)
+    index = result_index(body)
+    deps = [value_deps(o, body, index) for o in body]
+    stmt_idx = [k for k, o in enumerate(body) if not is_recomputable(o)]
+    group = {k: k for k in stmt_idx}
+
+    def find(k: int) -> int:
+        while group[k] != k:
+            group[k] = group[group[k]]
+            k = group[k]
+        return k
+
+    for k in stmt_idx:
+        _, used = pure_closure(k, body, deps)
+        for d in used:
+            group[find(d)] = find(k)
+    return len({find(k) for k in stmt_idx})
+
+
 def statement_graph(nest: list[ir.Operation], scope: Scope) -> StatementGraph:
     """Build the statement dependence graph of the innermost body of the band `nest`."""
     body = innermost_body(nest)
@@ -433,20 +457,22 @@ def distribution_order(graph: StatementGraph) -> list[list[int]]:
 
 
 def distribution_violation(nest: list[ir.Operation], groups: list[list[ir.Operation]], scope: Scope,
-                           dependences: bool = True) -> str | None:
+                           dependences: bool = True, graph: StatementGraph | None = None) -> str | None:
     """None iff running each group (in the given order) in its own copy of the band keeps results.
 
     Groups list the statements (non-recomputable top-level ops of the innermost body); every
     statement must appear in exactly one group. Legal iff no dependence or def-use edge goes from
     a later group to an earlier one and def-use pairs share a group (`dependences=False` checks
-    only the grouping and the def-use pairs, which keep the IR valid).
+    only the grouping and the def-use pairs, which keep the IR valid). `graph`: the band's
+    statement graph when the caller has built it.
     """
     if not is_band(nest):
         return "the loops are not a perfect nest"
     for lp in nest:
         if has_iter_args(lp):
             return f"loop {_loc(lp)} carries values through iter_args"
-    graph = statement_graph(nest, scope)
+    if graph is None or list(graph.band) != list(nest):
+        graph = statement_graph(nest, scope)
     where = {}
     for g, grp in enumerate(groups):
         for op in grp:

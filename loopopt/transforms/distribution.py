@@ -31,12 +31,18 @@ def split_for_distribution(loop: ir.Operation, scope: Scope | None = None) -> li
     """The seed's split_for_distribution: statement groups of the nest rooted at `loop`, in the
     order their loops must run. One group means the nest cannot be split. Recomputable pure ops
     are not listed (loop_distribution clones them where needed)."""
+    return distribution_groups(loop, scope)[0]
+
+
+def distribution_groups(loop: ir.Operation, scope: Scope | None = None):
+    """(split_for_distribution's groups, the statement graph they come from; None without a
+    nest): the graph lets loop_distribution check the grouping without building it again."""
     scope = scope or Scope()
     nest = collect_interchangeable_loops(loop)
     if not nest:
-        return []
+        return [], None
     graph = statement_graph(nest, scope)
-    return [[graph.statements[s] for s in grp] for grp in distribution_order(graph)]
+    return [[graph.statements[s] for s in grp] for grp in distribution_order(graph)], graph
 
 
 def check_loop_distribution(loop: ir.Operation, scope: Scope | None = None) -> Refusal | None:
@@ -52,7 +58,7 @@ def check_loop_distribution(loop: ir.Operation, scope: Scope | None = None) -> R
 
 
 def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
-                      scope: Scope | None = None, *, check: bool = True) -> list[ir.Operation]:
+                      scope: Scope | None = None, *, check: bool = True, graph=None) -> list[ir.Operation]:
     """Emit one copy of `loop`'s nest per group, in group order; returns their outermost loops.
 
     Each copy keeps the headers (bounds, steps) and only its group's statements plus the pure
@@ -60,12 +66,13 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
     Raises ValueError (before changing anything) when the grouping is illegal
     (analysis.legality.distribution_violation); `check=False` skips the dependence check (tests
     use it to show a refused grouping really changes results) but never the def-use check.
+    `graph`: the nest's statement graph when the caller has it (distribution_groups).
     """
     groups = [g for g in groups if any(not is_recomputable(op) for op in g)]
     if len(groups) < 2:
         return [loop]
     nest = collect_interchangeable_loops(loop)
-    why = distribution_violation(nest, groups, scope or Scope(), dependences=check)
+    why = distribution_violation(nest, groups, scope or Scope(), dependences=check, graph=graph)
     if why:
         raise ValueError(why)
     body = innermost_body(nest)

@@ -10,6 +10,7 @@ the seed's log lines (`log.trace`) and what became of each FPG edge (`log.fpg`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import gcd
 
 from .. import mlir
 from ..analysis.effects import Effects
@@ -106,7 +107,10 @@ class GreedyFusion:
         self.facts = Facts()
         self.scope = self.facts.scope
         self.liveness = Liveness(self.facts)
-        self.rewriter = Rewriter(self.facts, self.liveness)
+        # Facts for deciding a rescue's precondition before any trial, in a scope of their own:
+        # the names the driver's facts give (printed in remarks) stay in the order they had.
+        self.plan_facts = Facts()
+        self.rewriter = Rewriter(self.facts, self.liveness, self.plan_facts)
         self.incremental = incremental
         self.explain = getattr(log, "explain", False)
         self.num_loops_fused = 0
@@ -115,6 +119,10 @@ class GreedyFusion:
         self._recomputed = False  # set by _rescue_recompute: the pair's first loop is gone
         self._tail_read_later: set = set()  # (block, loop id, version, kept count) refused by dead_tail_violation
         self._needs_rebuild = False  # a distribution replaced loops: rebuild the FPG
+        self._cannot_split: dict = {}  # (block, loop id, version) -> distribution_cannot_split
+        self._extents: dict = {}  # (block, loop id, version) -> tiling.partition_extent
+        self._distributions: dict = {}  # (block, loop id, version) -> pair_restructuring.distribution_plan
+        self._outer_trips: dict = {}  # (block, loop id, version) -> pair_restructuring.interchange_outer_trips
         self._events: list = []  # splits and recomputes since the last FPG update (`_event_spans`)
 
     # -- facts ------------------------------------------------------------------------
@@ -502,10 +510,9 @@ class GreedyFusion:
     def _rescue_dead_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
         """Unmatched constant trip counts: drop the longer loop's iterations nobody reads; on
         cpu, when they are read later, split them off into a tail loop instead (`_split_tail`)."""
-        from ..analysis.loops import constant_trip_count
         from . import pair_restructuring as pr
 
-        t1, t2 = constant_trip_count(st.loops[a]), constant_trip_count(st.loops[b])
+        t1, t2 = self._trip_count(st.loops[a]), self._trip_count(st.loops[b])
         if t1 is None or t2 is None or t1 == t2:
             return None
         long_id, keep = (a, t2) if t1 > t2 else (b, t1)
@@ -516,7 +523,7 @@ class GreedyFusion:
         seen = (st.serial, long_id, st.version[long_id], keep)
         if seen in self._tail_read_later:
             return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
-        if pr.dead_tail_violation(loop, keep, self.scope) is not None:
+        if pr.dead_tail_violation(loop, keep, self.scope, self._escapes, self.facts.accesses) is not None:
             self._tail_read_later.add(seen)
             return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
         self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep))
@@ -525,6 +532,35 @@ class GreedyFusion:
         self._replace(st, long_id, loop)
         return True
 
+    def _trip_count(self, loop: ir.Operation) -> int | None:
+        """loops.constant_trip_count, memoized for constant bounds (pair_restructuring.known_trip_count)."""
+        from . import pair_restructuring as pr
+
+        t = self.facts.constant_trip(loop)
+        return t[0] if t is not None else pr.known_trip_count(loop)
+
+    def _partition_extent(self, st: _BlockState, k: int) -> int | None:
+        """tiling.partition_extent of loop k, once per version of the loop."""
+        from .tiling import partition_extent
+
+        seen = (st.serial, k, st.version[k])
+        if seen not in self._extents:
+            self._extents[seen] = partition_extent(st.loops[k], facts=self.plan_facts)
+        return self._extents[seen]
+
+    def _facts_of(self, *loops: ir.Operation) -> Facts:
+        """Facts to decide a precondition on: the driver's when they already hold the loops'
+        accesses (asking then names nothing new), else the planning facts (their own names)."""
+        if all(self.facts.known_accesses(lp) is not None for lp in loops):
+            return self.facts
+        return self.plan_facts
+
+    def _escapes(self, buf: ir.Value) -> bool:
+        """pair_restructuring.escapes, a buffer fact (its users change only with edits that use it)."""
+        from . import pair_restructuring as pr
+
+        return self.facts.buffer_fact(buf, "escapes", lambda: pr.escapes(buf))
+
     def _split_tail(self, st: _BlockState, long_id: int, other: int, keep: int, profit: float) -> bool | None:
         """cpu: split loop `long_id` after its first `keep` iterations (pair_restructuring.
         split_loop) when a trial on copies shows that the head then fuses with its partner. The
@@ -532,7 +568,6 @@ class GreedyFusion:
         way when it may run there (`tail_placement`), and the FPG is rebuilt after the retry.
         A loop is split once and never after it absorbed a partner; a head that shares no
         element with its partner is not worth a split."""
-        from ..analysis.loops import constant_trip_count
         from . import pair_restructuring as pr
 
         if self.options.target.partitioned:
@@ -542,6 +577,9 @@ class GreedyFusion:
         loop, partner = st.loops[long_id], st.loops[other]
         if pr.split_violation(loop, keep) is not None:
             return None
+        if pr.head_refusal(loop, keep, partner, self._facts_of(loop, partner),
+                           st.block_order.is_before(loop, partner)) is not None:
+            return None  # the head would be refused on the copy too
 
         def split(lp, part, scope):
             head, tail = pr.split_loop(lp, keep)
@@ -559,7 +597,7 @@ class GreedyFusion:
 
         if not self._trial(st, [loop, partner], plan):
             return None
-        total = constant_trip_count(loop)
+        total = pr.known_trip_count(loop)
         done = {}
 
         def build():
@@ -595,13 +633,12 @@ class GreedyFusion:
         """Neuron targets: GCD-tile both partition loops and move the point loops outermost."""
         from . import pair_restructuring as pr
 
-        from .tiling import gcd_tile_factor
-
         if not self.options.target.partitioned:
             return None
         l1, l2 = st.loops[a], st.loops[b]
-        if gcd_tile_factor(l1, l2) <= 1:
-            return None  # nothing to tile by: no trial needed
+        e1, e2 = self._partition_extent(st, a), self._partition_extent(st, b)
+        if not e1 or not e2 or gcd(e1, e2) <= 1:
+            return None  # nothing to tile by (tiling.gcd_tile_factor is 1): no trial needed
 
         def plan(c1, c2) -> bool:
             roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
@@ -626,12 +663,24 @@ class GreedyFusion:
         for victim, partner, victim_first in ((b, a, False), (a, b, True)):
             if victim in st.origin or victim in st.fused:
                 continue  # already split maximally, or splitting it would undo a fusion
+            seen = (st.serial, victim, st.version[victim])
+            if seen not in self._cannot_split:
+                self._cannot_split[seen] = pr.distribution_cannot_split(st.loops[victim])
+            if self._cannot_split[seen]:
+                continue  # one statement group: nothing to split off
 
-            def plan(cv, cp, victim_first=victim_first) -> bool:
-                pieces = pr.distribute_for_partner(cv, None, self.fname)
-                for g in pieces or ():
+            if seen not in self._distributions:
+                self._distributions[seen] = pr.distribution_plan(st.loops[victim])
+            groups = self._distributions[seen]
+            if groups is None:
+                continue  # fewer than two groups once the dependences are known
+
+            def plan(cv, cp, victim_first=victim_first, groups=groups) -> bool:
+                pieces = pr.distribute_for_partner(cv, None, self.fname, groups)
+                facts = Facts()  # one for every piece: the pieces between a piece and the partner are analysed once
+                # Any piece that fuses will do: the pieces next to the partner first (nothing between them).
+                for g in reversed(pieces or ()) if victim_first else pieces or ():
                     pair = (g, cp) if victim_first else (cp, g)
-                    facts = Facts()
                     shared = shared_tensors(facts.effects(pair[0]), facts.effects(pair[1]), facts.location)
                     if shared and fusion_legality(*pair, facts, self.options, 1.0)[1] is None:
                         return True
@@ -640,7 +689,7 @@ class GreedyFusion:
             if self._trial(st, [st.loops[victim], st.loops[partner]], plan):
                 loop = st.loops[victim]
                 new = self.rewriter.replace([loop], lambda: _as_replacement(
-                    pr.distribute_for_partner(loop, self.log, self.fname), single=True))
+                    pr.distribute_for_partner(loop, self.log, self.fname, groups), single=True))
                 if new:
                     self._split(st, victim, new[0])
                     self._needs_rebuild = True
@@ -654,7 +703,13 @@ class GreedyFusion:
         from . import pair_restructuring as pr
 
         for k, other, k_first in ((b, a, False), (a, b, True)):
-            for perm in pr.interchange_options(st.loops[k]):
+            seen = (st.serial, k, st.version[k])
+            if seen not in self._outer_trips:
+                self._outer_trips[seen] = pr.interchange_outer_trips(st.loops[k])
+            for perm, outer in self._outer_trips[seen]:
+                if pr.interchange_cannot_align(outer, self.facts.constant_trip(st.loops[other])):
+                    continue  # the trip counts would still differ
+
                 def plan(cv, cp, perm=perm, k_first=k_first) -> bool:
                     before = strided_innermost_accesses(cv)
                     root = pr.interchange_band(cv, perm, self.options, None, self.fname)
@@ -737,6 +792,9 @@ class GreedyFusion:
 
 # Which restructurings may rescue a refused pair, by refusal code, in the seed's order
 # (seed 001: distribution, then tiling, then interchange; dead iterations first of all).
+# Each rescue first asks the real loops' facts whether the pair can meet its precondition
+# (pair_restructuring: distribution_cannot_split, interchange_cannot_align, head_refusal, the
+# GCD of the trip counts for tiling) and makes no scratch copy when it cannot.
 RESCUES = {
     Code.UNMATCHED_TRIP_COUNT: ("dead_iterations", "tile_and_interchange", "interchange_to_align"),
     Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align", "recompute"),

@@ -6,8 +6,11 @@ the same number of partitions outermost), then the fuse is retried. Before tilin
 dead-iteration elimination: if the longer loop's extra iterations only write placed buffers
 that nothing reads afterwards, its range shrinks to the shorter one and plain fusion applies.
 
-Every restructuring is first tried on a scratch copy of the function; only a plan that ends in
+Every restructuring is first tried on a scratch copy of the pair; only a plan that ends in
 a legal fusion is replayed on the real IR, so a refused pair never leaves tiled or split loops.
+Before any copy, the facts of the real loops decide whether the pair can meet the
+restructuring's precondition at all (`interchange_cannot_align`, `distribution_cannot_split`,
+`head_refusal`): a trial that is bound to fail is not made.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import NonAffine, Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
+from ..analysis.fusion_legality import constant_trip
 from ..analysis.loops import (collect_interchangeable_loops, constant_bounds, constant_trip_count, has_iter_args,
                               loop_dims)
 from ..analysis.memory import UNTRACED, block_reentered, escaping_use, is_placed
@@ -79,19 +83,27 @@ def _may_read(a) -> bool:
     return not a.is_write or (a.op.name not in WRITE_OPS and a.op.name != "memref.dealloc")
 
 
-def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | None:
+def escapes(buf: ir.Value) -> bool:
+    """The buffer has a use other than a load, a store or its dealloc (memory.escaping_use)."""
+    return escaping_use(buf, {**READ_OPS, **WRITE_OPS}) is not None
+
+
+def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=escapes,
+                        accesses=None) -> str | None:
     """None iff iterations `keep..` of `loop` can be removed without changing the program.
 
     Rule: the loop sits at function level, has constant bounds, yields nothing, calls nothing
     unknown, writes only placed buffers that cannot escape, and no access that may run after the
     loop (`ops_after`, everything nested in them included) may read an element written by the
     removed iterations (exact, with isl; buffers compared by key, an untraced memref may be
-    any buffer)."""
+    any buffer). `escaping(buf)`: `escapes`, or a memoized answer of it; `accesses(op)`:
+    collect_accesses in `scope`, or a memoized answer of it."""
+    accesses = accesses or (lambda op: collect_accesses(op, scope))
     parent = mlir.operation(loop.parent)
     if parent.name != "func.func":
         return "not at function level"
     cb = constant_bounds(loop)
-    tc = constant_trip_count(loop)
+    tc = known_trip_count(loop)
     if cb is None or tc is None or keep >= tc or keep < 1:
         return "bounds are not constant"
     if len(loop.results):
@@ -99,19 +111,19 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope) -> str | No
     eff = op_effects(loop)
     if eff.unknown:
         return "the loop has unknown effects"
-    if any(not is_placed(eff.values[k]) or escaping_use(eff.values[k], {**READ_OPS, **WRITE_OPS}) is not None for k in eff.writes):
+    if any(not is_placed(eff.values[k]) or escaping(eff.values[k]) for k in eff.writes):
         return "the loop writes a buffer that is not placed or escapes"
     (ax,) = loop_dims(loop, scope)
     cut = f"{ax.name} >= {cb[0] + keep * mlir.int_attr(loop, 'step')}"
     tails = {}
-    for a in collect_accesses(loop, scope):
+    for a in accesses(loop):
         if a.is_write:
             if a.index is None:
                 return "a write at unknown elements"
             tails.setdefault(a.key, []).append(dependence.element_set(a, scope, [cut]))
     tails = {key: dependence.union_all(sets) for key, sets in tails.items()}
     for later in ops_after(loop):
-        for b in collect_accesses(later, scope):
+        for b in accesses(later):
             if not _may_read(b):
                 continue
             if b.key is UNTRACED:
@@ -158,23 +170,135 @@ def tile_and_interchange(l1: ir.Operation, l2: ir.Operation, options, log, funct
     return roots[0], roots[1]
 
 
-def distribute_for_partner(loop: ir.Operation, log, function: str) -> list[ir.Operation] | None:
+@dataclass(frozen=True)
+class DistributionPlan:
+    """Maximal distribution of a nest, as positions: `groups[g]` lists the positions in the
+    innermost body of group g's statements, in the order the groups must run; `graph` is the
+    statement graph they come from. Positions carry the plan to a copy of the nest (a scratch
+    trial), so the graph (isl) is built once for both."""
+
+    groups: tuple
+    graph: object  # legality.StatementGraph of the nest it was planned on
+
+    def on(self, loop: ir.Operation):
+        """(groups of ops, statement graph) for `loop`, a nest of the planned nest's structure."""
+        from ..analysis.legality import StatementGraph, innermost_body
+
+        nest = collect_interchangeable_loops(loop)
+        body = innermost_body(nest)
+        old = innermost_body(list(self.graph.band))
+        at = {mlir.op_key(o): k for k, o in enumerate(old)}
+        pos = [at[mlir.op_key(st)] for st in self.graph.statements]
+        graph = StatementGraph(tuple(nest), tuple(body[k] for k in pos),
+                               tuple(body[at[mlir.op_key(o)]] for o in self.graph.pure),
+                               self.graph.edges, self.graph.binds)
+        return [[body[k] for k in grp] for grp in self.groups], graph
+
+
+def distribution_plan(loop: ir.Operation) -> DistributionPlan | None:
+    """The groups maximal distribution makes of `loop`'s nest (check_loop_distribution's
+    rules), None when it carries values, is not a band, or has fewer than two groups."""
+    from ..analysis.legality import innermost_body, is_band
+    from .distribution import distribution_groups
+
+    nest = collect_interchangeable_loops(loop)
+    if not nest or not is_band(nest):
+        return None
+    groups, graph = distribution_groups(loop)
+    if len(groups) < 2:
+        return None
+    at = {mlir.op_key(o): k for k, o in enumerate(innermost_body(nest))}
+    return DistributionPlan(tuple(tuple(at[mlir.op_key(o)] for o in grp) for grp in groups), graph)
+
+
+def distribute_for_partner(loop: ir.Operation, log, function: str,
+                           plan: DistributionPlan | None = None) -> list[ir.Operation] | None:
     """Maximally distribute `loop` (seed 001's split_for_distribution / loop_distribution);
-    returns the new loops, or None if it has fewer than two statement groups."""
-    from .distribution import check_loop_distribution, loop_distribution, split_for_distribution
+    returns the new loops, or None if it has fewer than two statement groups. `plan`: its
+    distribution_plan, made on this loop or one of the same structure."""
+    from .distribution import loop_distribution
     from ..remarks import PASSED
 
-    if check_loop_distribution(loop) is not None:
+    plan = plan if plan is not None else distribution_plan(loop)
+    if plan is None:
         return None
+    groups, graph = plan.on(loop)
     where = mlir.location_of(loop)
-    groups = split_for_distribution(loop)
-    loops = loop_distribution(loop, groups)
+    loops = loop_distribution(loop, groups, graph=graph)
     if len(loops) < 2:
         return None
     if log is not None:
         log.add("distribution", PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=function,
                 location=where, args={"groups": [len(g) for g in groups], "reason": "to enable fusion"})
     return loops
+
+
+def distribution_cannot_split(loop: ir.Operation) -> bool:
+    """True when `distribute_for_partner` provably returns None for `loop`: its nest carries
+    values or is not a band, or the def-use pairs of its innermost body already bind every
+    statement into one group (legality.def_use_groups; dependences can only join groups)."""
+    from ..analysis.legality import def_use_groups, is_band
+
+    nest = collect_interchangeable_loops(loop)
+    return not nest or not is_band(nest) or def_use_groups(nest) < 2
+
+
+def known_trip_count(loop: ir.Operation) -> int | None:
+    """loops.constant_trip_count, without isl when the bounds are single constants."""
+    t = constant_trip(loop)
+    return t[0] if t is not None else constant_trip_count(loop)
+
+
+def interchange_outer_trips(loop: ir.Operation) -> list[tuple[list[int], tuple | None]]:
+    """`interchange_options(loop)`, each with the constant trip (count, step) of the loop that
+    permutation makes outermost (`band[perm[0]]`: interchange keeps each loop's bounds and step)."""
+    band = collect_interchangeable_loops(loop)
+    return [(perm, constant_trip(band[perm[0]])) for perm in interchange_options(loop)]
+
+
+def interchange_cannot_align(outer_trip: tuple | None, partner_trip: tuple | None) -> bool:
+    """True when the nest an interchange makes (its new outermost loop's constant trip count and
+    step, `interchange_outer_trips`) is provably refused against a partner with
+    `partner_trip` for its trip counts (check_trip_counts): both constant, and different."""
+    return outer_trip is not None and partner_trip is not None and outer_trip != partner_trip
+
+
+_HEADS: dict = {}  # (a loop's accesses, the head's upper bound) -> (head Loop, the accesses cut to it)
+
+
+def head_refusal(loop: ir.Operation, keep: int, partner: ir.Operation, facts, loop_first: bool) -> str | None:
+    """Why the head of `loop` split after `keep` iterations (`split_loop`) cannot fuse with
+    `partner` whatever the split's placement, or None when a trial may succeed.
+
+    Decided on `loop`'s own accesses with its range cut to the head's (the head is a copy of the
+    loop with that upper bound, so it makes exactly these accesses): a dependence the fused
+    pair would reverse (fusion_legality.negative_distance) refuses it on the copy too.
+    `loop_first`: the loop comes before its partner (the head then stays before it)."""
+    from dataclasses import replace
+
+    from ..analysis.fusion_legality import by_key, negative_distance
+
+    cb = constant_bounds(loop)
+    if cb is None or mlir.int_attr(loop, "step") != mlir.int_attr(partner, "step"):
+        return None
+    scope = facts.scope
+    (ax,) = loop_dims(loop, scope)
+    (bx,) = loop_dims(partner, scope)
+    accesses = tuple(facts.accesses(loop))
+    if any(not a.loops or a.loops[0].op != loop or a.loops[0].name != ax.name for a in accesses):
+        return None  # not every access runs under the loop's own dimension: do not guess
+    memo = (accesses, cb[0] + keep * ax.step)  # the same head for every partner: the same objects
+    if memo not in _HEADS:
+        if len(_HEADS) > 4096:
+            _HEADS.clear()
+        head = replace(ax, upper=(str(memo[1]),))
+        _HEADS[memo] = head, [replace(a, loops=(head, *a.loops[1:])) for a in accesses]
+    head, cut = _HEADS[memo]
+    if loop_first:
+        why = negative_distance(by_key(cut), facts.accesses(partner), head, bx, scope, explain=False)
+    else:
+        why = negative_distance(facts.accesses_by_root(partner), cut, bx, head, scope, explain=False)
+    return None if why is None else why.message
 
 
 def interchange_options(loop: ir.Operation, max_depth: int = 3) -> list[list[int]]:
@@ -415,12 +539,13 @@ def split_violation(loop: ir.Operation, keep: int) -> str | None:
         return "not an affine.for"
     if mlir.operation(loop.parent).name != "func.func":
         return "not at function level"
-    if constant_bounds(loop) is None or constant_trip_count(loop) is None:
+    tc = known_trip_count(loop) if constant_bounds(loop) is not None else None
+    if tc is None:
         return "bounds are not constant"
     if len(loop.results) or has_iter_args(loop):
         return "the loop carries values"
-    if not 1 <= keep < constant_trip_count(loop):
-        return f"cannot keep {keep} of {constant_trip_count(loop)} iterations"
+    if not 1 <= keep < tc:
+        return f"cannot keep {keep} of {tc} iterations"
     return None
 
 

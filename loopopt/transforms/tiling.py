@@ -153,12 +153,13 @@ def _subst_dim(e: ir.AffineExpr, k: int, repl: ir.AffineExpr, n_dims: int, n_sym
 # The seed's GCD tile factor
 
 
-def partition_loop(loop: ir.Operation, scope: Scope | None = None) -> ir.Operation | None:
-    """The outermost loop of `loop`'s perfect nest whose IV indexes dim 0 (the partition dim)."""
-    scope = scope or Scope()
+def partition_loop(loop: ir.Operation, scope: Scope | None = None, facts=None) -> ir.Operation | None:
+    """The outermost loop of `loop`'s perfect nest whose IV indexes dim 0 (the partition dim).
+    `facts` (an analysis.facts.Facts) supplies the accesses and the scope when given."""
+    scope = facts.scope if facts is not None else scope or Scope()
     nest = perfect_nest(loop)
     try:
-        accs = collect_accesses(loop, scope)
+        accs = facts.accesses(loop) if facts is not None else collect_accesses(loop, scope)
     except NonAffine:
         return None
     for lp in nest:
@@ -168,15 +169,18 @@ def partition_loop(loop: ir.Operation, scope: Scope | None = None) -> ir.Operati
     return None
 
 
-def partition_extent(loop: ir.Operation, scope: Scope | None = None) -> int | None:
+def partition_extent(loop: ir.Operation, scope: Scope | None = None, facts=None) -> int | None:
     """Number of partitions `loop` walks: the constant trip count of its partition loop."""
-    p = partition_loop(loop, scope)
-    return constant_trip_count(p) if p is not None else None
+    from .pair_restructuring import known_trip_count
+
+    p = partition_loop(loop, scope, facts)
+    return known_trip_count(p) if p is not None else None
 
 
-def gcd_tile_factor(l1: ir.Operation, l2: ir.Operation) -> int:
-    """The seed's N = GCD(partitionExtent(l1), partitionExtent(l2)); 1 (do not tile) if unknown."""
-    e1, e2 = partition_extent(l1), partition_extent(l2)
+def gcd_tile_factor(l1: ir.Operation, l2: ir.Operation, facts=None) -> int:
+    """The seed's N = GCD(partitionExtent(l1), partitionExtent(l2)); 1 (do not tile) if unknown.
+    `facts`: memoized accesses to use (a driver asks once per refused pair)."""
+    e1, e2 = partition_extent(l1, facts=facts), partition_extent(l2, facts=facts)
     if not e1 or not e2:
         return 1
     return gcd(e1, e2)
