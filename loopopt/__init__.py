@@ -41,6 +41,31 @@ def optimize(source, target="trn1", **kwargs):
     return _optimize(source, target, **kwargs)
 
 
+def lower(source, *, filename: str = "<input>", elementwise_fusion: bool = False, pipeline: str | None = None,
+          input_kind: str = "auto", dump_ir: bool = False):
+    """Lower a linalg/tensor, StableHLO or torch-dialect program (MLIR text, bytes or an ir.Module,
+    lowered in place) to the affine module loopopt optimizes; returns a loopopt.frontend.Lowered:
+    `.module` (the affine ir.Module), `.text`, `.kind`, `.pipeline`, `.steps` (what each step
+    did), `.checks` (the equalities checked at run time). `optimize` runs this first by itself.
+    See docs/frontend.md."""
+    from .frontend import LoweringOptions, lower as _lower
+
+    options = LoweringOptions(input_kind=input_kind, elementwise_fusion=elementwise_fusion, pipeline=pipeline)
+    return _lower(source, options, filename=filename, dump_ir=dump_ir)
+
+
+def from_torch(module, *example_inputs, target="cpu", func_name=None, dynamic_shapes=None, **kwargs):
+    """Export a torch.nn.Module through torch-mlir (`pip install loopopt[torch]`: torch-mlir runs in a
+    child process, its MLIR is not ours; text crosses), then optimize it: a loopopt.api.Result whose
+    `.text` is the optimized affine module. `func_name` names the function (default: the module's
+    class name); `dynamic_shapes` as for torch.export; other keyword arguments as for `optimize`."""
+    from .frontend.torch import from_torch as _export
+
+    text = _export(module, *example_inputs, func_name=func_name, dynamic_shapes=dynamic_shapes)
+    kwargs.setdefault("filename", f"<torch {type(module).__name__}>")
+    return optimize(text, target, **kwargs)
+
+
 def __getattr__(name: str):
     if name == "Result":
         from .api import Result

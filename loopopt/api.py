@@ -31,6 +31,16 @@ def knob_names() -> list[str]:
     return [f.name for f in dataclasses.fields(Options) if f.name != "target"]
 
 
+def knob_type(name: str) -> type:
+    """The type a knob's value must have: its default's (bool for the per-input switches,
+    whose default None means "decided by the input", options.PER_INPUT_SWITCHES)."""
+    from .options import PER_INPUT_SWITCHES
+
+    if name in PER_INPUT_SWITCHES:
+        return bool
+    return type(getattr(Options(), name))
+
+
 def make_options(target: str | Target = "trn1", **knobs) -> Options:
     """Options for a target name (trn1, inf2, trn2, cpu) or Target and knobs (Options fields)."""
     if isinstance(target, str):
@@ -43,9 +53,13 @@ def make_options(target: str | Target = "trn1", **knobs) -> Options:
     for name, value in knobs.items():
         if name not in known or name == "target":
             raise TypeError(f"loopopt.optimize: unknown knob {name!r} (knobs: {', '.join(knob_names())})")
-        want = bool if isinstance(getattr(Options(), name), bool) else int
+        want = knob_type(name)
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             raise TypeError(f"loopopt.optimize: knob {name!r} must be {want.__name__}, not {type(value).__name__}")
+        if name == "lowering_pipeline" and value:
+            from .frontend.pipeline import split_pipeline
+
+            split_pipeline(value)  # brackets balanced (each step is checked when it runs)
         if want is int:
             why = knob_range_error(name, value, f"loopopt.optimize: knob {name!r}")
             if why is not None:

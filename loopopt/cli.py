@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "(LICM, greedy profit-based fusion, distribution, interchange, GCD tiling).")
     p.add_argument("--version", action=_VersionAction,
                    help="print loopopt's version and the MLIR version of its bindings, then exit")
-    p.add_argument("input", help="MLIR file, or - for stdin")
+    p.add_argument("input", nargs="?", help="MLIR file (affine, or linalg/tensor/StableHLO/torch-dialect text, "
+                   "which is lowered first), an ONNX model (.onnx), or - for stdin")
     p.add_argument("-o", "--output", default="-", help="output file, or - for stdout (default)")
     p.add_argument("--target", choices=sorted(TARGETS), default=DEFAULT_TARGET,
                    help=f"hardware target (default {DEFAULT_TARGET}; cpu has no partition constraint)")
@@ -94,6 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--enable-profitable-loop-fusion", type=_bool, default=True, metavar="BOOL",
                    help="greedy profit-ordered fusion (default); false = classic program-order fusion")
     p.add_argument("--enable-licm", type=_bool, default=True, metavar="BOOL")
+    p.add_argument("--no-lowering", action="store_true",
+                   help="take linalg/tensor input as it is (its ops stay barriers) instead of lowering it first")
+    p.add_argument("--lowering", metavar="PIPELINE", default=None,
+                   help="lower with this pass pipeline instead of the built one (see --print-lowering)")
+    p.add_argument("--print-lowering", action="store_true",
+                   help="print the lowering pipeline for INPUT's kind (linalg when no INPUT is given), then exit")
+    p.add_argument("--elementwise-fusion", type=_bool, nargs="?", const=True, default=False, metavar="BOOL",
+                   help="fuse linalg elementwise ops on tensors before lowering (default false)")
+    p.add_argument("--approximate-math", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
+                   help="cpu: exp/log/tanh/erf as polynomials within 1 ulp (default: on for lowered framework "
+                        "input, off for affine input)")
+    p.add_argument("--reassociate", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
+                   help="cpu: float reductions may be reordered into vector partial sums (default as above)")
+    p.add_argument("--contract", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
+                   help="cpu: a float multiply feeding an add may become one fused multiply-add (default as above)")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fuse,licm")
     p.add_argument("--print-params", action="store_true", help="print the pass parameters (stderr)")
@@ -132,6 +148,12 @@ def options_from_args(a: argparse.Namespace) -> Options:
         enable_loop_distribution=a.enable_loop_distribution,
         enable_profitable_loop_fusion=a.enable_profitable_loop_fusion,
         enable_licm=a.enable_licm,
+        approximate_math=a.approximate_math,
+        reassociate=a.reassociate,
+        contract=a.contract,
+        lower=not a.no_lowering,
+        lowering_pipeline=a.lowering or "",
+        elementwise_fusion=a.elementwise_fusion,
     )
 
 
@@ -154,7 +176,13 @@ def validate(args: argparse.Namespace) -> Request:
     another or the input (exit 2), each must be writable (exit 1)."""
     from . import api
 
+    if args.input is None:
+        raise UsageError("loopopt: error: the following arguments are required: input (see loopopt --help)")
     options = options_from_args(args)
+    if args.no_lowering and args.lowering:
+        raise UsageError("loopopt: error: --no-lowering conflicts with --lowering; drop one of them")
+    if args.lowering is not None:
+        check_lowering(args.lowering)
     passes = api.check_request(options, args.passes)
     outputs = []
     if args.checkpoint:
@@ -167,6 +195,65 @@ def validate(args: argparse.Namespace) -> Request:
     check_outputs(outputs, args.input)
     filename = "<stdin>" if args.input == "-" else printable(args.input)
     return Request(args, args.input, filename, options, passes, outputs)
+
+
+def check_lowering(pipeline: str) -> None:
+    """--lowering PIPELINE, checked before any input is read: non-empty, brackets balanced, every
+    step a registered pass or one of loopopt's own rewrites (UsageError, exit 2)."""
+    from .frontend.pipeline import check_pipeline
+    from .mlir import new_context
+
+    if not pipeline.strip():
+        raise UsageError("loopopt: error: --lowering '': empty pipeline (see --print-lowering)")
+    try:
+        check_pipeline(pipeline, new_context())
+    except LoopOptError as e:
+        raise UsageError(str(e).replace("loopopt: error: ", "loopopt: error: --lowering: ", 1)) from None
+
+
+def print_lowering(args: argparse.Namespace) -> int:
+    """`--print-lowering [INPUT]`: the pipeline the front end runs on INPUT (recognised as
+    `loopopt` would), one step a line, or the linalg pipeline when no INPUT is given; with
+    `--lowering`, that pipeline; with --elementwise-fusion, that step included."""
+    from .frontend import LoweringOptions, format_pipeline, lowering_pipeline
+
+    if args.lowering is not None:
+        check_lowering(args.lowering)
+    options = LoweringOptions(elementwise_fusion=args.elementwise_fusion, pipeline=args.lowering)
+    kind = "linalg"
+    if args.input is not None:
+        filename = "<stdin>" if args.input == "-" else printable(args.input)
+        kind = "onnx" if _is_onnx(args.input) else _input_kind(read_input(args.input, filename), filename)
+    if kind == "affine" and args.lowering is None:
+        write_output(Output("-o", "-"), f"// {printable(args.input)}: affine input, nothing to lower\n")
+        return EXIT_OK
+    write_output(Output("-o", "-"), format_pipeline(lowering_pipeline(options, kind)))
+    return EXIT_OK
+
+
+def _input_kind(data: bytes, filename: str) -> str:
+    from .frontend import input_kind
+    from .mlir import parse_module
+
+    return input_kind(parse_module(data, filename))
+
+
+def _is_onnx(path: str) -> bool:
+    from .frontend.onnx import is_onnx_path
+
+    return path != "-" and is_onnx_path(path)
+
+
+def read_source(path: str, filename: str) -> bytes:
+    """The input as MLIR text: an ONNX model (`.onnx`) through the importer (iree-import-onnx),
+    anything else read as text (read_input)."""
+    if _is_onnx(path):
+        from .frontend.onnx import import_onnx
+
+        if not os.path.exists(path):
+            raise LoopOptError(f"{filename}: error: cannot read input: No such file or directory")
+        return import_onnx(path).encode("utf-8")
+    return read_input(path, filename)
 
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # far more than any program loopopt finishes in reasonable time
@@ -256,8 +343,10 @@ def run(argv: list[str] | None = None) -> int:
     """Parse, check (before any input is read), read, optimize, write. Errors raise: LoopOptError
     (exit 1), UsageError (exit 2); `main` turns them into one line and the exit code."""
     args = build_parser().parse_args(argv)
+    if args.print_lowering:
+        return print_lowering(args)
     req = validate(args)
-    data = read_input(req.input, req.filename)
+    data = read_source(req.input, req.filename)
     from . import api
 
     result = api.run(data, req.options, filename=req.filename, passes=req.passes,

@@ -43,11 +43,27 @@ class Options:
     enable_profitable_loop_fusion: bool = True
     enable_licm: bool = True
     verify_each: bool = True  # verify after every transform step; roll back on failure
-    # cpu code generation (issue 24, docs/cpu_codegen.md); with both switches off every result stays bit-exact
-    approximate_math: bool = False  # math.exp/log/tanh/erf in vectorizable loops become polynomials (bounded error)
-    reassociate: bool = False  # float sum/product reductions may be reordered into vector partial sums
+    # cpu code generation (issue 24, docs/cpu_codegen.md). The three numeric switches default to None:
+    # off for affine input (every result stays bit-exact), on for a program a framework emitted
+    # (lowered by the front end: torch reassociates its reductions and uses ~1-ulp vector math);
+    # an explicit True/False always wins (`resolved`).
+    approximate_math: bool | None = None  # math.exp/log/tanh/erf in vectorizable loops become polynomials (<= 1 ulp)
+    reassociate: bool | None = None  # float sum/product reductions may be reordered into vector partial sums
     vector_bits: int = 256  # vector register width the cpu plan assumes (AVX2; LLVM's choice on AVX-512 too)
-    contract: bool = False  # a float multiply feeding an add may become one fused multiply-add (one rounding, not two)
+    contract: bool | None = None  # a float multiply feeding an add may become one fused multiply-add (one rounding, not two)
+    # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
+    # input is recognised and lowered to affine loops before the pass
+    lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers
+    lowering_pipeline: str = ""  # --lowering PIPELINE: replaces the built pipeline ("" = the built one)
+    elementwise_fusion: bool = False  # --elementwise-fusion: linalg-fuse-elementwise-ops on tensors first
+
+    def resolved(self, framework_input: bool) -> "Options":
+        """These options with every per-input default (None) decided: on for a program a framework
+        emitted (lowered by the front end), off for affine input."""
+        from dataclasses import replace
+
+        unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
+        return replace(self, **unset) if unset else self
 
     @property
     def sb_budget(self) -> int:
@@ -69,6 +85,9 @@ class Options:
 
 # ---------------------------------------------------------------------------------------
 # Ranges and conflicts, checked before any input is read (the CLI) or any IR is touched (the API).
+
+# Switches whose default depends on the input (Options.resolved): None until the input is known.
+PER_INPUT_SWITCHES = ("approximate_math", "reassociate", "contract")
 
 INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values
 KNOB_RANGES: dict[str, tuple[int, int]] = {
@@ -149,8 +168,8 @@ def pipeline_conflict(options: "Options", passes: list[str] | None) -> str | Non
     if passes is None:
         return None
     for p in passes:
-        step = _driver_steps([p])[0][0]
+        steps = _driver_steps([p])
         for switched, field_name, flag in PASS_SWITCHES:
-            if step == switched and not getattr(options, field_name):
+            if steps and steps[0][0] == switched and not getattr(options, field_name):
                 return f"loopopt: error: {flag} false conflicts with --passes naming '{p}'; drop one of them"
     return None

@@ -4,7 +4,7 @@ For each file (default: every tests/lit/**/*.mlir) three mutants are written to 
 of the suite and run with lit; every mutant must FAIL and the original must PASS:
   first  - the first positive check line gets a pattern no output contains;
   last   - the last positive check line gets such a pattern (filecheck reached the end);
-  noop   - each `loopopt %s` RUN line gets `--passes=` (an empty pipeline: no transform runs),
+  noop   - each `loopopt %s` RUN line gets `--passes=none` (parse, verify, print: no transform runs),
            so the checks must depend on what the transforms did. Files whose output does not
            depend on the transforms (parameters, analysis, errors) say `// MUTANT-N: skip`.
 Not part of the default test run (it takes a few minutes); exit status 1 if a mutant survives.
@@ -39,7 +39,7 @@ def mutants(name: str, text: str) -> dict[str, str]:
         changed[k] = lines[k].rstrip("\n") + " NO_OUTPUT_HAS_THIS\n"
         out[tag] = "".join(changed)
     if SKIP_NOOP not in text:
-        noop = re.sub(r"(// RUN: .*?\bloopopt %s[^|>]*?)(\s*(?:2>&1|\||-o|>|$))", r"\1 --passes=\2", text,
+        noop = re.sub(r"(// RUN: .*?\bloopopt %s[^|>]*?)(\s*(?:2>&1|\||-o|>|$))", r"\1 --passes=none\2", text,
                       flags=re.M)
         if noop == text:
             raise SystemExit(f"{name}: no `loopopt %s` RUN line to mutate (mark it `// {SKIP_NOOP}`)")

@@ -34,13 +34,19 @@ func.func @explain(%a: memref<64xf32>, %out: memref<64xf32>, %out2: memref<64xf3
 // YAML-NEXT: DebugLoc:        { File: '{{.*}}explain_pair_remarks.mlir', Line: 10, Column: 3 }
 // YAML-NEXT: Function:        explain
 // YAML-NEXT: Args:
-// YAML-NEXT:   - String:          '[STOP FUSION] negative distance dep in def-use: {{.*}}.mlir:10:3 and {{.*}}.mlir:14:3, level = 0, profit = 512'
+// YAML-NEXT:   - String:          '[STOP FUSION] negative distance dep in def-use: '
 // YAML-NEXT:   - Loop1:           '{{.*}}.mlir:10:3'
+// YAML-NEXT:     DebugLoc:        { File: '{{.*}}explain_pair_remarks.mlir', Line: 10, Column: 3 }
+// YAML-NEXT:   - String:          ' and '
 // YAML-NEXT:   - Loop2:           '{{.*}}.mlir:14:3'
-// YAML-NEXT:   - Level:           0
-// YAML-NEXT:   - Profit:          512
-// YAML-NEXT:   - Code:            NEGATIVE_DISTANCE
+// YAML-NEXT:     DebugLoc:        { File: '{{.*}}explain_pair_remarks.mlir', Line: 14, Column: 3 }
+// YAML-NEXT:   - String:          ', level = '
+// YAML-NEXT:   - Level:           '0'
+// YAML-NEXT:   - String:          ', profit = '
+// YAML-NEXT:   - Profit:          '512'
+// YAML-NEXT:   - String:          ' ['
 // YAML-NEXT:   - Detail:          'RAW on memref.alloc ({{.*}}:9:8), distances { [d = -1] }'
+// YAML-NEXT:   - String:          ']'
 // YAML-NEXT: --- !Passed
 // YAML-NEXT: Pass:            fusion
 // YAML-NEXT: Name:            LoopFusion
