@@ -12,7 +12,8 @@ from . import dependence
 from .accesses import collect_accesses
 from .affine import Scope
 from .effects import Effects
-from .loops import has_iter_args, loop_dims, same_trip_count, substitute
+from .loops import has_iter_args, loop_dims, substitute
+from .loops import same_trip_count as loops_same_trip_count
 from .memory import UNTRACED
 from .refusal import Code, Refusal
 from .vectorization import carried_dependence, is_innermost
@@ -32,15 +33,19 @@ def constant_trip(loop: ir.Operation) -> tuple[int, int] | None:
     return max(0, -((cb[0] - cb[1]) // step)), step
 
 
-def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
-    """Both loops must run the same number of iterations (decided symbolically) with one step.
-    Constant bounds are compared without isl (`facts` memoizes them when given)."""
+def same_trip_count(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> bool:
+    """loops.same_trip_count, without isl when both loops have single constant bounds."""
+    c1, c2 = constant_trip(l1), constant_trip(l2)
+    if c1 is not None and c2 is not None:
+        return c1[0] == c2[0]
+    return loops_same_trip_count(l1, l2, scope)
+
+
+def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> Refusal | None:
+    """Both loops must run the same number of iterations (decided symbolically) with one step."""
     if mlir.int_attr(l1, "step") != mlir.int_attr(l2, "step"):
         return Refusal(Code.UNMATCHED_TRIP_COUNT, "different steps")
-    trip = facts.constant_trip if facts is not None else constant_trip
-    c1, c2 = trip(l1), trip(l2)
-    same = c1[0] == c2[0] if c1 is not None and c2 is not None else same_trip_count(l1, l2, scope)
-    if not same:
+    if not same_trip_count(l1, l2, scope):
         return Refusal(Code.UNMATCHED_TRIP_COUNT)
     if not same_lower_bound(l1, l2) and (single_result(l1) is None or single_result(l2) is None):
         return Refusal(Code.UNMATCHED_TRIP_COUNT, "different lower bounds given as max(...) of several values")
@@ -312,7 +317,7 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
     r = check_modelled(l1, l2, facts.effects)
     if r is None:
-        r = check_trip_counts(l1, l2, facts.scope, facts)
+        r = check_trip_counts(l1, l2, facts.scope)
     if r is None:
         r = check_partition_dim(l1, l2, facts.scope, options, facts)
     if r is None and profit <= 0:
