@@ -202,6 +202,21 @@ def _vectorize_step(fn, options, log, filename) -> int:
     return vectorize_function(fn, options, log, filename)
 
 
+def _register_tile_step(fn, options, log, filename) -> int:
+    """The default pipeline's register tiling: remarks what it tiles (a refused nest is left as
+    it was, so the default output of a cpu run on nests it does not change stays the same)."""
+    from .transforms.register_tiling import register_tile_function
+
+    return register_tile_function(fn, options, log, filename, report_refusals=False)
+
+
+def _register_tile_explained(fn, options, log, filename) -> int:
+    """`--passes register-tile`: also one remark per refused nest, with its code."""
+    from .transforms.register_tiling import register_tile_function
+
+    return register_tile_function(fn, options, log, filename, report_refusals=True)
+
+
 def _vectorize_with(**switches) -> Step:
     """The cpu code generation phase with a switch forced on (`--passes math-approx`, ...)."""
 
@@ -229,6 +244,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("dead-stores", _dead_stores_step))
         elif name == "licm":
             steps.append(("licm", _licm_step))
+        elif name == "register-tile":
+            steps.append(("register-tile", _register_tile_explained))
         elif name == "vectorize":
             steps.append(("vectorize", _vectorize_step))
         elif name == "math-approx":
@@ -369,6 +386,8 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
         if options.enable_licm:
             steps.append(("licm", _licm_step))
+        if not options.target.partitioned:  # cpu code generation (docs/cpu_codegen.md)
+            steps.append(("register-tile", _register_tile_step))  # tiles of C in registers; bit-exact
         if not options.target.partitioned and (options.approximate_math or options.reassociate):
             # cpu code generation (docs/cpu_codegen.md); with both switches off it changes nothing
             steps.append(("vectorize", _vectorize_step))

@@ -313,3 +313,357 @@ def plan_function(fn: ir.Operation, facts, options, **switches) -> list[NestPlan
             plans.append(NestPlan(op, vectors))
     return plans
 
+
+
+# ============================================================================= register tiling
+#
+# A *reduction nest* is a loop P (the loop to block) whose body holds loads, stores, scalar ops
+# and exactly one loop R with values in iter_args, all reductions, and nothing but loads and
+# scalar ops inside: C[i, j] = init; for k: acc = acc + A[i, k] * B[k, j]; store. P's iterations
+# are the elements of one row of C, R walks each element's sum. When P carries no memory
+# dependence, the iterations of P may run in any interleaving, so NV * W of them run together:
+# W lanes of a vector (every access that moves with P is contiguous along it) times NV vectors,
+# each lane executing exactly its own iteration's ops in their own order (each element keeps its
+# k order: bit-exact). The loop Q around P, when it is parallel too and holds nothing else that
+# writes, is unrolled by MR and jammed into the same R loop (MR rows of C): the loads of B are
+# shared by the rows and the loads of A by the vectors. The accumulators (MR x NV x reductions)
+# must fit the vector registers.
+
+class TileCode(enum.Enum):
+    """Why a loop around a reduction loop is not register tiled (the remark text)."""
+
+    SHAPE = "[STOP REGISTER TILING] a loop of the nest does not have step 1 and one lower and one upper bound"
+    CARRIED = "[STOP REGISTER TILING] a memory dependence is carried by the loop to block"
+    REDUCTION_LOOP = "[STOP REGISTER TILING] the inner loop is not a reduction over loads"
+    UNSUPPORTED_OP = "[STOP REGISTER TILING] an op of the nest has no lane form"
+    NOT_PROFITABLE = "[STOP REGISTER TILING] no gain: LLVM vectorizes the reduction loop itself"
+    SHORT = "[STOP REGISTER TILING] the loop runs fewer iterations than one tile"
+
+    @property
+    def message(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """Register blocking of one reduction nest: P (`loop`) in blocks of `vectors` x `width`
+    iterations (vector lanes; width 1: scalar copies), the enclosing loop Q (`rows_loop`) in
+    blocks of `rows`, jammed into one copy of R (`reduction_loop`). With a refusal, unchanged."""
+
+    loop: ir.Operation
+    reduction_loop: ir.Operation | None = None
+    rows_loop: ir.Operation | None = None
+    width: int = 1
+    vectors: int = 1
+    rows: int = 1
+    fma: bool = False  # reductions acc + x * y become one math.fma (options.contract)
+    reductions: tuple[Reduction, ...] = ()
+    rows_why: str = ""  # why rows == 1, for the remark
+    refusal: Refusal | None = None
+
+    @property
+    def accumulators(self) -> int:
+        return self.rows * self.vectors * len(self.reductions)
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        """(rows, columns) of C held in registers."""
+        return self.rows, self.vectors * self.width
+
+
+def _tile_refuse(loop, code: TileCode, detail: str, *ops) -> TilePlan:
+    return TilePlan(loop, refusal=Refusal(code, detail, (loop, *ops)))
+
+
+def vector_registers(options) -> int:
+    """Vector registers the plan may use: 32 with 512-bit vectors (AVX-512 has 32), else 16
+    (AVX2 has 16 ymm registers; an AVX-512 core's extra 16 are not assumed at 256 bits)."""
+    return 32 if options.vector_bits >= 512 else 16
+
+
+# Registers beside the accumulators: a broadcast of A, a vector of B and a product (mul + add
+# keeps it in a register between the two); the other vectors of B are memory operands of the
+# multiply. Measured (docs/cpu_codegen.md): 4 x 3 vectors best at 256 bits, 6 x 4 at 512.
+SPARE_REGISTERS = 3
+MAX_ROWS = 6
+MAX_VECTORS = 4  # NV: one row's vectors; measured: 1 x 4 is as fast as 1 x 6 or 1 x 8
+
+
+def reduction_loop_of(loop: ir.Operation) -> ir.Operation | None:
+    """The one affine.for directly in `loop`'s body when it is innermost and carries values, else None."""
+    inner = [op for op in body_ops(loop) if op.name in ("affine.for", "scf.for", "scf.while", "affine.parallel")]
+    if len(inner) != 1 or inner[0].name != "affine.for" or not is_innermost(inner[0]):
+        return None
+    r = inner[0]
+    return r if len(list(body_block(r).arguments)) > 1 else None
+
+
+def single_bounds(loop: ir.Operation) -> bool:
+    return (loop.name == "affine.for" and mlir.int_attr(loop, "step") == 1
+            and len(mlir.affine_map_attr(loop, "lowerBoundMap").results) == 1
+            and len(mlir.affine_map_attr(loop, "upperBoundMap").results) == 1)
+
+
+def bound_values(loop: ir.Operation) -> list[ir.Value]:
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ub = mlir.affine_map_attr(loop, "upperBoundMap")
+    return list(loop.operands)[:lb.n_inputs + ub.n_inputs]
+
+
+def defined_inside(v: ir.Value, op: ir.Operation) -> bool:
+    """Whether `v` is defined inside `op` (a block argument of its regions included)."""
+    owner, block = mlir.value_owner(v)
+    at = owner if owner is not None else mlir.operation(block.owner)
+    while at is not None:
+        if at == op:
+            return True
+        if at.name == "func.func":
+            return False
+        p = at.parent
+        at = mlir.operation(p) if p is not None else None
+    return False
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """Which values of the nest move with P (`varying`: one per lane) and with Q (`per_row`);
+    the rest is the same for every lane (computed once, broadcast where a lane form needs it)."""
+
+    varying: frozenset  # ir.Value hashes of values that depend on P's IV
+    per_row: frozenset  # ... on Q's IV
+
+    def varies(self, v: ir.Value) -> bool:
+        return v in self.varying
+
+    def by_row(self, v: ir.Value) -> bool:
+        return v in self.per_row
+
+
+def lanes_of(p: ir.Operation, r: ir.Operation, q: ir.Operation | None) -> Lanes:
+    """Data flow from the IVs: a result varies with an IV when an operand does; R's carried
+    values and results are taken to vary with P (each lane keeps its own accumulator)."""
+    varying, per_row = {body_block(p).arguments[0]}, set()
+    if q is not None:
+        per_row.add(body_block(q).arguments[0])
+    for v in list(body_block(r).arguments)[1:] + list(r.results):
+        varying.add(v)
+    ops = ([o for o in body_ops(q) if o != p] if q is not None else []) + body_ops(p)
+    for _ in range(2):  # R's results are seeded; one more pass settles ops after R
+        for op in ops:
+            for o in ([op] + (body_ops(op) if op == r else [])):
+                if o == r:
+                    if any(v in per_row for v in list(o.operands)):
+                        per_row.update(o.results)
+                        per_row.update(list(body_block(r).arguments)[1:])
+                    continue
+                if any(v in varying for v in o.operands):
+                    varying.update(o.results)
+                if any(v in per_row for v in o.operands):
+                    per_row.update(o.results)
+        # a carried value moves with Q when what it accumulates does
+        y = mlir.block_ops(body_block(r))[-1]
+        if any(v in per_row for v in y.operands):
+            per_row.update(list(body_block(r).arguments)[1:])
+            per_row.update(r.results)
+    return Lanes(frozenset(varying), frozenset(per_row))
+
+
+TILE_OPS = frozenset({"affine.load", "affine.store", "affine.apply", "affine.yield"})
+
+
+def _scalar_type_bits(t) -> int | None:
+    if isinstance(t, ir.FloatType):
+        return ir.FloatType(t).width
+    if isinstance(t, ir.IntegerType):
+        return ir.IntegerType(t).width
+    return None
+
+
+def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None) -> tuple[TileCode, str, ir.Operation] | None:
+    """The first op the tiling cannot copy: regions (but R), vector ops, calls, ops outside
+    arith/math and the affine loads, stores and applies; in Q's body only loads and pure ops."""
+    ops = [(o, "P") for o in body_ops(p) if o != r] + [(o, "R") for o in body_ops(r)]
+    if q is not None:
+        ops += [(o, "Q") for o in body_ops(q) if o != p]
+    for op, where in ops:
+        if op.regions:
+            return TileCode.UNSUPPORTED_OP, f"{op.name} (a nested region)", op
+        if any(isinstance(v.type, ir.VectorType) for v in [*op.operands, *op.results]):
+            return TileCode.UNSUPPORTED_OP, f"{op.name} on vectors", op
+        name = op.name
+        if name in TILE_OPS or name.startswith("arith.") or name.startswith("math."):
+            if where == "R" and name == "affine.store":
+                return TileCode.REDUCTION_LOOP, f"affine.store at {mlir.location_of(op)} writes in the reduction loop", op
+            if where == "Q" and name == "affine.store":
+                return TileCode.UNSUPPORTED_OP, f"affine.store at {mlir.location_of(op)} beside the loop", op
+            continue
+        return TileCode.UNSUPPORTED_OP, name, op
+    return None
+
+
+def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) -> str | None:
+    """Why P's iterations cannot be vector lanes (then they are scalar copies), or None: every
+    access that moves with P is an affine access contiguous along it (the next element of the
+    last dimension, the buffer's last stride 1); values moving with P are float or integer
+    data, or index values that only address such accesses; stores move with P."""
+    from .loops import loop_dims
+
+    (axis,) = loop_dims(p, facts.scope)
+    by_op = {mlir.op_key(a.op): a for a in facts.accesses(p)}
+    for op in body_ops(p) + body_ops(r):
+        if op == r or op.name == "affine.yield":
+            continue
+        if op.name in ("affine.load", "affine.store"):
+            moves = any(lanes.varies(v) for v in list(op.operands)[(2 if op.name == "affine.store" else 1):])
+            if op.name == "affine.store" and not moves:
+                return f"affine.store at {mlir.location_of(op)} writes one element for every iteration"
+            if not moves:
+                continue
+            a = by_op.get(mlir.op_key(op))
+            if a is None:
+                return f"{op.name} at {mlir.location_of(op)}: unknown access"
+            why = access_refusal(p, [a], facts.scope)
+            if why is not None:
+                return why[0]
+            if index_strides(a, axis.name) is None or stride_class(index_strides(a, axis.name)) != "contiguous":
+                return f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+            continue
+        for v in op.results:
+            if not lanes.varies(v):
+                continue
+            if isinstance(v.type, ir.IndexType):
+                users = [mlir.operation(u.owner) for u in v.uses]
+                if any(u.name not in ("affine.load", "affine.store", "affine.apply") for u in users) or any(
+                        u.name == "affine.store" and u.operands[0] == v for u in users):
+                    return f"{op.name} at {mlir.location_of(op)}: an index that moves with the loop is used as data"
+            elif _scalar_type_bits(v.type) is None:
+                return f"{op.name} at {mlir.location_of(op)} yields {v.type}"
+    return None
+
+
+def lane_bits(p: ir.Operation, r: ir.Operation, lanes: Lanes) -> int:
+    """The widest float or integer type among the values that move with P (32 if none)."""
+    bits = [32]
+    for op in body_ops(p) + body_ops(r):
+        for v in list(op.results) + (list(op.operands) if op.name == "affine.store" else []):
+            b = _scalar_type_bits(v.type)
+            if b is not None and lanes.varies(v):
+                bits.append(b)
+    for v in list(body_block(r).arguments)[1:]:
+        b = _scalar_type_bits(v.type)
+        if b is not None:
+            bits.append(b)
+    return max(bits)
+
+
+def choose_tile(registers: int, reductions: int, width: int, rows_max: int | None, cols_trip: int | None,
+                rows_trip: int | None) -> tuple[int, int]:
+    """(MR, NV): the tile of accumulators with the most reuse, MR x NV / (MR + NV) (vector loads
+    of B and broadcasts of A per multiply-add), with MR x NV x reductions accumulators and
+    SPARE_REGISTERS more fitting the registers; MR up to `rows_max` (1 without a row loop) and
+    the row trip count, NV x width up to the column trip count; ties go to the tile leaving fewer
+    iterations to remainder loops, then to more rows (a vector of B then serves more of them)."""
+    best = None
+    for mr in range(1, (rows_max or 1) + 1):
+        if rows_trip is not None and mr > rows_trip:
+            break
+        for nv in range(1, MAX_VECTORS + 1):
+            if mr * nv * reductions + SPARE_REGISTERS > registers or (cols_trip is not None and nv * width > cols_trip):
+                continue
+            left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip else 0)
+            key = (mr * nv / (mr + nv), -left, mr)
+            if best is None or key > best[0]:
+                best = (key, mr, nv)
+    return (best[1], best[2]) if best else (1, 1)
+
+
+def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
+    """The register tiling of the reduction nest P (see above), None when P is not one (its
+    body holds no single innermost loop carrying values)."""
+    r = reduction_loop_of(p)
+    if r is None:
+        return None
+    if not single_bounds(p) or not single_bounds(r) or has_iter_args_op(p):
+        return _tile_refuse(p, TileCode.SHAPE, "step, bounds or values carried by the loop to block", r)
+    if any(defined_inside(v, p) for v in bound_values(r)):
+        return _tile_refuse(p, TileCode.REDUCTION_LOOP, "its bounds move with the loop to block", r)
+    reds, not_red = reductions_of(r)
+    if not_red is not None:
+        return _tile_refuse(p, TileCode.REDUCTION_LOOP, not_red, r)
+    q = mlir.operation(p.parent) if p.parent is not None else None
+    q = q if q is not None and q.name == "affine.for" else None
+    bad = nest_op_refusal(p, r, None)
+    if bad is not None:
+        return _tile_refuse(p, bad[0], bad[1], bad[2])
+    why = carried_dependence(p, facts, through_iter_args=False)
+    if why is not None:
+        return _tile_refuse(p, TileCode.CARRIED, why.reason)
+    rows_q, rows_why = _rows_loop(q, p, r, facts)
+    lanes = lanes_of(p, r, rows_q)
+    narrow = lane_width_refusal(p, r, lanes, facts)
+    width = 1 if narrow is not None else max(1, options.vector_bits // lane_bits(p, r, lanes))
+    ordered = [x for x in reds if not x.exact]
+    if width == 1 and (not ordered or bool(options.reassociate)):
+        return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
+                            + ("may be reassociated" if ordered else "are exact in any order"), r)
+    cols = constant_trip_count(p)
+    if cols is not None and cols < max(2, width):
+        return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
+    registers = vector_registers(options) if width > 1 else 16
+    rows_max = MAX_ROWS if rows_q is not None else 1
+    mr, nv = choose_tile(registers, len(reds), width, rows_max, cols,
+                         constant_trip_count(rows_q) if rows_q is not None else None)
+    if mr == 1 and rows_q is not None:
+        rows_q, rows_why = None, "one row fits the registers best"
+    if rows_q is None:
+        lanes = lanes_of(p, r, None)
+    fma = bool(options.contract) and any(_multiply_add(x) is not None for x in reds)
+    return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "")
+
+
+def has_iter_args_op(loop: ir.Operation) -> bool:
+    return len(list(body_block(loop).arguments)) > 1
+
+
+def _rows_loop(q: ir.Operation | None, p: ir.Operation, r: ir.Operation, facts) -> tuple[ir.Operation | None, str]:
+    """Q when its iterations (rows of C) may be jammed: an affine.for of step 1 with single
+    bounds around P, carrying no values and no memory dependence, whose other ops are loads and
+    pure ops, with the bounds of P and R not moving with it. Else (None, why not)."""
+    if q is None:
+        return None, "no loop around it"
+    if not single_bounds(q) or has_iter_args_op(q):
+        return None, "the loop around it has a step, several bounds or carried values"
+    if any(defined_inside(v, q) for v in bound_values(p) + bound_values(r)):
+        return None, "its bounds move with the loop around it"
+    if any(o.regions for o in body_ops(q) if o != p):
+        return None, "the loop around it holds other loops or regions"
+    bad = nest_op_refusal(p, r, q)
+    if bad is not None:
+        return None, f"beside it in the loop around it: {bad[1]}"
+    why = carried_dependence(q, facts, through_iter_args=False)
+    if why is not None:
+        return None, f"the loop around it carries a dependence: {why.reason}"
+    return q, ""
+
+
+def _multiply_add(red: Reduction) -> ir.Operation | None:
+    """The arith.mulf feeding an addf reduction directly, used only there (fma candidate)."""
+    if red.kind != "arith.addf":
+        return None
+    for v in red.op.operands:
+        owner, _ = mlir.value_owner(v)
+        if owner is not None and owner.name == "arith.mulf" and len(list(v.uses)) == 1 \
+                and owner.parent == red.op.parent:
+            return owner
+    return None
+
+
+def plan_register_tiles(fn: ir.Operation, facts, options) -> list[TilePlan]:
+    """A TilePlan per reduction nest of the function, in program order."""
+    out = []
+    for op in mlir.walk(fn):
+        if op.name == "affine.for":
+            plan = plan_register_tile(op, facts, options)
+            if plan is not None:
+                out.append(plan)
+    return out

@@ -1,6 +1,7 @@
 // Issue 24: the default cpu pipeline leaves math calls and the order of reductions as written
 // (approximate_math and reassociate are off: every result stays bit-exact), and does not run the
-// code generation phase at all; the Neuron targets never do.
+// vectorize step (register tiling, which keeps every result, has nothing to tile here); the
+// Neuron targets never run either.
 // MUTANT-N: skip
 // RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --passes vectorize,math-approx,vector-reductions --remarks 2>&1 | filecheck %s --check-prefix=TRN1

@@ -1,0 +1,53 @@
+// Issue 24, GEMM piece: the default cpu pipeline tiles a matrix product for registers. Scalar
+// replacement puts C[i, j] in iter_args of the k loop; register tiling then runs blocks of 3 rows
+// x 4 vectors of 8 lanes (12 accumulators in 16 registers) through one k loop, A broadcast per
+// row, B loaded once per vector; the columns left over run one vector at a time, then scalar; the
+// row left over runs the same sweep alone. Each C element keeps its sum in k order (bit-exact);
+// with --contract true the multiply-add becomes one math.fma.
+// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --contract true 2>&1 | filecheck %s --check-prefix=FMA
+// RUN: loopopt %s --target cpu -o %t && mlir-opt %t > /dev/null
+// REQUIRES: mlir-opt
+func.func @matmul(%A: memref<31x16xf32>, %B: memref<16x45xf32>, %C: memref<31x45xf32>) {
+  affine.for %i = 0 to 31 {
+    affine.for %j = 0 to 45 {
+      affine.for %k = 0 to 16 {
+        %a = affine.load %A[%i, %k] : memref<31x16xf32>
+        %b = affine.load %B[%k, %j] : memref<16x45xf32>
+        %c = affine.load %C[%i, %j] : memref<31x45xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<31x45xf32>
+      }
+    }
+  }
+  return
+}
+
+// CHECK: {{.*}}.mlir:{{[0-9]+}}:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @matmul)
+// CHECK-LABEL: func.func @matmul
+// CHECK: affine.for %[[I:[a-z0-9_]+]] = 0 to 30 step 3 {
+// CHECK: affine.for %[[J:[a-z0-9_]+]] = 0 to 32 step 32 {
+// CHECK: affine.vector_load %{{[a-z0-9_]+}}[%[[I]], %[[J]]] : memref<31x45xf32>, vector<8xf32>
+// CHECK: affine.for %[[K:[a-z0-9_]+]] = 0 to 16 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: %[[A:[a-z0-9_]+]] = affine.load %{{[a-z0-9_]+}}[%[[I]], %[[K]]] : memref<31x16xf32>
+// CHECK: %[[B:[a-z0-9_]+]] = affine.vector_load %{{[a-z0-9_]+}}[%[[K]], %[[J]]] : memref<16x45xf32>, vector<8xf32>
+// CHECK: %[[BA:[a-z0-9_]+]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
+// CHECK: %[[P:[a-z0-9_]+]] = arith.mulf %[[BA]], %[[B]] : vector<8xf32>
+// CHECK: arith.addf %{{[a-z0-9_]+}}, %[[P]] : vector<8xf32>
+// CHECK: affine.yield
+// CHECK: affine.vector_store %{{[a-z0-9_#]+}}, %{{[a-z0-9_]+}}[%[[I]], %[[J]]] : memref<31x45xf32>, vector<8xf32>
+// CHECK: affine.for %{{[a-z0-9_]+}} = 32 to 40 step 8 {
+// CHECK: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: affine.for %{{[a-z0-9_]+}} = 40 to 45 {
+// CHECK: iter_args({{.*}}) -> (f32, f32, f32) {
+// CHECK: affine.for %{{[a-z0-9_]+}} = 30 to 31 {
+// CHECK: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-NOT: math.fma
+// CHECK: return
+
+// FMA-LABEL: func.func @matmul
+// FMA: affine.for %{{[a-z0-9_]+}} = 0 to 16 iter_args
+// FMA-NOT: arith.mulf
+// FMA: math.fma %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} : vector<8xf32>
+// FMA: return
