@@ -372,8 +372,10 @@ def test_expected_comparison_catches_a_wrong_value():
 
 
 def test_split_resources():
+    from loopopt.native import split_resources
+
     text = fixtures.load_fixture("mlp_relu_small").text
-    module, resources = fixtures.split_resources(text)
+    module, resources = split_resources(text)
     assert resources.lstrip().startswith("{-#") and module.rstrip().endswith("}")
     assert module + resources.lstrip("\n") == text or module.rstrip() + "\n" + resources.lstrip("\n") == text
 

@@ -139,28 +139,10 @@ def max_error(outputs: Sequence[Output], run: dict) -> float:
     return worst
 
 
-def split_resources(text: str) -> tuple[str, str]:
-    """(module text, its trailing `{-# dialect_resources ... #-}` section or "")."""
-    at = text.rfind("\n{-#")
-    if at < 0 or "#-}" not in text[at:]:
-        return text, ""
-    return text[:at] + "\n", text[at:]
-
-
 def run_block(text: str, kernel: str, sizes: Sequence, reps: int = 3, warmup: int = 1,
               flush_bytes: int = 0, timeout: float = 600) -> NativeResult:
-    """loopopt.native.run_native for a module with `dense_resource` weights.
+    """loopopt.native.run_native for a block (its `dense_resource` weights stay in the module's
+    resource trailer, which the harness keeps after the module)."""
+    from ..native import run_native
 
-    make_harness appends @main before the file's last `}`, which for such a module lies in the
-    resource section after it; the harness is built on the module alone and the section put
-    back after it."""
-    from ..native import kernel_signature, lower_to_llvm, make_harness, parse_output, run_lowered
-
-    module, resources = split_resources(text)
-    harness = make_harness(module, kernel, sizes, reps=reps, warmup=warmup, flush_bytes=flush_bytes)
-    if resources:
-        harness = harness.rstrip() + "\n" + resources.lstrip("\n")
-    sig = kernel_signature(text, kernel)
-    stdout = run_lowered(lower_to_llvm(harness, timeout=timeout), timeout=timeout)
-    times, outputs = parse_output(stdout, sig)
-    return NativeResult(times, outputs, stdout)
+    return run_native(text, kernel, sizes, reps=reps, warmup=warmup, flush_bytes=flush_bytes, timeout=timeout)
