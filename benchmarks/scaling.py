@@ -604,19 +604,34 @@ def summarize(results: list[Measurement], startup: float | None = None, timeout:
 
 def merge_results(old: dict, results: list[Measurement], startup: float | None, timeout: float) -> dict:
     """summarize() over `results` and the measurements of `old` (a scaling.json) for every
-    pattern `results` did not re-run, in PATTERNS order; `merged` says which patterns come from
-    which run (date, load average at its start, start-up)."""
+    pattern `results` did not re-run, in PATTERNS order. `merged` says which patterns come from
+    which run (date, machine, load average at its start, start-up); a kept pattern's exponent net
+    of start-up uses its own run's start-up, and its unit says where it was measured (the
+    pattern's heading in scaling.md)."""
     rerun = set(m.pattern for m in results)
     kept = [Measurement(**m) for m in old.get("measurements", []) if m["pattern"] not in rerun]
     order = {p.name: k for k, p in enumerate(PATTERNS)}
     merged = sorted(kept + results, key=lambda m: (order.get(m.pattern, len(order)), m.size))
     data = summarize(merged, startup, timeout)
     previous = old.get("merged", {}).get("kept", {})
-    data["merged"] = {"rerun": sorted(rerun, key=lambda p: order.get(p, 0)),
-                      "kept": {m.pattern: previous.get(m.pattern) or {
-                          "date": old.get("date"), "load_average_at_start": old.get("machine", {}).get("load_average"),
-                          "startup_seconds": old.get("startup_seconds")} for m in kept}}
+    here = {"date": old.get("date"), "cpu": old.get("machine", {}).get("cpu"),
+            "load_average_at_start": old.get("machine", {}).get("load_average"),
+            "startup_seconds": old.get("startup_seconds")}
+    provenance = {m.pattern: previous.get(m.pattern) or here for m in kept}
+    data["merged"] = {"rerun": sorted(rerun, key=lambda p: order.get(p, 0)), "kept": provenance}
+    for pattern, run in provenance.items():
+        for tool, fit in data["fits"][pattern].items():
+            if is_loopopt(tool):
+                pts = [(m.size, m.seconds) for m in merged if m.pattern == pattern and m.tool == tool]
+                fit["exponent_last_net"] = net_exponent(pts, run.get("startup_seconds"))
+        load = ", ".join(f"{x:.2f}" for x in run.get("load_average_at_start") or [])
+        data["units"][pattern] += (f" (kept from the run of {run.get('date')} on {run.get('cpu') or '?'}, load "
+                                   f"average at start {load}, start-up {_seconds(run.get('startup_seconds'))})")
     return data
+
+
+def _seconds(t: float | None) -> str:
+    return f"{t:.2f} s" if t is not None else "n/a"
 
 
 def _terminate(signum, frame):

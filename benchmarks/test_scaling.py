@@ -226,7 +226,7 @@ def test_summary_and_markdown_show_the_numbers_and_the_misses():
 
 def test_a_merged_run_replaces_the_patterns_it_measured_and_keeps_the_others():
     old = scaling.summarize(_ms("licm", scaling.LOOPOPT_CPU, [1.0, 2.0]) + _ms("mixed", scaling.LOOPOPT_CPU, [3.0, 4.0]), 0.2)
-    old.update(date="2026-01-01", machine={"load_average": [1.0, 1.0, 1.0]})
+    old.update(date="2026-01-01", machine={"load_average": [1.0, 1.0, 1.0], "cpu": "AMD"})
     data = scaling.merge_results(old, _ms("mixed", scaling.LOOPOPT_CPU, [5.0, 6.0]), 0.3, 60.0)
     got = {(m["pattern"], m["size"]): m["seconds"] for m in data["measurements"]}
     assert got == {("licm", 100): 1.0, ("licm", 200): 2.0, ("mixed", 100): 5.0, ("mixed", 200): 6.0}
@@ -234,8 +234,13 @@ def test_a_merged_run_replaces_the_patterns_it_measured_and_keeps_the_others():
     assert data["merged"]["rerun"] == ["mixed"]
     assert data["merged"]["kept"]["licm"]["date"] == "2026-01-01"
     assert data["fits"]["mixed"][scaling.LOOPOPT_CPU]["exponent_last"] == pytest.approx(math.log(6 / 5) / math.log(2))
+    assert data["units"]["licm"].endswith("(kept from the run of 2026-01-01 on AMD, load average at start "
+                                          "1.00, 1.00, 1.00, start-up 0.20 s)")
+    # net of the kept run's own start-up (0.2 s), not this run's (0.3 s)
+    assert data["fits"]["licm"][scaling.LOOPOPT_CPU]["exponent_last_net"] == pytest.approx(math.log(1.8 / 0.8) / math.log(2))
     again = scaling.merge_results(dict(data, date="2026-02-02"), _ms("mixed", scaling.LOOPOPT_CPU, [5.0, 6.0]), 0.3, 60.0)
     assert again["merged"]["kept"]["licm"]["date"] == "2026-01-01"  # the run it was measured in
+    assert again["units"]["licm"].count("kept from") == 1
 
 
 def test_select_patterns_resizes_only_the_chains_and_rejects_unknown_names():
