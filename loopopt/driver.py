@@ -303,6 +303,7 @@ def _restructuring_step(name: str, arg: str) -> Step:
 
 
 SUPPORTED_DIALECTS = ("builtin", "func", "affine", "memref", "arith", "math", "scf")
+SUPPORTED_OPS = ("cf.assert",)  # modelled ops of other dialects (analysis/effects.py: GUARD_OPS)
 
 
 def report_unsupported_ops(module: ir.Module, log: RemarkLog, filename: str) -> None:
@@ -311,7 +312,8 @@ def report_unsupported_ops(module: ir.Module, log: RemarkLog, filename: str) -> 
     effects: nothing moves across it)."""
     seen: dict = {}
     for op in mlir.walk(module.operation):
-        if op.name.split(".", 1)[0] not in SUPPORTED_DIALECTS and op.name not in seen:
+        if op.name.split(".", 1)[0] not in SUPPORTED_DIALECTS and op.name not in SUPPORTED_OPS \
+                and op.name not in seen:
             seen[op.name] = (mlir.location_of(op, filename), _enclosing_function(op))
     for name, (where, function) in seen.items():
         log.add("driver", ANALYSIS, f"[UNSUPPORTED] {name} kept as is; treated as a barrier (unknown effects)",

@@ -34,6 +34,11 @@ PURE_OPS = {
     "memref.alloca_scope.return", "func.constant", *PURE_VECTOR_OPS,
     *(v for v in VIEW_OPS if v != "memref.reshape"),
 }
+# Ops that read and write no memory but must not move or vanish: `cf.assert` aborts the program
+# when its condition is false (the front end checks dynamic sizes with it at function entry).
+# Loops may still fuse across one (a program that aborts has no results to change); LICM never
+# hoists one (`is_pure_op` is false: it could abort where the loop would not have run).
+GUARD_OPS = {"cf.assert"}
 # Position of the memref operand of each modelled access.
 READ_OPS = {"affine.load": 0, "memref.load": 0, "affine.vector_load": 0, "vector.load": 0,
             "vector.transfer_read": 0, "vector.maskedload": 0, "vector.gather": 0, "vector.expandload": 0}
@@ -163,7 +168,7 @@ def op_effects(op: ir.Operation) -> Effects:
             eff.write(alias_root(v))
         eff.unknown = True  # the callee may also touch globals or have other effects
         eff.reasons.append(f"{callee_text(op)} at {mlir.location_of(op)}")
-    elif name in REGION_OPS:
+    elif name in REGION_OPS or name in GUARD_OPS:
         pass
     elif is_pure_op(op):
         pass

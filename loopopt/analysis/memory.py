@@ -17,6 +17,8 @@ memref argument of a function whose address is taken.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from .. import mlir
@@ -209,11 +211,34 @@ def callee_name(op: ir.Operation) -> str | None:
 
 
 def _mentions_symbol(op: ir.Operation, name: str) -> bool:
+    """True iff one of `op`'s attributes refers to the symbol `name` (its address is taken)."""
     attrs = op.attributes
-    for k in range(len(attrs)):
-        if f"@{name}" in str(attrs[k].attr):
-            return True
-    return False
+    return any(_refers_to(attrs[k].attr, name) for k in range(len(attrs)))
+
+
+# Attribute kinds that hold no symbol reference (a string that spells `@f` is not a reference).
+_SYMBOL_FREE_ATTRS = tuple(getattr(ir, n) for n in (
+    "StringAttr", "IntegerAttr", "FloatAttr", "BoolAttr", "TypeAttr", "UnitAttr", "AffineMapAttr",
+    "IntegerSetAttr", "DenseElementsAttr", "DenseResourceElementsAttr", "DenseI64ArrayAttr",
+    "DenseI32ArrayAttr", "DenseBoolArrayAttr", "DenseF32ArrayAttr", "DenseF64ArrayAttr") if hasattr(ir, n))
+
+
+def _refers_to(attr: ir.Attribute, name: str) -> bool:
+    """Whether `attr` refers to symbol `name`: a symbol reference whose root is `name`, inside
+    arrays and dictionaries too. Another kind of attribute (a dialect's own) is read from its text,
+    where a reference prints as `@name` or `@"name"` not followed by more of a name: over-reading
+    it only makes the function's arguments untraced, which is sound."""
+    if isinstance(attr, ir.FlatSymbolRefAttr):
+        return attr.value == name
+    if isinstance(attr, ir.SymbolRefAttr):
+        return attr.value[0] == name
+    if isinstance(attr, ir.ArrayAttr):
+        return any(_refers_to(a, name) for a in attr)
+    if isinstance(attr, ir.DictAttr):
+        return any(_refers_to(attr[k].attr, name) for k in range(len(attr)))
+    if isinstance(attr, _SYMBOL_FREE_ATTRS):
+        return False
+    return re.search(rf'@(?:{re.escape(name)}|"{re.escape(name)}")(?![\w$.])', str(attr)) is not None
 
 
 def is_placed(root: ir.Value) -> bool:
