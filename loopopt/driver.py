@@ -202,6 +202,20 @@ def _vectorize_step(fn, options, log, filename) -> int:
     return vectorize_function(fn, options, log, filename)
 
 
+def _loop_order_step(fn, options, log, filename) -> int:
+    """Loop order for locality (cpu; remarks what it permutes, as register tiling does)."""
+    from .transforms.locality_interchange import loop_order_function
+
+    return loop_order_function(fn, options, log, filename, report_refusals=False)
+
+
+def _loop_order_explained(fn, options, log, filename) -> int:
+    """`--passes loop-order`: also a remark per band whose cheaper order is illegal."""
+    from .transforms.locality_interchange import loop_order_function
+
+    return loop_order_function(fn, options, log, filename, report_refusals=True)
+
+
 def _register_tile_step(fn, options, log, filename) -> int:
     """The default pipeline's register tiling: remarks what it tiles (a refused nest is left as
     it was, so the default output of a cpu run on nests it does not change stays the same)."""
@@ -244,6 +258,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("dead-stores", _dead_stores_step))
         elif name == "licm":
             steps.append(("licm", _licm_step))
+        elif name == "loop-order":
+            steps.append(("loop-order", _loop_order_explained))
         elif name == "register-tile":
             steps.append(("register-tile", _register_tile_explained))
         elif name == "vectorize":
@@ -384,6 +400,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
         if not options.target.partitioned:  # the cpu cost model (docs/cost_model.md)
             steps.append(("untile", _untile_step))  # strip-mined loops flat again: they vectorize
+            steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
             steps.append(("scalar-replacement", _scalar_replacement_step))  # fused reductions in registers
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
         if options.enable_licm:
