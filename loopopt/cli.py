@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=sorted(TARGETS), default=DEFAULT_TARGET,
                    help=f"hardware target (default {DEFAULT_TARGET}; cpu has no partition constraint)")
     p.add_argument("--loop-opt-distance-threshold", type=int, default=8, metavar="N",
-                   help="candidate loop pair positional distance threshold (default 8)")
+                   help="legitimate candidate loop pair distance threshold (the seed's help text: the "
+                        "positional gap between two loops of a block, default 8)")
     p.add_argument("--loop-opt-sb-size", type=int, default=0, metavar="BYTES",
                    help="SBUF bytes per partition; 0 = target's figure")
     p.add_argument("--loop-opt-psum-size", type=int, default=0, metavar="BYTES",

@@ -140,9 +140,12 @@ class RemarkLog:
         self.trace: list[str] = []  # the seed's log lines (printParams, updateFPG, ...)
         self.fpg: list[FPGGraph] = []
 
-    def add(self, pass_name: str, kind: str, message: str, **kw: Any) -> Remark:
+    def add(self, pass_name: str, kind: str, message: str, trace: bool = False, **kw: Any) -> Remark:
+        """Record a remark; `trace`: the message is also one of the seed's log lines (`--trace`)."""
         r = Remark(pass_name, kind, message, **kw)
         self.remarks.append(r)
+        if trace:
+            self.log(message)
         return r
 
     def refused(self, pass_name: str, refusal, args: dict | None = None, message: str | None = None,

@@ -131,8 +131,9 @@ def try_interchange(nest: list[ir.Operation], perm: list[int], scope: Scope | No
     where = mlir.location_of(nest[0]) if nest else ""
     why = check_loop_interchange(nest, perm, scope, options)
     if why is not None:
-        if log is not None:
-            log.refused(INTERCHANGE, why, function=function, location=where, args={"perm": list(perm)})
+        if log is not None:  # the seed logs its partition-dim refusal (seed 001, check_loop_interchange)
+            log.refused(INTERCHANGE, why, function=function, location=where, args={"perm": list(perm)},
+                        trace=why.code is Code.INTERCHANGE_NOT_ON_PARTITION_DIM)
         return list(nest), why
     new = loop_interchange(nest, perm)
     if log is not None:

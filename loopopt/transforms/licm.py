@@ -611,7 +611,7 @@ def hoist_from_loop(loop: ir.Operation, scope: Scope, funcs: dict, log: RemarkLo
             defs.difference_update(op.results)
             done.append(Hoist(op, loop))
             log.add(PASS_NAME, PASSED, HOIST_MESSAGE.format(name=op.name), function=function,
-                    location=mlir.location_of(op, filename), args=args)
+                    location=mlir.location_of(op, filename), args=args, trace=True)  # the seed's log line
         else:
             log.refused(PASS_NAME, reason, function=function, location=mlir.location_of(op, filename), args=args)
     return done

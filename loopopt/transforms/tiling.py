@@ -201,7 +201,7 @@ def gcd_tiling(l1: ir.Operation, l2: ir.Operation, log: RemarkLog | None = None,
     r2 = loop_tiling(p2, n)
     if log is not None:
         log.add(TILING, PASSED, f"[LOOP TILING] by {n}", function=function, location=where,
-                args={"factor": n})
+                args={"factor": n}, trace=True)  # the seed's log line
     return r1, r2
 
 
@@ -258,7 +258,7 @@ def tile_function(fn: ir.Operation, options, log: RemarkLog, size: int, filename
             continue
         count += 1
         log.add(TILING, PASSED, f"[LOOP TILING] by {size}", function=name, location=where,
-                args={"factor": size, "depth": len(nest)})
+                args={"factor": size, "depth": len(nest)}, trace=True)
         if why is not None:
             log.refused(TILING, why, function=name, location=where)
     return count
