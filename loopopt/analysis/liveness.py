@@ -11,8 +11,12 @@ elements live for *some* value of the symbols), inside the buffer's box, where a
 dimension counts as `DEFAULT_DYNAMIC_EXTENT`. So the result never exceeds the static count
 `MemoryLocation.live_n`. A write or read at unknown elements (non-affine index, a call that
 receives the buffer) covers the box; a use that lets the buffer escape (returned, passed to an
-op we do not model) counts as a whole-buffer read or write where it stands. The static count is
-kept when the buffer is used outside the loops' block, or isl cannot read an index.
+op we do not model) counts as a whole-buffer read or write where it stands. Sound for memrefs
+of untraced origin: once some use may hand the buffer's address on (`lets_alias`: a select, a
+call, anything but a load, a store or a dealloc of it), every op of the block with effects we do
+not model (an access through an untraced memref, a call) may read or write all of it where it
+stands. The static count is kept when the buffer is used outside the loops' block, or isl
+cannot read an index.
 
 `Liveness` answers a pair's question without looking at the buffer's other users: per placed
 buffer it keeps the ops of the loops' block that use it (`BufferUsers`), in block order, with the
@@ -58,11 +62,14 @@ class LiveN:
         return f"{self.elements} of {self.static} ({how})"
 
 
-def buffer_users(root: ir.Value) -> list[ir.Operation]:
-    """Every op using the buffer `root`, through views (a view op's own uses are followed)."""
+def buffer_users(root: ir.Value, values: list | None = None) -> list[ir.Operation]:
+    """Every op using the buffer `root`, through views (a view op's own uses are followed).
+    `values`, when given, receives root and the views' results."""
     out, todo, seen = [], [root], 0
     while todo and seen < 100000:
         v = todo.pop()
+        if values is not None:
+            values.append(v)
         for use in v.uses:
             user = mlir.operation(use.owner)
             seen += 1
@@ -70,6 +77,28 @@ def buffer_users(root: ir.Value) -> list[ir.Operation]:
                 todo.extend(user.results)
             else:
                 out.append(user)
+    return out
+
+
+def lets_alias(user: ir.Operation, values) -> bool:
+    """A use of the buffer (`values`: it and its views) that may hand its address on: anything
+    but its deallocation or a load or store that names it as the accessed memref only."""
+    if user.name == "memref.dealloc":
+        return False
+    pos = READ_OPS.get(user.name, WRITE_OPS.get(user.name))
+    if pos is None:
+        return True
+    return any(k != pos and any(v == w for w in values) for k, v in enumerate(user.operands))
+
+
+def unknown_tops(block: ir.Block, known: dict, effects) -> list:
+    """(key, op) of the ops of `block` not in `known` whose effects we do not model: each may
+    read or write a buffer whose address was handed on."""
+    out = []
+    for op in mlir.block_ops(block):
+        k = op_key(op)
+        if k not in known and effects(op).unknown:
+            out.append((k, op))
     return out
 
 
@@ -124,7 +153,9 @@ def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodi
     k1, k2 = op_key(l1), op_key(l2)
     tops: dict = {}
     escaping = []
-    for user in buffer_users(root):
+    values: list = []
+    aliased = False
+    for user in buffer_users(root, values):
         top = ancestor_in(user, block)
         if top is None:
             if user.name == "memref.dealloc":
@@ -134,6 +165,13 @@ def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodi
         tops.setdefault(kt, top)
         if _escapes(user, key):
             escaping.append(kt)
+        aliased = aliased or lets_alias(user, values)
+    extra = set()
+    if aliased:  # an op we do not model may touch it through another name
+        for kt, top in unknown_tops(block, tops, facts.effects):
+            tops[kt] = top
+            escaping.append(kt)
+            extra.add(kt)
     where_of = {kt: position(top, l1, l2, (kt, k1, k2), order) for kt, top in tops.items()}
     whole = {BEFORE: False, AFTER: False, BETWEEN: False}
     for kt in escaping:
@@ -142,7 +180,7 @@ def live_between(root: ir.Value, l1: ir.Operation, l2: ir.Operation, facts, bodi
     reads: list[AccessPattern] = []
     for kt, top in tops.items():
         where = where_of[kt]
-        if where == BETWEEN:
+        if where == BETWEEN or kt in extra:
             continue
         for a in facts.accesses_by_root(top).get(key, ()):
             if where == BEFORE and a.is_write:
@@ -271,6 +309,7 @@ class BufferUsers:
     outside: str | None = None
     visit: list = field(default_factory=list)  # indices into keys, in the scan's order, not yet summarized
     escaping: set = field(default_factory=set)  # indices of tops holding an escaping use
+    extra: set = field(default_factory=set)  # indices of tops that are not users (unknown effects)
     written: dict = field(default_factory=dict)  # index -> Side of its writes
     read: dict = field(default_factory=dict)  # index -> Side of its reads
     writes: list = field(default_factory=lambda: [NOTHING])
@@ -287,14 +326,17 @@ class BufferUsers:
         return bisect_left(self.keys, rank[op_key(op)], key=rank.__getitem__)
 
 
-def buffer_index(root: ir.Value, block: ir.Block, order) -> BufferUsers | None:
-    """The tops of `root`'s users in `block` (see BufferUsers), ordered by `order`; None if
-    `order` does not know one of them."""
+def buffer_index(root: ir.Value, block: ir.Block, order, effects) -> BufferUsers | None:
+    """The tops of `root`'s users in `block` (see BufferUsers), ordered by `order`, and when
+    the buffer's address may be handed on, the ops with unknown `effects` (live_between's
+    rule); None if `order` does not know one of them."""
     tops: dict = {}
     escaping = set()
     outside = None
     key = buffer_key(root)
-    for user in buffer_users(root):
+    values: list = []
+    aliased = False
+    for user in buffer_users(root, values):
         top = ancestor_in(user, block)
         if top is None:
             if user.name == "memref.dealloc":
@@ -305,15 +347,22 @@ def buffer_index(root: ir.Value, block: ir.Block, order) -> BufferUsers | None:
         tops.setdefault(kt, top)
         if _escapes(user, key):
             escaping.add(kt)
+        aliased = aliased or lets_alias(user, values)
     if outside is not None:
         return BufferUsers(root, order, [], [], outside)
+    extra = set()
+    if aliased:
+        for kt, top in unknown_tops(block, tops, effects):
+            tops[kt] = top
+            escaping.add(kt)
+            extra.add(kt)
     rank = order.rank
     if any(k not in rank for k in tops):
         return None
     keys = sorted(tops, key=rank.__getitem__)
     at = {k: n for n, k in enumerate(keys)}
     return BufferUsers(root, order, keys, [tops[k] for k in keys], None, [at[k] for k in tops],
-                       {at[k] for k in escaping})
+                       {at[k] for k in escaping}, {at[k] for k in extra})
 
 
 class Liveness:
@@ -348,7 +397,7 @@ class Liveness:
         by_order = self.facts.buffer_fact(root, "liveness", dict)
         u = by_order.get(id(order))
         if u is None or u.order is not order:
-            u = buffer_index(root, order.block, order)
+            u = buffer_index(root, order.block, order, self.facts.effects)
             if u is None:
                 return None
             by_order.clear()  # one block order at a time
@@ -391,7 +440,7 @@ class Liveness:
                 left.append(n)  # between the loops: not this question's
                 continue
             writes, reads = [], []
-            for a in self.facts.accesses_by_root(u.tops[n]).get(key, ()):
+            for a in () if n in u.extra else self.facts.accesses_by_root(u.tops[n]).get(key, ()):
                 (writes if a.is_write else reads).append(a)
             esc = n in u.escaping
             u.written[n] = Side(frozenset(self._body(a, rank) for a in writes), bool(writes), esc)
