@@ -363,7 +363,8 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
     affine.loads, pure ops and one affine.store to a placed buffer that does not escape, indexed by
     the IVs (a permutation; each IV used as itself); the IVs feed nothing but load indices. The
     buffer is read only by affine.loads in the consumer, which writes no buffer the producer reads
-    and writes nothing unknown; the ops between the two write nothing the producer reads. Every
+    and writes nothing unknown; the ops between the two write nothing the producer reads (a read
+    through a memref of untraced origin may read any buffer, so nothing may be written). Every
     element the consumer reads was written by the producer (isl). Recomputing costs at most
     `budget` ops per element read."""
     from ..analysis.effects import is_pure_op
@@ -417,7 +418,8 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         return None, "the producer reads its own intermediate"
     for op in [*ops_between(producer, consumer), consumer]:
         e = op_effects(op)
-        if e.unknown or (e.writes & reads) or UNTRACED in e.writes:
+        # a read through a memref of untraced origin may read any buffer: any write may change it
+        if e.unknown or (e.writes & reads) or UNTRACED in e.writes or (UNTRACED in reads and e.writes):
             return None, f"{op.name} at {mlir.location_of(op)} may change what the producer reads"
     body = tuple(o for o in inner if o != store)
     cost = sum(_op_cost(o) for o in body) * len(loads)
