@@ -379,10 +379,6 @@ def test_liveness_counts_direct_reads_after_the_pair():
     assert live.exact and live.elements == 4
 
 
-@pytest.mark.xfail(strict=True, reason="review finding (analysis/liveness.py, not this suite's file): the "
-                   "select that lets %t escape counts as a whole-buffer access where it stands (before "
-                   "the pair: a write), and the read through %x after the pair is not seen, so liveN is 4 "
-                   "where all 16 elements are live. Profit only (liveN never decides legality).")
 def test_liveness_counts_reads_through_an_alias_after_the_pair():
     live = _live_between_first_two_loops(LIVE_ALIAS)
     assert live.elements == 16, live
@@ -431,11 +427,6 @@ def test_recompute_pair_with_an_untraced_producer_read_keeps_its_results_nativel
     assert compare_outputs(run_natively(RECOMPUTE_ALIAS, run), run_natively(res.text, run)) is None
 
 
-@pytest.mark.xfail(strict=True, reason="review finding (transforms/pair_restructuring.py, not this suite's "
-                   "file): plan_recompute checks the ops between and the consumer against the producer's "
-                   "read keys but never asks whether a key is UNTRACED, so a producer reading through %x "
-                   "gets a plan although the consumer writes %a, which %x may be; applying it changes the "
-                   "results. The driver is safe only because fusion refuses the pair as unmodelled first.")
 def test_recompute_planner_refuses_a_producer_that_reads_through_an_alias():
     from loopopt.transforms import pair_restructuring as pr
 
