@@ -202,6 +202,12 @@ def _vectorize_step(fn, options, log, filename) -> int:
     return vectorize_function(fn, options, log, filename)
 
 
+def _isolate_products_step(fn, options, log, filename) -> int:
+    from .transforms.product_isolation import isolate_products_function
+
+    return isolate_products_function(fn, options, log, filename)
+
+
 def _loop_order_step(fn, options, log, filename) -> int:
     """Loop order for locality (cpu; remarks what it permutes, as register tiling does)."""
     from .transforms.locality_interchange import loop_order_function
@@ -258,6 +264,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("dead-stores", _dead_stores_step))
         elif name == "licm":
             steps.append(("licm", _licm_step))
+        elif name == "isolate-products":
+            steps.append(("isolate-products", _isolate_products_step))
         elif name == "loop-order":
             steps.append(("loop-order", _loop_order_explained))
         elif name == "register-tile":
@@ -400,9 +408,10 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
         if not options.target.partitioned:  # the cpu cost model (docs/cost_model.md)
             steps.append(("untile", _untile_step))  # strip-mined loops flat again: they vectorize
-            steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
             steps.append(("scalar-replacement", _scalar_replacement_step))  # fused reductions in registers
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
+            steps.append(("isolate-products", _isolate_products_step))  # a matrix product in a nest of its own
+            steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
         if options.enable_licm:
             steps.append(("licm", _licm_step))
         if not options.target.partitioned:  # cpu code generation (docs/cpu_codegen.md)

@@ -38,15 +38,17 @@ from .toolchain import find_tool, mlir_opt
 # The one lowering used for every variant. Math ops with an LLVM intrinsic (exp, tanh, sqrt, ...)
 # become intrinsics; the rest become libm calls, which mlir-runner resolves from its own process.
 # memref.alloc/dealloc become malloc/free. Vector ops (affine.vector_load/store lower to vector.load/
-# store; vector.fma, vector.broadcast, vector.reduction) become LLVM vector instructions; a program
+# store; vector.fma, vector.broadcast, vector.reduction) become LLVM vector instructions, after the
+# math passes: a libm function on a vector (math.erf on vector<8xf32> in a register-tiled epilogue)
+# becomes one call per lane through vector.extract/insert, which must be lowered too. A program
 # without vector ops lowers to the same text with or without that pass (checked on every benchmark
 # program, docs/cpu_codegen.md).
 LOWERING_PASSES: tuple[str, ...] = (
     "--lower-affine",
     "--convert-scf-to-cf",
-    "--convert-vector-to-llvm",
     "--convert-math-to-llvm",
     "--convert-math-to-libm",
+    "--convert-vector-to-llvm",
     "--expand-strided-metadata",
     "--finalize-memref-to-llvm",
     "--convert-arith-to-llvm",

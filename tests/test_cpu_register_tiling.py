@@ -445,3 +445,67 @@ def test_each_guard_is_needed(mutant, monkeypatch):
     except Exception as e:  # noqa: BLE001 - a crash is a failure the suite sees
         found = [repr(e)]
     assert found != [], f"disabling {name} went unnoticed"
+
+
+# ----------------------------------------------------------------------------- sums kept in memory
+
+IN_MEMORY = """func.func @k(%A: memref<13x9xf32>, %B: memref<9x20xf32>, %C: memref<13x20xf32>) {
+  affine.for %i = 0 to 13 {
+    affine.for %j = 0 to 20 {
+      affine.for %k = 0 to 9 {
+        %a = affine.load %A[%i, %k] : memref<13x9xf32>
+        %b = affine.load %B[%k, %j] : memref<9x20xf32>
+        %c = affine.load %C[%i, %j] : memref<13x20xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<13x20xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+@has_runner
+def test_a_sum_kept_in_memory_is_tiled_in_registers_bit_exact():
+    """The form before scalar replacement (the loop order step leaves products in it): C[i, j] is
+    loaded before the tile's k loop and stored after it."""
+    out, remarks = tile(IN_MEMORY)
+    assert remarks[0].kind == "Passed"
+    tiled = out[out.find("iter_args"):]
+    body = tiled[:tiled.find("affine.yield")]
+    assert "affine.store" not in body and out.count("affine.vector_store") >= 4
+    assert_same_results(IN_MEMORY, out, seed=9)
+    assert same_natively(IN_MEMORY, out) is None
+
+
+MAYBE_EMPTY = IN_MEMORY.replace("affine.for %k = 0 to 9", "affine.for %k = 0 to %n").replace(
+    "%C: memref<13x20xf32>) {", "%C: memref<13x20xf32>, %n: index) {")
+STRAY = IN_MEMORY.replace("        affine.store %s, %C[%i, %j] : memref<13x20xf32>",
+                          "        affine.store %s, %C[%i, %j] : memref<13x20xf32>\n"
+                          "        %q = affine.load %C[%i, 0] : memref<13x20xf32>")
+
+
+def memory_failures() -> list[str]:
+    bad = []
+    if plan_facts(MAYBE_EMPTY)[0][0] is not TileCode.REDUCTION_LOOP:
+        bad.append("the loop may run zero times")
+    if plan_facts(STRAY)[0][0] is not TileCode.REDUCTION_LOOP:
+        bad.append("another access to the sum's buffer")
+    return bad
+
+
+def test_a_sum_in_memory_needs_a_loop_that_runs_and_no_other_access():
+    assert memory_failures() == []
+
+
+@pytest.mark.parametrize("mutant", ["stray", "zero trip"])
+def test_each_memory_guard_is_needed(mutant, monkeypatch):
+    from loopopt.analysis import loops
+
+    if mutant == "stray":
+        monkeypatch.setattr(cpu_plan, "_stray_access", lambda r, mem: None)
+    else:
+        monkeypatch.setattr(loops, "runs_at_least_once", lambda loop, scope: True)
+    assert memory_failures() != []

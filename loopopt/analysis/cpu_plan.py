@@ -360,10 +360,15 @@ class TilePlan:
     reductions: tuple[Reduction, ...] = ()
     rows_why: str = ""  # why rows == 1, for the remark
     refusal: Refusal | None = None
+    in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
 
     @property
     def accumulators(self) -> int:
-        return self.rows * self.vectors * len(self.reductions)
+        return self.rows * self.vectors * (len(self.reductions) + len(self.in_memory))
+
+    @property
+    def all_reductions(self) -> tuple:
+        return (*self.reductions, *self.in_memory)
 
     @property
     def tile(self) -> tuple[int, int]:
@@ -389,13 +394,62 @@ MAX_ROWS = 6
 MAX_VECTORS = 4  # NV: one row's vectors; measured: 1 x 4 is as fast as 1 x 6 or 1 x 8
 
 
-def reduction_loop_of(loop: ir.Operation) -> ir.Operation | None:
-    """The one affine.for directly in `loop`'s body when it is innermost and carries values, else None."""
+@dataclass(frozen=True)
+class MemoryReduction:
+    """A sum kept in memory by the reduction loop: `load` and `store` of one element whose
+    address does not move with the loop, the `op` combining the loaded value with the rest
+    (the form before scalar replacement; the tiling keeps it in a register across the loop)."""
+
+    load: ir.Operation
+    store: ir.Operation
+    op: ir.Operation
+    exact: bool
+
+    @property
+    def kind(self) -> str:
+        return self.op.name
+
+
+def memory_reductions(r: ir.Operation, scope) -> list[MemoryReduction]:
+    """The memory reductions directly in R's body: a load and a store at the same address (same
+    memref, map and operands), none of the operands defined in R, the store's value an
+    EXACT_/REASSOCIABLE_REDUCTIONS op of the load's value (its only use) and of a value that
+    does not depend on the load, used only by the store."""
+    ops = body_ops(r)
+    out = []
+    for st in ops:
+        if st.name != "affine.store":
+            continue
+        comb, _ = mlir.value_owner(st.operands[0])
+        if comb is None or mlir.operation(comb.parent) != r or len(list(comb.results[0].uses)) != 1:
+            continue
+        if comb.name not in EXACT_REDUCTIONS and comb.name not in REASSOCIABLE_REDUCTIONS:
+            continue
+        for v in comb.operands:
+            ld, _ = mlir.value_owner(v)
+            if (ld is not None and ld.name == "affine.load" and mlir.operation(ld.parent) == r
+                    and len(list(v.uses)) == 1 and _same_address(ld, st)
+                    and not any(defined_inside(x, r) for x in list(ld.operands)[1:])):
+                other = [x for x in comb.operands if x != v]
+                if len(other) == 1 and not _depends_on(other[0], {v}, r):
+                    out.append(MemoryReduction(ld, st, comb, comb.name in EXACT_REDUCTIONS))
+                break
+    return out
+
+
+def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
+    return (load.operands[0] == store.operands[1] and str(load.attributes["map"]) == str(store.attributes["map"])
+            and list(load.operands)[1:] == list(store.operands)[2:])
+
+
+def reduction_loop_of(loop: ir.Operation, scope=None) -> ir.Operation | None:
+    """The one affine.for directly in `loop`'s body when it is innermost and carries values in
+    iter_args or in memory (`memory_reductions`), else None."""
     inner = [op for op in body_ops(loop) if op.name in ("affine.for", "scf.for", "scf.while", "affine.parallel")]
     if len(inner) != 1 or inner[0].name != "affine.for" or not is_innermost(inner[0]):
         return None
     r = inner[0]
-    return r if len(list(body_block(r).arguments)) > 1 else None
+    return r if len(list(body_block(r).arguments)) > 1 or memory_reductions(r, scope) else None
 
 
 def single_bounds(loop: ir.Operation) -> bool:
@@ -439,14 +493,17 @@ class Lanes:
         return v in self.per_row
 
 
-def lanes_of(p: ir.Operation, r: ir.Operation, q: ir.Operation | None) -> Lanes:
+def lanes_of(p: ir.Operation, r: ir.Operation, q: ir.Operation | None, mem: list | tuple = ()) -> Lanes:
     """Data flow from the IVs: a result varies with an IV when an operand does; R's carried
-    values and results are taken to vary with P (each lane keeps its own accumulator)."""
+    values and results, and the sums it keeps in memory, are taken to vary with P (each lane
+    keeps its own accumulator)."""
     varying, per_row = {body_block(p).arguments[0]}, set()
     if q is not None:
         per_row.add(body_block(q).arguments[0])
     for v in list(body_block(r).arguments)[1:] + list(r.results):
         varying.add(v)
+    for m in mem:
+        varying.update([m.load.results[0], m.op.results[0]])
     ops = ([o for o in body_ops(q) if o != p] if q is not None else []) + body_ops(p)
     for _ in range(2):  # R's results are seeded; one more pass settles ops after R
         for op in ops:
@@ -479,10 +536,13 @@ def _scalar_type_bits(t) -> int | None:
     return None
 
 
-def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None) -> tuple[TileCode, str, ir.Operation] | None:
+def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None,
+                    mem: list | tuple = ()) -> tuple[TileCode, str, ir.Operation] | None:
     """The first op the tiling cannot copy: regions (but R), vector ops, calls, ops outside
-    arith/math and the affine loads, stores and applies; in Q's body only loads and pure ops."""
-    ops = [(o, "P") for o in body_ops(p) if o != r] + [(o, "R") for o in body_ops(r)]
+    arith/math and the affine loads, stores and applies; in R no store but those of its memory
+    reductions (`mem`); in Q's body only loads and pure ops."""
+    sums = {mlir.op_key(m.store) for m in mem}
+    ops = [(o, "P") for o in body_ops(p) if o != r] + [(o, "R") for o in body_ops(r) if mlir.op_key(o) not in sums]
     if q is not None:
         ops += [(o, "Q") for o in body_ops(q) if o != p]
     for op, where in ops:
@@ -590,19 +650,28 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     reds, not_red = reductions_of(r)
     if not_red is not None:
         return _tile_refuse(p, TileCode.REDUCTION_LOOP, not_red, r)
+    mem = memory_reductions(r, facts.scope)
+    if mem:
+        from .loops import runs_at_least_once
+
+        if not runs_at_least_once(r, facts.scope):
+            return _tile_refuse(p, TileCode.REDUCTION_LOOP, "a sum in memory and the loop may run zero times", r)
+        stray = _stray_access(r, mem)
+        if stray is not None:
+            return _tile_refuse(p, TileCode.REDUCTION_LOOP, stray, r)
     q = mlir.operation(p.parent) if p.parent is not None else None
     q = q if q is not None and q.name == "affine.for" else None
-    bad = nest_op_refusal(p, r, None)
+    bad = nest_op_refusal(p, r, None, mem)
     if bad is not None:
         return _tile_refuse(p, bad[0], bad[1], bad[2])
     why = carried_dependence(p, facts, through_iter_args=False)
     if why is not None:
         return _tile_refuse(p, TileCode.CARRIED, why.reason)
-    rows_q, rows_why = _rows_loop(q, p, r, facts)
-    lanes = lanes_of(p, r, rows_q)
+    rows_q, rows_why = _rows_loop(q, p, r, facts, mem)
+    lanes = lanes_of(p, r, rows_q, mem)
     narrow = lane_width_refusal(p, r, lanes, facts)
     width = 1 if narrow is not None else max(1, options.vector_bits // lane_bits(p, r, lanes))
-    ordered = [x for x in reds if not x.exact]
+    ordered = [x for x in (*reds, *mem) if not x.exact]
     if width == 1 and (not ordered or bool(options.reassociate)):
         return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
                             + ("may be reassociated" if ordered else "are exact in any order"), r)
@@ -611,21 +680,34 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
     rows_max = MAX_ROWS if rows_q is not None else 1
-    mr, nv = choose_tile(registers, len(reds), width, rows_max, cols,
+    mr, nv = choose_tile(registers, len(reds) + len(mem), width, rows_max, cols,
                          constant_trip_count(rows_q) if rows_q is not None else None)
     if mr == 1 and rows_q is not None:
         rows_q, rows_why = None, "one row fits the registers best"
-    if rows_q is None:
-        lanes = lanes_of(p, r, None)
-    fma = bool(options.contract) and any(_multiply_add(x) is not None for x in reds)
-    return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "")
+    fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
+    return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
+                    in_memory=tuple(mem))
+
+
+def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:
+    """Another access in R to a buffer a memory reduction keeps its sum in (the sum then may not
+    wait in a register), or None."""
+    own = {mlir.op_key(x) for m in mem for x in (m.load, m.store)}
+    roots = {m.store.operands[1] for m in mem}
+    for op in body_ops(r):
+        if op.name in ACCESS_OPS and mlir.op_key(op) not in own:
+            root = op.operands[1 if op.name.endswith("store") else 0]
+            if root in roots:
+                return f"{op.name} at {mlir.location_of(op)} also touches the buffer of a sum kept in memory"
+    return None
 
 
 def has_iter_args_op(loop: ir.Operation) -> bool:
     return len(list(body_block(loop).arguments)) > 1
 
 
-def _rows_loop(q: ir.Operation | None, p: ir.Operation, r: ir.Operation, facts) -> tuple[ir.Operation | None, str]:
+def _rows_loop(q: ir.Operation | None, p: ir.Operation, r: ir.Operation, facts,
+               mem: list | tuple = ()) -> tuple[ir.Operation | None, str]:
     """Q when its iterations (rows of C) may be jammed: an affine.for of step 1 with single
     bounds around P, carrying no values and no memory dependence, whose other ops are loads and
     pure ops, with the bounds of P and R not moving with it. Else (None, why not)."""
@@ -637,7 +719,7 @@ def _rows_loop(q: ir.Operation | None, p: ir.Operation, r: ir.Operation, facts) 
         return None, "its bounds move with the loop around it"
     if any(o.regions for o in body_ops(q) if o != p):
         return None, "the loop around it holds other loops or regions"
-    bad = nest_op_refusal(p, r, q)
+    bad = nest_op_refusal(p, r, q, mem)
     if bad is not None:
         return None, f"beside it in the loop around it: {bad[1]}"
     why = carried_dependence(q, facts, through_iter_args=False)

@@ -113,8 +113,9 @@ class _Sweep:
         self.width, self.nv = width, nv
         self.env: dict = {}  # (row, block) -> {old value: new value}
         self.bcast: dict = {}  # (value, block) -> broadcast
-        self.fused = {mlir.op_key(m) for r in plan.reductions for m in [_multiply_add(r)]
+        self.fused = {mlir.op_key(m) for r in plan.all_reductions for m in [_multiply_add(r)]
                       if plan.fma and m is not None}
+        self.skip = {mlir.op_key(x) for m in plan.in_memory for x in (m.load, m.store)}
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
     def rows_of(self, op: ir.Operation) -> range:
@@ -151,8 +152,8 @@ class _Sweep:
         if op == self.plan.reduction_loop:
             self.emit_reduction(op, ip)
             return
-        if mlir.op_key(op) in self.fused:
-            return  # emitted as part of its math.fma
+        if mlir.op_key(op) in self.fused or mlir.op_key(op) in self.skip:
+            return  # emitted as part of its math.fma, or a sum in memory (kept in iter_args)
         for m in self.rows_of(op):
             for c in self.blocks_of(op):
                 self.emit_copy(op, m, c, ip)
@@ -202,35 +203,52 @@ class _Sweep:
             self.bind(old, fresh, m, c)
 
     def _fma_of(self, op: ir.Operation) -> ir.Operation | None:
-        for r in self.plan.reductions:
+        for r in self.plan.all_reductions:
             if r.op == op:
                 mul = _multiply_add(r)
                 return mul if mul is not None and mlir.op_key(mul) in self.fused else None
         return None
 
     def emit_reduction(self, r: ir.Operation, ip) -> None:
-        """One copy of R for every row and block: the accumulators of all copies in iter_args."""
+        """One copy of R for every row and block: the accumulators of all copies in iter_args
+        (R's own, then the sums R keeps in memory: loaded before the copy, stored after it)."""
         carried = list(body_block(r).arguments)[1:]
-        rows = range(len(self.rowmaps)) if any(self.lanes.by_row(v) for v in carried) else range(1)
-        slots = [(m, c, k) for m in rows for c in range(self.nv) for k in range(len(carried))]
-        inits = [self.get(list(r.operands)[self._n_bound(r) + k], m, c, True, ip) for m, c, k in slots]
+        mem = list(self.plan.in_memory)
+        by_row = any(self.lanes.by_row(v) for v in carried) or any(op_moves(m.load, self.lanes.by_row) for m in mem)
+        rows = range(len(self.rowmaps)) if by_row else range(1)
+        n = len(carried) + len(mem)
+        slots = [(m, c, k) for m in rows for c in range(self.nv) for k in range(n)]
+        inits = []
+        for m, c, k in slots:
+            if k < len(carried):
+                inits.append(self.get(list(r.operands)[self._n_bound(r) + k], m, c, True, ip))
+            else:
+                load = mem[k - len(carried)].load
+                self.emit_copy(load, m, c, ip)
+                inits.append(self.get(load.results[0], m, c, True, ip))
         lo, hi = _bound(r, "lb"), _bound(r, "ub")
         new = _new_for(lo, hi, 1, inits, ip, r.location)
         nblock = body_block(new)
         inner = ir.InsertionPoint.at_block_begin(nblock)
         for (m, c, k), arg in zip(slots, list(nblock.arguments)[1:]):
-            self.bind(carried[k], arg, m, c)
+            self.bind(carried[k] if k < len(carried) else mem[k - len(carried)].load.results[0], arg, m, c)
         # the IV is the same for every copy: make get() find it for uniform uses too
         for m in range(len(self.rowmaps)):
             self.rowmaps[m][body_block(r).arguments[0]] = nblock.arguments[0]
         for op in body_ops(r):
             self.emit(op, inner)
         y = mlir.block_ops(body_block(r))[-1]
-        vals = [self.get(y.operands[k], m, c, True, inner) for m, c, k in slots]
+        yielded = list(y.operands) + [m.op.results[0] for m in mem]
+        vals = [self.get(yielded[k], m, c, True, inner) for m, c, k in slots]
         with y.location:
             affine_d.AffineYieldOp(vals, ip=inner)
         for (m, c, k), res in zip(slots, new.results):
-            self.bind(r.results[k], res, m, c)
+            if k < len(carried):
+                self.bind(r.results[k], res, m, c)
+            else:
+                red = mem[k - len(carried)]
+                self.bind(red.op.results[0], res, m, c)
+                self.emit_copy(red.store, m, c, ip)
 
     @staticmethod
     def _n_bound(r: ir.Operation) -> int:
@@ -300,7 +318,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     """Build the tiled nest before the plan's outer loop (Q, or P); returns the new top-level ops.
     The old nest is left for the caller to erase."""
     q = plan.rows_loop
-    lanes = lanes_of(plan.loop, plan.reduction_loop, q)
+    lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory)
     target = q if q is not None else plan.loop
     ip = ir.InsertionPoint(target)
     with target.context:
@@ -320,7 +338,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
             tail = _new_for(main, ub, 1, [], ip, q.location)
             tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
             single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
-                              plan.reductions)
+                              plan.reductions, in_memory=plan.in_memory)
             _row_body(single, lanes, q, [body_block(tail).arguments[0]], tin)
             out.append(tail)
         return out
@@ -338,7 +356,9 @@ def describe(plan: TilePlan) -> str:
 
 def _lane_type(plan: TilePlan) -> str:
     carried = list(body_block(plan.reduction_loop).arguments)[1:]
-    return str(carried[0].type) if carried else "f32"
+    if carried:
+        return str(carried[0].type)
+    return str(plan.in_memory[0].load.results[0].type) if plan.in_memory else "f32"
 
 
 def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
@@ -361,7 +381,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             continue
         target = plan.rows_loop if plan.rows_loop is not None else plan.loop
         args = {"rows": plan.rows, "columns": plan.tile[1], "width": plan.width, "vectors": plan.vectors,
-                "accumulators": plan.accumulators, "fma": plan.fma, "reductions": [r.kind for r in plan.reductions]}
+                "accumulators": plan.accumulators, "fma": plan.fma, "reductions": [r.kind for r in plan.all_reductions]}
         text = describe(plan)
         if plan.rows == 1 and plan.rows_why:
             text += f"; one row: {plan.rows_why}"

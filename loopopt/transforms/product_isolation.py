@@ -1,0 +1,426 @@
+"""Matrix products out of the loops fusion put them in (cpu): expansion, then distribution.
+
+Fusion (a memory-traffic profit) can leave a matrix product inside a loop with other work, in a
+shape register tiling cannot take: MLP layers whose transposed weight is copied into a row
+buffer for each k (`for k { t[j] = W[j, k]; for i, j: C[i, j] += X[i, k] * t[j] }`), or two
+products of one row in one loop (2mm, `for i { tmp row = A B; D row = tmp C }`). A matrix
+product needs its own nest to keep a tile of C in registers through the whole reduction, with
+its B operand packed once (as BLAS packs it). This step, before loop order and scalar
+replacement, gives it one:
+
+* **Distribution** (transforms/distribution.py, legality analysis/legality.py: no dependence
+  goes from a later group back to an earlier one): a loop whose body holds a matrix product and
+  other statements is split when the product ends in a group with no other loop.
+* **Expansion** first, when a buffer stops the split: a buffer allocated outside the loop, used
+  only inside it (and freed), whose elements do not move with the loop's IV (fusion's
+  contraction shrank it to what one iteration needs), and whose every element read in an
+  iteration was written earlier in the same iteration (isl: the reads' access relation is a
+  subset of the writes'; every statement that writes it comes before every one that reads it).
+  Each iteration then gets its own copy (a new leading dimension, or the leading dimension of
+  extent 1 replaced), which is what the program computed before fusion; at most `sb_budget`
+  bytes (the cpu target's L2). Tried on a copy of the loop, kept only when the split follows.
+
+A statement holds a matrix product when it updates `C[x] = C[x] + a * b` (the same element
+loaded and stored, a and b computed from loads; or the sum carried in iter_args and stored
+after the loop, as scalar replacement leaves it) and the indices of C, a's and b's loads use
+three loops or more together. Each statement keeps its operations and their order per element:
+results are bit-exact.
+
+Remarks (pass `isolate-products`): `[PRODUCT ISOLATION] ...` (Passed) per split loop, with
+the expanded buffers.
+"""
+from __future__ import annotations
+
+from .. import mlir
+from ..analysis.accesses import access_pattern
+from ..analysis.affine import Scope
+from ..analysis.loops import body_ops, collect_interchangeable_loops, constant_bounds, enclosing_loops
+from ..analysis.legality import innermost_body
+from ..mlir import ir
+from ..options import Options
+from ..remarks import PASSED, RemarkLog
+from .distribution import distribution_groups, loop_distribution
+from .rewriter import Rewriter
+
+PASS = "isolate-products"
+MAX_ROUNDS = 16  # loops split per function (each split rescans)
+
+
+# ----------------------------------------------------------------------------- matrix products
+
+def _feeding_loads(v: ir.Value, limit: int = 16) -> list[ir.Operation]:
+    """The affine.loads a value is computed from through pure arith ops (a few steps back)."""
+    out, work, seen = [], [v], 0
+    while work and seen < limit:
+        seen += 1
+        owner, _ = mlir.value_owner(work.pop())
+        if owner is None:
+            continue
+        if owner.name == "affine.load":
+            out.append(owner)
+        elif owner.name.startswith("arith.") and not owner.regions:
+            work.extend(owner.operands)
+    return out
+
+
+def _ivs_of(ops: list[ir.Operation], scope: Scope) -> set | None:
+    """The IV names the indices of these accesses use (None when one is unknown)."""
+    ivs = set()
+    for op in ops:
+        a = access_pattern(op, scope)
+        if a.index is None:
+            return None
+        ivs |= {lp.name for lp in a.loops if a.uses_iv(lp.name)}
+    return ivs
+
+
+def _carried_products(loop: ir.Operation, scope: Scope) -> bool:
+    """Whether an iter_args value of `loop` sums products of loads (acc + a * b, the form scalar
+    replacement leaves) whose loads and the stores of the loop's result use three IVs or more."""
+    block = loop.regions[0].blocks[0]
+    y = mlir.block_ops(block)[-1]
+    for k, arg in enumerate(list(block.arguments)[1:]):
+        comb, _ = mlir.value_owner(y.operands[k])
+        if comb is None or comb.name not in ("arith.addf", "arith.addi") or arg not in list(comb.operands):
+            continue
+        mul = next((mlir.value_owner(v)[0] for v in comb.operands if v != arg), None)
+        if mul is None or mul.name not in ("arith.mulf", "arith.muli"):
+            continue
+        loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
+        stores = [mlir.operation(u.owner) for u in loop.results[k].uses]
+        stores = [st for st in stores if st.name == "affine.store"]
+        ivs = _ivs_of(loads + stores, scope) if loads else None
+        if ivs is not None and len(ivs) >= 3:
+            return True
+    return False
+
+
+def product_updates(stmt: ir.Operation, scope: Scope) -> list[ir.Operation]:
+    """The stores (or loops carrying the sum) in `stmt` of a matrix-product update (module doc)."""
+    out = []
+    for op in [stmt, *mlir.walk(stmt)]:
+        if op.name == "affine.for" and op.results and _carried_products(op, scope):
+            out.append(op)
+            continue
+        if op.name != "affine.store":
+            continue
+        owner, _ = mlir.value_owner(op.operands[0])
+        if owner is None or owner.name not in ("arith.addf", "arith.addi"):
+            continue
+        ins = [mlir.value_owner(v)[0] for v in owner.operands]
+        acc = next((o for o in ins if o is not None and o.name == "affine.load" and _same_address(o, op)), None)
+        mul = next((o for o in ins if o is not None and o.name in ("arith.mulf", "arith.muli")), None)
+        if acc is None or mul is None:
+            continue
+        loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
+        if not loads:
+            continue
+        ivs = set()
+        for ld in [acc, *loads]:
+            a = access_pattern(ld, scope)
+            if a.index is None:
+                break
+            ivs |= {lp.name for lp in a.loops if a.uses_iv(lp.name)}
+        else:
+            if len(ivs) >= 3:
+                out.append(op)
+    return out
+
+
+def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
+    return (load.operands[0] == store.operands[1] and str(load.attributes["map"]) == str(store.attributes["map"])
+            and list(load.operands)[1:] == list(store.operands)[2:])
+
+
+def isolates(groups: list[list[ir.Operation]], products: set) -> bool:
+    """Whether some group holds a product statement and no other loop."""
+    for grp in groups:
+        loops = [op for op in grp if op.regions]
+        if any(mlir.op_key(op) in products for op in loops) and len(loops) == 1:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------- expansion
+
+def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir.Operation]:
+    """The memref.alloc ops whose buffer `loop` may give one copy per iteration (module doc)."""
+    bounds = constant_bounds(loop)
+    if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1 or bounds is None:
+        return []
+    trips = bounds[1] - bounds[0]
+    seen, out = set(), []
+    for op in [loop, *mlir.walk(loop)]:
+        if op.name not in ("affine.load", "affine.store"):
+            continue
+        root = op.operands[1 if op.name == "affine.store" else 0]
+        owner, _ = mlir.value_owner(root)
+        if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
+            continue
+        seen.add(mlir.op_key(owner))
+        if _expansion_refusal(owner, loop, scope, trips, budget) is None:
+            out.append(owner)
+    return out
+
+
+def _expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, trips: int,
+                       budget: int) -> str | None:
+    """None when `loop` may give `alloc`'s buffer one copy per iteration, else why not."""
+    mt = mlir.memref_type(alloc.results[0])
+    if mt is None or list(alloc.operands) or any(d < 0 for d in mt.shape) or not mt.shape:
+        return "not a static buffer"
+    if not mt.layout.value.is_permutation or str(mt.layout.value) != str(ir.AffineMap.get_identity(len(mt.shape))):
+        return "not an identity layout"
+    elems = trips
+    for d in mt.shape[1:] if mt.shape[0] == 1 else mt.shape:
+        elems *= d
+    if elems * mlir.element_size_bytes(mt.element_type) > budget:
+        return "the expanded buffer exceeds the budget"
+    from ..analysis.loops import loop_dims
+
+    ivname = loop_dims(loop, scope)[0].name
+    accesses = []
+    for use in alloc.results[0].uses:
+        user = mlir.operation(use.owner)
+        if user.name == "memref.dealloc":
+            continue
+        if user.name not in ("affine.load", "affine.store") or not _inside(user, loop):
+            return f"{user.name} uses it"
+        if user.name == "affine.store" and use.operand_number != 1:
+            return "stored as a value"
+        if any(p.name != "affine.for" for p in _between(user, loop)):
+            return f"{user.name} is under a condition"
+        a = access_pattern(user, scope)
+        if a.index is None or a.uses_iv(ivname):
+            return "an index moves with the loop or is unknown"
+        accesses.append((user, a))
+    if not any(a.is_write for _, a in accesses) or all(a.is_write for _, a in accesses):
+        return "nothing to expand"
+    if exposed_read(accesses, loop, scope):
+        return "an iteration may read an element it did not write before"
+    return None
+
+
+def _schedule(op: ir.Operation, loop: ir.Operation, names: dict) -> list[str]:
+    """The position of `op` inside one iteration of `loop` as a 2d+1 schedule: per level the
+    index of the op's ancestor in its block, then that ancestor loop's IV (renamed by `names`)."""
+    path = []
+    at = op
+    while at != loop:
+        parent = mlir.operation(at.parent)
+        block_ops = mlir.block_ops(at.block)
+        path.append(str(next(k for k, o in enumerate(block_ops) if o == at)))
+        if parent != loop and parent.name == "affine.for":
+            path.append(names[mlir.op_key(parent)])
+        at = parent
+    return list(reversed(path))
+
+
+def exposed_read(accesses: list, loop: ir.Operation, scope: Scope) -> bool:
+    """Whether some read of the buffer, in an iteration of `loop`, may read an element that no
+    write earlier in the same iteration wrote (then a value flows between iterations and each
+    cannot get its own copy). Exact with isl over the loops inside `loop` (outer loops and
+    `loop`'s IV are parameters); unknown shapes count as exposed."""
+    import islpy as isl
+
+    from ..analysis.legality import lex_less
+    from ..analysis.loops import substitute
+
+    depth = next((k for k, lp in enumerate(accesses[0][1].loops) if lp.op == loop), None)
+    if depth is None:
+        return True
+    params = sorted(scope.params) + [lp.name for lp in accesses[0][1].loops[:depth + 1]]
+    head = f"[{', '.join(params)}] -> "
+    writes = [(u, a) for u, a in accesses if a.is_write]
+    for ru, r in (x for x in accesses if not x[1].is_write):
+        inner_r = r.loops[depth + 1:]
+        rnames = {mlir.op_key(lp.op): lp.name for lp in inner_r}
+        rs = _schedule(ru, loop, rnames)
+        dims = [lp.name for lp in inner_r]
+        cons_r = [c for lp in inner_r for c in lp.constraints()]
+        reads = isl.Set(f"{head}{{ [{', '.join(dims)}] : {' and '.join(cons_r) or 'true'} }}")
+        covered = reads.subtract(reads)
+        for wu, w in writes:
+            inner_w = w.loops[depth + 1:]
+            ren = {lp.name: f"{lp.name}_w" for lp in inner_w}
+            wnames = {mlir.op_key(lp.op): ren[lp.name] for lp in inner_w}
+            ws = _schedule(wu, loop, wnames)
+            cons_w = [substitute(c, ren) for lp in inner_w for c in lp.constraints()]
+            same = [f"({substitute(wi, ren)}) = ({ri})" for wi, ri in zip(w.index, r.index)]
+            n = min(len(ws), len(rs))
+            before = lex_less(ws[:n], rs[:n]) if n else "(1 = 0)"
+            ex = ", ".join(ren.values())
+            body = " and ".join(cons_r + cons_w + same + [before]) or "true"
+            text = f"{head}{{ [{', '.join(dims)}] : {f'exists ({ex}: {body})' if ex else body} }}"
+            try:
+                covered = covered.union(isl.Set(text))
+            except isl.Error:
+                return True
+        if not reads.subtract(covered).is_empty():
+            return True
+    return False
+
+
+def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
+    p = op.parent
+    while p is not None:
+        p = mlir.operation(p)
+        if p == loop:
+            return True
+        if p.name == "func.func":
+            return False
+        p = p.parent
+    return False
+
+
+def _between(op: ir.Operation, loop: ir.Operation) -> list[ir.Operation]:
+    """The ops enclosing `op` strictly inside `loop`."""
+    out, at = [], mlir.operation(op.parent)
+    while at != loop:
+        out.append(at)
+        at = mlir.operation(at.parent)
+    return out
+
+
+def expand(alloc: ir.Operation, loop: ir.Operation) -> ir.Operation:
+    """A new buffer with one copy of `alloc`'s per iteration of `loop`, placed after `alloc`, and
+    every access inside `loop` moved to it (index: the iteration first). Returns the new alloc."""
+    lo, hi = constant_bounds(loop)
+    mt = mlir.memref_type(alloc.results[0])
+    users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
+    accesses = [u for u in users if u.name in ("affine.load", "affine.store") and _inside(u, loop)]
+    replace_dim0 = mt.shape[0] == 1 and all(
+        _first_result_is_zero(mlir.affine_map_attr(u, "map")) for u in accesses)
+    shape = [hi - lo] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
+    iv = loop.regions[0].blocks[0].arguments[0]
+    with alloc.context, alloc.location:
+        ntype = ir.MemRefType.get(shape, mt.element_type)
+        attrs = {n: a for n, a in alloc.attributes.items() if n != "operandSegmentSizes"}
+        new = ir.Operation.create("memref.alloc", results=[ntype], operands=[],
+                                  attributes={**attrs, "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
+                                  ip=ir.InsertionPoint(alloc))
+        for u in accesses:
+            m = mlir.affine_map_attr(u, "map")
+            nd = m.n_dims
+            first = ir.AffineDimExpr.get(nd) - lo
+            rest = list(m.results[1:]) if replace_dim0 else list(m.results)
+            nmap = ir.AffineMap.get(nd + 1, m.n_symbols, [first, *rest])
+            mpos = 1 if u.name == "affine.store" else 0
+            ops = list(u.operands)
+            idx = ops[mpos + 1:]
+            new_ops = ops[:mpos] + [new.results[0]] + idx[:nd] + [iv] + idx[nd:]
+            if u.name == "affine.load":
+                with u.location:
+                    rep = ir.Operation.create("affine.load", results=[u.results[0].type], operands=new_ops,
+                                              attributes={"map": ir.AffineMapAttr.get(nmap)}, ip=ir.InsertionPoint(u))
+                u.results[0].replace_all_uses_with(rep.results[0])
+            else:
+                with u.location:
+                    ir.Operation.create("affine.store", operands=new_ops,
+                                        attributes={"map": ir.AffineMapAttr.get(nmap)}, ip=ir.InsertionPoint(u))
+            u.erase()
+        for u in [mlir.operation(x.owner) for x in alloc.results[0].uses]:
+            if u.name == "memref.dealloc":
+                with u.location:
+                    ir.Operation.create("memref.dealloc", operands=[new.results[0]], ip=ir.InsertionPoint(u))
+        return new
+
+
+def _first_result_is_zero(m: ir.AffineMap) -> bool:
+    e = m.results[0] if len(m.results) else None
+    return isinstance(e, ir.AffineConstantExpr) and e.value == 0
+
+
+def _drop_if_unused(alloc: ir.Operation) -> None:
+    users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
+    if all(u.name == "memref.dealloc" for u in users):
+        for u in users:
+            u.erase()
+        alloc.erase()
+
+
+# ----------------------------------------------------------------------------- the step
+
+def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
+    """(new loops, expanded buffers' shapes) when `loop` was split, else None."""
+    band = collect_interchangeable_loops(loop)
+    if not band:
+        return None
+    stmts = innermost_body(band)
+    loops = [s for s in stmts if s.regions]
+    products = {mlir.op_key(s) for s in loops if product_updates(s, scope)}
+    if not products or len(loops) < 2:
+        return None
+    groups, graph = distribution_groups(loop, scope)
+    if len(groups) >= 2 and isolates(groups, products):
+        return loop_distribution(loop, groups, scope, graph=graph), []
+    candidates = expandable_buffers(loop, scope, options.sb_budget)
+    if not candidates:
+        return None
+    # on a copy: expand there, split if the groups then isolate the product, else drop it
+    trial = loop.clone(ip=ir.InsertionPoint(loop))
+    expanded, new_allocs = [], []
+    for alloc in candidates:  # the copy's accesses move to the new buffer; the original keeps the old
+        new = expand(alloc, trial)
+        new_allocs.append((alloc, new))
+        expanded.append("x".join(str(d) for d in mlir.memref_type(new.results[0]).shape))
+    tband = collect_interchangeable_loops(trial)
+    tstmts = innermost_body(tband)
+    tproducts = {mlir.op_key(s) for s in tstmts if s.regions and product_updates(s, scope)}
+    groups, graph = distribution_groups(trial, scope)
+    if len(groups) >= 2 and isolates(groups, tproducts):
+        out = loop_distribution(trial, groups, scope, graph=graph)
+        mlir.erase_innermost_first(loop)
+        for alloc, _ in new_allocs:
+            _drop_if_unused(alloc)
+        return out, expanded
+    mlir.erase_innermost_first(trial)
+    for _, new in new_allocs:
+        _drop_if_unused(new)
+    return None
+
+
+def isolate_products_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
+    """Split the loops that hold a matrix product with other work (module doc); returns the
+    number of loops split. cpu target only."""
+    if options.target.partitioned or mlir.func_body(fn) is None or not options.enable_loop_distribution:
+        return 0
+    with fn.context:
+        return _isolate(fn, options, log, filename)
+
+
+def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) -> int:
+    fname = mlir.func_name(fn)
+    rewriter = Rewriter()
+    count, tried = 0, set()
+    for _ in range(MAX_ROUNDS):
+        scope = Scope()
+        for loop in [o for o in mlir.walk(fn) if o.name == "affine.for"]:
+            key = (mlir.op_key(loop), str(loop.location))
+            if key in tried:
+                continue
+            tried.add(key)
+            where = mlir.location_of(loop, filename)
+            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope)))
+            if result is None:
+                continue
+            new_loops, expanded = result[0], result[1]
+            text = f"[PRODUCT ISOLATION] loop split into {len(new_loops)} loops: a matrix product in a nest of its own"
+            if expanded:
+                text += f" (buffer expanded per iteration to {', '.join(expanded)})"
+            log.add(PASS, PASSED, text, function=fname, location=where,
+                    args={"loops": len(new_loops), "expanded": expanded})
+            count += 1
+            break
+        else:
+            return count
+    return count
+
+
+def _wrap(result):
+    """rewriter.replace's build protocol: the new loops per replaced op (None: unchanged); the
+    expanded shapes ride along."""
+    if result is None:
+        return None
+    loops, expanded = result
+    return [loops, expanded]
