@@ -8,8 +8,8 @@ import time
 
 from suite import human_bytes
 
-COMPARED = ("loopopt", "loopopt-fast", "mlir-fusion", "mlir-greedy")
-SHORT = {"loopopt": "lo", "loopopt-fast": "lf", "mlir-fusion": "mf", "mlir-greedy": "mg"}
+COMPARED = ("loopopt", "loopopt-wide", "loopopt-fast", "mlir-fusion", "mlir-greedy")
+SHORT = {"loopopt": "lo", "loopopt-wide": "lw", "loopopt-fast": "lf", "mlir-fusion": "mf", "mlir-greedy": "mg"}
 MLIR = ("mlir-fusion", "mlir-greedy")
 
 
@@ -304,6 +304,7 @@ def bench_markdown(bench: dict) -> list[str]:
                          + " | ".join(_fmt(sp[n], ".2f", "—") + ("×" if sp[n] else "") for n in COMPARED) + " | "
                          + " | ".join(_fmt(ratio_to(p, mm, None, regime), ".2f", "—") for mm in MLIR) + " |")
     lines += roofline_markdown(bench)
+    lines += gflops_markdown(bench)
     lines += bandwidth_markdown(bench, bw)
     fails = [(p["name"], n, v) for p in bench["programs"] for n, v in p["variants"].items()
              if v["status"] != "ok" or v["equal"] is False]
@@ -345,6 +346,29 @@ def roofline_markdown(bench: dict) -> list[str]:
         cells += [_fmt(_pct(roofline_share(p, n, peak, bw)), ".1f", "—") + ("%" if roofline_share(p, n, peak, bw)
                                                                              else "") for n in names]
         lines.append(f"| {p['name']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def gflops_markdown(bench: dict) -> list[str]:
+    """GFLOP/s (counted FLOPs / best call, flushed) and % of the measured peak of every variant,
+    for the programs with at least one FLOP per compulsory byte (those a core's arithmetic can
+    limit: the products, the stencils)."""
+    peak = peak_flops(bench)
+    names = [n for n in ("input",) + COMPARED if any(n in p["variants"] for p in _programs(bench))]
+    progs = [p for p in _programs(bench) if p.get("flops") and p["flops"] >= p["read_bytes"] + p["written_bytes"]]
+    if not progs or not peak:
+        return []
+    lines = ["", "## GFLOP/s of the compute-bound programs", "",
+             f"Counted FLOPs / best call (flushed regime), and the share of the measured peak "
+             f"({peak / 1e9:.1f} GFLOP/s) in parentheses. loopopt-wide is loopopt planned for this machine's "
+             "vector registers (`vector_bits` = the host's), bit-exact like loopopt.", "",
+             "| program | GFLOP | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(names)]
+    for p in progs:
+        cells = []
+        for n in names:
+            t = valid_time(p["variants"].get(n), "best")
+            cells.append("—" if not t else f"{p['flops'] / t / 1e9:.1f} ({100 * p['flops'] / t / peak:.0f}%)")
+        lines.append(f"| {p['name']} | {p['flops'] / 1e9:.3f} | " + " | ".join(cells) + " |")
     return lines
 
 

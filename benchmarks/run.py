@@ -5,6 +5,7 @@
     python3 benchmarks/run.py --only chain3_1d,atax   (written to results/variants/bench-only.json)
     python3 benchmarks/run.py --scaling    compile-time scaling only (slow)
     python3 benchmarks/run.py --vector-forms   explicit vectors against LLVM's vectorizer (docs/cpu_codegen.md)
+    python3 benchmarks/run.py --gemm-forms     register-tiled products against the loops LLVM vectorizes
 
 The machine's roofline is measured in the same run: its streaming bandwidth (the `bandwidth`
 kernels, copy and triad) and its peak FLOP/s (the `peak` kernels, independent vector FMAs); each
@@ -48,10 +49,19 @@ MLIR_FUSION = ("--affine-loop-fusion", "--affine-loop-invariant-code-motion")
 # The issue's spelling (affine-scalrep at module level) is rejected by mlir-opt 22: affine-scalrep
 # is a func.func pass, so it is nested with the fusion.
 MLIR_GREEDY = ("--pass-pipeline=builtin.module(func.func(affine-loop-fusion{mode=greedy},affine-scalrep),canonicalize,cse)",)
-VARIANTS = ("input", "loopopt", "loopopt-fast", "mlir-fusion", "mlir-greedy")
-# loopopt-fast: loopopt --target cpu with the code generation switches that give up bit-exactness
-# (docs/cpu_codegen.md): math functions as polynomials (<= 1-2 ulp each), float sums reassociated.
-FAST_KNOBS = {"approximate_math": True, "reassociate": True}
+VARIANTS = ("input", "loopopt", "loopopt-wide", "loopopt-fast", "mlir-fusion", "mlir-greedy")
+# The vector width of this machine, which mlir-runner's JIT targets (Options.vector_bits assumes 256).
+from loopopt.analysis.roofline import host_vector_bits  # noqa: E402
+
+HOST_BITS = host_vector_bits()
+# loopopt-wide: loopopt --target cpu planned for this machine's vector registers (bit-exact, as
+# loopopt); the same text as loopopt on a 256-bit machine.
+WIDE_KNOBS = {"vector_bits": HOST_BITS}
+# loopopt-fast: loopopt-wide with the code generation switches that give up bit-exactness
+# (docs/cpu_codegen.md): math functions as polynomials (<= 1-2 ulp each), float sums reassociated,
+# multiply-adds contracted into FMAs (one rounding instead of two).
+FAST_KNOBS = {"approximate_math": True, "reassociate": True, "contract": True, "vector_bits": HOST_BITS}
+KNOBS = {"loopopt-wide": WIDE_KNOBS, "loopopt-fast": FAST_KNOBS}
 # Its outputs are compared with the input's within this tolerance, norm-wise: each element within
 # rtol times the largest magnitude of its output (checksums: rtol times the sum of magnitudes). A
 # reassociated sum of n terms differs by at most ~n * 2^-24 times the sum of its terms' magnitudes
@@ -97,9 +107,9 @@ def transform(program: suite.Program, variant: str, out_dir: str) -> tuple[str, 
             line = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
             raise RuntimeError(f"loopopt exited {p.returncode}: {line}")
         text = open(out).read()
-    elif variant == "loopopt-fast":
-        out = os.path.join(out_dir, "loopopt-fast.mlir")
-        p = subprocess.run([sys.executable, "-c", _FAST_SCRIPT.format(knobs=FAST_KNOBS), program.path, out],
+    elif variant in KNOBS:
+        out = os.path.join(out_dir, f"{variant}.mlir")
+        p = subprocess.run([sys.executable, "-c", _FAST_SCRIPT.format(knobs=KNOBS[variant]), program.path, out],
                            cwd=REPO, capture_output=True, text=True, timeout=600)
         if p.returncode != 0:
             line = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
@@ -173,9 +183,11 @@ def bench_program(program: suite.Program, variants, reps: int, warmup: int, roun
     out_dir = os.path.join(RESULTS, "variants", program.name)
     os.makedirs(out_dir, exist_ok=True)
     prepared = {v: prepare_variant(program, v, out_dir) for v in variants}
-    fast, plain = prepared.get("loopopt-fast"), prepared.get("loopopt")
-    if fast and plain and fast[1] is not None and fast[1] == plain[1]:
-        fast[0].same_as = "loopopt"  # the switches changed nothing: measured once, as loopopt
+    plain = prepared.get("loopopt")
+    for name in KNOBS:  # the switches changed nothing: measured once, as loopopt
+        other = prepared.get(name)
+        if other and plain and other[1] is not None and other[1] == plain[1]:
+            other[0].same_as = "loopopt"
     reference = None
     for r in range(rounds):
         order = list(variants) if r % 2 == 0 else list(reversed(variants))
@@ -358,6 +370,90 @@ def vector_forms(rounds: int = 3, reps: int = 10, log=print) -> list[dict]:
     return rows_out
 
 
+# ----------------------------------------------------------------------------- GEMM forms
+
+def _gemm_text(n: int, form: str) -> str:
+    """C = A B (n x n x n, f32) as `ijk` (the dot product loop, C in iter_args), `ikj` (the axpy
+    over a row LLVM vectorizes) or `uj4x16` (4 rows x 16 columns of scalar accumulators, the
+    unroll-and-jam left to LLVM's SLP vectorizer)."""
+    t = f"memref<{n}x{n}xf32>"
+    head = f"func.func @k(%A: {t}, %B: {t}, %C: {t}) {{\n  %z = arith.constant 0.0 : f32\n"
+    if form == "ijk":
+        return head + (f"  affine.for %i = 0 to {n} {{\n  affine.for %j = 0 to {n} {{\n"
+                       f"    %r = affine.for %k = 0 to {n} iter_args(%a = %z) -> (f32) {{\n"
+                       f"      %x = affine.load %A[%i, %k] : {t}\n      %y = affine.load %B[%k, %j] : {t}\n"
+                       "      %p = arith.mulf %x, %y : f32\n      %s = arith.addf %a, %p : f32\n"
+                       f"      affine.yield %s : f32\n    }}\n    affine.store %r, %C[%i, %j] : {t}\n  }}\n  }}\n"
+                       "  return\n}\n")
+    if form == "ikj":
+        return head + (f"  affine.for %i = 0 to {n} {{\n  affine.for %j = 0 to {n} {{\n"
+                       f"    affine.store %z, %C[%i, %j] : {t}\n  }}\n  affine.for %k = 0 to {n} {{\n"
+                       f"    %x = affine.load %A[%i, %k] : {t}\n    affine.for %j = 0 to {n} {{\n"
+                       f"      %y = affine.load %B[%k, %j] : {t}\n      %c = affine.load %C[%i, %j] : {t}\n"
+                       "      %p = arith.mulf %x, %y : f32\n      %s = arith.addf %c, %p : f32\n"
+                       f"      affine.store %s, %C[%i, %j] : {t}\n    }}\n  }}\n  }}\n  return\n}}\n")
+    mr, nr = 4, 16
+    accs = ", ".join(f"%a{r}_{c} = %z" for r in range(mr) for c in range(nr))
+    lines = [head + f"  affine.for %i = 0 to {n} step {mr} {{\n  affine.for %j = 0 to {n} step {nr} {{",
+             f"    %r:{mr * nr} = affine.for %k = 0 to {n} iter_args({accs}) -> ({', '.join(['f32'] * mr * nr)}) {{"]
+    ys = []
+    for c in range(nr):
+        lines.append(f"      %b{c} = affine.load %B[%k, %j + {c}] : {t}")
+    for r in range(mr):
+        lines.append(f"      %x{r} = affine.load %A[%i + {r}, %k] : {t}")
+        for c in range(nr):
+            lines += [f"      %p{r}_{c} = arith.mulf %x{r}, %b{c} : f32", f"      %y{r}_{c} = arith.addf %a{r}_{c}, %p{r}_{c} : f32"]
+            ys.append(f"%y{r}_{c}")
+    lines.append(f"      affine.yield {', '.join(ys)} : {', '.join(['f32'] * mr * nr)}\n    }}")
+    for r in range(mr):
+        for c in range(nr):
+            lines.append(f"    affine.store %r#{r * nr + c}, %C[%i + {r}, %j + {c}] : {t}")
+    return "\n".join(lines) + "\n  }\n  }\n  return\n}\n"
+
+
+def gemm_forms(n: int = 384, rounds: int = 3, reps: int = 5, log=print) -> list[dict]:
+    """docs/cpu_codegen.md's measurement for register tiling: C = A B at n^3 (the working set in
+    L2), warm, best call of `rounds` alternating rounds, in GFLOP/s (2 n^3 / time): the scalar loops
+    LLVM gets (dot product, axpy, scalar unroll-and-jam 4 x 16) against what
+    transforms/register_tiling.py emits for 256 and 512-bit vectors, with and without contract
+    (every bit-exact form's outputs compared with the dot product's)."""
+    from loopopt import mlir
+    from loopopt.options import TARGETS, Options
+    from loopopt.remarks import RemarkLog
+    from loopopt.transforms.register_tiling import register_tile_function
+
+    def tiled(bits: int, contract: bool) -> tuple[str, str]:
+        module = mlir.parse_module(_gemm_text(n, "ijk"))
+        log_ = RemarkLog()
+        with module.context:
+            fn = mlir.functions(module)[0]
+            register_tile_function(fn, Options(target=TARGETS["cpu"], vector_bits=bits, contract=contract), log_)
+            return mlir.print_module(module), list(log_)[0].message
+
+    texts, notes = {}, {}
+    for form in ("ijk", "ikj", "uj4x16"):
+        texts[f"LLVM {form}"] = _gemm_text(n, form)
+    for bits in (256, 512):
+        for contract in (False, True):
+            name = f"tiled {bits}{' fma' if contract else ''}"
+            texts[name], notes[name] = tiled(bits, contract)
+    best, ref = {k: float("inf") for k in texts}, None
+    for r in range(rounds):
+        for name in (list(texts) if r % 2 == 0 else list(reversed(texts))):
+            run = native.run_native(texts[name], "k", [None] * 3, reps=reps, warmup=1)
+            best[name] = min(best[name], run.best)
+            if ref is None:
+                ref = run.outputs
+            elif native.compare_outputs(ref, run.outputs, rtol=1e-4 if "fma" in name else 0.0,
+                                        normwise="fma" in name) is not None:
+                raise RuntimeError(f"gemm form {name}: outputs differ")
+    rows = [{"form": k, "gflops": 2 * n ** 3 / t / 1e9, "ms": t * 1e3, "tile": notes.get(k, "")}
+            for k, t in best.items()]
+    for row in rows:
+        log(f"  {row['form']:18s} {row['gflops']:7.1f} GFLOP/s  {row['tile']}")
+    return rows
+
+
 def raise_priority(step: int) -> int:
     """Lower this process's nice value by `step` where allowed (children inherit it), so that
     other work on a shared machine preempts the timed runs less; returns the niceness in force."""
@@ -389,6 +485,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scaling", action="store_true", help="run only the compile-time scaling study")
     ap.add_argument("--vector-forms", action="store_true",
                     help="only measure explicit vector loops against LLVM's own vectorizer (docs/cpu_codegen.md)")
+    ap.add_argument("--gemm-forms", action="store_true",
+                    help="only measure register-tiled products against the loops LLVM vectorizes (docs/cpu_codegen.md)")
     ap.add_argument("--scaling-sizes", default=None, help="comma-separated loop counts (default 250..4000)")
     ap.add_argument("--scaling-timeout", type=float, default=300, metavar="SECONDS",
                     help="per compile; a tool that exceeds it skips the larger sizes (default 300)")
@@ -403,6 +501,12 @@ def main(argv=None) -> int:
         rows = vector_forms()
         with open(os.path.join(RESULTS, "variants", "vector-forms.json"), "w") as f:
             json.dump({"machine": machine_info(), "rows": rows}, f, indent=1)
+        return 0
+    if a.gemm_forms:
+        print("C = A B, 384^3 f32, GFLOP/s per form (warm caches, best call):")
+        rows = gemm_forms()
+        with open(os.path.join(RESULTS, "variants", "gemm-forms.json"), "w") as f:
+            json.dump({"machine": machine_info(), "host_vector_bits": HOST_BITS, "rows": rows}, f, indent=1)
         return 0
     if a.scaling:
         sizes = tuple(int(s) for s in a.scaling_sizes.split(",")) if a.scaling_sizes else scaling.SIZES
@@ -428,7 +532,7 @@ def main(argv=None) -> int:
         data = {"machine": machine_info(), "reps": reps, "warmup": warmup, "rounds": rounds, "quick": a.quick,
                 "flush_mib": a.flush_mib, "regimes": list(regimes), "niceness": niceness,
                 "lowering": list(native.LOWERING_PASSES), "mlir_fusion": list(MLIR_FUSION),
-                "fast_knobs": FAST_KNOBS, "variant_rtol": VARIANT_RTOL,
+                "fast_knobs": FAST_KNOBS, "wide_knobs": WIDE_KNOBS, "variant_rtol": VARIANT_RTOL,
                 "mlir_greedy": list(MLIR_GREEDY), "programs": []}
         for program in programs:
             variants = ("input",) if is_machine_kernel(program) else VARIANTS

@@ -175,3 +175,12 @@ def test_random_nests_match_enumeration():
         src, sizes, expect = _random_nest(rng)
         w = program_work(src, "r", sizes)
         assert w.flops == expect, src
+
+
+def test_host_vector_bits_from_the_cpu_flags():
+    from loopopt.analysis.roofline import host_vector_bits
+
+    assert host_vector_bits("flags\t\t: fpu sse2 avx avx2 avx512f avx512vl\n") == 512
+    assert host_vector_bits("flags\t\t: fpu sse2 avx avx2 fma\n") == 256  # Zen 3
+    assert host_vector_bits("Features\t: fp asimd\n") == 128
+    assert host_vector_bits("") == 256  # nothing known: the plan's default
