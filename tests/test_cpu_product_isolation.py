@@ -276,3 +276,40 @@ def test_each_guard_is_needed(mutant, monkeypatch):
     except AssertionError as e:  # the fuzzer's own counts fail: noticed too
         found = [str(e)]
     assert found != [], f"disabling {name} went unnoticed"
+
+
+ATTENTION_PV = """func.func @f(%S: memref<8x16xf32>, %V: memref<16x32xf32>, %O: memref<8x32xf32>, %s: f32) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 16 {
+      %x = affine.load %S[%i, %j] : memref<8x16xf32>
+      %p = arith.divf %x, %s : f32
+      affine.store %p, %S[%i, %j] : memref<8x16xf32>
+      %q = affine.load %S[%i, %j] : memref<8x16xf32>
+      affine.for %d = 0 to 32 {
+        %v = affine.load %V[%j, %d] : memref<16x32xf32>
+        %o = affine.load %O[%i, %d] : memref<8x32xf32>
+        %m = arith.mulf %q, %v : f32
+        %n = arith.addf %o, %m : f32
+        affine.store %n, %O[%i, %d] : memref<8x32xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_product_beside_scalar_work_gets_its_loop_and_then_its_tile():
+    """attention's P V as fusion leaves it: each probability normalised, stored and read back,
+    then added into a row of the output; split, the product's loops swap (the row of O in registers across
+    j) and register tiling takes it."""
+    out, remarks = isolate(ATTENTION_PV)
+    assert [r.message for r in remarks] == ["[PRODUCT ISOLATION] loop split into 2 loops: a matrix product in a "
+                                            "nest of its own"]
+    assert_same_results(ATTENTION_PV, out, seed=5)
+    # (the default pipeline forwards the read-back first: p then stays in a register and binds the
+    # two statements; attention's block reads it back after other stores, as here)
+    res = loopopt.optimize(ATTENTION_PV, target="cpu", passes="isolate-products,loop-order,register-tile")
+    passed = [r.pass_name for r in res.remarks if r.kind == "Passed"]
+    assert {"isolate-products", "loop-order", "register-tile"} <= set(passed)
+    assert_same_results(ATTENTION_PV, res.text, seed=6)

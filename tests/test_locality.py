@@ -284,3 +284,44 @@ def test_each_loop_order_guard_is_needed(mutant, monkeypatch):
     module, name, replacement, check = MUTANTS[mutant]
     monkeypatch.setattr(module, name, replacement)
     assert check() != [], f"disabling {name} went unnoticed"
+
+
+SINK = """func.func @f(%s: memref<8x16xf32>, %v: memref<16x32xf32>, %o: memref<8x32xf32>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = 0 to 16 {
+      %p = affine.load %s[%i, %j] : memref<8x16xf32>
+      affine.for %d = 0 to 32 {
+        %x = affine.load %v[%j, %d] : memref<16x32xf32>
+        %y = affine.load %o[%i, %d] : memref<8x32xf32>
+        %m = arith.mulf %p, %x : f32
+        %n = arith.addf %y, %m : f32
+        affine.store %n, %o[%i, %d] : memref<8x32xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_load_beside_the_inner_loop_is_sunk_when_the_order_then_changes():
+    out, remarks = reorder(SINK)
+    assert [r.message.split(":")[0] for r in remarks] == ["[LOOP ORDER] 0"]
+    assert_same_results(SINK, out, seed=3)
+    # the same nest whose inner loop writes what the load reads keeps its shape
+    aliased = SINK.replace("affine.store %n, %o[%i, %d] : memref<8x32xf32>",
+                           "affine.store %n, %o[%i, %d] : memref<8x32xf32>\n"
+                           "        affine.store %n, %s[%i, %j] : memref<8x16xf32>")
+    out2, remarks2 = reorder(aliased)
+    assert remarks2 == [] and out2.count("affine.load") == 3
+    # and a nest whose order stays puts the load back
+    kept = SINK.replace("affine.store %n, %o[%i, %d]", "affine.store %m, %o[%i, %d]").replace(
+        "        %y = affine.load %o[%i, %d] : memref<8x32xf32>\n", "").replace(
+        "        %n = arith.addf %y, %m : f32\n", "")  # no sum: d stays innermost
+    out3, remarks3 = reorder(kept)
+    assert not [r for r in remarks3 if r.kind == "Passed"]
+    module = mlir.parse_module(out3)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        j = [o for o in mlir.walk(fn) if o.name == "affine.for"][1]
+        assert mlir.block_ops(j.regions[0].blocks[0])[0].name == "affine.load"  # back beside the d loop

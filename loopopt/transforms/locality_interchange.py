@@ -3,8 +3,10 @@
 The cost and the legality are analysis/locality.py's `plan_loop_order` (strides of every access
 along each loop; transforms.interchange.check_loop_interchange, exact with isl); this step
 applies the chosen permutation with `interchange.loop_interchange` through the rewriter. It
-runs before scalar replacement, so that a reduction moved innermost gets its accumulator in a
-register and the register tiling (transforms/register_tiling.py) finds it. A band is a perfect
+runs after scalar replacement (a sum moved innermost stays in memory there, and the register
+tiling, transforms/register_tiling.py, keeps it in registers across the whole reduction). Loads
+and pure ops beside an inner loop that alone uses them (and writes nothing they read) are sunk
+into it when that makes the band perfect and the plan then permutes it (else put back). A band is a perfect
 nest of affine.for loops, carrying no values, down to an innermost loop, with no loop of the
 same kind around its outermost loop's parent as the only op (the maximal band).
 
@@ -32,6 +34,64 @@ from .rewriter import Rewriter
 PASS = "loop-order"
 
 
+def sinkable(loop: ir.Operation) -> tuple[list[ir.Operation], ir.Operation] | None:
+    """(ops, inner loop) when `loop`'s body is loads and pure ops followed by one affine.for
+    that alone uses their results and writes nothing any of the loads may read: moving them to
+    the top of the inner loop's body computes the same values (the band is then perfect)."""
+    from ..analysis.accesses import access_pattern, collect_accesses
+    from ..analysis.affine import Scope
+    from ..analysis.dependence import may_alias
+    from ..analysis.effects import is_pure_op, op_effects
+    from ..analysis.memory import UNTRACED
+
+    ops = body_ops(loop)
+    if not ops or ops[-1].name != "affine.for" or any(o.name == "affine.for" for o in ops[:-1]):
+        return None
+    inner, head = ops[-1], ops[:-1]
+    if not head or op_effects(inner).unknown:
+        return None
+    scope = Scope()
+    writes = [a for a in collect_accesses(inner, scope) if a.is_write]
+    for op in head:
+        if op.regions or not (op.name == "affine.load" or is_pure_op(op)):
+            return None
+        if op.name == "affine.load":
+            a = access_pattern(op, scope)
+            if a.key is UNTRACED or any(w.key is UNTRACED or may_alias(w, a) for w in writes):
+                return None
+        for v in op.results:
+            for use in v.uses:
+                user = mlir.operation(use.owner)
+                if user not in head and not _inside(user, inner):
+                    return None
+    return head, inner
+
+
+def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
+    p = op.parent
+    while p is not None:
+        p = mlir.operation(p)
+        if p == loop:
+            return True
+        if p.name == "func.func":
+            return False
+        p = p.parent
+    return False
+
+
+def _sink(head: list[ir.Operation], inner: ir.Operation) -> ir.Operation:
+    """Move `head` (in order) to the top of `inner`'s body; returns the op they now precede."""
+    first = mlir.block_ops(inner.regions[0].blocks[0])[0]
+    for op in head:
+        op.move_before(first)
+    return first
+
+
+def _unsink(head: list[ir.Operation], inner: ir.Operation) -> None:
+    for op in head:
+        op.move_before(inner)
+
+
 def bands(fn: ir.Operation) -> list[list[ir.Operation]]:
     """The maximal perfect bands of the function that end at an innermost loop, in program order."""
     out = []
@@ -46,6 +106,47 @@ def bands(fn: ir.Operation) -> list[list[ir.Operation]]:
         if len(band) >= 2 and is_innermost(band[-1]):
             out.append(band)
     return out
+
+
+def _imperfect_tops(fn: ir.Operation) -> list[ir.Operation]:
+    """Loops that start a band ending above an innermost loop only because loads or pure ops sit
+    beside the next loop (`sinkable`)."""
+    out = []
+    for op in mlir.walk(fn):
+        if op.name != "affine.for":
+            continue
+        parent = mlir.operation(op.parent) if op.parent is not None else None
+        if parent is not None and parent.name == "affine.for" and body_ops(parent) == [op] and not parent.results:
+            continue
+        band = collect_interchangeable_loops(op)
+        if band and not is_innermost(band[-1]) and not band[-1].results and sinkable(band[-1]) is not None:
+            out.append(op)
+    return out
+
+
+def _plan_with_sinking(top: ir.Operation, facts, options) -> OrderPlan | None:
+    """The order plan of `top`'s band with the ops beside its inner loops sunk into them, kept
+    sunk only when the plan permutes the band (else put back: nothing changes)."""
+    moved = []
+    while True:
+        band = collect_interchangeable_loops(top)
+        if not band or is_innermost(band[-1]) or band[-1].results:
+            break
+        found = sinkable(band[-1])
+        if found is None:
+            break
+        head, inner = found
+        facts.__init__(facts.scope)  # the loop bodies changed: drop every memoized fact
+        _sink(head, inner)
+        moved.append((head, inner))
+    band = collect_interchangeable_loops(top)
+    plan = plan_loop_order(band, facts, options) if moved and is_innermost(band[-1]) else None
+    if plan is None or not plan.changes:
+        for head, inner in reversed(moved):
+            _unsink(head, inner)
+        facts.__init__(facts.scope)
+        return None
+    return plan
 
 
 def _levels(order) -> str:
@@ -64,6 +165,10 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
     plans: list[OrderPlan] = []
     for band in bands(fn):
         plan = plan_loop_order(band, facts, options)
+        if plan is not None:
+            plans.append(plan)
+    for top in _imperfect_tops(fn):
+        plan = _plan_with_sinking(top, facts, options)
         if plan is not None:
             plans.append(plan)
     count = 0

@@ -10,7 +10,8 @@ replacement, gives it one:
 
 * **Distribution** (transforms/distribution.py, legality analysis/legality.py: no dependence
   goes from a later group back to an earlier one): a loop whose body holds a matrix product and
-  other statements is split when the product ends in a group with no other loop.
+  other statements (loops, stores) is split when the product ends in a group with no other loop;
+  a loop around a reduction loop (what register tiling takes as it is) is left alone.
 * **Expansion** first, when a buffer stops the split: a buffer allocated outside the loop, used
   only inside it (and freed), whose elements do not move with the loop's IV (fusion's
   contraction shrank it to what one iteration needs), and whose every element read in an
@@ -35,7 +36,7 @@ from .. import mlir
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
 from ..analysis.loops import body_ops, collect_interchangeable_loops, constant_bounds, enclosing_loops
-from ..analysis.legality import innermost_body
+from ..analysis.legality import innermost_body, is_recomputable
 from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
@@ -349,8 +350,13 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
     stmts = innermost_body(band)
     loops = [s for s in stmts if s.regions]
     products = {mlir.op_key(s) for s in loops if product_updates(s, scope)}
-    if not products or len(loops) < 2:
+    statements = [s for s in stmts if not is_recomputable(s)]
+    if not products or len(statements) < 2:
         return None
+    from ..analysis.cpu_plan import reduction_loop_of
+
+    if reduction_loop_of(band[-1], scope) is not None:
+        return None  # already the loop around a reduction loop: register tiling takes it as it is
     groups, graph = distribution_groups(loop, scope)
     if len(groups) >= 2 and isolates(groups, products):
         return loop_distribution(loop, groups, scope, graph=graph), []
