@@ -25,8 +25,9 @@ carried by it, every access is invariant in it or contiguous along its last dime
 value in iter_args is a reduction (carried only through one combining op whose result only
 feeds the yield). The width is `options.vector_bits` over the widest element it loads or stores.
 
-Loop order, tiles and unroll-and-jam factors of a nest (`NestPlan.order`, `tiles`, `unroll_jam`)
-are fields for the next piece (GEMM-like nests); nothing sets them yet.
+A nest's plan also holds its loop order (`NestPlan.order`: analysis/locality.py's OrderPlan,
+applied by transforms/locality_interchange.py) and the register tiling of each reduction nest in
+it (`NestPlan.tiles`: TilePlan below, applied by transforms/register_tiling.py).
 """
 from __future__ import annotations
 
@@ -111,13 +112,15 @@ class VectorPlan:
 
 @dataclass(frozen=True)
 class NestPlan:
-    """The plan of one loop nest (a loop at function level and everything in it)."""
+    """The plan of one loop nest (a loop at function level and everything in it): its loop order
+    (`locality.OrderPlan` of its outermost perfect band, None when there is nothing to order),
+    the register tiling of each reduction nest in it (`TilePlan`: rows x vectors x lanes, the
+    unroll-and-jam factors), and the vector plan of each innermost loop."""
 
     root: ir.Operation
     vectors: tuple[VectorPlan, ...] = ()  # one per innermost loop of the nest
-    order: tuple[int, ...] | None = None  # loop order, outermost first (next piece: interchange)
-    tiles: tuple[int, ...] = ()  # cache tile sizes per loop (next piece)
-    unroll_jam: tuple[int, ...] = field(default=())  # register blocking factors per loop (next piece)
+    order: object = None  # locality.OrderPlan of the band starting at root (steps loop-order)
+    tiles: tuple = field(default=())  # TilePlan per reduction nest (step register-tile)
 
 
 def _refuse(loop: ir.Operation, code: Code, detail: str, *ops) -> VectorPlan:
@@ -306,11 +309,18 @@ def plan_function(fn: ir.Operation, facts, options, **switches) -> list[NestPlan
     may sit in an scf.for or a region), each with a VectorPlan per innermost loop."""
     from .loops import enclosing_loops
 
+    from .locality import plan_loop_order
+    from .loops import collect_interchangeable_loops
+
     plans = []
     for op in mlir.walk(fn):
         if op.name == "affine.for" and not any(lp.name == "affine.for" for lp in enclosing_loops(op)):
             vectors = tuple(plan_loop(lp, facts, options, **switches) for lp in innermost_loops(op))
-            plans.append(NestPlan(op, vectors))
+            band = collect_interchangeable_loops(op)
+            order = plan_loop_order(band, facts, options) if len(band) >= 2 and is_innermost(band[-1]) else None
+            loops = [op, *(o for o in mlir.walk(op) if o.name == "affine.for")]
+            tiles = tuple(t for t in (plan_register_tile(lp, facts, options) for lp in loops) if t is not None)
+            plans.append(NestPlan(op, vectors, order, tiles))
     return plans
 
 
