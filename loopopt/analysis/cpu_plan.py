@@ -371,6 +371,7 @@ class TilePlan:
     rows_why: str = ""  # why rows == 1, for the remark
     refusal: Refusal | None = None
     in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
+    col_block: int = 0  # NC: P's iterations in blocks of NC (a multiple of vectors x width) for L2; 0: none
 
     @property
     def accumulators(self) -> int:
@@ -695,8 +696,25 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     if mr == 1 and rows_q is not None:
         rows_q, rows_why = None, "one row fits the registers best"
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
+    nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 else 0
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
-                    in_memory=tuple(mem))
+                    in_memory=tuple(mem), col_block=nc)
+
+
+def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int, options) -> int:
+    """NC, the columns of B one block of row tiles sweeps, when B's K x N panel is larger than
+    half the L2 (`sb_budget`, the cpu target's 2 MiB): the largest multiple of the tile's columns
+    whose K x NC panel fits that half, at least one tile (0 when everything fits, or a trip
+    count is unknown). The rows of a block then read the panel from L2, not memory."""
+    k, n = constant_trip_count(r), constant_trip_count(p)
+    if k is None or n is None:
+        return 0
+    elem = max(4, lane_bits(p, r, lanes) // 8)
+    half = options.sb_budget // 2
+    if k * n * elem <= half:
+        return 0
+    nc = max(tile_cols, (half // (k * elem)) // tile_cols * tile_cols)
+    return nc if nc < n else 0
 
 
 def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:

@@ -269,13 +269,14 @@ def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
     return out
 
 
-def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip) -> list[ir.Operation]:
-    """P's iterations in the segments of `_segments`, each an affine.for built at `ip`."""
+def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, segments=None) -> list[ir.Operation]:
+    """P's iterations over `span` ((lower, upper) bounds; P's own by default) in `segments`
+    (default `_segments`), each an affine.for built at `ip`."""
     p = plan.loop
-    lb, ub = _bound(p, "lb"), _bound(p, "ub")
+    lb, ub = span if span is not None else (_bound(p, "lb"), _bound(p, "ub"))
     out = []
     lo = lb
-    for step, nv, width in _segments(plan):
+    for step, nv, width in (segments or _segments(plan)):
         hi = multiple_bound(lb, ub, step) if step > 1 else ub
         a, b = _constant(lo), _constant(hi)
         if a is not None and b is not None and a >= b:
@@ -296,13 +297,14 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip) -> list[ir.O
     return out
 
 
-def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value], ip) -> None:
+def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value], ip, span=None,
+              segments=None) -> None:
     """Q's body for the given row values: its other ops per row, P swept for all rows together."""
     qiv = body_block(q).arguments[0]
     rowmaps = [{qiv: v} for v in rows]
     for op in body_ops(q):
         if op == plan.loop:
-            _sweep_p(plan, lanes, rowmaps, ip)
+            _sweep_p(plan, lanes, rowmaps, ip, span, segments)
             continue
         for m in (range(len(rows)) if op_moves(op, lanes.by_row) else range(1)):
             new = op.clone(ip=ip)
@@ -314,9 +316,34 @@ def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value
                 rowmaps[m][old] = fresh
 
 
+def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments=None) -> list[ir.Operation]:
+    """Q's iterations: blocks of MR rows, then the rows left one at a time, each sweeping P over
+    `span` in `segments`."""
+    lb, ub = _bound(q, "lb"), _bound(q, "ub")
+    main = multiple_bound(lb, ub, plan.rows)
+    out = []
+    head = _new_for(lb, main, plan.rows, [], ip, q.location)
+    inner = ir.InsertionPoint(mlir.block_ops(body_block(head))[-1])
+    i0 = body_block(head).arguments[0]
+    rows = [_offset_index(i0, m, inner, q.location) for m in range(plan.rows)]
+    _row_body(plan, lanes, q, rows, inner, span, segments)
+    out.append(head)
+    a, b = _constant(main), _constant(ub)
+    if not (a is not None and b is not None and a >= b):
+        tail = _new_for(main, ub, 1, [], ip, q.location)
+        tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
+        single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
+                          plan.reductions, in_memory=plan.in_memory)
+        _row_body(single, lanes, q, [body_block(tail).arguments[0]], tin, span, segments)
+        out.append(tail)
+    return out
+
+
 def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     """Build the tiled nest before the plan's outer loop (Q, or P); returns the new top-level ops.
-    The old nest is left for the caller to erase."""
+    The old nest is left for the caller to erase. With a column block NC (`plan.col_block`), the
+    columns come in blocks of NC first (`for jc { rows { tiles of the block } }`: the block's
+    panel of B stays in L2 while every row block uses it), then the columns left over."""
     q = plan.rows_loop
     lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory)
     target = q if q is not None else plan.loop
@@ -324,23 +351,22 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     with target.context:
         if q is None:
             return _sweep_p(plan, lanes, [{}], ip)
-        lb, ub = _bound(q, "lb"), _bound(q, "ub")
-        main = multiple_bound(lb, ub, plan.rows)
-        out = []
-        head = _new_for(lb, main, plan.rows, [], ip, q.location)
-        inner = ir.InsertionPoint(mlir.block_ops(body_block(head))[-1])
-        i0 = body_block(head).arguments[0]
-        rows = [_offset_index(i0, m, inner, q.location) for m in range(plan.rows)]
-        _row_body(plan, lanes, q, rows, inner)
-        out.append(head)
-        a, b = _constant(main), _constant(ub)
+        if not plan.col_block:
+            return _rows(plan, lanes, q, ip)
+        p = plan.loop
+        lb, ub = _bound(p, "lb"), _bound(p, "ub")
+        blocks_end = multiple_bound(lb, ub, plan.col_block)
+        jc_loop = _new_for(lb, blocks_end, plan.col_block, [], ip, p.location)
+        jin = ir.InsertionPoint(mlir.block_ops(body_block(jc_loop))[-1])
+        jc = body_block(jc_loop).arguments[0]
+        with p.location:
+            d0 = ir.AffineDimExpr.get(0)
+            span = ((ir.AffineMap.get(1, 0, [d0]), [jc]), (ir.AffineMap.get(1, 0, [d0 + plan.col_block]), [jc]))
+        _rows(plan, lanes, q, jin, span, [(plan.vectors * plan.width, plan.vectors, plan.width)])
+        out = [jc_loop]
+        a, b = _constant(blocks_end), _constant(ub)
         if not (a is not None and b is not None and a >= b):
-            tail = _new_for(main, ub, 1, [], ip, q.location)
-            tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
-            single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
-                              plan.reductions, in_memory=plan.in_memory)
-            _row_body(single, lanes, q, [body_block(tail).arguments[0]], tin)
-            out.append(tail)
+            out += _rows(plan, lanes, q, ip, (blocks_end, ub))
         return out
 
 
@@ -381,8 +407,11 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             continue
         target = plan.rows_loop if plan.rows_loop is not None else plan.loop
         args = {"rows": plan.rows, "columns": plan.tile[1], "width": plan.width, "vectors": plan.vectors,
+                "column_block": plan.col_block,
                 "accumulators": plan.accumulators, "fma": plan.fma, "reductions": [r.kind for r in plan.all_reductions]}
         text = describe(plan)
+        if plan.col_block:
+            text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
         if plan.rows == 1 and plan.rows_why:
             text += f"; one row: {plan.rows_why}"
             args["rows_why"] = plan.rows_why
