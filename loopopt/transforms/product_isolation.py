@@ -407,6 +407,7 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
                 continue
             tried.add(key)
             where = mlir.location_of(loop, filename)
+            before = [sum(1 for o in [loop, *mlir.walk(loop)] if o.name == "affine.for")]
             result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope)))
             if result is None:
                 continue
@@ -415,7 +416,9 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
             if expanded:
                 text += f" (buffer expanded per iteration to {', '.join(expanded)})"
             log.add(PASS, PASSED, text, function=fname, location=where,
-                    args={"loops": len(new_loops), "expanded": expanded})
+                    args={"loops": len(new_loops), "expanded": expanded,
+                          "loops_added": sum(1 for lp in new_loops for o in [lp, *mlir.walk(lp)]
+                                             if o.name == "affine.for") - before[0]})
             count += 1
             break
         else:

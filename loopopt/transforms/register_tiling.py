@@ -372,6 +372,10 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
 
 # ----------------------------------------------------------------------------- the step
 
+def _loops_in(op: ir.Operation) -> int:
+    return sum(1 for o in [op, *mlir.walk(op)] if o.name == "affine.for")
+
+
 def describe(plan: TilePlan) -> str:
     mr, cols = plan.tile
     form = f"vector<{plan.width}x{_lane_type(plan)}>" if plan.width > 1 else f"scalar {_lane_type(plan)}"
@@ -416,12 +420,15 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             text += f"; one row: {plan.rows_why}"
             args["rows_why"] = plan.rows_why
 
+        before = _loops_in(target)
+
         def build(plan=plan, target=target):
             new = build_tiled(plan)
             mlir.erase_innermost_first(target)
             return [new]
 
-        rewriter.replace([target], build)
+        new_ops = rewriter.replace([target], build)[0]
+        args["loops_added"] = sum(_loops_in(op) for op in new_ops) - before
         log.add(PASS, PASSED, text, function=fname, location=where, args=args)
         count += 1
     return count
