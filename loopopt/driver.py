@@ -1,11 +1,15 @@
 """The LoopOptimization pass driver: owns the phase order of the seed's run().
 
-run(): resolve budgets -> print params -> greedy fusion per function, per block
+run(): lower framework input (loopopt/frontend/: linalg, StableHLO, torch dialect; affine input
+as it is) -> resolve budgets -> print params -> greedy fusion per function, per block
 (distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
 computed from liveness when a pair is scored and again whenever fusion changed the block, see
-analysis/liveness.py) -> contraction of fused intermediates -> untiling, scalar replacement and dead stores
-(cpu target only: transforms/untile.py, scalar_replacement.py, dead_stores.py) -> LICM (module-wide, after fusion)
--> report numLoopsFused.
+analysis/liveness.py) -> contraction of fused intermediates -> on the cpu target: untiling,
+scalar replacement, dead stores, product isolation and loop order (transforms/untile.py,
+scalar_replacement.py, dead_stores.py, product_isolation.py, locality_interchange.py) -> LICM
+-> on the cpu target: register tiling and vectorization (docs/cpu_codegen.md) -> report
+numLoopsFused. Each phase runs over every function of the module before the next one starts, as
+the seed's run() does (fusion per block of every function, then licm(m) module-wide).
 
 The result carries, besides the module and the remarks, the wall time of each phase
 (`stats["time"]`, `--timing`), and on request the IR after every step of every function
@@ -422,17 +426,18 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     else:
         steps = _pipeline_steps(passes)
     fused = 0
-    for fn in mlir.all_functions(module):  # nested `builtin.module`s' too
-        if mlir.func_body(fn) is None:
-            continue
-        for name, step in steps:
-            step = wrap(name, step) if wrap is not None else step
+    # Phase by phase, as the seed's run(): fusion of every function, then the next step over
+    # every function, ..., LICM module-wide after all fusion.
+    functions = [fn for fn in mlir.all_functions(module) if mlir.func_body(fn) is not None]  # nested modules' too
+    for name, step in steps:
+        for k, fn in enumerate(functions):
+            run_step = wrap(name, step) if wrap is not None else step
             with timer.phase(name):
-                fn, n = guarded(name, fn, step, options, log, filename)
+                functions[k], n = guarded(name, fn, run_step, options, log, filename)
             if name == "fusion":
                 fused += n
             if dump_ir:
-                ir_after.append((name, mlir.func_name(fn), str(fn)))
+                ir_after.append((name, mlir.func_name(functions[k]), str(functions[k])))
     log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
     log.log(f"numLoopsFused = {fused}")
     with timer.phase("verify"):

@@ -10,6 +10,7 @@ and so does a consumer that reads what its producer wrote into an external tenso
 from __future__ import annotations
 
 import heapq
+import struct
 from dataclasses import dataclass, field
 
 from ..mlir import ir
@@ -54,7 +55,8 @@ def _is_memref(v) -> bool:
 def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False,
                   reads_same_elements=lambda root: True, live_n=None,
                   reads_produced_elements=lambda root: False) -> float:
-    """2 * sum(liveN * elemSize) over shared placed tensors. With `reward_shared_reads` (cpu),
+    """2 * sum(liveN * elemSize) over shared placed tensors, in 32-bit floats as the seed (`f32`).
+    With `reward_shared_reads` (cpu),
     + 1 * bytes per shared external tensor both loops only read, when they read the same
     elements in the same iteration (reading A[i][j] and A[j][i] in one fused iteration reuses
     nothing), and + 1 * bytes per external tensor the first loop writes and the second reads
@@ -67,13 +69,23 @@ def fusion_profit(shared: list[SharedTensor], reward_shared_reads: bool = False,
     for t in shared:
         if t.location.placed:
             n = t.location.live_n if live_n is None else live_n(t)
-            profit += 2.0 * float(n * t.location.elem_size)
+            profit = f32(profit + f32(2.0 * f32(n * t.location.elem_size)))
         elif reward_shared_reads and not (t.written_by_first or t.written_by_second) \
                 and reads_same_elements(t.location.root):
-            profit += float(t.location.bytes)
+            profit = f32(profit + f32(t.location.bytes))
         elif reward_shared_reads and t.written_by_first and reads_produced_elements(t.location.root):
-            profit += float(t.location.bytes)
+            profit = f32(profit + f32(t.location.bytes))
     return profit
+
+
+def f32(x) -> float:
+    """`x` rounded to the nearest 32-bit float, as the seed computes the profit: each byte count
+    converted with `cvtsi2ss`, doubled with `addss %xmm0,%xmm0` and summed in a float, so ties
+    and near-ties order in the heap as the seed's do (a count beyond 2^24 loses its low bits)."""
+    return _F32.unpack(_F32.pack(float(x)))[0]
+
+
+_F32 = struct.Struct("f")
 
 
 @dataclass

@@ -169,12 +169,15 @@ class GreedyFusion:
         fpg.push(e)
         self._pushed(st, e.l1, e.l2, e.profit)
 
-    def _pushed(self, st: _BlockState, a: int, b: int, profit: float) -> None:
-        """Record a scored pair: an FPG edge, and the seed's updateFPG log line."""
+    def _pushed(self, st: _BlockState, a: int, b: int, profit: float, fpg: bool = True) -> None:
+        """Record a scored pair: an FPG edge, and the seed's updateFPG log line (`fpg`: the pair
+        entered a Fusion Profit Graph; the classic path builds none, so it logs no updateFPG line)."""
         if not self.explain:
             return
         g = st.graph
         g.pushed(a, b, profit)
+        if not fpg:
+            return
         d = st.order.index(b) - st.order.index(a)
         self.log.log(f"(LoopOpt::updateFPG) e -> {g.nodes[a].location} : weight = {profit:g} and loop "
                      f"{g.nodes[b].location}, weight = {profit:g}, distance = {d}")
@@ -402,7 +405,7 @@ class GreedyFusion:
             a, b = st.order[k], st.order[k + 1]
             profit = self.pair_profit(st.loops[a], st.loops[b])
             if profit is not None:
-                self._pushed(st, a, b, profit)
+                self._pushed(st, a, b, profit, fpg=False)
             hoisted = self._try_fuse(st, a, b, profit, level) if profit is not None else None
             if self._events:  # classic order is re-read from the block after any rewrite
                 self._events = []
