@@ -360,9 +360,10 @@ def _enclosing_function(op: ir.Operation) -> str:
 
 
 def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str) -> None:
-    """Once per function with two or more memref arguments: public functions keep the documented
-    no-alias assumption; private ones follow their call sites (memory.argument_classes)."""
-    from .analysis.memory import argument_classes, is_memref_value
+    """Once per function with two or more memref arguments: private ones follow their call sites;
+    public ones follow the module's own calls to them (memory.call_site_classes) and keep the
+    documented no-alias assumption for callers outside the module."""
+    from .analysis.memory import argument_classes, call_site_classes, is_memref_value
 
     for fn in mlir.all_functions(module):
         body = mlir.func_body(fn)
@@ -374,9 +375,17 @@ def report_argument_assumptions(module: ir.Module, log: RemarkLog, filename: str
         where = mlir.location_of(fn, filename)
         classes = argument_classes(fn)
         if classes is None:
-            log.add("driver", ANALYSIS, f"[ASSUMPTION] the {len(args)} memref arguments of public @"
-                    f"{mlir.func_name(fn)} are assumed not to alias each other", function=mlir.func_name(fn),
-                    location=where)
+            called = call_site_classes(fn)
+            if called is None:
+                log.add("driver", ANALYSIS, f"[ASSUMPTION] the {len(args)} memref arguments of public @"
+                        f"{mlir.func_name(fn)} are assumed not to alias each other", function=mlir.func_name(fn),
+                        location=where)
+            else:
+                keys = [called[a.arg_number] for a in args]
+                log.add("driver", ANALYSIS, f"[ASSUMPTION] public @{mlir.func_name(fn)}: argument aliasing taken "
+                        f"from its calls in the module ({len(keys) - len(set(keys))} argument(s) may alias "
+                        "another); callers outside the module are assumed to pass distinct buffers",
+                        function=mlir.func_name(fn), location=where)
             continue
         keys = [classes[a.arg_number] for a in args]
         shared = len(keys) - len(set(keys))
