@@ -288,8 +288,11 @@ def lower(block: Block, base: str) -> str:
     return frontend.lower(block.fixture.text, options=opts, filename=f"{block.name}.mlir").text
 
 
-def transform(variant: Variant, lowered: str, out_dir: str) -> str:
-    """The variant's text from its lowering; RuntimeError with one line when the tool fails."""
+def transform(variant: Variant, lowered: str, out_dir: str, source: str | None = None) -> str:
+    """The variant's text from its lowering; RuntimeError with one line when the tool fails.
+    loopopt takes the block as the framework emitted it (`source`) when given, as a user runs
+    it: it lowers the block itself (`--elementwise-fusion` for that lowering), and the cpu
+    target's numeric switches then default on as for any framework input."""
     if variant.tool == "none":
         return lowered
     if variant.tool == "python":
@@ -300,11 +303,18 @@ def transform(variant: Variant, lowered: str, out_dir: str) -> str:
             raise RuntimeError("mlir-opt: " + native.first_error_line(p.stderr))
         return p.stdout
     if variant.tool == "loopopt":
-        src = os.path.join(out_dir, f"{variant.base}.lowered.mlir")
         out = os.path.join(out_dir, f"{variant.name}.out.mlir")
+        extra = []
+        if source is not None:
+            src = os.path.join(out_dir, f"{variant.name}.block.mlir")
+            text = source
+            extra = ["--elementwise-fusion"] if variant.base == "linalg-fusion" else []
+        else:
+            src = os.path.join(out_dir, f"{variant.base}.lowered.mlir")
+            text = lowered
         with open(src, "w") as f:
-            f.write(lowered)
-        p = subprocess.run([sys.executable, "-m", "loopopt", src, "--target", "cpu", *variant.args, "-o", out],
+            f.write(text)
+        p = subprocess.run([sys.executable, "-m", "loopopt", src, "--target", "cpu", *extra, *variant.args, "-o", out],
                            cwd=REPO, capture_output=True, text=True, timeout=1800)
         if p.returncode != 0:
             line = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
@@ -316,8 +326,11 @@ def transform(variant: Variant, lowered: str, out_dir: str) -> str:
 
 def pipeline_text(variant: Variant) -> str:
     base = "frontend.lower" + ("(elementwise_fusion=True)" if variant.base == "linalg-fusion" else "")
+    if variant.tool == "loopopt":  # the front door: loopopt lowers the block itself
+        fused = " --elementwise-fusion" if variant.base == "linalg-fusion" else ""
+        return f"loopopt BLOCK.mlir --target cpu{fused} {' '.join(variant.args)}".strip()
     tool = {"none": "", "mlir-opt": " | mlir-opt " + " ".join(variant.args),
-            "loopopt": " | loopopt --target cpu " + " ".join(variant.args), "python": " | (test transform)"}[variant.tool]
+            "python": " | (test transform)"}[variant.tool]
     return (base + tool).strip()
 
 
@@ -338,7 +351,7 @@ def prepare(block: Block, variant: Variant, lowerings: dict, out_dir: str, log) 
         return Prepared(col, None)
     start = time.perf_counter()
     try:
-        text = transform(variant, low, out_dir)
+        text = transform(variant, low, out_dir, source=block.fixture.text)
     except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
         col.status = f"transform: {e}"
         return Prepared(col, None)
