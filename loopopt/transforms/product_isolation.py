@@ -5,8 +5,8 @@ shape register tiling cannot take: MLP layers whose transposed weight is copied 
 buffer for each k (`for k { t[j] = W[j, k]; for i, j: C[i, j] += X[i, k] * t[j] }`), or two
 products of one row in one loop (2mm, `for i { tmp row = A B; D row = tmp C }`). A matrix
 product needs its own nest to keep a tile of C in registers through the whole reduction, with
-its B operand packed once (as BLAS packs it). This step, before loop order and scalar
-replacement, gives it one:
+its B operand in a buffer of its own. This step (after scalar replacement, before loop order
+and register tiling) gives it one:
 
 * **Distribution** (transforms/distribution.py, legality analysis/legality.py: no dependence
   goes from a later group back to an earlier one): a loop whose body holds a matrix product and
