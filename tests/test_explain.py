@@ -303,7 +303,10 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
                      "IR Dump After untile ('func.func' operation: @explain)",
                      "IR Dump After scalar-replacement ('func.func' operation: @explain)",
                      "IR Dump After dead-stores ('func.func' operation: @explain)",
-                     "IR Dump After licm ('func.func' operation: @explain)", "the output module"]
+                     "IR Dump After isolate-products ('func.func' operation: @explain)",
+                     "IR Dump After loop-order ('func.func' operation: @explain)",
+                     "IR Dump After licm ('func.func' operation: @explain)",
+                     "IR Dump After register-tile ('func.func' operation: @explain)", "the output module"]
     after_fusion = text.split(heads[1])[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2
     mlir.parse_module(text.split("// -----// the output module //----- //")[1])

@@ -208,14 +208,16 @@ def promotion_refusal(loop: ir.Operation, acc: Accumulator, facts: Facts) -> Ref
 
 def promote(loop: ir.Operation, accs: list[Accumulator], rewriter: Rewriter) -> ir.Operation:
     """Rebuild `loop` with one iter_args value per accumulator (load before, store after);
-    returns the new loop. Requires promotion_refusal(...) is None for each."""
+    returns the new loop. Requires promotion_refusal(...) is None for each. Every attribute
+    of an accumulator's ops is read before the first of them is erased."""
     with loop.context, loop.location:
+        maps = [_map_attr(acc) for acc in accs]
         before = ir.InsertionPoint(loop)
         inits = []
-        for acc in accs:
-            memref, amap, index = acc.address
+        for acc, amap in zip(accs, maps):
+            memref, _, index = acc.address
             load = ir.Operation.create("affine.load", results=[acc.element_type], operands=[memref, *index],
-                                       attributes={"map": _map_attr(acc)}, ip=before)
+                                       attributes={"map": amap}, ip=before)
             inits.append(load.results[0])
         new_op = mlir.for_with_bounds_of(loop, mlir.int_attr(loop, "step"), inits, before)
         block = body_block(new_op)
@@ -237,10 +239,10 @@ def promote(loop: ir.Operation, accs: list[Accumulator], rewriter: Rewriter) -> 
         ir.Operation.create("affine.yield", operands=current, ip=ir.InsertionPoint(anchor))
         anchor.erase()
         after = ir.InsertionPoint(loop)
-        for acc, result in zip(accs, new_op.results):
+        for acc, amap, result in zip(accs, maps, new_op.results):
             memref, _, index = acc.address
             ir.Operation.create("affine.store", operands=[result, memref, *index],
-                                attributes={"map": _map_attr(acc)}, ip=after)
+                                attributes={"map": amap}, ip=after)
     rewriter.erase(loop)
     return new_op
 
