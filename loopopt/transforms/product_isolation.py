@@ -32,6 +32,8 @@ the expanded buffers.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import mlir
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
@@ -144,12 +146,66 @@ def isolates(groups: list[list[ir.Operation]], products: set) -> bool:
 
 # ----------------------------------------------------------------------------- expansion
 
+@dataclass(frozen=True)
+class Extent:
+    """How many copies an expansion by `loop` makes: the loop's first iteration `lower` (a
+    constant), `copies` its trip count when known at compile time (or a compile-time bound of a
+    symbolic one: isl's maximum over the parameters and outer loops), else None (the batch of a
+    dynamic shape: the copies are counted at run time, `memref.alloc(%n)`)."""
+
+    lower: int
+    copies: int | None
+
+
+def iteration_extent(loop: ir.Operation, scope: Scope) -> Extent | None:
+    """The Extent of an affine.for of step 1 with one constant lower bound, else None. A
+    symbolic upper bound without a compile-time maximum must be one expression (the size is
+    then computed from it)."""
+    if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1:
+        return None
+    lbm, ubm = mlir.affine_map_attr(loop, "lowerBoundMap"), mlir.affine_map_attr(loop, "upperBoundMap")
+    if len(lbm.results) != 1 or not isinstance(lbm.results[0], ir.AffineConstantExpr):
+        return None
+    bounds = constant_bounds(loop)
+    if bounds is not None:
+        return Extent(bounds[0], max(0, bounds[1] - bounds[0]))
+    copies = _max_trip_count(loop, scope)
+    if copies is None and len(ubm.results) != 1:
+        return None
+    return Extent(lbm.results[0].value, copies)
+
+
+def _max_trip_count(loop: ir.Operation, scope: Scope) -> int | None:
+    """isl's maximum of the trip count over every parameter value and outer iteration (outer
+    loops' domains applied), or None when it is unbounded or unknown."""
+    import islpy as isl
+
+    from ..analysis.loops import domain_loops, trip_count
+
+    tc = trip_count(loop, scope)
+    if tc is None:
+        return None
+    outer = domain_loops(loop, scope)
+    params = sorted(scope.params)
+    cons = [c for d in outer for c in d.constraints()]
+    try:
+        dom = isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(d.name for d in outer)}] : "
+                      f"{' and '.join(cons) or 'true'} }}")
+        pw = tc.pw.align_params(dom.get_space())
+        dom = dom.align_params(pw.get_space())
+        top = pw.intersect_domain(dom).max_val() if hasattr(pw, "max_val") else None
+    except isl.Error:
+        return None
+    if top is None or not top.is_int():
+        return None
+    return max(0, int(top.to_python()))
+
+
 def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir.Operation]:
     """The memref.alloc ops whose buffer `loop` may give one copy per iteration (module doc)."""
-    bounds = constant_bounds(loop)
-    if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1 or bounds is None:
+    extent = iteration_extent(loop, scope)
+    if extent is None:
         return []
-    trips = bounds[1] - bounds[0]
     seen, out = set(), []
     for op in [loop, *mlir.walk(loop)]:
         if op.name not in ("affine.load", "affine.store"):
@@ -159,24 +215,34 @@ def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir
         if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
             continue
         seen.add(mlir.op_key(owner))
-        if _expansion_refusal(owner, loop, scope, trips, budget) is None:
+        if _expansion_refusal(owner, loop, scope, extent.copies, budget) is None:
             out.append(owner)
     return out
 
 
-def _expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, trips: int,
+def copy_bytes(mt: ir.MemRefType) -> int:
+    """Bytes of one iteration's copy of a static buffer (a leading dimension of 1 is replaced)."""
+    elems = 1
+    for d in mt.shape[1:] if mt.shape[0] == 1 else mt.shape:
+        elems *= d
+    return elems * mlir.element_size_bytes(mt.element_type)
+
+
+def _expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, trips: int | None,
                        budget: int) -> str | None:
-    """None when `loop` may give `alloc`'s buffer one copy per iteration, else why not."""
+    """None when `loop` may give `alloc`'s buffer one copy per iteration, else why not. `trips`:
+    the number of copies, None when only known at run time (then `size_operands_dominate`)."""
     mt = mlir.memref_type(alloc.results[0])
     if mt is None or list(alloc.operands) or any(d < 0 for d in mt.shape) or not mt.shape:
         return "not a static buffer"
     if not mt.layout.value.is_permutation or str(mt.layout.value) != str(ir.AffineMap.get_identity(len(mt.shape))):
         return "not an identity layout"
-    elems = trips
-    for d in mt.shape[1:] if mt.shape[0] == 1 else mt.shape:
-        elems *= d
-    if elems * mlir.element_size_bytes(mt.element_type) > budget:
+    if trips is not None and trips * copy_bytes(mt) > budget:
         return "the expanded buffer exceeds the budget"
+    if trips is None and copy_bytes(mt) > budget:
+        return "one iteration's copy exceeds the budget"
+    if trips is None and not size_operands_dominate(loop, alloc):
+        return "the trip count is not known where the buffer is allocated"
     from ..analysis.loops import loop_dims
 
     ivname = loop_dims(loop, scope)[0].name
@@ -283,22 +349,78 @@ def _between(op: ir.Operation, loop: ir.Operation) -> list[ir.Operation]:
     return out
 
 
-def expand(alloc: ir.Operation, loop: ir.Operation) -> ir.Operation:
+def size_operands_dominate(loop: ir.Operation, alloc: ir.Operation) -> bool:
+    """Whether every operand of `loop`'s upper bound is available right after `alloc`: an
+    argument of a block enclosing `alloc`, or defined before `alloc` in its block or in a block
+    enclosing it (so the new buffer, placed there, can be sized by the trip count)."""
+    enclosing = []
+    at = alloc
+    while at is not None and at.name != "builtin.module":
+        enclosing.append(at)
+        at = mlir.operation(at.parent) if at.parent is not None else None
+    ubm = mlir.affine_map_attr(loop, "upperBoundMap")
+    lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
+    for v in list(loop.operands)[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs]:
+        owner, block = mlir.value_owner(v)
+        if owner is None:
+            if not any(e.regions and any(b == block for r in e.regions for b in r.blocks) for e in enclosing[1:]):
+                return False
+            continue
+        if not any(_before_in_block(owner, e) for e in enclosing):
+            return False
+    return True
+
+
+def _before_in_block(op: ir.Operation, at: ir.Operation) -> bool:
+    """Whether `op` comes before `at` in `at`'s block."""
+    if op.parent is None or at.parent is None or mlir.operation(op.parent) != mlir.operation(at.parent):
+        return False
+    for o in mlir.block_ops(at.block):
+        if o == op:
+            return True
+        if o == at:
+            return False
+    return False
+
+
+def _trip_count_value(loop: ir.Operation, lo: int, ip: ir.InsertionPoint) -> ir.Value:
+    """An index value of `loop`'s trip count at `ip`: the upper bound's operand itself when the
+    loop runs from 0 to a `memref.dim` (never negative), else `affine.max(ub - lo, 0)` (a
+    loop whose upper bound is below its lower bound runs no iteration: no copy)."""
+    lbm, ubm = mlir.affine_map_attr(loop, "lowerBoundMap"), mlir.affine_map_attr(loop, "upperBoundMap")
+    operands = list(loop.operands)[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs]
+    e = ubm.results[0]
+    if lo == 0 and len(operands) == 1 and isinstance(e, (ir.AffineSymbolExpr, ir.AffineDimExpr)):
+        owner, _ = mlir.value_owner(operands[0])
+        if owner is not None and owner.name == "memref.dim":
+            return operands[0]
+    m = ir.AffineMap.get(ubm.n_dims, ubm.n_symbols, [e - lo, ir.AffineConstantExpr.get(0)])
+    op = ir.Operation.create("affine.max", results=[ir.IndexType.get()], operands=operands,
+                             attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
+    return op.results[0]
+
+
+def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -> ir.Operation:
     """A new buffer with one copy of `alloc`'s per iteration of `loop`, placed after `alloc`, and
-    every access inside `loop` moved to it (index: the iteration first). Returns the new alloc."""
-    lo, hi = constant_bounds(loop)
+    every access inside `loop` moved to it (index: the iteration first). `copies`: how many
+    (the loop's trip count, or a compile-time bound of it); None: the trip count at run time,
+    a dynamic leading dimension (`memref.alloc(%n)`). Returns the new alloc."""
+    lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
+    lo = lbm.results[0].value
     mt = mlir.memref_type(alloc.results[0])
     users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
     accesses = [u for u in users if u.name in ("affine.load", "affine.store") and _inside(u, loop)]
     replace_dim0 = mt.shape[0] == 1 and all(
         _first_result_is_zero(mlir.affine_map_attr(u, "map")) for u in accesses)
-    shape = [hi - lo] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
+    lead = copies if copies is not None else mlir.DYNAMIC
+    shape = [lead] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
     iv = loop.regions[0].blocks[0].arguments[0]
     with alloc.context, alloc.location:
         ntype = ir.MemRefType.get(shape, mt.element_type)
         attrs = {n: a for n, a in alloc.attributes.items() if n != "operandSegmentSizes"}
-        new = ir.Operation.create("memref.alloc", results=[ntype], operands=[],
-                                  attributes={**attrs, "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
+        sizes = [] if copies is not None else [_trip_count_value(loop, lo, ir.InsertionPoint(alloc))]
+        new = ir.Operation.create("memref.alloc", results=[ntype], operands=sizes,
+                                  attributes={**attrs, "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(sizes), 0])},
                                   ip=ir.InsertionPoint(alloc))
         for u in accesses:
             m = mlir.affine_map_attr(u, "map")
@@ -333,11 +455,17 @@ def _first_result_is_zero(m: ir.AffineMap) -> bool:
 
 
 def _drop_if_unused(alloc: ir.Operation) -> None:
+    """Erase a buffer only deallocated, and the trip count computed for its size when nothing
+    else uses it."""
     users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
     if all(u.name == "memref.dealloc" for u in users):
+        sizes = [mlir.value_owner(v)[0] for v in alloc.operands]
         for u in users:
             u.erase()
         alloc.erase()
+        for op in sizes:
+            if op is not None and op.name == "affine.max" and not list(op.results[0].uses):
+                op.erase()
 
 
 # ----------------------------------------------------------------------------- the step
@@ -361,15 +489,16 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
     if len(groups) >= 2 and isolates(groups, products):
         return loop_distribution(loop, groups, scope, graph=graph), []
     candidates = expandable_buffers(loop, scope, options.sb_budget)
+    extent = iteration_extent(loop, scope)
     if not candidates:
         return None
     # on a copy: expand there, split if the groups then isolate the product, else drop it
     trial = loop.clone(ip=ir.InsertionPoint(loop))
     expanded, new_allocs = [], []
     for alloc in candidates:  # the copy's accesses move to the new buffer; the original keeps the old
-        new = expand(alloc, trial)
+        new = expand(alloc, trial, extent.copies)
         new_allocs.append((alloc, new))
-        expanded.append("x".join(str(d) for d in mlir.memref_type(new.results[0]).shape))
+        expanded.append("x".join("?" if d == mlir.DYNAMIC else str(d) for d in mlir.memref_type(new.results[0]).shape))
     tband = collect_interchangeable_loops(trial)
     tstmts = innermost_body(tband)
     tproducts = {mlir.op_key(s) for s in tstmts if s.regions and product_updates(s, scope)}
