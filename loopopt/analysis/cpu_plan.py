@@ -348,6 +348,7 @@ class TileCode(enum.Enum):
     UNSUPPORTED_OP = "[STOP REGISTER TILING] an op of the nest has no lane form"
     NOT_PROFITABLE = "[STOP REGISTER TILING] no gain: LLVM vectorizes the reduction loop itself"
     SHORT = "[STOP REGISTER TILING] the loop runs fewer iterations than one tile"
+    CARRIED_VALUE = "[STOP REGISTER TILING] a value carried by the loop to block is not a reduction its lanes may share"
 
     @property
     def message(self) -> str:
@@ -372,10 +373,11 @@ class TilePlan:
     refusal: Refusal | None = None
     in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
     col_block: int = 0  # NC: P's iterations in blocks of NC (a multiple of vectors x width) for L2; 0: none
+    carried: tuple[Reduction, ...] = ()  # P's own reductions (a row maximum): lane-wise partials, combined after
 
     @property
     def accumulators(self) -> int:
-        return self.rows * self.vectors * (len(self.reductions) + len(self.in_memory))
+        return self.rows * self.vectors * (len(self.reductions) + len(self.in_memory) + len(self.carried))
 
     @property
     def all_reductions(self) -> tuple:
@@ -511,7 +513,7 @@ def lanes_of(p: ir.Operation, r: ir.Operation, q: ir.Operation | None, mem: list
     varying, per_row = {body_block(p).arguments[0]}, set()
     if q is not None:
         per_row.add(body_block(q).arguments[0])
-    for v in list(body_block(r).arguments)[1:] + list(r.results):
+    for v in list(body_block(r).arguments)[1:] + list(r.results) + list(body_block(p).arguments)[1:]:
         varying.add(v)
     for m in mem:
         varying.update([m.load.results[0], m.op.results[0]])
@@ -613,11 +615,16 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
 
 
 def lane_bits(p: ir.Operation, r: ir.Operation, lanes: Lanes) -> int:
-    """The widest float or integer type among the values that move with P (32 if none)."""
+    """The widest float or integer type among the values that move with P (32 if none), but for
+    a value only compared (`arith.cmpf`/`cmpi` operands: sdpa's `extf` to f64 of a score tested
+    against -inf): its vector spans two registers for one compare, the lanes need not halve."""
     bits = [32]
     for op in body_ops(p) + body_ops(r):
         for v in list(op.results) + (list(op.operands) if op.name == "affine.store" else []):
             b = _scalar_type_bits(v.type)
+            users = [mlir.operation(u.owner).name for u in v.uses]
+            if users and all(u in ("arith.cmpf", "arith.cmpi") for u in users) and op.name != "affine.store":
+                continue
             if b is not None and lanes.varies(v):
                 bits.append(b)
     for v in list(body_block(r).arguments)[1:]:
@@ -654,8 +661,11 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     r = reduction_loop_of(p)
     if r is None:
         return None
-    if not single_bounds(p) or not single_bounds(r) or has_iter_args_op(p):
-        return _tile_refuse(p, TileCode.SHAPE, "step, bounds or values carried by the loop to block", r)
+    if not single_bounds(p) or not single_bounds(r):
+        return _tile_refuse(p, TileCode.SHAPE, "step or bounds of the loop to block or of its reduction loop", r)
+    carried, why_carried = lane_reductions(p)
+    if why_carried is not None:
+        return _tile_refuse(p, TileCode.CARRIED_VALUE, why_carried, r)
     if any(defined_inside(v, p) for v in bound_values(r)):
         return _tile_refuse(p, TileCode.REDUCTION_LOOP, "its bounds move with the loop to block", r)
     reds, not_red = reductions_of(r)
@@ -679,6 +689,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     if why is not None:
         return _tile_refuse(p, TileCode.CARRIED, why.reason)
     rows_q, rows_why = _rows_loop(q, p, r, facts, mem)
+    if carried and rows_q is not None:
+        rows_q, rows_why = None, "the loop to block carries values (each row its own)"
     lanes = lanes_of(p, r, rows_q, mem)
     narrow = lane_width_refusal(p, r, lanes, facts)
     width = 1 if narrow is not None else max(1, options.vector_bits // lane_bits(p, r, lanes))
@@ -691,14 +703,40 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
     rows_max = MAX_ROWS if rows_q is not None else 1
-    mr, nv = choose_tile(registers, len(reds) + len(mem), width, rows_max, cols,
+    mr, nv = choose_tile(registers, len(reds) + len(mem) + len(carried), width, rows_max, cols,
                          constant_trip_count(rows_q) if rows_q is not None else None)
     if mr == 1 and rows_q is not None:
         rows_q, rows_why = None, "one row fits the registers best"
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 else 0
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
-                    in_memory=tuple(mem), col_block=nc)
+                    in_memory=tuple(mem), col_block=nc, carried=tuple(carried))
+
+
+# Reductions P itself may carry when its iterations become lanes: each lane (and each vector of
+# the tile) keeps a partial started from the init, combined across lanes after P's sweep. Only
+# idempotent ones (op(x, x) = x), so that every partial may start from the init itself, and
+# exact in any order: maximumf/minimumf (IEEE maximum/minimum: NaN wins, -0 < +0, so even the
+# sign of a zero is the same; which NaN comes out is not specified by LLVM in either order),
+# maxnumf/minnumf (the same but for a zero's sign, which they leave open), and the integer
+# max/min/and/or. A sum is not: the init would be counted once per partial.
+LANE_REDUCTIONS = {"arith.maximumf": "maximumf", "arith.minimumf": "minimumf", "arith.maxnumf": "maxnumf",
+                   "arith.minnumf": "minnumf", "arith.maxsi": "maxsi", "arith.minsi": "minsi",
+                   "arith.maxui": "maxui", "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or"}
+
+
+def lane_reductions(p: ir.Operation) -> tuple[list[Reduction], str | None]:
+    """P's own carried values (a row maximum fused into the loop over keys) when each is a
+    reduction (`reductions_of`) of a LANE_REDUCTIONS kind; else ([], why not)."""
+    if not has_iter_args_op(p):
+        return [], None
+    reds, why = reductions_of(p)
+    if why is not None:
+        return [], why
+    for red in reds:
+        if red.kind not in LANE_REDUCTIONS:
+            return [], f"{red.kind} is not idempotent and exact in any order (its partials may not start from the init)"
+    return reds, None
 
 
 def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int, options) -> int:

@@ -32,12 +32,13 @@ per refused nest, with the plan's code.
 from __future__ import annotations
 
 from .. import mlir
-from ..analysis.cpu_plan import Lanes, TilePlan, _multiply_add, lanes_of, plan_register_tiles
+from ..analysis.cpu_plan import LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, lanes_of, plan_register_tiles
 from ..analysis.facts import Facts
 from ..analysis.loops import body_block, body_ops
 from ..mlir import affine_d, ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
+from .dead_carried import DEAD, dead_positions, dead_slice, drop_carried
 from .rewriter import Rewriter
 
 PASS = "register-tile"
@@ -269,11 +270,19 @@ def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
     return out
 
 
-def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, segments=None) -> list[ir.Operation]:
+def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, segments=None,
+             finals: list | None = None) -> list[ir.Operation]:
     """P's iterations over `span` ((lower, upper) bounds; P's own by default) in `segments`
-    (default `_segments`), each an affine.for built at `ip`."""
+    (default `_segments`), each an affine.for built at `ip`. P's own reductions (`plan.carried`)
+    run in every segment as one partial per vector (lanes broadcast from the value so far), are
+    combined after the segment (the vectors elementwise, then `vector.reduction` across lanes)
+    and passed to the next; their values after the last segment go to `finals`."""
     p = plan.loop
     lb, ub = span if span is not None else (_bound(p, "lb"), _bound(p, "ub"))
+    pargs = list(body_block(p).arguments)[1:]
+    py = mlir.block_ops(body_block(p))[-1]
+    inits = list(p.operands)[_Sweep._n_bound(p):]
+    cur = [inits[red.position] for red in plan.carried]
     out = []
     lo = lb
     for step, nv, width in (segments or _segments(plan)):
@@ -282,19 +291,56 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         if a is not None and b is not None and a >= b:
             lo = hi
             continue
-        loop = _new_for(lo, hi, step, [], ip, p.location)
-        block = body_block(loop)
-        inner = ir.InsertionPoint(mlir.block_ops(block)[-1])
         sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
+        seg_inits = [_splat(v, width, ip, p.location) for v in cur for _ in range(nv)]
+        loop = _new_for(lo, hi, step, seg_inits, ip, p.location)
+        block = body_block(loop)
+        inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
+                 else ir.InsertionPoint(block))
         j0 = block.arguments[0]
         piv = body_block(p).arguments[0]
         for c in range(nv):  # P's IV moves with no row: row 0's copies serve every row
             sweep.bind(piv, _offset_index(j0, c * width, inner, p.location), 0, c)
+        for k, red in enumerate(plan.carried):
+            for c in range(nv):
+                sweep.bind(pargs[red.position], block.arguments[1 + k * nv + c], 0, c)
         for op in body_ops(p):
             sweep.emit(op, inner)
+        if seg_inits:
+            vals = [sweep.get(py.operands[red.position], 0, c, True, inner) for red in plan.carried for c in range(nv)]
+            with py.location:
+                affine_d.AffineYieldOp(vals, ip=inner)
+        res = list(loop.results)
+        cur = [_combine(red, res[k * nv:(k + 1) * nv], width, ip, p.location) for k, red in enumerate(plan.carried)]
         out.append(loop)
         lo = hi
+    if finals is not None:
+        finals.extend(cur)
     return out
+
+
+def _splat(v: ir.Value, width: int, ip, loc) -> ir.Value:
+    """`v` in every lane (itself for width 1)."""
+    if width == 1:
+        return v
+    with loc:
+        return ir.Operation.create("vector.broadcast", results=[ir.VectorType.get([width], v.type)],
+                                   operands=[v], ip=ip).result
+
+
+def _combine(red, parts: list[ir.Value], width: int, ip, loc) -> ir.Value:
+    """One value of P's reduction `red` from its partials: the vectors combined elementwise by
+    its own op, then across lanes by `vector.reduction` of the same kind."""
+    acc = parts[0]
+    with loc:
+        for v in parts[1:]:
+            acc = ir.Operation.create(red.kind, results=[acc.type], operands=[acc, v], ip=ip).result
+        if width == 1:
+            return acc
+        elem = ir.VectorType(acc.type).element_type
+        kind = ir.Attribute.parse(f"#vector.kind<{LANE_REDUCTIONS[red.kind]}>")
+        return ir.Operation.create("vector.reduction", results=[elem], operands=[acc],
+                                   attributes={"kind": kind}, ip=ip).result
 
 
 def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value], ip, span=None,
@@ -350,7 +396,13 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     ip = ir.InsertionPoint(target)
     with target.context:
         if q is None:
-            return _sweep_p(plan, lanes, [{}], ip)
+            block = target.block
+            before = {mlir.op_key(o) for o in mlir.block_ops(block)}
+            finals: list = []
+            _sweep_p(plan, lanes, [{}], ip, finals=finals)
+            for red, v in zip(plan.carried, finals):  # P's own reductions: their combined values
+                plan.loop.results[red.position].replace_all_uses_with(v)
+            return [o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]
         if not plan.col_block:
             return _rows(plan, lanes, q, ip)
         p = plan.loop
@@ -391,6 +443,27 @@ def _lane_type(plan: TilePlan) -> str:
     return str(plan.in_memory[0].load.results[0].type) if plan.in_memory else "f32"
 
 
+def drop_dead_carried(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
+    """Remove the dead carried values (transforms/dead_carried.py) of every loop around a
+    reduction loop (what register tiling may take); returns how many were removed."""
+    from ..analysis.cpu_plan import reduction_loop_of
+
+    count = 0
+    for op in list(mlir.walk(fn)):
+        if op.name != "affine.for" or len(list(body_block(op).arguments)) < 2 or reduction_loop_of(op) is None:
+            continue
+        dead = dead_positions(op)
+        if not dead:
+            continue
+        where = mlir.location_of(op, filename)
+        removed = sum(len(dead_slice(op, k)) for k in dead)
+        drop_carried(op, dead)
+        log.add(PASS, PASSED, f"{DEAD} ({removed} ops)", function=mlir.func_name(fn), location=where,
+                args={"values": len(dead), "ops": removed})
+        count += len(dead)
+    return count
+
+
 def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
                            report_refusals: bool = True) -> int:
     """Plan every reduction nest of the function and tile those the plan accepts; returns the
@@ -399,6 +472,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
     if options.target.partitioned or mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
+    drop_dead_carried(fn, log, filename)
     facts = Facts()
     rewriter = Rewriter(facts)
     plans = plan_register_tiles(fn, facts, options)
@@ -416,6 +490,10 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         text = describe(plan)
         if plan.col_block:
             text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
+        if plan.carried:
+            kinds = ", ".join(red.kind for red in plan.carried)
+            text += f"; the loop's own reductions ({kinds}) as lane-wise partials, exact in any order"
+            args["carried"] = [red.kind for red in plan.carried]
         if plan.rows == 1 and plan.rows_why:
             text += f"; one row: {plan.rows_why}"
             args["rows_why"] = plan.rows_why

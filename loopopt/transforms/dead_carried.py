@@ -1,0 +1,126 @@
+"""Values an affine.for carries in iter_args that nothing uses (cpu, before register tiling).
+
+The rule: the loop's result k has no use, and the ops that compute the value yielded at k form a
+*slice* of pure ops directly in the loop's body (arith and math ops, `affine.apply`; no region,
+no memory access) whose results are used only inside the slice or by the yield at position k;
+the block argument k is used only by that slice (or yielded as it is). Then the value is dead:
+the loop is rebuilt without it (its init, block argument, yield operand and result), and the
+slice is erased. No other value of the program changes.
+
+Why it is here: torch's `aten.max.dim` computes a row maximum and its first index; a block that
+uses only the maximum (attention, sdpa) still carries the index through the loop over keys
+after lowering (`select(cmpf ogt, index_cast(j), idx)`), and an index moving with that loop used
+as data keeps its iterations from becoming vector lanes (cpu_plan.lane_width_refusal).
+
+Remark (pass `register-tile`): `[DEAD VALUE] a value carried by the loop is never used: removed
+(N ops)`.
+"""
+from __future__ import annotations
+
+from .. import mlir
+from ..analysis.loops import body_block, body_ops
+from ..mlir import affine_d, ir
+
+DEAD = "[DEAD VALUE] a value carried by the loop is never used: removed"
+PURE_PREFIXES = ("arith.", "math.")
+
+
+def _pure(op: ir.Operation) -> bool:
+    return not op.regions and (op.name == "affine.apply" or op.name.startswith(PURE_PREFIXES))
+
+
+def dead_slice(loop: ir.Operation, k: int) -> list[ir.Operation] | None:
+    """The ops to erase with carried value k of `loop` when it is dead (see the module), in
+    program order, or None when it is not."""
+    if next(iter(loop.results[k].uses), None) is not None:
+        return None
+    block = body_block(loop)
+    arg = list(block.arguments)[1 + k]
+    y = mlir.block_ops(block)[-1]
+    start = y.operands[k]
+    body = {mlir.op_key(o): o for o in body_ops(loop)}
+    slice_keys: set = set()
+    owner, _ = mlir.value_owner(start)
+    if owner is not None:
+        if mlir.op_key(owner) not in body or not _pure(owner):
+            return None
+        slice_keys.add(mlir.op_key(owner))
+    elif start != arg:
+        return None  # a block argument of another loop, or the IV: not computed here
+    changed = True
+    while changed:  # grow: an operand's owner joins when all uses of its results are in the slice
+        changed = False
+        for key in list(slice_keys):
+            for v in body[key].operands:
+                o, _ = mlir.value_owner(v)
+                if o is None or mlir.op_key(o) in slice_keys or mlir.op_key(o) not in body or not _pure(o):
+                    continue
+                if all(_use_in(u, slice_keys, y, k) for r in o.results for u in r.uses):
+                    slice_keys.add(mlir.op_key(o))
+                    changed = True
+    for key in slice_keys:
+        if not all(_use_in(u, slice_keys, y, k) for r in body[key].results for u in r.uses):
+            return None
+    if not all(_use_in(u, slice_keys, y, k) for u in arg.uses):
+        return None
+    return [o for o in body_ops(loop) if mlir.op_key(o) in slice_keys]
+
+
+def _use_in(use, slice_keys: set, y: ir.Operation, k: int) -> bool:
+    user = mlir.operation(use.owner)
+    if user == y:
+        return use.operand_number == k
+    return mlir.op_key(user) in slice_keys
+
+
+def drop_carried(loop: ir.Operation, dead: list[int]) -> ir.Operation:
+    """Rebuild `loop` without the carried values at positions `dead` (each a `dead_slice`,
+    disjoint); returns the new loop (the old one is erased)."""
+    slices = [dead_slice(loop, k) for k in dead]
+    block = body_block(loop)
+    keep = [k for k in range(len(list(block.arguments)) - 1) if k not in dead]
+    lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ubm = mlir.affine_map_attr(loop, "upperBoundMap")
+    ops = list(loop.operands)
+    nb = lbm.n_inputs + ubm.n_inputs
+    with loop.location, loop.context:
+        new = affine_d.AffineForOp(lbm, ubm, mlir.int_attr(loop, "step"), [ops[nb + k] for k in keep] or None,
+                                   lower_bound_operands=ops[:lbm.n_inputs],
+                                   upper_bound_operands=ops[lbm.n_inputs:nb],
+                                   ip=ir.InsertionPoint(loop)).operation
+    nblock = body_block(new)
+    old_args, new_args = list(block.arguments), list(nblock.arguments)
+    old_args[0].replace_all_uses_with(new_args[0])
+    for j, k in enumerate(keep):
+        old_args[1 + k].replace_all_uses_with(new_args[1 + j])
+    old_yield = mlir.block_ops(block)[-1]
+    ip = ir.InsertionPoint(nblock)
+    for op in mlir.block_ops(block)[:-1]:  # the body, in order, into the new loop
+        op.detach_from_parent()
+        ip.insert(op)
+    with old_yield.location:
+        affine_d.AffineYieldOp([old_yield.operands[k] for k in keep], ip=ip)
+    old_yield.erase()
+    for s in slices:  # used only inside their slice now
+        for op in reversed(s):
+            op.erase()
+    for j, k in enumerate(keep):
+        loop.results[k].replace_all_uses_with(new.results[j])
+    loop.erase()
+    return new
+
+
+def dead_positions(loop: ir.Operation) -> list[int]:
+    """The positions of `loop`'s carried values that are dead (`dead_slice`), disjoint slices."""
+    n = len(list(body_block(loop).arguments)) - 1
+    out, used = [], set()
+    for k in range(n):
+        s = dead_slice(loop, k)
+        if s is None:
+            continue
+        keys = {mlir.op_key(o) for o in s}
+        if keys & used:
+            continue
+        used |= keys
+        out.append(k)
+    return out
