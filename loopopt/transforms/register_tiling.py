@@ -292,7 +292,7 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
             lo = hi
             continue
         sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
-        seg_inits = [_splat(v, width, ip, p.location) for v in cur for _ in range(nv)]
+        seg_inits = [x for v in cur for x in [_splat(v, width, ip, p.location)] * nv]
         loop = _new_for(lo, hi, step, seg_inits, ip, p.location)
         block = body_block(loop)
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
