@@ -170,6 +170,10 @@ def check_vectorization(l1: ir.Operation, l2: ir.Operation, facts, options) -> R
     if (c1 is None) == (c2 is None):
         return None
     par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
+    from .sibling_reuse import accumulates_only, streams_shared_input
+
+    if accumulates_only(seq, facts) and streams_shared_input(l1, l2, facts):
+        return None  # the input streamed once pays for the scalar reduction (sibling_reuse)
     return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
                    f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
 
@@ -287,9 +291,8 @@ def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes
         return False
     firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and a.is_write == first_writes
               and (not first_writes or a.uses_iv(ax1.name))]
-    for b in facts.accesses_by_root(l2).get(root, ()):
-        if b.index is None or b.is_write:
-            continue
+    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
+    for b in seconds:
         for a in firsts:
             rename = sibling_renaming(a, b, ax1, ax2)
             if rename is not None and tuple(substitute(t, rename) for t in b.index) == a.index \

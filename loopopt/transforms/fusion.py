@@ -15,11 +15,12 @@ from math import gcd
 from .. import mlir
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
-from ..analysis.fusion_legality import fusion_legality, reads_produced_elements, same_lower_bound
+from ..analysis.fusion_legality import fusion_legality, same_lower_bound
 from ..analysis.liveness import Liveness
 from ..analysis.loops import body_block, body_ops, loop_dims, loops_in_block
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
 from ..analysis.refusal import Code, Refusal
+from ..analysis.sibling_reuse import reuses_produced_elements, reuses_read_elements
 from ..mlir import ir
 from ..options import Options
 from ..remarks import MISSED, PASSED, FPGGraph, RemarkLog
@@ -134,20 +135,16 @@ class GreedyFusion:
 
     def pair_profit(self, l1: ir.Operation, l2: ir.Operation) -> float | None:
         """Profit of a candidate pair, or None when the loops share no tensor (no FPG entry).
-        liveN of each shared placed tensor is what is live between the two loops (liveness.py)."""
+        liveN of each shared placed tensor is what is live between the two loops (liveness.py).
+        On cpu an external buffer the second loop touches again in a fused iteration earns its
+        bytes (analysis/sibling_reuse.py)."""
         shared = shared_tensors(self.effects(l1), self.effects(l2), self.facts.location)
         if not shared:
             return None
         return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned,
-                             reads_same_elements=lambda root: self._reads_same_elements(l1, l2, root),
-                             reads_produced_elements=lambda root: reads_produced_elements(l1, l2, root, self.facts),
+                             reads_same_elements=lambda root: reuses_read_elements(l1, l2, root, self.facts),
+                             reads_produced_elements=lambda root: reuses_produced_elements(l1, l2, root, self.facts),
                              live_n=lambda t: self.liveness.live_n(t.location.root, l1, l2))
-
-    def _reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root) -> bool:
-        """Sibling reuse of `root` between the pair (fusion_legality.reads_same_elements)."""
-        from ..analysis.fusion_legality import reads_same_elements
-
-        return reads_same_elements(l1, l2, root, self.facts)
 
     # -- FPG ---------------------------------------------------------------------------
     def _entry(self, st: _BlockState, a: int, b: int) -> FPGEntry | None:
