@@ -689,8 +689,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     if why is not None:
         return _tile_refuse(p, TileCode.CARRIED, why.reason)
     rows_q, rows_why = _rows_loop(q, p, r, facts, mem)
-    if carried and rows_q is not None:
-        rows_q, rows_why = None, "the loop to block carries values (each row its own)"
+    if rows_q is not None and carried_rows_refusal(carried) is not None:
+        rows_q, rows_why = None, carried_rows_refusal(carried)
     lanes = lanes_of(p, r, rows_q, mem)
     narrow = lane_width_refusal(p, r, lanes, facts)
     width = 1 if narrow is not None else max(1, options.vector_bits // lane_bits(p, r, lanes))
@@ -723,6 +723,12 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
 LANE_REDUCTIONS = {"arith.maximumf": "maximumf", "arith.minimumf": "minimumf", "arith.maxnumf": "maxnumf",
                    "arith.minnumf": "minnumf", "arith.maxsi": "maxsi", "arith.minsi": "minsi",
                    "arith.maxui": "maxui", "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or"}
+
+
+def carried_rows_refusal(carried) -> str | None:
+    """Why rows may not be jammed around a loop that carries its own reductions (each row would
+    need its own partials and its own result after the sweep), or None."""
+    return "the loop to block carries values (each row its own)" if carried else None
 
 
 def lane_reductions(p: ir.Operation) -> tuple[list[Reduction], str | None]:

@@ -29,10 +29,14 @@ def _pure(op: ir.Operation) -> bool:
     return not op.regions and (op.name == "affine.apply" or op.name.startswith(PURE_PREFIXES))
 
 
+def _unused(v: ir.Value) -> bool:
+    return next(iter(v.uses), None) is None
+
+
 def dead_slice(loop: ir.Operation, k: int) -> list[ir.Operation] | None:
     """The ops to erase with carried value k of `loop` when it is dead (see the module), in
     program order, or None when it is not."""
-    if next(iter(loop.results[k].uses), None) is not None:
+    if not _unused(loop.results[k]):
         return None
     block = body_block(loop)
     arg = list(block.arguments)[1 + k]

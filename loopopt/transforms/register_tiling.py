@@ -443,6 +443,17 @@ def _lane_type(plan: TilePlan) -> str:
     return str(plan.in_memory[0].load.results[0].type) if plan.in_memory else "f32"
 
 
+def _check_unused(nest: ir.Operation) -> None:
+    """Raise when a value defined in `nest` is still used outside it (erasing it would leave a
+    dangling use: a crash, not an error)."""
+    inner = {mlir.op_key(o) for o in [nest, *mlir.walk(nest)]}
+    for o in [nest, *mlir.walk(nest)]:
+        for r in o.results:
+            for u in r.uses:
+                if mlir.op_key(mlir.operation(u.owner)) not in inner:
+                    raise RuntimeError(f"register tiling left a use of {o.name} at {mlir.location_of(o)}")
+
+
 def drop_dead_carried(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
     """Remove the dead carried values (transforms/dead_carried.py) of every loop around a
     reduction loop (what register tiling may take); returns how many were removed."""
@@ -502,6 +513,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
 
         def build(plan=plan, target=target):
             new = build_tiled(plan)
+            _check_unused(target)
             mlir.erase_innermost_first(target)
             return [new]
 
