@@ -20,6 +20,18 @@ and register tiling) gives it one:
   Each iteration then gets its own copy (a new leading dimension, or the leading dimension of
   extent 1 replaced), which is what the program computed before fusion; at most `sb_budget`
   bytes (the cpu target's L2). Tried on a copy of the loop, kept only when the split follows.
+* **How many copies** (`iteration_extent`): the loop has step 1 and a constant lower bound lo;
+  its trip count, when constant, or isl's maximum of a symbolic one over the parameters and
+  outer loops (`0 to min(%n, 64)`: 64; a triangle's inner loop: the outer extent) sizes a static
+  buffer, checked against the budget. When the trip count has no compile-time bound (a dynamic
+  batch: `0 to %dim`), the buffer gets a dynamic leading dimension, `memref.alloc(%n)` with %n
+  the trip count at run time (the `memref.dim` itself from 0, else `affine.max(dim - lo, 0)`);
+  only one copy is then checked against the budget, the whole buffer cannot be. Accepted only
+  when the upper bound is a `memref.dim` of a function argument (`argument_extent`: the copies
+  are rows of data the caller passed, never an arbitrary index argument) and that size is
+  available where the buffer is allocated (`size_operands_dominate`). The legality (the reads'
+  cover in isl) keeps every size symbolic. For mlp_dynamic the hidden row (2 KiB) becomes the
+  batch x 512 intermediate the unfused program had: within the budget up to a batch of 1024.
 
 A statement holds a matrix product when it updates `C[x] = C[x] + a * b` (the same element
 loaded and stored, a and b computed from loads; or the sum carried in iter_args and stored
@@ -215,7 +227,7 @@ def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir
         if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
             continue
         seen.add(mlir.op_key(owner))
-        if _expansion_refusal(owner, loop, scope, extent.copies, budget) is None:
+        if expansion_refusal(owner, loop, scope, extent.copies, budget) is None:
             out.append(owner)
     return out
 
@@ -228,7 +240,7 @@ def copy_bytes(mt: ir.MemRefType) -> int:
     return elems * mlir.element_size_bytes(mt.element_type)
 
 
-def _expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, trips: int | None,
+def expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, trips: int | None,
                        budget: int) -> str | None:
     """None when `loop` may give `alloc`'s buffer one copy per iteration, else why not. `trips`:
     the number of copies, None when only known at run time (then `size_operands_dominate`)."""
@@ -241,6 +253,8 @@ def _expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, tr
         return "the expanded buffer exceeds the budget"
     if trips is None and copy_bytes(mt) > budget:
         return "one iteration's copy exceeds the budget"
+    if trips is None and argument_extent(loop) is None:
+        return "the trip count is unknown at compile time and not a dimension of an argument"
     if trips is None and not size_operands_dominate(loop, alloc):
         return "the trip count is not known where the buffer is allocated"
     from ..analysis.loops import loop_dims
@@ -349,6 +363,24 @@ def _between(op: ir.Operation, loop: ir.Operation) -> list[ir.Operation]:
     return out
 
 
+def argument_extent(loop: ir.Operation) -> ir.Value | None:
+    """The `memref.dim` of a function argument that `loop`'s upper bound is (the dynamic batch,
+    one value per size after the lowering's entry check), else None. A trip count unknown at
+    compile time is accepted for expansion only then: the copies are counted in rows of data
+    the caller passed, never by an arbitrary index."""
+    lbm, ubm = mlir.affine_map_attr(loop, "lowerBoundMap"), mlir.affine_map_attr(loop, "upperBoundMap")
+    operands = list(loop.operands)[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs]
+    if len(ubm.results) != 1 or len(operands) != 1 or not isinstance(ubm.results[0], (ir.AffineSymbolExpr, ir.AffineDimExpr)):
+        return None
+    owner, _ = mlir.value_owner(operands[0])
+    if owner is None or owner.name != "memref.dim":
+        return None
+    src, block = mlir.value_owner(owner.operands[0])
+    if src is not None or block is None or mlir.operation(block.owner).name != "func.func":
+        return None
+    return operands[0]
+
+
 def size_operands_dominate(loop: ir.Operation, alloc: ir.Operation) -> bool:
     """Whether every operand of `loop`'s upper bound is available right after `alloc`: an
     argument of a block enclosing `alloc`, or defined before `alloc` in its block or in a block
@@ -384,18 +416,14 @@ def _before_in_block(op: ir.Operation, at: ir.Operation) -> bool:
 
 
 def _trip_count_value(loop: ir.Operation, lo: int, ip: ir.InsertionPoint) -> ir.Value:
-    """An index value of `loop`'s trip count at `ip`: the upper bound's operand itself when the
-    loop runs from 0 to a `memref.dim` (never negative), else `affine.max(ub - lo, 0)` (a
+    """An index value of the trip count of `loop` (from `lo` to an argument's dimension,
+    `argument_extent`) at `ip`: the dimension itself from 0, else `affine.max(dim - lo, 0)` (a
     loop whose upper bound is below its lower bound runs no iteration: no copy)."""
-    lbm, ubm = mlir.affine_map_attr(loop, "lowerBoundMap"), mlir.affine_map_attr(loop, "upperBoundMap")
-    operands = list(loop.operands)[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs]
-    e = ubm.results[0]
-    if lo == 0 and len(operands) == 1 and isinstance(e, (ir.AffineSymbolExpr, ir.AffineDimExpr)):
-        owner, _ = mlir.value_owner(operands[0])
-        if owner is not None and owner.name == "memref.dim":
-            return operands[0]
-    m = ir.AffineMap.get(ubm.n_dims, ubm.n_symbols, [e - lo, ir.AffineConstantExpr.get(0)])
-    op = ir.Operation.create("affine.max", results=[ir.IndexType.get()], operands=operands,
+    dim = argument_extent(loop)
+    if lo == 0:
+        return dim
+    m = ir.AffineMap.get(0, 1, [ir.AffineSymbolExpr.get(0) - lo, ir.AffineConstantExpr.get(0)])
+    op = ir.Operation.create("affine.max", results=[ir.IndexType.get()], operands=[dim],
                              attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
     return op.results[0]
 
