@@ -308,15 +308,18 @@ def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
 
 
 def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: float,
-                    between: list[ir.Operation] | None = None) -> tuple[list[ir.Operation], Refusal | None]:
+                    between: list[ir.Operation] | None = None,
+                    carried_values: bool = False) -> tuple[list[ir.Operation], Refusal | None]:
     """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
 
     In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
     profit, the ops between the loops (traversePath), no negative dependence distance; then our
     SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
     ops between the loops (computed from the block when not given). Last, on cpu, the cost
-    model's vectorization guard (`check_vectorization`)."""
-    if has_iter_args(l1) or has_iter_args(l2):
+    model's vectorization guard (`check_vectorization`). With `carried_values` a loop that
+    carries iter_args is not refused for it: the caller checks what the carried values need
+    (transforms/iter_args_fusion.py) and fuses both loops' iter_args into one loop."""
+    if not carried_values and (has_iter_args(l1) or has_iter_args(l2)):
         return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
     r = check_modelled(l1, l2, facts.effects)
     if r is None:

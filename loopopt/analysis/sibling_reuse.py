@@ -121,3 +121,21 @@ def streams_shared_input(l1: ir.Operation, l2: ir.Operation, facts) -> bool:
         if moving and reads_same_elements(l1, l2, k, facts):
             return True
     return False
+
+
+def reuse_reasons(l1: ir.Operation, l2: ir.Operation, facts) -> list[str]:
+    """Why the pair earns on cpu beyond the seed's placed intermediates, for the fusion remark:
+    per external buffer, `<buffer> read by both loops` or `<buffer> written, then read back`."""
+    from .memory import value_name
+    from .profit import shared_tensors
+
+    out = []
+    for t in shared_tensors(facts.effects(l1), facts.effects(l2), facts.location):
+        if t.location.placed:
+            continue
+        root = t.location.root
+        if not (t.written_by_first or t.written_by_second) and reuses_read_elements(l1, l2, root, facts):
+            out.append(f"{value_name(root)} read by both loops in one fused iteration (read once from memory)")
+        elif t.written_by_first and reuses_produced_elements(l1, l2, root, facts):
+            out.append(f"{value_name(root)} written, then read back in the same fused iteration (from the cache)")
+    return out

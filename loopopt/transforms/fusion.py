@@ -20,10 +20,11 @@ from ..analysis.liveness import Liveness
 from ..analysis.loops import body_block, body_ops, loop_dims, loops_in_block
 from ..analysis.profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
 from ..analysis.refusal import Code, Refusal
-from ..analysis.sibling_reuse import reuses_produced_elements, reuses_read_elements
+from ..analysis.sibling_reuse import reuse_reasons, reuses_produced_elements, reuses_read_elements
 from ..mlir import ir
 from ..options import Options
 from ..remarks import MISSED, PASSED, FPGGraph, RemarkLog
+from . import iter_args_fusion as ia
 from .rewriter import BlockOrder, Rewriter
 
 
@@ -296,8 +297,13 @@ class GreedyFusion:
 
     # -- legality battery ------------------------------------------------------------------
     def legality(self, st: _BlockState, l1: ir.Operation, l2: ir.Operation, profit: float):
-        """(ops to hoist, None) if the pair may fuse, else ([], Refusal)."""
+        """(ops to hoist, None) if the pair may fuse, else ([], Refusal). A pair that carries
+        iter_args is planned by transforms/iter_args_fusion.py (the battery, then what the
+        carried values need)."""
         between = st.block_order.between(l1, l2) if st is not None else None
+        if ia.carries_values(l1, l2):
+            return ia.plan_carried_fusion(l1, l2, lambda x, y: fusion_legality(
+                x, y, self.facts, self.options, profit, between, carried_values=True))
         return fusion_legality(l1, l2, self.facts, self.options, profit, between)
 
     # -- driver ----------------------------------------------------------------------------
@@ -469,12 +475,36 @@ class GreedyFusion:
         for x in hoist:
             self.rewriter.move_before(x, l1)
         self._outcome(st, a, b, "fused")
+        carried = (len(l1.results), len(l2.results))
+        extra = {"iter_args": list(carried)} if any(carried) else {}
+        why = [f"{ia.FUSED_CARRYING} ({carried[0]} + {carried[1]}), results remapped"] if any(carried) else []
+        if not self.options.target.partitioned:
+            why += reuse_reasons(l1, l2, self.facts)
+        if why:
+            extra["detail"] = "; ".join(why)
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
                      function=self.fname, location=self._where(l1),
-                     args={**pair, "code": "LOOP_FUSION", "hoisted": [x.name for x in hoist]})
-        self.rewriter.fuse(l1, l2, loop_fusion)
+                     args={**pair, "code": "LOOP_FUSION", "hoisted": [x.name for x in hoist], **extra})
+        if any(carried):
+            self._fuse_carrying(st, a, b)
+        else:
+            self.rewriter.fuse(l1, l2, loop_fusion)
         self.num_loops_fused += 1
         return hoist
+
+    def _fuse_carrying(self, st: _BlockState, a: int, b: int) -> None:
+        """Fuse a pair that carries iter_args: both loops are replaced by one new loop
+        (iter_args_fusion.fuse_carrying) that stands as loop a."""
+        l1, l2 = st.loops[a], st.loops[b]
+        self.facts.forget_ancestors(l1)
+        done = {}
+
+        def build():
+            done["new"] = ia.fuse_carrying(l1, l2, _shifted_iv)
+            return [[done["new"]], []]
+
+        self.rewriter.replace([l1, l2], build)
+        st.loops[a] = done["new"]
 
     def _use_def_line(self, l1: ir.Operation, l2: ir.Operation, reason: Refusal | None) -> str:
         """The seed's has_negative_distance log line for a negative-distance refusal (explaining
