@@ -377,7 +377,7 @@ class TilePlan:
 
     @property
     def accumulators(self) -> int:
-        return self.rows * self.vectors * (len(self.reductions) + len(self.in_memory) + len(self.carried))
+        return self.rows * self.vectors * (len(self.reductions) + len(self.in_memory))
 
     @property
     def all_reductions(self) -> tuple:
@@ -511,8 +511,8 @@ def lanes_of(p: ir.Operation, r: ir.Operation, q: ir.Operation | None, mem: list
     values and results, and the sums it keeps in memory, are taken to vary with P (each lane
     keeps its own accumulator)."""
     varying, per_row = {body_block(p).arguments[0]}, set()
-    if q is not None:
-        per_row.add(body_block(q).arguments[0])
+    if q is not None:  # P's own reductions: each row its own (their results stay scalars)
+        per_row.update([body_block(q).arguments[0], *list(body_block(p).arguments)[1:], *p.results])
     for v in list(body_block(r).arguments)[1:] + list(r.results) + list(body_block(p).arguments)[1:]:
         varying.add(v)
     for m in mem:
@@ -553,11 +553,15 @@ def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None,
                     mem: list | tuple = ()) -> tuple[TileCode, str, ir.Operation] | None:
     """The first op the tiling cannot copy: regions (but R), vector ops, calls, ops outside
     arith/math and the affine loads, stores and applies; in R no store but those of its memory
-    reductions (`mem`); in Q's body only loads and pure ops."""
+    reductions (`mem`); in Q's body only loads and pure ops, and stores after P (each row's
+    epilogue runs after the sweep of all rows: with Q carrying no dependence, every row's ops
+    keep their order)."""
     sums = {mlir.op_key(m.store) for m in mem}
     ops = [(o, "P") for o in body_ops(p) if o != r] + [(o, "R") for o in body_ops(r) if mlir.op_key(o) not in sums]
     if q is not None:
-        ops += [(o, "Q") for o in body_ops(q) if o != p]
+        qops = body_ops(q)
+        at = next(k for k, o in enumerate(qops) if o == p)
+        ops += [(o, "Q") for o in qops[:at]] + [(o, "Q after") for o in qops[at + 1:]]
     for op, where in ops:
         if op.regions:
             return TileCode.UNSUPPORTED_OP, f"{op.name} (a nested region)", op
@@ -689,8 +693,6 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     if why is not None:
         return _tile_refuse(p, TileCode.CARRIED, why.reason)
     rows_q, rows_why = _rows_loop(q, p, r, facts, mem)
-    if rows_q is not None and carried_rows_refusal(carried) is not None:
-        rows_q, rows_why = None, carried_rows_refusal(carried)
     lanes = lanes_of(p, r, rows_q, mem)
     narrow = lane_width_refusal(p, r, lanes, facts)
     width = 1 if narrow is not None else max(1, options.vector_bits // lane_bits(p, r, lanes))
@@ -703,12 +705,13 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
     rows_max = MAX_ROWS if rows_q is not None else 1
-    mr, nv = choose_tile(registers, len(reds) + len(mem) + len(carried), width, rows_max, cols,
+    # P's own partials are not counted: they wait across R and are used once per sweep step
+    mr, nv = choose_tile(registers, len(reds) + len(mem), width, rows_max, cols,
                          constant_trip_count(rows_q) if rows_q is not None else None)
     if mr == 1 and rows_q is not None:
         rows_q, rows_why = None, "one row fits the registers best"
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
-    nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 else 0
+    nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried else 0
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
                     in_memory=tuple(mem), col_block=nc, carried=tuple(carried))
 
@@ -723,12 +726,6 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
 LANE_REDUCTIONS = {"arith.maximumf": "maximumf", "arith.minimumf": "minimumf", "arith.maxnumf": "maxnumf",
                    "arith.minnumf": "minnumf", "arith.maxsi": "maxsi", "arith.minsi": "minsi",
                    "arith.maxui": "maxui", "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or"}
-
-
-def carried_rows_refusal(carried) -> str | None:
-    """Why rows may not be jammed around a loop that carries its own reductions (each row would
-    need its own partials and its own result after the sweep), or None."""
-    return "the loop to block carries values (each row its own)" if carried else None
 
 
 def lane_reductions(p: ir.Operation) -> tuple[list[Reduction], str | None]:

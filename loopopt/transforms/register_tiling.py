@@ -282,7 +282,8 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     pargs = list(body_block(p).arguments)[1:]
     py = mlir.block_ops(body_block(p))[-1]
     inits = list(p.operands)[_Sweep._n_bound(p):]
-    cur = [inits[red.position] for red in plan.carried]
+    nrows, nred = len(rowmaps), len(plan.carried)
+    cur = [[inits[red.position] for red in plan.carried] for _ in range(nrows)]
     out = []
     lo = lb
     for step, nv, width in (segments or _segments(plan)):
@@ -292,7 +293,7 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
             lo = hi
             continue
         sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
-        seg_inits = [x for v in cur for x in [_splat(v, width, ip, p.location)] * nv]
+        seg_inits = [x for row in cur for v in row for x in [_splat(v, width, ip, p.location)] * nv]
         loop = _new_for(lo, hi, step, seg_inits, ip, p.location)
         block = body_block(loop)
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
@@ -301,21 +302,24 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         piv = body_block(p).arguments[0]
         for c in range(nv):  # P's IV moves with no row: row 0's copies serve every row
             sweep.bind(piv, _offset_index(j0, c * width, inner, p.location), 0, c)
-        for k, red in enumerate(plan.carried):
-            for c in range(nv):
-                sweep.bind(pargs[red.position], block.arguments[1 + k * nv + c], 0, c)
+        for m in range(nrows):  # slot (row m, reduction k, vector c) of the segment's iter_args
+            for k, red in enumerate(plan.carried):
+                for c in range(nv):
+                    sweep.bind(pargs[red.position], block.arguments[1 + (m * nred + k) * nv + c], m, c)
         for op in body_ops(p):
             sweep.emit(op, inner)
         if seg_inits:
-            vals = [sweep.get(py.operands[red.position], 0, c, True, inner) for red in plan.carried for c in range(nv)]
+            vals = [sweep.get(py.operands[red.position], m, c, True, inner)
+                    for m in range(nrows) for red in plan.carried for c in range(nv)]
             with py.location:
                 affine_d.AffineYieldOp(vals, ip=inner)
         res = list(loop.results)
-        cur = [_combine(red, res[k * nv:(k + 1) * nv], width, ip, p.location) for k, red in enumerate(plan.carried)]
+        cur = [[_combine(red, res[(m * nred + k) * nv:(m * nred + k + 1) * nv], width, ip, p.location)
+                for k, red in enumerate(plan.carried)] for m in range(nrows)]
         out.append(loop)
         lo = hi
     if finals is not None:
-        finals.extend(cur)
+        finals.extend(cur)  # one list per row
     return out
 
 
@@ -350,7 +354,11 @@ def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value
     rowmaps = [{qiv: v} for v in rows]
     for op in body_ops(q):
         if op == plan.loop:
-            _sweep_p(plan, lanes, rowmaps, ip, span, segments)
+            finals: list = []
+            _sweep_p(plan, lanes, rowmaps, ip, span, segments, finals=finals)
+            for m, row in enumerate(finals):  # each row's own values of P's reductions
+                for red, v in zip(plan.carried, row):
+                    rowmaps[m][plan.loop.results[red.position]] = v
             continue
         for m in (range(len(rows)) if op_moves(op, lanes.by_row) else range(1)):
             new = op.clone(ip=ip)
@@ -379,7 +387,7 @@ def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments
         tail = _new_for(main, ub, 1, [], ip, q.location)
         tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
         single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
-                          plan.reductions, in_memory=plan.in_memory)
+                          plan.reductions, in_memory=plan.in_memory, carried=plan.carried)
         _row_body(single, lanes, q, [body_block(tail).arguments[0]], tin, span, segments)
         out.append(tail)
     return out
@@ -400,7 +408,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
             before = {mlir.op_key(o) for o in mlir.block_ops(block)}
             finals: list = []
             _sweep_p(plan, lanes, [{}], ip, finals=finals)
-            for red, v in zip(plan.carried, finals):  # P's own reductions: their combined values
+            for red, v in zip(plan.carried, finals[0] if finals else []):  # P's own reductions, combined
                 plan.loop.results[red.position].replace_all_uses_with(v)
             return [o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]
         if not plan.col_block:
@@ -503,7 +511,8 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
         if plan.carried:
             kinds = ", ".join(red.kind for red in plan.carried)
-            text += f"; the loop's own reductions ({kinds}) as lane-wise partials, exact in any order"
+            parts = plan.rows * plan.vectors * len(plan.carried)
+            text += f"; the loop's own reductions ({kinds}) in {parts} lane-wise partials, exact in any order"
             args["carried"] = [red.kind for red in plan.carried]
         if plan.rows == 1 and plan.rows_why:
             text += f"; one row: {plan.rows_why}"
