@@ -28,20 +28,19 @@ from .memory import UNTRACED
 def iteration_footprint(a, axis, scope: Scope, t: str = "t_"):
     """The elements of a.root that access `a` touches in one iteration of `axis` (a loop
     enclosing it), as an isl set over [the loops outside `axis`, t, the element coordinates]:
-    `t` is the axis iteration, the loops inside `axis` are projected out. None when the access
-    is not inside `axis` or its index is unknown."""
+    `t` is the axis's iteration number ((iv - lower bound) / step, so loops with other lower
+    bounds compare iteration by iteration, as fusion pairs them), the loops inside `axis` are
+    projected out. None when the access is not inside `axis` or its index is unknown."""
     names = [lp.name for lp in a.loops]
     if a.index is None or axis.name not in names:
         return None
     k = names.index(axis.name)
-    outer, inner = names[:k], names[k + 1:]
-    rename = {axis.name: t}
-    cons = [c for lp in a.loops for c in lp.constraints(rename)]
+    outer, inner = names[:k], names[k:]
+    cons = [c for lp in a.loops for c in lp.constraints()]
+    cons.append(f"{axis.step} * {t} = {axis.name} - ({axis.lower_text()})")
     elems = [f"x{m}_" for m in range(len(a.index))]
-    cons += element_constraints(a, elems, rename)
-    body = " and ".join(cons) or "true"
-    if inner:
-        body = f"exists ({', '.join(inner)}: {body})"
+    cons += element_constraints(a, elems)
+    body = f"exists ({', '.join(inner)}: {' and '.join(cons)})"
     try:
         return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join([*outer, t, *elems])}] : {body} }}")
     except isl.Error:
@@ -55,13 +54,13 @@ def footprints_nest(a, b, ax1, ax2, scope: Scope) -> bool:
     than the first touched, `s[j]` for all j after a loop that wrote `s[i]`, earns nothing). Decided exactly with
     isl on the per-iteration footprints (`iteration_footprint`), so nests of different depths
     (a row written by a 2-deep nest, read inside a 3-deep one) are compared too. Both accesses
-    must sit in the same loops outside the axis; the axes must start alike with one step."""
+    must sit in the same loops outside the axis, the two axes have one step."""
     if a.rank != b.rank or a.key != b.key or a.key is UNTRACED:
         return False
     na, nb = [lp.name for lp in a.loops], [lp.name for lp in b.loops]
     if ax1.name not in na or ax2.name not in nb or na[:na.index(ax1.name)] != nb[:nb.index(ax2.name)]:
         return False
-    if ax1.lower != ax2.lower or ax1.step != ax2.step:
+    if ax1.step != ax2.step:
         return False
     fa, fb = iteration_footprint(a, ax1, scope), iteration_footprint(b, ax2, scope)
     if fa is None or fb is None:
