@@ -329,9 +329,10 @@ def test_hypothesis_strategy_gives_valid_programs(prog):
     assert prog.func_name == "kernel"
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_hypothesis_shrinks_generator_choices():
-    """Shrinking a 'has a subview' search ends at a small program: the draws shrink toward no features."""
+    """Shrinking a 'has a subview' search ends at a small program: the draws shrink toward no features.
+    Long (about 90 s alone: Hypothesis replays the generator's thousands of draws per shrink step)."""
     from hypothesis import find
 
     prog = find(programs(GeneratorConfig(max_nests=3, max_depth=2)), lambda p: "memref.subview" in p.text,
