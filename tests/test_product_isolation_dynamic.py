@@ -249,3 +249,25 @@ def test_each_guard_is_needed(mutant, monkeypatch):
     assert check() == [], f"{mutant}: the check fails without the mutant"
     monkeypatch.setattr(product_isolation, name, replacement)
     assert check() != [], f"disabling {name} went unnoticed"
+
+
+# ----------------------------------------------------------------------------- the front door
+
+@needs_runner
+def test_the_dynamic_mlp_block_is_bit_exact_with_and_without_the_expansion(monkeypatch):
+    """mlp_dynamic_small as torch-mlir printed it, through the front door: with the expansion the
+    hidden row becomes ?x32 and both products get rows; against the same pipeline without it
+    (one row per product, the numeric switches of framework input on in both), every batch gives
+    the same bits."""
+    import pathlib
+
+    path = pathlib.Path(__file__).parent.parent / "benchmarks" / "models" / "blocks" / "mlp_dynamic_small.mlir"
+    src = path.read_text()
+    res = loopopt.optimize(src, target="cpu")
+    assert any("expanded per iteration to ?x32" in r.message for r in res.remarks)
+    tiles = [r.message for r in res.remarks if r.pass_name == "register-tile" and r.kind == "Passed"]
+    assert len(tiles) == 2 and all("one row" not in m for m in tiles), tiles
+    monkeypatch.setattr(product_isolation, "argument_extent", lambda loop: None)
+    rows1 = loopopt.optimize(src, target="cpu")
+    assert not any("expanded" in r.message for r in rows1.remarks if r.pass_name == "isolate-products")
+    same_natively(rows1.text, res.text, "mlp_dynamic_small", (1, 4, 7, 33), lambda n: [[n, 16], [n, 16]])
