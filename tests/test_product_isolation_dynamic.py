@@ -271,3 +271,42 @@ def test_the_dynamic_mlp_block_is_bit_exact_with_and_without_the_expansion(monke
     rows1 = loopopt.optimize(src, target="cpu")
     assert not any("expanded" in r.message for r in rows1.remarks if r.pass_name == "isolate-products")
     same_natively(rows1.text, res.text, "mlp_dynamic_small", (1, 4, 7, 33), lambda n: [[n, 16], [n, 16]])
+
+
+# ----------------------------------------------------------------------------- fuzzing
+
+def _random_dynamic(rng) -> tuple[str, bool]:
+    """The fused Linear layers of test_cpu_product_isolation's fuzzer with the reduction length
+    dynamic (`0 to memref.dim`): the row buffer's copies are then counted at run time."""
+    from test_cpu_product_isolation import _random_fused
+
+    src, covered = _random_fused(rng)
+    src = src.replace("memref<12x8xf32>", "memref<12x?xf32>").replace("memref<6x8xf32>", "memref<6x?xf32>")
+    src = src.replace("  %t = memref.alloc()", "  %c1 = arith.constant 1 : index\n"
+                      "  %n = memref.dim %W, %c1 : memref<12x?xf32>\n  %t = memref.alloc()")
+    src = src.replace("  affine.for %k = 0 to 8 {", "  affine.for %k = 0 to %n {")
+    return src, covered
+
+
+def test_dynamic_expansion_is_fuzzed_against_what_each_iteration_reads_and_writes():
+    import random
+
+    import numpy as np
+
+    from loopopt.testing import make_inputs, run_on_inputs
+
+    rng = random.Random(26)
+    expanded = refused = 0
+    for _ in range(40):
+        src, covered = _random_dynamic(rng)
+        out, remarks = isolate(src)
+        did = any("expanded per iteration to ?x" in r.message for r in remarks)
+        expanded += did
+        refused += not covered
+        assert not (did and not covered), src
+        for n in (1, 5):
+            sizes = {"arg0": (12, n), "arg1": (6, n)}
+            a = run_on_inputs(src, "f", make_inputs(src, "f", n, sizes=sizes))
+            b = run_on_inputs(out, "f", make_inputs(out, "f", n, sizes=sizes))
+            assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b)), src
+    assert expanded >= 8 and refused >= 8, (expanded, refused)
