@@ -429,10 +429,11 @@ def _trip_count_value(loop: ir.Operation, lo: int, ip: ir.InsertionPoint) -> ir.
 
 
 def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -> ir.Operation:
-    """A new buffer with one copy of `alloc`'s per iteration of `loop`, placed after `alloc`, and
+    """A new buffer with one copy of `alloc`'s per iteration of `loop`, placed before `alloc`, and
     every access inside `loop` moved to it (index: the iteration first). `copies`: how many
-    (the loop's trip count, or a compile-time bound of it); None: the trip count at run time,
-    a dynamic leading dimension (`memref.alloc(%n)`). Returns the new alloc."""
+    (the loop's trip count, or a compile-time bound of it); None: the constant trip count, else
+    the trip count at run time, a dynamic leading dimension (`memref.alloc(%n)`, the loop's
+    upper bound an `argument_extent`). Returns the new alloc."""
     lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
     lo = lbm.results[0].value
     mt = mlir.memref_type(alloc.results[0])
@@ -440,6 +441,9 @@ def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -
     accesses = [u for u in users if u.name in ("affine.load", "affine.store") and _inside(u, loop)]
     replace_dim0 = mt.shape[0] == 1 and all(
         _first_result_is_zero(mlir.affine_map_attr(u, "map")) for u in accesses)
+    bounds = constant_bounds(loop)
+    if copies is None and bounds is not None:
+        copies = max(0, bounds[1] - bounds[0])
     lead = copies if copies is not None else mlir.DYNAMIC
     shape = [lead] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
     iv = loop.regions[0].blocks[0].arguments[0]
