@@ -349,7 +349,7 @@ def _distribution_growth(res) -> int:
     return sum(int(re.search(r"into (\d+) loops", r.message).group(1)) - 1
                for r in res.remarks if r.pass_name == "distribution" and r.kind == "Passed") + \
         sum(r.args["loops_added"] for r in res.remarks if r.message.startswith("[LOOP SPLIT]")) + \
-        sum(r.args["loops_added"] for r in res.remarks
+        sum(r.args.get("loops_added", 0) for r in res.remarks
             if r.pass_name in ("isolate-products", "register-tile") and r.kind == "Passed")
 
 
