@@ -186,6 +186,29 @@ def test_a_used_index_stays_exact():
     assert same_natively(src, out) is None
 
 
+# The running maximum of the rows so far in M[0], read by the next row's scores: the row loop
+# carries a dependence through memory, so rows are not jammed (each row's epilogue must run
+# before the next row's sweep).
+ROWS_CHAINED = rowmax().replace(
+    "      affine.store %v, %S[%i, %j]",
+    "      %prev = affine.load %R[0] : memref<9xf32>\n      %vv = arith.addf %v, %prev : f32\n"
+    "      affine.store %vv, %S[%i, %j]").replace(
+    "    affine.store %m#0, %M[%i] : memref<9xf32>\n",
+    "    affine.store %m#0, %M[%i] : memref<9xf32>\n    affine.store %m#0, %R[0] : memref<9xf32>\n")
+
+
+def test_a_row_epilogue_the_next_row_reads_keeps_one_row():
+    out, remarks = tile(ROWS_CHAINED)
+    tiled = [r for r in remarks if r.message.startswith("[REGISTER TILING]")]
+    assert tiled and tiled[0].args["rows"] == 1 and "carries a dependence" in tiled[0].message
+
+
+@has_runner
+def test_a_row_epilogue_the_next_row_reads_stays_exact():
+    out, _ = tile(ROWS_CHAINED)
+    assert same_natively(ROWS_CHAINED, out) is None
+
+
 # ----------------------------------------------------------------------------- dead values
 
 def dead(src: str) -> list[list[int]]:
@@ -246,7 +269,7 @@ def _native_failures() -> list[str]:
                       ("summed", rowmax(argmax=False, extra_iter=", %tot = %one", extra_types=", f32",
                                         extra_body="      %nt = arith.addf %d, %tot : f32\n", extra_yield=", %nt",
                                         extra_out="    affine.store %m#1, %R[%i] : memref<9xf32>\n")),
-                      ("row loop jammed", ROW_IN_Q)]:
+                      ("row loop jammed", ROW_IN_Q), ("rows chained", ROWS_CHAINED)]:
         try:
             out, _ = tile(src)
             if same_natively(src, out) is not None:
@@ -274,6 +297,8 @@ MUTANTS = {
                                 _native_failures),
     "carried values not reductions": (cpu_plan, "lane_reductions",
                                       lambda p: (cpu_plan.reductions_of(p)[0], None), _native_failures),
+    "rows that carry a dependence": (cpu_plan, "carried_dependence", lambda loop, facts, **k: None,
+                                     _native_failures),
     "impure slice": (dead_carried, "_pure", lambda op: True, _dead_failures),
     "uses outside the slice": (dead_carried, "_use_in", lambda *a: True, _dead_failures),
     "a used result": (dead_carried, "_unused", lambda v: True, _dead_failures),
