@@ -178,9 +178,29 @@ def check_vectorization(l1: ir.Operation, l2: ir.Operation, facts, options) -> R
                    f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
 
 
+def private_buffer(e: Effects, key) -> bool:
+    """The buffer `key` (touched by `e`) is one this function allocates and never lets escape:
+    every use is an affine/memref load or store of it or its dealloc (memory.escaping_use), so
+    no other name reaches it and an op with unknown effects (an external call) cannot touch it."""
+    from .effects import READ_OPS, WRITE_OPS
+    from .memory import escaping_use, root_origin
+
+    root = e.values.get(key)
+    if key is UNTRACED or root is None or root_origin(root) != "alloc":
+        return False
+    return escaping_use(root, {**READ_OPS, **WRITE_OPS}) is None
+
+
 def _conflict(x: Effects, y: Effects) -> bool:
-    if (x.unknown and (y.touches() or y.unknown)) or (y.unknown and x.touches()):
+    """x and y may touch one buffer, one of them writing. An op with unknown effects conflicts
+    with everything the other touches except the function's private buffers (`private_buffer`):
+    so an external call between two loops that work on private buffers stays where it is
+    and the loops fuse around it (MLIR's loop-fusion-3.mlir, a call without memref operands)."""
+    if x.unknown and y.unknown:
         return True
+    if x.unknown or y.unknown:
+        known = y if x.unknown else x
+        return any(not private_buffer(known, k) for k in known.touches())
     return bool(x.writes & y.touches()) or bool(x.reads & y.writes)
 
 
