@@ -15,19 +15,21 @@ reductions of different lengths). Nothing here mutates IR or decides legality: t
 """
 from __future__ import annotations
 
+import functools
+
 import islpy as isl
 
 from ..mlir import ir
 from .affine import Scope
 from .dependence import element_constraints
 from .fusion_legality import reads_produced_elements, reads_same_elements
-from .loops import has_iter_args, loop_dims
+from .loops import has_iter_args, loop_dims, substitute
 from .memory import UNTRACED
 
 
 def iteration_footprint(a, axis, scope: Scope, t: str = "t_"):
     """The elements of a.root that access `a` touches in one iteration of `axis` (a loop
-    enclosing it), as an isl set over [the loops outside `axis`, t, the element coordinates]:
+    enclosing it), as the isl text of a set over [the loops outside `axis`, t, the element coordinates]:
     `t` is the axis's iteration number ((iv - lower bound) / step, so loops with other lower
     bounds compare iteration by iteration, as fusion pairs them), the loops inside `axis` are
     projected out. None when the access is not inside `axis` or its index is unknown."""
@@ -40,19 +42,30 @@ def iteration_footprint(a, axis, scope: Scope, t: str = "t_"):
     cons.append(f"{axis.step} * {t} = {axis.name} - ({axis.lower_text()})")
     elems = [f"x{m}_" for m in range(len(a.index))]
     cons += element_constraints(a, elems)
-    body = f"exists ({', '.join(inner)}: {' and '.join(cons)})"
+    canon = {**{n: f"o{m}_" for m, n in enumerate(outer)}, **{n: f"l{m}_" for m, n in enumerate(inner)}}
+    body = substitute(f"exists ({', '.join(inner)}: {' and '.join(cons)})", canon)  # loops by position
+    dims = [canon[n] for n in outer]
+    return f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join([*dims, t, *elems])}] : {body} }}"
+
+
+@functools.lru_cache(maxsize=16384)
+def _nested_text(inner: str, outer: str) -> bool:
+    """The isl set `inner` is non-empty and within `outer` (texts; memoized: a pair is scored
+    again after every change around it, with the same accesses)."""
     try:
-        return isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join([*outer, t, *elems])}] : {body} }}")
+        fa, fb = isl.Set(outer), isl.Set(inner)
     except isl.Error:
-        return None
+        return False
+    fa, fb = fa.align_params(fb.get_space()), fb.align_params(fa.get_space())
+    return not fb.is_empty() and fb.is_subset(fa)
 
 
 def footprints_nest(a, b, ax1, ax2, scope: Scope) -> bool:
     """In every iteration of the fused axis, the elements `b` (in the second loop) touches are
     among those `a` (in the first) touches, and some are touched: in one fused iteration the
     second loop finds all it touches of the buffer in the cache (a second loop that reads more
-    than the first touched, `s[j]` for all j after a loop that wrote `s[i]`, earns nothing). Decided exactly with
-    isl on the per-iteration footprints (`iteration_footprint`), so nests of different depths
+    than the first touched, `s[j]` for all j after a loop that wrote `s[i]`, earns nothing).
+    Decided exactly with isl on the per-iteration footprints (`iteration_footprint`), so nests of different depths
     (a row written by a 2-deep nest, read inside a 3-deep one) are compared too. Both accesses
     must sit in the same loops outside the axis, the two axes have one step."""
     if a.rank != b.rank or a.key != b.key or a.key is UNTRACED:
@@ -65,10 +78,7 @@ def footprints_nest(a, b, ax1, ax2, scope: Scope) -> bool:
     fa, fb = iteration_footprint(a, ax1, scope), iteration_footprint(b, ax2, scope)
     if fa is None or fb is None:
         return False
-    fa, fb = fa.align_params(fb.get_space()), fb.align_params(fa.get_space())
-    if fa.is_empty() or fb.is_empty():
-        return False
-    return fb.is_subset(fa)
+    return _nested_text(fb, fa)
 
 
 def _footprint_reuse(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes: bool) -> bool:
