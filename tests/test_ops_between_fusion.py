@@ -48,7 +48,8 @@ func.func @call_between(%a: memref<16xf32>, %out: memref<16xf32>, %c: memref<1xf
 }
 """
 
-# The same with %t passed to the call (it bumps t[0]): %t escapes, the call must stay between.
+# The same with %t reaching the call through an scf.if (the call bumps t[0]): %t escapes, and the
+# call, which touches an untraced memref, must stay between the loops.
 CALL_TOUCHES = """func.func private @tick(%c: memref<16xf32>) {
   %v = affine.load %c[0] : memref<16xf32>
   %one = arith.constant 1.0 : f32
@@ -63,7 +64,13 @@ func.func @call_between(%a: memref<16xf32>, %out: memref<16xf32>, %c: memref<1xf
     %y = arith.mulf %x, %x : f32
     affine.store %y, %t[%i] : memref<16xf32>
   }
-  call @tick(%t) : (memref<16xf32>) -> ()
+  %yes = arith.constant true
+  %m = scf.if %yes -> (memref<16xf32>) {
+    scf.yield %t : memref<16xf32>
+  } else {
+    scf.yield %t : memref<16xf32>
+  }
+  call @tick(%m) : (memref<16xf32>) -> ()
   %t2 = memref.alloc() : memref<16xf32>
   affine.for %i = 0 to 16 {
     %x = affine.load %t[%i] : memref<16xf32>
@@ -130,3 +137,60 @@ def test_mutation_without_the_escape_test_the_call_is_reordered(monkeypatch):
     assert fors(bad.text) == 2
     with pytest.raises(AssertionError):
         assert_same_results(CALL_TOUCHES, bad.text, seed=1)
+
+
+# A loop between the pair that has unknown effects (it stores through a memref an scf.if makes)
+# and is known to read the private %t: it must not move above the loop that fills %t.
+UNKNOWN_READER_BETWEEN = """
+func.func @reader_between(%o: memref<4xf32>, %o2: memref<4xf32>, %p: i1) {
+  %two = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<4xf32>
+  affine.for %i = 0 to 4 {
+    affine.store %two, %t[%i] : memref<4xf32>
+  }
+  %m = scf.if %p -> (memref<4xf32>) {
+    scf.yield %o : memref<4xf32>
+  } else {
+    scf.yield %o : memref<4xf32>
+  }
+  affine.for %i = 0 to 4 {
+    %x = affine.load %t[%i] : memref<4xf32>
+    affine.store %x, %m[%i] : memref<4xf32>
+  }
+  affine.for %i = 0 to 4 {
+    %x = affine.load %t[%i] : memref<4xf32>
+    %y = arith.addf %x, %x : f32
+    affine.store %y, %o2[%i] : memref<4xf32>
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "trn1"])
+def test_an_op_with_unknown_effects_keeps_its_known_accesses(target):
+    res = optimize_checked(UNKNOWN_READER_BETWEEN, target, passes=["fusion"], sizes=[None, None, 1])
+    body = res.text[res.text.index("@reader_between"):]
+    # the fill of %t still comes first, then the loop that reads %t and stores through %m
+    assert body.index("affine.store %cst") < body.index("scf.if") < body.index("affine.for", body.index("scf.if"))
+    assert any(r.args.get("code") == "BLOCKED_BY_OPS" for r in fusion(res))
+
+
+def test_mutation_without_the_known_accesses_the_reader_moves_first(monkeypatch):
+    """If an op with unknown effects were judged by the private-buffer rule alone, the loop
+    between would be hoisted above the fill of %t and read it uninitialized (found by the fuzzer:
+    tests/regressions/7665297c30c7.mlir)."""
+    from loopopt.analysis import fusion_legality as fl
+
+    def unknown_only(x, y):
+        if x.unknown and y.unknown:
+            return True
+        if x.unknown or y.unknown:
+            known = y if x.unknown else x
+            return any(not fl.private_buffer(known, k) for k in known.touches())
+        return bool(x.writes & y.touches()) or bool(x.reads & y.writes)
+
+    monkeypatch.setattr(fl, "_conflict", unknown_only)
+    bad = driver.optimize(UNKNOWN_READER_BETWEEN, Options(target=TARGETS["trn1"]), "t.mlir", passes=["fusion"])
+    with pytest.raises(AssertionError):
+        assert_same_results(UNKNOWN_READER_BETWEEN, bad.text, seed=1, sizes=[None, None, 1])

@@ -193,15 +193,18 @@ def private_buffer(e: Effects, key) -> bool:
 
 def _conflict(x: Effects, y: Effects) -> bool:
     """x and y may touch one buffer, one of them writing. An op with unknown effects conflicts
-    with everything the other touches except the function's private buffers (`private_buffer`):
+    with what it is known to touch and with everything else the other side touches except the
+    function's private buffers (`private_buffer`):
     so an external call between two loops that work on private buffers stays where it is
     and the loops fuse around it (MLIR's loop-fusion-3.mlir, a call without memref operands)."""
     if x.unknown and y.unknown:
         return True
+    if bool(x.writes & y.touches()) or bool(x.reads & y.writes):
+        return True  # what each side is known to touch (an op with unknown effects may know some)
     if x.unknown or y.unknown:
         known = y if x.unknown else x
         return any(not private_buffer(known, k) for k in known.touches())
-    return bool(x.writes & y.touches()) or bool(x.reads & y.writes)
+    return False
 
 
 def _values_used_inside(op: ir.Operation) -> set:
