@@ -759,15 +759,30 @@ def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int,
 
 
 def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:
-    """Another access in R to a buffer a memory reduction keeps its sum in (the sum then may not
-    wait in a register), or None."""
+    """Another access in R that may touch the buffer a memory reduction keeps its sum in (the
+    sum then may not wait in a register), or None. Buffers are compared by their storage
+    (`memory.buffer_key` of the alias root, so a cast or view of the sum's buffer counts; a
+    memref of untraced origin may be any buffer); two sums that may share a buffer are refused
+    too (their addresses may meet)."""
+    from .memory import alias_root, buffer_key, keys_may_alias
+
+    def key(v):
+        return buffer_key(alias_root(v))
+
     own = {mlir.op_key(x) for m in mem for x in (m.load, m.store)}
-    roots = {m.store.operands[1] for m in mem}
+    sums = [key(m.store.operands[1]) for m in mem]
+    for a in range(len(sums)):
+        for b in range(a + 1, len(sums)):
+            if keys_may_alias(sums[a], sums[b]):
+                return (f"affine.store at {mlir.location_of(mem[b].store)} keeps a second sum in a buffer "
+                        "that may be the first's")
     for op in body_ops(r):
-        if op.name in ACCESS_OPS and mlir.op_key(op) not in own:
-            root = op.operands[1 if op.name.endswith("store") else 0]
-            if root in roots:
-                return f"{op.name} at {mlir.location_of(op)} also touches the buffer of a sum kept in memory"
+        if mlir.op_key(op) in own:
+            continue
+        for v in op.operands:
+            if isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType)) and \
+                    any(keys_may_alias(key(v), k) for k in sums):
+                return f"{op.name} at {mlir.location_of(op)} may touch the buffer of a sum kept in memory"
     return None
 
 

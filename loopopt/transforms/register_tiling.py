@@ -71,8 +71,26 @@ def multiple_bound(lb: tuple, ub: tuple, step: int) -> tuple[ir.AffineMap, list[
     return amap, lops[:nd1] + uops[:nd2] + lops[nd1:] + uops[nd2:]
 
 
+def at_least(bound: tuple, floor: tuple) -> tuple[ir.AffineMap, list[ir.Value]]:
+    """`max(floor, bound)` as a lower-bound map (a lower bound with several results is their
+    maximum). A loop that starts where `multiple_bound` ended must also start at or above the
+    original lower bound: when the original loop runs zero times (ub < lb, e.g. `1 to %n` with
+    %n = 0), `lb + ((ub - lb) floordiv step) * step` lies below lb and a remainder loop from
+    there to ub would run iterations the original never ran."""
+    a, b = _constant(bound), _constant(floor)
+    if a is not None and b is not None:
+        return bound if a >= b else floor
+    (fm, fops), (bm, bops) = floor, bound
+    nd1, ns1, nd2, ns2 = fm.n_dims, fm.n_symbols, bm.n_dims, bm.n_symbols
+    exprs = [fm.results[0], bm.results[0].shift_dims(nd2, nd1).shift_symbols(ns2, ns1)]
+    amap = ir.AffineMap.get(nd1 + nd2, ns1 + ns2, exprs)
+    return amap, fops[:nd1] + bops[:nd2] + fops[nd1:] + bops[nd2:]
+
+
 def _constant(bound: tuple) -> int | None:
     m, _ = bound
+    if len(m.results) != 1:
+        return None
     e = m.results[0]
     return e.value if isinstance(e, ir.AffineConstantExpr) else None
 
@@ -278,7 +296,8 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     combined after the segment (the vectors elementwise, then `vector.reduction` across lanes)
     and passed to the next; their values after the last segment go to `finals`."""
     p = plan.loop
-    lb, ub = span if span is not None else (_bound(p, "lb"), _bound(p, "ub"))
+    lb, ub = (span[0], span[1]) if span is not None else (_bound(p, "lb"), _bound(p, "ub"))
+    floor = span[2] if span is not None and len(span) > 2 else None  # P's own lb, when lb may lie below it
     pargs = list(body_block(p).arguments)[1:]
     py = mlir.block_ops(body_block(p))[-1]
     inits = list(p.operands)[_Sweep._n_bound(p):]
@@ -294,7 +313,8 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
             continue
         sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
         seg_inits = [x for row in cur for v in row for x in [_splat(v, width, ip, p.location)] * nv]
-        loop = _new_for(lo, hi, step, seg_inits, ip, p.location)
+        start = lo if lo is lb and floor is None else at_least(lo, floor or lb)
+        loop = _new_for(start, hi, step, seg_inits, ip, p.location)
         block = body_block(loop)
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
                  else ir.InsertionPoint(block))
@@ -384,7 +404,7 @@ def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments
     out.append(head)
     a, b = _constant(main), _constant(ub)
     if not (a is not None and b is not None and a >= b):
-        tail = _new_for(main, ub, 1, [], ip, q.location)
+        tail = _new_for(at_least(main, lb), ub, 1, [], ip, q.location)
         tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
         single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
                           plan.reductions, in_memory=plan.in_memory, carried=plan.carried)
@@ -426,7 +446,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
         out = [jc_loop]
         a, b = _constant(blocks_end), _constant(ub)
         if not (a is not None and b is not None and a >= b):
-            out += _rows(plan, lanes, q, ip, (blocks_end, ub))
+            out += _rows(plan, lanes, q, ip, (blocks_end, ub, lb))
         return out
 
 
