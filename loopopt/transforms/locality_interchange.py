@@ -170,6 +170,9 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
     for top in _imperfect_tops(fn):
         plan = _plan_with_sinking(top, facts, options)
         if plan is not None:
+            # the sunk band holds the perfect bands below it: their plans are superseded (applied
+            # first, they would leave this one a band of erased loops)
+            plans = [p for p in plans if not _inside(p.band[0], top)]
             plans.append(plan)
     count = 0
     for plan in plans:
