@@ -381,8 +381,8 @@ def bandwidth_markdown(bench: dict, bw: float | None) -> list[str]:
              "Ideal bytes = every memref argument the kernel reads, read once, plus every one it writes, written once. "
              "Achieved = ideal bytes / best time (the physical question is what the code can reach, "
              "so the least-disturbed call is used, as for the reference kernels); % = of the measured bandwidth above.", "",
-             "| program | ideal bytes | input GB/s | loopopt GB/s | mlir-fusion GB/s | mlir-greedy GB/s |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| program | ideal bytes | " + " | ".join(f"{n} GB/s" for n in ("input",) + COMPARED) + " |",
+             "|---|---:|" + "---:|" * (1 + len(COMPARED))]
     for p in _programs(bench):
         if "memory" not in p["tags"]:
             continue
