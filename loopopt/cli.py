@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cpu: float reductions may be reordered into vector partial sums (default as above)")
     p.add_argument("--contract", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
                    help="cpu: a float multiply feeding an add may become one fused multiply-add (default as above)")
+    p.add_argument("--vector-bits", choices=("128", "256", "512", "host"), default="256",
+                   help="cpu: the vector register width the code generation plans for (default 256, "
+                        "AVX2; host: this machine's widest, e.g. 512 with AVX-512); bit-exact output stays bit-exact")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fuse,licm")
     p.add_argument("--print-params", action="store_true", help="print the pass parameters (stderr)")
@@ -130,6 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-ir-after-all", action="store_true",
                    help="print each function's IR after each step (stderr)")
     return p
+
+
+def vector_bits(choice: str) -> int:
+    """--vector-bits as a width: a number as given, `host` the widest vector registers of this
+    machine's CPU (what a JIT compiling for the host, as mlir-runner does, will use)."""
+    if choice == "host":
+        from .analysis.roofline import host_vector_bits
+
+        return host_vector_bits()
+    return int(choice)
 
 
 def options_from_args(a: argparse.Namespace) -> Options:
@@ -152,6 +165,7 @@ def options_from_args(a: argparse.Namespace) -> Options:
         approximate_math=a.approximate_math,
         reassociate=a.reassociate,
         contract=a.contract,
+        vector_bits=vector_bits(a.vector_bits),
         lower=not a.no_lowering,
         lowering_pipeline=a.lowering or "",
         elementwise_fusion=a.elementwise_fusion,

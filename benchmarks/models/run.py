@@ -13,6 +13,8 @@ torch's outputs on the native harness's inputs). Its columns, all on one thread:
                              --canonicalize --cse (the pipeline of shared/notes/frontdoor.md), on the plain lowering
   linalg-fusion+mlir-*       the same pipelines on the lowering with LoweringOptions(elementwise_fusion=True)
   loopopt                    `loopopt --target cpu` on the plain lowering
+  loopopt-host               `loopopt --target cpu --vector-bits host`: planned for this machine's vector
+                             registers, as IREE's column is compiled with --iree-llvmcpu-target-cpu=host
   linalg-fusion+loopopt      `loopopt --target cpu` on the fused lowering
   torch                      torch eager (torch.set_num_threads(1)), the exporter's own nn.Module and weights
   iree                       iree-compile (IREE_FLAGS) on the linalg text, run on IREE's local-sync device
@@ -108,7 +110,9 @@ def default_variants() -> tuple[Variant, ...]:
     out = [Variant("plain", "plain", "none")]
     for base, prefix in (("plain", ""), ("linalg-fusion", "linalg-fusion+")):
         out += [Variant(prefix + name, base, "mlir-opt", tuple(args)) for name, args in MLIR_PIPELINES.items()]
-    out += [Variant("loopopt", "plain", "loopopt"), Variant("linalg-fusion+loopopt", "linalg-fusion", "loopopt")]
+    out += [Variant("loopopt", "plain", "loopopt"),
+            Variant("loopopt-host", "plain", "loopopt", ("--vector-bits", "host")),
+            Variant("linalg-fusion+loopopt", "linalg-fusion", "loopopt")]
     return tuple(out)
 
 

@@ -1,0 +1,63 @@
+"""--vector-bits: the width the cpu code generation plans for, `host` the machine's own; a bad
+width is refused in one line; the width never changes results."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from loopopt import native
+from loopopt.analysis.roofline import host_vector_bits
+from loopopt.cli import build_parser, options_from_args, vector_bits
+from loopopt.toolchain import find_tool
+
+GEMM = """func.func @k(%A: memref<12x16xf32>, %B: memref<16x40xf32>, %C: memref<12x40xf32>) {
+  affine.for %i = 0 to 12 {
+    affine.for %j = 0 to 40 {
+      %c0 = arith.constant 0.0 : f32
+      %r = affine.for %k = 0 to 16 iter_args(%acc = %c0) -> (f32) {
+        %a = affine.load %A[%i, %k] : memref<12x16xf32>
+        %b = affine.load %B[%k, %j] : memref<16x40xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %acc, %p : f32
+        affine.yield %s : f32
+      }
+      affine.store %r, %C[%i, %j] : memref<12x40xf32>
+    }
+  }
+  return
+}
+"""
+
+
+def test_host_is_the_machines_width_and_numbers_are_taken_as_given():
+    assert vector_bits("host") == host_vector_bits()
+    assert [vector_bits(w) for w in ("128", "256", "512")] == [128, 256, 512]
+    a = build_parser().parse_args(["x.mlir", "--vector-bits", "512"])
+    assert options_from_args(a).vector_bits == 512
+    assert options_from_args(build_parser().parse_args(["x.mlir"])).vector_bits == 256
+
+
+def test_a_width_outside_the_choices_is_one_line_and_exit_2(tmp_path):
+    src = tmp_path / "k.mlir"
+    src.write_text(GEMM)
+    p = subprocess.run([sys.executable, "-m", "loopopt", str(src), "--vector-bits", "64"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "--vector-bits" in p.stderr
+
+
+@pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+def test_each_width_plans_its_vectors_and_keeps_the_results(tmp_path):
+    src = tmp_path / "k.mlir"
+    src.write_text(GEMM)
+    want = native.run_native(GEMM, "k", [None] * 3, reps=1).outputs
+    for width, lanes in (("128", 4), ("512", 16)):
+        out = tmp_path / f"k{width}.mlir"
+        p = subprocess.run([sys.executable, "-m", "loopopt", str(src), "--target", "cpu", "--vector-bits", width,
+                            "-o", str(out)], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        text = out.read_text()
+        assert f"vector<{lanes}xf32>" in text, text
+        got = native.run_native(text, "k", [None] * 3, reps=1).outputs
+        assert native.compare_outputs(want, got) is None
