@@ -118,7 +118,10 @@ def untile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename
     fname = mlir.func_name(fn)
     scope = Scope()
     count = 0
+    erased: set[int] = set()  # op_key of the loops untile() erased: never touched again
     for tile in [op for op in mlir.walk(fn) if op.name == "affine.for"]:
+        if mlir.op_key(tile) in erased:
+            continue  # a point loop of a nest already untiled (its body moved, the loop erased)
         point = strip_mined_point_loop(tile)
         if point is None:
             continue
@@ -128,6 +131,7 @@ def untile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename
             log.add(PASS, MISSED, f"[UNTILE] kept the strip-mined loop: {why}", function=fname, location=where)
             continue
         step = mlir.int_attr(tile, "step")
+        erased |= {mlir.op_key(tile), mlir.op_key(point)}
         untile(tile, point)
         log.add(PASS, PASSED, UNTILED, function=fname, location=where, args={"step": step})
         count += 1
