@@ -164,3 +164,21 @@ func.func @k(%a: memref<8x12xf32>, %out: memref<8x12xf32>) {
     assert n == 1 and out.count("affine.for") == 2
     assert_same_results(src, out)
     _native_same(src, out, "k")
+
+
+def test_untiling_never_touches_the_point_loop_it_erased(tmp_path):
+    """The pass gathers its loops before rewriting; a point loop erased with its tile must be
+    skipped, not read (a use-after-free: freed memory filled by MALLOC_PERTURB_ made the old code
+    crash with SIGSEGV on every such nest)."""
+    import os
+    import subprocess
+    import sys
+
+    src = tmp_path / "k.mlir"
+    src.write_text(program())
+    env = dict(os.environ, MALLOC_PERTURB_="165")
+    code = ("import sys; from loopopt import api; "
+            "r = api.optimize(open(sys.argv[1]).read(), target='cpu'); print(r.text.count('affine.for'))")
+    p = subprocess.run([sys.executable, "-c", code, str(src)], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == "1"
