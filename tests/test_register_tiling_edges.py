@@ -99,3 +99,22 @@ def test_a_sum_read_through_a_cast_runs_natively_as_before():
     a = native.run_native(CAST_READ, "k", [None], reps=1)
     b = native.run_native(out, "k", [None], reps=1)
     assert native.compare_outputs(a.outputs, b.outputs) is None
+
+
+def test_dead_carried_values_are_dropped_without_touching_what_was_erased():
+    """drop_dead_carried gathers the loops before rewriting; the old loop and the dead slices it
+    erases must be skipped, not read (attention's unused argmax: with freed memory filled by
+    MALLOC_PERTURB_ the old code crashed with SIGSEGV)."""
+    import os
+    import subprocess
+    import sys
+
+    block = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "benchmarks", "models", "blocks", "attention_small.mlir")
+    code = ("import sys; from loopopt import api; "
+            "r = api.optimize(open(sys.argv[1]).read(), target='cpu'); "
+            "print(sum('[DEAD VALUE]' in m.message for m in r.remarks))")
+    p = subprocess.run([sys.executable, "-c", code, block], env=dict(os.environ, MALLOC_PERTURB_="165"),
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert int(p.stdout.strip()) >= 1

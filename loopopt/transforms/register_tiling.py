@@ -488,14 +488,19 @@ def drop_dead_carried(fn: ir.Operation, log: RemarkLog, filename: str = "<input>
     from ..analysis.cpu_plan import reduction_loop_of
 
     count = 0
-    for op in list(mlir.walk(fn)):
-        if op.name != "affine.for" or len(list(body_block(op).arguments)) < 2 or reduction_loop_of(op) is None:
+    erased: set[int] = set()  # op_key of what drop_carried erased (the old loop, the dead slices)
+    for op in [o for o in mlir.walk(fn) if o.name == "affine.for"]:
+        if mlir.op_key(op) in erased:
+            continue
+        if len(list(body_block(op).arguments)) < 2 or reduction_loop_of(op) is None:
             continue
         dead = dead_positions(op)
         if not dead:
             continue
         where = mlir.location_of(op, filename)
-        removed = sum(len(dead_slice(op, k)) for k in dead)
+        slices = [dead_slice(op, k) for k in dead]
+        removed = sum(len(s) for s in slices)
+        erased |= {mlir.op_key(op)} | {mlir.op_key(x) for s in slices for o in s for x in [o, *mlir.walk(o)]}
         drop_carried(op, dead)
         log.add(PASS, PASSED, f"{DEAD} ({removed} ops)", function=mlir.func_name(fn), location=where,
                 args={"values": len(dead), "ops": removed})
