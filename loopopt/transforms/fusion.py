@@ -67,6 +67,30 @@ def loop_fusion(l1: ir.Operation, l2: ir.Operation) -> None:
 # The greedy driver.
 
 
+class _ErasedOps:
+    """Rewriter listener: the op_key of every op an edit erased (or may have: a replaced op and
+    what it held), so a list of ops taken before the edit is never read through a dead op."""
+
+    def __init__(self) -> None:
+        self.keys: set[int] = set()
+
+    def _add(self, op: ir.Operation) -> None:
+        self.keys.update(mlir.op_key(o) for o in [op, *mlir.walk(op)])
+
+    def before_erase(self, op: ir.Operation) -> None:
+        self._add(op)
+
+    def before_fuse(self, l1: ir.Operation, l2: ir.Operation) -> None:
+        self.keys.add(mlir.op_key(l2))
+
+    def before_replace(self, op: ir.Operation) -> None:
+        self._add(op)
+
+    def after_replace(self, op: ir.Operation, new_ops: list) -> None:
+        if any(mlir.op_key(n) == mlir.op_key(op) for n in new_ops):
+            self.keys.discard(mlir.op_key(op))  # kept as it was
+
+
 @dataclass
 class _BlockState:
     loops: dict = field(default_factory=dict)  # id -> op (alive loops only)
@@ -339,10 +363,19 @@ class GreedyFusion:
                 self.liveness.orders.remove(st.block_order)
                 if st.graph is not None and st.graph.edges:
                     self.log.fpg.append(st.graph)
-        for op in mlir.block_ops(block):
-            for region in op.regions:
-                for inner in region.blocks:
-                    self.check_loop_fusion_greedy(inner, level + (op.name == "affine.for"))
+        # Inner blocks next. A rewrite there may erase ops of this block (a recompute removes
+        # the intermediate's alloc and dealloc): ops erased since the snapshot are skipped.
+        erased = _ErasedOps()
+        self.rewriter.add_listener(erased)
+        try:
+            for op in [o for o in mlir.block_ops(block) if len(o.regions)]:
+                if mlir.op_key(op) in erased.keys:
+                    continue
+                for region in op.regions:
+                    for inner in region.blocks:
+                        self.check_loop_fusion_greedy(inner, level + (op.name == "affine.for"))
+        finally:
+            self.rewriter.listeners.remove(erased)
 
     def _greedy(self, st: _BlockState, level: int) -> None:
         fpg = self.construct_fusion_profit_graph(st)
