@@ -73,6 +73,7 @@ class _ErasedOps:
 
     def __init__(self) -> None:
         self.keys: set[int] = set()
+        self._replacing: dict[int, int] = {}
 
     def _add(self, op: ir.Operation) -> None:
         self.keys.update(mlir.op_key(o) for o in [op, *mlir.walk(op)])
@@ -85,10 +86,12 @@ class _ErasedOps:
 
     def before_replace(self, op: ir.Operation) -> None:
         self._add(op)
+        self._replacing[id(op)] = mlir.op_key(op)
 
     def after_replace(self, op: ir.Operation, new_ops: list) -> None:
-        if any(mlir.op_key(n) == mlir.op_key(op) for n in new_ops):
-            self.keys.discard(mlir.op_key(op))  # kept as it was
+        key = self._replacing.pop(id(op), None)  # `op` itself may be erased by now: not read
+        if key is not None and any(mlir.op_key(n) == key for n in new_ops):
+            self.keys.discard(key)  # kept as it was
 
 
 @dataclass
