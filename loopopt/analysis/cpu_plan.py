@@ -38,7 +38,7 @@ from .. import mlir
 from ..mlir import ir
 from .accesses import AccessPattern
 from .affine import Scope
-from .loops import body_block, body_ops, constant_trip_count
+from .loops import body_block, body_ops, constant_trip_count, nested_in
 from .locality import index_strides, stride_class
 from .refusal import Refusal
 from .vectorization import carried_dependence, is_innermost
@@ -220,22 +220,10 @@ def _depends_on(v: ir.Value, carried: set, loop: ir.Operation) -> bool:
         if x in carried:
             return True
         owner, _ = mlir.value_owner(x)
-        if owner is None or mlir.op_key(owner) in seen or not _inside(owner, loop):
+        if owner is None or mlir.op_key(owner) in seen or not nested_in(owner, loop):
             continue
         seen.add(mlir.op_key(owner))
         work.extend(owner.operands)
-    return False
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    p = op.parent
-    while p is not None:
-        p = mlir.operation(p)
-        if p == loop:
-            return True
-        if p.name == "func.func":
-            return False
-        p = p.parent
     return False
 
 
@@ -764,10 +752,7 @@ def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:
     (`memory.buffer_key` of the alias root, so a cast or view of the sum's buffer counts; a
     memref of untraced origin may be any buffer); two sums that may share a buffer are refused
     too (their addresses may meet)."""
-    from .memory import alias_root, buffer_key, keys_may_alias
-
-    def key(v):
-        return buffer_key(alias_root(v))
+    from .memory import buffer_key_of as key, keys_may_alias
 
     own = {mlir.op_key(x) for m in mem for x in (m.load, m.store)}
     sums = [key(m.store.operands[1]) for m in mem]

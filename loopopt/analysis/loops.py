@@ -50,6 +50,16 @@ def ancestors(op: ir.Operation) -> list[ir.Operation]:
     return out
 
 
+def nested_in(op: ir.Operation, outer: ir.Operation) -> bool:
+    """True iff `outer` encloses `op` (strictly: not `op` itself) inside its function."""
+    p = parent_op(op)
+    while p is not None and p.name not in ("func.func", "builtin.module"):
+        if p == outer:
+            return True
+        p = parent_op(p)
+    return False
+
+
 def enclosing_loops(op: ir.Operation, stop: ir.Operation | None = None) -> list[ir.Operation]:
     """Loop-like ops enclosing `op` (outermost first), up to but excluding `stop` or the function."""
     out = []

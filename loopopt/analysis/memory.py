@@ -112,6 +112,11 @@ def buffer_key(root: ir.Value):
     return UNTRACED
 
 
+def buffer_key_of(v: ir.Value):
+    """`buffer_key` of the buffer memref `v` views (its alias root)."""
+    return buffer_key(alias_root(v))
+
+
 # Alias classes of private functions' arguments, per function (cleared by the driver per run).
 _ARG_CLASSES: dict = {}
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from .. import mlir
 from ..analysis.facts import Facts
 from ..analysis.locality import OrderPlan, plan_loop_order
-from ..analysis.loops import body_ops, collect_interchangeable_loops
+from ..analysis.loops import body_ops, collect_interchangeable_loops, nested_in
 from ..analysis.refusal import Refusal
 from ..analysis.vectorization import is_innermost
 from ..mlir import ir
@@ -62,21 +62,9 @@ def sinkable(loop: ir.Operation) -> tuple[list[ir.Operation], ir.Operation] | No
         for v in op.results:
             for use in v.uses:
                 user = mlir.operation(use.owner)
-                if user not in head and not _inside(user, inner):
+                if user not in head and not nested_in(user, inner):
                     return None
     return head, inner
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    p = op.parent
-    while p is not None:
-        p = mlir.operation(p)
-        if p == loop:
-            return True
-        if p.name == "func.func":
-            return False
-        p = p.parent
-    return False
 
 
 def _sink(head: list[ir.Operation], inner: ir.Operation) -> ir.Operation:
@@ -172,7 +160,7 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
         if plan is not None:
             # the sunk band holds the perfect bands below it: their plans are superseded (applied
             # first, they would leave this one a band of erased loops)
-            plans = [p for p in plans if not _inside(p.band[0], top)]
+            plans = [p for p in plans if not nested_in(p.band[0], top)]
             plans.append(plan)
     count = 0
     for plan in plans:

@@ -26,8 +26,8 @@ from ..analysis.affine import NonAffine, Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
 from ..analysis.fusion_legality import constant_trip
 from ..analysis.loops import (collect_interchangeable_loops, constant_bounds, constant_trip_count, has_iter_args,
-                              loop_dims)
-from ..analysis.memory import UNTRACED, block_reentered, escaping_use, is_placed
+                              loop_dims, nested_in)
+from ..analysis.memory import UNTRACED, block_reentered, buffer_key_of, escaping_use, is_placed
 from ..mlir import ir
 
 DEAD_ITERATIONS = "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read"
@@ -408,7 +408,7 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         user = mlir.operation(use.owner)
         if user == store or user.name == "memref.dealloc":
             continue
-        if user.name != "affine.load" or not _inside(user, consumer):
+        if user.name != "affine.load" or not nested_in(user, consumer):
             return None, f"the intermediate is also used by {user.name} at {mlir.location_of(user)}"
         loads.append(user)
     if not loads:
@@ -429,17 +429,6 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         return None, "the consumer may read elements the producer does not write"
     return RecomputePlan(producer, consumer, buf, store, tuple(loads), tuple(positions), ivs, body, cost), ""
 
-
-def buffer_key_of(v: ir.Value):
-    from ..analysis.memory import alias_root, buffer_key
-
-    return buffer_key(alias_root(v))
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    from ..analysis.loops import ancestors
-
-    return any(p == loop for p in ancestors(op))
 
 
 def _reads_covered(nest, store, loads, scope: Scope) -> bool:

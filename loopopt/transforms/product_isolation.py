@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from .. import mlir
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
-from ..analysis.loops import body_ops, collect_interchangeable_loops, constant_bounds, enclosing_loops
+from ..analysis.loops import collect_interchangeable_loops, constant_bounds, nested_in
 from ..analysis.legality import innermost_body, is_recomputable
 from ..mlir import ir
 from ..options import Options
@@ -265,7 +265,7 @@ def expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, tri
         user = mlir.operation(use.owner)
         if user.name == "memref.dealloc":
             continue
-        if user.name not in ("affine.load", "affine.store") or not _inside(user, loop):
+        if user.name not in ("affine.load", "affine.store") or not nested_in(user, loop):
             return f"{user.name} uses it"
         if user.name == "affine.store" and use.operand_number != 1:
             return "stored as a value"
@@ -339,18 +339,6 @@ def exposed_read(accesses: list, loop: ir.Operation, scope: Scope) -> bool:
                 return True
         if not reads.subtract(covered).is_empty():
             return True
-    return False
-
-
-def _inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    p = op.parent
-    while p is not None:
-        p = mlir.operation(p)
-        if p == loop:
-            return True
-        if p.name == "func.func":
-            return False
-        p = p.parent
     return False
 
 
@@ -438,7 +426,7 @@ def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -
     lo = lbm.results[0].value
     mt = mlir.memref_type(alloc.results[0])
     users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
-    accesses = [u for u in users if u.name in ("affine.load", "affine.store") and _inside(u, loop)]
+    accesses = [u for u in users if u.name in ("affine.load", "affine.store") and nested_in(u, loop)]
     replace_dim0 = mt.shape[0] == 1 and all(
         _first_result_is_zero(mlir.affine_map_attr(u, "map")) for u in accesses)
     bounds = constant_bounds(loop)
