@@ -111,9 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cpu: float reductions may be reordered into vector partial sums (default as above)")
     p.add_argument("--contract", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
                    help="cpu: a float multiply feeding an add may become one fused multiply-add (default as above)")
-    p.add_argument("--vector-bits", choices=("128", "256", "512", "host"), default="256",
-                   help="cpu: the vector register width the code generation plans for (default 256, "
-                        "AVX2; host: this machine's widest, e.g. 512 with AVX-512); bit-exact output stays bit-exact")
+    p.add_argument("--vector-bits", choices=("128", "256", "512", "host"), default=None,
+                   help="cpu: the vector register width the code generation plans for (host: this machine's "
+                        "widest, e.g. 512 with AVX-512; default: host for lowered framework input, 256 (AVX2) "
+                        "for affine input); bit-exact output stays bit-exact")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fuse,licm")
     p.add_argument("--print-params", action="store_true", help="print the pass parameters (stderr)")
@@ -135,9 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def vector_bits(choice: str) -> int:
+def vector_bits(choice: str | None) -> int | None:
     """--vector-bits as a width: a number as given, `host` the widest vector registers of this
-    machine's CPU (what a JIT compiling for the host, as mlir-runner does, will use)."""
+    machine's CPU (what a JIT compiling for the host, as mlir-runner does, will use), None (not
+    given) the per-input default (Options.resolved)."""
+    if choice is None:
+        return None
     if choice == "host":
         from .analysis.roofline import host_vector_bits
 

@@ -409,10 +409,13 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     log = RemarkLog(explain=explain)
     ir_after: list = []
     lowered = lower_input(module, options, log, timer, filename, dump_ir, ir_after)
+    asked_bits = options.vector_bits
     options = options.resolved(framework_input=lowered)
     fallback_text = mlir.print_module(module) if lowered else input_text  # what a module rollback emits
     log.add("driver", ANALYSIS, options.params_text())
     log.log(options.params_text())
+    if not options.target.partitioned:
+        log.add("driver", ANALYSIS, vector_width_text(options.vector_bits, asked_bits, lowered))
     with timer.phase("analysis"):
         report_unsupported_ops(module, log, filename)
         clear_argument_classes()
@@ -457,6 +460,14 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     with timer.phase("print"):
         text = mlir.print_module(module)
     return PassResult(text, log, fused, _stats(fused, timer), ir_after, input_text)
+
+
+def vector_width_text(bits: int, asked: int | None, framework_input: bool) -> str:
+    """The remark naming the vector width the cpu plan assumes and where it comes from."""
+    why = ("--vector-bits" if asked is not None else
+           "the host's widest registers, the default for framework input" if framework_input else
+           "the portable default for affine input; --vector-bits host plans for this machine")
+    return f"cpu code generation plans for {bits}-bit vectors ({why})"
 
 
 def _stats(fused: int, timer: PhaseTimer) -> dict:

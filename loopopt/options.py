@@ -49,7 +49,10 @@ class Options:
     # an explicit True/False always wins (`resolved`).
     approximate_math: bool | None = None  # math.exp/log/tanh/erf in vectorizable loops become polynomials (<= 1 ulp)
     reassociate: bool | None = None  # float sum/product reductions may be reordered into vector partial sums
-    vector_bits: int = 256  # vector register width the cpu plan assumes (AVX2; LLVM's choice on AVX-512 too)
+    # vector register width the cpu plan assumes. None until the input is known (`resolved`): the host's
+    # widest registers for framework input (compared with IREE compiled for the host and torch's
+    # AVX-512 kernels), 256 (AVX2, portable) for affine input
+    vector_bits: int | None = None
     contract: bool | None = None  # a float multiply feeding an add may become one fused multiply-add (one rounding, not two)
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
@@ -63,7 +66,14 @@ class Options:
         from dataclasses import replace
 
         unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
+        if self.vector_bits is None:
+            unset["vector_bits"] = default_vector_bits(framework_input)
         return replace(self, **unset) if unset else self
+
+    @property
+    def plan_vector_bits(self) -> int:
+        """The width the cpu plan uses: `vector_bits`, or the affine default before `resolved`."""
+        return self.vector_bits or PORTABLE_VECTOR_BITS
 
     @property
     def sb_budget(self) -> int:
@@ -88,6 +98,20 @@ class Options:
 
 # Switches whose default depends on the input (Options.resolved): None until the input is known.
 PER_INPUT_SWITCHES = ("approximate_math", "reassociate", "contract")
+
+# The vector width of affine input's plan: AVX2's, which runs well on any x86-64 core of the last decade.
+PORTABLE_VECTOR_BITS = 256
+
+
+def default_vector_bits(framework_input: bool) -> int:
+    """The plan's width when none is asked for: the host's widest registers for framework input
+    (as `-march=native`; the output is for this machine), PORTABLE_VECTOR_BITS for affine input."""
+    if not framework_input:
+        return PORTABLE_VECTOR_BITS
+    from .analysis.roofline import host_vector_bits
+
+    return host_vector_bits()
+
 
 INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values
 KNOB_RANGES: dict[str, tuple[int, int]] = {

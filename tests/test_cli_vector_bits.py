@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +37,39 @@ def test_host_is_the_machines_width_and_numbers_are_taken_as_given():
     assert [vector_bits(w) for w in ("128", "256", "512")] == [128, 256, 512]
     a = build_parser().parse_args(["x.mlir", "--vector-bits", "512"])
     assert options_from_args(a).vector_bits == 512
-    assert options_from_args(build_parser().parse_args(["x.mlir"])).vector_bits == 256
+    assert options_from_args(build_parser().parse_args(["x.mlir"])).vector_bits is None  # per input
+
+
+def test_the_default_width_is_the_hosts_for_framework_input_and_256_for_affine_input():
+    from loopopt.options import TARGETS, Options
+
+    unset = Options(target=TARGETS["cpu"])
+    assert unset.plan_vector_bits == 256  # before the input is known
+    assert unset.resolved(framework_input=False).vector_bits == 256
+    assert unset.resolved(framework_input=True).vector_bits == host_vector_bits()
+    asked = Options(target=TARGETS["cpu"], vector_bits=128)
+    assert asked.resolved(framework_input=True).vector_bits == 128  # an explicit width always wins
+
+
+def test_the_remark_names_the_width_and_where_it_comes_from():
+    from loopopt import driver
+    from loopopt.options import TARGETS, Options
+
+    def width_remark(options):
+        log = driver.optimize(GEMM, options, explain=True).remarks
+        return [r.message for r in log.remarks if "bit vectors" in r.message]
+
+    assert width_remark(Options(target=TARGETS["cpu"])) == [
+        "cpu code generation plans for 256-bit vectors (the portable default for affine input; "
+        "--vector-bits host plans for this machine)"]
+    assert width_remark(Options(target=TARGETS["cpu"], vector_bits=512)) == [
+        "cpu code generation plans for 512-bit vectors (--vector-bits)"]
+    assert width_remark(Options(target=TARGETS["trn1"])) == []  # no cpu plan on a Neuron target
+    linalg = (Path(__file__).parents[1] / "benchmarks/models/blocks/mlp_relu_small.mlir").read_text()
+    log = driver.optimize(linalg, Options(target=TARGETS["cpu"]), explain=True).remarks
+    assert [r.message for r in log.remarks if "bit vectors" in r.message] == [
+        f"cpu code generation plans for {host_vector_bits()}-bit vectors "
+        "(the host's widest registers, the default for framework input)"]
 
 
 def test_a_width_outside_the_choices_is_one_line_and_exit_2(tmp_path):

@@ -23,7 +23,7 @@ A loop is *vectorizable* when it is an innermost `affine.for` with step 1, its b
 loads, stores and scalar arith/math ops (no region, call or vector op), no memory dependence is
 carried by it, every access is invariant in it or contiguous along its last dimension, and every
 value in iter_args is a reduction (carried only through one combining op whose result only
-feeds the yield). The width is `options.vector_bits` over the widest element it loads or stores.
+feeds the yield). The width is `options.plan_vector_bits` over the widest element it loads or stores.
 
 A nest's plan also holds its loop order (`NestPlan.order`: analysis/locality.py's OrderPlan,
 applied by transforms/locality_interchange.py) and the register tiling of each reduction nest in
@@ -97,7 +97,7 @@ class VectorPlan:
     """What the cpu phase does with one innermost loop. With a refusal, the loop stays as it is."""
 
     loop: ir.Operation
-    width: int = 0  # vector lanes of the plan (options.vector_bits / widest element bits)
+    width: int = 0  # vector lanes of the plan (options.plan_vector_bits / widest element bits)
     form: str = "llvm"  # "llvm": kept scalar in the shape LLVM's loop vectorizer takes (measured)
     remainder: str = "LLVM's scalar epilogue"  # who runs the iterations that do not fill a vector
     reductions: tuple[Reduction, ...] = ()
@@ -264,7 +264,7 @@ def plan_loop(loop: ir.Operation, facts, options, approximate_math: bool | None 
     reds, not_red = reductions_of(loop)
     if not_red is not None:
         return _refuse(loop, Code.NOT_A_REDUCTION, not_red)
-    width = max(1, options.vector_bits // element_bits(loop))
+    width = max(1, options.plan_vector_bits // element_bits(loop))
     math_ops = [op for op in body_ops(loop) if op.name in LIBM_MATH_APPROXIMATED]
     if math_ops:
         from ..transforms.math_approx import approximation_refusal
@@ -384,7 +384,7 @@ def _tile_refuse(loop, code: TileCode, detail: str, *ops) -> TilePlan:
 def vector_registers(options) -> int:
     """Vector registers the plan may use: 32 with 512-bit vectors (AVX-512 has 32), else 16
     (AVX2 has 16 ymm registers; an AVX-512 core's extra 16 are not assumed at 256 bits)."""
-    return 32 if options.vector_bits >= 512 else 16
+    return 32 if options.plan_vector_bits >= 512 else 16
 
 
 # Registers beside the accumulators: a broadcast of A, a vector of B and a product (mul + add
@@ -683,7 +683,7 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     rows_q, rows_why = _rows_loop(q, p, r, facts, mem)
     lanes = lanes_of(p, r, rows_q, mem)
     narrow = lane_width_refusal(p, r, lanes, facts)
-    width = 1 if narrow is not None else max(1, options.vector_bits // lane_bits(p, r, lanes))
+    width = 1 if narrow is not None else max(1, options.plan_vector_bits // lane_bits(p, r, lanes))
     ordered = [x for x in (*reds, *mem) if not x.exact]
     if width == 1 and (not ordered or bool(options.reassociate)):
         return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
