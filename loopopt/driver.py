@@ -226,6 +226,20 @@ def _loop_order_explained(fn, options, log, filename) -> int:
     return loop_order_function(fn, options, log, filename, report_refusals=True)
 
 
+def _transpose_blocking_step(fn, options, log, filename) -> int:
+    """Transposing bands walk their column access one cache line wide (cpu)."""
+    from .transforms.transpose_blocking import transpose_blocking_function
+
+    return transpose_blocking_function(fn, options, log, filename, report_refusals=False)
+
+
+def _transpose_blocking_explained(fn, options, log, filename) -> int:
+    """`--passes block-transposes`: also a remark per transposing band the order would break."""
+    from .transforms.transpose_blocking import transpose_blocking_function
+
+    return transpose_blocking_function(fn, options, log, filename, report_refusals=True)
+
+
 def _register_tile_step(fn, options, log, filename) -> int:
     """The default pipeline's register tiling: remarks what it tiles (a refused nest is left as
     it was, so the default output of a cpu run on nests it does not change stays the same)."""
@@ -272,6 +286,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("isolate-products", _isolate_products_step))
         elif name == "loop-order":
             steps.append(("loop-order", _loop_order_explained))
+        elif name == "block-transposes":
+            steps.append(("block-transposes", _transpose_blocking_explained))
         elif name == "register-tile":
             steps.append(("register-tile", _register_tile_explained))
         elif name == "vectorize":
@@ -286,7 +302,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             pass  # parse, verify, print: the input as loopopt reads and writes it (tests/lit/check_can_fail.py)
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
-                               "(known: fuse, contract, untile, scalrep, dead-stores, licm, vectorize, math-approx, "
+                               "(known: fuse, contract, untile, scalrep, dead-stores, licm, isolate-products, loop-order, "
+                               "block-transposes, register-tile, vectorize, math-approx, "
                                "vector-reductions, tile=N, interchange=P, distribute; or none alone)")
     return steps
 
@@ -428,6 +445,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
             steps.append(("isolate-products", _isolate_products_step))  # a matrix product in a nest of its own
             steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
+            steps.append(("block-transposes", _transpose_blocking_step))  # column walks one cache line wide
         if options.enable_licm:
             steps.append(("licm", _licm_step))
         if not options.target.partitioned:  # cpu code generation (docs/cpu_codegen.md)

@@ -258,3 +258,63 @@ def _band_conflicts(band: list, facts, accesses: list, names: list[str]):
 
     rel = conflict_relation(list(band), facts.scope, accesses)
     return None if rel is None else _Named(rel, names)
+
+
+# ----------------------------------------------------------------------------- transposes (cpu)
+#
+# A band that reads one buffer along a row and writes another along a column (a transpose: the
+# lowering of linalg.transpose, torch's weight layouts) has no order in which every access is
+# contiguous. Its innermost loop then walks the strided access across one cache line per
+# iteration, and with a power-of-two row length those lines fall into a few cache sets: they are
+# evicted before the next iteration of the loop outside reads their next element. Strip-mining
+# the innermost loop by one cache line and running the strips outermost keeps the lines of one
+# strip (a line's worth of rows) in L1 while the loops inside walk along them.
+
+CACHE_LINE_BYTES = 64
+
+
+@dataclass(frozen=True)
+class TransposeBlock:
+    """How to block one transposing band: strip-mine `band[-1]` by `lines` iterations (one cache
+    line of the strided access's elements) and place the strip loop just outside `band[level]`,
+    the loop along which the strided access is contiguous."""
+
+    band: tuple
+    level: int  # the loop the strided access walks contiguously
+    lines: int  # iterations per strip (CACHE_LINE_BYTES / element bytes)
+    strided: object  # the access (accesses.AccessPattern) the strip keeps in cache
+
+
+def plan_transpose_block(band: list, facts) -> TransposeBlock | None:
+    """The blocking of a perfect band that copies one buffer into another, its innermost loop
+    walking the store contiguously and the load across rows while an outer loop of the band
+    walks the load contiguously; None for anything else, or when the innermost loop's trip
+    count is unknown, not a multiple of a strip, or a single strip. Legality is the caller's
+    (the permutation moves the strip loop outward: transforms.transpose_blocking checks it)."""
+    from .loops import constant_trip_count, loop_dims
+
+    if len(band) < 2:
+        return None
+    accesses = facts.accesses(band[0])
+    if not accesses or any(a.index is None or a.is_vector for a in accesses):
+        return None
+    reads = [a for a in accesses if not a.is_write]
+    writes = [a for a in accesses if a.is_write]
+    if len(reads) != 1 or len(writes) != 1 or reads[0].root == writes[0].root:
+        return None  # a copy between two buffers (a GEMM's strided operand is the register tiling's)
+    names = [loop_dims(lp, facts.scope)[0].name for lp in band]
+    inner = names[-1]
+    if access_class(reads[0], inner) != "strided" or access_class(writes[0], inner) != "contiguous":
+        return None
+    strided = reads
+    along = [k for k, n in enumerate(names[:-1]) if access_class(strided[0], n) == "contiguous"]
+    if not along:
+        return None
+    mt = mlir.memref_type(strided[0].root)
+    if mt is None:
+        return None
+    lines = CACHE_LINE_BYTES // mlir.element_size_bytes(mt.element_type)
+    trips = constant_trip_count(band[-1])
+    if lines < 2 or trips is None or trips % lines or trips <= lines:
+        return None
+    return TransposeBlock(tuple(band), along[-1], lines, strided[0])

@@ -1,0 +1,155 @@
+"""Issue 24, locality: transposing copies walk their column access one cache line wide
+(analysis/locality.py plan_transpose_block, transforms/transpose_blocking.py).
+
+Each rewrite is checked on its IR and bit for bit (reference interpreter, and natively with
+mlir-runner); the refusals (not a copy, a trip count that is not a multiple of a strip, a
+reordering that would reverse a dependence) leave the band as it was, and the legality guard is
+shown to be needed: without it the dependent band computes other results.
+"""
+from __future__ import annotations
+
+import pytest
+
+from loopopt import driver, mlir, native
+from loopopt.analysis.facts import Facts
+from loopopt.analysis.locality import plan_transpose_block
+from loopopt.options import TARGETS, Options
+from loopopt.remarks import RemarkLog
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+from loopopt.transforms import transpose_blocking
+from loopopt.transforms.locality_interchange import bands
+from loopopt.transforms.transpose_blocking import strip_order, transpose_blocking_function
+
+CPU = Options(target=TARGETS["cpu"])
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+
+
+def transpose(m=64, n=48, elem="f32", store="%dst[%i, %j]", dst_shape=None) -> str:
+    """dst[i, j] = src[j, i] (the lowering of linalg.transpose), src m x n... as n x m."""
+    dst_shape = dst_shape or f"{m}x{n}"
+    return f"""func.func @t(%src: memref<{n}x{m}x{elem}>, %dst: memref<{dst_shape}x{elem}>) {{
+  affine.for %i = 0 to {m} {{
+    affine.for %j = 0 to {n} {{
+      %v = affine.load %src[%j, %i] : memref<{n}x{m}x{elem}>
+      affine.store %v, {store} : memref<{dst_shape}x{elem}>
+    }}
+  }}
+  return
+}}
+"""
+
+
+def block(src: str, report_refusals: bool = True) -> tuple[str, list[str]]:
+    module = mlir.parse_module(src)
+    log = RemarkLog()
+    with module.context:
+        for fn in mlir.functions(module):
+            transpose_blocking_function(fn, CPU, log, "t.mlir", report_refusals=report_refusals)
+        assert mlir.verify(module.operation) is None
+        return mlir.print_module(module), log.messages()
+
+
+def plans(src: str):
+    module = mlir.parse_module(src)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        facts = Facts()
+        return [plan_transpose_block(b, facts) for b in bands(fn)]
+
+
+def loop_headers(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("affine.for")]
+
+
+def test_strip_order_places_the_strip_loop_and_keeps_the_point_loop_innermost():
+    assert strip_order(2, 0) == [1, 0, 2]
+    assert strip_order(3, 1) == [0, 2, 1, 3]
+    assert strip_order(3, 0) == [2, 0, 1, 3]
+
+
+def test_a_transpose_is_blocked_by_one_cache_line_and_keeps_its_results():
+    src = transpose()
+    out, remarks = block(src)
+    assert loop_headers(out) == ["affine.for %arg2 = 0 to 48 step 16 {", "affine.for %arg3 = 0 to 64 {",
+                                 "affine.for %arg4 = 0 to 16 {"]
+    assert "affine.load %arg0[%arg4 + %arg2, %arg3]" in out and "affine.store %0, %arg1[%arg3, %arg4 + %arg2]" in out
+    assert len(remarks) == 1 and remarks[0].startswith("[BLOCK TRANSPOSE] innermost loop strip-mined by 16")
+    assert_same_results(src, out, seed=3)
+
+
+def test_the_strip_is_one_line_of_the_loaded_element():
+    assert [p.lines for p in plans(transpose(elem="f64"))] == [8]
+    assert [p.lines for p in plans(transpose(elem="f16", n=64))] == [32]
+
+
+@pytest.mark.parametrize("src, why", [
+    (transpose(n=40), "40 is not a multiple of 16"),
+    (transpose(n=16), "a single strip"),
+    (transpose().replace("%src[%j, %i]", "%src[%i, %j]").replace("memref<48x64xf32>", "memref<64x48xf32>"),
+     "a plain copy: every access contiguous"),
+])
+def test_bands_that_gain_nothing_are_not_planned(src, why):
+    assert plans(src) == [None], why
+
+
+def test_a_gemm_is_left_to_the_register_tiling():
+    gemm = """func.func @g(%A: memref<32x64xf32>, %W: memref<48x64xf32>, %C: memref<32x48xf32>) {
+  affine.for %k = 0 to 64 {
+    affine.for %i = 0 to 32 {
+      affine.for %j = 0 to 48 {
+        %a = affine.load %A[%i, %k] : memref<32x64xf32>
+        %w = affine.load %W[%j, %k] : memref<48x64xf32>
+        %c = affine.load %C[%i, %j] : memref<32x48xf32>
+        %p = arith.mulf %a, %w : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<32x48xf32>
+      }
+    }
+  }
+  return
+}
+"""
+    assert plans(gemm) == [None]
+
+
+# dst[0, i + j] = src[j, i]: the element i + j is written by every (i, j) on its anti-diagonal, the
+# last writer being the one with the largest i. Strips of j run outermost would make the largest j
+# strip's writer last instead: the band must stay as it is.
+ANTI_DIAGONAL = transpose(m=32, n=32, store="%dst[0, %i + %j]", dst_shape="1x64")
+
+
+def test_a_reordering_that_reverses_a_dependence_is_refused_with_its_reason():
+    out, remarks = block(ANTI_DIAGONAL)
+    assert loop_headers(out) == loop_headers(ANTI_DIAGONAL.replace("%i", "%arg2").replace("%j", "%arg3"))
+    assert len(remarks) == 1 and remarks[0].startswith("[STOP BLOCK TRANSPOSE] "), remarks
+    assert_same_results(ANTI_DIAGONAL, out, seed=5)
+
+
+def test_the_legality_guard_is_needed(monkeypatch):
+    """Mutation check: with transpose_violation answering None, the anti-diagonal band is blocked
+    and its results change."""
+    monkeypatch.setattr(transpose_blocking, "transpose_violation", lambda plan: None)
+    out, remarks = block(ANTI_DIAGONAL)
+    assert remarks and remarks[0].startswith("[BLOCK TRANSPOSE]")
+    with pytest.raises(AssertionError):
+        assert_same_results(ANTI_DIAGONAL, out, seed=5)
+
+
+def test_the_driver_blocks_on_cpu_only():
+    src = transpose(m=256, n=512)
+    cpu = driver.optimize(src, CPU, explain=True)
+    assert any(m.startswith("[BLOCK TRANSPOSE]") for m in cpu.remarks.messages())
+    assert "step 16" in cpu.text
+    trn1 = driver.optimize(src, Options(target=TARGETS["trn1"]), explain=True)
+    assert not any("BLOCK TRANSPOSE" in m for m in trn1.remarks.messages()) and "step 16" not in trn1.text
+
+
+@has_runner
+def test_blocked_transposes_compute_the_same_results_natively():
+    for src in (transpose(m=256, n=512), transpose(m=96, n=64, elem="f64")):
+        out = driver.optimize(src, CPU).text
+        assert "[BLOCK TRANSPOSE]" not in out and "step" in out
+        want = native.run_native(src, "t", [None, None], reps=1).outputs
+        got = native.run_native(out, "t", [None, None], reps=1).outputs
+        assert native.compare_outputs(want, got) is None
