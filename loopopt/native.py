@@ -186,9 +186,9 @@ def _noinline_module(text: str, kernel: str) -> tuple[str, KernelSignature]:
     with module.context:
         fn = _find_kernel(module, kernel)
         sig = _signature_of(fn, kernel)
-        old = [ir.StringAttr(a).value for a in fn.attributes["passthrough"]] if "passthrough" in fn.attributes else []
-        if "noinline" not in old:
-            fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get(s) for s in old + ["noinline"]])
+        old = list(fn.attributes["passthrough"]) if "passthrough" in fn.attributes else []  # "name" or ["key", "value"]
+        if not any(isinstance(a, ir.StringAttr) and ir.StringAttr(a).value == "noinline" for a in old):
+            fn.attributes["passthrough"] = ir.ArrayAttr.get(old + [ir.StringAttr.get("noinline")])
         return mlir.print_module(module), sig
 
 

@@ -525,3 +525,40 @@ func.func @f(%u: memref<*xf32>) {
     res = _optimize(src, FAST, passes=["vectorize"])
     assert [r.message for r in res.remarks if r.pass_name == "vectorize"] == [
         f"{cpu_plan_vectorizable()} at width 8"]
+
+
+# ----------------------------------------------------------------------------- the width hint
+
+EXP_LOOP = loop("""    %x = affine.load %a[%i] : memref<64xf32>
+    %y = math.exp %x : f32
+    affine.store %y, %b[%i] : memref<64xf32>""")
+
+
+def _hint(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if "prefer-vector-width" in line]
+
+
+def test_a_plan_wider_than_256_bits_asks_llvm_for_its_width():
+    wide = Options(target=TARGETS["cpu"], approximate_math=True, vector_bits=512)
+    out = driver.optimize(EXP_LOOP, wide, explain=True)
+    assert _hint(out.text) == ['func.func @f(%arg0: memref<64xf32>, %arg1: memref<64xf32>) attributes '
+                               '{passthrough = [["prefer-vector-width", "512"]]} {']
+    assert any(m.startswith("[VECTOR WIDTH] prefer-vector-width=512") for m in out.remarks.messages())
+    assert verify_with_mlir_opt(out.text) is None
+    for options in (Options(target=TARGETS["cpu"], approximate_math=True, vector_bits=256),
+                    Options(target=TARGETS["trn1"], approximate_math=True, vector_bits=512)):
+        assert _hint(driver.optimize(EXP_LOOP, options).text) == [], options
+
+
+@has_runner
+def test_the_width_hint_makes_llvm_vectorize_at_sixteen_lanes_with_the_same_results():
+    src = EXP_LOOP.replace("64", "4096")
+    wide = Options(target=TARGETS["cpu"], approximate_math=True, vector_bits=512)
+    hinted = driver.optimize(src, wide).text
+    plain = hinted.replace(' attributes {passthrough = [["prefer-vector-width", "512"]]}', "")
+    assert hinted != plain
+    widths = [r.message for r in native.llvm_vectorizer_remarks(hinted, "f", [None, None]) if r.in_kernel]
+    assert any("vectorization width: 16" in m for m in widths), widths
+    a = native.run_native(hinted, "f", [None, None], reps=1).outputs
+    b = native.run_native(plain, "f", [None, None], reps=1).outputs
+    assert native.compare_outputs(a, b) is None

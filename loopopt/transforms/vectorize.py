@@ -103,4 +103,30 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
                     log.add(PASS, PASSED, f"{REASSOCIATED}: {name}", function=fname, location=site,
                             args={"op": name, "loop": where})
             count += 1
+    if count:
+        hint_vector_width(fn, options, log, fname, filename)
     return count
+
+
+WIDTH_HINT = "[VECTOR WIDTH] prefer-vector-width={bits} passed to LLVM"
+
+
+def hint_vector_width(fn: ir.Operation, options: Options, log: RemarkLog, fname: str, filename: str) -> bool:
+    """Ask LLVM to vectorize the loops left to it at the plan's width when that is wider than
+    256 bits: the function gets `passthrough = [["prefer-vector-width", "N"]]` (kept by MLIR's
+    func-to-llvm lowering; it changes no result, only the width LLVM's loop vectorizer picks,
+    which on AVX-512 cores is 256 by default). True iff the hint was added."""
+    bits = options.plan_vector_bits
+    if bits <= 256:
+        return False
+    old = list(fn.attributes["passthrough"]) if "passthrough" in fn.attributes else []
+    if any(isinstance(a, ir.ArrayAttr) and len(a) == 2 and ir.StringAttr(a[0]).value == "prefer-vector-width"
+           for a in old):
+        return False
+    with fn.context:
+        entry = ir.ArrayAttr.get([ir.StringAttr.get("prefer-vector-width"), ir.StringAttr.get(str(bits))])
+        fn.attributes["passthrough"] = ir.ArrayAttr.get(old + [entry])
+    log.add(PASS, PASSED, WIDTH_HINT.format(bits=bits) + f": its loop vectorizer picks {bits}-bit vectors as "
+            "the plan does (256 by default on AVX-512 cores)", function=fname,
+            location=mlir.location_of(fn, filename), args={"bits": bits})
+    return True
