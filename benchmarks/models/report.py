@@ -32,9 +32,9 @@ FRAMEWORKS = ("torch", "iree")
 README_BEGIN = "<!-- models-results: generated from benchmarks/results/models.json by benchmarks/models/report.py; do not edit -->"
 README_END = "<!-- end of models-results -->"
 TITLES = {"plain": "plain", "best-mlir": "best MLIR", "best-lf-mlir": "linalg-fusion + best MLIR",
-          "loopopt": "loopopt", "loopopt-host": "loopopt --vector-bits host",
+          "loopopt": "loopopt", "loopopt-256": "loopopt --vector-bits 256",
           "linalg-fusion+loopopt": "linalg-fusion + loopopt", "torch": "torch", "iree": "IREE"}
-SUMMARY = ("plain", "best-mlir", "best-lf-mlir", "loopopt", "loopopt-host", "linalg-fusion+loopopt", "torch", "iree")
+SUMMARY = ("plain", "best-mlir", "best-lf-mlir", "loopopt", "loopopt-256", "linalg-fusion+loopopt", "torch", "iree")
 
 
 def quantile(xs, q: float):
@@ -173,14 +173,14 @@ def summary_table(data: dict, regime: str) -> list[str]:
     """Blocks x columns: each column's time (ms), the best correct MLIR pipeline named, the
     miscompiles listed, loopopt's speedup over plain and its time over the faster framework."""
     head = ("| block | " + " | ".join(TITLES[k] for k in SUMMARY)
-            + " | loopopt speedup | loopopt x fw | loopopt --vector-bits host x fw | linalg-fusion + loopopt x fw"
+            + " | loopopt speedup | loopopt x fw | loopopt --vector-bits 256 x fw | linalg-fusion + loopopt x fw"
               " | WRONG (error vs reference) |")
     lines = [head, "|---" * (len(SUMMARY) + 6) + "|"]
     for b in data["blocks"]:
         plain = time_of(b["columns"].get("plain"), regime)
         fw = framework_time(b, regime)
         lo = time_of(b["columns"].get("loopopt"), regime)
-        lh = time_of(b["columns"].get("loopopt-host"), regime)
+        lh = time_of(b["columns"].get("loopopt-256"), regime)
         lf = time_of(b["columns"].get("linalg-fusion+loopopt"), regime)
         cells = [summary_cell(b, k, regime) for k in SUMMARY]
         cells += [_x(plain / lo if plain and lo else None), _x(lo / fw if lo and fw else None),

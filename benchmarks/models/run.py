@@ -12,9 +12,10 @@ torch's outputs on the native harness's inputs). Its columns, all on one thread:
   mlir-scalrep               --affine-loop-fusion --affine-scalrep --affine-loop-invariant-code-motion
                              --canonicalize --cse (the pipeline of shared/notes/frontdoor.md), on the plain lowering
   linalg-fusion+mlir-*       the same pipelines on the lowering with LoweringOptions(elementwise_fusion=True)
-  loopopt                    `loopopt --target cpu` on the plain lowering
-  loopopt-host               `loopopt --target cpu --vector-bits host`: planned for this machine's vector
-                             registers, as IREE's column is compiled with --iree-llvmcpu-target-cpu=host
+  loopopt                    `loopopt --target cpu` on the plain lowering (framework input: planned for this
+                             machine's vector registers, as IREE's column is compiled with --iree-llvmcpu-target-cpu=host)
+  loopopt-256                `loopopt --target cpu --vector-bits 256`: planned for AVX2's 256-bit registers
+                             (the portable plan, the default for affine input)
   linalg-fusion+loopopt      `loopopt --target cpu` on the fused lowering
   torch                      torch eager (torch.set_num_threads(1)), the exporter's own nn.Module and weights
   iree                       iree-compile (IREE_FLAGS) on the linalg text, run on IREE's local-sync device
@@ -111,7 +112,7 @@ def default_variants() -> tuple[Variant, ...]:
     for base, prefix in (("plain", ""), ("linalg-fusion", "linalg-fusion+")):
         out += [Variant(prefix + name, base, "mlir-opt", tuple(args)) for name, args in MLIR_PIPELINES.items()]
     out += [Variant("loopopt", "plain", "loopopt"),
-            Variant("loopopt-host", "plain", "loopopt", ("--vector-bits", "host")),
+            Variant("loopopt-256", "plain", "loopopt", ("--vector-bits", "256")),
             Variant("linalg-fusion+loopopt", "linalg-fusion", "loopopt")]
     return tuple(out)
 
