@@ -103,9 +103,46 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
                     log.add(PASS, PASSED, f"{REASSOCIATED}: {name}", function=fname, location=site,
                             args={"op": name, "loop": where})
             count += 1
+    use_approx = options.approximate_math if approximate_math is None else approximate_math
+    if use_approx:
+        count += approximate_vector_math(fn, rewriter, log, fname, filename)
     if count:
         hint_vector_width(fn, options, log, fname, filename)
     return count
+
+
+def approximate_vector_math(fn: ir.Operation, rewriter: Rewriter, log: RemarkLog, fname: str,
+                            filename: str) -> int:
+    """Math functions the register tiling has already put on vectors (an epilogue such as a GELU
+    after a product, transforms/register_tiling.py) become polynomials too, as in a loop the plan
+    vectorizes (constants before the outermost loop around them); one remark per source op and
+    function, with the count. Returns how many ops were replaced."""
+    from ..analysis.loops import ancestors
+
+    constants: dict = {}
+    counts: dict[tuple[str, str], int] = {}
+    for op in [o for o in mlir.walk(fn) if o.name in math_approx.APPROXIMATIONS]:
+        if not isinstance(op.results[0].type, ir.VectorType) or math_approx.approximation_refusal(op) is not None:
+            continue
+        loops = [p for p in ancestors(op) if p.name == "affine.for"]
+        anchor = loops[-1] if loops else op
+        key = (mlir.location_of(op, filename), op.name)
+
+        def build(op=op, anchor=anchor):
+            block = op.block
+            before = {mlir.op_key(o) for o in mlir.block_ops(block)} - {mlir.op_key(op)}
+            math_approx.approximate(op, anchor, constants)
+            return [[o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]]
+
+        rewriter.replace([op], build)
+        counts[key] = counts.get(key, 0) + 1
+    for (where, name), n in counts.items():
+        log.add(PASS, PASSED, f"{APPROXIMATED}: {name} on {n} {VECTOR_TEXT} (max error "
+                f"{math_approx.MAX_ULP[name]:g} ulp)", function=fname, location=where, args={"op": name, "vectors": n})
+    return sum(counts.values())
+
+
+VECTOR_TEXT = "vectors of the register tiling"
 
 
 WIDTH_HINT = "[VECTOR WIDTH] prefer-vector-width={bits} passed to LLVM"
