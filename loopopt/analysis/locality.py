@@ -262,59 +262,67 @@ def _band_conflicts(band: list, facts, accesses: list, names: list[str]):
 
 # ----------------------------------------------------------------------------- transposes (cpu)
 #
-# A band that reads one buffer along a row and writes another along a column (a transpose: the
-# lowering of linalg.transpose, torch's weight layouts) has no order in which every access is
-# contiguous. Its innermost loop then walks the strided access across one cache line per
-# iteration, and with a power-of-two row length those lines fall into a few cache sets: they are
-# evicted before the next iteration of the loop outside reads their next element. Strip-mining
-# the innermost loop by one cache line and running the strips outermost keeps the lines of one
-# strip (a line's worth of rows) in L1 while the loops inside walk along them.
+# A band that reads one buffer along a column while it walks the others along rows (a transpose:
+# the lowering of linalg.transpose, torch's weight layouts, a consumer of a transposed
+# intermediate) has no order in which every access is contiguous. Its innermost loop then walks
+# the column access across one cache line per iteration, and with a power-of-two row length
+# those lines fall into a few cache sets: they are evicted before the next iteration of the loop
+# outside reads their next element. Tiling the innermost loop and the loop the column access
+# walks contiguously by one cache line each keeps the lines of one tile in L1 while the loops
+# inside walk along them (a strip of the innermost loop alone when the other loop is short).
 
 CACHE_LINE_BYTES = 64
 
 
 @dataclass(frozen=True)
 class TransposeBlock:
-    """How to block one transposing band: strip-mine `band[-1]` by `lines` iterations (one cache
-    line of the strided access's elements) and place the strip loop just outside `band[level]`,
-    the loop along which the strided access is contiguous."""
+    """How to block one transposing band: tile `band[-1]`, and `band[level]` when `tile_level`,
+    by `lines` iterations (one cache line of the column access's elements); the tile loops run
+    outside the point loops, the innermost point loop stays innermost."""
 
     band: tuple
-    level: int  # the loop the strided access walks contiguously
-    lines: int  # iterations per strip (CACHE_LINE_BYTES / element bytes)
-    strided: object  # the access (accesses.AccessPattern) the strip keeps in cache
+    level: int  # the loop the column access walks contiguously
+    lines: int  # iterations per tile side (CACHE_LINE_BYTES / element bytes)
+    tile_level: bool  # band[level] is tiled too (its trip count is a multiple of `lines` above it)
+    strided: object  # the access (accesses.AccessPattern) the tile keeps in cache
+
+
+def _tileable(loop, lines: int) -> bool:
+    from .loops import constant_trip_count
+
+    trips = constant_trip_count(loop)
+    return trips is not None and trips % lines == 0 and trips > lines
 
 
 def plan_transpose_block(band: list, facts) -> TransposeBlock | None:
-    """The blocking of a perfect band that copies one buffer into another, its innermost loop
-    walking the store contiguously and the load across rows while an outer loop of the band
-    walks the load contiguously; None for anything else, or when the innermost loop's trip
-    count is unknown, not a multiple of a strip, or a single strip. Legality is the caller's
-    (the permutation moves the strip loop outward: transforms.transpose_blocking checks it)."""
-    from .loops import constant_trip_count, loop_dims
+    """The blocking of a perfect band whose innermost loop walks exactly one access, a load, across
+    rows while an outer loop of the band walks it contiguously, and every other access
+    contiguously or not at all, with no element written that the band also reads (a reduction
+    or an update in place: the register tiling's, or nothing to gain); None for anything else,
+    or when the innermost loop's trip count is unknown, not a multiple of a line or a single
+    line. Legality is the caller's (transforms.transpose_blocking checks the reordering)."""
+    from .loops import loop_dims
 
     if len(band) < 2:
         return None
     accesses = facts.accesses(band[0])
     if not accesses or any(a.index is None or a.is_vector for a in accesses):
         return None
-    reads = [a for a in accesses if not a.is_write]
     writes = [a for a in accesses if a.is_write]
-    if len(reads) != 1 or len(writes) != 1 or reads[0].root == writes[0].root:
-        return None  # a copy between two buffers (a GEMM's strided operand is the register tiling's)
+    if not writes or any(r.root == w.root for r in accesses if not r.is_write for w in writes):
+        return None
     names = [loop_dims(lp, facts.scope)[0].name for lp in band]
     inner = names[-1]
-    if access_class(reads[0], inner) != "strided" or access_class(writes[0], inner) != "contiguous":
+    classes = [access_class(a, inner) for a in accesses]
+    strided = [a for a, c in zip(accesses, classes) if c == "strided"]
+    if len(strided) != 1 or strided[0].is_write or "contiguous" not in classes:
         return None
-    strided = reads
     along = [k for k, n in enumerate(names[:-1]) if access_class(strided[0], n) == "contiguous"]
-    if not along:
-        return None
     mt = mlir.memref_type(strided[0].root)
-    if mt is None:
+    if not along or mt is None:
         return None
     lines = CACHE_LINE_BYTES // mlir.element_size_bytes(mt.element_type)
-    trips = constant_trip_count(band[-1])
-    if lines < 2 or trips is None or trips % lines or trips <= lines:
+    if lines < 2 or not _tileable(band[-1], lines):
         return None
-    return TransposeBlock(tuple(band), along[-1], lines, strided[0])
+    level = along[-1]
+    return TransposeBlock(tuple(band), level, lines, _tileable(band[level], lines), strided[0])

@@ -38,17 +38,30 @@ from .tiling import loop_tiling
 PASS = "transpose-blocking"
 
 
-def strip_order(depth: int, level: int) -> list[int]:
-    """The permutation of a band of `depth` loops whose innermost was strip-mined (depth + 1
-    loops: ..., strip, point) that places the strip loop at `level`, the point loop innermost."""
-    return [*range(level), depth - 1, *range(level, depth - 1), depth]
+def tile_order(depth: int, level: int, tile_level: bool) -> list[int]:
+    """The permutation of a tiled band of `depth` loops: its innermost loop strip-mined (..., I
+    tile, I point) and, with `tile_level`, band[level] too (K tile, K point at level, level + 1).
+    The tile loops go to `level`, K's first; the point loops keep their order inside them, the
+    innermost point loop innermost."""
+    if not tile_level:
+        return [*range(level), depth - 1, *range(level, depth - 1), depth]
+    return [*range(level), level, depth, level + 1, *range(level + 2, depth), depth + 1]
 
 
-def _strip_mined(top: ir.Operation, plan: TransposeBlock) -> list[ir.Operation]:
-    """Strip-mine the innermost loop of the band under `top` (the plan's band or a copy of it);
-    returns the band's loops, strip and point loops last."""
-    loop_tiling(perfect_nest(top)[len(plan.band) - 1], plan.lines)
-    return perfect_nest(top)[:len(plan.band) + 1]
+def _tiled(top: ir.Operation, plan: TransposeBlock) -> list[ir.Operation]:
+    """Strip-mine the plan's loops in the band under `top` (the plan's band or a copy of it);
+    returns the band's loops in their strip-mined order (the permutation's input)."""
+    depth = len(plan.band)
+    loop_tiling(perfect_nest(top)[depth - 1], plan.lines)
+    if plan.tile_level:
+        tile, _ = loop_tiling(perfect_nest(top)[plan.level], plan.lines)
+        if plan.level == 0:
+            top = tile
+    return perfect_nest(top)[:depth + 1 + plan.tile_level]
+
+
+def _order(plan: TransposeBlock) -> list[int]:
+    return tile_order(len(plan.band), plan.level, plan.tile_level)
 
 
 def transpose_violation(plan: TransposeBlock) -> str | None:
@@ -57,16 +70,19 @@ def transpose_violation(plan: TransposeBlock) -> str | None:
     top = plan.band[0]
     with top.context, top.location:
         copy = mlir.operation(top.clone(ip=ir.InsertionPoint(top)))
+    holder = [copy]
     try:
-        return permutation_violation(_strip_mined(copy, plan), strip_order(len(plan.band), plan.level), Scope())
+        nest = _tiled(copy, plan)
+        holder = [nest[0]]
+        return permutation_violation(nest, _order(plan), Scope())
     finally:
-        copy.erase()
+        holder[0].erase()
 
 
 def block_transpose(plan: TransposeBlock) -> list[ir.Operation]:
-    """Strip-mine and reorder the plan's band (legal: transpose_violation said None); returns its
-    new loops, outermost first."""
-    return loop_interchange(_strip_mined(plan.band[0], plan), strip_order(len(plan.band), plan.level))
+    """Tile and reorder the plan's band (legal: transpose_violation said None); returns its new
+    loops, outermost first."""
+    return loop_interchange(_tiled(plan.band[0], plan), _order(plan))
 
 
 def transpose_blocking_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
@@ -88,9 +104,13 @@ def transpose_blocking_function(fn: ir.Operation, options: Options, log: RemarkL
             continue
         outside = mlir.location_of(plan.band[plan.level], filename)  # before the band is rewritten
         rewriter.replace([plan.band[0]], lambda plan=plan: [block_transpose(plan)])
-        log.add(PASS, PASSED, f"[BLOCK TRANSPOSE] innermost loop strip-mined by {plan.lines} (one "
-                f"{CACHE_LINE_BYTES}-byte cache line), the strip loop placed outside the loop at {outside}: "
-                f"the column walk reuses {plan.lines} cache lines instead of touching one per iteration",
-                function=fname, location=where, args={"lines": plan.lines, "level": plan.level})
+        shape = (f"{plan.lines} x {plan.lines} tiles of the loop at {outside} and the innermost loop"
+                 if plan.tile_level else
+                 f"strips of {plan.lines} iterations of the innermost loop, outside the loop at {outside}")
+        log.add(PASS, PASSED, f"[BLOCK TRANSPOSE] {shape} (one {CACHE_LINE_BYTES}-byte cache line a side): the "
+                f"column walk reuses {plan.lines} cache lines instead of touching one per iteration",
+                function=fname, location=where,
+                args={"lines": plan.lines, "level": plan.level, "tile_level": plan.tile_level,
+                      "loops_added": 1 + plan.tile_level})
         count += 1
     return count

@@ -1,6 +1,6 @@
 // Issue 24, locality: a transposing copy (torch-mlir's lowering of a Linear weight's transpose) is
-// strip-mined by one cache line (16 f32) and the strip loop runs outermost, so the column walk of
-// %src reuses 16 lines; a band whose reordering would reverse a dependence is left as it is and
+// tiled by one cache line (16 f32) a side, the tile loops outermost, so the column walk of %src
+// reuses 16 lines; a band whose reordering would reverse a dependence is left as it is and
 // `--passes block-transposes` says why.
 // RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target cpu --passes block-transposes --remarks 2>&1 | filecheck %s --check-prefix=REFUSED
@@ -25,13 +25,14 @@ func.func @anti_diagonal(%src: memref<32x32xf32>, %dst: memref<1x64xf32>) {
   return
 }
 
-// CHECK: block-transpose.mlir:9:3: passed: [BLOCK TRANSPOSE] innermost loop strip-mined by 16 (one 64-byte cache line), the strip loop placed outside the loop at {{.*}}block-transpose.mlir:9:3: the column walk reuses 16 cache lines instead of touching one per iteration (in @weight_t)
+// CHECK: block-transpose.mlir:9:3: passed: [BLOCK TRANSPOSE] 16 x 16 tiles of the loop at {{.*}}block-transpose.mlir:9:3 and the innermost loop (one 64-byte cache line a side): the column walk reuses 16 cache lines instead of touching one per iteration (in @weight_t)
 // CHECK-LABEL: func.func @weight_t
+// CHECK-NEXT: affine.for %[[II:.*]] = 0 to 256 step 16 {
 // CHECK-NEXT: affine.for %[[JJ:.*]] = 0 to 512 step 16 {
-// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 256 {
+// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 16 {
 // CHECK-NEXT: affine.for %[[J:.*]] = 0 to 16 {
-// CHECK-NEXT: %[[V:.*]] = affine.load %arg0[%[[J]] + %[[JJ]], %[[I]]] : memref<512x256xf32>
-// CHECK-NEXT: affine.store %[[V]], %arg1[%[[I]], %[[J]] + %[[JJ]]] : memref<256x512xf32>
+// CHECK-NEXT: %[[V:.*]] = affine.load %arg0[%[[J]] + %[[JJ]], %[[I]] + %[[II]]] : memref<512x256xf32>
+// CHECK-NEXT: affine.store %[[V]], %arg1[%[[I]] + %[[II]], %[[J]] + %[[JJ]]] : memref<256x512xf32>
 // CHECK-LABEL: func.func @anti_diagonal
 // CHECK-NEXT: affine.for %{{.*}} = 0 to 32 {
 // CHECK-NEXT: affine.for %{{.*}} = 0 to 32 {

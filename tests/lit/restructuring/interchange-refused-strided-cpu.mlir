@@ -1,6 +1,6 @@
-// Aligning the consumer with the producer would fix the column walk over %t but turn the walks
-// over %b, %c and %o into column walks: on cpu the locality guard refuses the interchange and
-// the consumer recomputes %t's elements instead; trn1 interchanges and fuses both levels.
+// Aligning the consumer with the producer would turn the walks over %b, %c and %o into column walks:
+// on cpu the locality guard refuses the interchange, the consumer recomputes %t's elements and its one
+// column walk (over %a) is tiled a cache line a side (transpose blocking); trn1 interchanges, fuses both.
 // RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=CPU
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 
@@ -27,18 +27,23 @@ func.func @mostly_rows(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<
 
 // CPU-NOT: [LOOP INTERCHANGE]
 // CPU: {{.*}}.mlir:15:3: passed: [RECOMPUTE] producer's value recomputed in the consumer; intermediate removed (in @mostly_rows)
+// CPU-NEXT: {{.*}}.mlir:15:3: passed: [BLOCK TRANSPOSE] 16 x 16 tiles of the loop at {{.*}}.mlir:15:3 and the innermost loop
 // CPU-NEXT: analysis: numLoopsFused = 2
 // CPU-LABEL: func.func @mostly_rows
 // CPU-SAME: (%[[A:[a-z0-9_]+]]: memref<32x32xf32>, %[[B:[a-z0-9_]+]]: memref<32x32xf32>, %[[C:[a-z0-9_]+]]: memref<32x32xf32>, %[[O:[a-z0-9_]+]]: memref<32x32xf32>)
 // CPU-NOT: memref.alloc
-// CPU-NEXT: affine.for %[[I:[a-z0-9_]+]] = 0 to 32 {
-// CPU-NEXT: affine.for %[[J:[a-z0-9_]+]] = 0 to 32 {
-// CPU-NEXT: %[[P0:[a-z0-9_]+]] = affine.apply #{{.*}}(%[[J]], %[[I]])
-// CPU-NEXT: %[[P1:[a-z0-9_]+]] = affine.apply #{{.*}}(%[[J]], %[[I]])
+// CPU-NEXT: affine.for %[[II:[a-z0-9_]+]] = 0 to 32 step 16 {
+// CPU-NEXT: affine.for %[[JJ:[a-z0-9_]+]] = 0 to 32 step 16 {
+// CPU-NEXT: affine.for %[[I:[a-z0-9_]+]] = 0 to 16 {
+// CPU-NEXT: affine.for %[[J:[a-z0-9_]+]] = 0 to 16 {
+// CPU-NEXT: %[[P0:[a-z0-9_]+]] = affine.apply #{{.*}}(%[[J]], %[[I]], %[[JJ]], %[[II]])
+// CPU-NEXT: %[[P1:[a-z0-9_]+]] = affine.apply #{{.*}}(%[[J]], %[[I]], %[[JJ]], %[[II]])
 // CPU-NEXT: affine.load %[[A]][%[[P0]], %[[P1]]]
-// CPU-NEXT: affine.load %[[B]][%[[I]], %[[J]]]
-// CPU-NEXT: affine.load %[[C]][%[[I]], %[[J]]]
-// CPU: affine.store %{{[a-z0-9_]+}}, %[[O]][%[[I]], %[[J]]]
+// CPU-NEXT: affine.load %[[B]][%[[I]] + %[[II]], %[[J]] + %[[JJ]]]
+// CPU-NEXT: affine.load %[[C]][%[[I]] + %[[II]], %[[J]] + %[[JJ]]]
+// CPU: affine.store %{{[a-z0-9_]+}}, %[[O]][%[[I]] + %[[II]], %[[J]] + %[[JJ]]]
+// CPU-NEXT: }
+// CPU-NEXT: }
 // CPU-NEXT: }
 // CPU-NEXT: }
 // CPU-NEXT: return
