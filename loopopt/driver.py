@@ -226,6 +226,13 @@ def _loop_order_explained(fn, options, log, filename) -> int:
     return loop_order_function(fn, options, log, filename, report_refusals=True)
 
 
+def _pack_operands_step(fn, options, log, filename) -> int:
+    """A product's operand walked across rows along the lanes loop is copied into rows first (cpu)."""
+    from .transforms.operand_packing import pack_operands_function
+
+    return pack_operands_function(fn, options, log, filename)
+
+
 def _transpose_blocking_step(fn, options, log, filename) -> int:
     """Transposing bands walk their column access one cache line wide (cpu)."""
     from .transforms.transpose_blocking import transpose_blocking_function
@@ -286,6 +293,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("isolate-products", _isolate_products_step))
         elif name == "loop-order":
             steps.append(("loop-order", _loop_order_explained))
+        elif name == "pack-operands":
+            steps.append(("pack-operands", _pack_operands_step))
         elif name == "block-transposes":
             steps.append(("block-transposes", _transpose_blocking_explained))
         elif name == "register-tile":
@@ -303,7 +312,7 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
                                "(known: fuse, contract, untile, scalrep, dead-stores, licm, isolate-products, loop-order, "
-                               "block-transposes, register-tile, vectorize, math-approx, "
+                               "pack-operands, block-transposes, register-tile, vectorize, math-approx, "
                                "vector-reductions, tile=N, interchange=P, distribute; or none alone)")
     return steps
 
@@ -444,6 +453,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("scalar-replacement", _scalar_replacement_step))  # fused reductions in registers
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
             steps.append(("isolate-products", _isolate_products_step))  # a matrix product in a nest of its own
+            steps.append(("pack-operands", _pack_operands_step))  # a product's B walked by rows
             steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
             steps.append(("block-transposes", _transpose_blocking_step))  # column walks one cache line wide
         if options.enable_licm:

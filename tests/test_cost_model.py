@@ -343,14 +343,16 @@ def _count_loops(text: str) -> int:
 def _distribution_growth(res) -> int:
     """Loops added by distributions (a split `into n loops` adds n - 1), by loop splits (the
     tail nest's loops, `loops_added`) and by the cpu code generation steps after fusion
-    (product isolation, transpose blocking and register tiling, their `loops_added`)."""
+    (product isolation, operand packing, transpose blocking and register tiling, their
+    `loops_added`)."""
     import re
 
     return sum(int(re.search(r"into (\d+) loops", r.message).group(1)) - 1
                for r in res.remarks if r.pass_name == "distribution" and r.kind == "Passed") + \
         sum(r.args["loops_added"] for r in res.remarks if r.message.startswith("[LOOP SPLIT]")) + \
         sum(r.args.get("loops_added", 0) for r in res.remarks
-            if r.pass_name in ("isolate-products", "transpose-blocking", "register-tile") and r.kind == "Passed")
+            if r.pass_name in ("isolate-products", "pack-operands", "transpose-blocking", "register-tile")
+            and r.kind == "Passed")
 
 
 # A producer with two statements; t feeds B and u feeds C, which reads u reversed (a negative
