@@ -209,42 +209,50 @@ def promotion_refusal(loop: ir.Operation, acc: Accumulator, facts: Facts) -> Ref
 def promote(loop: ir.Operation, accs: list[Accumulator], rewriter: Rewriter) -> ir.Operation:
     """Rebuild `loop` with one iter_args value per accumulator (load before, store after);
     returns the new loop. Requires promotion_refusal(...) is None for each. Every attribute
-    of an accumulator's ops is read before the first of them is erased."""
-    with loop.context, loop.location:
-        maps = [_map_attr(acc) for acc in accs]
-        before = ir.InsertionPoint(loop)
-        inits = []
-        for acc, amap in zip(accs, maps):
-            memref, _, index = acc.address
-            load = ir.Operation.create("affine.load", results=[acc.element_type], operands=[memref, *index],
-                                       attributes={"map": amap}, ip=before)
-            inits.append(load.results[0])
-        new_op = mlir.for_with_bounds_of(loop, mlir.int_attr(loop, "step"), inits, before)
-        block = body_block(new_op)
-        old_block = body_block(loop)
-        old_block.arguments[0].replace_all_uses_with(block.arguments[0])
-        current = list(block.arguments[1:])
-        owner = {mlir.op_key(o): k for k, acc in enumerate(accs) for o in acc.ops}
-        anchor = ir.Operation.create("affine.yield", operands=current, ip=ir.InsertionPoint(block))
-        for op in mlir.block_ops(old_block)[:-1]:
-            k = owner.get(mlir.op_key(op))
-            if k is None:
-                op.move_before(anchor)
-            elif op.name == "affine.load":
-                op.results[0].replace_all_uses_with(current[k])
-                op.erase()
-            else:
-                current[k] = op.operands[0]
-                op.erase()
-        ir.Operation.create("affine.yield", operands=current, ip=ir.InsertionPoint(anchor))
-        anchor.erase()
-        after = ir.InsertionPoint(loop)
-        for acc, amap, result in zip(accs, maps, new_op.results):
-            memref, _, index = acc.address
-            ir.Operation.create("affine.store", operands=[result, memref, *index],
-                                attributes={"map": amap}, ip=after)
-    rewriter.erase(loop)
-    return new_op
+    of an accumulator's ops is read before the first of them is erased. The rebuild is one
+    rewriter replacement: its listeners forget every op of the old loop before any is erased
+    (a new op may take an erased op's address, and must not inherit its cached facts)."""
+
+    def build():
+        with loop.context, loop.location:
+            maps = [_map_attr(acc) for acc in accs]
+            before = ir.InsertionPoint(loop)
+            inits = []
+            for acc, amap in zip(accs, maps):
+                memref, _, index = acc.address
+                load = ir.Operation.create("affine.load", results=[acc.element_type], operands=[memref, *index],
+                                           attributes={"map": amap}, ip=before)
+                inits.append(load)
+            new_op = mlir.for_with_bounds_of(loop, mlir.int_attr(loop, "step"), [x.results[0] for x in inits],
+                                             before)
+            block = body_block(new_op)
+            old_block = body_block(loop)
+            old_block.arguments[0].replace_all_uses_with(block.arguments[0])
+            current = list(block.arguments[1:])
+            owner = {mlir.op_key(o): k for k, acc in enumerate(accs) for o in acc.ops}
+            anchor = ir.Operation.create("affine.yield", operands=current, ip=ir.InsertionPoint(block))
+            for op in mlir.block_ops(old_block)[:-1]:
+                k = owner.get(mlir.op_key(op))
+                if k is None:
+                    op.move_before(anchor)
+                elif op.name == "affine.load":
+                    op.results[0].replace_all_uses_with(current[k])
+                    op.erase()
+                else:
+                    current[k] = op.operands[0]
+                    op.erase()
+            ir.Operation.create("affine.yield", operands=current, ip=ir.InsertionPoint(anchor))
+            anchor.erase()
+            after = ir.InsertionPoint(loop)
+            stores = []
+            for acc, amap, result in zip(accs, maps, new_op.results):
+                memref, _, index = acc.address
+                stores.append(ir.Operation.create("affine.store", operands=[result, memref, *index],
+                                                  attributes={"map": amap}, ip=after))
+        loop.erase()
+        return [[*inits, new_op.operation, *stores]]
+
+    return rewriter.replace([loop], build)[0][len(accs)]
 
 
 def _map_attr(acc: Accumulator) -> ir.Attribute:
