@@ -292,7 +292,8 @@ def _many_loops(n: int, fusable: bool) -> str:
     return "\n".join(lines + ["  return", "}"]) + "\n"
 
 
-@pytest.mark.slow
+@pytest.mark.long  # 25-50 s each; the default suite keeps test_thousand_loops_quickly, and
+# benchmarks/run.py --scaling measures compile time up to 4,000 loops
 @pytest.mark.parametrize("fusable", [False, True], ids=["distinct-bounds", "same-bounds"])
 def test_ten_thousand_loops_correct_within_bounded_time(tmp_path, fusable):
     src = _many_loops(10_000, fusable)
