@@ -439,7 +439,7 @@ def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> ir.Operation:
     iv = plan.loop.regions[0].blocks[0].arguments[0]
     coefs = plan.coefficients or (0,) * len(plan.shape)
     with alloc.context, alloc.location:
-        new_t = ir.MemRefType.get(list(plan.shape), old_t.element_type)
+        new_t = ir.MemRefType.get(list(plan.shape), old_t.element_type, memory_space=old_t.memory_space)
         kind = mlir.memref_d.AllocaOp if alloc.name == "memref.alloca" else mlir.memref_d.AllocOp
         new = kind(new_t, [], [], ip=ir.InsertionPoint(alloc))
         for a in plan.accesses:

@@ -276,7 +276,7 @@ def shift_to_footprint(alloc: ir.Operation, box: list[tuple[int, int]]) -> ir.Op
     buf = alloc.results[0]
     t = mlir.memref_type(buf)
     with alloc.context, alloc.location:
-        new_t = ir.MemRefType.get([hi - lo + 1 for lo, hi in box], t.element_type)
+        new_t = ir.MemRefType.get([hi - lo + 1 for lo, hi in box], t.element_type, memory_space=t.memory_space)
         kind = mlir.memref_d.AllocaOp if alloc.name == "memref.alloca" else mlir.memref_d.AllocOp
         new = kind(new_t, [], [], ip=ir.InsertionPoint(alloc))
         for use in list(buf.uses):

@@ -436,7 +436,7 @@ def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -
     shape = [lead] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
     iv = loop.regions[0].blocks[0].arguments[0]
     with alloc.context, alloc.location:
-        ntype = ir.MemRefType.get(shape, mt.element_type)
+        ntype = ir.MemRefType.get(shape, mt.element_type, memory_space=mt.memory_space)
         attrs = {n: a for n, a in alloc.attributes.items() if n != "operandSegmentSizes"}
         sizes = [] if copies is not None else [_trip_count_value(loop, lo, ir.InsertionPoint(alloc))]
         new = ir.Operation.create("memref.alloc", results=[ntype], operands=sizes,
