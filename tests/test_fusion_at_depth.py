@@ -254,6 +254,12 @@ def test_private_intermediates_do_not_count_as_strided_walks():
     assert pair_private_buffers(l1, l2) == frozenset({buffer_key_of(a)})
     assert pair_private_buffers(l1, l3) == frozenset()  # l3 does not read a
     assert strided_walks(l2) == 1 and strided_walks(l2, pair_private_buffers(l1, l2)) == 0
+    # a buffer another op also reads is not private to the pair
+    src = PRIVATE_TRANSPOSE.replace("  memref.dealloc %a", "  %e = affine.load %a[0, 0] : memref<10x10xf32>\n"
+                                    "  affine.store %e, %out[0] : memref<10xf32>\n  memref.dealloc %a")
+    module2 = mlir.parse_module(src, "t.mlir")
+    m1, m2, _ = loops_in_block(mlir.func_body(mlir.functions(module2)[0]))
+    assert pair_private_buffers(m1, m2) == frozenset()
 
 
 def test_transposing_chain_fuses_into_one_nest():
@@ -354,3 +360,139 @@ def test_a_reader_that_writes_is_interchanged_too():
     assert any(m.startswith("[LOOP INTERCHANGE] 1:0") for m in messages(res)), messages(res)
     assert "memref.alloc" not in res.text
     _native_same(src, res.text, "dr")
+
+
+# ------------------------------------------------------------ every block of the function
+
+MULTI_BLOCK = """
+func.func @mb(%x: memref<10xf32>, %out: memref<10xf32>, %out2: memref<10xf32>) {
+  %m = memref.alloc() : memref<10xf32>
+  affine.for %i = 0 to 10 {
+    %v = affine.load %x[%i] : memref<10xf32>
+    affine.store %v, %m[%i] : memref<10xf32>
+  }
+  affine.for %i = 0 to 10 {
+    %v = affine.load %m[%i] : memref<10xf32>
+    affine.store %v, %out[%i] : memref<10xf32>
+  }
+  cf.br ^bb1
+^bb1:
+  affine.for %i = 0 to 10 {
+    %v = affine.load %x[%i] : memref<10xf32>
+    %w = arith.addf %v, %v : f32
+    affine.store %w, %m[%i] : memref<10xf32>
+  }
+  affine.for %i = 0 to 10 {
+    %v = affine.load %m[%i] : memref<10xf32>
+    affine.store %v, %out2[%i] : memref<10xf32>
+  }
+  memref.dealloc %m : memref<10xf32>
+  return
+}
+"""
+
+
+def test_loops_of_a_later_block_fuse_too():
+    """MLIR's loop-fusion-4.mlir @fusion_for_multiple_blocks: the driver visits every block of the
+    function body, not only the entry block."""
+    for target in ("cpu", "trn1"):
+        res = optimize_checked(MULTI_BLOCK, target, passes=["fusion"])
+        fused = [m for m in messages(res) if m.startswith("[LOOP FUSION]")]
+        assert len(fused) == 2 and any(":14:3 and" in m for m in fused), messages(res)
+    res = optimize_checked(MULTI_BLOCK, "cpu")
+    _native_same(MULTI_BLOCK, res.text, "mb")
+
+
+# ------------------------------------------------------------ the cost rules of recompute at depth
+
+def test_reads_of_one_element_in_several_consumer_iterations_refuse():
+    """Each element of B is read twice per (a, b) iteration (an inner loop of 2 around the read):
+    recomputing would run the producer's work twice (pair_restructuring.redundant_recompute)."""
+    src = fused_outer("%a, %b").replace(
+        """        %y = affine.load %B[%a, %b, %e floordiv 8, %e mod 8] : memref<2x4x3x8xf32>
+        %z = arith.addf %y, %y : f32
+        affine.store %z, %C[%a, %b, %e] : memref<2x4x24xf32>""",
+        """        affine.for %r = 0 to 2 {
+          %y = affine.load %B[%a, %b, %e floordiv 8, %e mod 8] : memref<2x4x3x8xf32>
+          %z = arith.addf %y, %y : f32
+          affine.store %z, %C[%a, %b, %e] : memref<2x4x24xf32>
+        }""")
+    module, producer, consumer = _inner_pair(src)
+    plan, why = pr.plan_recompute(producer, consumer, Scope(), at_depth=True)
+    assert plan is not None, why
+    assert pr.redundant_recompute(plan) == "the consumer reads 48 elements where the producer wrote 24"
+    res = optimize_checked(src, "cpu")
+    assert not any(m.startswith("[RECOMPUTE]") for m in messages(res))
+    _native_same(src, res.text, "fo")
+
+
+FUNCTION_LEVEL = """
+func.func @fl(%x: memref<8xf32>, %out: memref<4xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  affine.for %i = 0 to 8 {
+    %v = affine.load %x[%i] : memref<8xf32>
+    %w = arith.mulf %v, %v : f32
+    affine.store %w, %t[%i] : memref<8xf32>
+  }
+  affine.for %j = 0 to 4 {
+    %v = affine.load %t[%j * 2] : memref<8xf32>
+    affine.store %v, %out[%j] : memref<4xf32>
+  }
+  memref.dealloc %t : memref<8xf32>
+  return
+}
+"""
+
+
+def test_no_recompute_at_function_level_for_unmatched_trip_counts():
+    """At function level (depth 0) the unmatched-trip-count rescue does not recompute, although
+    the plan is legal and does no extra work (see _rescue_recompute_at_depth)."""
+    module = mlir.parse_module(FUNCTION_LEVEL, "t.mlir")
+    producer, consumer = loops_in_block(mlir.func_body(mlir.functions(module)[0]))
+    plan, why = pr.plan_recompute(producer, consumer, Scope(), at_depth=True)
+    assert plan is not None and pr.redundant_recompute(plan) is None
+    res = optimize_checked(FUNCTION_LEVEL, "cpu")
+    assert not any(m.startswith("[RECOMPUTE]") for m in messages(res)), messages(res)
+    _native_same(FUNCTION_LEVEL, res.text, "fl")
+
+
+TRANSPOSED_WEIGHT = """
+func.func @tw(%x: memref<6x4xf32>, %w: memref<8x4xf32>, %out: memref<6x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wt = memref.alloc() : memref<4x8xf32>
+  affine.for %k = 0 to 4 {
+    affine.for %n = 0 to 8 {
+      %v = affine.load %w[%n, %k] : memref<8x4xf32>
+      affine.store %v, %wt[%k, %n] : memref<4x8xf32>
+    }
+  }
+  affine.for %m = 0 to 6 {
+    affine.for %n = 0 to 8 {
+      affine.store %zero, %out[%m, %n] : memref<6x8xf32>
+      affine.for %k = 0 to 4 {
+        %a = affine.load %x[%m, %k] : memref<6x4xf32>
+        %b = affine.load %wt[%k, %n] : memref<4x8xf32>
+        %c = affine.load %out[%m, %n] : memref<6x8xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %out[%m, %n] : memref<6x8xf32>
+      }
+    }
+  }
+  memref.dealloc %wt : memref<4x8xf32>
+  return
+}
+"""
+
+
+def test_a_transposed_weight_read_in_every_row_is_not_recomputed():
+    """The product reads each element of the transposed weight in all 6 rows: 192 reads of 32
+    written elements (redundant_recompute), so the copy stays for code generation to read."""
+    module = mlir.parse_module(TRANSPOSED_WEIGHT, "t.mlir")
+    producer, consumer = loops_in_block(mlir.func_body(mlir.functions(module)[0]))
+    plan, why = pr.plan_recompute(producer, consumer, Scope(), at_depth=True)
+    assert plan is not None, why
+    assert pr.redundant_recompute(plan) == "the consumer reads 192 elements where the producer wrote 32"
+    res = optimize_checked(TRANSPOSED_WEIGHT, "cpu")
+    assert not any(m.startswith("[RECOMPUTE]") for m in messages(res)), messages(res)
+    _native_same(TRANSPOSED_WEIGHT, res.text, "tw")

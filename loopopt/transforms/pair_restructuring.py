@@ -460,6 +460,40 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
 
 
 
+def redundant_recompute(plan: RecomputePlan) -> str | None:
+    """Why recomputing at depth would do more work than the producer did, or None.
+
+    Per iteration of the loops around both nests, the producer runs each of its iterations once;
+    the consumer recomputes one producer iteration per read. When it reads more often than the
+    producer wrote (reads of the same element in several consumer iterations: a transposed
+    weight read in every row of a matrix product), every extra read repeats the producer's
+    loads and ops, and the consumer's loops then read the producer's inputs where code generation
+    planned for the intermediate: refused. Counted with constant trip counts (the loops of the
+    consumer around each read, inside the consumer, against the producer nest's); a trip count
+    known only at run time refuses too (the cost cannot be shown to be no worse)."""
+    from ..analysis.loops import enclosing_loops, perfect_nest
+
+    def trips(loops) -> int | None:
+        n = 1
+        for lp in loops:
+            t = known_trip_count(lp) if lp.name == "affine.for" else None
+            if t is None:
+                return None
+            n *= t
+        return n
+
+    writes = trips(perfect_nest(plan.producer))
+    reads = 0
+    for ld in plan.loads:
+        r = trips([plan.consumer, *enclosing_loops(ld, stop=plan.consumer)])
+        if r is None or writes is None:
+            return "a trip count is known only at run time"
+        reads += r
+    if reads > writes:
+        return f"the consumer reads {reads} elements where the producer wrote {writes}"
+    return None
+
+
 def slice_bounds(plan: RecomputePlan) -> str:
     """The producer iteration each consumer read recomputes, as `(producer IVs) = (indices)`
     per read, the indices written over the consumer's values (memory.value_name), joined by `; `."""
