@@ -335,9 +335,10 @@ class GreedyFusion:
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> int:
-        body = mlir.func_body(self.func)
-        if body is not None:
-            self.check_loop_fusion_greedy(body, 0)
+        """Every block of the function body, in order (a function with branches has loops in
+        blocks after the entry block too; each block is its own candidate set)."""
+        for block in list(self.func.regions[0].blocks):
+            self.check_loop_fusion_greedy(block, 0)
         return self.num_loops_fused
 
     def check_loop_fusion_greedy(self, block: ir.Block, level: int) -> None:
@@ -573,9 +574,19 @@ class GreedyFusion:
         """The fusion battery on a scratch copy (fresh facts: the copy is new IR)."""
         return fusion_legality(l1, l2, Facts(), self.options, profit)[1] is None
 
-    def _rescue_dead_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+    def _rescue_dead_read_only_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+        """cpu: `_rescue_dead_iterations` for a longer loop that writes nothing, tried after the
+        other rescues: every iteration of such a loop is dead, and shrinking it first would only hide
+        the mismatch from an interchange that aligns the pair (loop-fusion.mlir
+        `@should_fuse_deep_loop_nests`: the consumer's outer loop of 3 shrunk to the producer's 2
+        where the producer has a loop of 3 to bring outermost)."""
+        return self._rescue_dead_iterations(st, a, b, profit, read_only=True)
+
+    def _rescue_dead_iterations(self, st: _BlockState, a: int, b: int, profit: float,
+                                read_only: bool = False) -> bool | None:
         """Unmatched constant trip counts: drop the longer loop's iterations nobody reads; on
-        cpu, when they are read later, split them off into a tail loop instead (`_split_tail`)."""
+        cpu, when they are read later, split them off into a tail loop instead (`_split_tail`).
+        A longer loop that writes nothing waits for `_rescue_dead_read_only_iterations`."""
         from . import pair_restructuring as pr
 
         t1, t2 = self._trip_count(st.loops[a]), self._trip_count(st.loops[b])
@@ -583,18 +594,25 @@ class GreedyFusion:
             return None
         long_id, keep = (a, t2) if t1 > t2 else (b, t1)
         loop = st.loops[long_id]
+        writes_nothing = not self.effects(loop).writes and not self.effects(loop).unknown
+        if read_only != (writes_nothing and not self.options.target.partitioned):
+            return None  # cpu: a loop that writes nothing waits; the Neuron targets keep the seed's order
+        # The kept iterations are the head, or the run the shorter partner covers (its lower bound
+        # inside the longer loop's range): then the fused loops also start alike.
+        start = pr.aligned_start(loop, st.loops[b if long_id == a else a])
         # A loop whose tail is read later is refused against every shorter partner: the check
-        # scans the ops after the loop, so it runs once per version of the loop and kept count.
+        # scans the ops after the loop, so it runs once per version of the loop and kept run.
         # (Remembering a violation only ever refuses: it can miss a rescue, never miscompile.)
-        seen = (st.serial, long_id, st.version[long_id], keep)
+        seen = (st.serial, long_id, st.version[long_id], keep, start)
         if seen in self._tail_read_later:
             return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
-        if pr.dead_tail_violation(loop, keep, self.scope, self._escapes, self.facts.accesses) is not None:
+        if pr.dead_tail_violation(loop, keep, self.scope, self._escapes, self.facts.accesses,
+                                  start=start) is not None:
             self._tail_read_later.add(seen)
             return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
-        self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep))
+        self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep, start))
         self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
-                     args={"kept_iterations": keep, "removed": max(t1, t2) - keep})
+                     args={"kept_iterations": keep, "removed": max(t1, t2) - keep, "first_kept": start})
         self._replace(st, long_id, loop)
         return True
 
@@ -764,10 +782,15 @@ class GreedyFusion:
 
     def _rescue_interchange_to_align(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
         """Interchange one nest (the second first) so that the pair becomes fusable, e.g. a
-        transposing consumer. On the cpu target the nest may not gain strided innermost walks."""
-        from ..analysis.locality import strided_innermost_accesses
+        transposing consumer. On the cpu target the permuted nest may not have more strided
+        innermost walks than the nest had, its walks of the pair's private intermediates (which
+        the fusion turns into values of one fused iteration) left out (analysis/pair_locality.py)."""
+        from ..analysis.pair_locality import pair_private_buffers, strided_walks
         from . import pair_restructuring as pr
 
+        private = frozenset()
+        if not self.options.target.partitioned:
+            private = pair_private_buffers(st.loops[a], st.loops[b])  # a runs first
         for k, other, k_first in ((b, a, False), (a, b, True)):
             seen = (st.serial, k, st.version[k])
             if seen not in self._outer_trips:
@@ -777,11 +800,11 @@ class GreedyFusion:
                     continue  # the trip counts would still differ
 
                 def plan(cv, cp, perm=perm, k_first=k_first) -> bool:
-                    before = strided_innermost_accesses(cv)
+                    before = strided_walks(cv)  # unfused, the intermediate's walks are traffic too
                     root = pr.interchange_band(cv, perm, self.options, None, self.fname)
                     if root is None:
                         return False
-                    if not self.options.target.partitioned and strided_innermost_accesses(root) > before:
+                    if not self.options.target.partitioned and strided_walks(root, private) > before:
                         return False
                     pair = (root, cp) if k_first else (cp, root)
                     return self._legal_on_copy(*pair, profit)
@@ -796,7 +819,24 @@ class GreedyFusion:
                     return True
         return None
 
-    def _rescue_recompute(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+    def _rescue_recompute_at_depth(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
+        """cpu, unmatched trip counts inside fused loops: the producer nest writes its intermediate
+        at the enclosing (fused) IVs and its own; each consumer iteration recomputes the one
+        producer iteration it reads (`plan_recompute(at_depth=True)`). Not when the consumer reads
+        more than the producer wrote (`redundant_recompute`: a transposed weight read in every row
+        of a matrix product would repeat the transposition per row where register tiling planned
+        for the copy). Only inside fused loops (depth >= 1): at function level a recompute counts
+        the producer's loops in numLoopsFused without a `[LOOP FUSION]` remark, which
+        tests/test_optimize_corpus.py does not expect of the corpus (consumer_reads_next.mlir
+        would recompute; see the issue 25 report)."""
+        from . import pair_restructuring as pr
+
+        if not pr.shared_outer_ivs(st.loops[a], st.loops[b]):
+            return None
+        return self._rescue_recompute(st, a, b, profit, at_depth=True)
+
+    def _rescue_recompute(self, st: _BlockState, a: int, b: int, profit: float,
+                          at_depth: bool = False) -> bool | None:
         """cpu: the consumer reads the producer's intermediate in another order (a negative
         distance): recompute each element it reads inside the consumer and drop the producer and
         the intermediate (pair_restructuring.plan_recompute states when that is legal)."""
@@ -806,11 +846,16 @@ class GreedyFusion:
         if self.options.target.partitioned:
             return None  # the Neuron targets keep the seed's rescues
         l1, l2 = st.loops[a], st.loops[b]
-        plan, _why = pr.plan_recompute(l1, l2, self.scope)
-        if plan is None:
+        plan, _why = pr.plan_recompute(l1, l2, self.scope, at_depth=at_depth)
+        if plan is None or (at_depth and pr.redundant_recompute(plan) is not None):
             return None
         removed = len(perfect_nest(l1))
         where1, where2 = self._where(l1), self._where(l2)
+        message, extra = pr.RECOMPUTED, {}
+        if at_depth:
+            depth = len(pr.shared_outer_ivs(l1, l2))
+            extra = {"depth": depth, "slice": pr.slice_bounds(plan)}
+            message = pr.RECOMPUTED_AT_DEPTH.format(**extra)
         buf = plan.buffer
         self.rewriter.replace([l1, l2], lambda: (pr.recompute_into_consumer(plan, erase_buffer=False), [[], [l2]])[1])
         for use in list(buf.uses):
@@ -818,9 +863,9 @@ class GreedyFusion:
         owner, _ = mlir.value_owner(buf)
         self.rewriter.erase(owner)
         if self.explain:
-            self.log.log(f"{pr.RECOMPUTED}: {where1} into {where2}")
-        self.log.add("fusion", PASSED, pr.RECOMPUTED, function=self.fname, location=where2,
-                     args={"consumer": where2, "producer": where1, "loops_removed": removed})
+            self.log.log(f"{message}: {where1} into {where2}")
+        self.log.add("fusion", PASSED, message, function=self.fname, location=where2,
+                     args={"consumer": where2, "producer": where1, "loops_removed": removed, **extra})
         if st.graph is not None:
             st.graph.nodes[a].fate = f"recomputed in L{b}"
         del st.loops[a]
@@ -862,7 +907,8 @@ class GreedyFusion:
 # (pair_restructuring: distribution_cannot_split, interchange_cannot_align, head_refusal, the
 # GCD of the trip counts for tiling) and makes no scratch copy when it cannot.
 RESCUES = {
-    Code.UNMATCHED_TRIP_COUNT: ("dead_iterations", "tile_and_interchange", "interchange_to_align"),
+    Code.UNMATCHED_TRIP_COUNT: ("dead_iterations", "tile_and_interchange", "interchange_to_align", "recompute_at_depth",
+                                "dead_read_only_iterations"),
     Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align", "recompute"),
     Code.BLOCKED_BY_OPS: ("distribute",),
 }

@@ -89,8 +89,10 @@ def escapes(buf: ir.Value) -> bool:
 
 
 def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=escapes,
-                        accesses=None) -> str | None:
-    """None iff iterations `keep..` of `loop` can be removed without changing the program.
+                        accesses=None, start: int = 0) -> str | None:
+    """None iff every iteration of `loop` outside `start..start + keep - 1` (its iteration
+    numbers; `start` 0: the tail after the first `keep`) can be removed without changing the
+    program.
 
     Rule: the loop sits at function level, has constant bounds, yields nothing, calls nothing
     unknown, writes only placed buffers that cannot escape, and no access that may run after the
@@ -104,7 +106,7 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=es
         return "not at function level"
     cb = constant_bounds(loop)
     tc = known_trip_count(loop)
-    if cb is None or tc is None or keep >= tc or keep < 1:
+    if cb is None or tc is None or keep < 1 or start < 0 or start + keep > tc or keep == tc:
         return "bounds are not constant"
     if len(loop.results):
         return "the loop yields values"
@@ -114,13 +116,16 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=es
     if any(not is_placed(eff.values[k]) or escaping(eff.values[k]) for k in eff.writes):
         return "the loop writes a buffer that is not placed or escapes"
     (ax,) = loop_dims(loop, scope)
-    cut = f"{ax.name} >= {cb[0] + keep * mlir.int_attr(loop, 'step')}"
+    step = mlir.int_attr(loop, 'step')
+    cuts = [f"{ax.name} >= {cb[0] + (start + keep) * step}"]
+    if start:
+        cuts.append(f"{ax.name} < {cb[0] + start * step}")
     tails = {}
     for a in accesses(loop):
         if a.is_write:
             if a.index is None:
                 return "a write at unknown elements"
-            tails.setdefault(a.key, []).append(dependence.element_set(a, scope, [cut]))
+            tails.setdefault(a.key, []).extend(dependence.element_set(a, scope, [cut]) for cut in cuts)
     tails = {key: dependence.union_all(sets) for key, sets in tails.items()}
     for later in ops_after(loop):
         for b in accesses(later):
@@ -137,12 +142,28 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=es
     return None
 
 
-def shrink_loop(loop: ir.Operation, keep: int) -> None:
-    """Set a constant-bound loop's upper bound to run exactly `keep` iterations."""
+def shrink_loop(loop: ir.Operation, keep: int, start: int = 0) -> None:
+    """Set a constant-bound loop's bounds to run exactly its iterations `start..start + keep - 1`."""
     lb, _ = constant_bounds(loop)
-    ub = lb + keep * mlir.int_attr(loop, "step")
+    step = mlir.int_attr(loop, "step")
+    ub = lb + (start + keep) * step
     with loop.context:
         loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(ub))
+        if start:
+            loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(lb + start * step))
+
+
+def aligned_start(long: ir.Operation, short: ir.Operation) -> int:
+    """The iteration number of `long` at which `short` starts, when both have constant bounds and
+    one step and `short`'s iterations are a run of `long`'s; else 0 (keep the head)."""
+    cl, cs = constant_bounds(long), constant_bounds(short)
+    step = mlir.int_attr(long, "step")
+    if cl is None or cs is None or step != mlir.int_attr(short, "step"):
+        return 0
+    off = cs[0] - cl[0]
+    if off <= 0 or off % step or cs[1] > cl[1]:
+        return 0
+    return off // step
 
 
 def tile_and_interchange(l1: ir.Operation, l2: ir.Operation, options, log, function: str):
@@ -301,7 +322,7 @@ def head_refusal(loop: ir.Operation, keep: int, partner: ir.Operation, facts, lo
     return None if why is None else why.message
 
 
-def interchange_options(loop: ir.Operation, max_depth: int = 3) -> list[list[int]]:
+def interchange_options(loop: ir.Operation, max_depth: int = 4) -> list[list[int]]:
     """Non-identity permutations of the loop's perfect band (depth 2..max_depth)."""
     from itertools import permutations
 
@@ -324,6 +345,8 @@ def interchange_band(loop: ir.Operation, perm: list[int], options, log, function
 # Recompute (slice) fusion: a consumer that reads the intermediate in another order.
 
 RECOMPUTED = "[RECOMPUTE] producer's value recomputed in the consumer; intermediate removed"
+RECOMPUTED_AT_DEPTH = ("[RECOMPUTE] producer slice recomputed in the consumer at depth {depth} "
+                      "(one producer iteration per read: {slice}); intermediate removed")
 # Ops recomputed per element the consumer reads, above which the traffic saved (one write and one
 # read of the intermediate) is not worth it; a math op (exp, sqrt, ...) counts as four.
 RECOMPUTE_BUDGET = 8
@@ -355,13 +378,15 @@ def _op_cost(op: ir.Operation) -> int:
 
 
 def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
-                   budget: int = RECOMPUTE_BUDGET) -> tuple[RecomputePlan | None, str]:
+                   budget: int = RECOMPUTE_BUDGET, at_depth: bool = False) -> tuple[RecomputePlan | None, str]:
     """(plan, "") when the consumer's reads of the producer's intermediate can be replaced by
     recomputing the stored value, else (None, why). Pure: reads the IR, never changes it.
 
     Rules: the producer is a perfect affine.for nest, steps 1, no iter_args; its innermost body is
     affine.loads, pure ops and one affine.store to a placed buffer that does not escape, indexed by
-    the IVs (a permutation; each IV used as itself); the IVs feed nothing but load indices. The
+    the IVs (a permutation; each IV used as itself) and possibly by IVs of loops that enclose both
+    nests when `at_depth` (the consumer then has the same value; `_reads_covered` makes its
+    reads use it); the nest's IVs feed nothing but load indices. The
     buffer is read only by affine.loads in the consumer, which writes no buffer the producer reads
     and writes nothing unknown; the ops between the two write nothing the producer reads (a read
     through a memref of untraced origin may read any buffer, so nothing may be written). Every
@@ -384,6 +409,7 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
     if not is_placed(buf) or escaping_use(buf, {**READ_OPS, **WRITE_OPS}) is not None:
         return None, "the intermediate is not a placed buffer that stays private"
     ivs = tuple(mlir.operation(lp).regions[0].blocks[0].arguments[0] for lp in nest)
+    shared = shared_outer_ivs(producer, consumer) if at_depth else []
     index = list(store.operands)[2:]
     amap = mlir.affine_map_attr(store, "map")
     positions = []
@@ -392,10 +418,13 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
             return None, "the store's index is not the nest's IVs"
         v = index[expr.position]
         pos = next((k for k, iv in enumerate(ivs) if iv == v), None)
+        if pos is None and any(iv == v for iv in shared):
+            positions.append(None)  # an IV of a loop around both nests: the same value in the consumer
+            continue
         if pos is None:
             return None, "the store's index is not the nest's IVs"
         positions.append(pos)
-    if sorted(positions) != list(range(len(ivs))):
+    if sorted(p for p in positions if p is not None) != list(range(len(ivs))):
         return None, "the store does not write one element per iteration"
     for iv in ivs:
         for use in iv.uses:
@@ -429,6 +458,76 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         return None, "the consumer may read elements the producer does not write"
     return RecomputePlan(producer, consumer, buf, store, tuple(loads), tuple(positions), ivs, body, cost), ""
 
+
+
+def redundant_recompute(plan: RecomputePlan) -> str | None:
+    """Why recomputing at depth would do more work than the producer did, or None.
+
+    Per iteration of the loops around both nests, the producer runs each of its iterations once;
+    the consumer recomputes one producer iteration per read. When it reads more often than the
+    producer wrote (reads of the same element in several consumer iterations: a transposed
+    weight read in every row of a matrix product), every extra read repeats the producer's
+    loads and ops, and the consumer's loops then read the producer's inputs where code generation
+    planned for the intermediate: refused. Counted with constant trip counts (the loops of the
+    consumer around each read, inside the consumer, against the producer nest's); a trip count
+    known only at run time refuses too (the cost cannot be shown to be no worse)."""
+    from ..analysis.loops import enclosing_loops, perfect_nest
+
+    def trips(loops) -> int | None:
+        n = 1
+        for lp in loops:
+            t = known_trip_count(lp) if lp.name == "affine.for" else None
+            if t is None:
+                return None
+            n *= t
+        return n
+
+    writes = trips(perfect_nest(plan.producer))
+    reads = 0
+    for ld in plan.loads:
+        r = trips([plan.consumer, *enclosing_loops(ld, stop=plan.consumer)])
+        if r is None or writes is None:
+            return "a trip count is known only at run time"
+        reads += r
+    if reads > writes:
+        return f"the consumer reads {reads} elements where the producer wrote {writes}"
+    return None
+
+
+def slice_bounds(plan: RecomputePlan) -> str:
+    """The producer iteration each consumer read recomputes, as `(producer IVs) = (indices)`
+    per read, the indices written over the consumer's values (memory.value_name), joined by `; `."""
+    import re
+
+    from ..analysis.memory import value_name
+
+    ivs = ", ".join(value_name(iv) for iv in plan.ivs)
+    parts = []
+    for ld in plan.loads:
+        lmap = mlir.affine_map_attr(ld, "map")
+        names = [value_name(v) for v in list(ld.operands)[1:]]
+
+        def named(m, names=names, n_dims=lmap.n_dims):
+            k = int(m.group(2))
+            return names[k if m.group(1) == "d" else n_dims + k]
+
+        exprs = [""] * len(plan.ivs)
+        for comp, pos in enumerate(plan.positions):
+            if pos is not None:
+                exprs[pos] = re.sub(r"\b([ds])(\d+)\b", named, str(lmap.results[comp]))
+        parts.append(f"({ivs}) = ({', '.join(exprs)})")
+    return "; ".join(dict.fromkeys(parts))
+
+
+def shared_outer_ivs(producer: ir.Operation, consumer: ir.Operation) -> list[ir.Value]:
+    """The IVs of the affine.for loops that enclose both `producer` and `consumer` (siblings of
+    one block, so every loop around one is around the other)."""
+    ivs = []
+    op = mlir.operation(producer.parent)
+    while op.name == "affine.for":
+        ivs.append(op.regions[0].blocks[0].arguments[0])
+        op = mlir.operation(op.parent)
+    return ivs
 
 
 def _reads_covered(nest, store, loads, scope: Scope) -> bool:
@@ -481,6 +580,8 @@ def recompute_into_consumer(plan: RecomputePlan, erase_buffer: bool = True) -> N
             operands = list(ld.operands)[1:]
             iv_values = [None] * len(plan.ivs)
             for comp, pos in enumerate(plan.positions):
+                if pos is None:
+                    continue  # an enclosing IV: _reads_covered proved the load reads it as stored
                 m = ir.AffineMap.get(lmap.n_dims, lmap.n_symbols, [lmap.results[comp]])
                 iv_values[pos] = mlir.affine_d.AffineApplyOp(m, operands, ip=ip).result
             mapping = {}
