@@ -226,6 +226,13 @@ def _loop_order_explained(fn, options, log, filename) -> int:
     return loop_order_function(fn, options, log, filename, report_refusals=True)
 
 
+def _cleanup_step(fn, options, log, filename) -> int:
+    """Empty loops the other steps left behind are erased (every target)."""
+    from .transforms.cleanup import drop_empty_loops_function
+
+    return drop_empty_loops_function(fn, options, log, filename)
+
+
 def _pack_operands_step(fn, options, log, filename) -> int:
     """A product's operand walked across rows along the lanes loop is copied into rows first (cpu)."""
     from .transforms.operand_packing import pack_operands_function
@@ -463,6 +470,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         if not options.target.partitioned and (options.approximate_math or options.reassociate):
             # cpu code generation (docs/cpu_codegen.md); with both switches off it changes nothing
             steps.append(("vectorize", _vectorize_step))
+        steps.append(("cleanup", _cleanup_step))  # empty loops hoisting and forwarding left
     else:
         steps = _pipeline_steps(passes)
     fused = 0

@@ -308,7 +308,8 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
                      "IR Dump After loop-order ('func.func' operation: @explain)",
                      "IR Dump After block-transposes ('func.func' operation: @explain)",
                      "IR Dump After licm ('func.func' operation: @explain)",
-                     "IR Dump After register-tile ('func.func' operation: @explain)", "the output module"]
+                     "IR Dump After register-tile ('func.func' operation: @explain)",
+                     "IR Dump After cleanup ('func.func' operation: @explain)", "the output module"]
     after_fusion = text.split(heads[1])[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2
     mlir.parse_module(text.split("// -----// the output module //----- //")[1])
@@ -318,7 +319,7 @@ def test_timing_reports_each_phase(explain_file, capsys):
     err = run_cli([explain_file, "--timing", "-o", os.devnull], capsys).err
     assert "Total Execution Time:" in err
     names = re.findall(r"^\s+\d+\.\d+ \(\s*[\d.]+%\)\s+(\w+)$", err, re.M)
-    assert names == ["parse", "analysis", "fusion", "contraction", "licm", "verify", "print", "Total"]
+    assert names == ["parse", "analysis", "fusion", "contraction", "licm", "cleanup", "verify", "print", "Total"]
 
 
 def test_print_ir_after_all(explain_file, capsys):
