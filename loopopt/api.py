@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .errors import UsageError, printable
-from .options import TARGETS, Options, Target, knob_range_error, parse_passes, pipeline_conflict
+from .options import TARGETS, VECTOR_WIDTHS, Options, Target, knob_range_error, parse_passes, pipeline_conflict
 from .remarks import Remark, fpg_dot, remarks_yaml
 
 CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # the seed's checkpoint dump (loop_opt_doctor.cpp)
@@ -32,12 +32,15 @@ def knob_names() -> list[str]:
 
 
 def knob_type(name: str) -> type:
-    """The type a knob's value must have: its default's (bool for the per-input switches,
-    whose default None means "decided by the input", options.PER_INPUT_SWITCHES)."""
+    """The type a knob's value must have: its default's (bool for the per-input switches and int
+    for vector_bits, whose default None means "decided by the input", options.PER_INPUT_SWITCHES
+    and options.default_vector_bits)."""
     from .options import PER_INPUT_SWITCHES
 
     if name in PER_INPUT_SWITCHES:
         return bool
+    if name == "vector_bits":
+        return int
     return type(getattr(Options(), name))
 
 
@@ -60,7 +63,10 @@ def make_options(target: str | Target = "trn1", **knobs) -> Options:
             from .frontend.pipeline import split_pipeline
 
             split_pipeline(value)  # brackets balanced (each step is checked when it runs)
-        if want is int:
+        if name == "vector_bits" and value not in VECTOR_WIDTHS:
+            raise UsageError(f"loopopt.optimize: knob 'vector_bits' must be one of "
+                             f"{', '.join(map(str, VECTOR_WIDTHS))}, got {value}")
+        if want is int and name != "vector_bits":
             why = knob_range_error(name, value, f"loopopt.optimize: knob {name!r}")
             if why is not None:
                 raise UsageError(why)

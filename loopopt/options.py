@@ -101,6 +101,7 @@ PER_INPUT_SWITCHES = ("approximate_math", "reassociate", "contract")
 
 # The vector width of affine input's plan: AVX2's, which runs well on any x86-64 core of the last decade.
 PORTABLE_VECTOR_BITS = 256
+VECTOR_WIDTHS = (128, 256, 512)  # the widths a plan may assume (--vector-bits; `host` is one of them)
 
 
 def default_vector_bits(framework_input: bool) -> int:

@@ -94,3 +94,15 @@ def test_each_width_plans_its_vectors_and_keeps_the_results(tmp_path):
         assert f"vector<{lanes}xf32>" in text, text
         got = native.run_native(text, "k", [None] * 3, reps=1).outputs
         assert native.compare_outputs(want, got) is None
+
+
+def test_the_api_takes_a_width_and_refuses_others_in_one_line():
+    import loopopt
+    from loopopt.errors import UsageError
+
+    res = loopopt.optimize(GEMM, "cpu", vector_bits=512)
+    assert "vector<16xf32>" in res.text
+    with pytest.raises(UsageError, match="knob 'vector_bits' must be one of 128, 256, 512, got 100"):
+        loopopt.optimize(GEMM, "cpu", vector_bits=100)
+    with pytest.raises(TypeError, match="knob 'vector_bits' must be int, not str"):
+        loopopt.optimize(GEMM, "cpu", vector_bits="512")
