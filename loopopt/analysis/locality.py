@@ -23,7 +23,10 @@ from .affine import Scope
 from .loops import body_ops
 
 
-def strided_innermost_accesses(root: ir.Operation, scope: Scope | None = None) -> int:
+def strided_innermost_accesses(root: ir.Operation, scope: Scope | None = None, skip: frozenset = frozenset()) -> int:
+    """Accesses of innermost loops under `root` (itself included) whose index uses that loop's IV
+    in a dimension before the last and not in the last one, leaving out accesses to the buffers
+    whose keys are in `skip` (a fused pair's private intermediates, pair_locality)."""
     scope = scope or Scope()
     count = 0
     loops = [root] if root.name == "affine.for" else []
@@ -32,7 +35,7 @@ def strided_innermost_accesses(root: ir.Operation, scope: Scope | None = None) -
         if any(o.name == "affine.for" for o in body_ops(lp)):
             continue  # not innermost
         for a in collect_accesses(lp, scope):
-            if a.index is None or len(a.index) < 2 or not a.loops or a.is_vector:
+            if a.index is None or len(a.index) < 2 or not a.loops or a.is_vector or (skip and a.key in skip):
                 continue
             iv = a.loops[-1].name
             last = len(a.index) - 1

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from .. import mlir
 from ..mlir import ir
-from .accesses import collect_accesses
 from .affine import Scope
 from .effects import READ_OPS, WRITE_OPS
-from .loops import body_ops, nested_in
+from .loops import nested_in
 from .memory import buffer_key_of, escaping_use, is_placed
 
 
@@ -39,21 +38,8 @@ def pair_private_buffers(l1: ir.Operation, l2: ir.Operation) -> frozenset:
 
 
 def strided_walks(root: ir.Operation, skip: frozenset = frozenset(), scope: Scope | None = None) -> int:
-    """Accesses of innermost loops under `root` (itself included) whose index uses that loop's IV
-    in a dimension before the last and not in the last one (locality.strided_innermost_accesses),
-    leaving out accesses to the buffers whose keys are in `skip`."""
-    scope = scope or Scope()
-    loops = [root] if root.name == "affine.for" else []
-    loops += [o for o in mlir.walk(root) if o.name == "affine.for" and o != root]
-    count = 0
-    for lp in loops:
-        if any(o.name == "affine.for" for o in body_ops(lp)):
-            continue
-        for a in collect_accesses(lp, scope):
-            if a.index is None or len(a.index) < 2 or not a.loops or a.is_vector or a.key in skip:
-                continue
-            iv = a.loops[-1].name
-            last = len(a.index) - 1
-            if any(a.uses_iv(iv, d) for d in range(last)) and not a.uses_iv(iv, last):
-                count += 1
-    return count
+    """locality.strided_innermost_accesses of `root`, leaving out the buffers whose keys are in
+    `skip` (the pair's private intermediates, `pair_private_buffers`)."""
+    from .locality import strided_innermost_accesses
+
+    return strided_innermost_accesses(root, scope, skip)
