@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .. import mlir
 from ..analysis.affine import Scope
+from ..analysis.legality import induction_var
 from ..analysis.loops import nested_in
 from ..analysis.memory import alias_root, value_name
 from ..analysis.packing import PackPlan, plan_operand_packs
@@ -31,14 +32,10 @@ PASS = "pack-operands"
 PACKED = "[PACK] operand {name} copied before the product into a {shape} buffer whose rows run along the lanes loop"
 
 
-def _iv(loop: ir.Operation) -> ir.Value:
-    return loop.regions[0].blocks[0].arguments[0]
-
-
 def copy_operands(plan: PackPlan) -> list | None:
     """How to rebuild the load's index operands in the copy: per operand, ("j",), ("k",),
     ("outside", value) or ("apply", map attribute, [sub-recipes]); None when one cannot be."""
-    j_iv, k_iv = _iv(plan.j_loop), _iv(plan.k_loop)
+    j_iv, k_iv = induction_var(plan.j_loop), induction_var(plan.k_loop)
 
     def recipe(v: ir.Value, depth: int = 0):
         if v == j_iv:
@@ -104,7 +101,7 @@ def pack_operand(plan: PackPlan, recipes: list) -> ir.Operation:
         ir.Operation.create("affine.store", operands=[value, buf, kk, jj], attributes={"map": store_map}, ip=ip)
         read_map = ir.AffineMapAttr.get(ir.AffineMap.get(2, 0, [d1 - klo, d0 - jlo]))
     with load.location:
-        new = ir.Operation.create("affine.load", results=[elem], operands=[buf, _iv(plan.j_loop), _iv(plan.k_loop)],
+        new = ir.Operation.create("affine.load", results=[elem], operands=[buf, induction_var(plan.j_loop), induction_var(plan.k_loop)],
                                   attributes={"map": read_map}, ip=ir.InsertionPoint(load))
     load.results[0].replace_all_uses_with(new.results[0])
     load.erase()

@@ -47,6 +47,19 @@ def with_reassoc(attr: ir.Attribute | None) -> ir.Attribute:
     return ir.Attribute.parse(f"#arith.fastmath<{','.join(['reassoc', *flags])}>")
 
 
+def approximate_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict) -> None:
+    """math_approx.approximate(op) as one rewriter replacement: the listeners hear of the ops
+    the polynomial adds to op's block (constants go before `const_anchor`)."""
+
+    def build():
+        block = op.block
+        before = {mlir.op_key(o) for o in mlir.block_ops(block)} - {mlir.op_key(op)}
+        math_approx.approximate(op, const_anchor, constants)
+        return [[o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]]
+
+    rewriter.replace([op], build)
+
+
 def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, constants: dict,
                filename: str | None = None) -> list:
     """Apply one vectorizable loop's rewrites (constants of approximations before `nest_root`,
@@ -56,12 +69,7 @@ def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, co
         where = mlir.location_of(op, filename)
         name = op.name
 
-        def build(op=op):
-            before = {mlir.op_key(o) for o in mlir.block_ops(op.block)}
-            math_approx.approximate(op, nest_root, constants)
-            return [[o for o in mlir.block_ops(plan.loop.regions[0].blocks[0]) if mlir.op_key(o) not in before]]
-
-        rewriter.replace([op], build)
+        approximate_through(rewriter, op, nest_root, constants)
         done.append(("approximated", name, where))
     for red in plan.reassociate:
         with red.op.context:
@@ -127,14 +135,7 @@ def approximate_vector_math(fn: ir.Operation, rewriter: Rewriter, log: RemarkLog
         loops = [p for p in ancestors(op) if p.name == "affine.for"]
         anchor = loops[-1] if loops else op
         key = (mlir.location_of(op, filename), op.name)
-
-        def build(op=op, anchor=anchor):
-            block = op.block
-            before = {mlir.op_key(o) for o in mlir.block_ops(block)} - {mlir.op_key(op)}
-            math_approx.approximate(op, anchor, constants)
-            return [[o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]]
-
-        rewriter.replace([op], build)
+        approximate_through(rewriter, op, anchor, constants)
         counts[key] = counts.get(key, 0) + 1
     for (where, name), n in counts.items():
         log.add(PASS, PASSED, f"{APPROXIMATED}: {name} on {n} {VECTOR_TEXT} (max error "
