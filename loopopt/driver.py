@@ -240,6 +240,13 @@ def _pack_operands_step(fn, options, log, filename) -> int:
     return pack_operands_function(fn, options, log, filename)
 
 
+def _fold_constant_copies_step(fn, options, log, filename) -> int:
+    """Copies of constants by a permutation become constants (cpu)."""
+    from .transforms.constant_copies import fold_constant_copies_function
+
+    return fold_constant_copies_function(fn, options, log, filename)
+
+
 def _transpose_blocking_step(fn, options, log, filename) -> int:
     """Transposing bands walk their column access one cache line wide (cpu)."""
     from .transforms.transpose_blocking import transpose_blocking_function
@@ -302,6 +309,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("loop-order", _loop_order_explained))
         elif name == "pack-operands":
             steps.append(("pack-operands", _pack_operands_step))
+        elif name == "fold-constant-copies":
+            steps.append(("fold-constant-copies", _fold_constant_copies_step))
         elif name == "block-transposes":
             steps.append(("block-transposes", _transpose_blocking_explained))
         elif name == "register-tile":
@@ -319,7 +328,7 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
                                "(known: fuse, contract, untile, scalrep, dead-stores, licm, isolate-products, loop-order, "
-                               "pack-operands, block-transposes, register-tile, vectorize, math-approx, "
+                               "fold-constant-copies, pack-operands, block-transposes, register-tile, vectorize, math-approx, "
                                "vector-reductions, tile=N, interchange=P, distribute; or none alone)")
     return steps
 
@@ -460,6 +469,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("scalar-replacement", _scalar_replacement_step))  # fused reductions in registers
             steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
             steps.append(("isolate-products", _isolate_products_step))  # a matrix product in a nest of its own
+            steps.append(("fold-constant-copies", _fold_constant_copies_step))  # weights' transposes at compile time
             steps.append(("pack-operands", _pack_operands_step))  # a product's B walked by rows
             steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
             steps.append(("block-transposes", _transpose_blocking_step))  # column walks one cache line wide

@@ -194,6 +194,31 @@ def print_module(module: ir.Module) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+
+_BLOB_LINE = re.compile(r'^\s*"?([^":\s]+)"?\s*:\s*"0x([0-9A-Fa-f]*)"', re.MULTILINE)
+
+
+def resource_blobs(module, names: set[str]) -> dict[str, bytes]:
+    """The data of the module's `dense_resource` blobs named in `names`: each blob's bytes after
+    its 4-byte alignment header (the raw little-endian elements). The bindings give no read access
+    to a blob, so they are taken from the module's printed `{-# dialect_resources #-}` trailer."""
+    op = module.operation if isinstance(module, ir.Module) else operation(module)
+    text = op.get_asm(large_resource_limit=None)
+    at = text.rfind("\n{-#")
+    out: dict[str, bytes] = {}
+    if at < 0:
+        return out
+    for name, hexes in _BLOB_LINE.findall(text[at:]):
+        if name in names and len(hexes) >= 8:
+            out[name] = bytes.fromhex(hexes[8:])
+    return out
+
+
+def resource_name(attr: ir.Attribute) -> str | None:
+    """The blob name of a `dense_resource<name>` attribute (None for any other attribute)."""
+    m = re.match(r'dense_resource<"?([^">]+)"?>', str(attr))
+    return m.group(1) if m else None
+
 # The file each context's modules were parsed from: the one place remark locations get it from.
 # Keyed by the Context object weakly: an entry goes with its context, so a long-running process
 # keeps one per live context (`Context` wrappers are unique per MLIR context).
