@@ -498,6 +498,10 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
                 ir_after.append((name, mlir.func_name(functions[k]), str(functions[k])))
     log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
     log.log(f"numLoopsFused = {fused}")
+    if any(name == "fold-constant-copies" for name, _ in steps):
+        from .transforms.constant_copies import erase_unread_sources
+
+        erase_unread_sources(module.operation)  # no snapshot of a function reads them any more
     with timer.phase("verify"):
         why = mlir.verify(module.operation)
     if why is not None:  # defensive: each step was verified, so this is a bug; emit the input instead

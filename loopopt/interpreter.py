@@ -32,6 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from .mlir import DYNAMIC, block_ops, func_body, func_name, functions, ir, location_of, new_context, parse_module
+from . import mlir
 from .oracle import (ScalarKind, TypeSpec, Unsupported, VectorKind, function_signature, is_memref,
                      memref_element_dtype, memref_shape, scalar_kind, vector_kind)
 
@@ -1739,13 +1740,21 @@ def _e_transfer_write(w, op):
 # --------------------------------------------------------------------------- compiled modules
 
 
-def _global_info(op: ir.Operation) -> GlobalInfo:
+def _global_info(op: ir.Operation, blobs: dict[str, bytes]) -> GlobalInfo:
+    """A global's shape, dtype and initial value: a dense attribute, or a `dense_resource` blob
+    (its raw little-endian elements, in `blobs` by name)."""
     t = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
     dt = memref_element_dtype(t)
     init = None
     if "initial_value" in op.attributes:
         attr = op.attributes["initial_value"]
-        if not isinstance(attr, ir.UnitAttr):
+        resource = mlir.resource_name(attr)
+        if resource is not None:
+            data = blobs.get(resource)
+            if data is None or len(data) != np.dtype(dt).itemsize * int(np.prod(t.shape, dtype=np.int64)):
+                raise _Unsupported(f"dense_resource<{resource}> has no blob of its size")
+            init = np.frombuffer(data, dtype=np.dtype(dt).newbyteorder("<")).astype(dt).reshape(tuple(t.shape))
+        elif not isinstance(attr, ir.UnitAttr):
             init = np.array(ir.DenseElementsAttr(attr)).astype(dt).reshape(tuple(t.shape))
     return GlobalInfo(tuple(t.shape), dt, init, "constant" in op.attributes)
 
@@ -1768,10 +1777,13 @@ class CompiledModule:
         self.globals_live: dict[str, np.ndarray] = {}
         self.budget = [DEFAULT_MAX_OPS]
         self.max_ops = DEFAULT_MAX_OPS
+        resources = {n for op in block_ops(module.body) if op.name == "memref.global" and "initial_value" in op.attributes
+                     and (n := mlir.resource_name(op.attributes["initial_value"])) is not None}
+        blobs = mlir.resource_blobs(module, resources) if resources else {}
         for op in block_ops(module.body):
             if op.name == "memref.global":
                 try:
-                    self.globals_info[ir.StringAttr(op.attributes["sym_name"]).value] = _global_info(op)
+                    self.globals_info[ir.StringAttr(op.attributes["sym_name"]).value] = _global_info(op, blobs)
                 except (_Unsupported, ValueError, TypeError):
                     pass
         fns = functions(module)

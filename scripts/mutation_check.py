@@ -41,6 +41,7 @@ FOCUS = {
     "licm trap": ["tests/test_soundness_transforms.py", *FUZZ],
     "recompute": ["tests/test_cost_model_recompute.py"],
     "scalar replacement": ["tests/test_cost_model_scalrep.py"],
+    "constant copies": ["tests/test_cpu_constant_copies.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -119,7 +120,13 @@ MUTATIONS = [
     ("memory: arguments of a function whose address is taken are untraced", "loopopt/analysis/memory.py",
      [("    if address_taken:\n        out = [UNTRACED", "    if False:\n        out = [UNTRACED")]),
     ("memory: a public function follows the module's calls of it", "loopopt/analysis/memory.py",
-     [("    if not _is_private(fn) and not calls and not address_taken:", "    if not _is_private(fn):")]),
+     [("    if not _is_private(fn) and not calls and not address_taken:", "    if not _is_private(fn):")]),    # issue 24 (compile-time copies of constants)
+    ("constant copies: the buffer is only read after the nest", "loopopt/analysis/constant_copies.py",
+     [("        elif not (user.name in READ_USERS and use.operand_number == 0):\n            return None",
+       "        elif False:\n            return None")]),
+    ("constant copies: every element of the buffer written", "loopopt/analysis/constant_copies.py",
+     [("    if len(store_ivs) != len(nest) or [trips[k] for k in store_ivs] != list(dst_t.shape):",
+       "    if False:")]),
 ]
 
 

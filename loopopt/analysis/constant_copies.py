@@ -38,6 +38,7 @@ class ConstantCopy:
     nest: tuple[ir.Operation, ...]
     alloc: ir.Operation
     global_op: ir.Operation          # the memref.global read
+    get_global: ir.Operation         # the memref.get_global the load reads through
     trips: tuple[int, ...]           # trip count per loop of the nest, outermost first
     load_ivs: tuple[int, ...]        # per index of the load: the nest loop whose IV it is
     store_ivs: tuple[int, ...]       # per index of the store: the nest loop whose IV it is
@@ -149,6 +150,15 @@ def match_constant_copy(loop: ir.Operation, fn: ir.Operation, module_op: ir.Oper
         return None
     if any(trips[k] > n for k, n in zip(load_ivs, src_t.shape)):
         return None
+    deallocs = later_reads_only(store, loop, fn)
+    if deallocs is None:
+        return None
+    return ConstantCopy(tuple(nest), dst_def, gop, src_def, tuple(trips), load_ivs, store_ivs, tuple(deallocs))
+
+
+def later_reads_only(store: ir.Operation, loop: ir.Operation, fn: ir.Operation) -> list[ir.Operation] | None:
+    """The deallocs of the buffer `store` (in the nest `loop`) writes, when every other use of it
+    is a read (affine.load / affine.vector_load of it) or a dealloc after the nest; else None."""
     deallocs = []
     for use in store.operands[1].uses:
         user = mlir.operation(use.owner)
@@ -160,7 +170,7 @@ def match_constant_copy(loop: ir.Operation, fn: ir.Operation, module_op: ir.Oper
             return None
         if not _later_in_block(user, loop, fn):
             return None
-    return ConstantCopy(tuple(nest), dst_def, gop, tuple(trips), load_ivs, store_ivs, tuple(deallocs))
+    return deallocs
 
 
 def body_block_arg(loop: ir.Operation) -> ir.Value:

@@ -5,7 +5,7 @@ The new constant is a private `memref.global constant` whose value is a `dense_r
 (or a splat, for a splat source): element (x_0, ..., x_r) of the buffer is the source element the
 store/load index maps name for the iteration that writes x. Every read of the buffer then reads
 the new global; the nest, the alloc and its deallocs go. The source global goes too when no
-function reads it any more. Moving bytes involves no arithmetic: results are bit-exact.
+function reads it any more (`erase_unread_sources`, once every function is done). Moving bytes involves no arithmetic: results are bit-exact.
 
 This is what IREE's const-eval does for torch-mlir's `aten.linear` weights: the four transposes of
 the encoder block moved 3 MB per call (1.9 of its 4.2 ms on this machine).
@@ -87,16 +87,32 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
             for d in copy.deallocs:
                 d.erase()
             mlir.erase_innermost_first(copy.nest[0])
+            if not list(copy.get_global.results[0].uses):
+                copy.get_global.erase()
             copy.alloc.results[0].replace_all_uses_with(new.result)
             copy.alloc.erase()
-            if _global_readers(module_op, src_name) == 0 and _private(copy.global_op):
-                copy.global_op.erase()
             size = mlir.element_size_bytes(dst_t.element_type) * _count(dst_t.shape)
             log.add(PASS, PASSED, f"[FOLD CONSTANT COPY] the copy of @{src_name} into the buffer it fills is "
                     f"evaluated at compile time: its reads read the constant @{name} ({size} bytes)",
                     function=fname, location=where, args={"loops_removed": len(copy.nest), "bytes": size})
             count += 1
     return count
+
+
+def erase_unread_sources(module_op: ir.Operation) -> int:
+    """Erase each private constant global that nothing reads any more and that a fold copied
+    (a global `<name>_folded<k>` exists): the driver calls it once all functions are done, when no
+    rollback snapshot can still read it. Returns how many were erased."""
+    globals_ = [op for op in mlir.block_ops(module_op.regions[0].blocks[0]) if op.name == "memref.global"]
+    names = {ir.StringAttr(op.attributes["sym_name"]).value for op in globals_}
+    erased = 0
+    for op in globals_:
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        if f"{name}_folded0" in names and _private(op) and "constant" in op.attributes \
+                and _global_readers(module_op, name) == 0:
+            op.erase()
+            erased += 1
+    return erased
 
 
 def _private(global_op: ir.Operation) -> bool:
@@ -125,4 +141,4 @@ def _folded_value(copy: ConstantCopy, blobs: dict[str, bytes]) -> ir.Attribute |
     if data is None or len(data) != elem * _count(src_t.shape):
         return None
     moved = evaluate_copy(copy, data, list(src_t.shape), list(dst_t.shape), elem)
-    return ir.DenseResourceElementsAttr.get_from_buffer(memoryview(moved), f"{name}_folded", tensor_t)
+    return ir.DenseResourceElementsAttr.get_from_buffer(memoryview(moved), f"{name}_folded", tensor_t, alignment=elem)
