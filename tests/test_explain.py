@@ -304,6 +304,7 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
                      "IR Dump After scalar-replacement ('func.func' operation: @explain)",
                      "IR Dump After dead-stores ('func.func' operation: @explain)",
                      "IR Dump After isolate-products ('func.func' operation: @explain)",
+                     "IR Dump After fold-constant-copies ('func.func' operation: @explain)",
                      "IR Dump After pack-operands ('func.func' operation: @explain)",
                      "IR Dump After loop-order ('func.func' operation: @explain)",
                      "IR Dump After block-transposes ('func.func' operation: @explain)",
