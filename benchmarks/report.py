@@ -8,8 +8,8 @@ import time
 
 from suite import human_bytes
 
-COMPARED = ("loopopt", "loopopt-wide", "loopopt-fast", "mlir-fusion", "mlir-greedy")
-SHORT = {"loopopt": "lo", "loopopt-wide": "lw", "loopopt-fast": "lf", "mlir-fusion": "mf", "mlir-greedy": "mg"}
+COMPARED = ("loopopt", "loopopt-256", "loopopt-fast", "mlir-fusion", "mlir-greedy")
+SHORT = {"loopopt": "lo", "loopopt-256": "l256", "loopopt-fast": "lf", "mlir-fusion": "mf", "mlir-greedy": "mg"}
 MLIR = ("mlir-fusion", "mlir-greedy")
 
 
@@ -360,8 +360,8 @@ def gflops_markdown(bench: dict) -> list[str]:
         return []
     lines = ["", "## GFLOP/s of the compute-bound programs", "",
              f"Counted FLOPs / best call (flushed regime), and the share of the measured peak "
-             f"({peak / 1e9:.1f} GFLOP/s) in parentheses. loopopt-wide is loopopt planned for this machine's "
-             "vector registers (`vector_bits` = the host's), bit-exact like loopopt.", "",
+             f"({peak / 1e9:.1f} GFLOP/s) in parentheses. loopopt plans for this machine's vector registers "
+             "(its default); loopopt-256 for AVX2's 256 bits (`--vector-bits 256`), bit-exact like loopopt.", "",
              "| program | GFLOP | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(names)]
     for p in progs:
         cells = []

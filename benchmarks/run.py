@@ -49,19 +49,19 @@ MLIR_FUSION = ("--affine-loop-fusion", "--affine-loop-invariant-code-motion")
 # The issue's spelling (affine-scalrep at module level) is rejected by mlir-opt 22: affine-scalrep
 # is a func.func pass, so it is nested with the fusion.
 MLIR_GREEDY = ("--pass-pipeline=builtin.module(func.func(affine-loop-fusion{mode=greedy},affine-scalrep),canonicalize,cse)",)
-VARIANTS = ("input", "loopopt", "loopopt-wide", "loopopt-fast", "mlir-fusion", "mlir-greedy")
-# The vector width of this machine, which mlir-runner's JIT targets (Options.vector_bits assumes 256).
+VARIANTS = ("input", "loopopt", "loopopt-256", "loopopt-fast", "mlir-fusion", "mlir-greedy")
+# The vector width of this machine, which mlir-runner's JIT targets (loopopt's default plan).
 from loopopt.analysis.roofline import host_vector_bits  # noqa: E402
 
 HOST_BITS = host_vector_bits()
-# loopopt-wide: loopopt --target cpu planned for this machine's vector registers (bit-exact, as
-# loopopt); the same text as loopopt on a 256-bit machine.
-WIDE_KNOBS = {"vector_bits": HOST_BITS}
-# loopopt-fast: loopopt-wide with the code generation switches that give up bit-exactness
+# loopopt-256: loopopt --target cpu --vector-bits 256, the plan for any AVX2 core (bit-exact, as
+# loopopt, which plans for this machine's registers); the same text as loopopt on a 256-bit machine.
+PORTABLE_KNOBS = {"vector_bits": 256}
+# loopopt-fast: loopopt with the code generation switches that give up bit-exactness
 # (docs/cpu_codegen.md): math functions as polynomials (<= 1-2 ulp each), float sums reassociated,
 # multiply-adds contracted into FMAs (one rounding instead of two).
 FAST_KNOBS = {"approximate_math": True, "reassociate": True, "contract": True, "vector_bits": HOST_BITS}
-KNOBS = {"loopopt-wide": WIDE_KNOBS, "loopopt-fast": FAST_KNOBS}
+KNOBS = {"loopopt-256": PORTABLE_KNOBS, "loopopt-fast": FAST_KNOBS}
 # Its outputs are compared with the input's within this tolerance, norm-wise: each element within
 # rtol times the largest magnitude of its output (checksums: rtol times the sum of magnitudes). A
 # reassociated sum of n terms differs by at most ~n * 2^-24 times the sum of its terms' magnitudes
@@ -532,7 +532,7 @@ def main(argv=None) -> int:
         data = {"machine": machine_info(), "reps": reps, "warmup": warmup, "rounds": rounds, "quick": a.quick,
                 "flush_mib": a.flush_mib, "regimes": list(regimes), "niceness": niceness,
                 "lowering": list(native.LOWERING_PASSES), "mlir_fusion": list(MLIR_FUSION),
-                "fast_knobs": FAST_KNOBS, "wide_knobs": WIDE_KNOBS, "variant_rtol": VARIANT_RTOL,
+                "fast_knobs": FAST_KNOBS, "portable_knobs": PORTABLE_KNOBS, "variant_rtol": VARIANT_RTOL,
                 "mlir_greedy": list(MLIR_GREEDY), "programs": []}
         for program in programs:
             variants = ("input",) if is_machine_kernel(program) else VARIANTS

@@ -113,8 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cpu: a float multiply feeding an add may become one fused multiply-add (default as above)")
     p.add_argument("--vector-bits", choices=("128", "256", "512", "host"), default=None,
                    help="cpu: the vector register width the code generation plans for (host: this machine's "
-                        "widest, e.g. 512 with AVX-512; default: host for lowered framework input, 256 (AVX2) "
-                        "for affine input); bit-exact output stays bit-exact")
+                        "widest, e.g. 512 with AVX-512; default: host; 256 plans for any AVX2 core); "
+                        "bit-exact output stays bit-exact")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fuse,licm")
     p.add_argument("--print-params", action="store_true", help="print the pass parameters (stderr)")

@@ -457,7 +457,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     log.add("driver", ANALYSIS, options.params_text())
     log.log(options.params_text())
     if not options.target.partitioned:
-        log.add("driver", ANALYSIS, vector_width_text(options.vector_bits, asked_bits, lowered))
+        log.add("driver", ANALYSIS, vector_width_text(options.vector_bits, asked_bits))
     with timer.phase("analysis"):
         report_unsupported_ops(module, log, filename)
         clear_argument_classes()
@@ -512,11 +512,10 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     return PassResult(text, log, fused, _stats(fused, timer), ir_after, input_text)
 
 
-def vector_width_text(bits: int, asked: int | None, framework_input: bool) -> str:
+def vector_width_text(bits: int, asked: int | None) -> str:
     """The remark naming the vector width the cpu plan assumes and where it comes from."""
     why = ("--vector-bits" if asked is not None else
-           "the host's widest registers, the default for framework input" if framework_input else
-           "the portable default for affine input; --vector-bits host plans for this machine")
+           "the host's widest registers, the default; --vector-bits 256 plans for any AVX2 core")
     return f"cpu code generation plans for {bits}-bit vectors ({why})"
 
 

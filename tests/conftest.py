@@ -2,3 +2,19 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _portable_vector_width_by_default(monkeypatch, request):
+    """In-process tests plan affine input for 256-bit vectors unless they ask otherwise, so their
+    expected IR is the same on every machine; the CLI tests (subprocesses) see the real default,
+    the host's width, and tests marked `host_vector_width` keep it in-process too."""
+    if request.node.get_closest_marker("host_vector_width") is not None:
+        return
+    from loopopt import options
+    from loopopt.analysis.roofline import host_vector_bits
+
+    monkeypatch.setattr(options, "default_vector_bits",
+                        lambda framework_input: host_vector_bits() if framework_input else options.PORTABLE_VECTOR_BITS)

@@ -40,36 +40,47 @@ def test_host_is_the_machines_width_and_numbers_are_taken_as_given():
     assert options_from_args(build_parser().parse_args(["x.mlir"])).vector_bits is None  # per input
 
 
-def test_the_default_width_is_the_hosts_for_framework_input_and_256_for_affine_input():
+@pytest.mark.host_vector_width
+def test_the_default_width_is_the_hosts_for_any_input():
     from loopopt.options import TARGETS, Options
 
     unset = Options(target=TARGETS["cpu"])
     assert unset.plan_vector_bits == 256  # before the input is known
-    assert unset.resolved(framework_input=False).vector_bits == 256
+    assert unset.resolved(framework_input=False).vector_bits == host_vector_bits()
     assert unset.resolved(framework_input=True).vector_bits == host_vector_bits()
     asked = Options(target=TARGETS["cpu"], vector_bits=128)
     assert asked.resolved(framework_input=True).vector_bits == 128  # an explicit width always wins
 
 
+@pytest.mark.host_vector_width
 def test_the_remark_names_the_width_and_where_it_comes_from():
     from loopopt import driver
     from loopopt.options import TARGETS, Options
 
-    def width_remark(options):
-        log = driver.optimize(GEMM, options, explain=True).remarks
+    def width_remark(text, options):
+        log = driver.optimize(text, options, explain=True).remarks
         return [r.message for r in log.remarks if r.message.startswith("cpu code generation plans")]
 
-    assert width_remark(Options(target=TARGETS["cpu"])) == [
-        "cpu code generation plans for 256-bit vectors (the portable default for affine input; "
-        "--vector-bits host plans for this machine)"]
-    assert width_remark(Options(target=TARGETS["cpu"], vector_bits=512)) == [
+    default = [f"cpu code generation plans for {host_vector_bits()}-bit vectors (the host's widest registers, "
+               "the default; --vector-bits 256 plans for any AVX2 core)"]
+    assert width_remark(GEMM, Options(target=TARGETS["cpu"])) == default
+    assert width_remark(GEMM, Options(target=TARGETS["cpu"], vector_bits=512)) == [
         "cpu code generation plans for 512-bit vectors (--vector-bits)"]
-    assert width_remark(Options(target=TARGETS["trn1"])) == []  # no cpu plan on a Neuron target
+    assert width_remark(GEMM, Options(target=TARGETS["trn1"])) == []  # no cpu plan on a Neuron target
     linalg = (Path(__file__).parents[1] / "benchmarks/models/blocks/mlp_relu_small.mlir").read_text()
-    log = driver.optimize(linalg, Options(target=TARGETS["cpu"]), explain=True).remarks
-    assert [r.message for r in log.remarks if r.message.startswith("cpu code generation plans")] == [
-        f"cpu code generation plans for {host_vector_bits()}-bit vectors "
-        "(the host's widest registers, the default for framework input)"]
+    assert width_remark(linalg, Options(target=TARGETS["cpu"])) == default
+
+
+def test_the_cli_default_plans_for_the_host(tmp_path):
+    """The CLI (a subprocess: no test fixture) plans affine input for the host's width."""
+    src = tmp_path / "k.mlir"
+    src.write_text(GEMM)
+    p = subprocess.run([sys.executable, "-m", "loopopt", str(src), "--target", "cpu", "--remarks"],
+                       capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert p.returncode == 0, p.stderr
+    assert f"cpu code generation plans for {host_vector_bits()}-bit vectors (the host's widest registers" in p.stderr
+    lanes = host_vector_bits() // 32
+    assert f"vector<{lanes}xf32>" in p.stdout, p.stdout
 
 
 def test_a_width_outside_the_choices_is_one_line_and_exit_2(tmp_path):

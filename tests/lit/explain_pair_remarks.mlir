@@ -1,8 +1,8 @@
 // One remark per popped pair, naming both loops (file:line:col) and the level, the seed's text
 // first: the refused pair L0-L1 (popped twice: before and after L0 absorbs L2), the fused L0-L2.
 // The same decisions as LLVM optimization records (--remarks-yaml), File = the input's path.
-// RUN: loopopt %s --target cpu --remarks -o /dev/null 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --remarks-yaml %t.yaml -o /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks -o /dev/null 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks-yaml %t.yaml -o /dev/null
 // RUN: filecheck %s --input-file %t.yaml --check-prefix=YAML
 
 func.func @explain(%a: memref<64xf32>, %out: memref<64xf32>, %out2: memref<64xf32>) {

@@ -2,7 +2,7 @@
 // [LOOP FUSION] line per popped pair (fused or not), the use -> def line and the stop reason of a
 // negative-distance refusal, and numLoopsFused. L1 reads t[i + 1] (refused against L0); L2 reads
 // t[i] and fuses with L0 across L1; L0-L1 is then re-scored with fewer live elements (504).
-// RUN: loopopt %s --target cpu --trace -o /dev/null 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --trace -o /dev/null 2>&1 | filecheck %s
 
 func.func @explain(%a: memref<64xf32>, %out: memref<64xf32>, %out2: memref<64xf32>) {
   %t = memref.alloc() : memref<65xf32>

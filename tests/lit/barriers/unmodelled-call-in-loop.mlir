@@ -1,6 +1,6 @@
 // A call inside a loop may touch any memory: the loop is a barrier for fusion and the remark
 // names the call and the loop holding it.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func private @log(%x: f32)
 

@@ -1,6 +1,6 @@
 // A memref yielded by scf.if is untraced like a select: the loop storing through it is a
 // barrier, even though the pair shares the placed %s.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @if_alias(%a: memref<64xf32>, %out: memref<64xf32>, %flag: i1) {
   %b = memref.alloc() : memref<64xf32>

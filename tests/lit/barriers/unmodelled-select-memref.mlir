@@ -1,6 +1,6 @@
 // %x is %b or %u, chosen at run time: an access through it may touch any buffer (untraced), so
 // the first loop is a barrier and the pair (which shares the placed %s) is refused.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @select_alias(%a: memref<64xf32>, %out: memref<64xf32>, %flag: i1) {
   %b = memref.alloc() : memref<65xf32>

@@ -1,6 +1,6 @@
 // An unregistered op in a loop has unknown effects: reported once as unsupported, and the loop
 // holding it does not fuse.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @unregistered(%a: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

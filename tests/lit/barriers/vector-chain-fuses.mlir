@@ -1,7 +1,7 @@
 // A chain vectorized as affine-super-vectorize emits it (step 8, vector<8xf32> at %i): each
 // iteration of the consumer reads exactly the box the producer wrote, so it fuses and the
 // intermediate becomes the vector value itself.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @vector_chain(%a: memref<64xf32>, %out: memref<64xf32>) {
   %one = arith.constant dense<1.0> : vector<8xf32>

@@ -1,7 +1,7 @@
 // The consumer loads vector<8xf32> at %t[i + 4]: elements i+4..i+11, half of them written by the
 // NEXT producer iteration. As points (8k vs 8k + 4) the accesses never meet; as boxes they do,
 // so the pair is refused with a negative distance.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @vector_overlap(%a: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<72xf32>

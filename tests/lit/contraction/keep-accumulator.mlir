@@ -1,7 +1,7 @@
 // A one-element accumulator: each iteration loads %t[0] before storing it, so the load cannot
 // take a stored value of its own iteration, and every iteration touches the same element, so
 // the buffer cannot shrink either. It is kept, and the remark gives both reasons.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @accumulate(%a: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<1xf32>

@@ -1,6 +1,6 @@
 // The fused pair's intermediate is also passed to a call after the loops: it escapes, so it is
 // kept (a Missed remark names the call); the fused loop stores it, the reload takes the value.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func private @consume(%m: memref<64xf32>)
 

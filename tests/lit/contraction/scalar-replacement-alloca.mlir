@@ -1,6 +1,6 @@
 // After fusion each load of the stack buffer reads the value stored just before it in the same
 // iteration: the loads take the stored value and the memref.alloca disappears.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @alloca_chain(%a: memref<32xi32>, %out: memref<32xi32>) {
   %t = memref.alloca() : memref<32xi32>

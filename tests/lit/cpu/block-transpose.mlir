@@ -2,8 +2,8 @@
 // tiled by one cache line (16 f32) a side, the tile loops outermost, so the column walk of %src
 // reuses 16 lines; a band whose reordering would reverse a dependence is left as it is and
 // `--passes block-transposes` says why.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --passes block-transposes --remarks 2>&1 | filecheck %s --check-prefix=REFUSED
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes block-transposes --remarks 2>&1 | filecheck %s --check-prefix=REFUSED
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 func.func @weight_t(%src: memref<512x256xf32>, %dst: memref<256x512xf32>) {
   affine.for %i = 0 to 256 {

@@ -3,7 +3,7 @@
 // vectorize step (register tiling, which keeps every result, has nothing to tile here); the
 // Neuron targets never run either.
 // MUTANT-N: skip
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --passes vectorize,math-approx,vector-reductions --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 func.func @softmax_row(%x: memref<512xf32>, %out: memref<512xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -1,8 +1,8 @@
 // Issue 24: a Linear layer's weight transpose (torch-mlir lowers aten.linear to W^T and a matmul) is
 // a copy of a constant: on the cpu target it is evaluated at compile time, and the product reads a
 // constant global holding W^T. The remark names the copy and the new global; trn1 keeps the copy.
-// RUN: loopopt %s --target cpu --passes fold-constant-copies --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu -o %t.mlir && mlir-opt %t.mlir -o /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes fold-constant-copies --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 -o %t.mlir && mlir-opt %t.mlir -o /dev/null
 // RUN: loopopt %s --target trn1 | filecheck %s --check-prefix=TRN1
 // REQUIRES: mlir-opt
 module {

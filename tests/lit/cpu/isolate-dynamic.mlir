@@ -6,8 +6,8 @@
 // from 1 sizes the buffer with `affine.max(n - 1, 0)`; a bounded symbolic trip count
 // (`min(n, 6)`) gets a static buffer of isl's maximum; an index argument as the trip count is
 // refused.
-// RUN: loopopt %s --target cpu --passes isolate-products | filecheck %s
-// RUN: loopopt %s --target cpu --passes isolate-products --remarks -o %t 2>&1 | filecheck %s --check-prefix=REMARK
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes isolate-products | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes isolate-products --remarks -o %t 2>&1 | filecheck %s --check-prefix=REMARK
 
 // REMARK: isolate-dynamic.mlir:45:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to ?x20) (in @batch)
 // REMARK: isolate-dynamic.mlir:80:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to ?x20) (in @from_one)

@@ -1,7 +1,7 @@
 // Issue 24, GEMMs: C[i, j] += A[i, k] * W[j, k] (a Linear layer on torch's weight layout) walks W
 // across rows along j, the loop the register tiling runs in lanes: W is copied into a k x j buffer
 // first (the copy's column walk tiled by transpose blocking), and the product is register tiled.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 func.func @linear(%A: memref<12x32xf32>, %W: memref<48x32xf32>, %C: memref<12x48xf32>) {
   affine.for %i = 0 to 12 {

@@ -3,7 +3,7 @@
 // block, a reduction loop that writes memory, an exact reduction over a strided operand (LLVM
 // vectorizes that loop itself), and an ordered float sum over a strided operand, which gets four
 // independent scalar chains (each sum still in order).
-// RUN: loopopt %s --target cpu --passes register-tile --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes register-tile --remarks 2>&1 | filecheck %s
 func.func @nests(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>, %N: memref<16x16xi32>, %M: memref<16x16xi32>) {
   %z = arith.constant 0.0 : f32
   %zi = arith.constant 0 : i32

@@ -4,7 +4,7 @@
 // vector), combined
 // after the sweep by elementwise maxima and one `vector.reduction <maximumf>` (exact in any order).
 // A sum carried by the j loop is refused (its partials would each count the init).
-// RUN: loopopt %s --target cpu --passes register-tile --remarks -o - 2>%t.remarks | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes register-tile --remarks -o - 2>%t.remarks | filecheck %s
 // RUN: filecheck %s --check-prefix=REMARK < %t.remarks
 func.func @qk(%Q: memref<8x16xf32>, %K: memref<16x40xf32>, %S: memref<8x40xf32>, %M: memref<8xf32>) {
   %z = arith.constant 0.0 : f32

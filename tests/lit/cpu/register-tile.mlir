@@ -4,9 +4,9 @@
 // row, B loaded once per vector; the columns left over run one vector at a time, then scalar; the
 // row left over runs the same sweep alone. Each C element keeps its sum in k order (bit-exact);
 // with --contract true the multiply-add becomes one math.fma.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --contract true 2>&1 | filecheck %s --check-prefix=FMA
-// RUN: loopopt %s --target cpu -o %t && mlir-opt %t > /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --contract true 2>&1 | filecheck %s --check-prefix=FMA
+// RUN: loopopt %s --target cpu --vector-bits 256 -o %t && mlir-opt %t > /dev/null
 // REQUIRES: mlir-opt
 func.func @matmul(%A: memref<31x16xf32>, %B: memref<16x45xf32>, %C: memref<31x45xf32>) {
   affine.for %i = 0 to 31 {

@@ -2,7 +2,7 @@
 // reassociated (its combining op gets fastmath<reassoc>: LLVM then keeps vector partial sums).
 // max/min are exact in any order and stay as written; a partial sum that is observed is no
 // reduction and keeps its order.
-// RUN: loopopt %s --target cpu --passes vector-reductions --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes vector-reductions --remarks 2>&1 | filecheck %s
 func.func @sums(%v: memref<1024xf32>, %prefix: memref<1024xf32>) -> (f32, f32, f32) {
   %zero = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32

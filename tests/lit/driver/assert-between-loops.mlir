@@ -1,7 +1,7 @@
 // cf.assert reads and writes no memory (analysis/effects.py GUARD_OPS): loops fuse across it, no
 // [UNSUPPORTED] remark is given, and it stays where it was, after the fused loop (a failing check
 // aborts the program, which then has no results to change).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @assert_between(%a: memref<64xf32>, %out: memref<64xf32>, %ok: i1) {
   %t = memref.alloc() : memref<64xf32>

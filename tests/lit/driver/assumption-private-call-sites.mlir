@@ -1,7 +1,7 @@
 // A private function's argument aliasing follows its call sites: @kernel is called with the
 // same buffer twice, so its two arguments may alias, and the pair of loops in it is refused
 // (in @kernel: a negative distance between %p and %q, which may be one buffer).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func private @kernel(%p: memref<65xf32>, %q: memref<65xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

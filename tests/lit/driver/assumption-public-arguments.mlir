@@ -1,6 +1,6 @@
 // A public function with two or more memref arguments gets one [ASSUMPTION] remark (its
 // arguments are assumed not to alias); a function with one memref argument gets none.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @two(%a: memref<8xf32>, %b: memref<8xf32>, %n: index) {
   return

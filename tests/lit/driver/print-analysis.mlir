@@ -1,6 +1,6 @@
 // --print-analysis lists the loops with their trip counts (symbolic ones as expressions), the
 // memory locations and the distances between sibling loops.
-// RUN: loopopt %s --target cpu --print-analysis -o /dev/null 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --print-analysis -o /dev/null 2>&1 | filecheck %s
 
 func.func @f(%a: memref<?xf32>, %out: memref<?xf32>, %n: index) {
   %t = memref.alloc(%n) : memref<?xf32>

@@ -1,6 +1,6 @@
 // --print-params prints the pass parameters of the chosen target and knobs on stderr.
 // RUN: loopopt %s --target trn1 --print-params -o /dev/null 2>&1 | filecheck %s --check-prefix=TRN1
-// RUN: loopopt %s --target cpu --loop-opt-distance-threshold 3 --enable-loop-distribution=false --print-params -o /dev/null 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --loop-opt-distance-threshold 3 --enable-loop-distribution=false --print-params -o /dev/null 2>&1 | filecheck %s --check-prefix=CPU
 
 func.func @empty() {
   return

@@ -1,7 +1,7 @@
 // Ops outside the supported dialects are kept as written, reported once per op name, and are
 // barriers: the llvm.intr.debugtrap between the loops may not be crossed, so the pair is refused.
 // (cf.assert is modelled: tests/lit/driver/assert-between-loops.mlir.)
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @assert_between(%a: memref<64xf32>, %out: memref<64xf32>, %ok: i1) {
   %t = memref.alloc() : memref<64xf32>

@@ -2,7 +2,7 @@
 // and never lets escape (MLIR's loop-fusion-3.mlir, a call without memref operands): the call
 // cannot reach them, so it stays where it is and the loops fuse (fusion_legality.private_buffer).
 // A loop that touches an argument still stops at the call: refuse-ops-between-loops.mlir.
-// RUN: loopopt %s --target cpu --passes fusion --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 
 func.func private @some_function()
 func.func @call_between(%arg0: memref<16xf32>) {

@@ -1,7 +1,7 @@
 // --enable-profitable-loop-fusion=false: classic fusion of adjacent pairs in program order, so
 // loops 1 and 2 fuse first (profit 512), then the result with loop 3 (1024), the reverse of
 // the greedy order.
-// RUN: loopopt %s --target cpu --enable-profitable-loop-fusion=false --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --enable-profitable-loop-fusion=false --remarks 2>&1 | filecheck %s
 
 func.func @chain(%a: memref<64xf32>, %b: memref<64xf32>, %out: memref<64xf32>) {
   %t0 = memref.alloc() : memref<64xf32>

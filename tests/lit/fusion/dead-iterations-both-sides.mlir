@@ -1,7 +1,7 @@
 // A longer producer whose iterations before and after its consumer's range write only what
 // nothing reads afterwards: it shrinks to the run the consumer covers (16 to 32), and the two
 // loops fuse with equal bounds (MLIR's loop-fusion-4.mlir @non_int_memory_space).
-// RUN: loopopt %s --target cpu --passes fusion --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 
 func.func @win(%x: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

@@ -1,7 +1,7 @@
 // --loop-opt-distance-threshold bounds how far apart (in loops) a candidate pair may be: with 1
 // no pair is a candidate and nothing fuses; with the default 8 the chain fuses.
-// RUN: loopopt %s --target cpu --loop-opt-distance-threshold 1 --remarks 2>&1 | filecheck %s --check-prefix=ONE
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=DEFAULT
+// RUN: loopopt %s --target cpu --vector-bits 256 --loop-opt-distance-threshold 1 --remarks 2>&1 | filecheck %s --check-prefix=ONE
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=DEFAULT
 
 func.func @chain(%a: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

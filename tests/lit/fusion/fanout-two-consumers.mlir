@@ -1,6 +1,6 @@
 // One producer, two consumers of its buffer: the producer fuses with each consumer in turn,
 // the buffer disappears and both outputs are stored from the one fused loop.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @fanout_two_consumers(%a: memref<48xf32>, %o1: memref<48xf32>, %o2: memref<48xf32>) {
   %one = arith.constant 1.0 : f32

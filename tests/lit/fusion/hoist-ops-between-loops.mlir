@@ -1,6 +1,6 @@
 // The second loop needs a scalar computed between the loops (a load and a mulf that do not
 // depend on the first loop): both move above the first loop and the pair fuses.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @between(%a: memref<64xf32>, %s: memref<f32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

@@ -1,6 +1,6 @@
 // The consumer reads t[i - 1], written one iteration earlier: distance +1 is legal, the pair
 // fuses. The buffer stays (the value crosses iterations, so it cannot become a scalar).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @prev(%a: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

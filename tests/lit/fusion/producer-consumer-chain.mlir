@@ -1,6 +1,6 @@
 // A three-loop elementwise chain through two placed intermediates fuses into one loop (greedy,
 // most profitable pair first), and contraction then removes both intermediates.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @chain(%a: memref<64xf32>, %b: memref<64xf32>, %out: memref<64xf32>) {
   %t0 = memref.alloc() : memref<64xf32>

@@ -1,7 +1,7 @@
 // Producer-consumer fusion inside fused loops where the inner trip counts differ (3 x 8 against
 // 24): each consumer iteration recomputes the one producer iteration it reads, and the remark
 // names the depth and the slice (MLIR's loop-fusion-4.mlir @fuse_higher_dim_nest_into_lower_dim_nest).
-// RUN: loopopt %s --target cpu --passes fusion --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --passes fusion --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 
 func.func @hd(%A: memref<2x3x4x8xf32>, %C: memref<2x4x24xf32>) {

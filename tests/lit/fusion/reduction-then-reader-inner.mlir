@@ -1,7 +1,7 @@
 // Inside the %i loop, tmp[i] is accumulated by every %j of the first inner loop and read by
 // every %j of the second: the same index text, but not distance 0 (the atax pattern). The inner
 // loops must not fuse; all three loops stay.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefixes=CHECK,CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefixes=CHECK,CPU
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefixes=CHECK,TRN1
 
 func.func @atax_like(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf32>) {

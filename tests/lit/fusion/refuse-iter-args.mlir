@@ -1,7 +1,7 @@
 // A loop that yields a value (a sum in iter_args) does not fuse with a neighbour that uses that
 // value: the sum is known only after the first loop's last iteration (iter_args_fusion.py).
 // Loops that carry iter_args and do not need each other's results fuse: fuse-iter-args.mlir.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @sum_then_scale(%a: memref<64xf32>, %out: memref<64xf32>) {
   %zero = arith.constant 0.0 : f32

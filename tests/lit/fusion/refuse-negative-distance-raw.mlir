@@ -1,6 +1,6 @@
 // The consumer reads t[i + 1], which the producer writes one iteration LATER: fusing would read
 // it before it is written (RAW, distance -1). Refused on both targets; both loops stay.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
 
 func.func @next(%a: memref<66xf32>, %out: memref<64xf32>) {

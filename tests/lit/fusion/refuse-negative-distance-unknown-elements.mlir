@@ -1,6 +1,6 @@
 // The consumer reads %t at an index loaded from memory (a gather): which elements it reads is
 // unknown, so the pair is refused as a possible negative distance.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @gather(%a: memref<64xf32>, %idx: memref<64xindex>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

@@ -1,6 +1,6 @@
 // Both loops write %out; the second writes out[i] that the first writes again at iteration
 // i + 1 (out[j - 1] at j = i + 1): fused, the first loop's later write would win (WAW).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @waw(%a: memref<65xf32>, %out: memref<65xf32>) {
   %t = memref.alloc() : memref<65xf32>

@@ -1,6 +1,6 @@
 // A call between the loops rewrites the intermediate the second loop reads: the second loop
 // needs it, and it depends on the first loop, so it can move neither up nor out of the way.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func private @rewrite(%m: memref<64xf32>)
 

@@ -1,7 +1,7 @@
 // On trn1 both loops walk only dim 1 (row 0 fixed): the loop to fuse does not access the
 // partition dim, refused. On cpu (no partitions) the same pair fuses.
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=CPU
 
 func.func @row0(%a: memref<4x64xf32>, %out: memref<4x64xf32>) {
   %t = memref.alloc() : memref<4x64xf32>

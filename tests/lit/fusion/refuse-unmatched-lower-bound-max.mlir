@@ -1,6 +1,6 @@
 // Equal trip counts (32), but the first lower bound is max(%k, %k - 1): the shift between the IVs
 // is not one affine expression, refused with the detail naming max(...).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @maxlb(%a: memref<128xf32>, %out: memref<64xf32>, %k: index) {
   %t = memref.alloc() : memref<128xf32>

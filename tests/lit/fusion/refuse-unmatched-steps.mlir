@@ -1,5 +1,5 @@
 // Same trip count (32) but steps 2 and 1: refused with the detail "different steps".
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @steps(%a: memref<64xf32>, %b: memref<32xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

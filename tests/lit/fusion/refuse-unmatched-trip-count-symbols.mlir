@@ -1,5 +1,5 @@
 // `0 to %n` against `0 to %m`: the trip counts are not provably equal, refused.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @two_symbols(%a: memref<?xf32>, %out: memref<?xf32>, %n: index, %m: index) {
   %t = memref.alloc(%n) : memref<?xf32>

@@ -1,6 +1,6 @@
 // 64 against 32 iterations, all live (the longer loop writes %a): not shrunk, refused (trn1).
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=CPU
 
 func.func @unmatched(%a: memref<64xf32>, %out: memref<64xf32>) {
   %t = memref.alloc() : memref<64xf32>

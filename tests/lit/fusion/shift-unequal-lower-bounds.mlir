@@ -1,6 +1,6 @@
 // `0 to %n` and `1 to %n + 1` run equally often: the second body moves onto the first loop's IV
 // shifted by one (a single affine.apply at the top of the fused body).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @shift(%a: memref<?xf32>, %out: memref<?xf32>, %n: index) {
   %t = memref.alloc(%n) : memref<?xf32>

@@ -2,7 +2,7 @@
 // small). On cpu the row loops fuse (A read by both), then the inner loops: the q loop only
 // accumulates into q[i] (a register after scalar replacement), so the vectorization guard lets
 // the parallel s loop join it, and A is streamed once: 5 -> 3 loops. The init of s stays out.
-// RUN: loopopt %s --target cpu --passes fusion --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 
 func.func @bicg2(%A: memref<40x40xf32>, %r: memref<40xf32>, %p: memref<40xf32>, %s: memref<40xf32>, %q: memref<40xf32>) {
   %zero = arith.constant 0.0 : f32

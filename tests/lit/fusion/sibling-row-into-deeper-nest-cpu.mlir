@@ -3,7 +3,7 @@
 // in each fused row iteration, only elements the first has just written there (the footprint
 // rule of analysis/sibling_reuse.py), so the rows fuse and then the column loops: 5 -> 3 loops,
 // as mlir-opt. trn1 keeps the seed's profit (no placed intermediate): refuse-no-benefit-trn1.mlir.
-// RUN: loopopt %s --target cpu --passes fusion --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 
 func.func @add_mm(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, %d: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index

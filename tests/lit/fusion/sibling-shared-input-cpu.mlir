@@ -1,6 +1,6 @@
 // Two siblings that only share an external input: on cpu reading %a once is rewarded (our
 // extension), so they fuse; the two stores stay, in program order.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @siblings(%a: memref<64xf32>, %out: memref<64xf32>, %out2: memref<64xf32>) {
   affine.for %i = 0 to 64 {

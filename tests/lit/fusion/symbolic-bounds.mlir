@@ -1,6 +1,6 @@
 // Loops bounded by the same symbol %n fuse (MLIR's --affine-loop-fusion declines symbolic
 // bounds); the fused loop reads the producer's value directly, no affine.apply is needed.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @sym(%a: memref<?xf32>, %out: memref<?xf32>, %n: index) {
   %t = memref.alloc(%n) : memref<?xf32>

@@ -1,6 +1,6 @@
 // A load of a buffer no write in the loop touches, in a loop that runs at least once, moves out.
 // The store to %out stays (a write never moves).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @load(%a: memref<64xf32>, %s: memref<f32>, %out: memref<64xf32>) {
   affine.for %i = 0 to 64 {

@@ -1,5 +1,5 @@
 // An arith op whose operands come from outside the loop moves to just before the loop.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @pure(%a: memref<64xf32>, %out: memref<64xf32>, %s: f32) {
   affine.for %i = 0 to 64 {

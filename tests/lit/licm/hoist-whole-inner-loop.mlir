@@ -1,6 +1,6 @@
 // The inner loop computes a sum of %w that does not depend on %i and writes nothing: the whole
 // loop (with its iter_args) moves out of the %i loop and runs once.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @inner(%w: memref<8xf32>, %a: memref<64xf32>, %out: memref<64xf32>) {
   %zero = arith.constant 0.0 : f32

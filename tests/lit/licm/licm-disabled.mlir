@@ -1,7 +1,7 @@
 // --enable-licm=false: the invariant load and mulf stay in the loop and no [LICM] remark
 // appears; with the default (ON) both move.
-// RUN: loopopt %s --target cpu --enable-licm=false --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=ON
+// RUN: loopopt %s --target cpu --vector-bits 256 --enable-licm=false --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=ON
 
 func.func @off(%a: memref<64xf32>, %s: memref<f32>, %out: memref<64xf32>, %v: f32) {
   affine.for %i = 0 to 64 {

@@ -1,6 +1,6 @@
 // An integer division by an argument may trap when it is 0; out of a loop that may run zero
 // times it could trap where the program never divided. The addi next to it still moves.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @div(%out: memref<?xi32>, %n: index, %p: i32, %q: i32) {
   affine.for %i = 0 to %n {

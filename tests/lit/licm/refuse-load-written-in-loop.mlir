@@ -24,7 +24,7 @@ func.func @accumulate(%a: memref<64xf32>, %s: memref<f32>) {
 // CHECK-NEXT: affine.store %{{[a-z0-9_]+}}, %[[S]][]
 
 // On cpu, scalar replacement (before LICM) moves the accumulator into iter_args instead.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=CPU
 // CPU: {{.*}}.mlir:6:12: passed: [SCALAR REPLACEMENT] accumulator at a loop-invariant address promoted to iter_args (in @accumulate)
 // CPU-NOT: [LICM]
 // CPU-LABEL: func.func @accumulate

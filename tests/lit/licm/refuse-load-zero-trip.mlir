@@ -1,5 +1,5 @@
 // `0 to %n` may run zero times: hoisting the load would execute an access that never happened.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @maybe_empty(%a: memref<?xf32>, %s: memref<f32>, %out: memref<?xf32>, %n: index) {
   affine.for %i = 0 to %n {

@@ -1,5 +1,5 @@
 // An inner loop whose operands are all invariant but that stores: it may not move as a whole.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @inner_store(%w: memref<8xf32>, %v: f32, %n: index) {
   affine.for %i = 0 to 16 {

@@ -1,6 +1,6 @@
 // The inner loop reads %w, which the outer loop writes afterwards: moving the inner loop out
 // would read values before the writes of earlier iterations.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @inner_read(%w: memref<8xf32>, %out: memref<16xf32>) {
   %zero = arith.constant 0.0 : f32

@@ -1,5 +1,5 @@
 // scf.while is not a region op LICM may move (it need not terminate): it stays, with its reason.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @while_in_loop(%out: memref<16xindex>, %n: index) {
   %c0 = arith.constant 0 : index

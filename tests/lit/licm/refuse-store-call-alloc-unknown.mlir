@@ -1,6 +1,6 @@
 // Ops with invariant operands that still never move, each with its reason: a store (writes
 // memory), a call (may have side effects), an allocation, and an unregistered op.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func private @tick()
 

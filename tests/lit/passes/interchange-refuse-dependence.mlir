@@ -1,6 +1,6 @@
 // a[i][j] = a[i - 1][j + 1]: the dependence has direction (+1, -1); swapping the loops would
 // reverse it, so the interchange is refused and the nest stays.
-// RUN: loopopt %s --target cpu --passes interchange=1:0 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes interchange=1:0 --remarks 2>&1 | filecheck %s
 
 func.func @skewed(%a: memref<17x17xf32>) {
   affine.for %i = 1 to 17 {

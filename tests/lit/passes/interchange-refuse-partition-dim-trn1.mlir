@@ -1,7 +1,7 @@
 // On trn1 the loop moved outermost must walk the partition dim (dim 0): here the inner %j walks
 // dim 1 only, so interchange=1:0 is refused with the seed's verbatim text. On cpu it applies.
 // RUN: loopopt %s --target trn1 --passes interchange=1:0 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
-// RUN: loopopt %s --target cpu --passes interchange=1:0 --remarks 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes interchange=1:0 --remarks 2>&1 | filecheck %s --check-prefix=CPU
 
 func.func @rows(%a: memref<16x32xf32>, %out: memref<16x32xf32>) {
   affine.for %i = 0 to 16 {

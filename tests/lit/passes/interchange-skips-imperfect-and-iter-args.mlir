@@ -1,7 +1,7 @@
 // interchange=1:0 only looks at perfect bands at least 2 deep, cut above a loop carrying
 // iter_args: an imperfect nest and a nest whose inner loop yields a value are left alone, and
 // no remark says so.
-// RUN: loopopt %s --target cpu --passes interchange=1:0 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes interchange=1:0 --remarks 2>&1 | filecheck %s
 
 func.func @imperfect(%a: memref<8x8xf32>, %r: memref<8xf32>) {
   %z = arith.constant 0.0 : f32

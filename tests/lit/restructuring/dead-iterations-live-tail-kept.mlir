@@ -1,6 +1,6 @@
 // A later loop reads rows 256..383 of %t: the producer's tail is live, so it is not shrunk; on
 // cpu it is split off ([LOOP SPLIT]) and the head fuses with the consumer (see the checks).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @live_tail(%a: memref<384x4xf32>, %y: memref<256x4xf32>, %z: memref<384x4xf32>) {
   %t = memref.alloc() : memref<384x4xf32>

@@ -1,7 +1,7 @@
 // Rows 256..383 of %t are written but never read: the 384-row producer shrinks to 256 rows and
 // then fuses with the consumer directly, without tiling (on both targets).
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @dead_tail(%a: memref<384x4xf32>, %y: memref<256x4xf32>) {
   %t = memref.alloc() : memref<384x4xf32>

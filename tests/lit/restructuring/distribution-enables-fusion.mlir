@@ -1,8 +1,8 @@
 // The consumer's second statement reads t[i + 1] (negative distance). The driver splits the
 // consumer into its two statement groups and fuses the first group with the producer; with
 // --enable-loop-distribution=false the pair is only refused.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --enable-loop-distribution=false --remarks 2>&1 | filecheck %s --check-prefix=OFF
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --enable-loop-distribution=false --remarks 2>&1 | filecheck %s --check-prefix=OFF
 
 func.func @split(%a: memref<65xf32>, %out1: memref<64xf32>, %out2: memref<64xf32>) {
   %t = memref.alloc() : memref<65xf32>

@@ -3,7 +3,7 @@
 // so its 128 point iterations run outermost, and the nests fuse on that loop; the intermediate
 // then shrinks to the 3x4 slice one partition needs. On cpu: no tiling, a split.
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=CPU
 
 func.func @partition_extents(%a: memref<384x4xf32>, %b: memref<256x4xf32>, %x: memref<384x4xf32>, %y: memref<256x4xf32>) {
   %one = arith.constant 1.0 : f32

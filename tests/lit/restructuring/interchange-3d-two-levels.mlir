@@ -1,7 +1,7 @@
 // The consumer nest runs (k, i, j) over the (i, j, k) intermediate: interchanged at level 0
 // (1:0:2) and again one level down (1:0), the nests fuse at all three levels and the
 // intermediate becomes a scalar. %a is still loaded twice per iteration (nothing merges loads).
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @batched_3d_chain(%a: memref<8x8x8xf32>, %out: memref<8x8x8xf32>) {
   %half = arith.constant 0.5 : f32

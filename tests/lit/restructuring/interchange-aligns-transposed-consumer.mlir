@@ -1,7 +1,7 @@
 // The consumer walks (j, i) over the (i, j) intermediate: interchanging the consumer aligns the
 // nests, both levels fuse and the intermediate becomes a scalar (on both targets).
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 
 func.func @transpose_consumer(%a: memref<16x32xf32>, %out: memref<32x16xf32>) {
   %one = arith.constant 1.0 : f32

@@ -1,7 +1,7 @@
 // Aligning the consumer with the producer would turn the walks over %b, %c and %o into column walks:
 // on cpu the locality guard refuses the interchange, the consumer recomputes %t's elements and its one
 // column walk (over %a) is tiled a cache line a side (transpose blocking); trn1 interchanges, fuses both.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=CPU
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 
 func.func @mostly_rows(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<32x32xf32>, %o: memref<32x32xf32>) {

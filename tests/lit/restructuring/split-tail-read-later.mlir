@@ -4,7 +4,7 @@
 // touches other rows of %t), so it moves there, the head fuses with the consumer and the tail
 // with the later loop. Scalar replacement forwards %t in both bodies; the stores to %t are then
 // dead and go, with the buffer. On trn1 the seed's behaviour stays: no split.
-// RUN: loopopt %s --target cpu --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 
 func.func @split_tail(%a: memref<384x64xf32>, %b: memref<256x64xf32>, %out: memref<256x64xf32>, %out2: memref<128x64xf32>) {

@@ -2,7 +2,7 @@
 // %a or %b, chosen at run time, so a write to %a in between (here a memref.store, then an
 // affine.for that stores) may change what %x[0] holds and each reload stays. Through the traced
 // %a with only %b written in between (distinct public arguments), the reload is forwarded.
-// RUN: loopopt %s --target cpu --passes scalrep --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes scalrep --remarks 2>&1 | filecheck %s
 
 func.func @untraced(%a: memref<8xf32>, %b: memref<8xf32>, %out: memref<8xf32>, %flag: i1) {
   %c0 = arith.constant 0 : index

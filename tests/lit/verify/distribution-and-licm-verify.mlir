@@ -1,7 +1,7 @@
 // REQUIRES: mlir-opt
 // Distribution inside fusion, then LICM of the invariant scale: the result verifies in
 // mlir-opt and keeps the shape (the scale load hoisted above both loops).
-// RUN: loopopt %s --target cpu | mlir-opt | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 | mlir-opt | filecheck %s
 
 func.func @split(%a: memref<65xf32>, %s: memref<f32>, %out1: memref<64xf32>, %out2: memref<64xf32>) {
   %t = memref.alloc() : memref<65xf32>

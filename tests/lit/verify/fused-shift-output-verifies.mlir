@@ -2,8 +2,8 @@
 // The shifted fusion of `0 to %n` and `1 to %n + 1` verifies in mlir-opt; canonicalization
 // folds the shift (apply then `- 1`) back into a plain %i index, which shows the
 // affine.apply loopopt leaves is redundant.
-// RUN: loopopt %s --target cpu | mlir-opt | filecheck %s
-// RUN: loopopt %s --target cpu | mlir-opt --canonicalize | filecheck %s --check-prefix=CANON
+// RUN: loopopt %s --target cpu --vector-bits 256 | mlir-opt | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 | mlir-opt --canonicalize | filecheck %s --check-prefix=CANON
 
 func.func @shift(%a: memref<?xf32>, %out: memref<?xf32>, %n: index) {
   %t = memref.alloc(%n) : memref<?xf32>
