@@ -247,6 +247,13 @@ def _fold_constant_copies_step(fn, options, log, filename) -> int:
     return fold_constant_copies_function(fn, options, log, filename)
 
 
+def _pack_constant_panels_step(fn, options, log, filename) -> int:
+    """Products' loads of constants read them laid out in column panels (cpu)."""
+    from .transforms.constant_panels import pack_constant_panels_function
+
+    return pack_constant_panels_function(fn, options, log, filename)
+
+
 def _transpose_blocking_step(fn, options, log, filename) -> int:
     """Transposing bands walk their column access one cache line wide (cpu)."""
     from .transforms.transpose_blocking import transpose_blocking_function
@@ -309,6 +316,8 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
             steps.append(("loop-order", _loop_order_explained))
         elif name == "pack-operands":
             steps.append(("pack-operands", _pack_operands_step))
+        elif name == "pack-constant-panels":
+            steps.append(("pack-constant-panels", _pack_constant_panels_step))
         elif name == "fold-constant-copies":
             steps.append(("fold-constant-copies", _fold_constant_copies_step))
         elif name == "block-transposes":
@@ -328,7 +337,7 @@ def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
         else:
             raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
                                "(known: fuse, contract, untile, scalrep, dead-stores, licm, isolate-products, loop-order, "
-                               "fold-constant-copies, pack-operands, block-transposes, register-tile, vectorize, math-approx, "
+                               "fold-constant-copies, pack-operands, block-transposes, register-tile, pack-constant-panels, vectorize, math-approx, "
                                "vector-reductions, tile=N, interchange=P, distribute; or none alone)")
     return steps
 
@@ -477,6 +486,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("licm", _licm_step))
         if not options.target.partitioned:  # cpu code generation (docs/cpu_codegen.md)
             steps.append(("register-tile", _register_tile_step))  # tiles of C in registers; bit-exact
+            steps.append(("pack-constant-panels", _pack_constant_panels_step))  # constant B in column panels
         if not options.target.partitioned and (options.approximate_math or options.reassociate):
             # cpu code generation (docs/cpu_codegen.md); with both switches off it changes nothing
             steps.append(("vectorize", _vectorize_step))
@@ -498,7 +508,7 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
                 ir_after.append((name, mlir.func_name(functions[k]), str(functions[k])))
     log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
     log.log(f"numLoopsFused = {fused}")
-    if any(name == "fold-constant-copies" for name, _ in steps):
+    if any(name in ("fold-constant-copies", "pack-constant-panels") for name, _ in steps):
         from .transforms.constant_copies import erase_unread_sources
 
         erase_unread_sources(module.operation)  # no snapshot of a function reads them any more

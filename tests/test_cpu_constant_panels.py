@@ -1,0 +1,171 @@
+"""Issue 24: constants laid out in column panels for the products that read them
+(analysis/constant_panels.py, transforms/constant_panels.py, step pack-constant-panels).
+
+The re-indexed loads are checked on the IR and for their results (reference interpreter and
+mlir-runner), including a last panel padded with zeros; each refusal leaves the load as it was;
+and the rule that J's lower bound is a multiple of the panel is shown to be needed: without it
+the re-indexed load reads other columns.
+"""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+import loopopt
+from loopopt import mlir, native
+from loopopt.analysis.constant_panels import PanelLoad, plan_constant_panels
+from loopopt.options import TARGETS, Options
+from loopopt.remarks import RemarkLog
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+from loopopt.transforms import constant_panels
+from loopopt.transforms.constant_panels import pack_constant_panels_function, panel_bytes
+
+CPU = Options(target=TARGETS["cpu"])
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+
+
+def blob(values) -> str:
+    return "0x04000000" + struct.pack(f"<{len(values)}f", *values).hex().upper()
+
+
+def module(body: str, n: int = 128, rows: int = 8, constant: str = " constant", args: str = "") -> str:
+    vals = [((k * 37) % 19) * 0.125 - 1.0 for k in range(rows * n)]
+    return f"""module {{
+  memref.global "private"{constant} @b : memref<{rows}x{n}xf32> = dense_resource<b_blob> {{alignment = 64 : i64}}
+  func.func @f(%out: memref<4x{n}xf32>{args}) {{
+    %b = memref.get_global @b : memref<{rows}x{n}xf32>
+{body}
+    return
+  }}
+}}
+
+{{-#
+  dialect_resources: {{
+    builtin: {{
+      b_blob: "{blob(vals)}"
+    }}
+  }}
+#-}}
+"""
+
+
+def panel_walk(n=128, lo=0, step=32, offset=8, row="%k", width=8) -> str:
+    """out[0, j + offset ...] = sum over k of b[row, j + offset ...] (a vector per j step)."""
+    return f"""    %z = arith.constant dense<0.0> : vector<{width}xf32>
+    affine.for %j = {lo} to {n - step} step {step} {{
+      %s = affine.for %k = 0 to 8 iter_args(%acc = %z) -> (vector<{width}xf32>) {{
+        %v = affine.vector_load %b[{row}, %j + {offset}] : memref<8x{n}xf32>, vector<{width}xf32>
+        %a = arith.addf %acc, %v : vector<{width}xf32>
+        affine.yield %a : vector<{width}xf32>
+      }}
+      affine.vector_store %s, %out[0, %j + {offset}] : memref<4x{n}xf32>, vector<{width}xf32>
+    }}"""
+
+
+def pack(src: str) -> tuple[str, list[str]]:
+    m = mlir.parse_module(src)
+    log = RemarkLog()
+    with m.context:
+        for fn in mlir.functions(m):
+            pack_constant_panels_function(fn, CPU, log, "t.mlir")
+        assert mlir.verify(m.operation) is None
+        return m.operation.get_asm(large_resource_limit=None), log.messages()
+
+
+def test_panel_bytes_lays_columns_out_panel_by_panel_with_zero_padding():
+    data = struct.pack("<6I", 0, 1, 2, 3, 4, 5)  # 2 x 3
+    assert struct.unpack("<8I", panel_bytes(data, [2, 3], 2, 4)) == (0, 1, 3, 4, 2, 0, 5, 0)
+
+
+def test_a_panel_walk_reads_the_panel_global_and_keeps_its_results():
+    src = module(panel_walk())
+    out, remarks = pack(src)
+    assert 'memref.global "private" constant @b_panels32 : memref<4x8x32xf32> = dense_resource<b_blob_panels32>' in out
+    head = out.split("{-#")[0]
+    assert "affine.vector_load %0[%arg1 floordiv 32, %arg2, 8] : memref<4x8x32xf32>, vector<8xf32>" in head, head
+    assert "memref.get_global @b :" not in head, head  # the old load is gone
+    assert any("[PACK CONSTANT] 1 load(s) of @b (8 x 128) read column panels of 32: @b_panels32 (4 x 8 x 32)" in r
+               for r in remarks), remarks
+    assert_same_results(src, out)
+    if find_tool("mlir-runner") is not None:
+        want = native.run_native(src, "f", [None], reps=1).outputs
+        got = native.run_native(out, "f", [None], reps=1).outputs
+        assert native.compare_outputs(want, got) is None
+
+
+def test_a_last_panel_past_the_columns_is_padded():
+    src = module(panel_walk(n=112, step=32, offset=0), n=112)  # 112 = 3.5 panels of 32
+    out, _ = pack(src)
+    assert "memref<4x8x32xf32>" in out
+    assert_same_results(src, out)
+
+
+REFUSED = {
+    "lower bound not a multiple of the panel": dict(lo=8),
+    "the vector leaves the panel": dict(offset=28),
+    "rows not walked inside the panel loop": dict(row="0"),
+    "no more columns than one panel": dict(n=64, step=64, offset=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refusals_keep_the_load(name):
+    kw = REFUSED[name]
+    n = kw.get("n", 128)
+    src = module(panel_walk(**kw), n=n)
+    out, remarks = pack(src)
+    assert "panels" not in out and not remarks, (name, remarks)
+
+
+def test_a_global_that_is_not_constant_keeps_its_loads():
+    src = module(panel_walk(), constant="")
+    out, remarks = pack(src)
+    assert "panels" not in out and not remarks
+
+
+def test_the_lower_bound_rule_is_needed():
+    """Re-indexing a walk whose J starts at 8 (not a multiple of 32) reads other columns."""
+    src = module(panel_walk(lo=8))
+    m = mlir.parse_module(src)
+    with m.context:
+        fn = mlir.functions(m)[0]
+        load = next(op for op in mlir.walk(fn) if op.name == "affine.vector_load")
+        j_loop = next(op for op in mlir.walk(fn) if op.name == "affine.for")
+        gop = next(op for op in mlir.block_ops(m.body) if op.name == "memref.global")
+        plan = PanelLoad(load, gop, j_loop, 32, 8)
+        monkey = [plan]
+        original = constant_panels.plan_constant_panels
+        constant_panels.plan_constant_panels = lambda fn: monkey
+        try:
+            assert pack_constant_panels_function(fn, CPU, RemarkLog(), "t.mlir") == 1
+        finally:
+            constant_panels.plan_constant_panels = original
+        assert plan_constant_panels(fn) == []  # the real rule refuses it
+        mutated = m.operation.get_asm(large_resource_limit=None)
+    with pytest.raises(AssertionError):
+        assert_same_results(src, mutated)
+
+
+def test_the_cpu_pipeline_packs_a_constant_weight_of_a_linear_layer():
+    """aten.linear's weight: its transpose is folded (fold-constant-copies), then the register
+    tiled product reads it in column panels."""
+    from loopopt.frontend import fixtures
+
+    fx = fixtures.load_fixture("mlp_relu_small")
+    res = loopopt.optimize(fx.text, target="cpu", filename="mlp_relu_small.mlir", vector_bits=128)
+    packed = [r.message for r in res.remarks if "[PACK CONSTANT]" in r.message]
+    assert packed, [r.message for r in res.remarks][:40]
+    assert "_panels" in res.text
+    from loopopt import frontend
+
+    lowered = frontend.lower(fx.text, filename="mlp_relu_small.mlir").text
+    assert_same_results(lowered, res.text, rtol=1e-5, atol=1e-6)  # framework input: FMA contraction on
+
+
+def test_other_targets_keep_their_loads():
+    src = module(panel_walk())
+    m = mlir.parse_module(src)
+    with m.context:
+        assert pack_constant_panels_function(mlir.functions(m)[0], Options(target=TARGETS["trn1"]), RemarkLog()) == 0
