@@ -310,6 +310,7 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
                      "IR Dump After block-transposes ('func.func' operation: @explain)",
                      "IR Dump After licm ('func.func' operation: @explain)",
                      "IR Dump After register-tile ('func.func' operation: @explain)",
+                     "IR Dump After pack-constant-panels ('func.func' operation: @explain)",
                      "IR Dump After cleanup ('func.func' operation: @explain)", "the output module"]
     after_fusion = text.split(heads[1])[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2
