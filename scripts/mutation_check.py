@@ -42,6 +42,7 @@ FOCUS = {
     "recompute": ["tests/test_cost_model_recompute.py"],
     "scalar replacement": ["tests/test_cost_model_scalrep.py"],
     "constant copies": ["tests/test_cpu_constant_copies.py"],
+    "constant panels": ["tests/test_cpu_constant_panels.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -127,6 +128,9 @@ MUTATIONS = [
     ("constant copies: every element of the buffer written", "loopopt/analysis/constant_copies.py",
      [("    if len(store_ivs) != len(nest) or [trips[k] for k in store_ivs] != list(dst_t.shape):",
        "    if False:")]),
+    ("constant panels: J a multiple of the panel", "loopopt/analysis/constant_panels.py",
+     [("    if lo is None or lo % step or not (0 <= offset and offset + width <= step <= MAX_PANEL):",
+       "    if lo is None or not (0 <= offset and step <= MAX_PANEL):")]),
 ]
 
 
