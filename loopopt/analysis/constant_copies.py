@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 from .. import mlir
 from ..mlir import ir
+from .legality import induction_var
+from .liveness import ancestor_in
 from .loops import body_ops, constant_bounds, perfect_nest
 
 READ_USERS = ("affine.load", "affine.vector_load")
@@ -80,40 +82,33 @@ def _identity(m: ir.AffineMap) -> bool:
                     for k, r in enumerate(m.results)))
 
 
-def constant_global(get_global: ir.Operation, module_op: ir.Operation) -> ir.Operation | None:
-    """The `constant` memref.global a memref.get_global reads, if its value can be read."""
-    name = ir.FlatSymbolRefAttr(get_global.attributes["name"]).value
+def find_global(module_op: ir.Operation, name: str) -> ir.Operation | None:
+    """The memref.global named `name` among the module's top-level ops."""
     for op in mlir.block_ops(module_op.regions[0].blocks[0]):
         if op.name == "memref.global" and ir.StringAttr(op.attributes["sym_name"]).value == name:
-            if "constant" not in op.attributes or "initial_value" not in op.attributes:
-                return None
-            value = op.attributes["initial_value"]
-            if mlir.resource_name(value) is None and not (
-                    isinstance(value, ir.DenseElementsAttr) and ir.DenseElementsAttr(value).is_splat):
-                return None
             return op
     return None
 
 
-def _later_in_block(op: ir.Operation, anchor: ir.Operation, block_owner: ir.Operation) -> bool:
-    """True iff op (or its ancestor in anchor's block, the body of block_owner) comes after anchor."""
-    owner = mlir.op_key(block_owner)
-    while op is not None and op.parent is not None and mlir.op_key(op.parent) != owner:
-        op = mlir.operation(op.parent)
-    if op is None or op.parent is None:
-        return False
-    key, at = mlir.op_key(op), mlir.op_key(anchor)
-    seen = False
-    for o in mlir.block_ops(anchor.operation.block):
-        k = mlir.op_key(o)
-        if k == at:
-            seen = True
-        elif k == key:
-            return seen
-    return False
+def constant_global(get_global: ir.Operation, module_op: ir.Operation) -> ir.Operation | None:
+    """The `constant` memref.global a memref.get_global reads, if its value can be read."""
+    op = find_global(module_op, ir.FlatSymbolRefAttr(get_global.attributes["name"]).value)
+    if op is None or "constant" not in op.attributes or "initial_value" not in op.attributes:
+        return None
+    value = op.attributes["initial_value"]
+    if mlir.resource_name(value) is None and not (
+            isinstance(value, ir.DenseElementsAttr) and ir.DenseElementsAttr(value).is_splat):
+        return None
+    return op
 
 
-def match_constant_copy(loop: ir.Operation, fn: ir.Operation, module_op: ir.Operation) -> ConstantCopy | None:
+def _after(op: ir.Operation, anchor: ir.Operation) -> bool:
+    """True iff op, or its ancestor in anchor's block, comes after anchor."""
+    at = ancestor_in(op, anchor.operation.block)
+    return at is not None and mlir.op_key(at) != mlir.op_key(anchor) and anchor.is_before_in_block(at)
+
+
+def match_constant_copy(loop: ir.Operation, module_op: ir.Operation) -> ConstantCopy | None:
     """The ConstantCopy rooted at the top-level affine.for `loop` (module doc), or None."""
     nest = perfect_nest(loop)
     trips = []
@@ -137,12 +132,12 @@ def match_constant_copy(loop: ir.Operation, fn: ir.Operation, module_op: ir.Oper
     src_t, dst_t = load.operands[0].type, store.operands[1].type
     if not static_type(src_t) or not static_type(dst_t) or src_t.element_type != dst_t.element_type:
         return None
-    if dst_t.shape and mlir.element_size_bytes(dst_t.element_type) * _prod(dst_t.shape) > MAX_FOLDED_BYTES:
+    if dst_t.shape and mlir.element_size_bytes(dst_t.element_type) * element_count(dst_t.shape) > MAX_FOLDED_BYTES:
         return None
     gop = constant_global(src_def, module_op)
     if gop is None:
         return None
-    ivs = [body_block_arg(lp) for lp in nest]
+    ivs = [induction_var(lp) for lp in nest]
     load_ivs, store_ivs = _dim_positions(load, ivs), _dim_positions(store, ivs)
     if load_ivs is None or store_ivs is None or len(set(store_ivs)) != len(store_ivs):
         return None
@@ -150,13 +145,13 @@ def match_constant_copy(loop: ir.Operation, fn: ir.Operation, module_op: ir.Oper
         return None
     if any(trips[k] > n for k, n in zip(load_ivs, src_t.shape)):
         return None
-    deallocs = later_reads_only(store, loop, fn)
+    deallocs = later_reads_only(store, loop)
     if deallocs is None:
         return None
     return ConstantCopy(tuple(nest), dst_def, gop, src_def, tuple(trips), load_ivs, store_ivs, tuple(deallocs))
 
 
-def later_reads_only(store: ir.Operation, loop: ir.Operation, fn: ir.Operation) -> list[ir.Operation] | None:
+def later_reads_only(store: ir.Operation, loop: ir.Operation) -> list[ir.Operation] | None:
     """The deallocs of the buffer `store` (in the nest `loop`) writes, when every other use of it
     is a read (affine.load / affine.vector_load of it) or a dealloc after the nest; else None."""
     deallocs = []
@@ -168,32 +163,35 @@ def later_reads_only(store: ir.Operation, loop: ir.Operation, fn: ir.Operation) 
             deallocs.append(user)
         elif not (user.name in READ_USERS and use.operand_number == 0):
             return None
-        if not _later_in_block(user, loop, fn):
+        if not _after(user, loop):
             return None
     return deallocs
 
 
-def body_block_arg(loop: ir.Operation) -> ir.Value:
-    return loop.regions[0].blocks[0].arguments[0]
-
-
-def _prod(xs) -> int:
+def element_count(shape) -> int:
+    """The number of elements of a static shape."""
     n = 1
-    for x in xs:
-        n *= x
+    for d in shape:
+        n *= d
     return n
+
+
+def enclosing_module(fn: ir.Operation) -> ir.Operation | None:
+    """The builtin.module `fn` is a top-level op of (where its globals are), else None."""
+    parent = fn.parent
+    return mlir.operation(parent) if parent is not None and parent.name == "builtin.module" else None
 
 
 def find_constant_copies(fn: ir.Operation) -> list[ConstantCopy]:
     """Every ConstantCopy among the top-level loops of `fn`'s body (module doc)."""
     body = mlir.func_body(fn)
-    module_op = fn.parent
-    if body is None or module_op is None or module_op.name != "builtin.module":
+    module_op = enclosing_module(fn)
+    if body is None or module_op is None:
         return []
     out = []
     for op in mlir.block_ops(body):
         if op.name == "affine.for":
-            found = match_constant_copy(op, fn, module_op)
+            found = match_constant_copy(op, module_op)
             if found is not None:
                 out.append(found)
     return out

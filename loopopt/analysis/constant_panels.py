@@ -30,8 +30,7 @@ from dataclasses import dataclass
 
 from .. import mlir
 from ..mlir import ir
-from .constant_copies import constant_global, static_type
-from .loops import constant_bounds
+from .constant_copies import constant_global, enclosing_module, static_type
 
 MAX_PANEL = 1024  # columns per panel: a register tile's width is 16 to 64 f32
 
@@ -138,13 +137,10 @@ def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
         return None
     j, offset = col
     j_loop = _iv_owner(j)
-    bounds = constant_bounds(j_loop)
     step = mlir.int_attr(j_loop, "step")
-    lo = bounds[0] if bounds is not None else None
-    if lo is None:
-        lb = mlir.affine_map_attr(j_loop, "lowerBoundMap")
-        if len(lb.results) == 1 and isinstance(lb.results[0], ir.AffineConstantExpr):
-            lo = ir.AffineConstantExpr(lb.results[0]).value
+    lb = mlir.affine_map_attr(j_loop, "lowerBoundMap")  # the upper bound may be anything
+    lo = (ir.AffineConstantExpr(lb.results[0]).value
+          if len(lb.results) == 1 and isinstance(lb.results[0], ir.AffineConstantExpr) else None)
     if lo is None or lo % step or not (0 <= offset and offset + width <= step <= MAX_PANEL):
         return None
     if t.shape[1] <= step or not _uses_iv_inside(amap.results[0], operands, j_loop):
@@ -157,10 +153,9 @@ def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
 
 def plan_constant_panels(fn: ir.Operation) -> list[PanelLoad]:
     """Every PanelLoad of `fn` (module doc)."""
-    module_op = fn.parent
-    if mlir.func_body(fn) is None or module_op is None or module_op.name != "builtin.module":
+    module_op = enclosing_module(fn)
+    if mlir.func_body(fn) is None or module_op is None:
         return []
-    module_op = mlir.operation(module_op)
     out = []
     for op in mlir.walk(fn):
         if op.name == "affine.vector_load":

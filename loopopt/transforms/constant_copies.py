@@ -15,12 +15,19 @@ Remarks (pass `fold-constant-copies`): `[FOLD CONSTANT COPY] ...` (Passed) per e
 from __future__ import annotations
 
 from .. import mlir
-from ..analysis.constant_copies import ConstantCopy, find_constant_copies
+from ..analysis.constant_copies import ConstantCopy, element_count, find_constant_copies
 from ..mlir import ir, memref_d
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
 
 PASS = "fold-constant-copies"
+
+
+def unsigned_dtype(elem_bytes: int):
+    """The numpy unsigned integer type of an element's size: bytes move without arithmetic."""
+    import numpy as np
+
+    return {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[elem_bytes]
 
 
 def evaluate_copy(copy: ConstantCopy, data: bytes, src_shape: list[int], dst_shape: list[int],
@@ -29,7 +36,7 @@ def evaluate_copy(copy: ConstantCopy, data: bytes, src_shape: list[int], dst_sha
     nest, dst[it[store_ivs]] = src[it[load_ivs]]."""
     import numpy as np
 
-    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[elem_bytes]
+    dtype = unsigned_dtype(elem_bytes)
     src = np.frombuffer(data, dtype=dtype).reshape(src_shape)
     grid = np.indices(copy.trips, sparse=True)
     values = src[tuple(grid[k] for k in copy.load_ivs)]
@@ -39,7 +46,7 @@ def evaluate_copy(copy: ConstantCopy, data: bytes, src_shape: list[int], dst_sha
     return dst.tobytes()
 
 
-def _symbol_names(module_op: ir.Operation) -> set[str]:
+def symbol_names(module_op: ir.Operation) -> set[str]:
     return {ir.StringAttr(op.attributes["sym_name"]).value
             for op in mlir.block_ops(module_op.regions[0].blocks[0]) if "sym_name" in op.attributes}
 
@@ -57,6 +64,31 @@ def _global_readers(module_op: ir.Operation, name: str) -> int:
                and ir.FlatSymbolRefAttr(op.attributes["name"]).value == name)
 
 
+def source_blobs(module_op: ir.Operation, global_ops) -> dict[str, bytes]:
+    """The blobs of the `dense_resource` globals among `global_ops`, by name (read once)."""
+    names = {n for g in global_ops if (n := mlir.resource_name(g.attributes["initial_value"]))}
+    return mlir.resource_blobs(module_op, names) if names else {}
+
+
+def global_bytes(global_op: ir.Operation, blobs: dict[str, bytes]) -> bytes | None:
+    """A `dense_resource` global's raw elements, or None when its blob is missing or not
+    exactly the size of its type."""
+    t = ir.MemRefType(ir.TypeAttr(global_op.attributes["type"]).value)
+    name = mlir.resource_name(global_op.attributes["initial_value"])
+    data = blobs.get(name) if name else None
+    if data is None or len(data) != mlir.element_size_bytes(t.element_type) * element_count(t.shape):
+        return None
+    return data
+
+
+def add_constant_global(name: str, memref_t: ir.MemRefType, value: ir.Attribute, loc: ir.Location,
+                        ip: ir.InsertionPoint) -> ir.Operation:
+    """A private `memref.global constant` of 64-byte alignment holding `value`."""
+    return memref_d.GlobalOp(name, ir.TypeAttr.get(memref_t), sym_visibility="private", initial_value=value,
+                             constant=True, alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
+                             loc=loc, ip=ip)
+
+
 def fold_constant_copies_function(fn: ir.Operation, options: Options, log: RemarkLog,
                                   filename: str = "<input>") -> int:
     """Evaluate every constant copy among `fn`'s top-level nests (cpu only); returns how many."""
@@ -66,9 +98,8 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
     if not copies:
         return 0
     module_op = mlir.operation(fn.parent)
-    names = {n for c in copies if (n := mlir.resource_name(c.global_op.attributes["initial_value"]))}
-    blobs = mlir.resource_blobs(module_op, names) if names else {}
-    taken = _symbol_names(module_op)
+    blobs = source_blobs(module_op, [c.global_op for c in copies])
+    taken = symbol_names(module_op)
     fname = mlir.func_name(fn)
     count = 0
     with fn.context, fn.location:
@@ -80,9 +111,7 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
             dst_t = ir.MemRefType(copy.alloc.results[0].type)
             where = mlir.location_of(copy.nest[0], filename)
             name = _fresh_name(src_name, taken)
-            memref_d.GlobalOp(name, ir.TypeAttr.get(dst_t), sym_visibility="private", initial_value=attr,
-                              constant=True, alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
-                              loc=copy.global_op.location, ip=ir.InsertionPoint(fn))
+            add_constant_global(name, dst_t, attr, copy.global_op.location, ir.InsertionPoint(fn))
             new = memref_d.GetGlobalOp(dst_t, name, loc=copy.alloc.location, ip=ir.InsertionPoint(copy.nest[0]))
             for d in copy.deallocs:
                 d.erase()
@@ -91,7 +120,7 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
                 copy.get_global.erase()
             copy.alloc.results[0].replace_all_uses_with(new.result)
             copy.alloc.erase()
-            size = mlir.element_size_bytes(dst_t.element_type) * _count(dst_t.shape)
+            size = mlir.element_size_bytes(dst_t.element_type) * element_count(dst_t.shape)
             log.add(PASS, PASSED, f"[FOLD CONSTANT COPY] the copy of @{src_name} into the buffer it fills is "
                     f"evaluated at compile time: its reads read the constant @{name} ({size} bytes)",
                     function=fname, location=where, args={"loops_removed": len(copy.nest), "bytes": size})
@@ -120,13 +149,6 @@ def _private(global_op: ir.Operation) -> bool:
     return vis is not None and ir.StringAttr(vis).value == "private"
 
 
-def _count(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def _folded_value(copy: ConstantCopy, blobs: dict[str, bytes]) -> ir.Attribute | None:
     """The new global's initial value, or None where the source's bytes cannot be read exactly."""
     value = copy.global_op.attributes["initial_value"]
@@ -135,10 +157,10 @@ def _folded_value(copy: ConstantCopy, blobs: dict[str, bytes]) -> ir.Attribute |
     tensor_t = ir.RankedTensorType.get(list(dst_t.shape), dst_t.element_type)
     if isinstance(value, ir.DenseElementsAttr) and ir.DenseElementsAttr(value).is_splat:
         return ir.DenseElementsAttr.get_splat(tensor_t, ir.DenseElementsAttr(value).get_splat_value())
-    name = mlir.resource_name(value)
-    data = blobs.get(name) if name else None
-    elem = mlir.element_size_bytes(src_t.element_type)
-    if data is None or len(data) != elem * _count(src_t.shape):
+    data = global_bytes(copy.global_op, blobs)
+    if data is None:
         return None
+    name = mlir.resource_name(value)
+    elem = mlir.element_size_bytes(src_t.element_type)
     moved = evaluate_copy(copy, data, list(src_t.shape), list(dst_t.shape), elem)
     return ir.DenseResourceElementsAttr.get_from_buffer(memoryview(moved), f"{name}_folded", tensor_t, alignment=elem)

@@ -15,11 +15,13 @@ re-indexed.
 from __future__ import annotations
 
 from .. import mlir
+from ..analysis.constant_copies import find_global
 from ..analysis.constant_panels import PanelLoad, plan_constant_panels
+from ..analysis.legality import induction_var
 from ..mlir import affine_d, ir, memref_d
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
-from .constant_copies import _count, _symbol_names
+from .constant_copies import add_constant_global, global_bytes, source_blobs, unsigned_dtype
 
 PASS = "pack-constant-panels"
 
@@ -29,7 +31,7 @@ def panel_bytes(data: bytes, shape: list[int], panel: int, elem_bytes: int) -> b
     zero where p P + q >= N."""
     import numpy as np
 
-    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[elem_bytes]
+    dtype = unsigned_dtype(elem_bytes)
     rows, cols = shape
     panels = -(-cols // panel)
     b = np.zeros((rows, panels * panel), dtype=dtype)
@@ -37,41 +39,37 @@ def panel_bytes(data: bytes, shape: list[int], panel: int, elem_bytes: int) -> b
     return np.ascontiguousarray(b.reshape(rows, panels, panel).transpose(1, 0, 2)).tobytes()
 
 
-def _panel_global(plan: PanelLoad, module_op: ir.Operation, blobs: dict[str, bytes], made: dict) -> str | None:
-    """The name of the panel global for plan's source and width (made once per module)."""
+def _panel_global(plan: PanelLoad, module_op: ir.Operation, blobs: dict[str, bytes],
+                  made: dict) -> ir.Operation | None:
+    """The panel global for plan's source and width: one per module, made on first use (None
+    where the source's data cannot be laid out exactly)."""
     src = ir.StringAttr(plan.global_op.attributes["sym_name"]).value
     name = f"{src}_panels{plan.panel}"
-    if name in made:
-        return made[name]
-    if name in _symbol_names(module_op):
-        made[name] = name
-        return name
+    if name not in made:
+        made[name] = find_global(module_op, name) or _new_panel_global(plan, name, blobs)
+    return made[name]
+
+
+def _new_panel_global(plan: PanelLoad, name: str, blobs: dict[str, bytes]) -> ir.Operation | None:
     src_t = ir.MemRefType(ir.TypeAttr(plan.global_op.attributes["type"]).value)
     rows, cols = src_t.shape
     shape = [-(-cols // plan.panel), rows, plan.panel]
-    dst_t = ir.MemRefType.get(shape, src_t.element_type)
     tensor_t = ir.RankedTensorType.get(shape, src_t.element_type)
     value = plan.global_op.attributes["initial_value"]
     if isinstance(value, ir.DenseElementsAttr) and ir.DenseElementsAttr(value).is_splat:
         if cols % plan.panel:
-            made[name] = None  # the padding would not be the splat's value
-            return None
+            return None  # the padding would not be the splat's value
         attr = ir.DenseElementsAttr.get_splat(tensor_t, ir.DenseElementsAttr(value).get_splat_value())
     else:
-        resource = mlir.resource_name(value)
-        elem = mlir.element_size_bytes(src_t.element_type)
-        data = blobs.get(resource) if resource else None
-        if data is None or len(data) != elem * _count(src_t.shape):
-            made[name] = None
+        data = global_bytes(plan.global_op, blobs)
+        if data is None:
             return None
+        elem = mlir.element_size_bytes(src_t.element_type)
         attr = ir.DenseResourceElementsAttr.get_from_buffer(
-            memoryview(panel_bytes(data, [rows, cols], plan.panel, elem)), f"{resource}_panels{plan.panel}",
-            tensor_t, alignment=elem)
-    memref_d.GlobalOp(name, ir.TypeAttr.get(dst_t), sym_visibility="private", initial_value=attr, constant=True,
-                      alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
-                      loc=plan.global_op.location, ip=ir.InsertionPoint(plan.global_op))
-    made[name] = name
-    return name
+            memoryview(panel_bytes(data, [rows, cols], plan.panel, elem)),
+            f"{mlir.resource_name(value)}_panels{plan.panel}", tensor_t, alignment=elem)
+    return add_constant_global(name, ir.MemRefType.get(shape, src_t.element_type), attr,
+                               plan.global_op.location, ir.InsertionPoint(plan.global_op))
 
 
 def _reindexed(plan: PanelLoad, panels: ir.Value) -> ir.Operation:
@@ -79,7 +77,7 @@ def _reindexed(plan: PanelLoad, panels: ir.Value) -> ir.Operation:
     load = plan.load
     amap = mlir.affine_map_attr(load, "map")
     operands = list(load.operands)[1:]
-    j = plan.j_loop.regions[0].blocks[0].arguments[0]
+    j = induction_var(plan.j_loop)
     n = len(operands)
     row = amap.results[0]
     new_map = ir.AffineMap.get(n + 1, 0, [ir.AffineExpr.get_floor_div(ir.AffineDimExpr.get(n), plan.panel), row,
@@ -100,30 +98,25 @@ def pack_constant_panels_function(fn: ir.Operation, options: Options, log: Remar
     if not plans:
         return 0
     module_op = mlir.operation(fn.parent)
-    names = {n for p in plans if (n := mlir.resource_name(p.global_op.attributes["initial_value"]))}
-    blobs = mlir.resource_blobs(module_op, names) if names else {}
+    blobs = source_blobs(module_op, [p.global_op for p in plans])
     made: dict = {}
-    per_loop: dict[int, tuple[ir.Operation, PanelLoad, str, int]] = {}
-    count = 0
-    fname = mlir.func_name(fn)
+    per_loop: dict[int, list] = {}  # j loop -> [loop, a plan of it, its panel global, loads re-indexed]
     with fn.context, fn.location:
         entry = mlir.func_body(fn)
         views: dict[str, ir.Value] = {}
         sources: dict[int, ir.Operation] = {}
         for plan in plans:
-            name = _panel_global(plan, module_op, blobs, made)
-            if name is None:
+            panels = _panel_global(plan, module_op, blobs, made)
+            if panels is None:
                 continue
+            name = ir.StringAttr(panels.attributes["sym_name"]).value
             if name not in views:
-                t = ir.MemRefType(ir.TypeAttr(_global_op(module_op, name).attributes["type"]).value)
+                t = ir.MemRefType(ir.TypeAttr(panels.attributes["type"]).value)
                 views[name] = memref_d.GetGlobalOp(t, name, ip=ir.InsertionPoint.at_block_begin(entry)).result
-            key = mlir.op_key(plan.j_loop)
             source, _ = mlir.value_owner(plan.load.operands[0])
             sources[mlir.op_key(source)] = source
             _reindexed(plan, views[name])
-            loop, first, _, k = per_loop.get(key, (plan.j_loop, plan, name, 0))
-            per_loop[key] = (loop, first, name, k + 1)
-            count += 1
+            per_loop.setdefault(mlir.op_key(plan.j_loop), [plan.j_loop, plan, name, 0])[3] += 1
         for source in sources.values():
             if not list(source.results[0].uses):
                 source.erase()
@@ -134,13 +127,6 @@ def pack_constant_panels_function(fn: ir.Operation, options: Options, log: Remar
             log.add(PASS, PASSED, f"[PACK CONSTANT] {k} load(s) of @{src} ({rows} x {cols}) read column panels of "
                     f"{plan.panel}: @{name} ({-(-cols // plan.panel)} x {rows} x {plan.panel}), one contiguous "
                     f"{rows} x {plan.panel} block per iteration of this loop",
-                    function=fname, location=mlir.location_of(loop, filename),
+                    function=mlir.func_name(fn), location=mlir.location_of(loop, filename),
                     args={"loads": k, "panel": plan.panel})
-    return count
-
-
-def _global_op(module_op: ir.Operation, name: str) -> ir.Operation:
-    for op in mlir.block_ops(module_op.regions[0].blocks[0]):
-        if op.name == "memref.global" and ir.StringAttr(op.attributes["sym_name"]).value == name:
-            return op
-    raise KeyError(name)
+    return sum(entry[3] for entry in per_loop.values())
