@@ -194,6 +194,14 @@ REFUSED = {
                                                 "        %v2 = arith.negf %v : f32\n        affine.store %v2, %t[%j, %i]"),
     "an index that is not an IV": TRANSPOSE.replace("affine.load %w[%i, %j]", "affine.load %w[%i, 7 - %j]"),
     "a loop not from 0": TRANSPOSE.replace("affine.for %j = 0 to 8", "affine.for %j = 1 to 8"),
+    "a view of the buffer": TRANSPOSE.replace("    memref.dealloc", """    %view = memref.subview %t[0, 0] [4, 6] [1, 1] : memref<8x6xf32> to memref<4x6xf32, strided<[6, 1]>>
+    %c = arith.constant 9.0 : f32
+    affine.store %c, %view[0, 0] : memref<4x6xf32, strided<[6, 1]>>
+    memref.dealloc"""),
+    "a vector store after the copy": TRANSPOSE.replace("    memref.dealloc", """    %vc = arith.constant dense<9.0> : vector<4xf32>
+    affine.vector_store %vc, %t[0, 0] : memref<8x6xf32>, vector<4xf32>
+    memref.dealloc"""),
+    "a bound of two results": TRANSPOSE.replace("affine.for %j = 0 to 8 {", "affine.for %j = 0 to min affine_map<() -> (8, 9)>() {"),
 }
 
 
@@ -225,7 +233,7 @@ def test_the_later_reads_guard_is_needed(monkeypatch):
     """Without the rule that the buffer is only read after the nest, a later write to it is lost."""
     src = program(REFUSED["written again after the copy"], GLOBAL_W, {"w_blob": blob(W)})
     monkeypatch.setattr(constant_copies, "later_reads_only",
-                        lambda store, loop, fn: [u for u in (mlir.operation(x.owner) for x in store.operands[1].uses)
+                        lambda store, loop: [u for u in (mlir.operation(x.owner) for x in store.operands[1].uses)
                                                  if u.name == "memref.dealloc"])
     module = mlir.parse_module(src)
     with module.context:

@@ -119,6 +119,16 @@ def test_refusals_keep_the_load(name):
     assert "panels" not in out and not remarks, (name, remarks)
 
 
+def test_a_load_through_a_cast_or_a_lower_bound_of_two_results_keeps_its_load():
+    cast = panel_walk().replace("affine.vector_load %b[", "affine.vector_load %bc[").replace(
+        "    %z = arith.constant", "    %bc = memref.cast %b : memref<8x128xf32> to memref<8x128xf32>\n    %z = arith.constant", 1)
+    two = panel_walk().replace("affine.for %j = 0 to 96 step 32", "affine.for %j = max affine_map<() -> (0, 0)>() to 96 step 32")
+    for body in (cast, two):
+        src = module(body)
+        out, remarks = pack(src)
+        assert "panels" not in out and not remarks, body
+
+
 def test_a_global_that_is_not_constant_keeps_its_loads():
     src = module(panel_walk(), constant="")
     out, remarks = pack(src)
