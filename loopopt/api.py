@@ -32,12 +32,12 @@ def knob_names() -> list[str]:
 
 
 def knob_type(name: str) -> type:
-    """The type a knob's value must have: its default's (bool for the per-input switches and int
-    for vector_bits, whose default None means "decided by the input", options.PER_INPUT_SWITCHES
-    and options.default_vector_bits)."""
+    """The type a knob's value must have: its default's (bool for the per-input switches and
+    exact_math, int for vector_bits, whose default None means "decided by the input or the host",
+    options.PER_INPUT_SWITCHES, options.default_exact_math and options.default_vector_bits)."""
     from .options import PER_INPUT_SWITCHES
 
-    if name in PER_INPUT_SWITCHES:
+    if name in PER_INPUT_SWITCHES or name == "exact_math":
         return bool
     if name == "vector_bits":
         return int

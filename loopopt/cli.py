@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "input, off for affine input)")
     p.add_argument("--reassociate", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
                    help="cpu: float reductions may be reordered into vector partial sums (default as above)")
+    p.add_argument("--exact-math", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
+                   help="cpu: math.exp on f32 computed by libm's own algorithm in vector lanes, bit-exact "
+                        "(default: on where the host's expf is checked to be glibc's)")
     p.add_argument("--contract", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
                    help="cpu: a float multiply feeding an add may become one fused multiply-add (default as above)")
     p.add_argument("--vector-bits", choices=("128", "256", "512", "host"), default=None,
@@ -169,6 +172,7 @@ def options_from_args(a: argparse.Namespace) -> Options:
         approximate_math=a.approximate_math,
         reassociate=a.reassociate,
         contract=a.contract,
+        exact_math=a.exact_math,
         vector_bits=vector_bits(a.vector_bits),
         lower=not a.no_lowering,
         lowering_pipeline=a.lowering or "",

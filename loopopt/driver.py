@@ -488,8 +488,10 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
             steps.append(("register-tile", _register_tile_step))  # tiles of C in registers; bit-exact
             steps.append(("pack-constant-panels", _pack_constant_panels_step))  # constant B in column panels
         if not options.target.partitioned and (options.approximate_math or options.reassociate):
-            # cpu code generation (docs/cpu_codegen.md); with both switches off it changes nothing
-            steps.append(("vectorize", _vectorize_step))
+            steps.append(("vectorize", _vectorize_step))  # cpu code generation (docs/cpu_codegen.md)
+        elif not options.target.partitioned and options.exact_math:
+            # with the numeric switches off only the loops that call math.exp change (bit-exactly)
+            steps.append(("vectorize", _vectorize_with(math_only=True)))
         steps.append(("cleanup", _cleanup_step))  # empty loops hoisting and forwarding left
     else:
         steps = _pipeline_steps(passes)
@@ -512,6 +514,12 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
         from .transforms.constant_copies import erase_unread_sources
 
         erase_unread_sources(module.operation)  # no snapshot of a function reads them any more
+    if any(name == "vectorize" for name, _ in steps):
+        from .analysis.constant_copies import enclosing_module
+        from .transforms.exact_math import erase_unused_tables
+
+        for module_op in {mlir.op_key(m): m for m in map(enclosing_module, functions) if m is not None}.values():
+            erase_unused_tables(module_op)  # a rolled-back vectorize step's table
     with timer.phase("verify"):
         why = mlir.verify(module.operation)
     if why is not None:  # defensive: each step was verified, so this is a bug; emit the input instead

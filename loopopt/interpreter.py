@@ -206,8 +206,24 @@ def _ctpop(v: int, k: ScalarKind) -> int:
     return bin(v & _mask(k)).count("1")
 
 
+def _expf(a):
+    """math.exp: on f32, the host's libm `expf` element by element (what the native lowering
+    calls, analysis/libm.py); numpy's exp where there is none and on other types."""
+    from .analysis.libm import libm_expf
+
+    fn = libm_expf()
+    if isinstance(fn, str):
+        return np.exp(a)
+    if isinstance(a, np.float32):
+        return np.float32(fn(float(a)))
+    if isinstance(a, np.ndarray) and a.dtype == np.float32:
+        return np.array([fn(float(v)) for v in a.ravel()], dtype=np.float32).reshape(a.shape)
+    return np.exp(a)
+
+
 _HELPERS = {
     "_amod": _amod,
+    "_expf": _expf,
     "_afloordiv": _afloordiv,
     "_aceildiv": _aceildiv,
     "_mask_vector": _mask_vector,
@@ -892,6 +908,8 @@ def _e_float_unary(w, op):
         src = f"_{op.name[5:]}({a})"
     elif op.name == "math.round":
         src = f"_round_away({a})"
+    elif op.name == "math.exp":
+        src = f"_expf({a})"
     else:
         src = f"_u_{_UNARY_UFUNCS[op.name]}({a})"
     w.line(f"{w.define(r)} = {src}")

@@ -53,6 +53,9 @@ class Options:
     # (the cpu target is the machine loopopt runs on, as IREE's target-cpu=host and torch's AVX-512
     # kernels are); --vector-bits 256 plans for any AVX2 core
     vector_bits: int | None = None
+    # math.exp on f32 computed by libm's own algorithm in vectorizable ops (bit-exact: the host's
+    # `expf` bits). None until `resolved`: on where the host's expf is checked to be that algorithm
+    exact_math: bool | None = None
     contract: bool | None = None  # a float multiply feeding an add may become one fused multiply-add (one rounding, not two)
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
@@ -68,6 +71,8 @@ class Options:
         unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
         if self.vector_bits is None:
             unset["vector_bits"] = default_vector_bits(framework_input)
+        if self.exact_math is None:
+            unset["exact_math"] = default_exact_math()
         return replace(self, **unset) if unset else self
 
     @property
@@ -114,6 +119,14 @@ def default_vector_bits(framework_input: bool) -> int:
     from .analysis.roofline import host_vector_bits
 
     return host_vector_bits()
+
+
+def default_exact_math() -> bool:
+    """On where the host's libm `expf` gives the bits of the algorithm transforms/exact_math.py
+    emits (analysis/libm.py checks it against a model on 2,000+ inputs, once per process)."""
+    from .analysis.libm import host_expf
+
+    return host_expf().matches
 
 
 INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values

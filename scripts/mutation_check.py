@@ -43,6 +43,7 @@ FOCUS = {
     "scalar replacement": ["tests/test_cost_model_scalrep.py"],
     "constant copies": ["tests/test_cpu_constant_copies.py"],
     "constant panels": ["tests/test_cpu_constant_panels.py"],
+    "exact math": ["tests/test_cpu_exact_math.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -131,6 +132,13 @@ MUTATIONS = [
     ("constant panels: J a multiple of the panel", "loopopt/analysis/constant_panels.py",
      [("    if lo is None or lo % step or not (0 <= offset and offset + width <= step <= MAX_PANEL):",
        "    if lo is None or not (0 <= offset and step <= MAX_PANEL):")]),
+    # issue 24 (exp by libm's own algorithm)
+    ("exact math: the table index is the low 5 bits", "loopopt/transforms/exact_math.py",
+     [("b.const(2 ** libm.EXPF_TABLE_BITS - 1, i64)", "b.const(2 ** (libm.EXPF_TABLE_BITS + 1) - 1, i64)")]),
+    ("exact math: the host's expf must agree on every checked input", "loopopt/analysis/libm.py",
+     [("        if not _same(got, want):", "        if False:")]),
+    ("exact math: only exp on f32 has an exact form", "loopopt/analysis/cpu_plan.py",
+     [("                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)", "                    pass")]),
 ]
 
 

@@ -242,16 +242,26 @@ def _close(before: str, after: str, rtol: float, seed: int = 3) -> None:
 
 
 def test_default_cpu_pipeline_is_unchanged_and_bit_exact():
-    """Both switches off: the phase is not in the default pipeline and `--passes vectorize` only
-    explains (the IR is the input's, every loop has one remark)."""
-    default = optimize_checked(SOFTMAX_ROWS, "cpu")
+    """Both switches off and exact_math off: the phase is not in the default pipeline and
+    `--passes vectorize` only explains (the IR is the input's, every loop has one remark)."""
+    default = optimize_checked(SOFTMAX_ROWS, "cpu", exact_math=False)
     assert "math.exp" in default.text and "reassoc" not in default.text
     assert not [r for r in default.remarks if r.pass_name == "vectorize"]
-    res = optimize_checked(SOFTMAX_ROWS, "cpu", passes=["vectorize"])
+    res = optimize_checked(SOFTMAX_ROWS, "cpu", passes=["vectorize"], exact_math=False)
     assert res.text == mlir.print_module(mlir.parse_module(SOFTMAX_ROWS))
     msgs = [r.message for r in res.remarks if r.pass_name == "vectorize"]
     assert msgs == [f"{cpu_plan_vectorizable()} at width 8", Code.LIBM_CALL.message, Code.ORDERED_REDUCTION.message,
                     f"{cpu_plan_vectorizable()} at width 8"]
+
+
+def test_default_cpu_pipeline_with_exact_math_changes_only_the_exp_loop():
+    """exact_math alone (the numeric switches off): only the loop that calls exp is planned and
+    reported; the results are checked bit for bit (the interpreter's exp is libm's expf)."""
+    res = optimize_checked(SOFTMAX_ROWS, "cpu", exact_math=True)
+    assert "math.exp" not in res.text and "reassoc" not in res.text and "loopopt_expf_table" in res.text
+    msgs = [r.message for r in res.remarks if r.pass_name == "vectorize"]
+    assert msgs[0] == f"{cpu_plan_vectorizable()} at width 8" and msgs[1].startswith("[EXACT MATH]")
+    assert len(msgs) == 2
 
 
 def cpu_plan_vectorizable() -> str:
@@ -282,7 +292,7 @@ def test_switches_approximate_exp_and_reassociate_the_sum():
 def test_each_switch_alone_and_through_passes():
     only_math = _optimize(SOFTMAX_ROWS, Options(target=TARGETS["cpu"], approximate_math=True))
     assert "math.exp" not in only_math.text and "reassoc" not in only_math.text
-    only_red = _optimize(SOFTMAX_ROWS, CPU, passes=["vector-reductions"])
+    only_red = _optimize(SOFTMAX_ROWS, Options(target=TARGETS["cpu"], exact_math=False), passes=["vector-reductions"])
     assert "math.exp" in only_red.text and only_red.text.count("fastmath<reassoc>") == 1
     via_pass = _optimize(SOFTMAX_ROWS, CPU, passes=["math-approx"])
     assert via_pass.text == only_math.text

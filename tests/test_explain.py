@@ -291,6 +291,10 @@ def test_graphviz_renders_the_fpg_and_the_docs_examples_are_current(tmp_path, ca
 # --checkpoint, --timing, --print-ir-after-all, --version
 
 def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
+    """Every step of the default cpu pipeline dumps the IR after it; `vectorize` is in it, with
+    the numeric switches off, where exact_math is on (the host's expf is glibc's)."""
+    from loopopt.options import default_exact_math
+
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -311,6 +315,7 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
                      "IR Dump After licm ('func.func' operation: @explain)",
                      "IR Dump After register-tile ('func.func' operation: @explain)",
                      "IR Dump After pack-constant-panels ('func.func' operation: @explain)",
+                     *(["IR Dump After vectorize ('func.func' operation: @explain)"] if default_exact_math() else []),
                      "IR Dump After cleanup ('func.func' operation: @explain)", "the output module"]
     after_fusion = text.split(heads[1])[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2

@@ -13,7 +13,10 @@ polynomial math and on vector partial sums. So a plan keeps the loop scalar, in 
 takes (`form = "llvm"`), and lists the rewrites that remove what stops LLVM:
 
 * a math function that the lowering makes a scalar libm call (exp, log, tanh, erf): replaced by
-  a polynomial of arith ops (transforms/math_approx.py) when `options.approximate_math`;
+  a polynomial of arith ops (transforms/math_approx.py) when `options.approximate_math`; with it
+  off, `math.exp` on f32 is replaced by libm's own algorithm in vectorizable ops
+  (transforms/exact_math.py, bit-exact) when `options.exact_math` (on where the host's `expf` is
+  checked to be that algorithm, analysis/libm.py);
 * a floating-point sum or product reduction in iter_args, which LLVM keeps in order: its
   combining op gets `fastmath<reassoc>` when `options.reassociate` (LLVM then keeps vector
   partial sums). max/min (`maximumf`, `minimumf`, `maxnumf`, `minnumf`) and integer reductions
@@ -54,6 +57,7 @@ class Code(enum.Enum):
     STRIDED = "[STOP VECTORIZE] an access is not contiguous along the loop"
     NOT_A_REDUCTION = "[STOP VECTORIZE] a value carried in iter_args is not a reduction"
     LIBM_CALL = "[STOP VECTORIZE] a math function is a scalar libm call (approximate_math is off)"
+    NO_EXACT_FORM = "[STOP VECTORIZE] a math function has no bit-exact vector form (approximate_math is off)"
     NO_APPROXIMATION = "[STOP VECTORIZE] a math function has no vector form or approximation"
     ORDERED_REDUCTION = "[STOP VECTORIZE] a floating-point reduction is kept in order (reassociate is off)"
     SHORT = "[STOP VECTORIZE] the loop runs fewer iterations than one vector"
@@ -102,6 +106,7 @@ class VectorPlan:
     remainder: str = "LLVM's scalar epilogue"  # who runs the iterations that do not fill a vector
     reductions: tuple[Reduction, ...] = ()
     approximate: tuple[ir.Operation, ...] = ()  # math ops to replace by polynomials
+    exact: tuple[ir.Operation, ...] = ()  # math ops to replace by libm's algorithm (bit-exact)
     reassociate: tuple[Reduction, ...] = ()  # reductions whose combining op gets fastmath<reassoc>
     refusal: Refusal | None = None
 
@@ -248,6 +253,7 @@ def plan_loop(loop: ir.Operation, facts, options, approximate_math: bool | None 
     """The plan of one innermost loop (see the module docstring for the rule). The switches
     default to `options.approximate_math` / `options.reassociate`."""
     approximate_math = options.approximate_math if approximate_math is None else approximate_math
+    exact = []
     reassociate = options.reassociate if reassociate is None else reassociate
     if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1:
         return _refuse(loop, Code.NOT_UNIT_STEP, f"step {mlir.int_attr(loop, 'step')}" if loop.name == "affine.for"
@@ -274,14 +280,22 @@ def plan_loop(loop: ir.Operation, facts, options, approximate_math: bool | None 
             if why_not is not None:
                 return _refuse(loop, Code.NO_APPROXIMATION, why_not, op)
         if not approximate_math:
-            return _refuse(loop, Code.LIBM_CALL, ", ".join(sorted({op.name for op in math_ops})), *math_ops)
+            if not options.exact_math:
+                return _refuse(loop, Code.LIBM_CALL, ", ".join(sorted({op.name for op in math_ops})), *math_ops)
+            from .libm import exact_refusal
+
+            for op in math_ops:
+                why_not = exact_refusal(op)
+                if why_not is not None:
+                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)
+            exact, math_ops = math_ops, []
     ordered = [r for r in reds if not r.exact]
     if ordered and not reassociate:
         return _refuse(loop, Code.ORDERED_REDUCTION, ", ".join(r.kind for r in ordered), *(r.op for r in ordered))
     trips = constant_trip_count(loop)
     if trips is not None and trips < width:
         return _refuse(loop, Code.SHORT, f"{trips} iterations, {width} lanes")
-    return VectorPlan(loop, width, reductions=tuple(reds), approximate=tuple(math_ops),
+    return VectorPlan(loop, width, reductions=tuple(reds), approximate=tuple(math_ops), exact=tuple(exact),
                       reassociate=tuple(ordered))
 
 

@@ -16,6 +16,12 @@ remainder, reductions, approximated ops), one Passed `[MATH APPROX]` per replace
 with the plan's refusal code (`[STOP VECTORIZE] ...`). With both switches off the IR is not
 changed: every result stays bit-exact.
 
+With `options.exact_math` (and approximate_math off), `math.exp` on f32 becomes libm's own
+algorithm in ops LLVM widens (transforms/exact_math.py), every result keeping its bits (one
+Passed `[EXACT MATH]` per op). The default pipeline runs the step for that alone when both
+switches are off (`math_only`): loops that call no math function are then neither changed nor
+reported, as without the step.
+
 `--passes math-approx` and `--passes vector-reductions` run the same phase with the switch on.
 """
 from __future__ import annotations
@@ -26,13 +32,18 @@ from ..analysis.facts import Facts
 from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
-from . import math_approx
+from ..analysis.constant_copies import enclosing_module
+from ..analysis.cpu_plan import LIBM_MATH_APPROXIMATED, Code
+from ..analysis.refusal import Refusal
+from ..analysis.loops import body_ops
+from . import exact_math, math_approx
 from .rewriter import Rewriter
 
 PASS = "vectorize"
 VECTORIZABLE = "[VECTORIZE] innermost loop left to LLVM's loop vectorizer"
 APPROXIMATED = "[MATH APPROX] replaced by a polynomial"
 REASSOCIATED = "[VECTOR REDUCTION] reduction may be reassociated into vector partial sums"
+EXACT = "[EXACT MATH] replaced by libm's own algorithm in vectorizable ops"
 
 
 def with_reassoc(attr: ir.Attribute | None) -> ir.Attribute:
@@ -60,8 +71,29 @@ def approximate_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.O
     rewriter.replace([op], build)
 
 
+def exact_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict,
+                  table: str) -> None:
+    """exact_math.make_exact(op) as one rewriter replacement (as approximate_through), reading
+    the global `table`."""
+
+    def build():
+        block = op.block
+        before = {mlir.op_key(o) for o in mlir.block_ops(block)} - {mlir.op_key(op)}
+        exact_math.make_exact(op, const_anchor, constants, table)
+        return [[o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]]
+
+    rewriter.replace([op], build)
+
+
+def libm_note() -> str:
+    from ..analysis.libm import host_expf
+
+    fact = host_expf()
+    return "checked: glibc's expf algorithm" if fact.matches else f"asked for; {fact.reason}"
+
+
 def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, constants: dict,
-               filename: str | None = None) -> list:
+               filename: str | None = None, table: str = exact_math.TABLE_NAME) -> list:
     """Apply one vectorizable loop's rewrites (constants of approximations before `nest_root`,
     shared through `constants`); returns [(what, op name, location)] for the remarks."""
     done = []
@@ -71,6 +103,10 @@ def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, co
 
         approximate_through(rewriter, op, nest_root, constants)
         done.append(("approximated", name, where))
+    for op in plan.exact:
+        where, name = mlir.location_of(op, filename), op.name
+        exact_through(rewriter, op, nest_root, constants, table)
+        done.append(("exact", name, where))
     for red in plan.reassociate:
         with red.op.context:
             old = red.op.attributes["fastmath"] if "fastmath" in red.op.attributes else None
@@ -80,8 +116,10 @@ def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, co
 
 
 def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
-                       approximate_math: bool | None = None, reassociate: bool | None = None) -> int:
+                       approximate_math: bool | None = None, reassociate: bool | None = None,
+                       math_only: bool = False) -> int:
     """Plan and apply (see the module docstring); returns the number of vectorizable loops.
+    With `math_only`, loops that call no libm math function are neither changed nor reported.
     Runs on the cpu target only; on the others it does nothing."""
     if options.target.partitioned or mlir.func_body(fn) is None:
         return 0
@@ -89,29 +127,44 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
     facts = Facts()
     rewriter = Rewriter(facts)
     plans = plan_function(fn, facts, options, approximate_math=approximate_math, reassociate=reassociate)
+    use_approx = options.approximate_math if approximate_math is None else approximate_math
+    module_op = enclosing_module(fn)
+    table, table_exists = exact_math.table_name(module_op) if module_op is not None else ("", False)
+    exact_ops = 0
     count = 0
     for nest in plans:
         constants: dict = {}
         for plan in nest.vectors:
+            if math_only and not any(op.name in LIBM_MATH_APPROXIMATED for op in body_ops(plan.loop)):
+                continue
             where = mlir.location_of(plan.loop, filename)
-            if plan.refusal is not None:
-                log.refused(PASS, plan.refusal, function=fname, location=where)
+            refusal = plan.refusal
+            if refusal is None and plan.exact and module_op is None:
+                refusal = Refusal(Code.NO_EXACT_FORM, "the function is not in a builtin.module to hold libm's table",
+                                  (plan.loop,))
+            if refusal is not None:
+                log.refused(PASS, refusal, function=fname, location=where)
                 continue
             args = {"width": plan.width, "form": plan.form, "remainder": plan.remainder,
                     "reductions": [r.kind for r in plan.reductions],
-                    "approximated": [op.name for op in plan.approximate]}
-            done = apply_plan(plan, nest.root, rewriter, constants, filename)
+                    "approximated": [op.name for op in plan.approximate], "exact": [op.name for op in plan.exact]}
+            done = apply_plan(plan, nest.root, rewriter, constants, filename, table)
+            exact_ops += len(plan.exact)
             log.add(PASS, PASSED, f"{VECTORIZABLE} at width {plan.width}", function=fname, location=where,
                     args=args)
             for what, name, site in done:
-                if what == "approximated":
+                if what == "exact":
+                    log.add(PASS, PASSED, f"{EXACT}: {name} (the bits of the host's libm, {libm_note()})",
+                            function=fname, location=site, args={"op": name, "loop": where})
+                elif what == "approximated":
                     log.add(PASS, PASSED, f"{APPROXIMATED}: {name} (max error {math_approx.MAX_ULP[name]:g} ulp)",
                             function=fname, location=site, args={"op": name, "loop": where})
                 else:
                     log.add(PASS, PASSED, f"{REASSOCIATED}: {name}", function=fname, location=site,
                             args={"op": name, "loop": where})
             count += 1
-    use_approx = options.approximate_math if approximate_math is None else approximate_math
+    if exact_ops and not table_exists:
+        exact_math.add_table(module_op, table)
     if use_approx:
         count += approximate_vector_math(fn, rewriter, log, fname, filename)
     if count:

@@ -1,7 +1,7 @@
 // Issue 12, cpu cost model: the row loops of a softmax fuse, but the parallel exp loop is not
 // fused into the sum loop (a loop-carried reduction into an accumulator at a loop-invariant
 // address): it would lose vectorization. The Neuron targets keep the seed's decision.
-// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --exact-math false --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target trn1 --remarks 2>&1 | filecheck %s --check-prefix=TRN1
 func.func @softmax(%x: memref<16x64xf32>, %out: memref<16x64xf32>) {
   %ninf = arith.constant 0xFF800000 : f32

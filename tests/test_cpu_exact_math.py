@@ -1,0 +1,371 @@
+"""Issue 24, exact vector math: math.exp on f32 computed by libm's own algorithm
+(analysis/libm.py, transforms/exact_math.py) gives libm's bits, natively.
+
+The sweep kernel fills a buffer with f32 inputs made from bit patterns (every `stride`-th of the
+2^32, plus the edge cases), computes `math.exp` on it in a plain loop (the shape LLVM's loop
+vectorizer takes, as loopopt leaves it), and compares each result's bits with a direct call of
+libm's `expf` on the same input, counting the inputs that differ.
+"""
+from __future__ import annotations
+
+import decimal
+import math
+import os
+import struct
+
+import pytest
+
+from loopopt import api, mlir, native
+from loopopt.analysis import libm
+from loopopt.toolchain import find_tool
+from loopopt.transforms import exact_math
+
+needs_runner = [pytest.mark.toolchain,
+                pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")]
+needs_glibc = pytest.mark.skipif(not libm.host_expf().matches, reason=libm.host_expf().reason)
+
+CHUNK = 1 << 16
+
+
+def _signed(bits: int) -> int:
+    return bits - 2 ** 32 if bits >= 2 ** 31 else bits
+
+
+def edge_bits() -> list[int]:
+    """The checked inputs that are not samples: the distinguishing inputs, the branch bounds with
+    their neighbours, zeros, subnormals, infinities, NaNs of both signs."""
+    return libm.check_inputs()[:-libm.SAMPLES] + [0x7FC00000, 0xFFC00000, 0x7F800001, 0x00000002, 0x807FFFFF]
+
+
+def sweep_kernel(count: int, stride: int, start: int = 0) -> str:
+    """@sweep(%out: memref<2xi64>): out = (inputs whose math.exp differs from expf, the last such
+    input's bits) over bits `start + i * stride` (i < count, a multiple of CHUNK) and edge_bits()."""
+    edges = edge_bits()
+    n_edges = len(edges)
+    return f"""
+memref.global "private" constant @edges : memref<{n_edges}xi32> = dense<[{", ".join(str(_signed(b)) for b in edges)}]>
+func.func private @expf(f32) -> f32
+func.func @sweep(%out: memref<2xi64>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %stride = arith.constant {stride} : i64
+  %start = arith.constant {start} : i64
+  %chunk = arith.constant {CHUNK} : i64
+  memref.store %z, %out[%c0] : memref<2xi64>
+  memref.store %z, %out[%c1] : memref<2xi64>
+  %edges = memref.get_global @edges : memref<{n_edges}xi32>
+  %xs = memref.alloc() : memref<{CHUNK}xf32>
+  %ys = memref.alloc() : memref<{CHUNK}xf32>
+  affine.for %g = 0 to {count // CHUNK + 1} {{
+    %gi = arith.index_cast %g : index to i64
+    %base = arith.muli %gi, %chunk : i64
+    affine.for %i = 0 to {CHUNK} {{
+      %ii = arith.index_cast %i : index to i64
+      %k = arith.addi %base, %ii : i64
+      %w0 = arith.muli %k, %stride : i64
+      %w = arith.addi %w0, %start : i64
+      %b = arith.trunci %w : i64 to i32
+      %e = affine.load %edges[%i mod {n_edges}] : memref<{n_edges}xi32>
+      %last = arith.constant {count // CHUNK} : index
+      %is_edge = arith.cmpi eq, %g, %last : index
+      %bits = arith.select %is_edge, %e, %b : i32
+      %x = arith.bitcast %bits : i32 to f32
+      affine.store %x, %xs[%i] : memref<{CHUNK}xf32>
+    }}
+    affine.for %i = 0 to {CHUNK} {{
+      %x = affine.load %xs[%i] : memref<{CHUNK}xf32>
+      %y = math.exp %x : f32
+      affine.store %y, %ys[%i] : memref<{CHUNK}xf32>
+    }}
+    affine.for %i = 0 to {CHUNK} {{
+      %x = affine.load %xs[%i] : memref<{CHUNK}xf32>
+      %y = affine.load %ys[%i] : memref<{CHUNK}xf32>
+      %r = func.call @expf(%x) : (f32) -> f32
+      %yb = arith.bitcast %y : f32 to i32
+      %rb = arith.bitcast %r : f32 to i32
+      %ne = arith.cmpi ne, %yb, %rb : i32
+      %ynan = arith.cmpf uno, %y, %y : f32
+      %rnan = arith.cmpf uno, %r, %r : f32
+      %both = arith.andi %ynan, %rnan : i1
+      %t = arith.constant true
+      %nb = arith.xori %both, %t : i1
+      %bad = arith.andi %ne, %nb : i1
+      scf.if %bad {{
+        %n = memref.load %out[%c0] : memref<2xi64>
+        %n1 = arith.addi %n, %one : i64
+        memref.store %n1, %out[%c0] : memref<2xi64>
+        %xb = arith.bitcast %x : f32 to i32
+        %xw = arith.extui %xb : i32 to i64
+        memref.store %xw, %out[%c1] : memref<2xi64>
+      }}
+    }}
+  }}
+  memref.dealloc %xs : memref<{CHUNK}xf32>
+  memref.dealloc %ys : memref<{CHUNK}xf32>
+  return
+}}
+"""
+
+
+def made_exact(text: str) -> str:
+    """`text` with every f32 math.exp replaced by exact_math's form (the table added)."""
+    module = mlir.parse_module(text)
+    with module.context:
+        ops = [op for op in mlir.walk(module.operation) if op.name == "math.exp" and libm.exact_refusal(op) is None]
+        name, exists = exact_math.table_name(module.operation)
+        cache: dict = {}
+        for op in ops:
+            exact_math.make_exact(op, op, cache, name)
+        if ops and not exists:
+            exact_math.add_table(module.operation, name)
+        assert mlir.verify(module.operation) is None
+        return mlir.print_module(module)
+
+
+def mismatches(count: int, stride: int, start: int = 0, timeout: float = 600) -> tuple[int, int]:
+    text = made_exact(sweep_kernel(count, stride, start))
+    assert "math.exp" not in text
+    run = native.run_native(text, "sweep", [None], reps=1, warmup=0, timeout=timeout)
+    n, last = run.outputs[0].values
+    return int(n), int(last)
+
+
+def test_the_table_is_2_to_the_i_over_32():
+    """Every entry recomputed: 2^(i/32) rounded to double (60 digits first), minus i << 47."""
+    decimal.getcontext().prec = 60
+    for i, entry in enumerate(libm.EXPF_TABLE):
+        value = float(decimal.Decimal(2) ** (decimal.Decimal(i) / 32))
+        assert struct.unpack("<Q", struct.pack("<d", value))[0] - (i << 47) == entry, i
+
+
+def test_the_model_is_close_to_exp():
+    """The model is an exp at all (within 1 ulp of the f64 exp rounded to f32 on the samples)."""
+    for bits in libm.check_inputs():
+        x = libm.f32_of_bits(bits)
+        got = libm.expf_model(x)
+        try:
+            want = libm._f32(math.exp(x))
+        except OverflowError:
+            want = math.inf
+        if math.isinf(want) or want == 0.0:
+            assert got == want, hex(bits)
+        else:
+            ulp = abs(libm.bits_of_f32(got) - libm.bits_of_f32(want))
+            assert ulp <= 1, (hex(bits), got, want)
+
+
+def test_the_distinguishing_inputs_distinguish():
+    """With r rounded twice (glibc or musl built without FMA) the model differs on exactly the
+    distinguishing inputs: the host check can tell the builds apart."""
+
+    def model_without_fma(x: float) -> float:
+        z = libm.EXPF_INV_LN2_N * x
+        kds = z + libm.EXPF_SHIFT
+        ki = struct.unpack("<Q", struct.pack("<d", kds))[0]
+        r = z - (kds - libm.EXPF_SHIFT)
+        s = struct.unpack("<d", struct.pack("<Q", (libm.EXPF_TABLE[ki % 32] + (ki << 47)) % 2 ** 64))[0]
+        c0, c1, c2 = libm.EXPF_POLY
+        return libm._f32(((c0 * r + c1) * (r * r) + (c2 * r + 1.0)) * s)
+
+    for bits in libm.DISTINGUISHING_INPUTS:
+        x = libm.f32_of_bits(bits)
+        assert libm.bits_of_f32(model_without_fma(x)) != libm.bits_of_f32(libm.expf_model(x)), hex(bits)
+
+
+def test_host_check_reports_a_different_libm(monkeypatch):
+    """A libm whose expf differs from the model on one input is not taken."""
+    libm.host_expf.cache_clear()
+    real = libm.expf_model
+    monkeypatch.setattr(libm, "expf_model", lambda x: real(x) * (1 + 2 ** -20) if x == 1.0 else real(x))
+    try:
+        fact = libm.host_expf()
+        assert not fact.matches and "0x3f800000" in fact.reason
+    finally:
+        libm.host_expf.cache_clear()
+
+
+@pytest.mark.parametrize("bits", [0x7FC00000, 0x3F800000, 0xC2D00000])
+def test_exact_refusal(bits):
+    module = mlir.parse_module("""
+func.func @f(%x: f32, %d: f64, %v: vector<4xf32>) -> (f32, f64, vector<4xf32>, f32) {
+  %a = math.exp %x : f32
+  %b = math.exp %d : f64
+  %c = math.exp %v : vector<4xf32>
+  %e = math.log %x : f32
+  return %a, %b, %c, %e : f32, f64, vector<4xf32>, f32
+}""")
+    ops = [op for op in mlir.walk(module.operation) if op.name.startswith("math.")]
+    assert [libm.exact_refusal(op) is None for op in ops] == [True, False, False, False]
+    assert "f64" in libm.exact_refusal(ops[1]) and "math.log" in libm.exact_refusal(ops[3])
+
+
+@pytest.mark.usefixtures("_host_glibc")
+class TestNative:
+    pytestmark = needs_runner
+
+    def test_sweep_gives_libm_bits(self):
+        # 2^22 inputs, every 1024th + 1 bit pattern (every exponent and sign), and the edges
+        n, last = mismatches(1 << 22, 1025)
+        assert n == 0, f"{n} inputs differ from expf, e.g. 0x{last:08x}"
+
+    @pytest.mark.parametrize("mutant", ["r rounded twice", "no overflow bound", "a coefficient"])
+    def test_the_sweep_finds_a_difference(self, mutant, monkeypatch):
+        """The check can fail: the build without FMA (caught on the distinguishing inputs),
+        a missing overflow bound, one coefficient off by 2^-30 relative."""
+        if mutant == "r rounded twice":
+            original = exact_math.emit_expf
+
+            def twice(b, x, table):
+                real_op = b.op
+
+                def op(name, operands, rtype, attributes=None, ip=None):
+                    if name == "math.fma" and len(operands) == 3 and operands[2].owner is not None \
+                            and getattr(operands[2].owner, "name", "") == "arith.negf":
+                        prod = real_op("arith.mulf", operands[:2], rtype)
+                        return real_op("arith.addf", [prod, operands[2]], rtype)
+                    return real_op(name, operands, rtype, attributes, ip)
+
+                b.op = op
+                return original(b, x, table)
+
+            monkeypatch.setattr(exact_math, "emit_expf", twice)
+        elif mutant == "no overflow bound":
+            monkeypatch.setattr(libm, "EXPF_OVERFLOW", 1e30)
+        else:
+            c0, c1, c2 = libm.EXPF_POLY
+            monkeypatch.setattr(libm, "EXPF_POLY", (c0, c1, c2 * (1 + 2 ** -30)))
+        n, _ = mismatches(1 << 18, 16385)
+        assert n > 0
+
+    @pytest.mark.slow
+    @pytest.mark.skipif(not os.environ.get("LOOPOPT_EXHAUSTIVE_MATH"),
+                        reason="every f32 input takes ~1 min; set LOOPOPT_EXHAUSTIVE_MATH=1")
+    def test_every_f32_input(self):
+        n, last = mismatches(1 << 32, 1, timeout=3600)
+        assert n == 0, f"{n} inputs differ from expf, e.g. 0x{last:08x}"
+
+
+@pytest.fixture
+def _host_glibc():
+    if not libm.host_expf().matches:
+        pytest.skip(libm.host_expf().reason)
+
+
+SOFTMAX = """
+func.func @softmax(%x: memref<64x256xf32>, %out: memref<64x256xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %mx = memref.alloc() : memref<64xf32>
+  %e = memref.alloc() : memref<64x256xf32>
+  %sum = memref.alloc() : memref<64xf32>
+  affine.for %i = 0 to 64 {
+    affine.store %ninf, %mx[%i] : memref<64xf32>
+    affine.for %j = 0 to 256 {
+      %v = affine.load %x[%i, %j] : memref<64x256xf32>
+      %m = affine.load %mx[%i] : memref<64xf32>
+      %m2 = arith.maximumf %m, %v : f32
+      affine.store %m2, %mx[%i] : memref<64xf32>
+    }
+  }
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 256 {
+      %v = affine.load %x[%i, %j] : memref<64x256xf32>
+      %m = affine.load %mx[%i] : memref<64xf32>
+      %d = arith.subf %v, %m : f32
+      %s = arith.constant 40.0 : f32
+      %d2 = arith.mulf %d, %s : f32
+      %ex = math.exp %d2 : f32
+      affine.store %ex, %e[%i, %j] : memref<64x256xf32>
+    }
+  }
+  affine.for %i = 0 to 64 {
+    affine.store %zero, %sum[%i] : memref<64xf32>
+    affine.for %j = 0 to 256 {
+      %v = affine.load %e[%i, %j] : memref<64x256xf32>
+      %s = affine.load %sum[%i] : memref<64xf32>
+      %s2 = arith.addf %s, %v : f32
+      affine.store %s2, %sum[%i] : memref<64xf32>
+    }
+  }
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 256 {
+      %v = affine.load %e[%i, %j] : memref<64x256xf32>
+      %s = affine.load %sum[%i] : memref<64xf32>
+      %r = arith.divf %v, %s : f32
+      affine.store %r, %out[%i, %j] : memref<64x256xf32>
+    }
+  }
+  memref.dealloc %mx : memref<64xf32>
+  memref.dealloc %e : memref<64x256xf32>
+  memref.dealloc %sum : memref<64xf32>
+  return
+}
+"""
+
+
+def _remarks(result, text: str) -> list[str]:
+    return [r.message for r in result.remarks if text in r.message]
+
+
+@pytest.mark.usefixtures("_host_glibc")
+@pytest.mark.parametrize("exact", [True, None])
+def test_softmax_exp_is_exact_and_the_results_keep_their_bits(exact):
+    """The default (None: the host check) and the explicit switch: the exp loop loses its libm
+    call, the table is in the module once, its get_global outside the loops; mlir-runner gives
+    the same bits before and after (exp of differences times 40: results down to subnormals)."""
+    result = api.optimize(SOFTMAX, "cpu", **({} if exact is None else {"exact_math": exact}))
+    out = result.text
+    assert "math.exp" not in out and out.count("memref.global \"private\" constant @loopopt_expf_table") == 1
+    assert len(_remarks(result, "[EXACT MATH] replaced by libm's own algorithm in vectorizable ops: math.exp")) == 1
+    module = mlir.parse_module(out)
+    gets = [op for op in mlir.walk(module.operation) if op.name == "memref.get_global"]
+    assert len(gets) == 1 and gets[0].parent.name == "func.func"
+    if find_tool("mlir-runner") is None:
+        pytest.skip("mlir-runner 22 not installed")
+    before = native.run_native(SOFTMAX, "softmax", [None, None], reps=1, warmup=0)
+    after = native.run_native(out, "softmax", [None, None], reps=1, warmup=0)
+    assert native.compare_outputs(before.outputs, after.outputs, rtol=0.0) is None
+
+
+def test_switched_off_the_loop_keeps_its_libm_call():
+    result = api.optimize(SOFTMAX, "cpu", exact_math=False)
+    assert "math.exp" in result.text and "loopopt_expf_table" not in result.text
+    assert not _remarks(result, "[EXACT MATH]")
+
+
+def test_with_approximate_math_the_polynomial_wins():
+    result = api.optimize(SOFTMAX, "cpu", approximate_math=True, exact_math=True)
+    assert "loopopt_expf_table" not in result.text and _remarks(result, "[MATH APPROX]")
+
+
+@pytest.mark.parametrize("other, code", [
+    ("%l = math.log %d2 : f32", "[STOP VECTORIZE] a math function has no bit-exact vector form"),
+    ("%l = math.exp %dd : f64", "[STOP VECTORIZE] a math function has no vector form or approximation"),
+])
+def test_a_loop_with_another_math_function_is_left_whole(other, code):
+    """One math op without an exact form keeps the whole loop as it is (exp included)."""
+    text = SOFTMAX.replace("%ex = math.exp %d2 : f32",
+                           "%ex = math.exp %d2 : f32\n      %dd = arith.extf %d2 : f32 to f64\n      " + other)
+    result = api.optimize(text, "cpu", exact_math=True)
+    assert result.text.count("math.exp") == 1 + ("f64" in other) and "loopopt_expf_table" not in result.text
+    assert _remarks(result, code)
+
+
+def test_a_symbol_of_the_tables_name_makes_the_name_fresh():
+    text = 'memref.global "private" constant @loopopt_expf_table : memref<2xi64> = dense<[1, 2]>\n' + SOFTMAX
+    text = text.replace("%ninf = arith.constant", "%keep = memref.get_global @loopopt_expf_table : memref<2xi64>\n"
+                        "  %ninf = arith.constant")
+    result = api.optimize(text, "cpu", exact_math=True)
+    assert "@loopopt_expf_table1 : memref<32xi64>" in result.text
+    assert "@loopopt_expf_table : memref<2xi64>" in result.text
+
+
+def test_an_unread_table_is_erased():
+    module = mlir.parse_module("func.func @f() { return }")
+    with module.context:
+        exact_math.add_table(module.operation, "loopopt_expf_table")
+        assert "loopopt_expf_table" in str(module)
+        assert exact_math.erase_unused_tables(module.operation) == 1
+        assert "loopopt_expf_table" not in str(module)
