@@ -369,3 +369,64 @@ def test_an_unread_table_is_erased():
         assert "loopopt_expf_table" in str(module)
         assert exact_math.erase_unused_tables(module.operation) == 1
         assert "loopopt_expf_table" not in str(module)
+
+
+EXP_LOOP = """
+  func.func @{name}(%x: memref<256xf32>, %out: memref<256xf32>) {{
+    affine.for %i = 0 to 256 {{
+      %v = affine.load %x[%i] : memref<256xf32>
+      %e = math.exp %v : f32
+      affine.store %e, %out[%i] : memref<256xf32>
+    }}
+    return
+  }}"""
+
+
+def test_two_functions_share_one_table_and_a_nested_module_has_its_own():
+    """The table is a symbol of the module the function is in: one for @a and @b, one more in
+    the nested module for @c; every get_global names a table of its own module."""
+    text = ("module {" + EXP_LOOP.format(name="a") + EXP_LOOP.format(name="b")
+            + "\n  module @inner {" + EXP_LOOP.format(name="c") + "\n  }\n}")
+    result = api.optimize(text, "cpu", exact_math=True)
+    out = result.text
+    assert "math.exp" not in out and out.count("constant @loopopt_expf_table : memref<32xi64>") == 2
+    module = mlir.parse_module(out)
+    for op in mlir.walk(module.operation):
+        if op.name == "memref.get_global":
+            fn = op.parent
+            while fn.name != "func.func":
+                fn = fn.parent
+            holder = fn.parent
+            names = {str(o.attributes["sym_name"]) for o in holder.regions[0].blocks[0].operations
+                     if "sym_name" in o.attributes}
+            assert '"loopopt_expf_table"' in names
+    if find_tool("mlir-opt"):
+        from loopopt.toolchain import verify_with_mlir_opt
+
+        assert verify_with_mlir_opt(out) is None
+
+
+@pytest.mark.usefixtures("_host_glibc")
+def test_a_dynamic_loop_and_an_exp_of_a_loaded_index_keep_their_bits():
+    """A loop of symbolic trip count, and an exp of a value that makes kd huge (x = 88.7, 1e-40,
+    -103.9 ...): the inputs come from the harness's fill, scaled to reach every branch."""
+    if find_tool("mlir-runner") is None:
+        pytest.skip("mlir-runner 22 not installed")
+    text = """
+func.func @dyn(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %s = arith.constant 120.0 : f32
+  affine.for %i = 0 to %n {
+    %v = affine.load %x[%i] : memref<?xf32>
+    %w = arith.mulf %v, %s : f32
+    %e = math.exp %w : f32
+    affine.store %e, %out[%i] : memref<?xf32>
+  }
+  return
+}"""
+    result = api.optimize(text, "cpu", exact_math=True)
+    assert "math.exp" not in result.text
+    before = native.run_native(text, "dyn", [[1000], [1000]], reps=1, warmup=0)
+    after = native.run_native(result.text, "dyn", [[1000], [1000]], reps=1, warmup=0)
+    assert native.compare_outputs(before.outputs, after.outputs, rtol=0.0) is None
