@@ -4,7 +4,9 @@
 The sweep kernel fills a buffer with f32 inputs made from bit patterns (every `stride`-th of the
 2^32, plus the edge cases), computes `math.exp` on it in a plain loop (the shape LLVM's loop
 vectorizer takes, as loopopt leaves it), and compares each result's bits with a direct call of
-libm's `expf` on the same input, counting the inputs that differ.
+libm's `expf` on the same input, counting the inputs that differ. The rewrite tests run the
+program before and after under mlir-runner with every output element printed (`full_limit`),
+and compare them bit for bit.
 """
 from __future__ import annotations
 
@@ -324,8 +326,8 @@ def test_softmax_exp_is_exact_and_the_results_keep_their_bits(exact):
     assert len(gets) == 1 and gets[0].parent.name == "func.func"
     if find_tool("mlir-runner") is None:
         pytest.skip("mlir-runner 22 not installed")
-    before = native.run_native(SOFTMAX, "softmax", [None, None], reps=1, warmup=0)
-    after = native.run_native(out, "softmax", [None, None], reps=1, warmup=0)
+    before = native.run_native(SOFTMAX, "softmax", [None, None], reps=1, warmup=0, full_limit=1 << 15)
+    after = native.run_native(out, "softmax", [None, None], reps=1, warmup=0, full_limit=1 << 15)
     assert native.compare_outputs(before.outputs, after.outputs, rtol=0.0) is None
 
 
@@ -427,6 +429,80 @@ func.func @dyn(%x: memref<?xf32>, %out: memref<?xf32>) {
 }"""
     result = api.optimize(text, "cpu", exact_math=True)
     assert "math.exp" not in result.text
-    before = native.run_native(text, "dyn", [[1000], [1000]], reps=1, warmup=0)
-    after = native.run_native(result.text, "dyn", [[1000], [1000]], reps=1, warmup=0)
+    before = native.run_native(text, "dyn", [[1000], [1000]], reps=1, warmup=0, full_limit=1 << 15)
+    after = native.run_native(result.text, "dyn", [[1000], [1000]], reps=1, warmup=0, full_limit=1 << 15)
     assert native.compare_outputs(before.outputs, after.outputs, rtol=0.0) is None
+
+
+ADVERSARIAL = {
+    # an exp feeding a max reduction in iter_args (exact in any order: the loop still vectorizes)
+    "max of exp": """
+func.func @k(%x: memref<64x300xf32>, %out: memref<64xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %s = arith.constant 30.0 : f32
+  affine.for %i = 0 to 64 {
+    %m = affine.for %j = 0 to 300 iter_args(%acc = %ninf) -> (f32) {
+      %v = affine.load %x[%i, %j] : memref<64x300xf32>
+      %w = arith.mulf %v, %s : f32
+      %e = math.exp %w : f32
+      %n = arith.maximumf %acc, %e : f32
+      affine.yield %n : f32
+    }
+    affine.store %m, %out[%i] : memref<64xf32>
+  }
+  return
+}""",
+    # exp of exp, and its result used twice
+    "exp of exp": """
+func.func @k(%x: memref<64x300xf32>, %out: memref<64x300xf32>) {
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 300 {
+      %v = affine.load %x[%i, %j] : memref<64x300xf32>
+      %e = math.exp %v : f32
+      %e2 = math.exp %e : f32
+      %p = arith.mulf %e2, %e : f32
+      affine.store %p, %out[%i, %j] : memref<64x300xf32>
+    }
+  }
+  return
+}""",
+    # an exp of the IV, in a loop with a symbolic upper bound inside a fused pair
+    "exp of the index": """
+func.func @k(%x: memref<64x300xf32>, %out: memref<64x300xf32>) {
+  %t = memref.alloc() : memref<64x300xf32>
+  %c = arith.constant -0.37 : f32
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 300 {
+      %ji = arith.index_cast %j : index to i32
+      %jf = arith.sitofp %ji : i32 to f32
+      %a = arith.mulf %jf, %c : f32
+      %e = math.exp %a : f32
+      affine.store %e, %t[%i, %j] : memref<64x300xf32>
+    }
+  }
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 300 {
+      %v = affine.load %x[%i, %j] : memref<64x300xf32>
+      %e = affine.load %t[%i, %j] : memref<64x300xf32>
+      %p = arith.mulf %v, %e : f32
+      affine.store %p, %out[%i, %j] : memref<64x300xf32>
+    }
+  }
+  memref.dealloc %t : memref<64x300xf32>
+  return
+}""",
+}
+
+
+@pytest.mark.usefixtures("_host_glibc")
+@pytest.mark.parametrize("case", sorted(ADVERSARIAL))
+def test_adversarial_exp_loops_keep_their_bits(case):
+    text = ADVERSARIAL[case]
+    result = api.optimize(text, "cpu", exact_math=True)
+    assert "math.exp" not in result.text, case
+    assert _remarks(result, "[EXACT MATH]")
+    if find_tool("mlir-runner") is None:
+        pytest.skip("mlir-runner 22 not installed")
+    before = native.run_native(text, "k", [None, None], reps=1, warmup=0, full_limit=1 << 15)
+    after = native.run_native(result.text, "k", [None, None], reps=1, warmup=0, full_limit=1 << 15)
+    assert native.compare_outputs(before.outputs, after.outputs, rtol=0.0) is None, case
