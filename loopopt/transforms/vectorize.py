@@ -58,31 +58,28 @@ def with_reassoc(attr: ir.Attribute | None) -> ir.Attribute:
     return ir.Attribute.parse(f"#arith.fastmath<{','.join(['reassoc', *flags])}>")
 
 
-def approximate_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict) -> None:
-    """math_approx.approximate(op) as one rewriter replacement: the listeners hear of the ops
-    the polynomial adds to op's block (constants go before `const_anchor`)."""
+def replace_in_block(rewriter: Rewriter, op: ir.Operation, rewrite) -> None:
+    """`rewrite()` (which replaces and erases `op`) as one rewriter replacement: the listeners
+    hear of the ops it adds to op's block (constants it puts elsewhere are not announced)."""
 
     def build():
         block = op.block
         before = {mlir.op_key(o) for o in mlir.block_ops(block)} - {mlir.op_key(op)}
-        math_approx.approximate(op, const_anchor, constants)
+        rewrite()
         return [[o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]]
 
     rewriter.replace([op], build)
+
+
+def approximate_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict) -> None:
+    """math_approx.approximate(op) as one rewriter replacement (constants go before `const_anchor`)."""
+    replace_in_block(rewriter, op, lambda: math_approx.approximate(op, const_anchor, constants))
 
 
 def exact_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict,
                   table: str) -> None:
-    """exact_math.make_exact(op) as one rewriter replacement (as approximate_through), reading
-    the global `table`."""
-
-    def build():
-        block = op.block
-        before = {mlir.op_key(o) for o in mlir.block_ops(block)} - {mlir.op_key(op)}
-        exact_math.make_exact(op, const_anchor, constants, table)
-        return [[o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]]
-
-    rewriter.replace([op], build)
+    """exact_math.make_exact(op) as one rewriter replacement, reading the global `table`."""
+    replace_in_block(rewriter, op, lambda: exact_math.make_exact(op, const_anchor, constants, table))
 
 
 def libm_note() -> str:
