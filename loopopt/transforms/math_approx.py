@@ -90,17 +90,6 @@ class Ops:
     def shl(self, a, k: int): raise NotImplementedError
     def ashr(self, a, k: int): raise NotImplementedError
 
-    def clamp_max(self, a, hi):
-        """min(a, hi) where a is not NaN (a NaN stays NaN; the callers select NaN lanes away):
-        an ordered compare and a select, which LLVM makes one vminps. arith.minimumf, which
-        propagates NaN and orders -0 below +0, takes several instructions on x86. The result is
-        min's for every other a, -0 and +0 included (hi is not a zero)."""
-        return self.select(self.lt(hi, a), hi, a)
-
-    def clamp_min(self, a, lo):
-        """max(a, lo) where a is not NaN, as clamp_max."""
-        return self.select(self.lt(a, lo), lo, a)
-
     def horner(self, x, coeffs):
         """c0 + x (c1 + x (c2 + ...)), one fma per coefficient."""
         acc = self.f(coeffs[-1])
@@ -128,7 +117,7 @@ def _exp_finite(b: Ops, xc):
 
 def exp_f32(b: Ops, x):
     nan = b.isnan(x)
-    xc = b.select(nan, b.f(0.0), b.clamp_min(b.clamp_max(x, b.f(EXP_HI)), b.f(EXP_LO)))
+    xc = b.select(nan, b.f(0.0), b.max(b.min(x, b.f(EXP_HI)), b.f(EXP_LO)))
     y = _exp_finite(b, xc)
     y = b.select(b.lt(x, b.f(EXP_LO)), b.f(0.0), y)
     return b.select(nan, x, y)
@@ -159,7 +148,7 @@ def tanh_f32(b: Ops, x):
     a = b.abs(x)
     a2 = b.mul(a, a)
     small = b.fma(b.mul(a2, a), b.horner(a2, TANH_P), a)
-    ac = b.clamp_max(a, b.f(TANH_CLAMP))
+    ac = b.min(a, b.f(TANH_CLAMP))
     e = _exp_finite(b, b.add(ac, ac))
     big = b.sub(b.f(1.0), b.div(b.f(2.0), b.add(e, b.f(1.0))))
     y = b.copysign(b.select(b.lt(a, b.f(0.9)), small, big), x)
@@ -174,7 +163,7 @@ def erf_f32(b: Ops, x):
     a2 = b.mul(a, a)
     tail = b.fma(a2, b.horner(a2, ERF_SMALL_P[1:]), b.f(ERF_C0_LO))
     small = b.fma(a, b.f(ERF_C0_HI), b.mul(a, tail))
-    t = b.sub(b.clamp_max(a, b.f(3.92)), b.f(ERFC_MID_CENTRE))
+    t = b.sub(b.min(a, b.f(3.92)), b.f(ERFC_MID_CENTRE))
     mid = b.sub(b.f(1.0), b.horner(t, ERFC_MID_P))
     y = b.select(b.lt(a, b.f(1.0)), small, b.select(b.lt(a, b.f(3.92)), mid, b.f(1.0)))
     return b.select(b.isnan(x), x, b.copysign(y, x))
