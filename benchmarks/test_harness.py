@@ -263,3 +263,28 @@ def test_normwise_comparison_scales_by_the_largest_element():
     assert native.compare_outputs(a, b, rtol=1e-5, normwise=True) is None  # 1e-6 of the output's scale
     c = (native.Output("arg0", 3, values=(100.0, 1e-3, -50.01)),)
     assert native.compare_outputs(a, c, rtol=1e-5, normwise=True) is not None
+
+
+def test_paired_runs_both_variants_with_their_own_globals():
+    """benchmarks/paired.py: both variants define a private global @g of another value; the
+    output after the run is B's (B is called last in each pair), each list has one time per pair."""
+    import paired
+
+    variant = """
+memref.global "private" constant @g : memref<4xf32> = dense<{v}>
+func.func @k(%out: memref<4xf32>) {{
+  %g = memref.get_global @g : memref<4xf32>
+  affine.for %i = 0 to 4 {{
+    %x = affine.load %g[%i] : memref<4xf32>
+    affine.store %x, %out[%i] : memref<4xf32>
+  }}
+  return
+}}"""
+    a, b = variant.format(v="1.0"), variant.format(v="2.0")
+    text = paired.paired_module(a, b, "k", pairs=5)
+    assert "@g_A" in text and "@g_B" in text and "@k_A" in text and "@k_B" in text
+    sig = native.kernel_signature(text, "paired")
+    run = native.run_native(text, "paired", [None] * len(sig.args), reps=1, warmup=0)
+    assert list(run.outputs[0].values) == [2.0] * 4
+    result = paired.measure(a, b, "k", pairs=5)
+    assert len(result["a"]) == len(result["b"]) == 5 and all(t >= 0 for t in result["a"] + result["b"])
