@@ -71,8 +71,8 @@ class Options:
         unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
         if self.vector_bits is None:
             unset["vector_bits"] = default_vector_bits(framework_input)
-        if self.exact_math is None:
-            unset["exact_math"] = default_exact_math()
+        if self.exact_math is None:  # the host check (~50 ms) only where it is used: the cpu target
+            unset["exact_math"] = not self.target.partitioned and default_exact_math()
         return replace(self, **unset) if unset else self
 
     @property
