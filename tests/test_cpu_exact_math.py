@@ -600,3 +600,26 @@ def test_random_exp_programs_reach_the_rewrite():
     hits = sum(bool(_remarks(api.optimize(random_exp_program(s)[0], "cpu", exact_math=True), "[EXACT MATH]"))
                for s in range(12))
     assert hits >= 8, hits
+
+
+def _cli(*args, stdin: str | None = None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "loopopt", *args], input=stdin, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_cli_switch(tmp_path):
+    """`--exact-math` on and off from the command line; a bad value is one line and exit 2, and
+    no output file is written."""
+    src = tmp_path / "softmax.mlir"
+    src.write_text(SOFTMAX)
+    on = _cli(str(src), "--target", "cpu", "--exact-math", "--remarks", "-o", str(tmp_path / "on.mlir"))
+    assert on.returncode == 0, on.stderr
+    assert "[EXACT MATH]" in on.stderr and "loopopt_expf_table" in (tmp_path / "on.mlir").read_text()
+    off = _cli(str(src), "--target", "cpu", "--exact-math", "false", "-o", "-")
+    assert off.returncode == 0 and "math.exp" in off.stdout and "loopopt_expf_table" not in off.stdout
+    bad = _cli(str(src), "--target", "cpu", "--exact-math", "maybe", "-o", str(tmp_path / "bad.mlir"))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--exact-math" in bad.stderr
+    assert not (tmp_path / "bad.mlir").exists()
