@@ -623,3 +623,17 @@ def test_cli_switch(tmp_path):
     bad = _cli(str(src), "--target", "cpu", "--exact-math", "maybe", "-o", str(tmp_path / "bad.mlir"))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--exact-math" in bad.stderr
     assert not (tmp_path / "bad.mlir").exists()
+
+
+def test_the_not_correctly_rounded_inputs_are_not():
+    """At each of them the model is 1 ulp from e^x rounded to nearest (computed with mpmath at
+    120 bits): a correctly rounded libm differs from glibc's there, and the host check sees it."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 120
+    for bits in libm.NOT_CORRECTLY_ROUNDED_INPUTS:
+        x = libm.f32_of_bits(bits)
+        exact = mpmath.exp(mpmath.mpf(x))
+        got = libm.expf_model(x)
+        neighbours = [libm.f32_of_bits(libm.bits_of_f32(got) + d) for d in (-1, 0, 1)]
+        nearest = min(neighbours, key=lambda c: abs(mpmath.mpf(c) - exact))
+        assert nearest != got and abs(libm.bits_of_f32(nearest) - libm.bits_of_f32(got)) == 1, hex(bits)

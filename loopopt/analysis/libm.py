@@ -20,7 +20,9 @@ which r is one fused multiply-add (z is never rounded): `expf_model` below is th
 are in `DISTINGUISHING_INPUTS`; whether the polynomial's three steps are fused changes none.
 
 Whether the host has that build is a fact checked at run time (`host_expf`): libm's `expf`, called
-through ctypes, against the model on the distinguishing inputs, the branch bounds and 2,000 more.
+through ctypes, against the model on the distinguishing inputs, inputs where the algorithm is not
+correctly rounded (so that a correctly rounded expf, as newer libcs may have, is refused), the
+branch bounds and 2,000 more.
 """
 from __future__ import annotations
 
@@ -54,6 +56,9 @@ EXPF_UNDERFLOW = float.fromhex("-0x1.9fe368p6")  # f32: exp of anything below is
 
 # f32 bit patterns on which r rounded twice (no FMA) gives another result than the FMA build.
 DISTINGUISHING_INPUTS = (0x4202422F, 0xC27C65D9)
+# f32 bit patterns on which the algorithm is not correctly rounded (1 ulp from e^x rounded to
+# nearest): a correctly rounded expf (CORE-MATH's, say) differs there, so the check refuses it.
+NOT_CORRECTLY_ROUNDED_INPUTS = (0x3F801252, 0x3F80171B, 0x3F8038C4, 0x3F805217)
 
 SAMPLES = 2000  # pseudo-random finite inputs `host_expf` checks besides the fixed ones
 
@@ -102,9 +107,10 @@ def expf_model(x: float) -> float:
 
 
 def check_inputs() -> list[int]:
-    """The f32 bit patterns `host_expf` compares: the distinguishing inputs, every branch bound
+    """The f32 bit patterns `host_expf` compares: the distinguishing and the not correctly
+    rounded inputs, every branch bound
     with its neighbours, signed zeros, subnormals, infinities, and SAMPLES more from an LCG."""
-    fixed = [*DISTINGUISHING_INPUTS, 0, 0x80000000, 1, 0x80000001, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
+    fixed = [*DISTINGUISHING_INPUTS, *NOT_CORRECTLY_ROUNDED_INPUTS, 0, 0x80000000, 1, 0x80000001, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
              0x7F800000, 0xFF800000, 0x3F800000, 0xBF800000]
     for bound in (EXPF_OVERFLOW, EXPF_UNDERFLOW, 88.0, -88.0):
         b = bits_of_f32(bound)
