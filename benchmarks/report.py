@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import time
 
 from suite import human_bytes
@@ -538,6 +539,32 @@ BENCH_BEGIN = "<!-- bench-results: generated from benchmarks/results/bench.json 
 BENCH_END = "<!-- end of bench-results -->"
 
 
+def roofline_lines(bench: dict) -> list[str]:
+    """One README line: loopopt's GFLOP/s and share of the measured peak on the compute-bound
+    programs (as gflops_markdown), and the range of its share of the measured bandwidth on the
+    memory-bound chains (as bandwidth_markdown)."""
+    peak, bw = peak_flops(bench), copy_bandwidth(bench)
+    if not peak or not bw:
+        return []
+    compute, shares = [], []
+    for p in _programs(bench):
+        t = valid_time(p["variants"].get("loopopt"), "best")
+        if t is None:
+            continue
+        if p.get("flops") and p["flops"] >= p["read_bytes"] + p["written_bytes"]:
+            compute.append(f"{p['name']} {p['flops'] / t / 1e9:.1f} GFLOP/s ({100 * p['flops'] / t / peak:.0f}%)")
+        if "memory" in p["tags"]:
+            shares.append(100 * (p["read_bytes"] + p["written_bytes"]) / t / bw)
+    out = [f"Against the roofline measured in the same run (peak {peak / 1e9:.1f} GFLOP/s, streaming bandwidth "
+           f"{bw / 1e9:.1f} GB/s; loopopt's best call): on the programs of at least one FLOP per compulsory byte "
+           f"{', '.join(compute) or 'none'}"]
+    if shares:
+        out[0] += (f"; the {len(shares)} memory-bound chains at {min(shares):.0f}-{max(shares):.0f}% of the bandwidth "
+                   f"(median {statistics.median(shares):.0f}%)")
+    out[0] += "."
+    return out
+
+
 def readme_bench_markdown(bench: dict) -> list[str]:
     """The README's results table: geometric-mean speedups per group, each variant in each
     regime, then the per-program floor check."""
@@ -556,7 +583,7 @@ def readme_bench_markdown(bench: dict) -> list[str]:
         cells = [_fmt(by_regime[r][k][2][name]) + "x" for name in COMPARED for r in regimes]
         lines.append(f"| {labels[label].format(n=n)} | " + " | ".join(cells) + " |")
     when = time.strftime("%Y-%m-%d", time.localtime(bench["date"])) if bench.get("date") else ""
-    lines += ["", *floor_lines(bench), "",
+    lines += ["", *floor_lines(bench), "", *roofline_lines(bench), "",
               f"Run{' of ' + when if when else ''}: {bench.get('wall_seconds', 0):.0f} s, {bench.get('rounds', 1)} "
               f"process(es) x {bench.get('reps')} timed calls per variant and regime"
               f"{' (--quick)' if bench.get('quick') else ''}; flushed = {bench.get('flush_mib', 0)} MiB read before "

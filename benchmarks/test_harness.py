@@ -288,3 +288,22 @@ func.func @k(%out: memref<4xf32>) {{
     assert list(run.outputs[0].values) == [2.0] * 4
     result = paired.measure(a, b, "k", pairs=5)
     assert len(result["a"]) == len(result["b"]) == 5 and all(t >= 0 for t in result["a"] + result["b"])
+
+
+def test_readme_roofline_line():
+    """report.roofline_lines: loopopt's share of the peak on a program of one FLOP per byte or
+    more, and the range of its share of the bandwidth on the memory-bound chains."""
+    import report
+
+    bench = _bench({"peak": ((1, 1), (1, 1)), "copy": ((2, 2), (2, 2)), "gemm": ((40, 40), (4, 4)),
+                    "chain": ((10, 10), (2, 2))})
+    peak, copy, gemm, chain = bench["programs"]
+    peak.update(tags=["peak"], flops=100e6)  # 100 GFLOP/s at the best 1 ms
+    copy.update(tags=["bandwidth"], read_bytes=10e6, written_bytes=10e6)  # 10 GB/s at 2 ms
+    gemm.update(flops=200e6, read_bytes=1e6)  # loopopt 4 ms: 50 GFLOP/s, 50% of the peak
+    chain.update(tags=["memory"], read_bytes=12e6, written_bytes=4e6)  # loopopt 2 ms: 8 GB/s, 80%
+    (line,) = report.roofline_lines(bench)
+    assert "peak 100.0 GFLOP/s" in line and "bandwidth 10.0 GB/s" in line
+    assert "gemm 50.0 GFLOP/s (50%)" in line and "1 memory-bound chains at 80-80%" in line
+    measured = line.split("compulsory byte ")[1]  # the machine's own kernels are not listed
+    assert measured.startswith("gemm 50.0") and "copy" not in measured and "peak" not in measured
