@@ -137,14 +137,21 @@ def _same(a: float, b: float) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
+def libm_name() -> str | None:
+    """The host's libm as ctypes finds it (e.g. `libm.so.6`), or None."""
+    import ctypes.util
+
+    return ctypes.util.find_library("m")
+
+
+@functools.lru_cache(maxsize=1)
 def libm_expf():
     """The host's libm `expf` as a Python function of a float (through ctypes), or a string
     saying why there is none. The reference interpreter calls it for `math.exp` on f32, as the
     native lowering does."""
     import ctypes
-    import ctypes.util
 
-    name = ctypes.util.find_library("m")
+    name = libm_name()
     try:
         fn = ctypes.CDLL(name).expf
     except (OSError, AttributeError, TypeError) as e:
@@ -156,9 +163,7 @@ def libm_expf():
 @functools.lru_cache(maxsize=1)
 def host_expf() -> HostExpf:
     """The host's libm `expf` (libm_expf) against expf_model on check_inputs()."""
-    import ctypes.util
-
-    name = ctypes.util.find_library("m")
+    name = libm_name()
     fn = libm_expf()
     if isinstance(fn, str):
         return HostExpf(False, fn)
