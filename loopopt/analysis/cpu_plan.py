@@ -253,7 +253,6 @@ def plan_loop(loop: ir.Operation, facts, options, approximate_math: bool | None 
     """The plan of one innermost loop (see the module docstring for the rule). The switches
     default to `options.approximate_math` / `options.reassociate`."""
     approximate_math = options.approximate_math if approximate_math is None else approximate_math
-    exact = []
     reassociate = options.reassociate if reassociate is None else reassociate
     if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1:
         return _refuse(loop, Code.NOT_UNIT_STEP, f"step {mlir.int_attr(loop, 'step')}" if loop.name == "affine.for"
@@ -272,6 +271,7 @@ def plan_loop(loop: ir.Operation, facts, options, approximate_math: bool | None 
         return _refuse(loop, Code.NOT_A_REDUCTION, not_red)
     width = max(1, options.plan_vector_bits // element_bits(loop))
     math_ops = [op for op in body_ops(loop) if op.name in LIBM_MATH_APPROXIMATED]
+    exact: list = []  # with approximate_math off: the math ops exact_math computes by libm's algorithm
     if math_ops:
         from ..transforms.math_approx import approximation_refusal
 

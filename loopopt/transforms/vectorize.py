@@ -90,9 +90,10 @@ def libm_note() -> str:
 
 
 def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, constants: dict,
-               filename: str | None = None, table: str = exact_math.TABLE_NAME) -> list:
+               filename: str | None = None, table: str | None = None) -> list:
     """Apply one vectorizable loop's rewrites (constants of approximations before `nest_root`,
-    shared through `constants`); returns [(what, op name, location)] for the remarks."""
+    shared through `constants`; the exact ops read the global `table`, which plan.exact needs);
+    returns [(what, op name, location)] for the remarks."""
     done = []
     for op in plan.approximate:
         where = mlir.location_of(op, filename)
@@ -126,8 +127,7 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
     plans = plan_function(fn, facts, options, approximate_math=approximate_math, reassociate=reassociate)
     use_approx = options.approximate_math if approximate_math is None else approximate_math
     module_op = enclosing_module(fn)
-    table, table_exists = exact_math.table_name(module_op) if module_op is not None else ("", False)
-    exact_ops = 0
+    table, table_exists = None, False  # the module's expf table, looked up at the first exact op
     count = 0
     for nest in plans:
         constants: dict = {}
@@ -145,8 +145,9 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
             args = {"width": plan.width, "form": plan.form, "remainder": plan.remainder,
                     "reductions": [r.kind for r in plan.reductions],
                     "approximated": [op.name for op in plan.approximate], "exact": [op.name for op in plan.exact]}
+            if plan.exact and table is None:
+                table, table_exists = exact_math.table_name(module_op)
             done = apply_plan(plan, nest.root, rewriter, constants, filename, table)
-            exact_ops += len(plan.exact)
             log.add(PASS, PASSED, f"{VECTORIZABLE} at width {plan.width}", function=fname, location=where,
                     args=args)
             for what, name, site in done:
@@ -160,7 +161,7 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
                     log.add(PASS, PASSED, f"{REASSOCIATED}: {name}", function=fname, location=site,
                             args={"op": name, "loop": where})
             count += 1
-    if exact_ops and not table_exists:
+    if table is not None and not table_exists:
         exact_math.add_table(module_op, table)
     if use_approx:
         count += approximate_vector_math(fn, rewriter, log, fname, filename)
