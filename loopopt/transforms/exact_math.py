@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from ..analysis import libm
 from ..mlir import ir, memref_d
+from .math_approx import IROps
 
 TABLE_NAME = "loopopt_expf_table"
-
-_CMPF = {"ogt": 2, "olt": 4, "uno": 14}
 
 
 def _table_attr() -> ir.Attribute:
@@ -81,28 +80,23 @@ def erase_unused_tables(module_op: ir.Operation) -> int:
     return len(dead)
 
 
-class _Builder:
-    """Scalar ops before `anchor`; constants (and the table's get_global) before `const_anchor`,
-    once per value through `cache`."""
+class _Builder(IROps):
+    """math_approx's IR builder (ops before `anchor`, constants before `const_anchor` once per
+    value through `cache`) with the f64, i64 and index types the algorithm needs, and the table."""
 
     def __init__(self, anchor: ir.Operation, const_anchor: ir.Operation, cache: dict) -> None:
-        self.ip = ir.InsertionPoint(anchor)
-        self.const_ip = ir.InsertionPoint(const_anchor)
-        self.cache = cache
-        self.f32, self.f64 = ir.F32Type.get(), ir.F64Type.get()
-        self.i1, self.i64, self.index = (ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(64),
-                                         ir.IndexType.get())
+        super().__init__(anchor, ir.F32Type.get(), const_anchor, cache)
+        self.f32, self.f64 = self.ftype, ir.F64Type.get()
+        self.i64, self.index = ir.IntegerType.get_signless(64), ir.IndexType.get()
 
     def op(self, name: str, operands: list, rtype: ir.Type, attributes: dict | None = None, ip=None) -> ir.Value:
-        return ir.Operation.create(name, results=[rtype], operands=operands, attributes=attributes or {},
-                                   ip=ip or self.ip).results[0]
+        return self._op(name, operands, rtype, attributes, ip)
 
     def const(self, value, rtype: ir.Type) -> ir.Value:
-        key = ("exact", str(rtype), value.hex() if isinstance(value, float) else value)
-        if key not in self.cache:
-            attr = ir.FloatAttr.get(rtype, value) if isinstance(rtype, ir.FloatType) else ir.IntegerAttr.get(rtype, value)
-            self.cache[key] = self.op("arith.constant", [], rtype, {"value": attr}, ip=self.const_ip)
-        return self.cache[key]
+        return self._const(float(value) if isinstance(rtype, ir.FloatType) else int(value), rtype, rtype)
+
+    def gt(self, a, b) -> ir.Value:  # ordered >
+        return self._cmpf("ogt", a, b)
 
     def table(self, name: str) -> ir.Value:
         key = ("exact-table", name)
@@ -110,10 +104,6 @@ class _Builder:
             memref_t = ir.MemRefType.get([32], self.i64)
             self.cache[key] = memref_d.GetGlobalOp(memref_t, name, ip=self.const_ip).result
         return self.cache[key]
-
-    def cmpf(self, pred: str, a, b) -> ir.Value:
-        attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMPF[pred])
-        return self.op("arith.cmpf", [a, b], self.i1, {"predicate": attr})
 
 
 def emit_expf(b: _Builder, x: ir.Value, table: str) -> ir.Value:
@@ -135,9 +125,9 @@ def emit_expf(b: _Builder, x: ir.Value, table: str) -> ir.Value:
     q = b.op("math.fma", [c2, r, b.const(1.0, f64)], f64)
     y = b.op("math.fma", [p, b.op("arith.mulf", [r, r], f64), q], f64)
     res = b.op("arith.truncf", [b.op("arith.mulf", [y, s], f64)], b.f32)
-    big = b.cmpf("ogt", x, b.const(libm.EXPF_OVERFLOW, b.f32))
-    small = b.cmpf("olt", x, b.const(libm.EXPF_UNDERFLOW, b.f32))
-    nan = b.cmpf("uno", x, x)
+    big = b.gt(x, b.const(libm.EXPF_OVERFLOW, b.f32))
+    small = b.lt(x, b.const(libm.EXPF_UNDERFLOW, b.f32))
+    nan = b.isnan(x)
     res = b.op("arith.select", [big, b.const(float("inf"), b.f32), res], b.f32)
     res = b.op("arith.select", [small, b.const(0.0, b.f32), res], b.f32)
     return b.op("arith.select", [nan, b.op("arith.addf", [x, x], b.f32), res], b.f32)

@@ -183,7 +183,7 @@ MAX_ULP: dict[str, float] = {"math.exp": 1.0, "math.log": 1.0, "math.tanh": 1.0,
 
 # ----------------------------------------------------------------------------- MLIR
 
-_CMPF = {"oeq": 1, "olt": 4, "uno": 14}  # arith.cmpf predicate numbers
+_CMPF = {"oeq": 1, "ogt": 2, "olt": 4, "uno": 14}  # arith.cmpf predicate numbers
 
 
 def approximation_refusal(op: ir.Operation) -> str | None:
