@@ -337,7 +337,7 @@ def vector_forms(rounds: int = 3, reps: int = 10, log=print) -> list[dict]:
     cpu phase emits it; vectors: the same code on vector<w x f32>), the explicit sum keeps
     `unroll` vector accumulators; every form's outputs are compared with the scalar form's."""
     from loopopt import mlir
-    from loopopt.transforms import math_approx
+    from loopopt.codegen.cpu.math import math_approx
 
     def approximate(text: str) -> str:
         module = mlir.parse_module(text)
@@ -415,12 +415,12 @@ def gemm_forms(n: int = 384, rounds: int = 3, reps: int = 5, log=print) -> list[
     """docs/cpu_codegen.md's measurement for register tiling: C = A B at n^3 (the working set in
     L2), warm, best call of `rounds` alternating rounds, in GFLOP/s (2 n^3 / time): the scalar loops
     LLVM gets (dot product, axpy, scalar unroll-and-jam 4 x 16) against what
-    transforms/register_tiling.py emits for 256 and 512-bit vectors, with and without contract
+    codegen/cpu/register_tile.py emits for 256 and 512-bit vectors, with and without contract
     (every bit-exact form's outputs compared with the dot product's)."""
     from loopopt import mlir
     from loopopt.options import TARGETS, Options
     from loopopt.remarks import RemarkLog
-    from loopopt.transforms.register_tiling import register_tile_function
+    from loopopt.codegen.cpu.register_tile import register_tile_function
 
     def tiled(bits: int, contract: bool) -> tuple[str, str]:
         module = mlir.parse_module(_gemm_text(n, "ijk"))

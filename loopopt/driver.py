@@ -5,7 +5,7 @@ as it is) -> resolve budgets -> print params -> greedy fusion per function, per 
 (distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
 computed from liveness when a pair is scored and again whenever fusion changed the block, see
 analysis/liveness.py) -> contraction of fused intermediates -> on the cpu target: untiling,
-scalar replacement, dead stores, product isolation and loop order (transforms/untile.py,
+scalar replacement, dead stores, product isolation and loop order (codegen/cpu/untile.py,
 scalar_replacement.py, dead_stores.py, product_isolation.py, locality_interchange.py) -> LICM
 -> on the cpu target: register tiling and vectorization (docs/cpu_codegen.md) -> report
 numLoopsFused. Each phase runs over every function of the module before the next one starts, as
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import mlir
+from .analysis.memory import clear_argument_classes
 from .errors import LoopOptError
 from .mlir import ir
-from .analysis.memory import clear_argument_classes
 from .options import Options
 from .remarks import ANALYSIS, MISSED, RemarkLog
 
@@ -165,63 +165,63 @@ def _restore(fn: ir.Operation, snapshot: ir.Operation | None) -> None:
 
 
 def _fusion_step(fn, options, log, filename) -> int:
-    from .transforms.fusion import GreedyFusion
+    from .loop_optimization.fusion import GreedyFusion
 
     return GreedyFusion(fn, options, log, filename).run()
 
 
 def _contraction_step(fn, options, log, filename) -> int:
-    from .transforms.contraction import contract_function
+    from .loop_optimization.contraction import contract_function
 
     return contract_function(fn, options, log, filename)
 
 
 def _scalar_replacement_step(fn, options, log, filename) -> int:
-    from .transforms.scalar_replacement import scalar_replacement_function
+    from .codegen.cpu.scalar_replacement import scalar_replacement_function
 
     return scalar_replacement_function(fn, options, log, filename)
 
 
 def _untile_step(fn, options, log, filename) -> int:
-    from .transforms.untile import untile_function
+    from .codegen.cpu.untile import untile_function
 
     return untile_function(fn, options, log, filename)
 
 
 def _dead_stores_step(fn, options, log, filename) -> int:
-    from .transforms.dead_stores import dead_stores_function
+    from .codegen.cpu.dead_stores import dead_stores_function
 
     return dead_stores_function(fn, options, log, filename)
 
 
 def _licm_step(fn, options, log, filename) -> int:
-    from .transforms.licm import licm_function
+    from .loop_optimization.licm import licm_function
 
     return licm_function(fn, log, filename)
 
 
 def _vectorize_step(fn, options, log, filename) -> int:
-    from .transforms.vectorize import vectorize_function
+    from .codegen.cpu.vectorize import vectorize_function
 
     return vectorize_function(fn, options, log, filename)
 
 
 def _isolate_products_step(fn, options, log, filename) -> int:
-    from .transforms.product_isolation import isolate_products_function
+    from .codegen.cpu.isolate_products import isolate_products_function
 
     return isolate_products_function(fn, options, log, filename)
 
 
 def _loop_order_step(fn, options, log, filename) -> int:
     """Loop order for locality (cpu; remarks what it permutes, as register tiling does)."""
-    from .transforms.locality_interchange import loop_order_function
+    from .codegen.cpu.loop_order import loop_order_function
 
     return loop_order_function(fn, options, log, filename, report_refusals=False)
 
 
 def _loop_order_explained(fn, options, log, filename) -> int:
     """`--passes loop-order`: also a remark per band whose cheaper order is illegal."""
-    from .transforms.locality_interchange import loop_order_function
+    from .codegen.cpu.loop_order import loop_order_function
 
     return loop_order_function(fn, options, log, filename, report_refusals=True)
 
@@ -235,35 +235,35 @@ def _cleanup_step(fn, options, log, filename) -> int:
 
 def _pack_operands_step(fn, options, log, filename) -> int:
     """A product's operand walked across rows along the lanes loop is copied into rows first (cpu)."""
-    from .transforms.operand_packing import pack_operands_function
+    from .codegen.cpu.pack_operands import pack_operands_function
 
     return pack_operands_function(fn, options, log, filename)
 
 
 def _fold_constant_copies_step(fn, options, log, filename) -> int:
     """Copies of constants by a permutation become constants (cpu)."""
-    from .transforms.constant_copies import fold_constant_copies_function
+    from .codegen.cpu.fold_constant_copies import fold_constant_copies_function
 
     return fold_constant_copies_function(fn, options, log, filename)
 
 
 def _pack_constant_panels_step(fn, options, log, filename) -> int:
     """Products' loads of constants read them laid out in column panels (cpu)."""
-    from .transforms.constant_panels import pack_constant_panels_function
+    from .codegen.cpu.pack_constant_panels import pack_constant_panels_function
 
     return pack_constant_panels_function(fn, options, log, filename)
 
 
 def _transpose_blocking_step(fn, options, log, filename) -> int:
     """Transposing bands walk their column access one cache line wide (cpu)."""
-    from .transforms.transpose_blocking import transpose_blocking_function
+    from .codegen.cpu.block_transposes import transpose_blocking_function
 
     return transpose_blocking_function(fn, options, log, filename, report_refusals=False)
 
 
 def _transpose_blocking_explained(fn, options, log, filename) -> int:
     """`--passes block-transposes`: also a remark per transposing band the order would break."""
-    from .transforms.transpose_blocking import transpose_blocking_function
+    from .codegen.cpu.block_transposes import transpose_blocking_function
 
     return transpose_blocking_function(fn, options, log, filename, report_refusals=True)
 
@@ -271,14 +271,14 @@ def _transpose_blocking_explained(fn, options, log, filename) -> int:
 def _register_tile_step(fn, options, log, filename) -> int:
     """The default pipeline's register tiling: remarks what it tiles (a refused nest is left as
     it was, so the default output of a cpu run on nests it does not change stays the same)."""
-    from .transforms.register_tiling import register_tile_function
+    from .codegen.cpu.register_tile import register_tile_function
 
     return register_tile_function(fn, options, log, filename, report_refusals=False)
 
 
 def _register_tile_explained(fn, options, log, filename) -> int:
     """`--passes register-tile`: also one remark per refused nest, with its code."""
-    from .transforms.register_tiling import register_tile_function
+    from .codegen.cpu.register_tile import register_tile_function
 
     return register_tile_function(fn, options, log, filename, report_refusals=True)
 
@@ -287,7 +287,7 @@ def _vectorize_with(**switches) -> Step:
     """The cpu code generation phase with a switch forced on (`--passes math-approx`, ...)."""
 
     def step(fn, options, log, filename) -> int:
-        from .transforms.vectorize import vectorize_function
+        from .codegen.cpu.vectorize import vectorize_function
 
         return vectorize_function(fn, options, log, filename, **switches)
 
@@ -511,12 +511,12 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
     log.log(f"numLoopsFused = {fused}")
     if any(name in ("fold-constant-copies", "pack-constant-panels") for name, _ in steps):
-        from .transforms.constant_copies import erase_unread_sources
+        from .codegen.cpu.fold_constant_copies import erase_unread_sources
 
         erase_unread_sources(module.operation)  # no snapshot of a function reads them any more
     if any(name == "vectorize" for name, _ in steps):
-        from .analysis.constant_copies import enclosing_module
-        from .transforms.exact_math import erase_unused_tables
+        from .codegen.cpu.plan.constant_copies import enclosing_module
+        from .codegen.cpu.math.exact_math import erase_unused_tables
 
         for module_op in {mlir.op_key(m): m for m in map(enclosing_module, functions) if m is not None}.values():
             erase_unused_tables(module_op)  # a rolled-back vectorize step's table

@@ -31,9 +31,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .mlir import DYNAMIC, block_ops, func_body, func_name, functions, ir, location_of, new_context, parse_module
 from . import mlir
-from .analysis.libm import libm_expf
+from .codegen.cpu.math.libm import libm_expf
+from .mlir import DYNAMIC, block_ops, func_body, func_name, functions, ir, location_of, new_context, parse_module
 from .oracle import (ScalarKind, TypeSpec, Unsupported, VectorKind, function_signature, is_memref,
                      memref_element_dtype, memref_shape, scalar_kind, vector_kind)
 
@@ -209,7 +209,7 @@ def _ctpop(v: int, k: ScalarKind) -> int:
 
 def _expf(a):
     """math.exp: on f32, the host's libm `expf` element by element (what the native lowering
-    calls, analysis/libm.py); numpy's exp where there is none and on other types."""
+    calls, codegen/cpu/math/libm.py); numpy's exp where there is none and on other types."""
     fn = libm_expf()
     if isinstance(fn, str):
         return np.exp(a)

@@ -122,9 +122,9 @@ def default_vector_bits(framework_input: bool) -> int:
 
 
 def default_exact_math() -> bool:
-    """On where the host's libm `expf` gives the bits of the algorithm transforms/exact_math.py
-    emits (analysis/libm.py checks it against a model on 2,000+ inputs, once per process)."""
-    from .analysis.libm import host_expf
+    """On where the host's libm `expf` gives the bits of the algorithm codegen/cpu/math/exact_math.py
+    emits (codegen/cpu/math/libm.py checks it against a model on 2,000+ inputs, once per process)."""
+    from .codegen.cpu.math.libm import host_expf
 
     return host_expf().matches
 

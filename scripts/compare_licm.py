@@ -27,7 +27,7 @@ from loopopt.mlir import ir  # noqa: E402
 from loopopt.options import Options  # noqa: E402
 from loopopt.remarks import MISSED, RemarkLog  # noqa: E402
 from loopopt.toolchain import mlir_opt  # noqa: E402
-from loopopt.transforms.licm import (  # noqa: E402
+from loopopt.loop_optimization.licm import (  # noqa: E402
     LoopFacts, in_loop_defs, invariance_reason, licm, loop_facts, operand_defined_in_loop,
 )
 

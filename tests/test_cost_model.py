@@ -127,7 +127,7 @@ def test_guard_decides_on_innermost_loops_on_cpu_only():
     """The exp loop is parallel, the sum loop a reduction: refused on cpu, not on trn1, and
     the row loops around them are never refused by the guard."""
     module, facts, loops = _loops_of(SOFTMAX)
-    from loopopt.analysis.fusion_legality import check_vectorization
+    from loopopt.loop_optimization.fusion_legality import check_vectorization
 
     exp_inner = [o for o in mlir.walk(loops[1]) if o.name == "affine.for"][0]
     sum_inner = [o for o in mlir.walk(loops[2]) if o.name == "affine.for"][0]
@@ -456,7 +456,7 @@ func.func @f(%A: memref<16x32xf32>, %s: memref<32xf32>, %q: memref<16xf32>) {{
     ("%j floordiv 2, %j", "32", False),  # not indexed by the row loop
 ])
 def test_reads_same_elements_matches_the_loops_inside_the_pair(index, bound, same):
-    from loopopt.analysis.fusion_legality import reads_same_elements
+    from loopopt.loop_optimization.fusion_legality import reads_same_elements
 
     module, facts, loops = _loops_of(_two_nests(index, bound))
     root = mlir.func_body(mlir.functions(module)[0]).arguments[0]
@@ -504,7 +504,7 @@ def test_guard_work_grows_linearly_along_a_fused_chain(monkeypatch):
 
 
 def test_innermost_memo_sees_a_nest_appended_by_a_fuse():
-    from loopopt.transforms.fusion import loop_fusion
+    from loopopt.loop_optimization.fusion import loop_fusion
     from loopopt.transforms.rewriter import Rewriter
 
     text = """
@@ -532,7 +532,7 @@ func.func @f(%a: memref<8xf32>, %b: memref<8x4xf32>) {
 
 def test_carried_memo_checks_appended_accesses_against_the_old_ones():
     """Parallel before the fuse; the appended read of a[i + 1] meets the old write of a[i]."""
-    from loopopt.transforms.fusion import loop_fusion
+    from loopopt.loop_optimization.fusion import loop_fusion
     from loopopt.transforms.rewriter import Rewriter
 
     text = """
@@ -603,7 +603,7 @@ def test_consumer_of_an_argument_fuses_on_cpu_only(index, fused):
 def test_accumulator_cell_in_an_argument_earns_nothing():
     # tmp[i] is written by every %j of the first inner loop and read by every %j of the second:
     # the cell is in the cache either way, so the pair earns nothing (reads_produced_elements)
-    from loopopt.analysis.fusion_legality import reads_produced_elements
+    from loopopt.loop_optimization.fusion_legality import reads_produced_elements
     from test_fusion import ACCUMULATE_THEN_READ
 
     module, facts, loops = _loops_of(ACCUMULATE_THEN_READ)

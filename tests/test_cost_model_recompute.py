@@ -12,7 +12,7 @@ from loopopt.analysis.affine import Scope
 from loopopt.analysis.loops import loops_in_block
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
-from loopopt.transforms.pair_restructuring import plan_recompute, recompute_into_consumer
+from loopopt.loop_optimization.pair_restructuring import plan_recompute, recompute_into_consumer
 from fusion_util import optimize_checked
 from test_cost_model import _native_same
 

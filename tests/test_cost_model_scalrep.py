@@ -1,4 +1,4 @@
-"""Issue 12, cpu cost model part 2: scalar replacement (transforms/scalar_replacement.py).
+"""Issue 12, cpu cost model part 2: scalar replacement (codegen/cpu/scalar_replacement.py).
 
 Each transform test checks the IR, that it verifies (ours and mlir-opt's), and that results are
 unchanged in the reference interpreter (and natively with mlir-runner where it says so); each
@@ -13,7 +13,7 @@ from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
-from loopopt.transforms.scalar_replacement import FORWARDED, PASS, PROMOTED, scalar_replacement_function
+from loopopt.codegen.cpu.scalar_replacement import FORWARDED, PASS, PROMOTED, scalar_replacement_function
 from test_cost_model import SOFTMAX, _native_same
 
 CPU = Options(target=TARGETS["cpu"])
@@ -345,7 +345,7 @@ def test_promotion_leaves_no_facts_of_the_ops_it_erases():
     from loopopt.analysis.facts import Facts
     from loopopt.mlir import op_key
     from loopopt.transforms.rewriter import Rewriter
-    from loopopt.transforms.scalar_replacement import candidates, promote
+    from loopopt.codegen.cpu.scalar_replacement import candidates, promote
 
     src = """func.func @f(%a: memref<64xf32>, %s: memref<1xf32>) {
   affine.for %i = 0 to 64 {

@@ -1,6 +1,6 @@
 """Issue 12, the cpu cost model: split a longer loop whose extra iterations are read later
 (pair_restructuring.split_violation / split_loop / tail_placement, GreedyFusion._split_tail), and
-remove the stores that nothing reads any more (transforms/dead_stores.py).
+remove the stores that nothing reads any more (codegen/cpu/dead_stores.py).
 
 Every transform test checks the IR (ours and mlir-opt's verifier) and that results are unchanged
 in the reference interpreter; the issue's example also natively (mlir-runner)."""
@@ -18,8 +18,8 @@ from loopopt.options import Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
-from loopopt.transforms import pair_restructuring as pr
-from loopopt.transforms.dead_stores import dead_store_violation, dead_stores_function
+from loopopt.loop_optimization import pair_restructuring as pr
+from loopopt.codegen.cpu.dead_stores import dead_store_violation, dead_stores_function
 from test_cost_model import _native_same
 
 SPLIT = "[LOOP SPLIT]"
@@ -536,7 +536,7 @@ def test_store_in_an_scf_for_is_kept():
 
 
 def test_footprint_is_the_box_touched_and_keeps_memory_spaces():
-    from loopopt.transforms.dead_stores import footprint
+    from loopopt.codegen.cpu.dead_stores import footprint
 
     src = """
 func.func @f() {
@@ -560,7 +560,7 @@ def test_a_buffer_with_too_many_store_read_pairs_keeps_its_stores(monkeypatch):
     # The same dead store as above, with the pair budget at 1: one store x one read exceeds
     # nothing, two stores x one read do, so every store of that buffer is kept (sound: removing
     # a store is only an optimization), and the program is unchanged.
-    from loopopt.transforms import dead_stores
+    from loopopt.codegen.cpu import dead_stores
 
     src = _kernel(DEAD_LOW_ROWS)
     assert _dse(src)[1] == 1

@@ -1,5 +1,5 @@
-"""Issue 24: copies of constants evaluated at compile time (analysis/constant_copies.py,
-transforms/constant_copies.py, step fold-constant-copies).
+"""Issue 24: copies of constants evaluated at compile time (codegen/cpu/plan/constant_copies.py,
+codegen/cpu/fold_constant_copies.py, step fold-constant-copies).
 
 Each fold is checked on its IR and for its results (reference interpreter, and natively with
 mlir-runner: the interpreter reads the `dense_resource` blobs through the same helper as the
@@ -15,12 +15,12 @@ import pytest
 
 import loopopt
 from loopopt import mlir, native
-from loopopt.analysis import constant_copies
+from loopopt.codegen.cpu.plan import constant_copies
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
-from loopopt.transforms.constant_copies import evaluate_copy, fold_constant_copies_function
+from loopopt.codegen.cpu.fold_constant_copies import evaluate_copy, fold_constant_copies_function
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")

@@ -1,5 +1,5 @@
 """Issue 24: constants laid out in column panels for the products that read them
-(analysis/constant_panels.py, transforms/constant_panels.py, step pack-constant-panels).
+(codegen/cpu/plan/constant_panels.py, codegen/cpu/pack_constant_panels.py, step pack-constant-panels).
 
 The re-indexed loads are checked on the IR and for their results (reference interpreter and
 mlir-runner), including a last panel padded with zeros; each refusal leaves the load as it was;
@@ -14,13 +14,13 @@ import pytest
 
 import loopopt
 from loopopt import mlir, native
-from loopopt.analysis.constant_panels import PanelLoad, plan_constant_panels
+from loopopt.codegen.cpu.plan.constant_panels import PanelLoad, plan_constant_panels
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
-from loopopt.transforms import constant_panels
-from loopopt.transforms.constant_panels import pack_constant_panels_function, panel_bytes
+from loopopt.codegen.cpu import pack_constant_panels
+from loopopt.codegen.cpu.pack_constant_panels import pack_constant_panels_function, panel_bytes
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
@@ -146,12 +146,12 @@ def test_the_lower_bound_rule_is_needed():
         gop = next(op for op in mlir.block_ops(m.body) if op.name == "memref.global")
         plan = PanelLoad(load, gop, j_loop, 32, 8)
         monkey = [plan]
-        original = constant_panels.plan_constant_panels
-        constant_panels.plan_constant_panels = lambda fn: monkey
+        original = pack_constant_panels.plan_constant_panels
+        pack_constant_panels.plan_constant_panels = lambda fn: monkey
         try:
             assert pack_constant_panels_function(fn, CPU, RemarkLog(), "t.mlir") == 1
         finally:
-            constant_panels.plan_constant_panels = original
+            pack_constant_panels.plan_constant_panels = original
         assert plan_constant_panels(fn) == []  # the real rule refuses it
         mutated = m.operation.get_asm(large_resource_limit=None)
     with pytest.raises(AssertionError):

@@ -1,5 +1,5 @@
 """Issue 24, exact vector math: math.exp on f32 computed by libm's own algorithm
-(analysis/libm.py, transforms/exact_math.py) gives libm's bits, natively.
+(codegen/cpu/math/libm.py, codegen/cpu/math/exact_math.py) gives libm's bits, natively.
 
 The sweep kernel fills a buffer with f32 inputs made from bit patterns (every `stride`-th of the
 2^32, plus the edge cases), computes `math.exp` on it in a plain loop (the shape LLVM's loop
@@ -18,9 +18,9 @@ import struct
 import pytest
 
 from loopopt import api, mlir, native
-from loopopt.analysis import libm
+from loopopt.codegen.cpu.math import libm
 from loopopt.toolchain import find_tool
-from loopopt.transforms import exact_math
+from loopopt.codegen.cpu.math import exact_math
 
 needs_runner = [pytest.mark.toolchain,
                 pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")]

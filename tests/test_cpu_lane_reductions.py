@@ -1,7 +1,7 @@
 """Issue 24, attention's Q K^T: register tiling of a loop that carries its own reductions (the
 softmax's row maximum fused into the loop over keys), and the removal of dead carried values
 (the unused first index of that maximum) before it (transforms/dead_carried.py,
-cpu_plan.lane_reductions, register_tiling._sweep_p).
+cpu_plan.lane_reductions, register_tile._sweep_p).
 
 Every tiled nest is checked bit for bit natively (mlir-runner) against the untiled one, on scores
 that hold NaN, -0, +0 and -inf in chosen rows; the legality is fuzzed on 60 random nests against
@@ -17,14 +17,15 @@ import random
 import pytest
 
 from loopopt import mlir, native
-from loopopt.analysis import cpu_plan
-from loopopt.analysis.cpu_plan import TileCode, plan_register_tiles
+from loopopt.codegen.cpu.plan import cpu_plan
+from loopopt.codegen.cpu.plan.cpu_plan import TileCode, plan_register_tiles
 from loopopt.analysis.facts import Facts
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.toolchain import find_tool
-from loopopt.transforms import dead_carried, register_tiling
-from loopopt.transforms.register_tiling import register_tile_function
+from loopopt.transforms import dead_carried
+from loopopt.codegen.cpu import register_tile
+from loopopt.codegen.cpu.register_tile import register_tile_function
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
@@ -44,7 +45,7 @@ def codes(src: str) -> list:
     module = mlir.parse_module(src)
     with module.context:
         fn = mlir.functions(module)[0]
-        register_tiling.drop_dead_carried(fn, RemarkLog())
+        register_tile.drop_dead_carried(fn, RemarkLog())
         return [p.refusal.code if p.refusal else None for p in plan_register_tiles(fn, Facts(), CPU)]
 
 
@@ -254,7 +255,7 @@ def test_a_dead_value_is_removed_and_the_rest_unchanged():
     src = rowmax()
     module = mlir.parse_module(src)
     with module.context:
-        n = register_tiling.drop_dead_carried(mlir.functions(module)[0], RemarkLog())
+        n = register_tile.drop_dead_carried(mlir.functions(module)[0], RemarkLog())
         out = mlir.print_module(module)
     assert n == 1 and "index_cast" not in out and "iter_args(%arg11 = %cst_1) -> (f32)" not in out
     assert_same_results(src, out, seed=5)
@@ -316,7 +317,7 @@ def test_each_guard_is_needed(mutant, monkeypatch):
     module, name, replacement, check = MUTANTS[mutant]
     monkeypatch.setattr(module, name, replacement)
     if module is cpu_plan and name == "LANE_REDUCTIONS":
-        monkeypatch.setattr(register_tiling, "LANE_REDUCTIONS", replacement)
+        monkeypatch.setattr(register_tile, "LANE_REDUCTIONS", replacement)
     assert check() != [], f"disabling {name} went unnoticed"
 
 

@@ -1,4 +1,4 @@
-"""Issue 24, vectorized math: the polynomial approximations of transforms/math_approx.py against
+"""Issue 24, vectorized math: the polynomial approximations of codegen/cpu/math/math_approx.py against
 libm, natively.
 
 Each sweep runs one kernel under mlir-runner: it makes the inputs from 32-bit patterns (every
@@ -22,7 +22,7 @@ import pytest
 
 from loopopt import mlir, native
 from loopopt.toolchain import find_tool
-from loopopt.transforms import math_approx
+from loopopt.codegen.cpu.math import math_approx
 
 pytestmark = [pytest.mark.toolchain,
               pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")]

@@ -1,5 +1,5 @@
 """Issue 24, GEMMs: a product's operand walked across rows along the lanes loop is packed into
-rows first (analysis/packing.py, transforms/operand_packing.py), so the register tiling takes
+rows first (codegen/cpu/plan/packing.py, codegen/cpu/pack_operands.py), so the register tiling takes
 the product (torch's Linear weights, W[j, k], once fusion reads them in place of torch-mlir's
 transposed copy; attention's K[b, j, d]).
 
@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 
 from loopopt import driver, mlir, native
-from loopopt.analysis import packing
-from loopopt.analysis.packing import plan_operand_packs
+from loopopt.codegen.cpu.plan import packing
+from loopopt.codegen.cpu.plan.packing import plan_operand_packs
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
-from loopopt.transforms.operand_packing import pack_operands_function
+from loopopt.codegen.cpu.pack_operands import pack_operands_function
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")

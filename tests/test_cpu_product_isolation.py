@@ -1,5 +1,5 @@
 """Issue 24, GEMM piece: matrix products out of the loops fusion put them in
-(transforms/product_isolation.py): expansion of a buffer each iteration rewrites, then
+(codegen/cpu/isolate_products.py): expansion of a buffer each iteration rewrites, then
 distribution, so that loop order and register tiling get a nest of their own.
 
 Checked on the output IR and bit for bit in the reference interpreter and natively; the expansion
@@ -22,8 +22,8 @@ from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results, make_inputs, run_on_inputs
 from loopopt.toolchain import find_tool
-from loopopt.transforms import product_isolation
-from loopopt.transforms.product_isolation import isolate_products_function
+from loopopt.codegen.cpu import isolate_products
+from loopopt.codegen.cpu.isolate_products import isolate_products_function
 
 CPU = Options(target=TARGETS["cpu"])
 
@@ -174,7 +174,7 @@ def test_exposed_read_in_isl():
             scope = Scope()
             accs = [(mlir.operation(u.owner), access_pattern(mlir.operation(u.owner), scope))
                     for u in alloc.results[0].uses]
-            return product_isolation.exposed_read(accs, loop, scope)
+            return isolate_products.exposed_read(accs, loop, scope)
 
     write = "    affine.for %j = 0 to 8 {\n      affine.store %c, %t[%j] : memref<8xf32>\n    }\n"
     read = ("    affine.for %j = {lo} to 8 {{\n      %v = affine.load %t[%j] : memref<8xf32>\n"

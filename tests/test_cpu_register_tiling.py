@@ -1,5 +1,5 @@
-"""Issue 24, GEMM piece: register tiling of reduction nests (analysis/cpu_plan.py TilePlan,
-transforms/register_tiling.py).
+"""Issue 24, GEMM piece: register tiling of reduction nests (codegen/cpu/plan/cpu_plan.py TilePlan,
+codegen/cpu/register_tile.py).
 
 One test per refusal code and per form (vector lanes, scalar copies, rows jammed, remainders,
 symbolic sizes, fused multiply-add); every rewrite is checked on its IR, bit for bit in the
@@ -17,14 +17,14 @@ import pytest
 
 import loopopt
 from loopopt import mlir, native
-from loopopt.analysis import cpu_plan
-from loopopt.analysis.cpu_plan import TileCode, choose_tile, plan_register_tiles
+from loopopt.codegen.cpu.plan import cpu_plan
+from loopopt.codegen.cpu.plan.cpu_plan import TileCode, choose_tile, plan_register_tiles
 from loopopt.analysis.facts import Facts
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results, make_inputs, run_on_inputs
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
-from loopopt.transforms.register_tiling import multiple_bound, register_tile_function
+from loopopt.codegen.cpu.register_tile import multiple_bound, register_tile_function
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")

@@ -1,5 +1,5 @@
 """Issue 24, locality: transposing copies walk their column access one cache line wide
-(analysis/locality.py plan_transpose_block, transforms/transpose_blocking.py).
+(codegen/cpu/plan/locality.py plan_transpose_block, codegen/cpu/block_transposes.py).
 
 Each rewrite is checked on its IR and bit for bit (reference interpreter, and natively with
 mlir-runner); the refusals (not a copy, a trip count that is not a multiple of a strip, a
@@ -12,14 +12,14 @@ import pytest
 
 from loopopt import driver, mlir, native
 from loopopt.analysis.facts import Facts
-from loopopt.analysis.locality import plan_transpose_block
+from loopopt.codegen.cpu.plan.locality import plan_transpose_block
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
-from loopopt.transforms import transpose_blocking
-from loopopt.transforms.locality_interchange import bands
-from loopopt.transforms.transpose_blocking import tile_order, transpose_blocking_function
+from loopopt.codegen.cpu import block_transposes
+from loopopt.codegen.cpu.loop_order import bands
+from loopopt.codegen.cpu.block_transposes import tile_order, transpose_blocking_function
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")

@@ -1,5 +1,5 @@
-"""Issue 24, the cpu code generation phase: vector plans (analysis/cpu_plan.py) and their rewrites
-(transforms/vectorize.py, math_approx.py).
+"""Issue 24, the cpu code generation phase: vector plans (codegen/cpu/plan/cpu_plan.py) and their rewrites
+(codegen/cpu/vectorize.py, math_approx.py).
 
 One test per refusal code and per rewrite; the rewrites are checked on the output IR, in the
 reference interpreter (within the stated tolerance when a switch is on, bit for bit when off) and
@@ -17,9 +17,9 @@ import pytest
 
 from fusion_util import optimize_checked
 from loopopt import driver, mlir, native
-from loopopt.analysis import cpu_plan
+from loopopt.codegen.cpu.plan import cpu_plan
 from loopopt.analysis.roofline import host_vector_bits
-from loopopt.analysis.cpu_plan import Code, plan_function
+from loopopt.codegen.cpu.plan.cpu_plan import Code, plan_function
 from loopopt.analysis.facts import Facts
 from loopopt.options import TARGETS, Options
 from loopopt.testing import make_inputs, run_on_inputs
@@ -267,7 +267,7 @@ def test_default_cpu_pipeline_with_exact_math_changes_only_the_exp_loop():
 
 
 def cpu_plan_vectorizable() -> str:
-    from loopopt.transforms.vectorize import VECTORIZABLE
+    from loopopt.codegen.cpu.vectorize import VECTORIZABLE
 
     return VECTORIZABLE
 
@@ -307,7 +307,7 @@ def test_neuron_targets_keep_the_seed_rules():
 
 
 def test_existing_fastmath_flags_are_kept():
-    from loopopt.transforms.vectorize import with_reassoc
+    from loopopt.codegen.cpu.vectorize import with_reassoc
 
     with mlir.new_context():
         from loopopt.mlir import ir

@@ -7,7 +7,7 @@ from loopopt import mlir
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
-from loopopt.transforms.fusion import GreedyFusion
+from loopopt.loop_optimization.fusion import GreedyFusion
 
 
 def random_block(rng: random.Random, n_loops: int) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from loopopt import mlir
 from loopopt.analysis.affine import Scope
 from loopopt.analysis.loops import loops_in_block
-from loopopt.transforms import pair_restructuring as pr
+from loopopt.loop_optimization import pair_restructuring as pr
 from fusion_util import messages, optimize_checked
 from test_cost_model import _native_same
 
@@ -244,7 +244,7 @@ func.func @pt(%out: memref<10xf32>, %x: memref<10x10xf32>) {
 
 
 def test_private_intermediates_do_not_count_as_strided_walks():
-    from loopopt.analysis.pair_locality import pair_private_buffers, strided_walks
+    from loopopt.codegen.cpu.plan.pair_locality import pair_private_buffers, strided_walks
     from loopopt.analysis.memory import buffer_key_of
 
     module = mlir.parse_module(PRIVATE_TRANSPOSE, "t.mlir")
@@ -265,7 +265,7 @@ def test_private_intermediates_do_not_count_as_strided_walks():
 def test_transposing_chain_fuses_into_one_nest():
     """The sum over b's rows is permuted to read b as the transposing copy writes it: its walk of
     b becomes strided, but b goes with the fusion (contraction), so the guard lets it through;
-    counting b's walk (analysis/locality.py alone) refuses it and leaves 4 loops."""
+    counting b's walk (codegen/cpu/plan/locality.py alone) refuses it and leaves 4 loops."""
     res = optimize_checked(PRIVATE_TRANSPOSE, "cpu")
     assert res.num_loops_fused == 4  # three nests into one (register tiling then adds its own loops)
     assert "memref.alloc" not in res.text

@@ -334,7 +334,7 @@ def test_api_checks_the_same_rules_before_any_ir():
 
 
 def test_ctrl_c_exits_130_in_one_line_writing_nothing(tmp_path):
-    code = ("import sys, time, loopopt.cli as c, loopopt.transforms.licm as l\n"
+    code = ("import sys, time, loopopt.cli as c, loopopt.loop_optimization.licm as l\n"
             "def slow(*a, **k):\n    sys.stderr.write('in licm\\n'); sys.stderr.flush(); time.sleep(60)\n"
             "l.licm_function = slow\nc.main(sys.argv[1:])\n")
     p = subprocess.Popen([sys.executable, "-c", code, str(INPUT), "--remarks-json", str(tmp_path / "r"), "-o",
@@ -537,7 +537,7 @@ def test_wrong_source_type_is_a_type_error(bad, hint):
 
 def _interrupting(monkeypatch, how):
     """LICM (after fusion changed the module) stops with an interrupt."""
-    from loopopt.transforms import licm
+    from loopopt.loop_optimization import licm
 
     real = licm.licm_function
 
@@ -567,7 +567,7 @@ def test_interrupt_leaves_the_callers_module_as_it_was(monkeypatch, how):
 
 
 def test_bad_input_inside_a_step_leaves_the_module_as_it_was(monkeypatch):
-    from loopopt.transforms import licm
+    from loopopt.loop_optimization import licm
 
     def bad(*a, **k):
         raise LoopOptError("x.mlir:1:1: error: injected")

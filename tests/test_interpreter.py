@@ -48,7 +48,7 @@ func.func @chain(%A: memref<16xf32>, %B: memref<16xf32>, %C: memref<16xf32>) {
 def libm_exp(a: np.ndarray) -> np.ndarray:
     """math.exp on f32 as the interpreter defines it: the host's libm expf (numpy's exp where
     there is none)."""
-    from loopopt.analysis.libm import libm_expf
+    from loopopt.codegen.cpu.math.libm import libm_expf
 
     fn = libm_expf()
     if isinstance(fn, str):

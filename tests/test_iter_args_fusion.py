@@ -1,4 +1,4 @@
-"""Issue 25, fusion of loops that carry iter_args (transforms/iter_args_fusion.py): the fused
+"""Issue 25, fusion of loops that carry iter_args (loop_optimization/iter_args_fusion.py): the fused
 loop carries both loops' iter_args, each loop's values stay with its own iterations, results
 are remapped; a pair whose second loop needs the first loop's results is refused (mutation
 checks below show the guard is needed). IR, remarks and results are checked (reference
@@ -166,8 +166,8 @@ def test_mutation_without_the_carried_values_guard_the_fuse_is_invalid(src, monk
     """Without carried_values_refusal the pair fuses and the sum is used before the loop that
     computes it has run (a use before its definition): the fused IR does not verify."""
     from loopopt.remarks import RemarkLog
-    from loopopt.transforms import iter_args_fusion as ia
-    from loopopt.transforms.fusion import check_loop_fusion
+    from loopopt.loop_optimization import iter_args_fusion as ia
+    from loopopt.loop_optimization.fusion import check_loop_fusion
 
     monkeypatch.setattr(ia, "carried_values_refusal", lambda *a: None)
     module = mlir.parse_module(src)

@@ -14,7 +14,7 @@ from loopopt.options import Options
 from loopopt.remarks import MISSED, PASSED, RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, mlir_opt, verify_with_mlir_opt
-from loopopt.transforms.licm import (
+from loopopt.loop_optimization.licm import (
     ALLOC, CALL, LOAD, PURE, REGION, UNKNOWN, WRITE, in_loop_defs, invariance_reason, licm, loop_facts, op_kind,
 )
 from loopopt.analysis.affine import Scope
@@ -470,7 +470,7 @@ def test_invariants_of_the_second_body_leave_the_fused_loop():
 
 
 def test_fusion_then_licm_end_to_end():
-    from loopopt.transforms.fusion import check_loop_fusion
+    from loopopt.loop_optimization.fusion import check_loop_fusion
 
     module = parse_module(PROGRAMS["unfused"], "unfused.mlir")
     log = RemarkLog()
@@ -522,7 +522,7 @@ def test_closed_inner_loop_and_if_leave_as_a_whole():
 
 
 def test_per_function_entry_point_does_what_the_module_pass_does():
-    from loopopt.transforms.licm import licm_function
+    from loopopt.loop_optimization.licm import licm_function
 
     out, log, n, _ = run_licm("call_reach")
     module = parse_module(PROGRAMS["call_reach"], "call_reach.mlir")

@@ -13,8 +13,8 @@ from loopopt.analysis.liveness import Liveness, live_between
 from loopopt.analysis.loops import loops_in_block
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.transforms import fusion
-from loopopt.transforms.fusion import GreedyFusion
+from loopopt.loop_optimization import fusion
+from loopopt.loop_optimization.fusion import GreedyFusion
 from loopopt.mlir import ir
 from loopopt.transforms.rewriter import BlockOrder, Rewriter
 

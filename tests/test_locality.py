@@ -3,7 +3,7 @@ multi-dimensional buffer where the input did not (MLIR 22's fusion does on atax/
 import pytest
 
 from loopopt import mlir
-from loopopt.analysis.locality import strided_innermost_accesses
+from loopopt.codegen.cpu.plan.locality import strided_innermost_accesses
 
 from fusion_util import optimize_checked
 from test_corpus import FILES, _sizes
@@ -44,13 +44,14 @@ import numpy as np  # noqa: E402
 
 import loopopt  # noqa: E402
 from loopopt import native  # noqa: E402
-from loopopt.analysis import locality  # noqa: E402
+from loopopt.codegen.cpu.plan import locality  # noqa: E402
 from loopopt.analysis.facts import Facts  # noqa: E402
 from loopopt.options import TARGETS, Options  # noqa: E402
 from loopopt.remarks import RemarkLog  # noqa: E402
 from loopopt.testing import assert_same_results, make_inputs, run_on_inputs  # noqa: E402
 from loopopt.toolchain import find_tool  # noqa: E402
-from loopopt.transforms import interchange, locality_interchange  # noqa: E402
+from loopopt.transforms import interchange  # noqa: E402
+from loopopt.codegen.cpu import loop_order  # noqa: E402
 
 CPU = Options(target=TARGETS["cpu"])
 
@@ -60,7 +61,7 @@ def reorder(src: str, options: Options = CPU) -> tuple[str, list]:
     log = RemarkLog()
     with module.context:
         for fn in mlir.functions(module):
-            locality_interchange.loop_order_function(fn, options, log, "t.mlir")
+            loop_order.loop_order_function(fn, options, log, "t.mlir")
         assert mlir.verify(module.operation) is None
         return mlir.print_module(module), list(log)
 
@@ -72,7 +73,7 @@ def costs(src: str) -> list:
         fn = mlir.functions(module)[0]
         facts = Facts()
         out = []
-        for band in locality_interchange.bands(fn):
+        for band in loop_order.bands(fn):
             p = locality.plan_loop_order(band, facts, CPU)
             out.append((p.kept_cost.kind, p.cost.kind, p.order, p.refusal is not None))
         return out

@@ -180,7 +180,7 @@ def test_mutation_without_the_known_accesses_the_reader_moves_first(monkeypatch)
     """If an op with unknown effects were judged by the private-buffer rule alone, the loop
     between would be hoisted above the fill of %t and read it uninitialized (found by the fuzzer:
     tests/regressions/7665297c30c7.mlir)."""
-    from loopopt.analysis import fusion_legality as fl
+    from loopopt.loop_optimization import fusion_legality as fl
 
     def unknown_only(x, y):
         if x.unknown and y.unknown:

@@ -8,7 +8,7 @@ from loopopt import mlir
 from loopopt.analysis.accesses import access_pattern
 from loopopt.analysis.dependence import instance_pair, iterations_share_elements, pair_set
 from loopopt.analysis.facts import Facts
-from loopopt.transforms.contraction import shrink_plan
+from loopopt.loop_optimization.contraction import shrink_plan
 
 
 def pairwise_share(accesses, fixed: int, depth: int, scope) -> bool:

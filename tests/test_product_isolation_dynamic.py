@@ -18,8 +18,8 @@ from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
-from loopopt.transforms import product_isolation
-from loopopt.transforms.product_isolation import isolate_products_function, iteration_extent
+from loopopt.codegen.cpu import isolate_products
+from loopopt.codegen.cpu.isolate_products import isolate_products_function, iteration_extent
 
 CPU = Options(target=TARGETS["cpu"])
 needs_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
@@ -182,7 +182,7 @@ def refusal(src: str) -> str | None:
         alloc = next(o for o in mlir.walk(fn) if o.name == "memref.alloc")
         scope = Scope()
         ext = iteration_extent(loop, scope)
-        return product_isolation.expansion_refusal(alloc, loop, scope, ext.copies, CPU.sb_budget)
+        return isolate_products.expansion_refusal(alloc, loop, scope, ext.copies, CPU.sb_budget)
 
 
 def test_refusals():
@@ -247,7 +247,7 @@ MUTANTS = {
 def test_each_guard_is_needed(mutant, monkeypatch):
     name, replacement, check = MUTANTS[mutant]
     assert check() == [], f"{mutant}: the check fails without the mutant"
-    monkeypatch.setattr(product_isolation, name, replacement)
+    monkeypatch.setattr(isolate_products, name, replacement)
     assert check() != [], f"disabling {name} went unnoticed"
 
 

@@ -10,7 +10,7 @@ from loopopt import native
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.toolchain import find_tool
-from loopopt.transforms.register_tiling import at_least, multiple_bound, register_tile_function
+from loopopt.codegen.cpu.register_tile import at_least, multiple_bound, register_tile_function
 from loopopt import mlir
 
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")

@@ -10,9 +10,9 @@ import pytest
 from loopopt import mlir
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.transforms import fusion
-from loopopt.transforms import pair_restructuring as pr
-from loopopt.transforms.fusion import GreedyFusion
+from loopopt.loop_optimization import fusion
+from loopopt.loop_optimization import pair_restructuring as pr
+from loopopt.loop_optimization.fusion import GreedyFusion
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -173,7 +173,7 @@ def test_distribution_cannot_split_counts_def_use_groups():
 
 def test_interchange_cannot_align_compares_the_new_outer_trip_count():
     m = mlir.parse_module(scaling.shared_buffer(2), "i.mlir")
-    from loopopt.analysis.fusion_legality import constant_trip
+    from loopopt.loop_optimization.fusion_legality import constant_trip
     from loopopt.analysis.loops import loops_in_block
 
     l16, l15 = loops_in_block(mlir.func_body(mlir.functions(m)[0]))

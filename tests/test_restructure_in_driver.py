@@ -202,7 +202,7 @@ def test_cpu_interchange_never_adds_strided_walks():
     # column walks (3 strided accesses instead of 1): on cpu the guard refuses; on a Neuron
     # target there is no such guard and the pair fuses.
     from loopopt import mlir
-    from loopopt.analysis.locality import strided_innermost_accesses
+    from loopopt.codegen.cpu.plan.locality import strided_innermost_accesses
 
     def strided(text):
         module = mlir.parse_module(text)  # keep the module alive while its ops are read

@@ -25,7 +25,7 @@ def test_fault_injection_rolls_back_the_step(step):
 
 
 def test_exception_inside_a_transform_rolls_back(monkeypatch):
-    from loopopt.transforms import fusion
+    from loopopt.loop_optimization import fusion
 
     def boom(l1, l2):
         raise RuntimeError("injected failure in the middle of a fuse")

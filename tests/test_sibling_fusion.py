@@ -1,4 +1,4 @@
-"""Issue 25, sibling fusion on cpu (analysis/sibling_reuse.py): a pair that shares no placed
+"""Issue 25, sibling fusion on cpu (codegen/cpu/plan/sibling_reuse.py): a pair that shares no placed
 intermediate earns the bytes of an external buffer the second loop touches again in the same
 fused iteration, across nest shapes (per-iteration footprints, exact with isl); a parallel
 innermost loop may join an accumulator-only reduction when both stream one input (bicg).
@@ -175,7 +175,7 @@ func.func @f(%A: memref<32x32xf32>, %o: memref<32xf32>, %o2: memref<32xf32>) {{
     ("%i, 0", "%i, %j", "32", False),  # more than the first read
 ])
 def test_footprints_nest_compares_what_one_fused_iteration_touches(first, second, inner2, reused):
-    from loopopt.analysis.sibling_reuse import footprints_nest
+    from loopopt.codegen.cpu.plan.sibling_reuse import footprints_nest
 
     module, facts, l1, l2 = _pair(_footprint_case(first, second, inner2))
     (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
@@ -191,8 +191,8 @@ def test_a_shared_input_does_not_override_a_negative_distance(monkeypatch):
     """Mutation check: the s init loop and the row nest share s (the init writes s[j] in iteration
     j, the nest reads every s[j] in every row): with the footprint rule rewarding it, only the
     battery's negative-distance check keeps them apart; without it the fused program differs."""
-    from loopopt.analysis import fusion_legality as fl
-    from loopopt.analysis import sibling_reuse as sr
+    from loopopt.loop_optimization import fusion_legality as fl
+    from loopopt.codegen.cpu.plan import sibling_reuse as sr
 
     src = BICG2
     monkeypatch.setattr(sr, "footprints_nest", lambda *a: True)  # reward every shared buffer

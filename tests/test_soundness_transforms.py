@@ -18,8 +18,8 @@ from loopopt.analysis.affine import Scope
 from loopopt.options import TARGETS, Options
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
-from loopopt.transforms import pair_restructuring as pr
-from loopopt.transforms.licm import may_trap
+from loopopt.loop_optimization import pair_restructuring as pr
+from loopopt.loop_optimization.licm import may_trap
 
 
 def optimize(src: str, target: str = "cpu", sizes=None, seed: int = 3):

@@ -34,10 +34,10 @@ from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
-from loopopt.transforms.contraction import contraction_decision
-from loopopt.transforms.dead_stores import dead_stores_function
-from loopopt.transforms.licm import licm_function
-from loopopt.transforms.scalar_replacement import FORWARDED, scalar_replacement_function
+from loopopt.loop_optimization.contraction import contraction_decision
+from loopopt.codegen.cpu.dead_stores import dead_stores_function
+from loopopt.loop_optimization.licm import licm_function
+from loopopt.codegen.cpu.scalar_replacement import FORWARDED, scalar_replacement_function
 from test_soundness import FILES, Run, native_outputs, optimized, program, run_natively
 
 CPU = Options(target=TARGETS["cpu"])
@@ -428,7 +428,7 @@ def test_recompute_pair_with_an_untraced_producer_read_keeps_its_results_nativel
 
 
 def test_recompute_planner_refuses_a_producer_that_reads_through_an_alias():
-    from loopopt.transforms import pair_restructuring as pr
+    from loopopt.loop_optimization import pair_restructuring as pr
 
     module = mlir.parse_module(RECOMPUTE_ALIAS)
     fn = _function(module, "f")
@@ -439,7 +439,7 @@ def test_recompute_planner_refuses_a_producer_that_reads_through_an_alias():
 
 def test_applying_that_recompute_plan_changes_the_results():
     """What the finding above costs if a caller trusted the planner alone."""
-    from loopopt.transforms import pair_restructuring as pr
+    from loopopt.loop_optimization import pair_restructuring as pr
 
     module = mlir.parse_module(RECOMPUTE_ALIAS)
     fn = _function(module, "f")

@@ -1,4 +1,4 @@
-"""Untiling on cpu (transforms/untile.py): a strip-mined loop becomes one flat loop only when the
+"""Untiling on cpu (codegen/cpu/untile.py): a strip-mined loop becomes one flat loop only when the
 nest visits the tile loop's range in increasing order, each integer once. Every rewrite is checked
 for verification (ours and mlir-opt's) and unchanged results (reference interpreter, natively)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
-from loopopt.transforms.untile import UNTILED, untile_function
+from loopopt.codegen.cpu.untile import UNTILED, untile_function
 from test_cost_model import _native_same
 
 

@@ -45,7 +45,7 @@ class Facts:
         """fusion_legality.constant_trip of a loop: (trip count, step), None if not constant."""
         k = op_key(op)
         if k not in self._trips:
-            from .fusion_legality import constant_trip
+            from ..loop_optimization.fusion_legality import constant_trip
 
             self._trips[k] = constant_trip(op)
         return self._trips[k]

@@ -171,7 +171,7 @@ def partition_loop(loop: ir.Operation, scope: Scope | None = None, facts=None) -
 
 def partition_extent(loop: ir.Operation, scope: Scope | None = None, facts=None) -> int | None:
     """Number of partitions `loop` walks: the constant trip count of its partition loop."""
-    from .pair_restructuring import known_trip_count
+    from ..loop_optimization.pair_restructuring import known_trip_count
 
     p = partition_loop(loop, scope, facts)
     return known_trip_count(p) if p is not None else None

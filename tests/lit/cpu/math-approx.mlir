@@ -1,5 +1,5 @@
 // Issue 24: `--passes math-approx` replaces math.exp, log, tanh and erf on f32 in vectorizable
-// loops by polynomials of arith/math ops that have vector instructions (transforms/math_approx.py);
+// loops by polynomials of arith/math ops that have vector instructions (codegen/cpu/math/math_approx.py);
 // the constants go before the nest. f64 math and loops that stay scalar keep their libm calls.
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes math-approx --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes math-approx -o %t.mlir && mlir-opt %t.mlir -o /dev/null

@@ -1,5 +1,5 @@
 // Two reductions over one column, each carrying its value in iter_args, fuse into one loop
-// that carries both (transforms/iter_args_fusion.py); each result is remapped to its slot.
+// that carries both (loop_optimization/iter_args_fusion.py); each result is remapped to its slot.
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 
 func.func @sum_and_product(%a: memref<8x8xf32>, %o1: memref<8xf32>, %o2: memref<8xf32>) {

@@ -1,7 +1,7 @@
 // A row written by a 2-deep nest and read back inside a 3-deep nest (MLIR's
 // loop-fusion-2.mlir @affine_add_mm_fused, small, N symbolic). On cpu the second nest reads,
 // in each fused row iteration, only elements the first has just written there (the footprint
-// rule of analysis/sibling_reuse.py), so the rows fuse and then the column loops: 5 -> 3 loops,
+// rule of codegen/cpu/plan/sibling_reuse.py), so the rows fuse and then the column loops: 5 -> 3 loops,
 // as mlir-opt. trn1 keeps the seed's profit (no placed intermediate): refuse-no-benefit-trn1.mlir.
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes fusion --remarks 2>&1 | filecheck %s
 

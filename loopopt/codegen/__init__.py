@@ -1,0 +1,2 @@
+"""Code generators: what runs after the seed's pass, per target.
+"""

@@ -1,0 +1,291 @@
+"""Dead stores (cpu): a store into a private buffer whose value nothing reads any more.
+
+After fusion and scalar replacement, a fused loop may still store an intermediate that every
+reader now takes from a register (store-to-load forwarding). Such a store is removed when no
+access that may run after it may read an element it writes; a buffer left with no access but
+its dealloc is removed too, and one whose remaining accesses touch a smaller box of elements is
+shrunk to that box (`footprint`, `shift_to_footprint`).
+
+Rule (`dead_store_violation`): the store is an `affine.store` with an affine index into a buffer
+the function allocates (`memref.alloc`/`alloca`) that does not escape (every use is a modelled
+load, store or its dealloc: no view, call, return, yield or store of the buffer itself). The
+store and every enclosing op up to the function are affine.for, affine.if or scf.if, and the
+function has one block. A read may run after the store when it is in a later iteration of a loop
+enclosing both, or in the same iteration of all of them and after the store in program order
+(a read earlier in a loop body runs again in the next iteration). For each read of the buffer,
+the pairs (store instance, read instance) on one element with the read after the store are
+computed exactly with isl; any such pair keeps the store. Anything not modelled keeps it, and
+so does every store of a buffer with more than MAX_PAIR_CHECKS (store, read) pairs (the check is
+one isl set per pair; removing a store is an optimization, keeping it is always sound).
+"""
+from __future__ import annotations
+
+from ... import mlir
+from ...analysis.accesses import access_pattern
+from ...analysis.affine import NonAffine, Scope
+from ...analysis.dependence import element_set, instance_pair, pair_set
+from ...analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS
+from ...analysis.loops import ancestors
+from ...analysis.memory import escaping_use, is_placed
+from ...mlir import ir
+from ...options import Options
+from ...remarks import PASSED, RemarkLog
+from ...transforms.rewriter import Rewriter
+
+PASS = "dead-stores"
+REMOVED = "[DEAD STORE] store removed: nothing that runs after it reads what it writes"
+BUFFER_REMOVED = "[DEAD STORE] buffer removed: nothing reads it"
+# Ops that may enclose the store: their iterations are loops the analysis sees, or a body that
+# runs at most once per execution of its parent.
+STORE_NESTING = ("affine.for", "affine.if", "scf.if")
+
+
+def _chain(op: ir.Operation) -> list[ir.Operation]:
+    """`op` and its ancestors below the function, outermost first."""
+    out = [op]
+    for p in ancestors(op):
+        if p.name in ("func.func", "builtin.module"):
+            break
+        out.append(p)
+    return out[::-1]
+
+
+def _after_in_program_order(store: ir.Operation, read: ir.Operation) -> bool:
+    """True iff, in one iteration of every loop enclosing both, `read` runs after `store`: below
+    their deepest common ancestor, read's branch comes later in the same block. Branches in
+    different regions of one conditional never both run in one execution of it."""
+    cs, cr = _chain(store), _chain(read)
+    k = 0
+    while k < min(len(cs), len(cr)) and cs[k] == cr[k]:
+        k += 1
+    if k == len(cs) or k == len(cr):
+        return False  # one encloses the other: a load never encloses a store
+    xs, xr = cs[k], cr[k]
+    return xs.block == xr.block and xs.is_before_in_block(xr)
+
+
+def _read_after(store_acc, read_acc, after: bool, scope: Scope) -> bool:
+    """True iff some instance of the read runs after some instance of the store on an element
+    the store writes (isl). The loops enclosing both are compared lexicographically (steps are
+    positive, so IV order is execution order); with all of them equal the read comes after
+    only when it is after the store in program order (`after`)."""
+    p = instance_pair(store_acc, read_acc, scope, fixed=0)
+    if p is None:
+        return False
+    shared = 0
+    for x, y in zip(store_acc.loops, read_acc.loops):
+        if x.op != y.op or x.name != y.name:
+            break
+        shared += 1
+    names = [lp.name for lp in store_acc.loops[:shared]]
+    s = [p.src_rename[n] for n in names]
+    t = [p.dst_rename[n] for n in names]
+    cases = []
+    for j in range(shared):
+        eq = [f"{t[m]} = {s[m]}" for m in range(j)]
+        cases.append("(" + " and ".join(eq + [f"{t[j]} > {s[j]}"]) + ")")
+    if after:
+        cases.append("(" + " and ".join([f"{t[m]} = {s[m]}" for m in range(shared)] or ["1 = 1"]) + ")")
+    if not cases:
+        return False
+    return not pair_set(p, ["(" + " or ".join(cases) + ")"]).is_empty()
+
+
+MAX_PAIR_CHECKS = 4096  # (store, read) pairs of one buffer checked before its stores are kept
+
+
+def buffer_violation(buf: ir.Value) -> str | None:
+    """None iff the rule's conditions on the buffer itself hold: allocated by the function and
+    not escaping (checked once per buffer, not once per store)."""
+    if not is_placed(buf):
+        return "the buffer is not allocated by the function"
+    user = escaping_use(buf, {**READ_OPS, **WRITE_OPS})
+    if user is not None:
+        return f"the buffer escapes through {user.name} at {mlir.location_of(user)}"
+    return None
+
+
+def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool = False) -> str | None:
+    """None iff `store` can be removed without changing the program (see the module rule);
+    otherwise why it is kept. `buffer_checked`: the caller has found `buffer_violation` None."""
+    if store.name != "affine.store":
+        return "not an affine.store"
+    buf = store.operands[1]
+    if not buffer_checked:
+        why = buffer_violation(buf)
+        if why is not None:
+            return why
+    chain = _chain(store)
+    top = mlir.operation(chain[0].parent)
+    if top.name != "func.func" or len(list(top.regions[0].blocks)) != 1:
+        return "the function has several blocks"
+    for p in chain[:-1]:
+        if p.name not in STORE_NESTING:
+            return f"{p.name} at {mlir.location_of(p)} encloses the store"
+    try:
+        s = access_pattern(store, scope)
+    except NonAffine:
+        return "the store's index is not affine"
+    if s.index is None:
+        return "the store's index is not affine"
+    for use in buf.uses:
+        op = mlir.operation(use.owner)
+        if op == store or op.name == "memref.dealloc" or op.name in WRITE_OPS:
+            continue  # a store or a dealloc reads nothing
+        for p in _chain(op)[:-1]:
+            if p.name not in REGION_OPS:
+                return f"{p.name} at {mlir.location_of(p)} encloses a read"
+        try:
+            r = access_pattern(op, scope)
+        except NonAffine:
+            return f"the read at {mlir.location_of(op)} is not affine"
+        if r.index is None:
+            return f"the read at {mlir.location_of(op)} may read any element"
+        if _read_after(s, r, _after_in_program_order(store, op), scope):
+            return f"the read at {mlir.location_of(op)} may read what it writes"
+    return None
+
+
+def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
+    """Remove every dead store of one function (and buffers left with only a dealloc); returns
+    how many stores were removed. Only stores into buffers the function allocates are looked at."""
+    fname = mlir.func_name(fn)
+    scope = Scope()
+    rewriter = Rewriter()
+    count = 0
+    allocs = [o for o in mlir.walk(fn) if o.name in ("memref.alloc", "memref.alloca")]
+    for alloc in allocs:
+        buf = alloc.results[0]
+        users = [mlir.operation(x.owner) for x in buf.uses]
+        stores = [u for u in users if u.name == "affine.store"]
+        if not stores or buffer_violation(buf) is not None:
+            continue
+        # Each store is checked against every read: a profit question, so a buffer with too
+        # many pairs keeps its stores (sound) and the pass stays linear in the accesses.
+        if len(stores) * (len(users) - len(stores)) > MAX_PAIR_CHECKS:
+            continue
+        removed = 0
+        for st in stores:
+            if dead_store_violation(st, scope, buffer_checked=True) is None:
+                where = mlir.location_of(st, filename)
+                rewriter.erase(st)
+                removed += 1
+                log.add(PASS, PASSED, REMOVED, function=fname, location=where)
+        count += removed
+        users = [mlir.operation(x.owner) for x in buf.uses]
+        if removed and all(u.name == "memref.dealloc" for u in users):
+            where = mlir.location_of(alloc, filename)
+            for u in users:
+                rewriter.erase(u)
+            rewriter.erase(alloc)
+            log.add(PASS, PASSED, BUFFER_REMOVED, function=fname, location=where)
+        elif removed:
+            box = footprint(alloc, scope)
+            if box is not None:
+                where = mlir.location_of(alloc, filename)
+                old = mlir.memref_type(buf).shape
+                rewriter.replace([alloc], lambda: [[shift_to_footprint(alloc, box)]])
+                log.add(PASS, PASSED, BUFFER_SHRUNK.format(old="x".join(map(str, old)),
+                                                           new="x".join(str(hi - lo + 1) for lo, hi in box)),
+                        function=fname, location=where, args={"offsets": [lo for lo, _ in box]})
+    return count
+
+
+# ---------------------------------------------------------------------------------------
+# Shrinking a buffer to the box of elements still accessed.
+
+BUFFER_SHRUNK = "[DEAD STORE] buffer shrunk from {old} to {new}: the elements still accessed"
+
+
+def footprint(alloc: ir.Operation, scope: Scope) -> list[tuple[int, int]] | None:
+    """Per dimension, the (lowest, highest) index any access of the buffer touches, when that box
+    is constant and smaller than the buffer; else None.
+
+    Rule: the buffer has a static shape, the default layout and memory space, and does not escape, and every use is an affine load or
+    store (scalar or vector) with an affine index, or its dealloc; the box covers every element any
+    instance touches (isl, over all iterations, vector boxes included). Shifting every index by
+    the box's corner then maps the touched elements one to one into a buffer of the box's size."""
+    from ...loop_optimization.contraction import LOADS, STORES
+
+    buf = alloc.results[0]
+    t = mlir.memref_type(buf)
+    if t is None or any(d == mlir.DYNAMIC for d in t.shape) or not t.shape:
+        return None
+    if t.memory_space is not None or str(t.layout) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(t.shape), t.context))):
+        return None  # keep a memory space or layout as written
+    if escaping_use(buf, {**LOADS, **STORES}) is not None:
+        return None
+    accesses = []
+    for use in buf.uses:
+        op = mlir.operation(use.owner)
+        if op.name == "memref.dealloc":
+            continue
+        try:
+            a = access_pattern(op, scope)
+        except NonAffine:
+            return None
+        if a.index is None or len(a.index) != len(t.shape):
+            return None
+        accesses.append(a)
+    if not accesses:
+        return None
+    box = []
+    for d in range(len(t.shape)):
+        lo = hi = None
+        for a in accesses:
+            r = _range(element_set(a, scope), d)
+            if r is None:
+                return None
+            lo = r[0] if lo is None else min(lo, r[0])
+            hi = r[1] if hi is None else max(hi, r[1])
+        box.append((lo, hi))
+    if all(lo == 0 and hi == n - 1 for (lo, hi), n in zip(box, t.shape)):
+        return None
+    if any(lo < 0 or hi >= n or hi < lo for (lo, hi), n in zip(box, t.shape)):
+        return None  # an access may fall outside the buffer: leave the program as written
+    return box
+
+
+def _range(elements, d: int) -> tuple[int, int] | None:
+    """Constant (min, max) of coordinate d of an isl set of elements, or None."""
+    import islpy as isl
+
+    s = elements.project_out(isl.dim_type.set, d + 1, elements.dim(isl.dim_type.set) - d - 1) \
+        .project_out(isl.dim_type.set, 0, d)
+    if s.is_empty() or not s.is_bounded():
+        return None
+    try:
+        lo, hi = s.dim_min(0), s.dim_max(0)
+    except isl.Error:
+        return None
+    if not (lo.is_cst() and hi.is_cst()):
+        return None
+    vals: list = []
+    lo.foreach_piece(lambda _s, aff: vals.append(("lo", aff.get_constant_val().to_python())))
+    hi.foreach_piece(lambda _s, aff: vals.append(("hi", aff.get_constant_val().to_python())))
+    los = [v for k, v in vals if k == "lo"]
+    his = [v for k, v in vals if k == "hi"]
+    if not los or not his:
+        return None
+    return int(min(los)), int(max(his))
+
+
+def shift_to_footprint(alloc: ir.Operation, box: list[tuple[int, int]]) -> ir.Operation:
+    """Replace the buffer by one of the box's shape; every access's index moves by the box's
+    lowest corner (see `footprint`). Returns the new allocation."""
+    buf = alloc.results[0]
+    t = mlir.memref_type(buf)
+    with alloc.context, alloc.location:
+        new_t = ir.MemRefType.get([hi - lo + 1 for lo, hi in box], t.element_type, memory_space=t.memory_space)
+        kind = mlir.memref_d.AllocaOp if alloc.name == "memref.alloca" else mlir.memref_d.AllocOp
+        new = kind(new_t, [], [], ip=ir.InsertionPoint(alloc))
+        for use in list(buf.uses):
+            op = mlir.operation(use.owner)
+            if op.name == "memref.dealloc":
+                continue
+            m = mlir.affine_map_attr(op, "map")
+            results = [r + ir.AffineConstantExpr.get(-lo) if lo else r for r, (lo, _) in zip(m.results, box)]
+            op.attributes["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(m.n_dims, m.n_symbols, results))
+    buf.replace_all_uses_with(new.result)
+    alloc.erase()
+    return mlir.operation(new)

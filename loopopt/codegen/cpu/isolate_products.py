@@ -1,0 +1,584 @@
+"""Matrix products out of the loops fusion put them in (cpu): expansion, then distribution.
+
+Fusion (a memory-traffic profit) can leave a matrix product inside a loop with other work, in a
+shape register tiling cannot take: MLP layers whose transposed weight is copied into a row
+buffer for each k (`for k { t[j] = W[j, k]; for i, j: C[i, j] += X[i, k] * t[j] }`), or two
+products of one row in one loop (2mm, `for i { tmp row = A B; D row = tmp C }`). A matrix
+product needs its own nest to keep a tile of C in registers through the whole reduction, with
+its B operand in a buffer of its own. This step (after scalar replacement, before loop order
+and register tiling) gives it one:
+
+* **Distribution** (transforms/distribution.py, legality analysis/legality.py: no dependence
+  goes from a later group back to an earlier one): a loop whose body holds a matrix product and
+  other statements (loops, stores) is split when the product ends in a group with no other loop;
+  a loop around a reduction loop (what register tiling takes as it is) is left alone.
+* **Expansion** first, when a buffer stops the split: a buffer allocated outside the loop, used
+  only inside it (and freed), whose elements do not move with the loop's IV (fusion's
+  contraction shrank it to what one iteration needs), and whose every element read in an
+  iteration was written earlier in the same iteration (isl: the reads' access relation is a
+  subset of the writes'; every statement that writes it comes before every one that reads it).
+  Each iteration then gets its own copy (a new leading dimension, or the leading dimension of
+  extent 1 replaced), which is what the program computed before fusion; at most `sb_budget`
+  bytes (the cpu target's L2). Tried on a copy of the loop, kept only when the split follows.
+* **How many copies** (`iteration_extent`): the loop has step 1 and a constant lower bound lo;
+  its trip count, when constant, or isl's maximum of a symbolic one over the parameters and
+  outer loops (`0 to min(%n, 64)`: 64; a triangle's inner loop: the outer extent) sizes a static
+  buffer, checked against the budget. When the trip count has no compile-time bound (a dynamic
+  batch: `0 to %dim`), the buffer gets a dynamic leading dimension, `memref.alloc(%n)` with %n
+  the trip count at run time (the `memref.dim` itself from 0, else `affine.max(dim - lo, 0)`);
+  only one copy is then checked against the budget, the whole buffer cannot be. Accepted only
+  when the upper bound is a `memref.dim` of a function argument (`argument_extent`: the copies
+  are rows of data the caller passed, never an arbitrary index argument) and that size is
+  available where the buffer is allocated (`size_operands_dominate`). The legality (the reads'
+  cover in isl) keeps every size symbolic. For mlp_dynamic the hidden row (2 KiB) becomes the
+  batch x 512 intermediate the unfused program had: within the budget up to a batch of 1024.
+
+A statement holds a matrix product when it updates `C[x] = C[x] + a * b` (the same element
+loaded and stored, a and b computed from loads; or the sum carried in iter_args and stored
+after the loop, as scalar replacement leaves it) and the indices of C, a's and b's loads use
+three loops or more together. Each statement keeps its operations and their order per element:
+results are bit-exact.
+
+Remarks (pass `isolate-products`): `[PRODUCT ISOLATION] ...` (Passed) per split loop, with
+the expanded buffers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ... import mlir
+from ...analysis.accesses import access_pattern
+from ...analysis.affine import Scope
+from ...analysis.legality import innermost_body, is_recomputable
+from ...analysis.loops import collect_interchangeable_loops, constant_bounds, nested_in
+from ...mlir import ir
+from ...options import Options
+from ...remarks import PASSED, RemarkLog
+from ...transforms.distribution import distribution_groups, loop_distribution
+from ...transforms.rewriter import Rewriter
+
+PASS = "isolate-products"
+MAX_ROUNDS = 16  # loops split per function (each split rescans)
+
+
+# ----------------------------------------------------------------------------- matrix products
+
+def _feeding_loads(v: ir.Value, limit: int = 16) -> list[ir.Operation]:
+    """The affine.loads a value is computed from through pure arith ops (a few steps back)."""
+    out, work, seen = [], [v], 0
+    while work and seen < limit:
+        seen += 1
+        owner, _ = mlir.value_owner(work.pop())
+        if owner is None:
+            continue
+        if owner.name == "affine.load":
+            out.append(owner)
+        elif owner.name.startswith("arith.") and not owner.regions:
+            work.extend(owner.operands)
+    return out
+
+
+def _ivs_of(ops: list[ir.Operation], scope: Scope) -> set | None:
+    """The IV names the indices of these accesses use (None when one is unknown)."""
+    ivs = set()
+    for op in ops:
+        a = access_pattern(op, scope)
+        if a.index is None:
+            return None
+        ivs |= {lp.name for lp in a.loops if a.uses_iv(lp.name)}
+    return ivs
+
+
+def _carried_products(loop: ir.Operation, scope: Scope) -> bool:
+    """Whether an iter_args value of `loop` sums products of loads (acc + a * b, the form scalar
+    replacement leaves) whose loads and the stores of the loop's result use three IVs or more."""
+    block = loop.regions[0].blocks[0]
+    y = mlir.block_ops(block)[-1]
+    for k, arg in enumerate(list(block.arguments)[1:]):
+        comb, _ = mlir.value_owner(y.operands[k])
+        if comb is None or comb.name not in ("arith.addf", "arith.addi") or arg not in list(comb.operands):
+            continue
+        mul = next((mlir.value_owner(v)[0] for v in comb.operands if v != arg), None)
+        if mul is None or mul.name not in ("arith.mulf", "arith.muli"):
+            continue
+        loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
+        stores = [mlir.operation(u.owner) for u in loop.results[k].uses]
+        stores = [st for st in stores if st.name == "affine.store"]
+        ivs = _ivs_of(loads + stores, scope) if loads else None
+        if ivs is not None and len(ivs) >= 3:
+            return True
+    return False
+
+
+def product_updates(stmt: ir.Operation, scope: Scope) -> list[ir.Operation]:
+    """The stores (or loops carrying the sum) in `stmt` of a matrix-product update (module doc)."""
+    out = []
+    for op in [stmt, *mlir.walk(stmt)]:
+        if op.name == "affine.for" and op.results and _carried_products(op, scope):
+            out.append(op)
+            continue
+        if op.name != "affine.store":
+            continue
+        owner, _ = mlir.value_owner(op.operands[0])
+        if owner is None or owner.name not in ("arith.addf", "arith.addi"):
+            continue
+        ins = [mlir.value_owner(v)[0] for v in owner.operands]
+        acc = next((o for o in ins if o is not None and o.name == "affine.load" and _same_address(o, op)), None)
+        mul = next((o for o in ins if o is not None and o.name in ("arith.mulf", "arith.muli")), None)
+        if acc is None or mul is None:
+            continue
+        loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
+        if not loads:
+            continue
+        ivs = set()
+        for ld in [acc, *loads]:
+            a = access_pattern(ld, scope)
+            if a.index is None:
+                break
+            ivs |= {lp.name for lp in a.loops if a.uses_iv(lp.name)}
+        else:
+            if len(ivs) >= 3:
+                out.append(op)
+    return out
+
+
+def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
+    return (load.operands[0] == store.operands[1] and str(load.attributes["map"]) == str(store.attributes["map"])
+            and list(load.operands)[1:] == list(store.operands)[2:])
+
+
+def isolates(groups: list[list[ir.Operation]], products: set) -> bool:
+    """Whether some group holds a product statement and no other loop."""
+    for grp in groups:
+        loops = [op for op in grp if op.regions]
+        if any(mlir.op_key(op) in products for op in loops) and len(loops) == 1:
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------- expansion
+
+@dataclass(frozen=True)
+class Extent:
+    """How many copies an expansion by `loop` makes: the loop's first iteration `lower` (a
+    constant), `copies` its trip count when known at compile time (or a compile-time bound of a
+    symbolic one: isl's maximum over the parameters and outer loops), else None (the batch of a
+    dynamic shape: the copies are counted at run time, `memref.alloc(%n)`)."""
+
+    lower: int
+    copies: int | None
+
+
+def iteration_extent(loop: ir.Operation, scope: Scope) -> Extent | None:
+    """The Extent of an affine.for of step 1 with one constant lower bound, else None. A
+    symbolic upper bound without a compile-time maximum must be one expression (the size is
+    then computed from it)."""
+    if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1:
+        return None
+    lbm, ubm = mlir.affine_map_attr(loop, "lowerBoundMap"), mlir.affine_map_attr(loop, "upperBoundMap")
+    if len(lbm.results) != 1 or not isinstance(lbm.results[0], ir.AffineConstantExpr):
+        return None
+    bounds = constant_bounds(loop)
+    if bounds is not None:
+        return Extent(bounds[0], max(0, bounds[1] - bounds[0]))
+    copies = _max_trip_count(loop, scope)
+    if copies is None and len(ubm.results) != 1:
+        return None
+    return Extent(lbm.results[0].value, copies)
+
+
+def _max_trip_count(loop: ir.Operation, scope: Scope) -> int | None:
+    """isl's maximum of the trip count over every parameter value and outer iteration (outer
+    loops' domains applied), or None when it is unbounded or unknown."""
+    import islpy as isl
+
+    from ...analysis.loops import domain_loops, trip_count
+
+    tc = trip_count(loop, scope)
+    if tc is None:
+        return None
+    outer = domain_loops(loop, scope)
+    params = sorted(scope.params)
+    cons = [c for d in outer for c in d.constraints()]
+    try:
+        dom = isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(d.name for d in outer)}] : "
+                      f"{' and '.join(cons) or 'true'} }}")
+        pw = tc.pw.align_params(dom.get_space())
+        dom = dom.align_params(pw.get_space())
+        top = pw.intersect_domain(dom).max_val() if hasattr(pw, "max_val") else None
+    except isl.Error:
+        return None
+    if top is None or not top.is_int():
+        return None
+    return max(0, int(top.to_python()))
+
+
+def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir.Operation]:
+    """The memref.alloc ops whose buffer `loop` may give one copy per iteration (module doc)."""
+    extent = iteration_extent(loop, scope)
+    if extent is None:
+        return []
+    seen, out = set(), []
+    for op in [loop, *mlir.walk(loop)]:
+        if op.name not in ("affine.load", "affine.store"):
+            continue
+        root = op.operands[1 if op.name == "affine.store" else 0]
+        owner, _ = mlir.value_owner(root)
+        if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
+            continue
+        seen.add(mlir.op_key(owner))
+        if expansion_refusal(owner, loop, scope, extent.copies, budget) is None:
+            out.append(owner)
+    return out
+
+
+def copy_bytes(mt: ir.MemRefType) -> int:
+    """Bytes of one iteration's copy of a static buffer (a leading dimension of 1 is replaced)."""
+    elems = 1
+    for d in mt.shape[1:] if mt.shape[0] == 1 else mt.shape:
+        elems *= d
+    return elems * mlir.element_size_bytes(mt.element_type)
+
+
+def expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, trips: int | None,
+                       budget: int) -> str | None:
+    """None when `loop` may give `alloc`'s buffer one copy per iteration, else why not. `trips`:
+    the number of copies, None when only known at run time (then `size_operands_dominate`)."""
+    mt = mlir.memref_type(alloc.results[0])
+    if mt is None or list(alloc.operands) or any(d < 0 for d in mt.shape) or not mt.shape:
+        return "not a static buffer"
+    if not mt.layout.value.is_permutation or str(mt.layout.value) != str(ir.AffineMap.get_identity(len(mt.shape))):
+        return "not an identity layout"
+    if trips is not None and trips * copy_bytes(mt) > budget:
+        return "the expanded buffer exceeds the budget"
+    if trips is None and copy_bytes(mt) > budget:
+        return "one iteration's copy exceeds the budget"
+    if trips is None and argument_extent(loop) is None:
+        return "the trip count is unknown at compile time and not a dimension of an argument"
+    if trips is None and not size_operands_dominate(loop, alloc):
+        return "the trip count is not known where the buffer is allocated"
+    from ...analysis.loops import loop_dims
+
+    ivname = loop_dims(loop, scope)[0].name
+    accesses = []
+    for use in alloc.results[0].uses:
+        user = mlir.operation(use.owner)
+        if user.name == "memref.dealloc":
+            continue
+        if user.name not in ("affine.load", "affine.store") or not nested_in(user, loop):
+            return f"{user.name} uses it"
+        if user.name == "affine.store" and use.operand_number != 1:
+            return "stored as a value"
+        if any(p.name != "affine.for" for p in _between(user, loop)):
+            return f"{user.name} is under a condition"
+        a = access_pattern(user, scope)
+        if a.index is None or a.uses_iv(ivname):
+            return "an index moves with the loop or is unknown"
+        accesses.append((user, a))
+    if not any(a.is_write for _, a in accesses) or all(a.is_write for _, a in accesses):
+        return "nothing to expand"
+    if exposed_read(accesses, loop, scope):
+        return "an iteration may read an element it did not write before"
+    return None
+
+
+def _schedule(op: ir.Operation, loop: ir.Operation, names: dict) -> list[str]:
+    """The position of `op` inside one iteration of `loop` as a 2d+1 schedule: per level the
+    index of the op's ancestor in its block, then that ancestor loop's IV (renamed by `names`)."""
+    path = []
+    at = op
+    while at != loop:
+        parent = mlir.operation(at.parent)
+        block_ops = mlir.block_ops(at.block)
+        path.append(str(next(k for k, o in enumerate(block_ops) if o == at)))
+        if parent != loop and parent.name == "affine.for":
+            path.append(names[mlir.op_key(parent)])
+        at = parent
+    return list(reversed(path))
+
+
+def exposed_read(accesses: list, loop: ir.Operation, scope: Scope) -> bool:
+    """Whether some read of the buffer, in an iteration of `loop`, may read an element that no
+    write earlier in the same iteration wrote (then a value flows between iterations and each
+    cannot get its own copy). Exact with isl over the loops inside `loop` (outer loops and
+    `loop`'s IV are parameters); unknown shapes count as exposed."""
+    import islpy as isl
+
+    from ...analysis.legality import lex_less
+    from ...analysis.loops import substitute
+
+    depth = next((k for k, lp in enumerate(accesses[0][1].loops) if lp.op == loop), None)
+    if depth is None:
+        return True
+    params = sorted(scope.params) + [lp.name for lp in accesses[0][1].loops[:depth + 1]]
+    head = f"[{', '.join(params)}] -> "
+    writes = [(u, a) for u, a in accesses if a.is_write]
+    for ru, r in (x for x in accesses if not x[1].is_write):
+        inner_r = r.loops[depth + 1:]
+        rnames = {mlir.op_key(lp.op): lp.name for lp in inner_r}
+        rs = _schedule(ru, loop, rnames)
+        dims = [lp.name for lp in inner_r]
+        cons_r = [c for lp in inner_r for c in lp.constraints()]
+        reads = isl.Set(f"{head}{{ [{', '.join(dims)}] : {' and '.join(cons_r) or 'true'} }}")
+        covered = reads.subtract(reads)
+        for wu, w in writes:
+            inner_w = w.loops[depth + 1:]
+            ren = {lp.name: f"{lp.name}_w" for lp in inner_w}
+            wnames = {mlir.op_key(lp.op): ren[lp.name] for lp in inner_w}
+            ws = _schedule(wu, loop, wnames)
+            cons_w = [substitute(c, ren) for lp in inner_w for c in lp.constraints()]
+            same = [f"({substitute(wi, ren)}) = ({ri})" for wi, ri in zip(w.index, r.index)]
+            n = min(len(ws), len(rs))
+            before = lex_less(ws[:n], rs[:n]) if n else "(1 = 0)"
+            ex = ", ".join(ren.values())
+            body = " and ".join(cons_r + cons_w + same + [before]) or "true"
+            text = f"{head}{{ [{', '.join(dims)}] : {f'exists ({ex}: {body})' if ex else body} }}"
+            try:
+                covered = covered.union(isl.Set(text))
+            except isl.Error:
+                return True
+        if not reads.subtract(covered).is_empty():
+            return True
+    return False
+
+
+def _between(op: ir.Operation, loop: ir.Operation) -> list[ir.Operation]:
+    """The ops enclosing `op` strictly inside `loop`."""
+    out, at = [], mlir.operation(op.parent)
+    while at != loop:
+        out.append(at)
+        at = mlir.operation(at.parent)
+    return out
+
+
+def argument_extent(loop: ir.Operation) -> ir.Value | None:
+    """The `memref.dim` of a function argument that `loop`'s upper bound is (the dynamic batch,
+    one value per size after the lowering's entry check), else None. A trip count unknown at
+    compile time is accepted for expansion only then: the copies are counted in rows of data
+    the caller passed, never by an arbitrary index."""
+    lbm, ubm = mlir.affine_map_attr(loop, "lowerBoundMap"), mlir.affine_map_attr(loop, "upperBoundMap")
+    operands = list(loop.operands)[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs]
+    if len(ubm.results) != 1 or len(operands) != 1 or not isinstance(ubm.results[0], (ir.AffineSymbolExpr, ir.AffineDimExpr)):
+        return None
+    owner, _ = mlir.value_owner(operands[0])
+    if owner is None or owner.name != "memref.dim":
+        return None
+    src, block = mlir.value_owner(owner.operands[0])
+    if src is not None or block is None or mlir.operation(block.owner).name != "func.func":
+        return None
+    return operands[0]
+
+
+def size_operands_dominate(loop: ir.Operation, alloc: ir.Operation) -> bool:
+    """Whether every operand of `loop`'s upper bound is available right after `alloc`: an
+    argument of a block enclosing `alloc`, or defined before `alloc` in its block or in a block
+    enclosing it (so the new buffer, placed there, can be sized by the trip count)."""
+    enclosing = []
+    at = alloc
+    while at is not None and at.name != "builtin.module":
+        enclosing.append(at)
+        at = mlir.operation(at.parent) if at.parent is not None else None
+    ubm = mlir.affine_map_attr(loop, "upperBoundMap")
+    lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
+    for v in list(loop.operands)[lbm.n_inputs:lbm.n_inputs + ubm.n_inputs]:
+        owner, block = mlir.value_owner(v)
+        if owner is None:
+            if not any(e.regions and any(b == block for r in e.regions for b in r.blocks) for e in enclosing[1:]):
+                return False
+            continue
+        if not any(_before_in_block(owner, e) for e in enclosing):
+            return False
+    return True
+
+
+def _before_in_block(op: ir.Operation, at: ir.Operation) -> bool:
+    """Whether `op` comes before `at` in `at`'s block."""
+    if op.parent is None or at.parent is None or mlir.operation(op.parent) != mlir.operation(at.parent):
+        return False
+    for o in mlir.block_ops(at.block):
+        if o == op:
+            return True
+        if o == at:
+            return False
+    return False
+
+
+def _trip_count_value(loop: ir.Operation, lo: int, ip: ir.InsertionPoint) -> ir.Value:
+    """An index value of the trip count of `loop` (from `lo` to an argument's dimension,
+    `argument_extent`) at `ip`: the dimension itself from 0, else `affine.max(dim - lo, 0)` (a
+    loop whose upper bound is below its lower bound runs no iteration: no copy)."""
+    dim = argument_extent(loop)
+    if lo == 0:
+        return dim
+    m = ir.AffineMap.get(0, 1, [ir.AffineSymbolExpr.get(0) - lo, ir.AffineConstantExpr.get(0)])
+    op = ir.Operation.create("affine.max", results=[ir.IndexType.get()], operands=[dim],
+                             attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
+    return op.results[0]
+
+
+def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -> ir.Operation:
+    """A new buffer with one copy of `alloc`'s per iteration of `loop`, placed before `alloc`, and
+    every access inside `loop` moved to it (index: the iteration first). `copies`: how many
+    (the loop's trip count, or a compile-time bound of it); None: the constant trip count, else
+    the trip count at run time, a dynamic leading dimension (`memref.alloc(%n)`, the loop's
+    upper bound an `argument_extent`). Returns the new alloc."""
+    lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
+    lo = lbm.results[0].value
+    mt = mlir.memref_type(alloc.results[0])
+    users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
+    accesses = [u for u in users if u.name in ("affine.load", "affine.store") and nested_in(u, loop)]
+    replace_dim0 = mt.shape[0] == 1 and all(
+        _first_result_is_zero(mlir.affine_map_attr(u, "map")) for u in accesses)
+    bounds = constant_bounds(loop)
+    if copies is None and bounds is not None:
+        copies = max(0, bounds[1] - bounds[0])
+    lead = copies if copies is not None else mlir.DYNAMIC
+    shape = [lead] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
+    iv = loop.regions[0].blocks[0].arguments[0]
+    with alloc.context, alloc.location:
+        ntype = ir.MemRefType.get(shape, mt.element_type, memory_space=mt.memory_space)
+        attrs = {n: a for n, a in alloc.attributes.items() if n != "operandSegmentSizes"}
+        sizes = [] if copies is not None else [_trip_count_value(loop, lo, ir.InsertionPoint(alloc))]
+        new = ir.Operation.create("memref.alloc", results=[ntype], operands=sizes,
+                                  attributes={**attrs, "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(sizes), 0])},
+                                  ip=ir.InsertionPoint(alloc))
+        for u in accesses:
+            m = mlir.affine_map_attr(u, "map")
+            nd = m.n_dims
+            first = ir.AffineDimExpr.get(nd) - lo
+            rest = list(m.results[1:]) if replace_dim0 else list(m.results)
+            nmap = ir.AffineMap.get(nd + 1, m.n_symbols, [first, *rest])
+            mpos = 1 if u.name == "affine.store" else 0
+            ops = list(u.operands)
+            idx = ops[mpos + 1:]
+            new_ops = ops[:mpos] + [new.results[0]] + idx[:nd] + [iv] + idx[nd:]
+            if u.name == "affine.load":
+                with u.location:
+                    rep = ir.Operation.create("affine.load", results=[u.results[0].type], operands=new_ops,
+                                              attributes={"map": ir.AffineMapAttr.get(nmap)}, ip=ir.InsertionPoint(u))
+                u.results[0].replace_all_uses_with(rep.results[0])
+            else:
+                with u.location:
+                    ir.Operation.create("affine.store", operands=new_ops,
+                                        attributes={"map": ir.AffineMapAttr.get(nmap)}, ip=ir.InsertionPoint(u))
+            u.erase()
+        for u in [mlir.operation(x.owner) for x in alloc.results[0].uses]:
+            if u.name == "memref.dealloc":
+                with u.location:
+                    ir.Operation.create("memref.dealloc", operands=[new.results[0]], ip=ir.InsertionPoint(u))
+        return new
+
+
+def _first_result_is_zero(m: ir.AffineMap) -> bool:
+    e = m.results[0] if len(m.results) else None
+    return isinstance(e, ir.AffineConstantExpr) and e.value == 0
+
+
+def _drop_if_unused(alloc: ir.Operation) -> None:
+    """Erase a buffer only deallocated, and the trip count computed for its size when nothing
+    else uses it."""
+    users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
+    if all(u.name == "memref.dealloc" for u in users):
+        sizes = [mlir.value_owner(v)[0] for v in alloc.operands]
+        for u in users:
+            u.erase()
+        alloc.erase()
+        for op in sizes:
+            if op is not None and op.name == "affine.max" and not list(op.results[0].uses):
+                op.erase()
+
+
+# ----------------------------------------------------------------------------- the step
+
+def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
+    """(new loops, expanded buffers' shapes) when `loop` was split, else None."""
+    band = collect_interchangeable_loops(loop)
+    if not band:
+        return None
+    stmts = innermost_body(band)
+    loops = [s for s in stmts if s.regions]
+    products = {mlir.op_key(s) for s in loops if product_updates(s, scope)}
+    statements = [s for s in stmts if not is_recomputable(s)]
+    if not products or len(statements) < 2:
+        return None
+    from .plan.cpu_plan import reduction_loop_of
+
+    if reduction_loop_of(band[-1], scope) is not None:
+        return None  # already the loop around a reduction loop: register tiling takes it as it is
+    groups, graph = distribution_groups(loop, scope)
+    if len(groups) >= 2 and isolates(groups, products):
+        return loop_distribution(loop, groups, scope, graph=graph), []
+    candidates = expandable_buffers(loop, scope, options.sb_budget)
+    extent = iteration_extent(loop, scope)
+    if not candidates:
+        return None
+    # on a copy: expand there, split if the groups then isolate the product, else drop it
+    trial = loop.clone(ip=ir.InsertionPoint(loop))
+    expanded, new_allocs = [], []
+    for alloc in candidates:  # the copy's accesses move to the new buffer; the original keeps the old
+        new = expand(alloc, trial, extent.copies)
+        new_allocs.append((alloc, new))
+        expanded.append("x".join("?" if d == mlir.DYNAMIC else str(d) for d in mlir.memref_type(new.results[0]).shape))
+    tband = collect_interchangeable_loops(trial)
+    tstmts = innermost_body(tband)
+    tproducts = {mlir.op_key(s) for s in tstmts if s.regions and product_updates(s, scope)}
+    groups, graph = distribution_groups(trial, scope)
+    if len(groups) >= 2 and isolates(groups, tproducts):
+        out = loop_distribution(trial, groups, scope, graph=graph)
+        mlir.erase_innermost_first(loop)
+        for alloc, _ in new_allocs:
+            _drop_if_unused(alloc)
+        return out, expanded
+    mlir.erase_innermost_first(trial)
+    for _, new in new_allocs:
+        _drop_if_unused(new)
+    return None
+
+
+def isolate_products_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
+    """Split the loops that hold a matrix product with other work (module doc); returns the
+    number of loops split. cpu target only."""
+    if options.target.partitioned or mlir.func_body(fn) is None or not options.enable_loop_distribution:
+        return 0
+    with fn.context:
+        return _isolate(fn, options, log, filename)
+
+
+def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) -> int:
+    fname = mlir.func_name(fn)
+    rewriter = Rewriter()
+    count, tried = 0, set()
+    for _ in range(MAX_ROUNDS):
+        scope = Scope()
+        for loop in [o for o in mlir.walk(fn) if o.name == "affine.for"]:
+            key = (mlir.op_key(loop), str(loop.location))
+            if key in tried:
+                continue
+            tried.add(key)
+            where = mlir.location_of(loop, filename)
+            before = [sum(1 for o in [loop, *mlir.walk(loop)] if o.name == "affine.for")]
+            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope)))
+            if result is None:
+                continue
+            new_loops, expanded = result[0], result[1]
+            text = f"[PRODUCT ISOLATION] loop split into {len(new_loops)} loops: a matrix product in a nest of its own"
+            if expanded:
+                text += f" (buffer expanded per iteration to {', '.join(expanded)})"
+            log.add(PASS, PASSED, text, function=fname, location=where,
+                    args={"loops": len(new_loops), "expanded": expanded,
+                          "loops_added": sum(1 for lp in new_loops for o in [lp, *mlir.walk(lp)]
+                                             if o.name == "affine.for") - before[0]})
+            count += 1
+            break
+        else:
+            return count
+    return count
+
+
+def _wrap(result):
+    """rewriter.replace's build protocol: the new loops per replaced op (None: unchanged); the
+    expanded shapes ride along."""
+    if result is None:
+        return None
+    loops, expanded = result
+    return [loops, expanded]

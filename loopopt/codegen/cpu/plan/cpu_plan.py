@@ -1,0 +1,834 @@
+"""The cpu plan: what the code generation phase does with each loop nest, as data (issue 24).
+
+Legality, cost and plan are separate, as in LLVM's loop vectorizer (legality, cost model, VPlan):
+legality comes from the dependence analysis (`vectorization.carried_dependence`, memory only) and
+the stride facts (`locality.index_strides`); the plan is a frozen dataclass per nest that a
+transform (codegen/cpu/vectorize.py) applies, or a `Refusal` with a code saying why not.
+
+Vector form, chosen by measurement (docs/cpu_codegen.md): LLVM's loop vectorizer under
+`mlir-runner -O3` already vectorizes our scalar innermost loops at 8 x f32 (interleaved by 4,
+with a scalar epilogue and runtime alias checks) when nothing in them stops it, and explicit
+`affine.vector_load/store` of the same width measured 0-9% slower on elementwise loops, equal on
+polynomial math and on vector partial sums. So a plan keeps the loop scalar, in the shape LLVM
+takes (`form = "llvm"`), and lists the rewrites that remove what stops LLVM:
+
+* a math function that the lowering makes a scalar libm call (exp, log, tanh, erf): replaced by
+  a polynomial of arith ops (codegen/cpu/math/math_approx.py) when `options.approximate_math`; with it
+  off, `math.exp` on f32 is replaced by libm's own algorithm in vectorizable ops
+  (codegen/cpu/math/exact_math.py, bit-exact) when `options.exact_math` (on where the host's `expf` is
+  checked to be that algorithm, codegen/cpu/math/libm.py);
+* a floating-point sum or product reduction in iter_args, which LLVM keeps in order: its
+  combining op gets `fastmath<reassoc>` when `options.reassociate` (LLVM then keeps vector
+  partial sums). max/min (`maximumf`, `minimumf`, `maxnumf`, `minnumf`) and integer reductions
+  give the same result in any order: LLVM vectorizes them as they are, nothing to ask.
+
+A loop is *vectorizable* when it is an innermost `affine.for` with step 1, its body holds only
+loads, stores and scalar arith/math ops (no region, call or vector op), no memory dependence is
+carried by it, every access is invariant in it or contiguous along its last dimension, and every
+value in iter_args is a reduction (carried only through one combining op whose result only
+feeds the yield). The width is `options.plan_vector_bits` over the widest element it loads or stores.
+
+A nest's plan also holds its loop order (`NestPlan.order`: codegen/cpu/plan/locality.py's OrderPlan,
+applied by codegen/cpu/loop_order.py) and the register tiling of each reduction nest in
+it (`NestPlan.tiles`: TilePlan below, applied by codegen/cpu/register_tile.py).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .... import mlir
+from ....analysis.accesses import AccessPattern
+from ....analysis.affine import Scope
+from ....analysis.loops import body_block, body_ops, constant_trip_count, nested_in
+from ....analysis.refusal import Refusal
+from ....analysis.vectorization import carried_dependence, is_innermost
+from ....mlir import ir
+from .locality import index_strides, stride_class
+
+
+class Code(enum.Enum):
+    """Why the cpu phase leaves an innermost loop scalar (the remark text)."""
+
+    NOT_UNIT_STEP = "[STOP VECTORIZE] not an affine.for with step 1"
+    UNSUPPORTED_OP = "[STOP VECTORIZE] an op in the loop has no vector form"
+    ALREADY_VECTOR = "[STOP VECTORIZE] the loop already computes on vectors"
+    CARRIED = "[STOP VECTORIZE] a memory dependence is carried by the loop"
+    STRIDED = "[STOP VECTORIZE] an access is not contiguous along the loop"
+    NOT_A_REDUCTION = "[STOP VECTORIZE] a value carried in iter_args is not a reduction"
+    LIBM_CALL = "[STOP VECTORIZE] a math function is a scalar libm call (approximate_math is off)"
+    NO_EXACT_FORM = "[STOP VECTORIZE] a math function has no bit-exact vector form (approximate_math is off)"
+    NO_APPROXIMATION = "[STOP VECTORIZE] a math function has no vector form or approximation"
+    ORDERED_REDUCTION = "[STOP VECTORIZE] a floating-point reduction is kept in order (reassociate is off)"
+    SHORT = "[STOP VECTORIZE] the loop runs fewer iterations than one vector"
+
+    @property
+    def message(self) -> str:
+        return self.value
+
+
+# Math ops whose LLVM intrinsic has a vector instruction here (sqrt, rsqrt = 1 / sqrt, ...).
+VECTOR_MATH = frozenset({"math.absf", "math.absi", "math.sqrt", "math.rsqrt", "math.fma", "math.floor", "math.ceil",
+                         "math.trunc", "math.roundeven", "math.copysign", "math.ctpop"})
+# Math ops the lowering turns into scalar libm calls, and those math_approx replaces.
+LIBM_MATH_APPROXIMATED = frozenset({"math.exp", "math.log", "math.tanh", "math.erf"})
+# Reductions LLVM vectorizes as written: any order gives the same result (maxnumf/minnumf: the
+# same but for the sign of a zero result, which their semantics leave open).
+EXACT_REDUCTIONS = frozenset({"arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.addi",
+                              "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
+                              "arith.maxui", "arith.minui"})
+# Reductions whose result depends on the order: vector partial sums need `reassociate`.
+REASSOCIABLE_REDUCTIONS = frozenset({"arith.addf", "arith.mulf"})
+ACCESS_OPS = frozenset({"affine.load", "affine.store", "memref.load", "memref.store"})
+SCALAR_OPS = frozenset({"affine.apply", "affine.yield"})
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A value carried in iter_args through one combining op (`op`, result yielded at `position`)."""
+
+    position: int
+    op: ir.Operation
+    exact: bool  # the same result in any order (max/min, integers); else it needs reassociation
+
+    @property
+    def kind(self) -> str:
+        return self.op.name
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """What the cpu phase does with one innermost loop. With a refusal, the loop stays as it is."""
+
+    loop: ir.Operation
+    width: int = 0  # vector lanes of the plan (options.plan_vector_bits / widest element bits)
+    form: str = "llvm"  # "llvm": kept scalar in the shape LLVM's loop vectorizer takes (measured)
+    remainder: str = "LLVM's scalar epilogue"  # who runs the iterations that do not fill a vector
+    reductions: tuple[Reduction, ...] = ()
+    approximate: tuple[ir.Operation, ...] = ()  # math ops to replace by polynomials
+    exact: tuple[ir.Operation, ...] = ()  # math ops to replace by libm's algorithm (bit-exact)
+    reassociate: tuple[Reduction, ...] = ()  # reductions whose combining op gets fastmath<reassoc>
+    refusal: Refusal | None = None
+
+    @property
+    def vectorizable(self) -> bool:
+        return self.refusal is None
+
+
+@dataclass(frozen=True)
+class NestPlan:
+    """The plan of one loop nest (a loop at function level and everything in it): its loop order
+    (`locality.OrderPlan` of its outermost perfect band, None when there is nothing to order),
+    the register tiling of each reduction nest in it (`TilePlan`: rows x vectors x lanes, the
+    unroll-and-jam factors), and the vector plan of each innermost loop."""
+
+    root: ir.Operation
+    vectors: tuple[VectorPlan, ...] = ()  # one per innermost loop of the nest
+    order: object = None  # locality.OrderPlan of the band starting at root (steps loop-order)
+    tiles: tuple = field(default=())  # TilePlan per reduction nest (step register-tile)
+
+
+def _refuse(loop: ir.Operation, code: Code, detail: str, *ops) -> VectorPlan:
+    return VectorPlan(loop, refusal=Refusal(code, detail, (loop, *ops)))
+
+
+# ----------------------------------------------------------------------------- facts of one loop
+
+def body_refusal(loop: ir.Operation) -> tuple[Code, str, ir.Operation] | None:
+    """The first op directly in the body that LLVM cannot put in vector lanes as it stands, or
+    None: only loads, stores, index arithmetic and scalar arith/math ops; math functions that are
+    libm calls are judged by the caller (they may be approximated)."""
+    for op in body_ops(loop):
+        if op.regions:
+            return Code.UNSUPPORTED_OP, f"{op.name} (control flow or a nested region)", op
+        if any(isinstance(v.type, ir.VectorType) for v in [*op.operands, *op.results]):
+            return Code.ALREADY_VECTOR, f"{op.name} on {_vector_type(op)}", op
+        name = op.name
+        if name in ACCESS_OPS or name in SCALAR_OPS or name in VECTOR_MATH or name in LIBM_MATH_APPROXIMATED:
+            continue
+        if name.startswith("arith."):
+            continue
+        if name.startswith("math."):
+            return Code.NO_APPROXIMATION, f"{name} is a scalar libm call", op
+        return Code.UNSUPPORTED_OP, name, op
+    return None
+
+
+def _vector_type(op: ir.Operation) -> str:
+    return next(str(v.type) for v in [*op.operands, *op.results] if isinstance(v.type, ir.VectorType))
+
+
+def access_refusal(loop: ir.Operation, accesses: list[AccessPattern], scope: Scope) -> tuple[str, ir.Operation] | None:
+    """The first access that is neither invariant in `loop` nor contiguous along it (row-major,
+    the last dimension's stride 1 in memory), or None."""
+    from ....analysis.loops import loop_dims
+
+    (axis,) = loop_dims(loop, scope)
+    for a in accesses:
+        where = mlir.location_of(a.op)
+        if a.index is None:
+            return f"{a.op.name} at {where} touches unknown elements", a.op
+        strides = index_strides(a, axis.name)
+        cls = stride_class(strides)
+        if cls == "invariant":
+            continue
+        if cls == "strided":
+            shown = ", ".join("?" if s is None else str(s) for s in strides)
+            return f"{a.op.name} at {where} moves by [{shown}] elements per iteration", a.op
+        mt = mlir.memref_type(a.root) or mlir.memref_type(a.op.operands[1 if a.is_write else 0])
+        if mt is None:
+            return f"{a.op.name} at {where}: the buffer's layout is unknown", a.op
+        layout, _ = mt.get_strides_and_offset()
+        if layout and layout[-1] != 1:
+            return f"{a.op.name} at {where}: the buffer's last dimension is not contiguous in memory", a.op
+    return None
+
+
+def reductions_of(loop: ir.Operation) -> tuple[list[Reduction], str | None]:
+    """The reductions of `loop`'s iter_args, or (the ones found, why one value is not a reduction).
+
+    A value is a reduction when its block argument has exactly one use, a combining op directly
+    in the body (EXACT_ or REASSOCIABLE_REDUCTIONS) whose other operand does not depend on any
+    carried value, and that op's result is used only by the yield, at the same position."""
+    block = body_block(loop)
+    carried = list(block.arguments)[1:]
+    if not carried:
+        return [], None
+    yield_op = mlir.block_ops(block)[-1]
+    found = []
+    for k, arg in enumerate(carried):
+        uses = list(arg.uses)
+        if len(uses) != 1:
+            return found, f"iter_args #{k} is used {len(uses)} times in the body"
+        user = mlir.operation(uses[0].owner)
+        if user.name not in EXACT_REDUCTIONS and user.name not in REASSOCIABLE_REDUCTIONS:
+            return found, f"iter_args #{k} feeds {user.name}, not a reduction"
+        if mlir.operation(user.parent) != loop:
+            return found, f"iter_args #{k} is used inside a nested region"
+        other = [v for v in user.operands if v != arg]
+        if len(other) != 1 or _depends_on(other[0], set(carried), loop):
+            return found, f"the other operand of {user.name} depends on a carried value"
+        res_uses = list(user.results[0].uses)
+        if (len(res_uses) != 1 or mlir.operation(res_uses[0].owner) != yield_op
+                or res_uses[0].operand_number != k):
+            return found, f"the partial result of {user.name} is used outside the yield"
+        found.append(Reduction(k, user, user.name in EXACT_REDUCTIONS))
+    return found, None
+
+
+def _depends_on(v: ir.Value, carried: set, loop: ir.Operation) -> bool:
+    """Whether `v` is computed (inside `loop`) from one of the `carried` block arguments."""
+    seen = set()
+    work = [v]
+    while work:
+        x = work.pop()
+        if x in carried:
+            return True
+        owner, _ = mlir.value_owner(x)
+        if owner is None or mlir.op_key(owner) in seen or not nested_in(owner, loop):
+            continue
+        seen.add(mlir.op_key(owner))
+        work.extend(owner.operands)
+    return False
+
+
+def element_bits(loop: ir.Operation) -> int:
+    """The widest element the loop loads or stores (32 when it touches no memory)."""
+    bits = [32]
+    for op in body_ops(loop):
+        if op.name in ACCESS_OPS:
+            v = op.results[0] if op.name.endswith("load") else op.operands[0]
+            t = v.type
+            if isinstance(t, (ir.IntegerType, ir.FloatType)):
+                bits.append(ir.FloatType(t).width if isinstance(t, ir.FloatType) else ir.IntegerType(t).width)
+            elif isinstance(t, ir.IndexType):
+                bits.append(64)
+    return max(bits)
+
+
+# ----------------------------------------------------------------------------- the plan
+
+def plan_loop(loop: ir.Operation, facts, options, approximate_math: bool | None = None,
+              reassociate: bool | None = None) -> VectorPlan:
+    """The plan of one innermost loop (see the module docstring for the rule). The switches
+    default to `options.approximate_math` / `options.reassociate`."""
+    approximate_math = options.approximate_math if approximate_math is None else approximate_math
+    reassociate = options.reassociate if reassociate is None else reassociate
+    if loop.name != "affine.for" or mlir.int_attr(loop, "step") != 1:
+        return _refuse(loop, Code.NOT_UNIT_STEP, f"step {mlir.int_attr(loop, 'step')}" if loop.name == "affine.for"
+                       else loop.name)
+    bad = body_refusal(loop)
+    if bad is not None:
+        return _refuse(loop, bad[0], bad[1], bad[2])
+    why = carried_dependence(loop, facts, through_iter_args=False)
+    if why is not None:
+        return _refuse(loop, Code.CARRIED, why.reason)
+    strided = access_refusal(loop, facts.accesses(loop), facts.scope)
+    if strided is not None:
+        return _refuse(loop, Code.STRIDED, strided[0], strided[1])
+    reds, not_red = reductions_of(loop)
+    if not_red is not None:
+        return _refuse(loop, Code.NOT_A_REDUCTION, not_red)
+    width = max(1, options.plan_vector_bits // element_bits(loop))
+    math_ops = [op for op in body_ops(loop) if op.name in LIBM_MATH_APPROXIMATED]
+    exact: list = []  # with approximate_math off: the math ops exact_math computes by libm's algorithm
+    if math_ops:
+        from ..math.math_approx import approximation_refusal
+
+        for op in math_ops:
+            why_not = approximation_refusal(op)
+            if why_not is not None:
+                return _refuse(loop, Code.NO_APPROXIMATION, why_not, op)
+        if not approximate_math:
+            if not options.exact_math:
+                return _refuse(loop, Code.LIBM_CALL, ", ".join(sorted({op.name for op in math_ops})), *math_ops)
+            from ..math.libm import exact_refusal
+
+            for op in math_ops:
+                why_not = exact_refusal(op)
+                if why_not is not None:
+                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)
+            exact, math_ops = math_ops, []
+    ordered = [r for r in reds if not r.exact]
+    if ordered and not reassociate:
+        return _refuse(loop, Code.ORDERED_REDUCTION, ", ".join(r.kind for r in ordered), *(r.op for r in ordered))
+    trips = constant_trip_count(loop)
+    if trips is not None and trips < width:
+        return _refuse(loop, Code.SHORT, f"{trips} iterations, {width} lanes")
+    return VectorPlan(loop, width, reductions=tuple(reds), approximate=tuple(math_ops), exact=tuple(exact),
+                      reassociate=tuple(ordered))
+
+
+def innermost_loops(root: ir.Operation) -> list[ir.Operation]:
+    """The innermost affine.for loops in `root` (itself included), in program order."""
+    loops = [root] if root.name == "affine.for" else []
+    loops += [op for op in mlir.walk(root) if op.name == "affine.for" and op != root]
+    return [lp for lp in loops if is_innermost(lp)]
+
+
+def plan_function(fn: ir.Operation, facts, options, **switches) -> list[NestPlan]:
+    """One NestPlan per loop nest of the function (an affine.for inside no other affine.for; it
+    may sit in an scf.for or a region), each with a VectorPlan per innermost loop."""
+    from ....analysis.loops import enclosing_loops
+
+    from .locality import plan_loop_order
+    from ....analysis.loops import collect_interchangeable_loops
+
+    plans = []
+    for op in mlir.walk(fn):
+        if op.name == "affine.for" and not any(lp.name == "affine.for" for lp in enclosing_loops(op)):
+            vectors = tuple(plan_loop(lp, facts, options, **switches) for lp in innermost_loops(op))
+            band = collect_interchangeable_loops(op)
+            order = plan_loop_order(band, facts, options) if len(band) >= 2 and is_innermost(band[-1]) else None
+            loops = [op, *(o for o in mlir.walk(op) if o.name == "affine.for")]
+            tiles = tuple(t for t in (plan_register_tile(lp, facts, options) for lp in loops) if t is not None)
+            plans.append(NestPlan(op, vectors, order, tiles))
+    return plans
+
+
+
+# ============================================================================= register tiling
+#
+# A *reduction nest* is a loop P (the loop to block) whose body holds loads, stores, scalar ops
+# and exactly one loop R with values in iter_args, all reductions, and nothing but loads and
+# scalar ops inside: C[i, j] = init; for k: acc = acc + A[i, k] * B[k, j]; store. P's iterations
+# are the elements of one row of C, R walks each element's sum. When P carries no memory
+# dependence, the iterations of P may run in any interleaving, so NV * W of them run together:
+# W lanes of a vector (every access that moves with P is contiguous along it) times NV vectors,
+# each lane executing exactly its own iteration's ops in their own order (each element keeps its
+# k order: bit-exact). The loop Q around P, when it is parallel too and holds nothing else that
+# writes, is unrolled by MR and jammed into the same R loop (MR rows of C): the loads of B are
+# shared by the rows and the loads of A by the vectors. The accumulators (MR x NV x reductions)
+# must fit the vector registers.
+
+class TileCode(enum.Enum):
+    """Why a loop around a reduction loop is not register tiled (the remark text)."""
+
+    SHAPE = "[STOP REGISTER TILING] a loop of the nest does not have step 1 and one lower and one upper bound"
+    CARRIED = "[STOP REGISTER TILING] a memory dependence is carried by the loop to block"
+    REDUCTION_LOOP = "[STOP REGISTER TILING] the inner loop is not a reduction over loads"
+    UNSUPPORTED_OP = "[STOP REGISTER TILING] an op of the nest has no lane form"
+    NOT_PROFITABLE = "[STOP REGISTER TILING] no gain: LLVM vectorizes the reduction loop itself"
+    SHORT = "[STOP REGISTER TILING] the loop runs fewer iterations than one tile"
+    CARRIED_VALUE = "[STOP REGISTER TILING] a value carried by the loop to block is not a reduction its lanes may share"
+
+    @property
+    def message(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """Register blocking of one reduction nest: P (`loop`) in blocks of `vectors` x `width`
+    iterations (vector lanes; width 1: scalar copies), the enclosing loop Q (`rows_loop`) in
+    blocks of `rows`, jammed into one copy of R (`reduction_loop`). With a refusal, unchanged."""
+
+    loop: ir.Operation
+    reduction_loop: ir.Operation | None = None
+    rows_loop: ir.Operation | None = None
+    width: int = 1
+    vectors: int = 1
+    rows: int = 1
+    fma: bool = False  # reductions acc + x * y become one math.fma (options.contract)
+    reductions: tuple[Reduction, ...] = ()
+    rows_why: str = ""  # why rows == 1, for the remark
+    refusal: Refusal | None = None
+    in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
+    col_block: int = 0  # NC: P's iterations in blocks of NC (a multiple of vectors x width) for L2; 0: none
+    carried: tuple[Reduction, ...] = ()  # P's own reductions (a row maximum): lane-wise partials, combined after
+
+    @property
+    def accumulators(self) -> int:
+        return self.rows * self.vectors * (len(self.reductions) + len(self.in_memory))
+
+    @property
+    def all_reductions(self) -> tuple:
+        return (*self.reductions, *self.in_memory)
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        """(rows, columns) of C held in registers."""
+        return self.rows, self.vectors * self.width
+
+
+def _tile_refuse(loop, code: TileCode, detail: str, *ops) -> TilePlan:
+    return TilePlan(loop, refusal=Refusal(code, detail, (loop, *ops)))
+
+
+def vector_registers(options) -> int:
+    """Vector registers the plan may use: 32 with 512-bit vectors (AVX-512 has 32), else 16
+    (AVX2 has 16 ymm registers; an AVX-512 core's extra 16 are not assumed at 256 bits)."""
+    return 32 if options.plan_vector_bits >= 512 else 16
+
+
+# Registers beside the accumulators: a broadcast of A, a vector of B and a product (mul + add
+# keeps it in a register between the two); the other vectors of B are memory operands of the
+# multiply. Measured (docs/cpu_codegen.md): 4 x 3 vectors best at 256 bits, 6 x 4 at 512.
+SPARE_REGISTERS = 3
+MAX_ROWS = 6
+MAX_VECTORS = 4  # NV: one row's vectors; measured: 1 x 4 is as fast as 1 x 6 or 1 x 8
+
+
+@dataclass(frozen=True)
+class MemoryReduction:
+    """A sum kept in memory by the reduction loop: `load` and `store` of one element whose
+    address does not move with the loop, the `op` combining the loaded value with the rest
+    (the form before scalar replacement; the tiling keeps it in a register across the loop)."""
+
+    load: ir.Operation
+    store: ir.Operation
+    op: ir.Operation
+    exact: bool
+
+    @property
+    def kind(self) -> str:
+        return self.op.name
+
+
+def memory_reductions(r: ir.Operation, scope) -> list[MemoryReduction]:
+    """The memory reductions directly in R's body: a load and a store at the same address (same
+    memref, map and operands), none of the operands defined in R, the store's value an
+    EXACT_/REASSOCIABLE_REDUCTIONS op of the load's value (its only use) and of a value that
+    does not depend on the load, used only by the store."""
+    ops = body_ops(r)
+    out = []
+    for st in ops:
+        if st.name != "affine.store":
+            continue
+        comb, _ = mlir.value_owner(st.operands[0])
+        if comb is None or mlir.operation(comb.parent) != r or len(list(comb.results[0].uses)) != 1:
+            continue
+        if comb.name not in EXACT_REDUCTIONS and comb.name not in REASSOCIABLE_REDUCTIONS:
+            continue
+        for v in comb.operands:
+            ld, _ = mlir.value_owner(v)
+            if (ld is not None and ld.name == "affine.load" and mlir.operation(ld.parent) == r
+                    and len(list(v.uses)) == 1 and _same_address(ld, st)
+                    and not any(defined_inside(x, r) for x in list(ld.operands)[1:])):
+                other = [x for x in comb.operands if x != v]
+                if len(other) == 1 and not _depends_on(other[0], {v}, r):
+                    out.append(MemoryReduction(ld, st, comb, comb.name in EXACT_REDUCTIONS))
+                break
+    return out
+
+
+def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
+    return (load.operands[0] == store.operands[1] and str(load.attributes["map"]) == str(store.attributes["map"])
+            and list(load.operands)[1:] == list(store.operands)[2:])
+
+
+def reduction_loop_of(loop: ir.Operation, scope=None) -> ir.Operation | None:
+    """The one affine.for directly in `loop`'s body when it is innermost and carries values in
+    iter_args or in memory (`memory_reductions`), else None."""
+    inner = [op for op in body_ops(loop) if op.name in ("affine.for", "scf.for", "scf.while", "affine.parallel")]
+    if len(inner) != 1 or inner[0].name != "affine.for" or not is_innermost(inner[0]):
+        return None
+    r = inner[0]
+    return r if len(list(body_block(r).arguments)) > 1 or memory_reductions(r, scope) else None
+
+
+def single_bounds(loop: ir.Operation) -> bool:
+    return (loop.name == "affine.for" and mlir.int_attr(loop, "step") == 1
+            and len(mlir.affine_map_attr(loop, "lowerBoundMap").results) == 1
+            and len(mlir.affine_map_attr(loop, "upperBoundMap").results) == 1)
+
+
+def bound_values(loop: ir.Operation) -> list[ir.Value]:
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ub = mlir.affine_map_attr(loop, "upperBoundMap")
+    return list(loop.operands)[:lb.n_inputs + ub.n_inputs]
+
+
+def defined_inside(v: ir.Value, op: ir.Operation) -> bool:
+    """Whether `v` is defined inside `op` (a block argument of its regions included)."""
+    owner, block = mlir.value_owner(v)
+    at = owner if owner is not None else mlir.operation(block.owner)
+    while at is not None:
+        if at == op:
+            return True
+        if at.name == "func.func":
+            return False
+        p = at.parent
+        at = mlir.operation(p) if p is not None else None
+    return False
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """Which values of the nest move with P (`varying`: one per lane) and with Q (`per_row`);
+    the rest is the same for every lane (computed once, broadcast where a lane form needs it)."""
+
+    varying: frozenset  # ir.Value hashes of values that depend on P's IV
+    per_row: frozenset  # ... on Q's IV
+
+    def varies(self, v: ir.Value) -> bool:
+        return v in self.varying
+
+    def by_row(self, v: ir.Value) -> bool:
+        return v in self.per_row
+
+
+def lanes_of(p: ir.Operation, r: ir.Operation, q: ir.Operation | None, mem: list | tuple = ()) -> Lanes:
+    """Data flow from the IVs: a result varies with an IV when an operand does; R's carried
+    values and results, and the sums it keeps in memory, are taken to vary with P (each lane
+    keeps its own accumulator)."""
+    varying, per_row = {body_block(p).arguments[0]}, set()
+    if q is not None:  # P's own reductions: each row its own (their results stay scalars)
+        per_row.update([body_block(q).arguments[0], *list(body_block(p).arguments)[1:], *p.results])
+    for v in list(body_block(r).arguments)[1:] + list(r.results) + list(body_block(p).arguments)[1:]:
+        varying.add(v)
+    for m in mem:
+        varying.update([m.load.results[0], m.op.results[0]])
+    ops = ([o for o in body_ops(q) if o != p] if q is not None else []) + body_ops(p)
+    for _ in range(2):  # R's results are seeded; one more pass settles ops after R
+        for op in ops:
+            for o in ([op] + (body_ops(op) if op == r else [])):
+                if o == r:
+                    if any(v in per_row for v in list(o.operands)):
+                        per_row.update(o.results)
+                        per_row.update(list(body_block(r).arguments)[1:])
+                    continue
+                if any(v in varying for v in o.operands):
+                    varying.update(o.results)
+                if any(v in per_row for v in o.operands):
+                    per_row.update(o.results)
+        # a carried value moves with Q when what it accumulates does
+        y = mlir.block_ops(body_block(r))[-1]
+        if any(v in per_row for v in y.operands):
+            per_row.update(list(body_block(r).arguments)[1:])
+            per_row.update(r.results)
+    return Lanes(frozenset(varying), frozenset(per_row))
+
+
+TILE_OPS = frozenset({"affine.load", "affine.store", "affine.apply", "affine.yield"})
+
+
+def _scalar_type_bits(t) -> int | None:
+    if isinstance(t, ir.FloatType):
+        return ir.FloatType(t).width
+    if isinstance(t, ir.IntegerType):
+        return ir.IntegerType(t).width
+    return None
+
+
+def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None,
+                    mem: list | tuple = ()) -> tuple[TileCode, str, ir.Operation] | None:
+    """The first op the tiling cannot copy: regions (but R), vector ops, calls, ops outside
+    arith/math and the affine loads, stores and applies; in R no store but those of its memory
+    reductions (`mem`); in Q's body only loads and pure ops, and stores after P (each row's
+    epilogue runs after the sweep of all rows: with Q carrying no dependence, every row's ops
+    keep their order)."""
+    sums = {mlir.op_key(m.store) for m in mem}
+    ops = [(o, "P") for o in body_ops(p) if o != r] + [(o, "R") for o in body_ops(r) if mlir.op_key(o) not in sums]
+    if q is not None:
+        qops = body_ops(q)
+        at = next(k for k, o in enumerate(qops) if o == p)
+        ops += [(o, "Q") for o in qops[:at]] + [(o, "Q after") for o in qops[at + 1:]]
+    for op, where in ops:
+        if op.regions:
+            return TileCode.UNSUPPORTED_OP, f"{op.name} (a nested region)", op
+        if any(isinstance(v.type, ir.VectorType) for v in [*op.operands, *op.results]):
+            return TileCode.UNSUPPORTED_OP, f"{op.name} on vectors", op
+        name = op.name
+        if name in TILE_OPS or name.startswith("arith.") or name.startswith("math."):
+            if where == "R" and name == "affine.store":
+                return TileCode.REDUCTION_LOOP, f"affine.store at {mlir.location_of(op)} writes in the reduction loop", op
+            if where == "Q" and name == "affine.store":
+                return TileCode.UNSUPPORTED_OP, f"affine.store at {mlir.location_of(op)} beside the loop", op
+            continue
+        return TileCode.UNSUPPORTED_OP, name, op
+    return None
+
+
+def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) -> str | None:
+    """Why P's iterations cannot be vector lanes (then they are scalar copies), or None: every
+    access that moves with P is an affine access contiguous along it (the next element of the
+    last dimension, the buffer's last stride 1); values moving with P are float or integer
+    data, or index values that only address such accesses; stores move with P."""
+    from ....analysis.loops import loop_dims
+
+    (axis,) = loop_dims(p, facts.scope)
+    by_op = {mlir.op_key(a.op): a for a in facts.accesses(p)}
+    for op in body_ops(p) + body_ops(r):
+        if op == r or op.name == "affine.yield":
+            continue
+        if op.name in ("affine.load", "affine.store"):
+            moves = any(lanes.varies(v) for v in list(op.operands)[(2 if op.name == "affine.store" else 1):])
+            if op.name == "affine.store" and not moves:
+                return f"affine.store at {mlir.location_of(op)} writes one element for every iteration"
+            if not moves:
+                continue
+            a = by_op.get(mlir.op_key(op))
+            if a is None:
+                return f"{op.name} at {mlir.location_of(op)}: unknown access"
+            why = access_refusal(p, [a], facts.scope)
+            if why is not None:
+                return why[0]
+            if index_strides(a, axis.name) is None or stride_class(index_strides(a, axis.name)) != "contiguous":
+                return f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+            continue
+        for v in op.results:
+            if not lanes.varies(v):
+                continue
+            if isinstance(v.type, ir.IndexType):
+                users = [mlir.operation(u.owner) for u in v.uses]
+                if any(u.name not in ("affine.load", "affine.store", "affine.apply") for u in users) or any(
+                        u.name == "affine.store" and u.operands[0] == v for u in users):
+                    return f"{op.name} at {mlir.location_of(op)}: an index that moves with the loop is used as data"
+            elif _scalar_type_bits(v.type) is None:
+                return f"{op.name} at {mlir.location_of(op)} yields {v.type}"
+    return None
+
+
+def lane_bits(p: ir.Operation, r: ir.Operation, lanes: Lanes) -> int:
+    """The widest float or integer type among the values that move with P (32 if none), but for
+    a value only compared (`arith.cmpf`/`cmpi` operands: sdpa's `extf` to f64 of a score tested
+    against -inf): its vector spans two registers for one compare, the lanes need not halve."""
+    bits = [32]
+    for op in body_ops(p) + body_ops(r):
+        for v in list(op.results) + (list(op.operands) if op.name == "affine.store" else []):
+            b = _scalar_type_bits(v.type)
+            users = [mlir.operation(u.owner).name for u in v.uses]
+            if users and all(u in ("arith.cmpf", "arith.cmpi") for u in users) and op.name != "affine.store":
+                continue
+            if b is not None and lanes.varies(v):
+                bits.append(b)
+    for v in list(body_block(r).arguments)[1:]:
+        b = _scalar_type_bits(v.type)
+        if b is not None:
+            bits.append(b)
+    return max(bits)
+
+
+def choose_tile(registers: int, reductions: int, width: int, rows_max: int | None, cols_trip: int | None,
+                rows_trip: int | None) -> tuple[int, int]:
+    """(MR, NV): the tile of accumulators with the most reuse, MR x NV / (MR + NV) (vector loads
+    of B and broadcasts of A per multiply-add), with MR x NV x reductions accumulators and
+    SPARE_REGISTERS more fitting the registers; MR up to `rows_max` (1 without a row loop) and
+    the row trip count, NV x width up to the column trip count; ties go to the tile leaving fewer
+    iterations to remainder loops, then to more rows (a vector of B then serves more of them)."""
+    best = None
+    for mr in range(1, (rows_max or 1) + 1):
+        if rows_trip is not None and mr > rows_trip:
+            break
+        for nv in range(1, MAX_VECTORS + 1):
+            if mr * nv * reductions + SPARE_REGISTERS > registers or (cols_trip is not None and nv * width > cols_trip):
+                continue
+            left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip else 0)
+            key = (mr * nv / (mr + nv), -left, mr)
+            if best is None or key > best[0]:
+                best = (key, mr, nv)
+    return (best[1], best[2]) if best else (1, 1)
+
+
+def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
+    """The register tiling of the reduction nest P (see above), None when P is not one (its
+    body holds no single innermost loop carrying values)."""
+    r = reduction_loop_of(p)
+    if r is None:
+        return None
+    if not single_bounds(p) or not single_bounds(r):
+        return _tile_refuse(p, TileCode.SHAPE, "step or bounds of the loop to block or of its reduction loop", r)
+    carried, why_carried = lane_reductions(p)
+    if why_carried is not None:
+        return _tile_refuse(p, TileCode.CARRIED_VALUE, why_carried, r)
+    if any(defined_inside(v, p) for v in bound_values(r)):
+        return _tile_refuse(p, TileCode.REDUCTION_LOOP, "its bounds move with the loop to block", r)
+    reds, not_red = reductions_of(r)
+    if not_red is not None:
+        return _tile_refuse(p, TileCode.REDUCTION_LOOP, not_red, r)
+    mem = memory_reductions(r, facts.scope)
+    if mem:
+        from ....analysis.loops import runs_at_least_once
+
+        if not runs_at_least_once(r, facts.scope):
+            return _tile_refuse(p, TileCode.REDUCTION_LOOP, "a sum in memory and the loop may run zero times", r)
+        stray = _stray_access(r, mem)
+        if stray is not None:
+            return _tile_refuse(p, TileCode.REDUCTION_LOOP, stray, r)
+    q = mlir.operation(p.parent) if p.parent is not None else None
+    q = q if q is not None and q.name == "affine.for" else None
+    bad = nest_op_refusal(p, r, None, mem)
+    if bad is not None:
+        return _tile_refuse(p, bad[0], bad[1], bad[2])
+    why = carried_dependence(p, facts, through_iter_args=False)
+    if why is not None:
+        return _tile_refuse(p, TileCode.CARRIED, why.reason)
+    rows_q, rows_why = _rows_loop(q, p, r, facts, mem)
+    lanes = lanes_of(p, r, rows_q, mem)
+    narrow = lane_width_refusal(p, r, lanes, facts)
+    width = 1 if narrow is not None else max(1, options.plan_vector_bits // lane_bits(p, r, lanes))
+    ordered = [x for x in (*reds, *mem) if not x.exact]
+    if width == 1 and (not ordered or bool(options.reassociate)):
+        return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
+                            + ("may be reassociated" if ordered else "are exact in any order"), r)
+    cols = constant_trip_count(p)
+    if cols is not None and cols < max(2, width):
+        return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
+    registers = vector_registers(options) if width > 1 else 16
+    rows_max = MAX_ROWS if rows_q is not None else 1
+    # P's own partials are not counted: they wait across R and are used once per sweep step
+    mr, nv = choose_tile(registers, len(reds) + len(mem), width, rows_max, cols,
+                         constant_trip_count(rows_q) if rows_q is not None else None)
+    if mr == 1 and rows_q is not None:
+        rows_q, rows_why = None, "one row fits the registers best"
+    fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
+    nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried else 0
+    return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
+                    in_memory=tuple(mem), col_block=nc, carried=tuple(carried))
+
+
+# Reductions P itself may carry when its iterations become lanes: each lane (and each vector of
+# the tile) keeps a partial started from the init, combined across lanes after P's sweep. Only
+# idempotent ones (op(x, x) = x), so that every partial may start from the init itself, and
+# exact in any order: maximumf/minimumf (IEEE maximum/minimum: NaN wins, -0 < +0, so even the
+# sign of a zero is the same; which NaN comes out is not specified by LLVM in either order),
+# maxnumf/minnumf (the same but for a zero's sign, which they leave open), and the integer
+# max/min/and/or. A sum is not: the init would be counted once per partial.
+LANE_REDUCTIONS = {"arith.maximumf": "maximumf", "arith.minimumf": "minimumf", "arith.maxnumf": "maxnumf",
+                   "arith.minnumf": "minnumf", "arith.maxsi": "maxsi", "arith.minsi": "minsi",
+                   "arith.maxui": "maxui", "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or"}
+
+
+def lane_reductions(p: ir.Operation) -> tuple[list[Reduction], str | None]:
+    """P's own carried values (a row maximum fused into the loop over keys) when each is a
+    reduction (`reductions_of`) of a LANE_REDUCTIONS kind; else ([], why not)."""
+    if not has_iter_args_op(p):
+        return [], None
+    reds, why = reductions_of(p)
+    if why is not None:
+        return [], why
+    for red in reds:
+        if red.kind not in LANE_REDUCTIONS:
+            return [], f"{red.kind} is not idempotent and exact in any order (its partials may not start from the init)"
+    return reds, None
+
+
+def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int, options) -> int:
+    """NC, the columns of B one block of row tiles sweeps, when B's K x N panel is larger than
+    half the L2 (`sb_budget`, the cpu target's 2 MiB): the largest multiple of the tile's columns
+    whose K x NC panel fits that half, at least one tile (0 when everything fits, or a trip
+    count is unknown). The rows of a block then read the panel from L2, not memory."""
+    k, n = constant_trip_count(r), constant_trip_count(p)
+    if k is None or n is None:
+        return 0
+    elem = max(4, lane_bits(p, r, lanes) // 8)
+    half = options.sb_budget // 2
+    if k * n * elem <= half:
+        return 0
+    nc = max(tile_cols, (half // (k * elem)) // tile_cols * tile_cols)
+    return nc if nc < n else 0
+
+
+def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:
+    """Another access in R that may touch the buffer a memory reduction keeps its sum in (the
+    sum then may not wait in a register), or None. Buffers are compared by their storage
+    (`memory.buffer_key` of the alias root, so a cast or view of the sum's buffer counts; a
+    memref of untraced origin may be any buffer); two sums that may share a buffer are refused
+    too (their addresses may meet)."""
+    from ....analysis.memory import buffer_key_of as key, keys_may_alias
+
+    own = {mlir.op_key(x) for m in mem for x in (m.load, m.store)}
+    sums = [key(m.store.operands[1]) for m in mem]
+    for a in range(len(sums)):
+        for b in range(a + 1, len(sums)):
+            if keys_may_alias(sums[a], sums[b]):
+                return (f"affine.store at {mlir.location_of(mem[b].store)} keeps a second sum in a buffer "
+                        "that may be the first's")
+    for op in body_ops(r):
+        if mlir.op_key(op) in own:
+            continue
+        for v in op.operands:
+            if isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType)) and \
+                    any(keys_may_alias(key(v), k) for k in sums):
+                return f"{op.name} at {mlir.location_of(op)} may touch the buffer of a sum kept in memory"
+    return None
+
+
+def has_iter_args_op(loop: ir.Operation) -> bool:
+    return len(list(body_block(loop).arguments)) > 1
+
+
+def _rows_loop(q: ir.Operation | None, p: ir.Operation, r: ir.Operation, facts,
+               mem: list | tuple = ()) -> tuple[ir.Operation | None, str]:
+    """Q when its iterations (rows of C) may be jammed: an affine.for of step 1 with single
+    bounds around P, carrying no values and no memory dependence, whose other ops are loads and
+    pure ops, with the bounds of P and R not moving with it. Else (None, why not)."""
+    if q is None:
+        return None, "no loop around it"
+    if not single_bounds(q) or has_iter_args_op(q):
+        return None, "the loop around it has a step, several bounds or carried values"
+    if any(defined_inside(v, q) for v in bound_values(p) + bound_values(r)):
+        return None, "its bounds move with the loop around it"
+    if any(o.regions for o in body_ops(q) if o != p):
+        return None, "the loop around it holds other loops or regions"
+    bad = nest_op_refusal(p, r, q, mem)
+    if bad is not None:
+        return None, f"beside it in the loop around it: {bad[1]}"
+    why = carried_dependence(q, facts, through_iter_args=False)
+    if why is not None:
+        return None, f"the loop around it carries a dependence: {why.reason}"
+    return q, ""
+
+
+def _multiply_add(red: Reduction) -> ir.Operation | None:
+    """The arith.mulf feeding an addf reduction directly, used only there (fma candidate)."""
+    if red.kind != "arith.addf":
+        return None
+    for v in red.op.operands:
+        owner, _ = mlir.value_owner(v)
+        if owner is not None and owner.name == "arith.mulf" and len(list(v.uses)) == 1 \
+                and owner.parent == red.op.parent:
+            return owner
+    return None
+
+
+def plan_register_tiles(fn: ir.Operation, facts, options) -> list[TilePlan]:
+    """A TilePlan per reduction nest of the function, in program order."""
+    out = []
+    for op in mlir.walk(fn):
+        if op.name == "affine.for":
+            plan = plan_register_tile(op, facts, options)
+            if plan is not None:
+                out.append(plan)
+    return out

@@ -1,0 +1,150 @@
+"""Sibling reuse on the cpu target: when fusing two loops saves memory traffic although they
+share no intermediate (issue 25).
+
+The seed's profit counts only placed intermediates (profit.py). On cpu a pair also earns the
+bytes of an external buffer that the second loop touches again in the same fused iteration:
+read by both (a shared input, read once instead of twice), or written by the first and read by
+the second (the read-back hits the cache). `fusion_legality.reads_same_elements` and
+`reads_produced_elements` match accesses element by element in nests of the same shape; this
+module adds the exact per-iteration rule (`footprints_nest`): the elements the second loop
+touches in iteration t of the fused axis, the loops inside the axis projected out, are among
+those the first touched in iteration t. That compares nests of different depths and inner
+orders (a row written by a 2-deep nest and read inside a 3-deep one; a column read by two
+reductions of different lengths). Nothing here mutates IR or decides legality: the battery
+(fusion_legality) still runs on every pair.
+"""
+from __future__ import annotations
+
+import functools
+
+import islpy as isl
+
+from ....analysis.affine import Scope
+from ....analysis.dependence import element_constraints
+from ....analysis.loops import has_iter_args, loop_dims, substitute
+from ....analysis.memory import UNTRACED
+from ....loop_optimization.fusion_legality import reads_produced_elements, reads_same_elements
+from ....mlir import ir
+
+
+def iteration_footprint(a, axis, scope: Scope, t: str = "t_"):
+    """The elements of a.root that access `a` touches in one iteration of `axis` (a loop
+    enclosing it), as the isl text of a set over [the loops outside `axis`, t, the element coordinates]:
+    `t` is the axis's iteration number ((iv - lower bound) / step, so loops with other lower
+    bounds compare iteration by iteration, as fusion pairs them), the loops inside `axis` are
+    projected out. None when the access is not inside `axis` or its index is unknown."""
+    names = [lp.name for lp in a.loops]
+    if a.index is None or axis.name not in names:
+        return None
+    k = names.index(axis.name)
+    outer, inner = names[:k], names[k:]
+    cons = [c for lp in a.loops for c in lp.constraints()]
+    cons.append(f"{axis.step} * {t} = {axis.name} - ({axis.lower_text()})")
+    elems = [f"x{m}_" for m in range(len(a.index))]
+    cons += element_constraints(a, elems)
+    canon = {**{n: f"o{m}_" for m, n in enumerate(outer)}, **{n: f"l{m}_" for m, n in enumerate(inner)}}
+    body = substitute(f"exists ({', '.join(inner)}: {' and '.join(cons)})", canon)  # loops by position
+    dims = [canon[n] for n in outer]
+    return f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join([*dims, t, *elems])}] : {body} }}"
+
+
+@functools.lru_cache(maxsize=16384)
+def _nested_text(inner: str, outer: str) -> bool:
+    """The isl set `inner` is non-empty and within `outer` (texts; memoized: a pair is scored
+    again after every change around it, with the same accesses)."""
+    try:
+        fa, fb = isl.Set(outer), isl.Set(inner)
+    except isl.Error:
+        return False
+    fa, fb = fa.align_params(fb.get_space()), fb.align_params(fa.get_space())
+    return not fb.is_empty() and fb.is_subset(fa)
+
+
+def footprints_nest(a, b, ax1, ax2, scope: Scope) -> bool:
+    """In every iteration of the fused axis, the elements `b` (in the second loop) touches are
+    among those `a` (in the first) touches, and some are touched: in one fused iteration the
+    second loop finds all it touches of the buffer in the cache (a second loop that reads more
+    than the first touched, `s[j]` for all j after a loop that wrote `s[i]`, earns nothing).
+    Decided exactly with isl on the per-iteration footprints (`iteration_footprint`), so nests of different depths
+    (a row written by a 2-deep nest, read inside a 3-deep one) are compared too. Both accesses
+    must sit in the same loops outside the axis, the two axes have one step."""
+    if a.rank != b.rank or a.key != b.key or a.key is UNTRACED:
+        return False
+    na, nb = [lp.name for lp in a.loops], [lp.name for lp in b.loops]
+    if ax1.name not in na or ax2.name not in nb or na[:na.index(ax1.name)] != nb[:nb.index(ax2.name)]:
+        return False
+    if ax1.step != ax2.step:
+        return False
+    fa, fb = iteration_footprint(a, ax1, scope), iteration_footprint(b, ax2, scope)
+    if fa is None or fb is None:
+        return False
+    return _nested_text(fb, fa)
+
+
+def _footprint_reuse(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes: bool) -> bool:
+    """Some read of `root` (a buffer key) in l2 touches, per fused iteration, only elements an
+    access in l1 touches (a read, or with `first_writes` a write whose element moves with the
+    loop: a cell touched in every iteration is in the cache either way)."""
+    (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
+    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None
+              and a.is_write == first_writes and (not first_writes or a.uses_iv(ax1.name))]
+    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
+    return any(footprints_nest(a, b, ax1, ax2, facts.scope) for b in seconds for a in firsts)
+
+
+def reuses_read_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """The pair reads `root` (neither writes it) so that, fused, the second read hits the cache:
+    the same elements in the same iteration of nests of one shape (`reads_same_elements`), or
+    per fused iteration a footprint within the first loop's (`footprints_nest`)."""
+    return reads_same_elements(l1, l2, root, facts) or _footprint_reuse(l1, l2, root, facts, False)
+
+
+def reuses_produced_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """The second loop reads, per fused iteration, only elements of `root` the first has just
+    written there (`reads_produced_elements`, or the footprint rule across nest shapes)."""
+    return reads_produced_elements(l1, l2, root, facts) or _footprint_reuse(l1, l2, root, facts, True)
+
+
+def accumulates_only(loop: ir.Operation, facts) -> bool:
+    """The innermost loop carries nothing but accumulators: no iter_args, effects modelled, and
+    every write's index is free of the loop's IV (a value at a loop-invariant address, which
+    scalar replacement carries in a register). Its dependences are then reductions only, and
+    the work fused next to them stays one pass over the elements."""
+    if has_iter_args(loop) or facts.effects(loop).unknown:
+        return False
+    (axis,) = loop_dims(loop, facts.scope)
+    writes = [a for a in facts.accesses(loop) if a.is_write]
+    return bool(writes) and all(a.index is not None and not a.uses_iv(axis.name) for a in writes)
+
+
+def streams_shared_input(l1: ir.Operation, l2: ir.Operation, facts) -> bool:
+    """Both loops read, at the same elements per iteration, a buffer that moves with the loop
+    and that neither writes (`reads_same_elements`): fused, that input is streamed from memory
+    once instead of twice (bicg written as two nests: A read by both row loops)."""
+    e1, e2 = facts.effects(l1), facts.effects(l2)
+    (ax1,) = loop_dims(l1, facts.scope)
+    for k in sorted(e1.reads & e2.reads - e1.writes - e2.writes, key=str):
+        if k is UNTRACED:
+            continue
+        moving = any(a.uses_iv(ax1.name) for a in facts.accesses_by_root(l1).get(k, ()))
+        if moving and reads_same_elements(l1, l2, k, facts):
+            return True
+    return False
+
+
+def reuse_reasons(l1: ir.Operation, l2: ir.Operation, facts) -> list[str]:
+    """Why the pair earns on cpu beyond the seed's placed intermediates, for the fusion remark:
+    per external buffer, `<buffer> read by both loops` or `<buffer> written, then read back`."""
+    from ....analysis.memory import value_name
+    from ....loop_optimization.profit import shared_tensors
+
+    out = []
+    for t in shared_tensors(facts.effects(l1), facts.effects(l2), facts.location):
+        if t.location.placed:
+            continue
+        root = t.location.root
+        if not (t.written_by_first or t.written_by_second) and reuses_read_elements(l1, l2, root, facts):
+            out.append(f"{value_name(root)} read by both loops in one fused iteration (read once from memory)")
+        elif t.written_by_first and reuses_produced_elements(l1, l2, root, facts):
+            out.append(f"{value_name(root)} written, then read back in the same fused iteration (from the cache)")
+    return out

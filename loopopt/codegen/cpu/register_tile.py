@@ -1,0 +1,558 @@
+"""Register tiling of reduction nests (cpu): a tile of C in registers across the whole reduction.
+
+Applies a `cpu_plan.TilePlan` (the rule and its legality are in codegen/cpu/plan/cpu_plan.py). For the
+nest `Q: for i { P: for j { pro(i, j); for k iter_args(acc) { acc = acc + f(i, j, k) }; epi } }`
+it builds, in place of Q (or of P when no row loop is jammed):
+
+    for i0 = lbQ to mainQ step MR            // MR rows (the rows loop; absent: rows = [i])
+      for j0 = lbP to mainP step NV * W      // NV vectors of W lanes per row
+        pro for each row and vector           // loads that move with j: affine.vector_load
+        for k iter_args(MR x NV accumulators of vector<W x T>) {
+          loads of A once per row (scalar, broadcast), of B once per vector (shared by the rows)
+          acc[m][c] = acc[m][c] + ...         // the body's own ops, per lane
+        }
+        epi for each row and vector           // stores that move with j: affine.vector_store
+      for j0 = mainP to mainP' step W        // the column remainder: one vector at a time
+      for j = mainP' to ubP                  // then scalar, the rows jammed
+    for i = mainQ to ubQ                      // the row remainder: the same sweep for one row
+
+`mainQ = lbQ + ((ubQ - lbQ) floordiv MR) * MR` (symbolic bounds work the same). Every lane runs
+exactly its own iteration's ops in their order, each on its own values: results are bit-exact,
+except where the plan contracts `acc + x * y` into `math.fma` (options.contract). Ops that do
+not move with j are emitted once per row (a load of A[i, k]: scalar, broadcast where a lane
+needs it), ops that do not move with i once for all rows (a vector of B[k, j]).
+
+With width 1 (accesses strided along P) the same code makes NV scalar copies instead of vector
+lanes: independent accumulation chains for an ordered float sum that LLVM keeps in order.
+
+Remarks (pass `register-tile`): `[REGISTER TILING] ...` (Passed) per tiled nest, with the tile,
+the vectors and the reason the rows are 1 when they are; `[STOP REGISTER TILING] ...` (Missed)
+per refused nest, with the plan's code.
+"""
+from __future__ import annotations
+
+from ... import mlir
+from ...analysis.facts import Facts
+from ...analysis.loops import body_block, body_ops
+from ...mlir import affine_d, ir
+from ...options import Options
+from ...remarks import PASSED, RemarkLog
+from ...transforms.dead_carried import DEAD, dead_positions, dead_slice, drop_carried
+from ...transforms.rewriter import Rewriter
+from .plan.cpu_plan import LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, lanes_of, plan_register_tiles
+
+PASS = "register-tile"
+TILED = "[REGISTER TILING]"
+
+
+# ----------------------------------------------------------------------------- bounds
+
+def _bound(loop: ir.Operation, which: str) -> tuple[ir.AffineMap, list[ir.Value]]:
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ub = mlir.affine_map_attr(loop, "upperBoundMap")
+    ops = list(loop.operands)
+    if which == "lb":
+        return lb, ops[:lb.n_inputs]
+    return ub, ops[lb.n_inputs:lb.n_inputs + ub.n_inputs]
+
+
+def multiple_bound(lb: tuple, ub: tuple, step: int) -> tuple[ir.AffineMap, list[ir.Value]]:
+    """`lb + ((ub - lb) floordiv step) * step` as one affine map and its operands: the end of
+    the iterations that fill whole steps (dims of both maps first, then their symbols)."""
+    (lm, lops), (um, uops) = lb, ub
+    if step == 1:
+        return um, uops
+    nd1, ns1, nd2, ns2 = lm.n_dims, lm.n_symbols, um.n_dims, um.n_symbols
+    e1 = lm.results[0]
+    e2 = um.results[0].shift_dims(nd2, nd1).shift_symbols(ns2, ns1)
+    expr = e1 + ir.AffineExpr.get_floor_div(e2 - e1, step) * step
+    expr = ir.AffineExpr.simplify_affine_expr(expr, nd1 + nd2, ns1 + ns2)
+    amap = ir.AffineMap.get(nd1 + nd2, ns1 + ns2, [expr])
+    return amap, lops[:nd1] + uops[:nd2] + lops[nd1:] + uops[nd2:]
+
+
+def at_least(bound: tuple, floor: tuple) -> tuple[ir.AffineMap, list[ir.Value]]:
+    """`max(floor, bound)` as a lower-bound map (a lower bound with several results is their
+    maximum). A loop that starts where `multiple_bound` ended must also start at or above the
+    original lower bound: when the original loop runs zero times (ub < lb, e.g. `1 to %n` with
+    %n = 0), `lb + ((ub - lb) floordiv step) * step` lies below lb and a remainder loop from
+    there to ub would run iterations the original never ran."""
+    a, b = _constant(bound), _constant(floor)
+    if a is not None and b is not None:
+        return bound if a >= b else floor
+    (fm, fops), (bm, bops) = floor, bound
+    nd1, ns1, nd2, ns2 = fm.n_dims, fm.n_symbols, bm.n_dims, bm.n_symbols
+    exprs = [fm.results[0], bm.results[0].shift_dims(nd2, nd1).shift_symbols(ns2, ns1)]
+    amap = ir.AffineMap.get(nd1 + nd2, ns1 + ns2, exprs)
+    return amap, fops[:nd1] + bops[:nd2] + fops[nd1:] + bops[nd2:]
+
+
+def _constant(bound: tuple) -> int | None:
+    m, _ = bound
+    if len(m.results) != 1:
+        return None
+    e = m.results[0]
+    return e.value if isinstance(e, ir.AffineConstantExpr) else None
+
+
+def _new_for(lo: tuple, hi: tuple, step: int, inits: list, ip, loc) -> ir.Operation:
+    (lm, lops), (hm, hops) = lo, hi
+    with loc:
+        loop = affine_d.AffineForOp(lm, hm, step, inits or None, lower_bound_operands=lops,
+                                    upper_bound_operands=hops, ip=ip).operation
+        if not inits:
+            affine_d.AffineYieldOp([], ip=ir.InsertionPoint(body_block(loop)))
+        return loop
+
+
+def _offset_index(base: ir.Value, offset: int, ip, loc) -> ir.Value:
+    """`base + offset` as an affine.apply (base itself for 0)."""
+    if offset == 0:
+        return base
+    with loc:
+        d0 = ir.AffineDimExpr.get(0)
+        amap = ir.AffineMap.get(1, 0, [d0 + offset])
+        return affine_d.AffineApplyOp(amap, [base], ip=ip).result
+
+
+# ----------------------------------------------------------------------------- lane copies
+
+def op_moves(op: ir.Operation, moves) -> bool:
+    """Whether `op` moves with a loop (`moves`: Lanes.varies or Lanes.by_row): a result does,
+    or, for an op without results (a store), an operand does."""
+    results = list(op.results)
+    return any(moves(v) for v in (results if results else op.operands))
+
+
+class _Sweep:
+    """Emits the copies of P's body for `rows` rows x `nv` blocks of `width` lanes."""
+
+    def __init__(self, plan: TilePlan, lanes: Lanes, rowmaps: list[dict], width: int, nv: int) -> None:
+        self.plan, self.lanes, self.rowmaps = plan, lanes, rowmaps
+        self.width, self.nv = width, nv
+        self.env: dict = {}  # (row, block) -> {old value: new value}
+        self.bcast: dict = {}  # (value, block) -> broadcast
+        self.fused = {mlir.op_key(m) for r in plan.all_reductions for m in [_multiply_add(r)]
+                      if plan.fma and m is not None}
+        self.skip = {mlir.op_key(x) for m in plan.in_memory for x in (m.load, m.store)}
+
+    # which copies an op needs: per row if it moves with Q, per block if it moves with P
+    def rows_of(self, op: ir.Operation) -> range:
+        return range(len(self.rowmaps)) if op_moves(op, self.lanes.by_row) else range(1)
+
+    def blocks_of(self, op: ir.Operation) -> range:
+        return range(self.nv) if op_moves(op, self.lanes.varies) else range(1)
+
+    def vtype(self, t: ir.Type) -> ir.Type:
+        return t if self.width == 1 else ir.VectorType.get([self.width], t)
+
+    def get(self, v: ir.Value, m: int, c: int, vector: bool, ip) -> ir.Value:
+        """The copy of `v` for row m, block c; `vector`: as a lane value (broadcast if uniform)."""
+        km = m if self.lanes.by_row(v) else 0
+        if self.lanes.varies(v):
+            return self.env[(km, c)][v]
+        s = self.env.get((km, 0), {}).get(v)
+        if s is None:
+            s = self.rowmaps[km].get(v, self.rowmaps[0].get(v, v))
+        if not vector or self.width == 1 or isinstance(s.type, ir.IndexType):
+            return s
+        key = (s, ip.block)
+        if key not in self.bcast:
+            with ir.Location.unknown():
+                self.bcast[key] = ir.Operation.create("vector.broadcast", results=[self.vtype(s.type)],
+                                                      operands=[s], ip=ip).result
+        return self.bcast[key]
+
+    def bind(self, old: ir.Value, new: ir.Value, m: int, c: int) -> None:
+        self.env.setdefault((m, c), {})[old] = new
+
+    # one op, all its copies
+    def emit(self, op: ir.Operation, ip) -> None:
+        if op == self.plan.reduction_loop:
+            self.emit_reduction(op, ip)
+            return
+        if mlir.op_key(op) in self.fused or mlir.op_key(op) in self.skip:
+            return  # emitted as part of its math.fma, or a sum in memory (kept in iter_args)
+        for m in self.rows_of(op):
+            for c in self.blocks_of(op):
+                self.emit_copy(op, m, c, ip)
+
+    def emit_copy(self, op: ir.Operation, m: int, c: int, ip) -> None:
+        name, loc = op.name, op.location
+        moving = op_moves(op, self.lanes.varies)
+        if name == "affine.load" and moving and self.width > 1:
+            ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[1:]]
+            with loc:
+                new = ir.Operation.create("affine.vector_load", results=[self.vtype(op.results[0].type)],
+                                          operands=[op.operands[0], *ops],
+                                          attributes={"map": op.attributes["map"]}, ip=ip)
+            self.bind(op.results[0], new.result, m, c)
+            return
+        if name == "affine.store" and self.width > 1 and any(self.lanes.varies(v) for v in list(op.operands)[2:]):
+            val = self.get(op.operands[0], m, c, True, ip)
+            ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[2:]]
+            with loc:
+                ir.Operation.create("affine.vector_store", operands=[val, op.operands[1], *ops],
+                                    attributes={"map": op.attributes["map"]}, ip=ip)
+            return
+        if name == "arith.addf" and self._fma_of(op) is not None:
+            mul = self._fma_of(op)
+            acc = next(v for v in op.operands if v != mul.results[0])
+            args = [self.get(mul.operands[0], m, c, True, ip), self.get(mul.operands[1], m, c, True, ip),
+                    self.get(acc, m, c, True, ip)]
+            with loc:
+                new = ir.Operation.create("math.fma", results=[args[2].type], operands=args, ip=ip)
+            self.bind(op.results[0], new.result, m, c)
+            return
+        vector = (moving and self.width > 1 and not name.startswith("affine.")
+                  and not any(isinstance(v.type, ir.IndexType) for v in op.results))
+        if vector:  # an elementwise arith/math op on lanes
+            operands = [self.get(v, m, c, True, ip) for v in op.operands]
+            attrs = {name: attr for name, attr in op.attributes.items()}
+            with loc:
+                new = ir.Operation.create(name, results=[self.vtype(v.type) for v in op.results], operands=operands,
+                                          attributes=attrs, ip=ip)
+        else:  # a scalar copy (an address, a value the same in every lane, or width 1)
+            new = op.clone(ip=ip)
+            for k, v in enumerate(op.operands):
+                nv = self.get(v, m, c, False, ip)
+                if nv != v:
+                    new.operands[k] = nv
+        for old, fresh in zip(op.results, new.results):
+            self.bind(old, fresh, m, c)
+
+    def _fma_of(self, op: ir.Operation) -> ir.Operation | None:
+        for r in self.plan.all_reductions:
+            if r.op == op:
+                mul = _multiply_add(r)
+                return mul if mul is not None and mlir.op_key(mul) in self.fused else None
+        return None
+
+    def emit_reduction(self, r: ir.Operation, ip) -> None:
+        """One copy of R for every row and block: the accumulators of all copies in iter_args
+        (R's own, then the sums R keeps in memory: loaded before the copy, stored after it)."""
+        carried = list(body_block(r).arguments)[1:]
+        mem = list(self.plan.in_memory)
+        by_row = any(self.lanes.by_row(v) for v in carried) or any(op_moves(m.load, self.lanes.by_row) for m in mem)
+        rows = range(len(self.rowmaps)) if by_row else range(1)
+        n = len(carried) + len(mem)
+        slots = [(m, c, k) for m in rows for c in range(self.nv) for k in range(n)]
+        inits = []
+        for m, c, k in slots:
+            if k < len(carried):
+                inits.append(self.get(list(r.operands)[self._n_bound(r) + k], m, c, True, ip))
+            else:
+                load = mem[k - len(carried)].load
+                self.emit_copy(load, m, c, ip)
+                inits.append(self.get(load.results[0], m, c, True, ip))
+        lo, hi = _bound(r, "lb"), _bound(r, "ub")
+        new = _new_for(lo, hi, 1, inits, ip, r.location)
+        nblock = body_block(new)
+        inner = ir.InsertionPoint.at_block_begin(nblock)
+        for (m, c, k), arg in zip(slots, list(nblock.arguments)[1:]):
+            self.bind(carried[k] if k < len(carried) else mem[k - len(carried)].load.results[0], arg, m, c)
+        # the IV is the same for every copy: make get() find it for uniform uses too
+        for m in range(len(self.rowmaps)):
+            self.rowmaps[m][body_block(r).arguments[0]] = nblock.arguments[0]
+        for op in body_ops(r):
+            self.emit(op, inner)
+        y = mlir.block_ops(body_block(r))[-1]
+        yielded = list(y.operands) + [m.op.results[0] for m in mem]
+        vals = [self.get(yielded[k], m, c, True, inner) for m, c, k in slots]
+        with y.location:
+            affine_d.AffineYieldOp(vals, ip=inner)
+        for (m, c, k), res in zip(slots, new.results):
+            if k < len(carried):
+                self.bind(r.results[k], res, m, c)
+            else:
+                red = mem[k - len(carried)]
+                self.bind(red.op.results[0], res, m, c)
+                self.emit_copy(red.store, m, c, ip)
+
+    @staticmethod
+    def _n_bound(r: ir.Operation) -> int:
+        lb = mlir.affine_map_attr(r, "lowerBoundMap")
+        ub = mlir.affine_map_attr(r, "upperBoundMap")
+        return lb.n_inputs + ub.n_inputs
+
+
+def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
+    """(step, vectors, width) of the loops that sweep P: whole tiles, then single vectors, then
+    scalar iterations."""
+    w, nv = plan.width, plan.vectors
+    out = [(nv * w, nv, w)]
+    if w > 1 and nv > 1:
+        out.append((w, 1, w))
+    if nv * w > 1:
+        out.append((1, 1, 1))
+    return out
+
+
+def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, segments=None,
+             finals: list | None = None) -> list[ir.Operation]:
+    """P's iterations over `span` ((lower, upper) bounds; P's own by default) in `segments`
+    (default `_segments`), each an affine.for built at `ip`. P's own reductions (`plan.carried`)
+    run in every segment as one partial per vector (lanes broadcast from the value so far), are
+    combined after the segment (the vectors elementwise, then `vector.reduction` across lanes)
+    and passed to the next; their values after the last segment go to `finals`."""
+    p = plan.loop
+    lb, ub = (span[0], span[1]) if span is not None else (_bound(p, "lb"), _bound(p, "ub"))
+    floor = span[2] if span is not None and len(span) > 2 else None  # P's own lb, when lb may lie below it
+    pargs = list(body_block(p).arguments)[1:]
+    py = mlir.block_ops(body_block(p))[-1]
+    inits = list(p.operands)[_Sweep._n_bound(p):]
+    nrows, nred = len(rowmaps), len(plan.carried)
+    cur = [[inits[red.position] for red in plan.carried] for _ in range(nrows)]
+    out = []
+    lo = lb
+    for step, nv, width in (segments or _segments(plan)):
+        hi = multiple_bound(lb, ub, step) if step > 1 else ub
+        a, b = _constant(lo), _constant(hi)
+        if a is not None and b is not None and a >= b:
+            lo = hi
+            continue
+        sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
+        seg_inits = [x for row in cur for v in row for x in [_splat(v, width, ip, p.location)] * nv]
+        start = lo if lo is lb and floor is None else at_least(lo, floor or lb)
+        loop = _new_for(start, hi, step, seg_inits, ip, p.location)
+        block = body_block(loop)
+        inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
+                 else ir.InsertionPoint(block))
+        j0 = block.arguments[0]
+        piv = body_block(p).arguments[0]
+        for c in range(nv):  # P's IV moves with no row: row 0's copies serve every row
+            sweep.bind(piv, _offset_index(j0, c * width, inner, p.location), 0, c)
+        for m in range(nrows):  # slot (row m, reduction k, vector c) of the segment's iter_args
+            for k, red in enumerate(plan.carried):
+                for c in range(nv):
+                    sweep.bind(pargs[red.position], block.arguments[1 + (m * nred + k) * nv + c], m, c)
+        for op in body_ops(p):
+            sweep.emit(op, inner)
+        if seg_inits:
+            vals = [sweep.get(py.operands[red.position], m, c, True, inner)
+                    for m in range(nrows) for red in plan.carried for c in range(nv)]
+            with py.location:
+                affine_d.AffineYieldOp(vals, ip=inner)
+        res = list(loop.results)
+        cur = [[_combine(red, res[(m * nred + k) * nv:(m * nred + k + 1) * nv], width, ip, p.location)
+                for k, red in enumerate(plan.carried)] for m in range(nrows)]
+        out.append(loop)
+        lo = hi
+    if finals is not None:
+        finals.extend(cur)  # one list per row
+    return out
+
+
+def _splat(v: ir.Value, width: int, ip, loc) -> ir.Value:
+    """`v` in every lane (itself for width 1)."""
+    if width == 1:
+        return v
+    with loc:
+        return ir.Operation.create("vector.broadcast", results=[ir.VectorType.get([width], v.type)],
+                                   operands=[v], ip=ip).result
+
+
+def _combine(red, parts: list[ir.Value], width: int, ip, loc) -> ir.Value:
+    """One value of P's reduction `red` from its partials: the vectors combined elementwise by
+    its own op, then across lanes by `vector.reduction` of the same kind."""
+    acc = parts[0]
+    with loc:
+        for v in parts[1:]:
+            acc = ir.Operation.create(red.kind, results=[acc.type], operands=[acc, v], ip=ip).result
+        if width == 1:
+            return acc
+        elem = ir.VectorType(acc.type).element_type
+        kind = ir.Attribute.parse(f"#vector.kind<{LANE_REDUCTIONS[red.kind]}>")
+        return ir.Operation.create("vector.reduction", results=[elem], operands=[acc],
+                                   attributes={"kind": kind}, ip=ip).result
+
+
+def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value], ip, span=None,
+              segments=None) -> None:
+    """Q's body for the given row values: its other ops per row, P swept for all rows together."""
+    qiv = body_block(q).arguments[0]
+    rowmaps = [{qiv: v} for v in rows]
+    for op in body_ops(q):
+        if op == plan.loop:
+            finals: list = []
+            _sweep_p(plan, lanes, rowmaps, ip, span, segments, finals=finals)
+            for m, row in enumerate(finals):  # each row's own values of P's reductions
+                for red, v in zip(plan.carried, row):
+                    rowmaps[m][plan.loop.results[red.position]] = v
+            continue
+        for m in (range(len(rows)) if op_moves(op, lanes.by_row) else range(1)):
+            new = op.clone(ip=ip)
+            for k, v in enumerate(op.operands):
+                nv = rowmaps[m].get(v, rowmaps[0].get(v, v))
+                if nv != v:
+                    new.operands[k] = nv
+            for old, fresh in zip(op.results, new.results):
+                rowmaps[m][old] = fresh
+
+
+def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments=None) -> list[ir.Operation]:
+    """Q's iterations: blocks of MR rows, then the rows left one at a time, each sweeping P over
+    `span` in `segments`."""
+    lb, ub = _bound(q, "lb"), _bound(q, "ub")
+    main = multiple_bound(lb, ub, plan.rows)
+    out = []
+    head = _new_for(lb, main, plan.rows, [], ip, q.location)
+    inner = ir.InsertionPoint(mlir.block_ops(body_block(head))[-1])
+    i0 = body_block(head).arguments[0]
+    rows = [_offset_index(i0, m, inner, q.location) for m in range(plan.rows)]
+    _row_body(plan, lanes, q, rows, inner, span, segments)
+    out.append(head)
+    a, b = _constant(main), _constant(ub)
+    if not (a is not None and b is not None and a >= b):
+        tail = _new_for(at_least(main, lb), ub, 1, [], ip, q.location)
+        tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
+        single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
+                          plan.reductions, in_memory=plan.in_memory, carried=plan.carried)
+        _row_body(single, lanes, q, [body_block(tail).arguments[0]], tin, span, segments)
+        out.append(tail)
+    return out
+
+
+def build_tiled(plan: TilePlan) -> list[ir.Operation]:
+    """Build the tiled nest before the plan's outer loop (Q, or P); returns the new top-level ops.
+    The old nest is left for the caller to erase. With a column block NC (`plan.col_block`), the
+    columns come in blocks of NC first (`for jc { rows { tiles of the block } }`: the block's
+    panel of B stays in L2 while every row block uses it), then the columns left over."""
+    q = plan.rows_loop
+    lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory)
+    target = q if q is not None else plan.loop
+    ip = ir.InsertionPoint(target)
+    with target.context:
+        if q is None:
+            block = target.block
+            before = {mlir.op_key(o) for o in mlir.block_ops(block)}
+            finals: list = []
+            _sweep_p(plan, lanes, [{}], ip, finals=finals)
+            for red, v in zip(plan.carried, finals[0] if finals else []):  # P's own reductions, combined
+                plan.loop.results[red.position].replace_all_uses_with(v)
+            return [o for o in mlir.block_ops(block) if mlir.op_key(o) not in before]
+        if not plan.col_block:
+            return _rows(plan, lanes, q, ip)
+        p = plan.loop
+        lb, ub = _bound(p, "lb"), _bound(p, "ub")
+        blocks_end = multiple_bound(lb, ub, plan.col_block)
+        jc_loop = _new_for(lb, blocks_end, plan.col_block, [], ip, p.location)
+        jin = ir.InsertionPoint(mlir.block_ops(body_block(jc_loop))[-1])
+        jc = body_block(jc_loop).arguments[0]
+        with p.location:
+            d0 = ir.AffineDimExpr.get(0)
+            span = ((ir.AffineMap.get(1, 0, [d0]), [jc]), (ir.AffineMap.get(1, 0, [d0 + plan.col_block]), [jc]))
+        _rows(plan, lanes, q, jin, span, [(plan.vectors * plan.width, plan.vectors, plan.width)])
+        out = [jc_loop]
+        a, b = _constant(blocks_end), _constant(ub)
+        if not (a is not None and b is not None and a >= b):
+            out += _rows(plan, lanes, q, ip, (blocks_end, ub, lb))
+        return out
+
+
+# ----------------------------------------------------------------------------- the step
+
+def _loops_in(op: ir.Operation) -> int:
+    return sum(1 for o in [op, *mlir.walk(op)] if o.name == "affine.for")
+
+
+def describe(plan: TilePlan) -> str:
+    mr, cols = plan.tile
+    form = f"vector<{plan.width}x{_lane_type(plan)}>" if plan.width > 1 else f"scalar {_lane_type(plan)}"
+    acc = f"{plan.accumulators} {'vector ' if plan.width > 1 else ''}accumulators ({form})"
+    how = "acc + x * y as one fused multiply-add" if plan.fma else "each sum kept in order"
+    return f"{TILED} {mr} x {cols} tile of the reduction in {acc}, {how}"
+
+
+def _lane_type(plan: TilePlan) -> str:
+    carried = list(body_block(plan.reduction_loop).arguments)[1:]
+    if carried:
+        return str(carried[0].type)
+    return str(plan.in_memory[0].load.results[0].type) if plan.in_memory else "f32"
+
+
+def _check_unused(nest: ir.Operation) -> None:
+    """Raise when a value defined in `nest` is still used outside it (erasing it would leave a
+    dangling use: a crash, not an error)."""
+    inner = {mlir.op_key(o) for o in [nest, *mlir.walk(nest)]}
+    for o in [nest, *mlir.walk(nest)]:
+        for r in o.results:
+            for u in r.uses:
+                if mlir.op_key(mlir.operation(u.owner)) not in inner:
+                    raise RuntimeError(f"register tiling left a use of {o.name} at {mlir.location_of(o)}")
+
+
+def drop_dead_carried(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
+    """Remove the dead carried values (transforms/dead_carried.py) of every loop around a
+    reduction loop (what register tiling may take); returns how many were removed."""
+    from .plan.cpu_plan import reduction_loop_of
+
+    count = 0
+    erased: set[int] = set()  # op_key of what drop_carried erased (the old loop, the dead slices)
+    for op in [o for o in mlir.walk(fn) if o.name == "affine.for"]:
+        if mlir.op_key(op) in erased:
+            continue
+        if len(list(body_block(op).arguments)) < 2 or reduction_loop_of(op) is None:
+            continue
+        dead = dead_positions(op)
+        if not dead:
+            continue
+        where = mlir.location_of(op, filename)
+        slices = [dead_slice(op, k) for k in dead]
+        removed = sum(len(s) for s in slices)
+        erased |= {mlir.op_key(op)} | {mlir.op_key(x) for s in slices for o in s for x in [o, *mlir.walk(o)]}
+        drop_carried(op, dead)
+        log.add(PASS, PASSED, f"{DEAD} ({removed} ops)", function=mlir.func_name(fn), location=where,
+                args={"values": len(dead), "ops": removed})
+        count += len(dead)
+    return count
+
+
+def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
+                           report_refusals: bool = True) -> int:
+    """Plan every reduction nest of the function and tile those the plan accepts; returns the
+    number tiled. Runs on the cpu target only; on the others it does nothing. A refused nest
+    gets a Missed remark with its code when `report_refusals`."""
+    if options.target.partitioned or mlir.func_body(fn) is None:
+        return 0
+    fname = mlir.func_name(fn)
+    drop_dead_carried(fn, log, filename)
+    facts = Facts()
+    rewriter = Rewriter(facts)
+    plans = plan_register_tiles(fn, facts, options)
+    count = 0
+    for plan in plans:
+        where = mlir.location_of(plan.loop, filename)
+        if plan.refusal is not None:
+            if report_refusals:
+                log.refused(PASS, plan.refusal, function=fname, location=where)
+            continue
+        target = plan.rows_loop if plan.rows_loop is not None else plan.loop
+        args = {"rows": plan.rows, "columns": plan.tile[1], "width": plan.width, "vectors": plan.vectors,
+                "column_block": plan.col_block,
+                "accumulators": plan.accumulators, "fma": plan.fma, "reductions": [r.kind for r in plan.all_reductions]}
+        text = describe(plan)
+        if plan.col_block:
+            text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
+        if plan.carried:
+            kinds = ", ".join(red.kind for red in plan.carried)
+            parts = plan.rows * plan.vectors * len(plan.carried)
+            text += f"; the loop's own reductions ({kinds}) in {parts} lane-wise partials, exact in any order"
+            args["carried"] = [red.kind for red in plan.carried]
+        if plan.rows == 1 and plan.rows_why:
+            text += f"; one row: {plan.rows_why}"
+            args["rows_why"] = plan.rows_why
+
+        before = _loops_in(target)
+
+        def build(plan=plan, target=target):
+            new = build_tiled(plan)
+            _check_unused(target)
+            mlir.erase_innermost_first(target)
+            return [new]
+
+        new_ops = rewriter.replace([target], build)[0]
+        args["loops_added"] = sum(_loops_in(op) for op in new_ops) - before
+        log.add(PASS, PASSED, text, function=fname, location=where, args=args)
+        count += 1
+    return count

@@ -1,0 +1,365 @@
+"""Legality of fusing two sibling loops (seed 000's stop reasons), as pure functions of the IR.
+
+`fusion_legality` runs the battery in the seed's order and returns the ops between the loops
+that must move above the first loop, and a `Refusal` (None when the pair may fuse). Nothing
+here mutates IR: the fusion driver (loop_optimization/fusion.py) asks, then acts.
+"""
+from __future__ import annotations
+
+from .. import mlir
+from ..analysis import dependence
+from ..analysis.accesses import collect_accesses
+from ..analysis.affine import Scope
+from ..analysis.effects import Effects
+from ..analysis.loops import has_iter_args, loop_dims, substitute
+from ..analysis.loops import same_trip_count as loops_same_trip_count
+from ..analysis.memory import UNTRACED
+from ..analysis.refusal import Code, Refusal
+from ..analysis.vectorization import carried_dependence, is_innermost
+from ..mlir import ir
+
+# ---------------------------------------------------------------------------------------
+# Each check returns None when legal, else a Refusal.
+
+
+def constant_trip(loop: ir.Operation) -> tuple[int, int] | None:
+    """(trip count, step) of an affine.for with single constant bounds, else None (no isl)."""
+    from ..analysis.loops import constant_bounds
+
+    cb = constant_bounds(loop) if loop.name == "affine.for" else None
+    if cb is None:
+        return None
+    step = mlir.int_attr(loop, "step")
+    return max(0, -((cb[0] - cb[1]) // step)), step
+
+
+def same_trip_count(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> bool:
+    """loops.same_trip_count, without isl when both loops have single constant bounds."""
+    c1, c2 = constant_trip(l1), constant_trip(l2)
+    if c1 is not None and c2 is not None:
+        return c1[0] == c2[0]
+    return loops_same_trip_count(l1, l2, scope)
+
+
+def check_trip_counts(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> Refusal | None:
+    """Both loops must run the same number of iterations (decided symbolically) with one step."""
+    if mlir.int_attr(l1, "step") != mlir.int_attr(l2, "step"):
+        return Refusal(Code.UNMATCHED_TRIP_COUNT, "different steps")
+    if not same_trip_count(l1, l2, scope):
+        return Refusal(Code.UNMATCHED_TRIP_COUNT)
+    if not same_lower_bound(l1, l2) and (single_result(l1) is None or single_result(l2) is None):
+        return Refusal(Code.UNMATCHED_TRIP_COUNT, "different lower bounds given as max(...) of several values")
+    return None
+
+
+def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> bool:
+    """True iff some access in the loop indexes dimension 0 (the partition dimension) with the
+    loop's own IV or an IV of a loop enclosing it."""
+    names = {d.name for d in loop_dims(loop, scope)}
+    for a in (accesses if accesses is not None else collect_accesses(loop, scope)):
+        names_here = {lp.name for lp in a.loops}
+        if a.index and any(a.uses_iv(n, 0) for n in names_here | names):
+            return True
+    return False
+
+
+def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options,
+                        facts=None) -> Refusal | None:
+    if not options.target.partitioned:
+        return None
+    for lp in (l1, l2):
+        if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
+            return Refusal(Code.NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
+    return None
+
+
+def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
+    """Fusing reverses any dependence from an iteration of l1 to an earlier iteration of l2.
+
+    Checked for RAW, WAR and WAW over every pair of conflicting accesses with isl. A distance
+    of 0 is legal: in the fused body l1's statements still precede l2's (the seed rejects
+    d <= 0, which forbids the ordinary producer-consumer case)."""
+    (ax1,) = loop_dims(l1, scope)
+    (ax2,) = loop_dims(l2, scope)
+    acc2 = facts.accesses(l2) if facts is not None else collect_accesses(l2, scope)
+    if facts is not None:
+        by_root1 = facts.accesses_by_root(l1)
+    else:
+        by_root1 = by_key(collect_accesses(l1, scope))
+    return negative_distance(by_root1, acc2, ax1, ax2, scope)
+
+
+def by_key(accesses) -> dict:
+    """Accesses grouped by buffer key (as `Facts.accesses_by_root`)."""
+    out: dict = {}
+    for a in accesses:
+        out.setdefault(a.key, []).append(a)
+    return out
+
+
+def negative_distance(by_root1: dict, acc2, ax1, ax2, scope: Scope, explain: bool = True) -> Refusal | None:
+    """has_negative_distance over given accesses: `by_root1` those of the first loop grouped by
+    buffer key, `acc2` those of the second, `ax1`/`ax2` the two axes fused. A restructuring
+    asks it of accesses it has not built yet (a split loop's head: pair_restructuring).
+
+    With `explain` False only the answer counts (the refusal does not print the distances):
+    each question is asked with the loops named by position, so nests of one shape share one
+    isl answer (dependence.may_be_negative_between). With `explain` the distance sets are built
+    with the loops' own names, as they are printed: isl prints a set according to the operations
+    made on it before, so a printed set must come from the same questions as always."""
+    for b in acc2:
+        partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
+            [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
+        for a in partners:
+            if not (a.is_write or b.is_write):
+                continue
+            if a.key is UNTRACED or b.key is UNTRACED:
+                return Refusal(Code.NEGATIVE_DISTANCE, f"{_name(a.root)} may alias any buffer")
+            if a.index is None or b.index is None:
+                return Refusal(Code.NEGATIVE_DISTANCE, f"{_name(a.root)} is accessed at unknown elements")
+            if _identical_access(a, b, ax1, ax2):
+                continue  # same element at the same iteration: distance 0
+            kind = "RAW" if a.is_write and not b.is_write else "WAR" if b.is_write and not a.is_write else "WAW"
+            if not explain:
+                if dependence.may_be_negative_between(a, b, ax1, ax2, scope):
+                    return Refusal(Code.NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}")
+                continue
+            dist = dependence.distance_set(a, b, ax1, ax2, scope)
+            if dist is not None and dependence.may_be_negative(dist):
+                return Refusal(Code.NEGATIVE_DISTANCE, f"{kind} on {_name(a.root)}, distances {dist}")
+    return None
+
+
+def _name(v: ir.Value) -> str:
+    owner, _ = mlir.value_owner(v)
+    where = mlir.location_of(owner) if owner is not None else "an argument"
+    return f"{owner.name if owner is not None else 'argument'} ({where})"
+
+
+def _identical_access(a, b, ax1, ax2) -> bool:
+    """Fast path for distance exactly 0: the same buffer and index with the two axes identified,
+    no other loops involved, scalar accesses, and one index component equal to the axis IV itself
+    (so the element determines the iteration; `t[i]` in a `j` loop is touched by every `j`)."""
+    if ax1.lower != ax2.lower or a.root != b.root or a.is_vector or b.is_vector or ax1.step != 1:
+        return False
+    if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
+        return False
+    
+    same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
+    return same and any(t.strip("()") == ax1.name for t in a.index)
+
+
+def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> Refusal | None:
+    """Sound by default: a loop holding an op whose effects we do not model exactly (a call, an
+    unregistered op, an access through an untraced memref) is a barrier; the remark names it."""
+    for lp in (l1, l2):
+        e = effects(lp)
+        if e.unknown:
+            return Refusal(Code.UNMODELLED, f"{e.reason} (in the loop at {mlir.location_of(lp)})")
+    return None
+
+
+def check_vectorization(l1: ir.Operation, l2: ir.Operation, facts, options) -> Refusal | None:
+    """cpu only: two innermost loops where exactly one carries a dependence (a reduction) must
+    not fuse, since the parallel one's work would run sequentially in the fused loop and lose
+    vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
+    outer loops are never refused here (their inner loops stay separate)."""
+    if options.target.name != "cpu" or not (is_innermost(l1, facts) and is_innermost(l2, facts)):
+        return None
+    c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
+    if (c1 is None) == (c2 is None):
+        return None
+    par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
+    from ..codegen.cpu.plan.sibling_reuse import accumulates_only, streams_shared_input
+
+    if accumulates_only(seq, facts) and streams_shared_input(l1, l2, facts):
+        return None  # the input streamed once pays for the scalar reduction (sibling_reuse)
+    return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
+                   f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
+
+
+def private_buffer(e: Effects, key) -> bool:
+    """The buffer `key` (touched by `e`) is one this function allocates and never lets escape:
+    every use is an affine/memref load or store of it or its dealloc (memory.escaping_use), so
+    no other name reaches it and an op with unknown effects (an external call) cannot touch it."""
+    from ..analysis.effects import READ_OPS, WRITE_OPS
+    from ..analysis.memory import escaping_use, root_origin
+
+    root = e.values.get(key)
+    if key is UNTRACED or root is None or root_origin(root) != "alloc":
+        return False
+    return escaping_use(root, {**READ_OPS, **WRITE_OPS}) is None
+
+
+def _conflict(x: Effects, y: Effects) -> bool:
+    """x and y may touch one buffer, one of them writing. An op with unknown effects conflicts
+    with what it is known to touch and with everything else the other side touches except the
+    function's private buffers (`private_buffer`):
+    so an external call between two loops that work on private buffers stays where it is
+    and the loops fuse around it (MLIR's loop-fusion-3.mlir, a call without memref operands)."""
+    if x.unknown and y.unknown:
+        return True
+    if bool(x.writes & y.touches()) or bool(x.reads & y.writes):
+        return True  # what each side is known to touch (an op with unknown effects may know some)
+    if x.unknown or y.unknown:
+        known = y if x.unknown else x
+        return any(not private_buffer(known, k) for k in known.touches())
+    return False
+
+
+def _values_used_inside(op: ir.Operation) -> set:
+    used = set()
+    for o in [op, *mlir.walk(op)]:
+        for v in o.operands:
+            used.add(v)
+    return used
+
+
+def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation],
+                  effects) -> tuple[list[ir.Operation], Refusal | None]:
+    """Classify the ops between two loops (the seed's traversePath).
+
+    Ops the second loop does not depend on stay where they are. Ops it needs (SSA or memory,
+    transitively) are moved above the first loop when they don't depend on it; anything else
+    stops fusion. Returns (ops to hoist in order, reason)."""
+    if not between:
+        return [], None
+    e1, e2 = effects(l1), effects(l2)
+    used2 = _values_used_inside(l2)
+    used: list = [None] * len(between)  # values used inside each needed op, walked once
+
+    def used_by(m: int) -> set:
+        if used[m] is None:
+            used[m] = _values_used_inside(between[m])
+        return used[m]
+
+    needed: list[bool] = [False] * len(between)
+    for k in range(len(between) - 1, -1, -1):
+        x = between[k]
+        ex = effects(x)
+        if any(r in used2 for r in x.results) or _conflict(ex, e2):
+            needed[k] = True
+        else:
+            for m in range(k + 1, len(between)):
+                if needed[m] and (any(r in used_by(m) for r in x.results) or _conflict(ex, effects(between[m]))):
+                    needed[k] = True
+                    break
+    hoist = [x for x, n in zip(between, needed) if n]
+    for x in hoist:
+        if _conflict(effects(x), e1):
+            return [], Refusal(Code.BLOCKED_BY_OPS, f"{x.name} at {mlir.location_of(x)} depends on the first "
+                                  "loop and the second loop needs it")
+    return hoist, None
+
+
+def same_lower_bound(l1: ir.Operation, l2: ir.Operation) -> bool:
+    m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
+    n1, n2 = m1.n_dims + m1.n_symbols, m2.n_dims + m2.n_symbols
+    return m1 == m2 and list(l1.operands)[:n1] == list(l2.operands)[:n2]
+
+
+def single_result(loop: ir.Operation):
+    m = mlir.affine_map_attr(loop, "lowerBoundMap")
+    return m if len(m.results) == 1 else None
+
+
+
+
+def _loops_inside(a, axis) -> list:
+    """The loop dimensions of access `a` below `axis` (outermost first)."""
+    names = [lp.name for lp in a.loops]
+    return list(a.loops[names.index(axis.name) + 1:]) if axis.name in names else []
+
+
+def sibling_renaming(a, b, ax1, ax2) -> dict | None:
+    """How to name b's loops as a's so that one fused iteration of the pair runs both: l2's axis
+    as l1's, and each loop inside it as a's loop at the same depth, when both nests have the
+    same depth below the axis and those loops the same bounds and steps (after renaming). None
+    when the nests differ."""
+    inner_a, inner_b = _loops_inside(a, ax1), _loops_inside(b, ax2)
+    if len(inner_a) != len(inner_b):
+        return None
+    rename = {ax2.name: ax1.name}
+    for la, lb in zip(inner_a, inner_b):
+        if la.step != lb.step or len(la.lower) != len(lb.lower) or len(la.upper) != len(lb.upper):
+            return None
+        if any(substitute(x, rename) != y for x, y in zip(lb.lower + lb.upper, la.lower + la.upper)):
+            return None
+        rename[lb.name] = la.name
+    return rename
+
+
+def reads_same_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """Some read of buffer `root` in l2 touches, per iteration, the elements a read in l1
+    touches: the same index once l2's axis and the loops nested in it are named as l1's
+    (`sibling_renaming`). Fusing the pair then reads those elements once from memory (the
+    second read hits the cache) — the cpu profit of sibling fusion, e.g. two nests that walk
+    one matrix row by row (bicg written as two nests)."""
+    return _same_elements(l1, l2, root, facts, first_writes=False)
+
+
+def reads_produced_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """Some read of buffer `root` in l2 touches, per iteration, the elements a write in l1
+    touches (same renaming as `reads_same_elements`), and the element moves with the loop (an
+    index uses its IV): fused, the consumer reads what the producer has just written, from the
+    cache, instead of a second pass over memory. The cpu profit of fusing through a buffer the
+    function does not place (an argument). A cell both loops touch in every iteration (an
+    accumulator) is in the cache either way and earns nothing."""
+    return _same_elements(l1, l2, root, facts, first_writes=True)
+
+
+def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes: bool) -> bool:
+    (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
+    if ax1.lower != ax2.lower or ax1.step != ax2.step:
+        return False
+    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and a.is_write == first_writes
+              and (not first_writes or a.uses_iv(ax1.name))]
+    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
+    for b in seconds:
+        for a in firsts:
+            rename = sibling_renaming(a, b, ax1, ax2)
+            if rename is not None and tuple(substitute(t, rename) for t in b.index) == a.index \
+                    and a.extents() == b.extents():
+                return True
+    return False
+
+
+def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
+    """The ops strictly between two ops of one block, in program order."""
+    ops = mlir.block_ops(l1.block)
+    return ops[ops.index(l1) + 1:ops.index(l2)]
+
+
+def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: float,
+                    between: list[ir.Operation] | None = None,
+                    carried_values: bool = False) -> tuple[list[ir.Operation], Refusal | None]:
+    """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
+
+    In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
+    profit, the ops between the loops (traversePath), no negative dependence distance; then our
+    SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
+    ops between the loops (computed from the block when not given). Last, on cpu, the cost
+    model's vectorization guard (`check_vectorization`). With `carried_values` a loop that
+    carries iter_args is not refused for it: the caller checks what the carried values need
+    (loop_optimization/iter_args_fusion.py) and fuses both loops' iter_args into one loop."""
+    if not carried_values and (has_iter_args(l1) or has_iter_args(l2)):
+        return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
+    r = check_modelled(l1, l2, facts.effects)
+    if r is None:
+        r = check_trip_counts(l1, l2, facts.scope)
+    if r is None:
+        r = check_partition_dim(l1, l2, facts.scope, options, facts)
+    if r is None and profit <= 0:
+        r = Refusal(Code.NO_BENEFIT)
+    if r is not None:
+        return [], r
+    hoist, r = traverse_path(l1, l2, ops_between(l1, l2) if between is None else between, facts.effects)
+    if r is None:
+        r = has_negative_distance(l1, l2, facts.scope, facts)
+    if r is None:
+        need = facts.fused_working_set(l1, l2)
+        if need > options.sb_budget:
+            r = Refusal(Code.OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
+    if r is None:
+        r = check_vectorization(l1, l2, facts, options)
+    return (hoist, None) if r is None else ([], r)
