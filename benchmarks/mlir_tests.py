@@ -48,7 +48,7 @@ def count_loops(text: str) -> int:
 
 _RUN = re.compile(r"^//\s*RUN:(.*)$", re.M)
 # Steps after fusion that add loops on their own account (code generation, docs/cpu_codegen.md).
-CODEGEN_PASSES = ("register-tile", "isolate-products", "pack-operands", "transpose-blocking")
+CODEGEN_PASSES = ("register-tile", "isolate-products", "pack-operands", "block-transposes")
 
 
 def runs_affine_loop_fusion(text: str) -> bool:

@@ -51,7 +51,7 @@ MLIR_FUSION = ("--affine-loop-fusion", "--affine-loop-invariant-code-motion")
 MLIR_GREEDY = ("--pass-pipeline=builtin.module(func.func(affine-loop-fusion{mode=greedy},affine-scalrep),canonicalize,cse)",)
 VARIANTS = ("input", "loopopt", "loopopt-256", "loopopt-fast", "mlir-fusion", "mlir-greedy")
 # The vector width of this machine, which mlir-runner's JIT targets (loopopt's default plan).
-from loopopt.analysis.roofline import host_vector_bits  # noqa: E402
+from loopopt.codegen.cpu.host import host_vector_bits  # noqa: E402
 
 HOST_BITS = host_vector_bits()
 # loopopt-256: loopopt --target cpu --vector-bits 256, the plan for any AVX2 core (bit-exact, as

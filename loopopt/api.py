@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .errors import UsageError, printable
-from .options import TARGETS, VECTOR_WIDTHS, Options, Target, knob_range_error, parse_passes, pipeline_conflict
+from .options import TARGETS, VECTOR_WIDTHS, Options, Target, knob_range_error
 from .remarks import Remark, fpg_dot, remarks_yaml
 
 CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # the seed's checkpoint dump (loop_opt_doctor.cpp)
@@ -34,7 +34,7 @@ def knob_names() -> list[str]:
 def knob_type(name: str) -> type:
     """The type a knob's value must have: its default's (bool for the per-input switches and
     exact_math, int for vector_bits, whose default None means "decided by the input or the host",
-    options.PER_INPUT_SWITCHES, options.default_exact_math and options.default_vector_bits)."""
+    options.PER_INPUT_SWITCHES, codegen/cpu/host.py's default_exact_math and default_vector_bits)."""
     from .options import PER_INPUT_SWITCHES
 
     if name in PER_INPUT_SWITCHES or name == "exact_math":
@@ -158,6 +158,8 @@ def optimize(source, target: str | Target = "trn1", *, filename: str | None = No
 def check_request(options: Options, passes) -> list[str] | None:
     """The pipeline as a checked list (None: the whole pass); raises UsageError for a bad one or
     one that names a pass a switch turns off. The CLI calls it before reading the input."""
+    from .pipeline import parse_passes, pipeline_conflict
+
     pipeline = parse_passes(passes) if passes is not None else None
     conflict = pipeline_conflict(options, pipeline)
     if conflict is not None:

@@ -119,7 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "widest, e.g. 512 with AVX-512; default: host; 256 plans for any AVX2 core); "
                         "bit-exact output stays bit-exact")
     p.add_argument("--passes", default=None,
-                   help="run an explicit pipeline instead of the whole pass, e.g. fuse,licm")
+                   help="run an explicit pipeline instead of the whole pass, e.g. fusion,licm (see --print-pipeline)")
+    p.add_argument("--print-pipeline", action="store_true",
+                   help="print the steps a run takes on --target (for INPUT's kind when given, else affine "
+                        "input; --passes: that pipeline), as --passes takes them, then exit")
     p.add_argument("--print-params", action="store_true", help="print the pass parameters (stderr)")
     p.add_argument("--print-analysis", action="store_true",
                    help="print loops, trip counts, memory locations and dependences (stderr)")
@@ -146,7 +149,7 @@ def vector_bits(choice: str | None) -> int | None:
     if choice is None:
         return None
     if choice == "host":
-        from .analysis.roofline import host_vector_bits
+        from .codegen.cpu.host import host_vector_bits
 
         return host_vector_bits()
     return int(choice)
@@ -251,6 +254,30 @@ def print_lowering(args: argparse.Namespace) -> int:
         write_output(Output("-o", "-"), f"// {printable(args.input)}: affine input, nothing to lower\n")
         return EXIT_OK
     write_output(Output("-o", "-"), format_pipeline(lowering_pipeline(options, kind)))
+    return EXIT_OK
+
+
+def print_pipeline(args: argparse.Namespace) -> int:
+    """`--print-pipeline [INPUT]`: the steps of the run the other flags ask for, in order, as the
+    text --passes takes (as `mlir-opt --dump-pass-pipeline` prints its pipeline): the default
+    pipeline of --target with the switches resolved for INPUT's kind (affine input when none is
+    given), or the --passes pipeline with every name spelled as the step table names it."""
+    from . import api
+    from .pipeline import canonical_pass, default_pipeline, pipeline_text, resolve_options
+
+    options = options_from_args(args)
+    passes = api.check_request(options, args.passes)
+    if passes is not None:
+        text = ",".join(canonical_pass(p) for p in passes)
+    else:
+        kind = "affine"
+        if args.input is not None:
+            filename = "<stdin>" if args.input == "-" else printable(args.input)
+            kind = "onnx" if _is_onnx(args.input) else _input_kind(read_input(args.input, filename), filename)
+        if args.no_lowering:
+            kind = "affine"
+        text = pipeline_text(default_pipeline(resolve_options(options, framework_input=kind != "affine")))
+    write_output(Output("-o", "-"), text + "\n")
     return EXIT_OK
 
 
@@ -368,6 +395,8 @@ def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.print_lowering:
         return print_lowering(args)
+    if args.print_pipeline:
+        return print_pipeline(args)
     req = validate(args)
     data = read_source(req.input, req.filename)
     from . import api

@@ -1,15 +1,12 @@
-"""The LoopOptimization pass driver: owns the phase order of the seed's run().
+"""The LoopOptimization pass driver: runs the step table (loopopt/pipeline.py) as the seed's run().
 
 run(): lower framework input (loopopt/frontend/: linalg, StableHLO, torch dialect; affine input
-as it is) -> resolve budgets -> print params -> greedy fusion per function, per block
-(distribution, tiling and interchange inside the fusion driver; liveN of each shared buffer is
-computed from liveness when a pair is scored and again whenever fusion changed the block, see
-analysis/liveness.py) -> contraction of fused intermediates -> on the cpu target: untiling,
-scalar replacement, dead stores, product isolation and loop order (codegen/cpu/untile.py,
-scalar_replacement.py, dead_stores.py, product_isolation.py, locality_interchange.py) -> LICM
--> on the cpu target: register tiling and vectorization (docs/cpu_codegen.md) -> report
-numLoopsFused. Each phase runs over every function of the module before the next one starts, as
-the seed's run() does (fusion per block of every function, then licm(m) module-wide).
+as it is) -> resolve budgets and the per-input switches -> print params -> the steps of the
+table, in its order, each over every function of the module before the next one starts (fusion
+per block of every function, ..., LICM module-wide after all fusion, as the seed's run()) ->
+report numLoopsFused. The default pipeline of a target is pipeline.default_pipeline; an explicit
+one (`--passes`) runs the named rows. Where the targets' rules differ inside a step, the step
+asks the target hooks the driver passes it (pipeline.hooks_for).
 
 The result carries, besides the module and the remarks, the wall time of each phase
 (`stats["time"]`, `--timing`), and on request the IR after every step of every function
@@ -24,15 +21,16 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from . import mlir
+from . import mlir, pipeline
 from .analysis.memory import clear_argument_classes
 from .errors import LoopOptError
 from .mlir import ir
 from .options import Options
 from .remarks import ANALYSIS, MISSED, RemarkLog
+from .step import StepContext
 
 
 @dataclass
@@ -116,7 +114,8 @@ def lower_input(module: ir.Module, options: Options, log: RemarkLog, timer: Phas
     return kind != "affine"
 
 
-# A step transforms one function in place and returns a count (fused loops, hoists, ...).
+# A step bound to its context, as `guarded` runs it: transforms one function in place and returns
+# a count (fused loops, hoists, ...).
 Step = Callable[[ir.Operation, Options, RemarkLog, str], int]
 
 # Wraps each (name, step) before it runs: how tests inject faults (testing.inject_fault).
@@ -158,227 +157,31 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     return snapshot, 0
 
 
+def _bound(step: "pipeline.Step", ctx: StepContext) -> Step:
+    """The row's `run(fn, ctx)` as `guarded` calls it, with the staged log it passes."""
+
+    def run(fn, options, log, filename) -> int:
+        return step.run(fn, replace(ctx, log=log))
+
+    return run
+
+
+def _modules_of(functions: list[ir.Operation]) -> list[ir.Operation]:
+    """The builtin.module ops holding these functions, each once."""
+    out = {}
+    for fn in functions:
+        parent = fn.parent
+        while parent is not None and mlir.operation(parent).name != "builtin.module":
+            parent = mlir.operation(parent).parent
+        if parent is not None:
+            out.setdefault(mlir.op_key(mlir.operation(parent)), mlir.operation(parent))
+    return list(out.values())
+
+
 def _restore(fn: ir.Operation, snapshot: ir.Operation | None) -> None:
     """Put the snapshot (already in place, just before `fn`) back instead of `fn`."""
     if snapshot is not None:
         fn.erase()
-
-
-def _fusion_step(fn, options, log, filename) -> int:
-    from .loop_optimization.fusion import GreedyFusion
-
-    return GreedyFusion(fn, options, log, filename).run()
-
-
-def _contraction_step(fn, options, log, filename) -> int:
-    from .loop_optimization.contraction import contract_function
-
-    return contract_function(fn, options, log, filename)
-
-
-def _scalar_replacement_step(fn, options, log, filename) -> int:
-    from .codegen.cpu.scalar_replacement import scalar_replacement_function
-
-    return scalar_replacement_function(fn, options, log, filename)
-
-
-def _untile_step(fn, options, log, filename) -> int:
-    from .codegen.cpu.untile import untile_function
-
-    return untile_function(fn, options, log, filename)
-
-
-def _dead_stores_step(fn, options, log, filename) -> int:
-    from .codegen.cpu.dead_stores import dead_stores_function
-
-    return dead_stores_function(fn, options, log, filename)
-
-
-def _licm_step(fn, options, log, filename) -> int:
-    from .loop_optimization.licm import licm_function
-
-    return licm_function(fn, log, filename)
-
-
-def _vectorize_step(fn, options, log, filename) -> int:
-    from .codegen.cpu.vectorize import vectorize_function
-
-    return vectorize_function(fn, options, log, filename)
-
-
-def _isolate_products_step(fn, options, log, filename) -> int:
-    from .codegen.cpu.isolate_products import isolate_products_function
-
-    return isolate_products_function(fn, options, log, filename)
-
-
-def _loop_order_step(fn, options, log, filename) -> int:
-    """Loop order for locality (cpu; remarks what it permutes, as register tiling does)."""
-    from .codegen.cpu.loop_order import loop_order_function
-
-    return loop_order_function(fn, options, log, filename, report_refusals=False)
-
-
-def _loop_order_explained(fn, options, log, filename) -> int:
-    """`--passes loop-order`: also a remark per band whose cheaper order is illegal."""
-    from .codegen.cpu.loop_order import loop_order_function
-
-    return loop_order_function(fn, options, log, filename, report_refusals=True)
-
-
-def _cleanup_step(fn, options, log, filename) -> int:
-    """Empty loops the other steps left behind are erased (every target)."""
-    from .transforms.cleanup import drop_empty_loops_function
-
-    return drop_empty_loops_function(fn, options, log, filename)
-
-
-def _pack_operands_step(fn, options, log, filename) -> int:
-    """A product's operand walked across rows along the lanes loop is copied into rows first (cpu)."""
-    from .codegen.cpu.pack_operands import pack_operands_function
-
-    return pack_operands_function(fn, options, log, filename)
-
-
-def _fold_constant_copies_step(fn, options, log, filename) -> int:
-    """Copies of constants by a permutation become constants (cpu)."""
-    from .codegen.cpu.fold_constant_copies import fold_constant_copies_function
-
-    return fold_constant_copies_function(fn, options, log, filename)
-
-
-def _pack_constant_panels_step(fn, options, log, filename) -> int:
-    """Products' loads of constants read them laid out in column panels (cpu)."""
-    from .codegen.cpu.pack_constant_panels import pack_constant_panels_function
-
-    return pack_constant_panels_function(fn, options, log, filename)
-
-
-def _transpose_blocking_step(fn, options, log, filename) -> int:
-    """Transposing bands walk their column access one cache line wide (cpu)."""
-    from .codegen.cpu.block_transposes import transpose_blocking_function
-
-    return transpose_blocking_function(fn, options, log, filename, report_refusals=False)
-
-
-def _transpose_blocking_explained(fn, options, log, filename) -> int:
-    """`--passes block-transposes`: also a remark per transposing band the order would break."""
-    from .codegen.cpu.block_transposes import transpose_blocking_function
-
-    return transpose_blocking_function(fn, options, log, filename, report_refusals=True)
-
-
-def _register_tile_step(fn, options, log, filename) -> int:
-    """The default pipeline's register tiling: remarks what it tiles (a refused nest is left as
-    it was, so the default output of a cpu run on nests it does not change stays the same)."""
-    from .codegen.cpu.register_tile import register_tile_function
-
-    return register_tile_function(fn, options, log, filename, report_refusals=False)
-
-
-def _register_tile_explained(fn, options, log, filename) -> int:
-    """`--passes register-tile`: also one remark per refused nest, with its code."""
-    from .codegen.cpu.register_tile import register_tile_function
-
-    return register_tile_function(fn, options, log, filename, report_refusals=True)
-
-
-def _vectorize_with(**switches) -> Step:
-    """The cpu code generation phase with a switch forced on (`--passes math-approx`, ...)."""
-
-    def step(fn, options, log, filename) -> int:
-        from .codegen.cpu.vectorize import vectorize_function
-
-        return vectorize_function(fn, options, log, filename, **switches)
-
-    return step
-
-
-def _pipeline_steps(passes: list[str]) -> list[tuple[str, Step]]:
-    steps: list[tuple[str, Step]] = []
-    for p in passes:
-        name, _, arg = p.partition("=")
-        if name in ("fuse", "fusion"):
-            steps.append(("fusion", _fusion_step))
-        elif name == "contract":
-            steps.append(("contraction", _contraction_step))
-        elif name in ("scalrep", "scalar-replacement"):
-            steps.append(("scalar-replacement", _scalar_replacement_step))
-        elif name == "untile":
-            steps.append(("untile", _untile_step))
-        elif name == "dead-stores":
-            steps.append(("dead-stores", _dead_stores_step))
-        elif name == "licm":
-            steps.append(("licm", _licm_step))
-        elif name == "isolate-products":
-            steps.append(("isolate-products", _isolate_products_step))
-        elif name == "loop-order":
-            steps.append(("loop-order", _loop_order_explained))
-        elif name == "pack-operands":
-            steps.append(("pack-operands", _pack_operands_step))
-        elif name == "pack-constant-panels":
-            steps.append(("pack-constant-panels", _pack_constant_panels_step))
-        elif name == "fold-constant-copies":
-            steps.append(("fold-constant-copies", _fold_constant_copies_step))
-        elif name == "block-transposes":
-            steps.append(("block-transposes", _transpose_blocking_explained))
-        elif name == "register-tile":
-            steps.append(("register-tile", _register_tile_explained))
-        elif name == "vectorize":
-            steps.append(("vectorize", _vectorize_step))
-        elif name == "math-approx":
-            steps.append(("math-approx", _vectorize_with(approximate_math=True)))
-        elif name == "vector-reductions":
-            steps.append(("vector-reductions", _vectorize_with(reassociate=True)))
-        elif name in ("tile", "interchange", "distribute"):
-            steps.append((name, _restructuring_step(name, arg)))
-        elif name == "none" and len(passes) == 1:
-            pass  # parse, verify, print: the input as loopopt reads and writes it (tests/lit/check_can_fail.py)
-        else:
-            raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes "
-                               "(known: fuse, contract, untile, scalrep, dead-stores, licm, isolate-products, loop-order, "
-                               "fold-constant-copies, pack-operands, block-transposes, register-tile, pack-constant-panels, vectorize, math-approx, "
-                               "vector-reductions, tile=N, interchange=P, distribute; or none alone)")
-    return steps
-
-
-def _restructuring_step(name: str, arg: str) -> Step:
-    """A standalone restructuring pass: `distribute`, `tile=N`, `interchange=1:0`."""
-    if name == "tile":
-        try:
-            size = int(arg)
-        except ValueError:
-            size = 0
-        if size < 2:
-            raise LoopOptError(f"loopopt: error: --passes tile={arg or '?'}: the tile size must be an integer >= 2")
-
-        def tile_step(fn, options, log, filename) -> int:
-            from .transforms.tiling import tile_function
-
-            return tile_function(fn, options, log, size, filename)
-
-        return tile_step
-    if name == "interchange":
-        from .transforms.interchange import parse_permutation
-
-        try:
-            perm = parse_permutation(arg)
-        except ValueError as e:
-            raise LoopOptError(f"loopopt: error: --passes: {e}") from None
-
-        def interchange_step(fn, options, log, filename) -> int:
-            from .transforms.interchange import interchange_function
-
-            return interchange_function(fn, options, log, perm, filename)
-
-        return interchange_step
-
-    def distribute_step(fn, options, log, filename) -> int:
-        from .transforms.distribution import distribute_function
-
-        return distribute_function(fn, options, log, filename)
-
-    return distribute_step
 
 
 SUPPORTED_DIALECTS = ("builtin", "func", "affine", "memref", "arith", "math", "scf")
@@ -461,65 +264,44 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     ir_after: list = []
     lowered = lower_input(module, options, log, timer, filename, dump_ir, ir_after)
     asked_bits = options.vector_bits
-    options = options.resolved(framework_input=lowered)
+    options = pipeline.resolve_options(options, framework_input=lowered)
     fallback_text = mlir.print_module(module) if lowered else input_text  # what a module rollback emits
     log.add("driver", ANALYSIS, options.params_text())
     log.log(options.params_text())
-    if not options.target.partitioned:
+    if options.target.kind == "cpu":
         log.add("driver", ANALYSIS, vector_width_text(options.vector_bits, asked_bits))
     with timer.phase("analysis"):
         report_unsupported_ops(module, log, filename)
         clear_argument_classes()
         report_argument_assumptions(module, log, filename)
     if passes is None:
-        steps = [("fusion", _fusion_step), ("contraction", _contraction_step)]
-        if not options.target.partitioned:  # the cpu cost model (docs/cost_model.md)
-            steps.append(("untile", _untile_step))  # strip-mined loops flat again: they vectorize
-            steps.append(("scalar-replacement", _scalar_replacement_step))  # fused reductions in registers
-            steps.append(("dead-stores", _dead_stores_step))  # what forwarding left unread
-            steps.append(("isolate-products", _isolate_products_step))  # a matrix product in a nest of its own
-            steps.append(("fold-constant-copies", _fold_constant_copies_step))  # weights' transposes at compile time
-            steps.append(("pack-operands", _pack_operands_step))  # a product's B walked by rows
-            steps.append(("loop-order", _loop_order_step))  # stride-1 innermost loops, GEMMs k innermost
-            steps.append(("block-transposes", _transpose_blocking_step))  # column walks one cache line wide
-        if options.enable_licm:
-            steps.append(("licm", _licm_step))
-        if not options.target.partitioned:  # cpu code generation (docs/cpu_codegen.md)
-            steps.append(("register-tile", _register_tile_step))  # tiles of C in registers; bit-exact
-            steps.append(("pack-constant-panels", _pack_constant_panels_step))  # constant B in column panels
-        if not options.target.partitioned and (options.approximate_math or options.reassociate):
-            steps.append(("vectorize", _vectorize_step))  # cpu code generation (docs/cpu_codegen.md)
-        elif not options.target.partitioned and options.exact_math:
-            # with the numeric switches off only the loops that call math.exp change (bit-exactly)
-            steps.append(("vectorize", _vectorize_with(math_only=True)))
-        steps.append(("cleanup", _cleanup_step))  # empty loops hoisting and forwarding left
+        steps = [(step, None) for step in pipeline.default_pipeline(options)]
     else:
-        steps = _pipeline_steps(passes)
+        steps = pipeline.resolve(passes)
+    hooks = pipeline.hooks_for(options.target)
     fused = 0
     # Phase by phase, as the seed's run(): fusion of every function, then the next step over
     # every function, ..., LICM module-wide after all fusion.
     functions = [fn for fn in mlir.all_functions(module) if mlir.func_body(fn) is not None]  # nested modules' too
-    for name, step in steps:
+    for step, argument in steps:
+        if options.target.kind not in step.targets:
+            continue
+        ctx = StepContext(pipeline.run_options(step, options), log, filename, hooks, passes is not None, argument)
+        run_step = _bound(step, ctx)
+        if wrap is not None:
+            run_step = wrap(step.name, run_step)
         for k, fn in enumerate(functions):
-            run_step = wrap(name, step) if wrap is not None else step
-            with timer.phase(name):
-                functions[k], n = guarded(name, fn, run_step, options, log, filename)
-            if name == "fusion":
+            with timer.phase(step.name):
+                functions[k], n = guarded(step.name, fn, run_step, options, log, filename)
+            if step.counts_fused:
                 fused += n
             if dump_ir:
-                ir_after.append((name, mlir.func_name(functions[k]), str(functions[k])))
+                ir_after.append((step.name, mlir.func_name(functions[k]), str(functions[k])))
+        if step.finalize is not None:
+            for module_op in _modules_of(functions):
+                step.finalize(module_op)  # no snapshot of a function refers to what it erases any more
     log.add("driver", ANALYSIS, f"numLoopsFused = {fused}")
     log.log(f"numLoopsFused = {fused}")
-    if any(name in ("fold-constant-copies", "pack-constant-panels") for name, _ in steps):
-        from .codegen.cpu.fold_constant_copies import erase_unread_sources
-
-        erase_unread_sources(module.operation)  # no snapshot of a function reads them any more
-    if any(name == "vectorize" for name, _ in steps):
-        from .codegen.cpu.plan.constant_copies import enclosing_module
-        from .codegen.cpu.math.exact_math import erase_unused_tables
-
-        for module_op in {mlir.op_key(m): m for m in map(enclosing_module, functions) if m is not None}.values():
-            erase_unused_tables(module_op)  # a rolled-back vectorize step's table
     with timer.phase("verify"):
         why = mlir.verify(module.operation)
     if why is not None:  # defensive: each step was verified, so this is a bug; emit the input instead

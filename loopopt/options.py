@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,11 @@ class Target:
     @property
     def partitioned(self) -> bool:
         return self.partitions > 0
+
+    @property
+    def kind(self) -> str:
+        """"neuron" (a partitioned NeuronCore: the seed's rules) or "cpu" (loopopt/pipeline.py)."""
+        return "neuron" if self.partitioned else "cpu"
 
 
 KIB = 1024
@@ -63,16 +69,19 @@ class Options:
     lowering_pipeline: str = ""  # --lowering PIPELINE: replaces the built pipeline ("" = the built one)
     elementwise_fusion: bool = False  # --elementwise-fusion: linalg-fuse-elementwise-ops on tensors first
 
-    def resolved(self, framework_input: bool) -> "Options":
+    def resolved(self, framework_input: bool, vector_bits: Callable[[bool], int],
+                 exact_math: Callable[[], bool]) -> "Options":
         """These options with every per-input default (None) decided: on for a program a framework
-        emitted (lowered by the front end), off for affine input."""
+        emitted (lowered by the front end), off for affine input; the vector width and exact math
+        from the host (`vector_bits(framework_input)`, `exact_math()`: codegen/cpu/host.py), asked
+        only when unset, and exact math only on the cpu target (its check costs ~50 ms)."""
         from dataclasses import replace
 
         unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
         if self.vector_bits is None:
-            unset["vector_bits"] = default_vector_bits(framework_input)
-        if self.exact_math is None:  # the host check (~50 ms) only where it is used: the cpu target
-            unset["exact_math"] = not self.target.partitioned and default_exact_math()
+            unset["vector_bits"] = vector_bits(framework_input)
+        if self.exact_math is None:
+            unset["exact_math"] = not self.target.partitioned and exact_math()
         return replace(self, **unset) if unset else self
 
     @property
@@ -110,25 +119,6 @@ PORTABLE_VECTOR_BITS = 256
 VECTOR_WIDTHS = (128, 256, 512)  # the widths a plan may assume (--vector-bits; `host` is one of them)
 
 
-def default_vector_bits(framework_input: bool) -> int:
-    """The plan's width when none is asked for, for any input: the host's widest registers (as
-    `-march=native`). The output stays correct on any core: LLVM splits vectors wider than the
-    machine's registers. Measured (benchmarks/results/results.md, loopopt-wide): the 512-bit plan is
-    as fast or faster on every benchmark program of this AVX-512 core, 2x on mm2."""
-    del framework_input  # one default for affine and framework input
-    from .analysis.roofline import host_vector_bits
-
-    return host_vector_bits()
-
-
-def default_exact_math() -> bool:
-    """On where the host's libm `expf` gives the bits of the algorithm codegen/cpu/math/exact_math.py
-    emits (codegen/cpu/math/libm.py checks it against a model on 2,000+ inputs, once per process)."""
-    from .codegen.cpu.math.libm import host_expf
-
-    return host_expf().matches
-
-
 INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values
 KNOB_RANGES: dict[str, tuple[int, int]] = {
     "distance_threshold": (0, INT_KNOB_MAX),
@@ -138,14 +128,6 @@ KNOB_RANGES: dict[str, tuple[int, int]] = {
 KNOB_FLAGS = {"distance_threshold": "--loop-opt-distance-threshold", "sb_size": "--loop-opt-sb-size",
               "psum_size": "--loop-opt-psum-size", "enable_loop_distribution": "--enable-loop-distribution",
               "enable_profitable_loop_fusion": "--enable-profitable-loop-fusion", "enable_licm": "--enable-licm"}
-TILE_SIZE_RANGE = (2, INT_KNOB_MAX)
-# Passes of --passes that take an argument (`name=arg`); every other pass takes none.
-PASS_ARGUMENTS = {"tile": "a tile size N", "interchange": "a permutation P such as 1:0"}
-# A pipeline may not name a pass its switch turns off: (step name, Options field, flag).
-PASS_SWITCHES = (("licm", "enable_licm", "--enable-licm"),
-                 ("distribute", "enable_loop_distribution", "--enable-loop-distribution"))
-
-
 def knob_range_error(name: str, value: int, label: str) -> str | None:
     """The one-line complaint about an integer knob outside KNOB_RANGES, or None."""
     lo, hi = KNOB_RANGES.get(name, (0, INT_KNOB_MAX))
@@ -154,62 +136,6 @@ def knob_range_error(name: str, value: int, label: str) -> str | None:
     return f"{label} must be an integer from {lo} to {hi}, got {value}"
 
 
-def parse_passes(spec) -> list[str]:
-    """An explicit pipeline, `"fuse,licm"` or `["fuse", "licm"]`, as its list of `name[=arg]`
-    elements, checked: at least one pass, no empty element, known names (the driver's table),
-    an argument only where PASS_ARGUMENTS says so, and a tile size in TILE_SIZE_RANGE. Raises
-    UsageError with one line; never looks at IR."""
-    from .errors import UsageError
-
-    if isinstance(spec, str):
-        text, parts = spec, spec.split(",")
-    elif isinstance(spec, (list, tuple)) and all(isinstance(p, str) for p in spec):
-        text, parts = ",".join(spec), list(spec)
-    else:
-        raise TypeError(f"loopopt: passes must be a string like 'fuse,licm' or a list of pass names, "
-                        f"not {type(spec).__name__}")
-    parts = [p.strip() for p in parts]
-    if not any(parts):
-        raise UsageError(f"loopopt: error: --passes {text!r}: empty pipeline; name at least one pass "
-                         "(e.g. fuse,licm)")
-    out = []
-    for k, part in enumerate(parts, 1):
-        if not part:
-            raise UsageError(f"loopopt: error: --passes {text!r}: empty pass name at position {k}")
-        name, eq, arg = (s.strip() for s in part.partition("="))
-        if eq and name not in PASS_ARGUMENTS:
-            raise UsageError(f"loopopt: error: --passes {text!r}: pass '{name}' takes no argument "
-                             f"(got '{part}')")
-        if name == "tile":
-            lo, hi = TILE_SIZE_RANGE
-            if not (arg.isascii() and arg.isdigit() and lo <= int(arg) <= hi):
-                raise UsageError(f"loopopt: error: --passes tile={arg or '?'}: the tile size must be an "
-                                 f"integer >= {lo} and <= {hi}")
-        out.append(f"{name}={arg}" if eq else name)
-    _driver_steps(out)  # unknown names and bad permutations
-    return out
-
-
-def _driver_steps(passes: list[str]) -> list:
-    """The driver's steps for `passes` (its table knows the names and checks the arguments)."""
-    from . import driver
-    from .errors import LoopOptError, UsageError
-
-    try:
-        return driver._pipeline_steps(passes)
-    except UsageError:
-        raise
-    except LoopOptError as e:
-        raise UsageError(str(e)) from None
-
-
-def pipeline_conflict(options: "Options", passes: list[str] | None) -> str | None:
-    """The complaint when an explicit pipeline names a pass its switch turns off, else None."""
-    if passes is None:
-        return None
-    for p in passes:
-        steps = _driver_steps([p])
-        for switched, field_name, flag in PASS_SWITCHES:
-            if steps and steps[0][0] == switched and not getattr(options, field_name):
-                return f"loopopt: error: {flag} false conflicts with --passes naming '{p}'; drop one of them"
-    return None
+def flag_of(field_name: str) -> str:
+    """The command-line flag of an Options field (`enable_licm` -> `--enable-licm`)."""
+    return KNOB_FLAGS.get(field_name, "--" + field_name.replace("_", "-"))

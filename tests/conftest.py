@@ -14,7 +14,7 @@ def _portable_vector_width_by_default(monkeypatch, request):
     if request.node.get_closest_marker("host_vector_width") is not None:
         return
     from loopopt import options
-    from loopopt.analysis.roofline import host_vector_bits
+    from loopopt.codegen.cpu import host
 
-    monkeypatch.setattr(options, "default_vector_bits",
-                        lambda framework_input: host_vector_bits() if framework_input else options.PORTABLE_VECTOR_BITS)
+    monkeypatch.setattr(host, "default_vector_bits",
+                        lambda framework_input: host.host_vector_bits() if framework_input else options.PORTABLE_VECTOR_BITS)

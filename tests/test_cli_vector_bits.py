@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from loopopt import native
-from loopopt.analysis.roofline import host_vector_bits
+from loopopt.codegen.cpu.host import host_vector_bits
 from loopopt.cli import build_parser, options_from_args, vector_bits
 from loopopt.toolchain import find_tool
 
@@ -43,13 +43,14 @@ def test_host_is_the_machines_width_and_numbers_are_taken_as_given():
 @pytest.mark.host_vector_width
 def test_the_default_width_is_the_hosts_for_any_input():
     from loopopt.options import TARGETS, Options
+    from loopopt.pipeline import resolve_options
 
     unset = Options(target=TARGETS["cpu"])
     assert unset.plan_vector_bits == 256  # before the input is known
-    assert unset.resolved(framework_input=False).vector_bits == host_vector_bits()
-    assert unset.resolved(framework_input=True).vector_bits == host_vector_bits()
+    assert resolve_options(unset, framework_input=False).vector_bits == host_vector_bits()
+    assert resolve_options(unset, framework_input=True).vector_bits == host_vector_bits()
     asked = Options(target=TARGETS["cpu"], vector_bits=128)
-    assert asked.resolved(framework_input=True).vector_bits == 128  # an explicit width always wins
+    assert resolve_options(asked, framework_input=True).vector_bits == 128  # an explicit width always wins
 
 
 @pytest.mark.host_vector_width

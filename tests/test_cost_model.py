@@ -1,5 +1,5 @@
 """Issue 12, the cpu cost model: the vectorization guard of fusion (analysis/vectorization.py,
-fusion_legality.check_vectorization). Each transform test checks the IR, that it verifies, and
+codegen/cpu/hooks.py: CpuHooks.vectorization_refusal). Each transform test checks the IR, that it verifies, and
 that results are unchanged in the reference interpreter and natively (mlir-runner)."""
 from __future__ import annotations
 
@@ -127,17 +127,17 @@ def test_guard_decides_on_innermost_loops_on_cpu_only():
     """The exp loop is parallel, the sum loop a reduction: refused on cpu, not on trn1, and
     the row loops around them are never refused by the guard."""
     module, facts, loops = _loops_of(SOFTMAX)
-    from loopopt.loop_optimization.fusion_legality import check_vectorization
+    from loopopt.pipeline import hooks_for
 
     exp_inner = [o for o in mlir.walk(loops[1]) if o.name == "affine.for"][0]
     sum_inner = [o for o in mlir.walk(loops[2]) if o.name == "affine.for"][0]
     assert is_parallel(exp_inner, facts) and not is_parallel(sum_inner, facts)
-    cpu = Options(target=TARGETS["cpu"])
-    r = check_vectorization(exp_inner, sum_inner, facts, cpu)
+    cpu = hooks_for(TARGETS["cpu"])
+    r = cpu.vectorization_refusal(exp_inner, sum_inner, facts)
     assert r is not None and r.code is Code.LOSES_VECTORIZATION
-    assert check_vectorization(exp_inner, sum_inner, facts, Options(target=TARGETS["trn1"])) is None
+    assert hooks_for(TARGETS["trn1"]).vectorization_refusal(exp_inner, sum_inner, facts) is None
     # outer (non-innermost) loops are never refused by the guard
-    assert check_vectorization(loops[1], loops[2], facts, cpu) is None
+    assert cpu.vectorization_refusal(loops[1], loops[2], facts) is None
     del module
 
 
@@ -352,7 +352,7 @@ def _distribution_growth(res) -> int:
                for r in res.remarks if r.pass_name == "distribution" and r.kind == "Passed") + \
         sum(r.args["loops_added"] for r in res.remarks if r.message.startswith("[LOOP SPLIT]")) + \
         sum(r.args.get("loops_added", 0) for r in res.remarks
-            if r.pass_name in ("isolate-products", "pack-operands", "transpose-blocking", "register-tile")
+            if r.pass_name in ("isolate-products", "pack-operands", "block-transposes", "register-tile")
             and r.kind == "Passed") - \
         sum(1 for r in res.remarks if r.pass_name == "cleanup" and r.kind == "Passed") - \
         sum(r.args.get("loops_removed", 0) for r in res.remarks
@@ -456,7 +456,7 @@ func.func @f(%A: memref<16x32xf32>, %s: memref<32xf32>, %q: memref<16xf32>) {{
     ("%j floordiv 2, %j", "32", False),  # not indexed by the row loop
 ])
 def test_reads_same_elements_matches_the_loops_inside_the_pair(index, bound, same):
-    from loopopt.loop_optimization.fusion_legality import reads_same_elements
+    from loopopt.codegen.cpu.plan.sibling_reuse import reads_same_elements
 
     module, facts, loops = _loops_of(_two_nests(index, bound))
     root = mlir.func_body(mlir.functions(module)[0]).arguments[0]
@@ -603,7 +603,7 @@ def test_consumer_of_an_argument_fuses_on_cpu_only(index, fused):
 def test_accumulator_cell_in_an_argument_earns_nothing():
     # tmp[i] is written by every %j of the first inner loop and read by every %j of the second:
     # the cell is in the cache either way, so the pair earns nothing (reads_produced_elements)
-    from loopopt.loop_optimization.fusion_legality import reads_produced_elements
+    from loopopt.codegen.cpu.plan.sibling_reuse import reads_produced_elements
     from test_fusion import ACCUMULATE_THEN_READ
 
     module, facts, loops = _loops_of(ACCUMULATE_THEN_READ)

@@ -178,7 +178,7 @@ def test_random_nests_match_enumeration():
 
 
 def test_host_vector_bits_from_the_cpu_flags():
-    from loopopt.analysis.roofline import host_vector_bits
+    from loopopt.codegen.cpu.host import host_vector_bits
 
     assert host_vector_bits("flags\t\t: fpu sse2 avx avx2 avx512f avx512vl\n") == 512
     assert host_vector_bits("flags\t\t: fpu sse2 avx avx2 fma\n") == 256  # Zen 3

@@ -19,7 +19,7 @@ from loopopt.testing import assert_same_results
 from loopopt.toolchain import find_tool
 from loopopt.codegen.cpu import block_transposes
 from loopopt.codegen.cpu.loop_order import bands
-from loopopt.codegen.cpu.block_transposes import tile_order, transpose_blocking_function
+from loopopt.codegen.cpu.block_transposes import tile_order, block_transposes_function
 
 CPU = Options(target=TARGETS["cpu"])
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
@@ -45,7 +45,7 @@ def block(src: str, report_refusals: bool = True) -> tuple[str, list[str]]:
     log = RemarkLog()
     with module.context:
         for fn in mlir.functions(module):
-            transpose_blocking_function(fn, CPU, log, "t.mlir", report_refusals=report_refusals)
+            block_transposes_function(fn, CPU, log, "t.mlir", report_refusals=report_refusals)
         assert mlir.verify(module.operation) is None
         return mlir.print_module(module), log.messages()
 
@@ -169,7 +169,7 @@ def test_a_reordering_that_reverses_a_dependence_is_refused_with_its_reason():
 def test_the_legality_guard_is_needed(monkeypatch):
     """Mutation check: with transpose_violation answering None, the anti-diagonal band is blocked
     and its results change."""
-    monkeypatch.setattr(transpose_blocking, "transpose_violation", lambda plan: None)
+    monkeypatch.setattr(block_transposes, "transpose_violation", lambda plan: None)
     out, remarks = block(ANTI_DIAGONAL)
     assert remarks and remarks[0].startswith("[BLOCK TRANSPOSE]")
     with pytest.raises(AssertionError):

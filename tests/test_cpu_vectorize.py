@@ -18,7 +18,7 @@ import pytest
 from fusion_util import optimize_checked
 from loopopt import driver, mlir, native
 from loopopt.codegen.cpu.plan import cpu_plan
-from loopopt.analysis.roofline import host_vector_bits
+from loopopt.codegen.cpu.host import host_vector_bits
 from loopopt.codegen.cpu.plan.cpu_plan import Code, plan_function
 from loopopt.analysis.facts import Facts
 from loopopt.options import TARGETS, Options

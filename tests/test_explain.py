@@ -293,7 +293,7 @@ def test_graphviz_renders_the_fpg_and_the_docs_examples_are_current(tmp_path, ca
 def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
     """Every step of the default cpu pipeline dumps the IR after it; `vectorize` is in it, with
     the numeric switches off, where exact_math is on (the host's expf is glibc's)."""
-    from loopopt.options import default_exact_math
+    from loopopt.codegen.cpu.host import default_exact_math
 
     work = tmp_path / "cwd"
     work.mkdir()

@@ -8,6 +8,7 @@ from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
 from loopopt.loop_optimization.fusion import GreedyFusion
+from loopopt.pipeline import hooks_for
 
 
 def random_block(rng: random.Random, n_loops: int) -> str:
@@ -44,7 +45,7 @@ def decisions(text: str, incremental: bool, target: str, threshold: int):
     log = RemarkLog()
     fn = mlir.functions(m)[0]
     opts = Options(target=TARGETS[target], distance_threshold=threshold)
-    GreedyFusion(fn, opts, log, "b.mlir", incremental=incremental).run()
+    GreedyFusion(fn, opts, log, "b.mlir", incremental=incremental, hooks=hooks_for(opts.target)).run()
     return [(r.message, r.args.get("loops")) for r in log if r.message.startswith("[LOOP FUSION]")], mlir.print_module(m)
 
 

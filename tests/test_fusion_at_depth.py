@@ -446,7 +446,7 @@ func.func @fl(%x: memref<8xf32>, %out: memref<4xf32>) {
 
 def test_no_recompute_at_function_level_for_unmatched_trip_counts():
     """At function level (depth 0) the unmatched-trip-count rescue does not recompute, although
-    the plan is legal and does no extra work (see _rescue_recompute_at_depth)."""
+    the plan is legal and does no extra work (see rescues.PairRescues.recompute_at_depth)."""
     module = mlir.parse_module(FUNCTION_LEVEL, "t.mlir")
     producer, consumer = loops_in_block(mlir.func_body(mlir.functions(module)[0]))
     plan, why = pr.plan_recompute(producer, consumer, Scope(), at_depth=True)

@@ -11,6 +11,7 @@ from fusion_util import optimize_checked
 from loopopt import driver, mlir
 from loopopt.options import TARGETS, Options
 from loopopt.toolchain import find_tool
+from loopopt.pipeline import hooks_for
 
 # Two column reductions of one matrix inside one row loop (MLIR's loop-fusion-3.mlir
 # @reduce_add_non_innermost, small): a sum and a product, each in iter_args.
@@ -172,5 +173,5 @@ def test_mutation_without_the_carried_values_guard_the_fuse_is_invalid(src, monk
     monkeypatch.setattr(ia, "carried_values_refusal", lambda *a: None)
     module = mlir.parse_module(src)
     log = RemarkLog()
-    assert check_loop_fusion(module, Options(target=TARGETS["cpu"]), log, "t.mlir") == 1
+    assert check_loop_fusion(module, Options(target=TARGETS["cpu"]), log, "t.mlir", hooks=hooks_for(TARGETS["cpu"])) == 1
     assert mlir.verify(module.operation) is not None

@@ -18,6 +18,7 @@ from loopopt.loop_optimization.licm import (
     ALLOC, CALL, LOAD, PURE, REGION, UNKNOWN, WRITE, in_loop_defs, invariance_reason, licm, loop_facts, op_kind,
 )
 from loopopt.analysis.affine import Scope
+from loopopt.pipeline import hooks_for
 
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_MLIR_OPT = find_tool("mlir-opt") is not None
@@ -474,7 +475,7 @@ def test_fusion_then_licm_end_to_end():
 
     module = parse_module(PROGRAMS["unfused"], "unfused.mlir")
     log = RemarkLog()
-    fused = check_loop_fusion(module, Options(), log, "unfused.mlir")
+    fused = check_loop_fusion(module, Options(), log, "unfused.mlir", hooks=hooks_for(Options().target))
     assert fused == 1
     n = licm(module, Options(), log, "unfused.mlir")
     assert n >= 2

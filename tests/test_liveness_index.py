@@ -17,6 +17,7 @@ from loopopt.loop_optimization import fusion
 from loopopt.loop_optimization.fusion import GreedyFusion
 from loopopt.mlir import ir
 from loopopt.transforms.rewriter import BlockOrder, Rewriter
+from loopopt.pipeline import hooks_for
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T = "memref<17x17xf32>"
@@ -163,7 +164,7 @@ def drive(text: str, target: str, checker, monkeypatch, threshold: int = 8) -> s
     opts = Options(target=TARGETS[target], distance_threshold=threshold)
     for fn in mlir.functions(m):
         if mlir.func_body(fn) is not None:
-            GreedyFusion(fn, opts, RemarkLog(), "r.mlir").run()
+            GreedyFusion(fn, opts, RemarkLog(), "r.mlir", hooks=hooks_for(opts.target)).run()
     return mlir.print_module(m)
 
 

@@ -13,6 +13,7 @@ from loopopt.remarks import RemarkLog
 from loopopt.loop_optimization import fusion
 from loopopt.loop_optimization import pair_restructuring as pr
 from loopopt.loop_optimization.fusion import GreedyFusion
+from loopopt.pipeline import hooks_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -39,7 +40,7 @@ def run(text: str, target: str, threshold: int = 8):
         opts = Options(target=TARGETS[target], distance_threshold=threshold)
         for fn in mlir.functions(m):
             if mlir.func_body(fn) is not None:
-                GreedyFusion(fn, opts, log, "p.mlir").run()
+                GreedyFusion(fn, opts, log, "p.mlir", hooks=hooks_for(opts.target)).run()
         return mlir.print_module(m), [r.render() for r in log], len(trials)
     finally:
         pr.on_scratch_copy = real
@@ -173,7 +174,7 @@ def test_distribution_cannot_split_counts_def_use_groups():
 
 def test_interchange_cannot_align_compares_the_new_outer_trip_count():
     m = mlir.parse_module(scaling.shared_buffer(2), "i.mlir")
-    from loopopt.loop_optimization.fusion_legality import constant_trip
+    from loopopt.analysis.loops import constant_trip
     from loopopt.analysis.loops import loops_in_block
 
     l16, l15 = loops_in_block(mlir.func_body(mlir.functions(m)[0]))

@@ -17,7 +17,7 @@ from ..mlir import ir, op_key
 from .accesses import AccessPattern, collect_accesses
 from .affine import Scope
 from .effects import Effects, op_effects
-from .loops import ancestors
+from .loops import ancestors, constant_trip
 from .memory import DEFAULT_DYNAMIC_EXTENT, MemoryLocation, alias_root, memory_location
 
 
@@ -42,11 +42,9 @@ class Facts:
         return e
 
     def constant_trip(self, op: ir.Operation):
-        """fusion_legality.constant_trip of a loop: (trip count, step), None if not constant."""
+        """loops.constant_trip of a loop: (trip count, step), None if not constant."""
         k = op_key(op)
         if k not in self._trips:
-            from ..loop_optimization.fusion_legality import constant_trip
-
             self._trips[k] = constant_trip(op)
         return self._trips[k]
 

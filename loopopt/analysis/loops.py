@@ -343,3 +343,18 @@ def constant_trip_count(loop: ir.Operation) -> int | None:
     """The trip count if it is a compile-time constant."""
     tc = trip_count(loop, Scope())
     return tc.constant if tc is not None else None
+
+
+def constant_trip(loop: ir.Operation) -> tuple[int, int] | None:
+    """(trip count, step) of an affine.for with single constant bounds, else None (no isl)."""
+    cb = constant_bounds(loop) if loop.name == "affine.for" else None
+    if cb is None:
+        return None
+    step = mlir.int_attr(loop, "step")
+    return max(0, -((cb[0] - cb[1]) // step)), step
+
+
+def known_trip_count(loop: ir.Operation) -> int | None:
+    """constant_trip_count, without isl when the bounds are single constants."""
+    t = constant_trip(loop)
+    return t[0] if t is not None else constant_trip_count(loop)

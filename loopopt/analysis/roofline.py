@@ -296,24 +296,3 @@ def program_work(text: str, kernel: str, sizes: Sequence) -> Work:
             if mlir.func_name(fn) == kernel:
                 return function_work(fn, sizes)
     raise ValueError(f"no function @{kernel}")
-
-
-def host_vector_bits(cpuinfo: str | None = None) -> int:
-    """The widest vector registers of this machine's CPU, which mlir-runner's JIT compiles for
-    (it targets the host): 512 with AVX-512F, 256 with AVX2 or AVX, else 128 (SSE2, NEON). From
-    /proc/cpuinfo's flags (`cpuinfo`: its text, for tests); 256 when it cannot be read."""
-    if cpuinfo is None:
-        try:
-            with open("/proc/cpuinfo") as f:
-                cpuinfo = f.read()
-        except OSError:
-            return 256
-    flags = set()
-    for line in cpuinfo.splitlines():
-        if line.startswith(("flags", "Features")):
-            flags |= set(line.split(":", 1)[-1].split())
-    if "avx512f" in flags:
-        return 512
-    if "avx2" in flags or "avx" in flags:
-        return 256
-    return 128 if flags else 256

@@ -8,7 +8,7 @@ accumulator in `iter_args`) runs one iteration after the other.
 
 The cpu cost model uses this to keep vectorizable work out of reductions: fusing a parallel
 innermost loop into a sequential one makes the parallel work sequential too
-(`fusion_legality.check_vectorization`). Decided exactly with isl (`dependence.distance_set`)
+(the cpu hooks' vectorization guard, `codegen/cpu/hooks.py`). Decided exactly with isl (`dependence.distance_set`)
 over the loop's own accesses; what the analysis cannot see (unknown effects, unknown
 elements, a memref that may alias anything) counts as carried.
 """

@@ -2,7 +2,7 @@
 
 The text is MLIR's pass-pipeline syntax, `builtin.module(step, step, ...)`. A step is either an
 MLIR pass or nested pipeline registered in the bindings (run by their pass manager), or one of
-loopopt's own rewrites, named `loopopt-*` and registered here (`REWRITES`). Each top-level step
+loopopt's own rewrites, named `loopopt-*` (frontend/registry.py, `REWRITES`). Each top-level step
 runs on its own so that the record says what each one did (op counts before and after, wall
 time, our rewrites' notes) and `--print-ir-after-all` can show the IR after it.
 
@@ -19,33 +19,10 @@ from typing import Callable
 from .. import mlir
 from ..errors import LoopOptError
 from ..mlir import ir, passmanager
+from . import rewrites  # noqa: F401  (registers loopopt's own steps)
+from .registry import OURS, REWRITES
 
-OURS = "loopopt-"
 DUMP_RESOURCE_LIMIT = 256  # bytes: larger dense_resource blobs are left out of the IR after each step
-
-
-@dataclass(frozen=True)
-class Rewrite:
-    """One of loopopt's own lowering steps: `run(module, filename)` edits the module in place and
-    returns a one-line note of what it did (empty if nothing)."""
-
-    name: str
-    doc: str
-    run: Callable[[ir.Module, str], str]
-
-
-REWRITES: dict[str, Rewrite] = {}
-
-
-def register(name: str, doc: str):
-    """Decorator: register a rewrite under `name` (which must start with `loopopt-`)."""
-    assert name.startswith(OURS), name
-
-    def wrap(fn):
-        REWRITES[name] = Rewrite(name, doc, fn)
-        return fn
-
-    return wrap
 
 
 @dataclass
@@ -131,7 +108,6 @@ def mlir_only(pipeline: str) -> str:
 def check_pipeline(pipeline: str, ctx: ir.Context) -> list[str]:
     """The steps of `pipeline`, each checked to parse (MLIR steps) or to be registered (ours);
     LoopOptError naming the first bad step."""
-    _load_rewrites()
     steps = split_pipeline(pipeline)
     for s in steps:
         if s.startswith(OURS):
@@ -179,8 +155,3 @@ def run_pipeline(module: ir.Module, pipeline: str, filename: str = "<input>", du
         if dump_ir:  # weight blobs elided (a block's are megabytes), as MLIR's own IR dumps do
             run.ir_after.append((step, module.operation.get_asm(large_resource_limit=DUMP_RESOURCE_LIMIT)))
     return run
-
-
-def _load_rewrites() -> None:
-    """Our rewrites register themselves when their module is imported."""
-    from . import rewrites  # noqa: F401

@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import mlir
 from ..errors import LoopOptError
 from ..mlir import affine_d, ir
-from .pipeline import register
+from .registry import register
 
 # The dialects a linalg-on-tensors input may use (and cf.assert, which torch-mlir emits for
 # shape checks); ops of these the lowering cannot handle are listed in NOT_LOWERED.

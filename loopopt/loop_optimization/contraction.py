@@ -33,6 +33,7 @@ from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
 from ..transforms.rewriter import Rewriter
+from ..step import StepContext
 
 # Modelled accesses of a buffer: op -> position of the memref operand (indices follow it).
 LOADS = {"affine.load": 0, "affine.vector_load": 0}
@@ -462,3 +463,8 @@ def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> ir.Operation:
     buf.replace_all_uses_with(new.result)
     alloc.erase()
     return mlir.operation(new)
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `contraction` (loopopt/pipeline.py)."""
+    return contract_function(fn, ctx.options, ctx.log, ctx.filename)

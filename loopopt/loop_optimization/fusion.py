@@ -10,22 +10,23 @@ the seed's log lines (`log.trace`) and what became of each FPG edge (`log.fpg`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import gcd
 
 from .. import mlir
 from ..analysis.effects import Effects
 from ..analysis.facts import Facts
 from ..analysis.liveness import Liveness
 from ..analysis.loops import body_block, body_ops, loop_dims, loops_in_block
-from .fusion_legality import fusion_legality, same_lower_bound
-from .profit import (FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors)
-from . import iter_args_fusion as ia
 from ..analysis.refusal import Code, Refusal
-from ..codegen.cpu.plan.sibling_reuse import reuse_reasons, reuses_produced_elements, reuses_read_elements
 from ..mlir import ir
 from ..options import Options
 from ..remarks import MISSED, PASSED, FPGGraph, RemarkLog
 from ..transforms.rewriter import BlockOrder, Rewriter
+from . import iter_args_fusion as ia
+from .fusion_legality import fusion_legality, same_lower_bound
+from .hooks import TargetHooks
+from .profit import FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors
+from .rescues import PairRescues
+from ..step import StepContext
 
 
 # ---------------------------------------------------------------------------------------
@@ -123,13 +124,15 @@ class _Span:
     removed_at: int | None
 
 
-class GreedyFusion:
-    """checkLoopFusionGreedy over one function (and classic program-order fusion as fallback)."""
+class GreedyFusion(PairRescues):
+    """checkLoopFusionGreedy over one function (and classic program-order fusion as fallback).
+    Where the targets' rules differ it asks `hooks` (pipeline.hooks_for(options.target))."""
 
     def __init__(self, func: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
-                 incremental: bool = True):
+                 incremental: bool = True, *, hooks: TargetHooks):
         self.func = func
         self.options = options
+        self.hooks = hooks
         self.log = log
         self.filename = filename
         self.fname = mlir.func_name(func)
@@ -145,7 +148,7 @@ class GreedyFusion:
         self.num_loops_fused = 0
         self._blocks_seen = 0
         self._restructured: set = set()
-        self._recomputed = False  # set by _rescue_recompute: the pair's first loop is gone
+        self._recomputed = False  # set by the recompute rescue: the pair's first loop is gone
         self._tail_read_later: set = set()  # (block, loop id, version, kept count) refused by dead_tail_violation
         self._needs_rebuild = False  # a distribution replaced loops: rebuild the FPG
         self._cannot_split: dict = {}  # (block, loop id, version) -> distribution_cannot_split
@@ -164,14 +167,15 @@ class GreedyFusion:
     def pair_profit(self, l1: ir.Operation, l2: ir.Operation) -> float | None:
         """Profit of a candidate pair, or None when the loops share no tensor (no FPG entry).
         liveN of each shared placed tensor is what is live between the two loops (liveness.py).
-        On cpu an external buffer the second loop touches again in a fused iteration earns its
-        bytes (codegen/cpu/plan/sibling_reuse.py)."""
+        Where the target rewards shared reads (the cpu), an external buffer the second loop
+        touches again in a fused iteration earns its bytes (TargetHooks.reads_same_elements)."""
         shared = shared_tensors(self.effects(l1), self.effects(l2), self.facts.location)
         if not shared:
             return None
-        return fusion_profit(shared, reward_shared_reads=not self.options.target.partitioned,
-                             reads_same_elements=lambda root: reuses_read_elements(l1, l2, root, self.facts),
-                             reads_produced_elements=lambda root: reuses_produced_elements(l1, l2, root, self.facts),
+        hooks = self.hooks
+        return fusion_profit(shared, reward_shared_reads=hooks.rewards_shared_reads,
+                             reads_same_elements=lambda root: hooks.reads_same_elements(l1, l2, root, self.facts),
+                             reads_produced_elements=lambda root: hooks.reads_produced_elements(l1, l2, root, self.facts),
                              live_n=lambda t: self.liveness.live_n(t.location.root, l1, l2))
 
     # -- FPG ---------------------------------------------------------------------------
@@ -330,8 +334,8 @@ class GreedyFusion:
         between = st.block_order.between(l1, l2) if st is not None else None
         if ia.carries_values(l1, l2):
             return ia.plan_carried_fusion(l1, l2, lambda x, y: fusion_legality(
-                x, y, self.facts, self.options, profit, between, carried_values=True))
-        return fusion_legality(l1, l2, self.facts, self.options, profit, between)
+                x, y, self.facts, self.options, profit, between, carried_values=True, hooks=self.hooks))
+        return fusion_legality(l1, l2, self.facts, self.options, profit, between, hooks=self.hooks)
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> int:
@@ -515,8 +519,7 @@ class GreedyFusion:
         carried = (len(l1.results), len(l2.results))
         extra = {"iter_args": list(carried)} if any(carried) else {}
         why = [f"{ia.FUSED_CARRYING} ({carried[0]} + {carried[1]}), results remapped"] if any(carried) else []
-        if not self.options.target.partitioned:
-            why += reuse_reasons(l1, l2, self.facts)
+        why += self.hooks.fused_detail(l1, l2, self.facts)
         if why:
             extra["detail"] = "; ".join(why)
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
@@ -553,366 +556,14 @@ class GreedyFusion:
 
     # -- restructuring inside the driver (seed 001) ----------------------------------------
     def _restructure(self, st: _BlockState, a: int, b: int, reason: Refusal, profit: float) -> bool:
-        """Try the rescues the refusal's code allows (RESCUES), in order, until one applies.
+        """Try the rescues the target allows for the refusal's code (TargetHooks.rescues), in order, until one applies.
         True iff loops a and b were rewritten in place (retry the pair); a distribution instead
         replaces a loop and asks for an FPG rebuild (`_needs_rebuild`)."""
-        for name in RESCUES.get(reason.code, ()):
-            outcome = getattr(self, f"_rescue_{name}")(st, a, b, profit)
+        for rescue in self.hooks.rescues.get(reason.code, ()):
+            outcome = rescue(self, st, a, b, profit)
             if outcome is not None:
                 return outcome
         return False
-
-    def _trial(self, st: _BlockState, ops: list[ir.Operation], plan) -> bool:
-        """Plan a restructuring: run `plan(*copies of ops)` on scratch copies of the pair and the
-        ops between them (pair_restructuring.on_scratch_copy)."""
-        from . import pair_restructuring as pr
-
-        first, last = (ops[0], ops[1]) if st.block_order.is_before(ops[0], ops[1]) else (ops[1], ops[0])
-        return pr.on_scratch_copy([first, *st.block_order.between(first, last), last], ops, plan)
-
-    def _legal_on_copy(self, l1: ir.Operation, l2: ir.Operation, profit: float) -> bool:
-        """The fusion battery on a scratch copy (fresh facts: the copy is new IR)."""
-        return fusion_legality(l1, l2, Facts(), self.options, profit)[1] is None
-
-    def _rescue_dead_read_only_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
-        """cpu: `_rescue_dead_iterations` for a longer loop that writes nothing, tried after the
-        other rescues: every iteration of such a loop is dead, and shrinking it first would only hide
-        the mismatch from an interchange that aligns the pair (loop-fusion.mlir
-        `@should_fuse_deep_loop_nests`: the consumer's outer loop of 3 shrunk to the producer's 2
-        where the producer has a loop of 3 to bring outermost)."""
-        return self._rescue_dead_iterations(st, a, b, profit, read_only=True)
-
-    def _rescue_dead_iterations(self, st: _BlockState, a: int, b: int, profit: float,
-                                read_only: bool = False) -> bool | None:
-        """Unmatched constant trip counts: drop the longer loop's iterations nobody reads; on
-        cpu, when they are read later, split them off into a tail loop instead (`_split_tail`).
-        A longer loop that writes nothing waits for `_rescue_dead_read_only_iterations`."""
-        from . import pair_restructuring as pr
-
-        t1, t2 = self._trip_count(st.loops[a]), self._trip_count(st.loops[b])
-        if t1 is None or t2 is None or t1 == t2:
-            return None
-        long_id, keep = (a, t2) if t1 > t2 else (b, t1)
-        loop = st.loops[long_id]
-        writes_nothing = not self.effects(loop).writes and not self.effects(loop).unknown
-        if read_only != (writes_nothing and not self.options.target.partitioned):
-            return None  # cpu: a loop that writes nothing waits; the Neuron targets keep the seed's order
-        # The kept iterations are the head, or the run the shorter partner covers (its lower bound
-        # inside the longer loop's range): then the fused loops also start alike.
-        start = pr.aligned_start(loop, st.loops[b if long_id == a else a])
-        # A loop whose tail is read later is refused against every shorter partner: the check
-        # scans the ops after the loop, so it runs once per version of the loop and kept run.
-        # (Remembering a violation only ever refuses: it can miss a rescue, never miscompile.)
-        seen = (st.serial, long_id, st.version[long_id], keep, start)
-        if seen in self._tail_read_later:
-            return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
-        if pr.dead_tail_violation(loop, keep, self.scope, self._escapes, self.facts.accesses,
-                                  start=start) is not None:
-            self._tail_read_later.add(seen)
-            return self._split_tail(st, long_id, b if long_id == a else a, keep, profit)
-        self.rewriter.replace([loop], lambda: pr.shrink_loop(loop, keep, start))
-        self.log.add("fusion", PASSED, pr.DEAD_ITERATIONS, function=self.fname, location=self._where(loop),
-                     args={"kept_iterations": keep, "removed": max(t1, t2) - keep, "first_kept": start})
-        self._replace(st, long_id, loop)
-        return True
-
-    def _trip_count(self, loop: ir.Operation) -> int | None:
-        """loops.constant_trip_count, memoized for constant bounds (pair_restructuring.known_trip_count)."""
-        from . import pair_restructuring as pr
-
-        t = self.facts.constant_trip(loop)
-        return t[0] if t is not None else pr.known_trip_count(loop)
-
-    def _partition_extent(self, st: _BlockState, k: int) -> int | None:
-        """tiling.partition_extent of loop k, once per version of the loop."""
-        from ..transforms.tiling import partition_extent
-
-        seen = (st.serial, k, st.version[k])
-        if seen not in self._extents:
-            self._extents[seen] = partition_extent(st.loops[k], facts=self.plan_facts)
-        return self._extents[seen]
-
-    def _facts_of(self, *loops: ir.Operation) -> Facts:
-        """Facts to decide a precondition on: the driver's when they already hold the loops'
-        accesses (asking then names nothing new), else the planning facts (their own names)."""
-        if all(self.facts.known_accesses(lp) is not None for lp in loops):
-            return self.facts
-        return self.plan_facts
-
-    def _escapes(self, buf: ir.Value) -> bool:
-        """pair_restructuring.escapes, a buffer fact (its users change only with edits that use it)."""
-        from . import pair_restructuring as pr
-
-        return self.facts.buffer_fact(buf, "escapes", lambda: pr.escapes(buf))
-
-    def _split_tail(self, st: _BlockState, long_id: int, other: int, keep: int, profit: float) -> bool | None:
-        """cpu: split loop `long_id` after its first `keep` iterations (pair_restructuring.
-        split_loop) when a trial on copies shows that the head then fuses with its partner. The
-        head keeps the loop's id; the tail is a new loop of the block, placed out of the pair's
-        way when it may run there (`tail_placement`), and the FPG is rebuilt after the retry.
-        A loop is split once and never after it absorbed a partner; a head that shares no
-        element with its partner is not worth a split."""
-        from . import pair_restructuring as pr
-
-        if self.options.target.partitioned:
-            return None  # the Neuron targets keep the seed's rescues
-        if long_id in st.fused or long_id in st.split_of:
-            return None
-        loop, partner = st.loops[long_id], st.loops[other]
-        if pr.split_violation(loop, keep) is not None:
-            return None
-        if pr.head_refusal(loop, keep, partner, self._facts_of(loop, partner),
-                           st.block_order.is_before(loop, partner)) is not None:
-            return None  # the head would be refused on the copy too
-
-        def split(lp, part, scope):
-            head, tail = pr.split_loop(lp, keep)
-            where = pr.tail_placement(head, tail, part, scope)
-            return head, tail, where
-
-        def plan(cl, cp) -> bool:
-            scope = Facts().scope  # the copies are new IR
-            head, tail, _where = split(cl, cp, scope)
-            if not pr.shares_elements(head, cp, scope):
-                return False
-            _place(tail, head, cp, _where, None)
-            pair = (head, cp) if head.is_before_in_block(cp) else (cp, head)
-            return self._legal_on_copy(*pair, profit)
-
-        if not self._trial(st, [loop, partner], plan):
-            return None
-        total = pr.known_trip_count(loop)
-        done = {}
-
-        def build():
-            done["head"], done["tail"], done["where"] = split(loop, partner, self.scope)
-            return [[done["head"], done["tail"]]]
-
-        self.rewriter.replace([loop], build)
-        head, tail = done["head"], done["tail"]
-        _place(tail, head, partner, done["where"], self.rewriter)
-        if self.explain:
-            self.log.log(f"{pr.SPLIT_LOOP.format(kept=keep)}: {self._where(head)}, tail {done['where']}")
-        self.log.add("fusion", PASSED, pr.SPLIT_LOOP.format(kept=keep), function=self.fname,
-                     location=self._where(head),
-                     args={"kept_iterations": keep, "tail_iterations": total - keep, "tail": done["where"],
-                           "loops_added": 1 + sum(o.name == "affine.for" for o in mlir.walk(tail))})
-        self._replace(st, long_id, head)
-        nid = max(list(st.pos) + [st.next_id]) + 1
-        st.next_id = nid
-        st.loops[nid] = tail
-        st.pos[nid] = st.pos[long_id] + 0.5
-        st.version[nid] = 0
-        # the tail stands right after the partner, right before the head, or right after it
-        anchor, after = (other, True) if done["where"] == pr.AFTER_PARTNER else (long_id, done["where"] != pr.BEFORE_HEAD)
-        st.order.insert(st.order.index(anchor) + after, nid)
-        st.grew = True
-        st.split_of[long_id] = st.split_of[nid] = long_id
-        if st.graph is not None:
-            st.graph.node(nid, self._where(tail))
-        self._events.append(("split", long_id, nid))
-        return True
-
-    def _rescue_tile_and_interchange(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
-        """Neuron targets: GCD-tile both partition loops and move the point loops outermost."""
-        from . import pair_restructuring as pr
-
-        if not self.options.target.partitioned:
-            return None
-        l1, l2 = st.loops[a], st.loops[b]
-        e1, e2 = self._partition_extent(st, a), self._partition_extent(st, b)
-        if not e1 or not e2 or gcd(e1, e2) <= 1:
-            return None  # nothing to tile by (tiling.gcd_tile_factor is 1): no trial needed
-
-        def plan(c1, c2) -> bool:
-            roots = pr.tile_and_interchange(c1, c2, self.options, None, self.fname)
-            return roots is not None and self._legal_on_copy(roots[0], roots[1], profit)
-
-        if not self._trial(st, [l1, l2], plan):
-            return None
-        new = self.rewriter.replace([l1, l2], lambda: _as_replacement(
-            pr.tile_and_interchange(l1, l2, self.options, self.log, self.fname)))
-        if new is None:
-            return None
-        self._replace(st, a, new[0][0])
-        self._replace(st, b, new[1][0])
-        return True
-
-    def _rescue_distribute(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
-        """Split one loop (the second first) so that a piece fuses with the partner."""
-        from . import pair_restructuring as pr
-
-        if not self.options.enable_loop_distribution:
-            return None
-        for victim, partner, victim_first in ((b, a, False), (a, b, True)):
-            if victim in st.origin or victim in st.fused:
-                continue  # already split maximally, or splitting it would undo a fusion
-            seen = (st.serial, victim, st.version[victim])
-            if seen not in self._cannot_split:
-                self._cannot_split[seen] = pr.distribution_cannot_split(st.loops[victim])
-            if self._cannot_split[seen]:
-                continue  # one statement group: nothing to split off
-
-            if seen not in self._distributions:
-                self._distributions[seen] = pr.distribution_plan(st.loops[victim])
-            groups = self._distributions[seen]
-            if groups is None:
-                continue  # fewer than two groups once the dependences are known
-
-            def plan(cv, cp, victim_first=victim_first, groups=groups) -> bool:
-                pieces = pr.distribute_for_partner(cv, None, self.fname, groups)
-                facts = Facts()  # one for every piece: the pieces between a piece and the partner are analysed once
-                # Any piece that fuses will do: the pieces next to the partner first (nothing between them).
-                for g in reversed(pieces or ()) if victim_first else pieces or ():
-                    pair = (g, cp) if victim_first else (cp, g)
-                    shared = shared_tensors(facts.effects(pair[0]), facts.effects(pair[1]), facts.location)
-                    if shared and fusion_legality(*pair, facts, self.options, 1.0)[1] is None:
-                        return True
-                return False
-
-            if self._trial(st, [st.loops[victim], st.loops[partner]], plan):
-                loop = st.loops[victim]
-                new = self.rewriter.replace([loop], lambda: _as_replacement(
-                    pr.distribute_for_partner(loop, self.log, self.fname, groups), single=True))
-                if new:
-                    self._split(st, victim, new[0])
-                    self._needs_rebuild = True
-                    return False
-        return None
-
-    def _rescue_interchange_to_align(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
-        """Interchange one nest (the second first) so that the pair becomes fusable, e.g. a
-        transposing consumer. On the cpu target the permuted nest may not have more strided
-        innermost walks than the nest had, its walks of the pair's private intermediates (which
-        the fusion turns into values of one fused iteration) left out (codegen/cpu/plan/pair_locality.py)."""
-        from ..codegen.cpu.plan.pair_locality import pair_private_buffers, strided_walks
-        from . import pair_restructuring as pr
-
-        private = frozenset()
-        if not self.options.target.partitioned:
-            private = pair_private_buffers(st.loops[a], st.loops[b])  # a runs first
-        for k, other, k_first in ((b, a, False), (a, b, True)):
-            seen = (st.serial, k, st.version[k])
-            if seen not in self._outer_trips:
-                self._outer_trips[seen] = pr.interchange_outer_trips(st.loops[k])
-            for perm, outer in self._outer_trips[seen]:
-                if pr.interchange_cannot_align(outer, self.facts.constant_trip(st.loops[other])):
-                    continue  # the trip counts would still differ
-
-                def plan(cv, cp, perm=perm, k_first=k_first) -> bool:
-                    before = strided_walks(cv)  # unfused, the intermediate's walks are traffic too
-                    root = pr.interchange_band(cv, perm, self.options, None, self.fname)
-                    if root is None:
-                        return False
-                    if not self.options.target.partitioned and strided_walks(root, private) > before:
-                        return False
-                    pair = (root, cp) if k_first else (cp, root)
-                    return self._legal_on_copy(*pair, profit)
-
-                if self._trial(st, [st.loops[k], st.loops[other]], plan):
-                    loop = st.loops[k]
-                    new = self.rewriter.replace([loop], lambda: _as_replacement(
-                        pr.interchange_band(loop, perm, self.options, self.log, self.fname), single=True))
-                    if new is None:
-                        return False
-                    self._replace(st, k, new[0][0])
-                    return True
-        return None
-
-    def _rescue_recompute_at_depth(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
-        """cpu, unmatched trip counts inside fused loops: the producer nest writes its intermediate
-        at the enclosing (fused) IVs and its own; each consumer iteration recomputes the one
-        producer iteration it reads (`plan_recompute(at_depth=True)`). Not when the consumer reads
-        more than the producer wrote (`redundant_recompute`: a transposed weight read in every row
-        of a matrix product would repeat the transposition per row where register tiling planned
-        for the copy). Only inside fused loops (depth >= 1): at function level a recompute counts
-        the producer's loops in numLoopsFused without a `[LOOP FUSION]` remark, which
-        tests/test_optimize_corpus.py does not expect of the corpus (consumer_reads_next.mlir
-        would recompute; see the issue 25 report)."""
-        from . import pair_restructuring as pr
-
-        if not pr.shared_outer_ivs(st.loops[a], st.loops[b]):
-            return None
-        return self._rescue_recompute(st, a, b, profit, at_depth=True)
-
-    def _rescue_recompute(self, st: _BlockState, a: int, b: int, profit: float,
-                          at_depth: bool = False) -> bool | None:
-        """cpu: the consumer reads the producer's intermediate in another order (a negative
-        distance): recompute each element it reads inside the consumer and drop the producer and
-        the intermediate (pair_restructuring.plan_recompute states when that is legal)."""
-        from ..analysis.loops import perfect_nest
-        from . import pair_restructuring as pr
-
-        if self.options.target.partitioned:
-            return None  # the Neuron targets keep the seed's rescues
-        l1, l2 = st.loops[a], st.loops[b]
-        plan, _why = pr.plan_recompute(l1, l2, self.scope, at_depth=at_depth)
-        if plan is None or (at_depth and pr.redundant_recompute(plan) is not None):
-            return None
-        removed = len(perfect_nest(l1))
-        where1, where2 = self._where(l1), self._where(l2)
-        message, extra = pr.RECOMPUTED, {}
-        if at_depth:
-            depth = len(pr.shared_outer_ivs(l1, l2))
-            extra = {"depth": depth, "slice": pr.slice_bounds(plan)}
-            message = pr.RECOMPUTED_AT_DEPTH.format(**extra)
-        buf = plan.buffer
-        self.rewriter.replace([l1, l2], lambda: (pr.recompute_into_consumer(plan, erase_buffer=False), [[], [l2]])[1])
-        for use in list(buf.uses):
-            self.rewriter.erase(mlir.operation(use.owner))
-        owner, _ = mlir.value_owner(buf)
-        self.rewriter.erase(owner)
-        if self.explain:
-            self.log.log(f"{message}: {where1} into {where2}")
-        self.log.add("fusion", PASSED, message, function=self.fname, location=where2,
-                     args={"consumer": where2, "producer": where1, "loops_removed": removed, **extra})
-        if st.graph is not None:
-            st.graph.nodes[a].fate = f"recomputed in L{b}"
-        del st.loops[a]
-        removed_at = st.order.index(a)
-        st.order.remove(a)
-        st.version[b] += 1
-        st.fused.add(b)
-        self.num_loops_fused += removed
-        self._recomputed = True
-        self._events.append(("recompute", b, removed_at))
-        return False
-
-    def _replace(self, st: _BlockState, k: int, op: ir.Operation) -> None:
-        st.loops[k] = op
-        st.version[k] += 1
-
-    def _split(self, st: _BlockState, k: int, pieces: list[ir.Operation]) -> None:
-        """Replace loop k by the loops of its distribution (they keep k's position for ties)."""
-        if st.graph is not None:
-            st.graph.nodes[k].fate = "distributed"
-        base = st.pos[k]
-        del st.loops[k]
-        st.order.remove(k)
-        for n, op in enumerate(pieces):
-            nid = max(list(st.pos) + [st.next_id]) + 1
-            st.next_id = nid
-            st.loops[nid] = op
-            st.pos[nid] = base + (n + 1) / (len(pieces) + 1)
-            st.version[nid] = 0
-            st.origin[nid] = k
-            st.order.append(nid)
-            if st.graph is not None:
-                st.graph.node(nid, self._where(op))
-
-
-# Which restructurings may rescue a refused pair, by refusal code, in the seed's order
-# (seed 001: distribution, then tiling, then interchange; dead iterations first of all).
-# Each rescue first asks the real loops' facts whether the pair can meet its precondition
-# (pair_restructuring: distribution_cannot_split, interchange_cannot_align, head_refusal, the
-# GCD of the trip counts for tiling) and makes no scratch copy when it cannot.
-RESCUES = {
-    Code.UNMATCHED_TRIP_COUNT: ("dead_iterations", "tile_and_interchange", "interchange_to_align", "recompute_at_depth",
-                                "dead_read_only_iterations"),
-    Code.NEGATIVE_DISTANCE: ("distribute", "interchange_to_align", "recompute"),
-    Code.BLOCKED_BY_OPS: ("distribute",),
-}
-
 
 def use_def_witness(l1: ir.Operation, l2: ir.Operation, facts: Facts) -> str:
     """` : use -> def : (iteration groups: ...)` for a pair refused for a negative distance:
@@ -944,33 +595,15 @@ def use_def_witness(l1: ir.Operation, l2: ir.Operation, facts: Facts) -> str:
     return " : use -> def : (iteration groups: not found)"
 
 
-def _place(tail: ir.Operation, head: ir.Operation, partner: ir.Operation, where: str, rewriter) -> None:
-    """Move a split loop's tail where `pair_restructuring.tail_placement` said (through the
-    rewriter when one is given: the driver's block order follows)."""
-    from . import pair_restructuring as pr
-
-    anchor = pr.next_op(partner) if where == pr.AFTER_PARTNER else head if where == pr.BEFORE_HEAD else None
-    if anchor is None:
-        return
-    if rewriter is None:
-        tail.move_before(anchor)
-    else:
-        rewriter.move_before(tail, anchor)
-
-
-def _as_replacement(result, single: bool = False):
-    """A restructuring's result as `Rewriter.replace` expects it: per replaced op, its new ops."""
-    if result is None or result == []:
-        return None
-    if single:
-        return [list(result) if isinstance(result, (list, tuple)) else [result]]
-    return [[r] for r in result]
-
-
 def check_loop_fusion(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<input>",
-                      incremental: bool = True) -> int:
+                      incremental: bool = True, *, hooks: TargetHooks) -> int:
     """Fusion over every function of the module; returns numLoopsFused."""
     total = 0
     for fn in mlir.functions(module):
-        total += GreedyFusion(fn, options, log, filename, incremental).run()
+        total += GreedyFusion(fn, options, log, filename, incremental, hooks=hooks).run()
     return total
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `fusion` (loopopt/pipeline.py)."""
+    return GreedyFusion(fn, ctx.options, ctx.log, ctx.filename, hooks=ctx.hooks).run()

@@ -11,26 +11,14 @@ from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import Scope
 from ..analysis.effects import Effects
-from ..analysis.loops import has_iter_args, loop_dims, substitute
+from ..analysis.loops import constant_trip, has_iter_args, loop_dims, substitute
 from ..analysis.loops import same_trip_count as loops_same_trip_count
 from ..analysis.memory import UNTRACED
 from ..analysis.refusal import Code, Refusal
-from ..analysis.vectorization import carried_dependence, is_innermost
 from ..mlir import ir
 
 # ---------------------------------------------------------------------------------------
 # Each check returns None when legal, else a Refusal.
-
-
-def constant_trip(loop: ir.Operation) -> tuple[int, int] | None:
-    """(trip count, step) of an affine.for with single constant bounds, else None (no isl)."""
-    from ..analysis.loops import constant_bounds
-
-    cb = constant_bounds(loop) if loop.name == "affine.for" else None
-    if cb is None:
-        return None
-    step = mlir.int_attr(loop, "step")
-    return max(0, -((cb[0] - cb[1]) // step)), step
 
 
 def same_trip_count(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> bool:
@@ -63,10 +51,8 @@ def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> b
     return False
 
 
-def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, options,
-                        facts=None) -> Refusal | None:
-    if not options.target.partitioned:
-        return None
+def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
+    """Both loops index the partition dimension (dimension 0) with their IV or an enclosing one."""
     for lp in (l1, l2):
         if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
             return Refusal(Code.NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
@@ -159,25 +145,6 @@ def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> Refusal | Non
     return None
 
 
-def check_vectorization(l1: ir.Operation, l2: ir.Operation, facts, options) -> Refusal | None:
-    """cpu only: two innermost loops where exactly one carries a dependence (a reduction) must
-    not fuse, since the parallel one's work would run sequentially in the fused loop and lose
-    vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
-    outer loops are never refused here (their inner loops stay separate)."""
-    if options.target.name != "cpu" or not (is_innermost(l1, facts) and is_innermost(l2, facts)):
-        return None
-    c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
-    if (c1 is None) == (c2 is None):
-        return None
-    par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
-    from ..codegen.cpu.plan.sibling_reuse import accumulates_only, streams_shared_input
-
-    if accumulates_only(seq, facts) and streams_shared_input(l1, l2, facts):
-        return None  # the input streamed once pays for the scalar reduction (sibling_reuse)
-    return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
-                   f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
-
-
 def private_buffer(e: Effects, key) -> bool:
     """The buffer `key` (touched by `e`) is one this function allocates and never lets escape:
     every use is an affine/memref load or store of it or its dealloc (memory.escaping_use), so
@@ -265,65 +232,6 @@ def single_result(loop: ir.Operation):
 
 
 
-def _loops_inside(a, axis) -> list:
-    """The loop dimensions of access `a` below `axis` (outermost first)."""
-    names = [lp.name for lp in a.loops]
-    return list(a.loops[names.index(axis.name) + 1:]) if axis.name in names else []
-
-
-def sibling_renaming(a, b, ax1, ax2) -> dict | None:
-    """How to name b's loops as a's so that one fused iteration of the pair runs both: l2's axis
-    as l1's, and each loop inside it as a's loop at the same depth, when both nests have the
-    same depth below the axis and those loops the same bounds and steps (after renaming). None
-    when the nests differ."""
-    inner_a, inner_b = _loops_inside(a, ax1), _loops_inside(b, ax2)
-    if len(inner_a) != len(inner_b):
-        return None
-    rename = {ax2.name: ax1.name}
-    for la, lb in zip(inner_a, inner_b):
-        if la.step != lb.step or len(la.lower) != len(lb.lower) or len(la.upper) != len(lb.upper):
-            return None
-        if any(substitute(x, rename) != y for x, y in zip(lb.lower + lb.upper, la.lower + la.upper)):
-            return None
-        rename[lb.name] = la.name
-    return rename
-
-
-def reads_same_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
-    """Some read of buffer `root` in l2 touches, per iteration, the elements a read in l1
-    touches: the same index once l2's axis and the loops nested in it are named as l1's
-    (`sibling_renaming`). Fusing the pair then reads those elements once from memory (the
-    second read hits the cache) — the cpu profit of sibling fusion, e.g. two nests that walk
-    one matrix row by row (bicg written as two nests)."""
-    return _same_elements(l1, l2, root, facts, first_writes=False)
-
-
-def reads_produced_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
-    """Some read of buffer `root` in l2 touches, per iteration, the elements a write in l1
-    touches (same renaming as `reads_same_elements`), and the element moves with the loop (an
-    index uses its IV): fused, the consumer reads what the producer has just written, from the
-    cache, instead of a second pass over memory. The cpu profit of fusing through a buffer the
-    function does not place (an argument). A cell both loops touch in every iteration (an
-    accumulator) is in the cache either way and earns nothing."""
-    return _same_elements(l1, l2, root, facts, first_writes=True)
-
-
-def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes: bool) -> bool:
-    (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
-    if ax1.lower != ax2.lower or ax1.step != ax2.step:
-        return False
-    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and a.is_write == first_writes
-              and (not first_writes or a.uses_iv(ax1.name))]
-    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
-    for b in seconds:
-        for a in firsts:
-            rename = sibling_renaming(a, b, ax1, ax2)
-            if rename is not None and tuple(substitute(t, rename) for t in b.index) == a.index \
-                    and a.extents() == b.extents():
-                return True
-    return False
-
-
 def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
     """The ops strictly between two ops of one block, in program order."""
     ops = mlir.block_ops(l1.block)
@@ -331,15 +239,16 @@ def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
 
 
 def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: float,
-                    between: list[ir.Operation] | None = None,
-                    carried_values: bool = False) -> tuple[list[ir.Operation], Refusal | None]:
+                    between: list[ir.Operation] | None = None, carried_values: bool = False, *,
+                    hooks) -> tuple[list[ir.Operation], Refusal | None]:
     """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
 
     In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
     profit, the ops between the loops (traversePath), no negative dependence distance; then our
     SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
-    ops between the loops (computed from the block when not given). Last, on cpu, the cost
-    model's vectorization guard (`check_vectorization`). With `carried_values` a loop that
+    ops between the loops (computed from the block when not given). Where the targets differ
+    it asks `hooks` (hooks.TargetHooks): the partition dimension, and last the target's
+    vectorization guard (the cpu's cost model). With `carried_values` a loop that
     carries iter_args is not refused for it: the caller checks what the carried values need
     (loop_optimization/iter_args_fusion.py) and fuses both loops' iter_args into one loop."""
     if not carried_values and (has_iter_args(l1) or has_iter_args(l2)):
@@ -347,8 +256,8 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
     r = check_modelled(l1, l2, facts.effects)
     if r is None:
         r = check_trip_counts(l1, l2, facts.scope)
-    if r is None:
-        r = check_partition_dim(l1, l2, facts.scope, options, facts)
+    if r is None and hooks.requires_partition_dim:
+        r = check_partition_dim(l1, l2, facts.scope, facts)
     if r is None and profit <= 0:
         r = Refusal(Code.NO_BENEFIT)
     if r is not None:
@@ -361,5 +270,5 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         if need > options.sb_budget:
             r = Refusal(Code.OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
     if r is None:
-        r = check_vectorization(l1, l2, facts, options)
+        r = hooks.vectorization_refusal(l1, l2, facts)
     return (hoist, None) if r is None else ([], r)

@@ -41,6 +41,7 @@ from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
 from ..transforms.rewriter import Rewriter
+from ..step import StepContext
 
 PASS_NAME = "licm"
 HOIST_MESSAGE = "[LICM] Moving inst {name} to a new insertion point"
@@ -647,3 +648,8 @@ def licm(module: ir.Module, options: Options, log: RemarkLog, filename: str = "<
     del options
     funcs = {mlir.func_name(f): f for f in mlir.functions(module)}
     return sum(licm_function(fn, log, filename, funcs) for fn in mlir.functions(module))
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `licm` (loopopt/pipeline.py)."""
+    return licm_function(fn, ctx.log, ctx.filename)

@@ -24,9 +24,8 @@ from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
 from ..analysis.affine import NonAffine, Scope
 from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
-from .fusion_legality import constant_trip
-from ..analysis.loops import (collect_interchangeable_loops, constant_bounds, constant_trip_count, has_iter_args,
-                              loop_dims, nested_in)
+from ..analysis.loops import (collect_interchangeable_loops, constant_bounds, constant_trip,
+                              has_iter_args, known_trip_count, loop_dims, nested_in)
 from ..analysis.memory import UNTRACED, block_reentered, buffer_key_of, escaping_use, is_placed
 from ..mlir import ir
 
@@ -262,12 +261,6 @@ def distribution_cannot_split(loop: ir.Operation) -> bool:
 
     nest = collect_interchangeable_loops(loop)
     return not nest or not is_band(nest) or def_use_groups(nest) < 2
-
-
-def known_trip_count(loop: ir.Operation) -> int | None:
-    """loops.constant_trip_count, without isl when the bounds are single constants."""
-    t = constant_trip(loop)
-    return t[0] if t is not None else constant_trip_count(loop)
 
 
 def interchange_outer_trips(loop: ir.Operation) -> list[tuple[list[int], tuple | None]]:

@@ -11,6 +11,7 @@ from ..mlir import ir
 from ..options import Options
 from ..remarks import PASSED, RemarkLog
 from .rewriter import Rewriter
+from ..step import StepContext
 
 PASS = "cleanup"
 REMOVED = "[CLEANUP] empty loop removed"
@@ -35,3 +36,8 @@ def drop_empty_loops_function(fn: ir.Operation, options: Options, log: RemarkLog
             log.add(PASS, PASSED, REMOVED, function=fname, location=where)
             count += 1
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `cleanup` (loopopt/pipeline.py)."""
+    return drop_empty_loops_function(fn, ctx.options, ctx.log, ctx.filename)

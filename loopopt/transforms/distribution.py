@@ -20,6 +20,7 @@ from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import body_block, collect_interchangeable_loops, is_outermost_loop, perfect_nest
 from ..mlir import ir
 from ..remarks import PASSED, RemarkLog
+from ..step import StepContext
 
 DISTRIBUTION = "distribution"
 STOP_ONE_GROUP = Code.DISTRIBUTION_ONE_GROUP.message
@@ -142,3 +143,8 @@ def distribute_function(fn: ir.Operation, options, log: RemarkLog, filename: str
         log.add(DISTRIBUTION, PASSED, f"[LOOP DISTRIBUTION] into {len(loops)} loops", function=name,
                 location=where, args={"groups": [len(g) for g in groups]})
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `distribution` (loopopt/pipeline.py)."""
+    return distribute_function(fn, ctx.options, ctx.log, ctx.filename)

@@ -16,6 +16,7 @@ from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import body_block, collect_interchangeable_loops, has_iter_args, is_outermost_loop
 from ..mlir import affine_d, ir
 from ..remarks import PASSED, RemarkLog
+from ..step import StepContext
 
 INTERCHANGE = "interchange"
 NOT_ON_PARTITION_DIM = Code.INTERCHANGE_NOT_ON_PARTITION_DIM.message  # seed 001, verbatim
@@ -177,3 +178,8 @@ def interchange_function(fn: ir.Operation, options, log: RemarkLog, perm, filena
         _, why = try_interchange(band[:len(perm)], perm, Scope(), options, log, name)
         count += why is None
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `interchange` (loopopt/pipeline.py)."""
+    return interchange_function(fn, ctx.options, ctx.log, ctx.argument, ctx.filename)

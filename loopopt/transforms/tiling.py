@@ -24,10 +24,11 @@ from ..analysis.affine import NonAffine, Scope
 from ..analysis.legality import induction_var, permutation_violation
 from ..analysis.refusal import Code, Refusal
 from ..analysis.loops import (body_block, constant_bounds, constant_trip_count, has_iter_args, is_outermost_loop,
-                              loop_dims, perfect_nest)
+                              known_trip_count, loop_dims, perfect_nest)
 from ..mlir import affine_d, ir
 from ..remarks import PASSED, RemarkLog
 from .interchange import loop_interchange
+from ..step import StepContext
 
 TILING = "tiling"
 STOP_NOTHING_TO_TILE = Code.TILING_NOTHING_TO_TILE.message
@@ -171,8 +172,6 @@ def partition_loop(loop: ir.Operation, scope: Scope | None = None, facts=None) -
 
 def partition_extent(loop: ir.Operation, scope: Scope | None = None, facts=None) -> int | None:
     """Number of partitions `loop` walks: the constant trip count of its partition loop."""
-    from ..loop_optimization.pair_restructuring import known_trip_count
-
     p = partition_loop(loop, scope, facts)
     return known_trip_count(p) if p is not None else None
 
@@ -262,3 +261,8 @@ def tile_function(fn: ir.Operation, options, log: RemarkLog, size: int, filename
         if why is not None:
             log.refused(TILING, why, function=name, location=where)
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `tiling` (loopopt/pipeline.py)."""
+    return tile_function(fn, ctx.options, ctx.log, ctx.argument, ctx.filename)

@@ -15,7 +15,7 @@ Legality: the strip-mined band's permutation must keep every dependence's direct
 (`legality.permutation_violation`, exact with isl), checked on a scratch copy before the real
 band is touched. Reordering keeps each element's sequence of updates: results are bit-exact.
 
-Remarks (pass `transpose-blocking`): `[BLOCK TRANSPOSE] ...` (Passed) per blocked band, naming
+Remarks (pass `block-transposes`): `[BLOCK TRANSPOSE] ...` (Passed) per blocked band, naming
 the strip and the loop it is placed outside; with `report_refusals`, `[STOP BLOCK TRANSPOSE] ...`
 (Missed) when the reordering would reverse a dependence.
 """
@@ -34,8 +34,9 @@ from ...transforms.rewriter import Rewriter
 from ...transforms.tiling import loop_tiling
 from .loop_order import bands
 from .plan.locality import CACHE_LINE_BYTES, TransposeBlock, plan_transpose_block
+from ...step import StepContext
 
-PASS = "transpose-blocking"
+PASS = "block-transposes"
 
 
 def tile_order(depth: int, level: int, tile_level: bool) -> list[int]:
@@ -85,10 +86,10 @@ def block_transpose(plan: TransposeBlock) -> list[ir.Operation]:
     return loop_interchange(_tiled(plan.band[0], plan), _order(plan))
 
 
-def transpose_blocking_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
+def block_transposes_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
                                 report_refusals: bool = True) -> int:
-    """Block every transposing band of `fn` (cpu target only); returns the number blocked."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    """Block every transposing band of `fn`; returns the number blocked."""
+    if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
     facts = Facts()
@@ -114,3 +115,8 @@ def transpose_blocking_function(fn: ir.Operation, options: Options, log: RemarkL
                       "loops_added": 1 + plan.tile_level})
         count += 1
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `block-transposes` (loopopt/pipeline.py)."""
+    return block_transposes_function(fn, ctx.options, ctx.log, ctx.filename, report_refusals=ctx.explicit)

@@ -31,6 +31,7 @@ from ...mlir import ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...transforms.rewriter import Rewriter
+from ...step import StepContext
 
 PASS = "dead-stores"
 REMOVED = "[DEAD STORE] store removed: nothing that runs after it reads what it writes"
@@ -289,3 +290,8 @@ def shift_to_footprint(alloc: ir.Operation, box: list[tuple[int, int]]) -> ir.Op
     buf.replace_all_uses_with(new.result)
     alloc.erase()
     return mlir.operation(new)
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `dead-stores` (loopopt/pipeline.py)."""
+    return dead_stores_function(fn, ctx.options, ctx.log, ctx.filename)

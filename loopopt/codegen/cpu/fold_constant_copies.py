@@ -19,6 +19,7 @@ from ...mlir import ir, memref_d
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from .plan.constant_copies import ConstantCopy, element_count, find_constant_copies
+from ...step import StepContext
 
 PASS = "fold-constant-copies"
 
@@ -92,7 +93,7 @@ def add_constant_global(name: str, memref_t: ir.MemRefType, value: ir.Attribute,
 def fold_constant_copies_function(fn: ir.Operation, options: Options, log: RemarkLog,
                                   filename: str = "<input>") -> int:
     """Evaluate every constant copy among `fn`'s top-level nests (cpu only); returns how many."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    if mlir.func_body(fn) is None:
         return 0
     copies = find_constant_copies(fn)
     if not copies:
@@ -164,3 +165,8 @@ def _folded_value(copy: ConstantCopy, blobs: dict[str, bytes]) -> ir.Attribute |
     elem = mlir.element_size_bytes(src_t.element_type)
     moved = evaluate_copy(copy, data, list(src_t.shape), list(dst_t.shape), elem)
     return ir.DenseResourceElementsAttr.get_from_buffer(memoryview(moved), f"{name}_folded", tensor_t, alignment=elem)
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `fold-constant-copies` (loopopt/pipeline.py)."""
+    return fold_constant_copies_function(fn, ctx.options, ctx.log, ctx.filename)

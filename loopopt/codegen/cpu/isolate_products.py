@@ -56,6 +56,7 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...transforms.distribution import distribution_groups, loop_distribution
 from ...transforms.rewriter import Rewriter
+from ...step import StepContext
 
 PASS = "isolate-products"
 MAX_ROUNDS = 16  # loops split per function (each split rescans)
@@ -537,8 +538,8 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
 
 def isolate_products_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
     """Split the loops that hold a matrix product with other work (module doc); returns the
-    number of loops split. cpu target only."""
-    if options.target.partitioned or mlir.func_body(fn) is None or not options.enable_loop_distribution:
+    number of loops split."""
+    if mlir.func_body(fn) is None or not options.enable_loop_distribution:
         return 0
     with fn.context:
         return _isolate(fn, options, log, filename)
@@ -582,3 +583,8 @@ def _wrap(result):
         return None
     loops, expanded = result
     return [loops, expanded]
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `isolate-products` (loopopt/pipeline.py)."""
+    return isolate_products_function(fn, ctx.options, ctx.log, ctx.filename)

@@ -30,6 +30,7 @@ from ...remarks import MISSED, PASSED, RemarkLog
 from ...transforms.interchange import loop_interchange
 from ...transforms.rewriter import Rewriter
 from .plan.locality import OrderPlan, plan_loop_order
+from ...step import StepContext
 
 PASS = "loop-order"
 
@@ -145,7 +146,7 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
                         report_refusals: bool = True) -> int:
     """Permute every band whose cost prefers another legal order; returns the number permuted.
     cpu target only."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
     facts = Facts()
@@ -187,3 +188,8 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
                       "strided_after": list(plan.cost.strided)})
         count += 1
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `loop-order` (loopopt/pipeline.py)."""
+    return loop_order_function(fn, ctx.options, ctx.log, ctx.filename, report_refusals=ctx.explicit)

@@ -22,6 +22,7 @@ from ...remarks import PASSED, RemarkLog
 from .fold_constant_copies import add_constant_global, global_bytes, source_blobs, unsigned_dtype
 from .plan.constant_copies import find_global
 from .plan.constant_panels import PanelLoad, plan_constant_panels
+from ...step import StepContext
 
 PASS = "pack-constant-panels"
 
@@ -92,7 +93,7 @@ def _reindexed(plan: PanelLoad, panels: ir.Value) -> ir.Operation:
 def pack_constant_panels_function(fn: ir.Operation, options: Options, log: RemarkLog,
                                   filename: str = "<input>") -> int:
     """Re-index every panel load of `fn` (cpu only); returns the number of loads re-indexed."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    if mlir.func_body(fn) is None:
         return 0
     plans = plan_constant_panels(fn)
     if not plans:
@@ -130,3 +131,8 @@ def pack_constant_panels_function(fn: ir.Operation, options: Options, log: Remar
                     function=mlir.func_name(fn), location=mlir.location_of(loop, filename),
                     args={"loads": k, "panel": plan.panel})
     return sum(entry[3] for entry in per_loop.values())
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `pack-constant-panels` (loopopt/pipeline.py)."""
+    return pack_constant_panels_function(fn, ctx.options, ctx.log, ctx.filename)

@@ -27,6 +27,7 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...transforms.rewriter import Rewriter
 from .plan.packing import PackPlan, plan_operand_packs
+from ...step import StepContext
 
 PASS = "pack-operands"
 PACKED = "[PACK] operand {name} copied before the product into a {shape} buffer whose rows run along the lanes loop"
@@ -113,8 +114,8 @@ def pack_operand(plan: PackPlan, recipes: list) -> ir.Operation:
 
 
 def pack_operands_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
-    """Pack every operand codegen/cpu/plan/packing.py selects (cpu target only); returns how many."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    """Pack every operand codegen/cpu/plan/packing.py selects; returns how many."""
+    if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
     rewriter = Rewriter()
@@ -136,3 +137,8 @@ def pack_operands_function(fn: ir.Operation, options: Options, log: RemarkLog, f
                 args={"loops_added": 2, "shape": shape})
         count += 1
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `pack-operands` (loopopt/pipeline.py)."""
+    return pack_operands_function(fn, ctx.options, ctx.log, ctx.filename)

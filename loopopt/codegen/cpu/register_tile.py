@@ -40,6 +40,7 @@ from ...remarks import PASSED, RemarkLog
 from ...transforms.dead_carried import DEAD, dead_positions, dead_slice, drop_carried
 from ...transforms.rewriter import Rewriter
 from .plan.cpu_plan import LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, lanes_of, plan_register_tiles
+from ...step import StepContext
 
 PASS = "register-tile"
 TILED = "[REGISTER TILING]"
@@ -511,9 +512,9 @@ def drop_dead_carried(fn: ir.Operation, log: RemarkLog, filename: str = "<input>
 def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
                            report_refusals: bool = True) -> int:
     """Plan every reduction nest of the function and tile those the plan accepts; returns the
-    number tiled. Runs on the cpu target only; on the others it does nothing. A refused nest
+    number tiled. A refused nest
     gets a Missed remark with its code when `report_refusals`."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
     drop_dead_carried(fn, log, filename)
@@ -556,3 +557,8 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         log.add(PASS, PASSED, text, function=fname, location=where, args=args)
         count += 1
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `register-tile` (loopopt/pipeline.py)."""
+    return register_tile_function(fn, ctx.options, ctx.log, ctx.filename, report_refusals=ctx.explicit)

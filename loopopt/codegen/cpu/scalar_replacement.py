@@ -41,6 +41,7 @@ from ...mlir import ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...transforms.rewriter import Rewriter
+from ...step import StepContext
 
 PASS = "scalar-replacement"
 FORWARDED = "[SCALAR REPLACEMENT] load replaced by the value stored to the same address earlier in the block"
@@ -264,9 +265,7 @@ def _map_attr(acc: Accumulator) -> ir.Attribute:
 def scalar_replacement_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
     """Forwarding in every loop body and the function body, then accumulator promotion in
     every affine.for, innermost first. Returns the number of promotions (accumulators moved
-    into iter_args). Runs on the cpu target only; on the others it does nothing."""
-    if options.target.partitioned:
-        return 0
+    into iter_args)."""
     body = mlir.func_body(fn)
     if body is None:
         return 0
@@ -298,3 +297,8 @@ def scalar_replacement_function(fn: ir.Operation, options: Options, log: RemarkL
         promoted += len(ok)
     forward_in_block(body, facts, rewriter, log, fname, filename)
     return promoted
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `scalar-replacement` (loopopt/pipeline.py)."""
+    return scalar_replacement_function(fn, ctx.options, ctx.log, ctx.filename)

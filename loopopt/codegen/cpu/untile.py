@@ -32,6 +32,7 @@ from ...analysis.loops import body_block, body_ops, has_iter_args, loop_dims
 from ...mlir import ir
 from ...options import Options
 from ...remarks import MISSED, PASSED, RemarkLog
+from ...step import StepContext
 
 PASS = "untile"
 UNTILED = "[UNTILE] strip-mined loop collapsed into one loop over the same iterations"
@@ -111,10 +112,8 @@ def untile(tile: ir.Operation, point: ir.Operation) -> ir.Operation:
 
 
 def untile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
-    """Untile every strip-mined loop of `fn` whose nest passes untile_violation (cpu target only);
+    """Untile every strip-mined loop of `fn` whose nest passes untile_violation;
     returns how many. A shape that matches but fails the proof gets a Missed remark."""
-    if options.target.partitioned:
-        return 0
     fname = mlir.func_name(fn)
     scope = Scope()
     count = 0
@@ -136,3 +135,8 @@ def untile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename
         log.add(PASS, PASSED, UNTILED, function=fname, location=where, args={"step": step})
         count += 1
     return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `untile` (loopopt/pipeline.py)."""
+    return untile_function(fn, ctx.options, ctx.log, ctx.filename)

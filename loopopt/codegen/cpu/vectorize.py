@@ -38,6 +38,7 @@ from .math import exact_math, math_approx
 from .plan.constant_copies import enclosing_module
 from .plan.cpu_plan import VectorPlan, plan_function
 from .plan.cpu_plan import LIBM_MATH_APPROXIMATED, Code
+from ...step import StepContext
 
 PASS = "vectorize"
 VECTORIZABLE = "[VECTORIZE] innermost loop left to LLVM's loop vectorizer"
@@ -118,8 +119,8 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
                        math_only: bool = False) -> int:
     """Plan and apply (see the module docstring); returns the number of vectorizable loops.
     With `math_only`, loops that call no libm math function are neither changed nor reported.
-    Runs on the cpu target only; on the others it does nothing."""
-    if options.target.partitioned or mlir.func_body(fn) is None:
+    """
+    if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
     facts = Facts()
@@ -219,3 +220,13 @@ def hint_vector_width(fn: ir.Operation, options: Options, log: RemarkLog, fname:
             "the plan does (256 by default on AVX-512 cores)", function=fname,
             location=mlir.location_of(fn, filename), args={"bits": bits})
     return True
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The steps `vectorize`, `math-approx` and `vector-reductions` (loopopt/pipeline.py; the
+    latter two force a numeric switch on). With both numeric switches off only the loops that
+    call a libm math function change and are reported (the exact exp), unless the step is named
+    in --passes: then every innermost loop gets a remark."""
+    o = ctx.options
+    return vectorize_function(fn, o, ctx.log, ctx.filename,
+                              math_only=not ctx.explicit and not (o.approximate_math or o.reassociate))

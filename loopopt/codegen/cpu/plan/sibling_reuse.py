@@ -4,7 +4,7 @@ share no intermediate (issue 25).
 The seed's profit counts only placed intermediates (profit.py). On cpu a pair also earns the
 bytes of an external buffer that the second loop touches again in the same fused iteration:
 read by both (a shared input, read once instead of twice), or written by the first and read by
-the second (the read-back hits the cache). `fusion_legality.reads_same_elements` and
+the second (the read-back hits the cache). `reads_same_elements` and
 `reads_produced_elements` match accesses element by element in nests of the same shape; this
 module adds the exact per-iteration rule (`footprints_nest`): the elements the second loop
 touches in iteration t of the fused axis, the loops inside the axis projected out, are among
@@ -22,9 +22,68 @@ import islpy as isl
 from ....analysis.affine import Scope
 from ....analysis.dependence import element_constraints
 from ....analysis.loops import has_iter_args, loop_dims, substitute
-from ....analysis.memory import UNTRACED
-from ....loop_optimization.fusion_legality import reads_produced_elements, reads_same_elements
+from ....analysis.memory import UNTRACED, value_name
+from ....loop_optimization.profit import shared_tensors
 from ....mlir import ir
+
+
+def _loops_inside(a, axis) -> list:
+    """The loop dimensions of access `a` below `axis` (outermost first)."""
+    names = [lp.name for lp in a.loops]
+    return list(a.loops[names.index(axis.name) + 1:]) if axis.name in names else []
+
+
+def sibling_renaming(a, b, ax1, ax2) -> dict | None:
+    """How to name b's loops as a's so that one fused iteration of the pair runs both: l2's axis
+    as l1's, and each loop inside it as a's loop at the same depth, when both nests have the
+    same depth below the axis and those loops the same bounds and steps (after renaming). None
+    when the nests differ."""
+    inner_a, inner_b = _loops_inside(a, ax1), _loops_inside(b, ax2)
+    if len(inner_a) != len(inner_b):
+        return None
+    rename = {ax2.name: ax1.name}
+    for la, lb in zip(inner_a, inner_b):
+        if la.step != lb.step or len(la.lower) != len(lb.lower) or len(la.upper) != len(lb.upper):
+            return None
+        if any(substitute(x, rename) != y for x, y in zip(lb.lower + lb.upper, la.lower + la.upper)):
+            return None
+        rename[lb.name] = la.name
+    return rename
+
+
+def reads_same_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """Some read of buffer `root` in l2 touches, per iteration, the elements a read in l1
+    touches: the same index once l2's axis and the loops nested in it are named as l1's
+    (`sibling_renaming`). Fusing the pair then reads those elements once from memory (the
+    second read hits the cache) — the cpu profit of sibling fusion, e.g. two nests that walk
+    one matrix row by row (bicg written as two nests)."""
+    return _same_elements(l1, l2, root, facts, first_writes=False)
+
+
+def reads_produced_elements(l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
+    """Some read of buffer `root` in l2 touches, per iteration, the elements a write in l1
+    touches (same renaming as `reads_same_elements`), and the element moves with the loop (an
+    index uses its IV): fused, the consumer reads what the producer has just written, from the
+    cache, instead of a second pass over memory. The cpu profit of fusing through a buffer the
+    function does not place (an argument). A cell both loops touch in every iteration (an
+    accumulator) is in the cache either way and earns nothing."""
+    return _same_elements(l1, l2, root, facts, first_writes=True)
+
+
+def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes: bool) -> bool:
+    (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
+    if ax1.lower != ax2.lower or ax1.step != ax2.step:
+        return False
+    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and a.is_write == first_writes
+              and (not first_writes or a.uses_iv(ax1.name))]
+    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
+    for b in seconds:
+        for a in firsts:
+            rename = sibling_renaming(a, b, ax1, ax2)
+            if rename is not None and tuple(substitute(t, rename) for t in b.index) == a.index \
+                    and a.extents() == b.extents():
+                return True
+    return False
 
 
 def iteration_footprint(a, axis, scope: Scope, t: str = "t_"):
@@ -135,9 +194,6 @@ def streams_shared_input(l1: ir.Operation, l2: ir.Operation, facts) -> bool:
 def reuse_reasons(l1: ir.Operation, l2: ir.Operation, facts) -> list[str]:
     """Why the pair earns on cpu beyond the seed's placed intermediates, for the fusion remark:
     per external buffer, `<buffer> read by both loops` or `<buffer> written, then read back`."""
-    from ....analysis.memory import value_name
-    from ....loop_optimization.profit import shared_tensors
-
     out = []
     for t in shared_tensors(facts.effects(l1), facts.effects(l2), facts.location):
         if t.location.placed:

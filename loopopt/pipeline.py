@@ -1,0 +1,238 @@
+"""The step table: the one place a step of loopopt's pipeline exists, as LLVM's PassRegistry.def.
+
+A row names a step once. Its name is the `--passes` name, the pass of its remarks, its `--timing`
+row and its IR-dump header; the row gives its function (`run(fn, ctx)`, loopopt/step.py), the
+targets it runs on, whether and when it runs by default, what its explained form adds, and the
+finaliser the driver runs once per module after it. The driver runs the rows in this order;
+`--passes` resolves names against them (its error text lists them), `--print-pipeline` prints the
+default pipeline for a target, and docs/pipeline.md's table is written from them
+(tests/test_pipeline.py checks that the docs agree). A new step is one row plus its module.
+
+The order is the seed's run(): fusion per block of every function (distribution, GCD tiling and
+interchange inside it, as rescues of refused pairs), contraction of fused intermediates, on the
+cpu target the cost model's steps, LICM module-wide after all fusion, on the cpu target its code
+generation, and cleanup. Each step runs over every function before the next one starts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from .codegen.cpu import (block_transposes, dead_stores, fold_constant_copies, isolate_products, loop_order,
+                          pack_constant_panels, pack_operands, register_tile, scalar_replacement, untile, vectorize)
+from .codegen.cpu import host
+from .codegen.cpu.hooks import CpuHooks
+from .codegen.cpu.math import exact_math
+from .errors import LoopOptError, UsageError
+from .loop_optimization import contraction, fusion, licm
+from .loop_optimization.hooks import TargetHooks
+from .mlir import ir
+from .options import INT_KNOB_MAX, Options, Target, flag_of
+from .step import StepFn
+from .transforms import cleanup, distribution, interchange, tiling
+
+ALL = ("neuron", "cpu")  # Target.kind of every target
+CPU = ("cpu",)
+HOOKS: dict[str, TargetHooks] = {"neuron": TargetHooks(), "cpu": CpuHooks()}
+
+
+def hooks_for(target: Target) -> TargetHooks:
+    """What the seed's pass asks this target (loop_optimization/hooks.py)."""
+    return HOOKS[target.kind]
+
+
+def resolve_options(options: Options, framework_input: bool) -> Options:
+    """Options.resolved with the host's defaults for the vector width and exact math."""
+    return options.resolved(framework_input, host.default_vector_bits, host.default_exact_math)
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A step's argument in --passes, `name=ARG`."""
+
+    metavar: str  # as the error text and --print-pipeline show it: N, P
+    help: str  # "a tile size N"
+    parse: Callable[[str], object]  # the text to the value; ValueError with a one-line message
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # --passes, remarks' pass, --timing row, IR dumps
+    run: StepFn
+    targets: tuple[str, ...]  # Target.kind values it runs on; a named step on another target does nothing
+    summary: str  # one line: what it does
+    default: bool = True  # in the default pipeline
+    when: tuple[str, ...] = ()  # Options fields: by default it runs when any is true (none: always)
+    switch: str | None = None  # the Options field that turns it off: naming it in --passes then is an error
+    aliases: tuple[str, ...] = ()  # other --passes names
+    argument: Argument | None = None
+    explained: str = ""  # what it adds when named in --passes (StepContext.explicit)
+    forces: tuple[tuple[str, object], ...] = ()  # Options fields it runs with
+    finalize: Callable[[ir.Operation], None] | None = None  # once per module after it ran on every function
+    counts_fused: bool = False  # its count is numLoopsFused
+
+    def runs_by_default(self, options: Options) -> bool:
+        """In the default pipeline of a run with these (resolved) options."""
+        return (self.default and options.target.kind in self.targets
+                and (not self.when or any(getattr(options, f) for f in self.when)))
+
+
+def _tile_size(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 2 <= int(text) <= INT_KNOB_MAX):
+        raise ValueError(f"the tile size must be an integer >= 2 and <= {INT_KNOB_MAX}")
+    return int(text)
+
+
+def _permutation(text: str) -> list[int]:
+    return interchange.parse_permutation(text)
+
+
+STEPS: tuple[Step, ...] = (
+    Step("fusion", fusion.run, ALL, "greedy profit-based fusion per block, with distribution, GCD tiling and "
+         "interchange as rescues of refused pairs (seeds 000, 001)", aliases=("fuse",), counts_fused=True),
+    Step("contraction", contraction.run, ALL, "fused intermediates shrunk to what one iteration keeps, or "
+         "replaced by their values", aliases=("contract",)),
+    Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
+    Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
+         "values forwarded to their loads", aliases=("scalrep",)),
+    Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),
+    Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
+         "gets a nest of its own", when=("enable_loop_distribution",)),
+    Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "
+         "indices (a weight's transpose) becomes a constant", finalize=fold_constant_copies.erase_unread_sources),
+    Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
+         "is copied into rows first"),
+    Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside)",
+         explained="one remark per band whose cheaper order is illegal"),
+    Step("block-transposes", block_transposes.run, CPU, "transposing bands walk their column access one cache "
+         "line wide", explained="one remark per transposing band the order would break"),
+    Step("licm", licm.run, ALL, "loop-invariant code motion, module-wide after all fusion (seed 000)",
+         when=("enable_licm",), switch="enable_licm"),
+    Step("register-tile", register_tile.run, CPU, "a tile of a reduction nest's results in vector registers "
+         "across its reduction", explained="one remark per refused nest, with its code"),
+    Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "
+         "panels of its register tile", finalize=fold_constant_copies.erase_unread_sources),
+    Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "
+         "exp, reductions reassociated", when=("approximate_math", "reassociate", "exact_math"),
+         explained="a remark for every innermost loop, also those without a math function",
+         finalize=exact_math.erase_unused_tables),
+    Step("math-approx", vectorize.run, CPU, "vectorize with --approximate-math on", default=False,
+         forces=(("approximate_math", True),), finalize=exact_math.erase_unused_tables),
+    Step("vector-reductions", vectorize.run, CPU, "vectorize with --reassociate on", default=False,
+         forces=(("reassociate", True),), finalize=exact_math.erase_unused_tables),
+    Step("cleanup", cleanup.run, ALL, "empty loops the other steps left are erased"),
+    Step("tiling", tiling.run, ALL, "each band's loops tiled by N (seed 001's GCD tiling, standalone)",
+         default=False, aliases=("tile",), argument=Argument("N", "a tile size N", _tile_size)),
+    Step("interchange", interchange.run, ALL, "the top levels of each perfect nest permuted by P where legal "
+         "(seed 001, standalone)", default=False, argument=Argument("P", "a permutation P such as 1:0", _permutation)),
+    Step("distribution", distribution.run, ALL, "each loop split into its statement groups where legal (seed 001, "
+         "standalone)", default=False, switch="enable_loop_distribution", aliases=("distribute",)),
+)
+
+NONE = "none"  # `--passes none`: parse, verify, print (tests/lit/check_can_fail.py)
+
+
+def find_step(name: str) -> Step | None:
+    """The row a --passes name (or alias) names."""
+    for step in STEPS:
+        if name == step.name or name in step.aliases:
+            return step
+    return None
+
+
+def default_pipeline(options: Options) -> list[Step]:
+    """The steps a run with these resolved options takes, in order."""
+    return [s for s in STEPS if s.runs_by_default(options)]
+
+
+def pipeline_text(steps: list[Step]) -> str:
+    """Steps as the text --passes takes."""
+    return ",".join(s.name for s in steps)
+
+
+def _known() -> str:
+    names = [s.name + (f"={s.argument.metavar}" if s.argument else "") for s in STEPS]
+    aliases = [f"{a}={s.argument.metavar}" if s.argument else a for s in STEPS for a in s.aliases]
+    return f"{', '.join(names)}; also {', '.join(aliases)}; or {NONE} alone"
+
+
+def parse_passes(spec) -> list[str]:
+    """An explicit pipeline, `"fuse,licm"` or `["fuse", "licm"]`, as its list of `name[=arg]`
+    elements, checked against the table: at least one pass, no empty element, known names, an
+    argument exactly where the row takes one, and that argument well formed. Raises UsageError
+    with one line (TypeError for a spec of another type); never looks at IR."""
+    if isinstance(spec, str):
+        text, parts = spec, spec.split(",")
+    elif isinstance(spec, (list, tuple)) and all(isinstance(p, str) for p in spec):
+        text, parts = ",".join(spec), list(spec)
+    else:
+        raise TypeError(f"loopopt: passes must be a string like 'fuse,licm' or a list of pass names, "
+                        f"not {type(spec).__name__}")
+    parts = [p.strip() for p in parts]
+    if not any(parts):
+        raise UsageError(f"loopopt: error: --passes {text!r}: empty pipeline; name at least one pass "
+                         "(e.g. fuse,licm)")
+    out = []
+    for k, part in enumerate(parts, 1):
+        if not part:
+            raise UsageError(f"loopopt: error: --passes {text!r}: empty pass name at position {k}")
+        name, eq, arg = (s.strip() for s in part.partition("="))
+        step = find_step(name)
+        if step is None and not (name == NONE and len(parts) == 1 and not eq):
+            raise UsageError(f"loopopt: error: unknown pass '{name}' in --passes (known: {_known()})")
+        if eq and (step is None or step.argument is None):
+            raise UsageError(f"loopopt: error: --passes {text!r}: pass '{name}' takes no argument (got '{part}')")
+        if step is not None and step.argument is not None:
+            try:
+                step.argument.parse(arg)
+            except ValueError as e:
+                raise UsageError(f"loopopt: error: --passes {part}: {e}") from None
+        out.append(f"{name}={arg}" if eq else name)
+    return out
+
+
+def resolve(passes: list[str]) -> list[tuple[Step, object]]:
+    """Checked pipeline elements (parse_passes) as (row, parsed argument) pairs."""
+    out = []
+    for p in passes:
+        name, eq, arg = p.partition("=")
+        step = find_step(name)
+        if step is None:
+            if name == NONE:
+                continue
+            raise LoopOptError(f"loopopt: error: unknown pass '{name}' in --passes (known: {_known()})")
+        out.append((step, step.argument.parse(arg) if step.argument is not None else None))
+    return out
+
+
+def canonical_pass(element: str) -> str:
+    """A checked --passes element with its step's own name (`tile=4` -> `tiling=4`)."""
+    name, eq, arg = element.partition("=")
+    step = find_step(name)
+    return (step.name if step is not None else name) + eq + arg
+
+
+def pipeline_conflict(options: Options, passes: list[str] | None) -> str | None:
+    """The complaint when an explicit pipeline names a step its switch turns off, else None."""
+    for p in passes or ():
+        step = find_step(p.partition("=")[0])
+        if step is not None and step.switch is not None and not getattr(options, step.switch):
+            return f"loopopt: error: {flag_of(step.switch)} false conflicts with --passes naming '{p}'; drop one of them"
+    return None
+
+
+def run_options(step: Step, options: Options) -> Options:
+    """The options a step runs with: the run's, with the row's forced fields."""
+    return replace(options, **dict(step.forces)) if step.forces else options
+
+
+def markdown_table() -> str:
+    """The table of docs/pipeline.md: every row, in pipeline order."""
+    lines = ["| step | targets | by default | --passes | what it does |", "|---|---|---|---|---|"]
+    for s in STEPS:
+        default = "no" if not s.default else ("yes" if not s.when else
+                                               "when " + " or ".join(f"`{flag_of(f)}`" for f in s.when))
+        names = ", ".join(f"`{n}{'=' + s.argument.metavar if s.argument else ''}`" for n in (s.name, *s.aliases))
+        what = s.summary + (f"; named in --passes: {s.explained}" if s.explained else "")
+        lines.append(f"| `{s.name}` | {', '.join(s.targets)} | {default} | {names} | {what} |")
+    return "\n".join(lines) + "\n"
