@@ -124,6 +124,12 @@ def op_moves(op: ir.Operation, moves) -> bool:
     return any(moves(v) for v in (results if results else op.operands))
 
 
+def row_value(rowmaps: list[dict], m: int, v: ir.Value) -> ir.Value:
+    """Row m's copy of `v`: its own when Q's body computes `v` per row, row 0's when once for
+    all rows, else `v` itself (defined outside Q)."""
+    return rowmaps[m].get(v, rowmaps[0].get(v, v))
+
+
 class _Sweep:
     """Emits the copies of P's body for `rows` rows x `nv` blocks of `width` lanes."""
 
@@ -302,7 +308,8 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     py = mlir.block_ops(body_block(p))[-1]
     inits = list(p.operands)[_Sweep._n_bound(p):]
     nrows, nred = len(rowmaps), len(plan.carried)
-    cur = [[inits[red.position] for red in plan.carried] for _ in range(nrows)]
+    # each row's partials start from its own init (a load of M[i] in Q's body has a copy per row)
+    cur = [[row_value(rowmaps, m, inits[red.position]) for red in plan.carried] for m in range(nrows)]
     out = []
     lo = lb
     for step, nv, width in (segments or _segments(plan)):
@@ -383,7 +390,7 @@ def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value
         for m in (range(len(rows)) if op_moves(op, lanes.by_row) else range(1)):
             new = op.clone(ip=ip)
             for k, v in enumerate(op.operands):
-                nv = rowmaps[m].get(v, rowmaps[0].get(v, v))
+                nv = row_value(rowmaps, m, v)
                 if nv != v:
                     new.operands[k] = nv
             for old, fresh in zip(op.results, new.results):

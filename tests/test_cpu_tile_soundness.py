@@ -1,0 +1,203 @@
+"""Issue 33, the cpu code generator on hand-written programs outside the benchmarks' shapes:
+three classes of register tiling (analysis/cpu_plan.py TilePlan, transforms/register_tiling.py).
+
+1. Column blocks copy Q's body into every block: an op beside the product in the row loop (a
+   load of C[i, 0] that an earlier block overwrote, `D[i] += E[i]` after the product) ran once
+   per block. Guard: `cpu_plan.block_copy_refusal` (only pure ops are copied; else the tile is
+   built without blocks, `[STOP COLUMN BLOCKS]`).
+2. The loop's counter as data in a lane op (`arith.index_cast %j`, `arith.cmpi` on %j or on the
+   reduction's %k) got a vector result over a scalar operand: invalid IR, rolled back. Guard:
+   `cpu_plan.lane_operand_refusal` checks every operand of a lane op; P's counter becomes the
+   vector of its lanes' iterations (`_Sweep.lane_indices`), an index without a lane form (an
+   affine.apply's result used as data) refuses the lanes.
+3. A value P carries whose init is computed per row (`M[i]` loaded in the row loop): the
+   jammed rows used the original row's init, a use of the erased nest, rolled back. Guard:
+   `register_tiling.row_value` gives each row's partials its own row's init.
+
+Every program runs through `loopopt.driver.optimize` with the cpu target (the default pipeline,
+and one per class through the CLI) and natively against its input (mlir-runner); no run may
+leave an `[INTERNAL]` remark. Before the fix each `*_fails_before` program gave wrong results
+natively (class 1) or an `[INTERNAL]` rollback (classes 2, 3).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+
+import pytest
+
+from loopopt import native
+from loopopt.driver import optimize
+from loopopt.options import TARGETS, Options
+from loopopt.toolchain import find_tool
+
+pytestmark = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+FULL = 100_000  # print every element of the outputs (C of 8 x 4160 included)
+
+
+def cpu(bits: int | None = None, **kw) -> Options:
+    return Options(target=TARGETS["cpu"], **({"vector_bits": bits} if bits else {}), **kw)
+
+
+@functools.lru_cache(maxsize=None)
+def reference(src: str, sizes: tuple) -> tuple:
+    """The input's outputs natively (cached: several pipelines are compared with one input)."""
+    return tuple(native.run_native(src, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs)
+
+
+def _sizes(src: str, sizes: tuple) -> list:
+    if sizes:
+        return [list(s) if isinstance(s, tuple) else s for s in sizes]
+    return [None] * len(native.kernel_signature(src, "k").args)
+
+
+def check(src: str, options: Options, sizes: tuple = (), rtol: float = 0.0) -> list[str]:
+    """Optimize `src`; assert no [INTERNAL] remark and the same outputs natively; the messages."""
+    res = optimize(src, options, filename="t.mlir")
+    messages = [r.message for r in res.remarks]
+    assert not [m for m in messages if "[INTERNAL]" in m], messages
+    got = native.run_native(res.text, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs
+    diff = native.compare_outputs(list(reference(src, sizes)), got, rtol=rtol)
+    assert diff is None, (diff, messages)
+    return messages
+
+
+def check_cli(src: str, tmp_path, sizes: tuple = ()) -> str:
+    """The CLI's default cpu pipeline on `src`: exit 0, no [INTERNAL], the same outputs natively."""
+    path = tmp_path / "k.mlir"
+    path.write_text(src)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.run([sys.executable, "-m", "loopopt", str(path), "--target", "cpu", "--remarks"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0 and "[INTERNAL]" not in p.stderr, p.stderr
+    got = native.run_native(p.stdout, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs
+    assert native.compare_outputs(list(reference(src, sizes)), got) is None
+    return p.stderr
+
+
+def tiled(messages: list[str]) -> list[str]:
+    return [m for m in messages if m.startswith("[REGISTER TILING]")]
+
+
+def product(elem="f32", m="12", n="40", k="16", body_r="", epi="", extra_args="", value="%r") -> str:
+    """C[i, j] = sum_k A B (+ `epi`, which may store more), with `body_r` in the reduction loop
+    (its `%q` the term summed); sizes may be `?` (then %m, %n are the memrefs' sizes)."""
+    zero = "0.0" if elem.startswith("f") else "0"
+    dims = ""
+    mu, nu = m, n
+    if m == "?":
+        dims += f"  %c0i = arith.constant 0 : index\n  %m = memref.dim %A, %c0i : memref<?x{k}x{elem}>\n"
+        mu = "%m"
+    if n == "?":
+        dims += f"  %c1i = arith.constant 1 : index\n  %n = memref.dim %B, %c1i : memref<{k}x?x{elem}>\n"
+        nu = "%n"
+    term = "%q" if body_r else "%p"
+    return f"""func.func @k(%A: memref<{m}x{k}x{elem}>, %B: memref<{k}x{n}x{elem}>, %C: memref<{m}x{n}x{elem}>{extra_args}) {{
+  %z = arith.constant {zero} : {elem}
+  %c5 = arith.constant 5 : index
+{dims}  affine.for %i = 0 to {mu} {{
+    affine.for %j = 0 to {nu} {{
+      %r = affine.for %k = 0 to {k} iter_args(%acc = %z) -> ({elem}) {{
+        %a = affine.load %A[%i, %k] : memref<{m}x{k}x{elem}>
+        %b = affine.load %B[%k, %j] : memref<{k}x{n}x{elem}>
+        %p = arith.mulf %a, %b : {elem}
+{body_r}        %s = arith.addf %acc, {term} : {elem}
+        affine.yield %s : {elem}
+      }}
+{epi}      affine.store {value}, %C[%i, %j] : memref<{m}x{n}x{elem}>
+    }}
+  }}
+  return
+}}
+"""
+
+
+# ============================================================================= 3. per-row inits
+
+def rowred(elem="f32", rows="9", init_ops=None, kind="arith.maximumf", init="%m1", cols="40") -> str:
+    """Q K^T with each row's reduction `kind` of the scores carried by P, started from the row's
+    own init (`init_ops`: M[i] loaded and scaled so that it beats some rows' scores)."""
+    m = "?" if rows.startswith("%") else rows
+    mul = "arith.mulf" if elem.startswith("f") else "arith.muli"
+    if init_ops is None:
+        init_ops = (f"    %m0 = affine.load %M[%i] : memref<{m}x{elem}>\n"
+                    f"    %m1 = {mul} %m0, %four : {elem}\n")
+    dims = f"  %c0i = arith.constant 0 : index\n  %m = memref.dim %M, %c0i : memref<?x{elem}>\n" if m == "?" else ""
+    ub = "%m" if m == "?" else rows
+    zero = "0.0" if elem.startswith("f") else "0"
+    four = "4.0" if elem.startswith("f") else "4"
+    add = "arith.addf" if elem.startswith("f") else "arith.addi"
+    return f"""func.func @k(%Q: memref<{m}x8x{elem}>, %K: memref<8x{cols}x{elem}>, %S: memref<{m}x{cols}x{elem}>,
+             %M: memref<{m}x{elem}>, %O: memref<{m}x{elem}>) {{
+  %z = arith.constant {zero} : {elem}
+  %four = arith.constant {four} : {elem}
+{dims}  affine.for %i = 0 to {ub} {{
+{init_ops}    %mx = affine.for %j = 0 to {cols} iter_args(%cur = {init}) -> ({elem}) {{
+      %d = affine.for %k = 0 to 8 iter_args(%acc = %z) -> ({elem}) {{
+        %a = affine.load %Q[%i, %k] : memref<{m}x8x{elem}>
+        %b = affine.load %K[%k, %j] : memref<8x{cols}x{elem}>
+        %p = {mul} %a, %b : {elem}
+        %s = {add} %acc, %p : {elem}
+        affine.yield %s : {elem}
+      }}
+      affine.store %d, %S[%i, %j] : memref<{m}x{cols}x{elem}>
+      %n = {kind} %d, %cur : {elem}
+      affine.yield %n : {elem}
+    }}
+    affine.store %mx, %O[%i] : memref<{m}x{elem}>
+  }}
+  return
+}}
+"""
+
+
+def carried_tiled(messages: list[str]) -> bool:
+    return any("the loop's own reductions" in m for m in tiled(messages))
+
+
+def test_row_maximum_with_its_init_loaded_per_row_fails_before():
+    for bits in (256, None):
+        messages = check(rowred(), cpu(bits))
+        assert carried_tiled(messages), messages
+
+
+def test_other_reductions_with_inits_per_row_fail_before():
+    assert carried_tiled(check(rowred("f64", kind="arith.minimumf"), cpu(256)))
+    assert carried_tiled(check(rowred("i32", kind="arith.maxsi"), cpu(256)))
+    assert carried_tiled(check(rowred("i32", kind="arith.andi"), cpu(256)))
+    dyn = rowred(rows="%m")
+    assert carried_tiled(check(dyn, cpu(256), sizes=((10, 8), (8, 40), (10, 40), (10,), (10,))))
+    # the init loaded per row without a pure op between (the issue's form)
+    direct = rowred(init_ops="    %m1 = affine.load %M[%i] : memref<9xf32>\n")
+    assert carried_tiled(check(direct, cpu(256)))
+    # an init computed in the row loop but the same for every row (row 0's copy serves all)
+    same = rowred(init_ops="    %m0 = affine.load %M[0] : memref<9xf32>\n    %m1 = arith.mulf %m0, %four : f32\n")
+    assert carried_tiled(check(same, cpu(256)))
+
+
+def test_a_sum_carried_with_its_init_per_row_is_refused():
+    """A sum's partials cannot all start from the init (it would count once per partial)."""
+    messages = check(rowred(kind="arith.addf"), cpu(256))
+    assert not carried_tiled(messages)
+    explained = optimize(rowred(kind="arith.addf"), cpu(256), passes=["register-tile"]).remarks
+    assert any(r.message.startswith("[STOP REGISTER TILING] a value carried by the loop to block")
+               for r in explained)
+
+
+def test_reduction_loop_sums_with_inits_per_row():
+    """R's own sum starting from a value of the row (loaded in Q, or in P without moving with it)."""
+    in_q = product(extra_args=", %X: memref<12xf32>").replace(
+        "    affine.for %j", "    %x0 = affine.load %X[%i] : memref<12xf32>\n    %x1 = arith.mulf %x0, %x0 : f32\n"
+        "    affine.for %j").replace("iter_args(%acc = %z)", "iter_args(%acc = %x1)")
+    assert tiled(check(in_q, cpu(256)))
+    in_p = product(extra_args=", %X: memref<12xf32>").replace(
+        "      %r = affine.for", "      %x0 = affine.load %X[%i] : memref<12xf32>\n      %r = affine.for").replace(
+        "iter_args(%acc = %z)", "iter_args(%acc = %x0)")
+    assert tiled(check(in_p, cpu(256)))
+
+
+def test_per_row_init_through_the_cli(tmp_path):
+    stderr = check_cli(rowred(), tmp_path)
+    assert "the loop's own reductions" in stderr
