@@ -114,6 +114,97 @@ def product(elem="f32", m="12", n="40", k="16", body_r="", epi="", extra_args=""
 """
 
 
+# ============================================================================= 1. column blocks
+#
+# B's 64 x N panel is larger than half the L2 (2 MiB): N = 4160 f32 or 2080 f64 (1040 KiB), so
+# the columns come in blocks. `before` and `after` are Q's ops beside the product.
+
+def blocked(elem="f32", n=None, rows="8", before="", init="%z", after="", epi="") -> str:
+    n = n or (4160 if elem == "f32" else 2080)
+    m = "?" if rows.startswith("%") else rows
+    dims = "  %c0i = arith.constant 0 : index\n  %m = memref.dim %C, %c0i : memref<?x{n}x{e}>\n".format(n=n, e=elem) \
+        if m == "?" else ""
+    ub = "%m" if m == "?" else rows
+    return f"""func.func @k(%A: memref<{m}x64x{elem}>, %B: memref<64x{n}x{elem}>, %C: memref<{m}x{n}x{elem}>,
+             %D: memref<{m}x{elem}>, %E: memref<{m}x{elem}>) {{
+  %z = arith.constant 0.0 : {elem}
+{dims}  affine.for %i = 0 to {ub} {{
+{before}    affine.for %j = 0 to {n} {{
+      %r = affine.for %k = 0 to 64 iter_args(%acc = {init}) -> ({elem}) {{
+        %a = affine.load %A[%i, %k] : memref<{m}x64x{elem}>
+        %b = affine.load %B[%k, %j] : memref<64x{n}x{elem}>
+        %p = arith.mulf %a, %b : {elem}
+        %s = arith.addf %acc, %p : {elem}
+        affine.yield %s : {elem}
+      }}
+{epi}      affine.store %r, %C[%i, %j] : memref<{m}x{n}x{elem}>
+    }}
+{after}  }}
+  return
+}}
+"""
+
+
+def load_c0(elem, m="8", n=4160):
+    return f"    %c0 = affine.load %C[%i, 0] : memref<{m}x{n}x{elem}>\n"
+
+
+# D[i] += E[i] after the product, with a pure value computed before it (so that isolating the
+# product does not split it off): run once per block of columns before the fix.
+def after_d(elem, m="8"):
+    return (f"    %d = affine.load %D[%i] : memref<{m}x{elem}>\n    %d2 = arith.addf %d, %e2 : {elem}\n"
+            f"    affine.store %d2, %D[%i] : memref<{m}x{elem}>\n")
+
+
+def before_e(elem, m="8"):
+    return f"    %e = affine.load %E[%i] : memref<{m}x{elem}>\n    %e2 = arith.mulf %e, %e : {elem}\n"
+
+
+EPI_E2 = "      %r = arith.addf %r0, %e2 : ELEM\n"
+
+
+def with_epi(src: str, elem: str) -> str:
+    """The product's result plus e2 before the store (a use of the value computed before P)."""
+    src = src.replace("      %r = affine.for", "      %r0 = affine.for")
+    return src.replace("      }\n      affine.store %r,", "      }\n" + EPI_E2.replace("ELEM", elem) + "      affine.store %r,")
+
+
+def test_column_blocks_load_of_c_before_the_product_fails_before():
+    src = blocked(before=load_c0("f32"), init="%c0")
+    for bits in (256, None):
+        messages = check(src, cpu(bits))
+        assert tiled(messages) and not any("columns in blocks" in m for m in messages)
+        assert any(m.startswith("[STOP COLUMN BLOCKS]") for m in messages), messages
+
+
+def test_column_blocks_store_after_the_product_fails_before():
+    for elem in ("f32", "f64"):
+        src = with_epi(blocked(elem, before=before_e(elem), after=after_d(elem)), elem)
+        messages = check(src, cpu(256))
+        assert tiled(messages) and any(m.startswith("[STOP COLUMN BLOCKS]") for m in messages), messages
+
+
+def test_column_blocks_f64_and_symbolic_rows_fail_before():
+    src = blocked("f64", before=load_c0("f64", n=2080), init="%c0")
+    check(src, cpu(256))
+    dyn = blocked("f32", rows="%m", before=load_c0("f32", m="?"), init="%c0")
+    check(dyn, cpu(256), sizes=((7, 64), (64, 4160), (7, 4160), (7,), (7,)))
+
+
+def test_pure_ops_before_the_product_keep_the_blocks():
+    """A value computed per row from the counter alone (pure) may be copied into every block."""
+    before = "    %ii = arith.index_cast %i : index to i32\n    %fi = arith.sitofp %ii : i32 to f32\n"
+    src = blocked(before=before, init="%fi")
+    messages = check(src, cpu(256))
+    assert any("columns in blocks of" in m for m in tiled(messages)), messages
+    assert not any(m.startswith("[STOP COLUMN BLOCKS]") for m in messages)
+
+
+def test_column_blocks_through_the_cli(tmp_path):
+    stderr = check_cli(with_epi(blocked(before=before_e("f32"), after=after_d("f32")), "f32"), tmp_path)
+    assert "[STOP COLUMN BLOCKS]" in stderr and "affine.load at" in stderr
+
+
 # ============================================================================= 3. per-row inits
 
 def rowred(elem="f32", rows="9", init_ops=None, kind="arith.maximumf", init="%m1", cols="40") -> str:

@@ -351,6 +351,8 @@ class TileCode(enum.Enum):
     NOT_PROFITABLE = "[STOP REGISTER TILING] no gain: LLVM vectorizes the reduction loop itself"
     SHORT = "[STOP REGISTER TILING] the loop runs fewer iterations than one tile"
     CARRIED_VALUE = "[STOP REGISTER TILING] a value carried by the loop to block is not a reduction its lanes may share"
+    # the tile is still built, without column blocks (TilePlan.block_refusal)
+    COLUMN_BLOCKS = "[STOP COLUMN BLOCKS] an op beside the product in the loop around it would run once per block"
 
     @property
     def message(self) -> str:
@@ -376,6 +378,7 @@ class TilePlan:
     in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
     col_block: int = 0  # NC: P's iterations in blocks of NC (a multiple of vectors x width) for L2; 0: none
     carried: tuple[Reduction, ...] = ()  # P's own reductions (a row maximum): lane-wise partials, combined after
+    block_refusal: Refusal | None = None  # why the columns are not in blocks although B's panel exceeds L2
 
     @property
     def accumulators(self) -> int:
@@ -714,8 +717,12 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         rows_q, rows_why = None, "one row fits the registers best"
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried else 0
+    block_refusal = None
+    copied = block_copy_refusal(rows_q, p) if nc else None
+    if copied is not None:
+        nc, block_refusal = 0, Refusal(TileCode.COLUMN_BLOCKS, copied[0], (p, copied[1]))
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
-                    in_memory=tuple(mem), col_block=nc, carried=tuple(carried))
+                    in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal)
 
 
 # Reductions P itself may carry when its iterations become lanes: each lane (and each vector of
@@ -758,6 +765,30 @@ def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int,
         return 0
     nc = max(tile_cols, (half // (k * elem)) // tile_cols * tile_cols)
     return nc if nc < n else 0
+
+
+# Ops the column blocks may copy into every block: no effect on memory, a value that depends only
+# on its operands (so every copy computes the same thing from the same row's values).
+PURE_PREFIXES = ("arith.", "math.")
+PURE_OPS = frozenset({"affine.apply"})
+
+
+def block_copy_refusal(q: ir.Operation, p: ir.Operation) -> tuple[str, ir.Operation] | None:
+    """Why P's columns may not come in blocks under Q, or None. Built in blocks, the nest runs
+    Q's body once per block of columns (`for jc { for i { Q's ops; P over the block } }`), so
+    every op of Q's body besides P is copied into every block: only pure ops may be (arith,
+    math, affine.apply). A load would read what an earlier block's P already wrote (a load of
+    C[i, 0] before the product), a store would run once per block (`D[i] += E[i]` after it).
+    Values carried across the blocks (iter_args of Q or P) are refused before (`_rows_loop`,
+    no blocks for P's own reductions)."""
+    for op in body_ops(q):
+        if op == p or op.name == "affine.yield":
+            continue
+        if op.regions or not (op.name.startswith(PURE_PREFIXES) or op.name in PURE_OPS):
+            what = ("reads memory" if op.name.endswith("load") else "writes memory" if op.name.endswith("store")
+                    else "may touch memory")
+            return f"{op.name} at {mlir.location_of(op)} {what}", op
+    return None
 
 
 def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:

@@ -27,7 +27,8 @@ lanes: independent accumulation chains for an ordered float sum that LLVM keeps 
 
 Remarks (pass `register-tile`): `[REGISTER TILING] ...` (Passed) per tiled nest, with the tile,
 the vectors and the reason the rows are 1 when they are; `[STOP REGISTER TILING] ...` (Missed)
-per refused nest, with the plan's code.
+per refused nest, with the plan's code; `[STOP COLUMN BLOCKS] ...` (Missed) beside the Passed
+remark of a nest tiled without the column blocks its size asked for (`TilePlan.block_refusal`).
 """
 from __future__ import annotations
 
@@ -424,7 +425,8 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     """Build the tiled nest before the plan's outer loop (Q, or P); returns the new top-level ops.
     The old nest is left for the caller to erase. With a column block NC (`plan.col_block`), the
     columns come in blocks of NC first (`for jc { rows { tiles of the block } }`: the block's
-    panel of B stays in L2 while every row block uses it), then the columns left over."""
+    panel of B stays in L2 while every row block uses it), then the columns left over; Q's other
+    ops then run once per block (the plan allows the blocks only when they are pure)."""
     q = plan.rows_loop
     lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory)
     target = q if q is not None else plan.loop
@@ -561,5 +563,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         new_ops = rewriter.replace([target], build)[0]
         args["loops_added"] = sum(_loops_in(op) for op in new_ops) - before
         log.add(PASS, PASSED, text, function=fname, location=where, args=args)
+        if plan.block_refusal is not None:  # the tile is built; its columns are not in blocks
+            log.refused(PASS, plan.block_refusal, function=fname, location=where)
         count += 1
     return count
