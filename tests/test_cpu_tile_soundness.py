@@ -205,6 +205,119 @@ def test_column_blocks_through_the_cli(tmp_path):
     assert "[STOP COLUMN BLOCKS]" in stderr and "affine.load at" in stderr
 
 
+# ============================================================================= 2. the counter as data
+
+def test_index_cast_of_the_counter_fails_before():
+    for elem, it in (("f32", "i32"), ("f64", "i64")):
+        epi = f"      %jj = arith.index_cast %j : index to {it}\n      affine.store %jj, %D[%i, %j] : memref<12x40x{it}>\n"
+        src = product(elem, epi=epi, extra_args=f", %D: memref<12x40x{it}>")
+        for bits in (256, None):
+            messages = check(src, cpu(bits))
+            assert tiled(messages) and "scalar" not in tiled(messages)[0], messages
+
+
+def test_compare_of_the_counter_fails_before():
+    epi = "      %lt = arith.cmpi ult, %j, %c5 : index\n      %v = arith.select %lt, %r, %z : f32\n"
+    src = product(epi=epi, value="%v")
+    assert tiled(check(src, cpu(256)))
+    # the row's counter against the column's (a triangle), and the counter summed as data
+    epi = ("      %le = arith.cmpi ule, %i, %j : index\n      %j1 = arith.addi %j, %c5 : index\n"
+           "      %jf0 = arith.index_cast %j1 : index to i64\n      %jf = arith.sitofp %jf0 : i64 to f32\n"
+           "      %w = arith.addf %r, %jf : f32\n      %v = arith.select %le, %w, %z : f32\n")
+    assert tiled(check(product(epi=epi, value="%v"), cpu(256)))
+
+
+def test_causal_mask_in_the_reduction_loop_fails_before():
+    """`k <= j` inside the reduction: the reduction's counter (uniform: broadcast) against P's."""
+    body = f"        %kj = arith.cmpi ule, %k, %j : index\n        %q = arith.select %kj, %p, %z : ELEM\n"
+    for elem in ("f32", "f64"):
+        src = product(elem, body_r=body.replace("ELEM", elem))
+        assert tiled(check(src, cpu(256))), elem
+    dyn = product("f32", m="?", n="?", body_r=body.replace("ELEM", "f32"))
+    assert tiled(check(dyn, cpu(256), sizes=((7, 16), (16, 21), (7, 21))))
+
+
+def test_counter_stored_as_an_index_fails_before():
+    epi = "      affine.store %j, %T[%i, %j] : memref<12x40xindex>\n"
+    src = product(epi=epi, extra_args=", %T: memref<12x40xindex>")
+    assert tiled(check(src, cpu(256)))
+
+
+def test_an_index_without_a_lane_form_refuses_the_lanes():
+    """An affine.apply of the counter used as data is the lane-0 address only: no lanes (an
+    ordered f32 sum then gets scalar copies; an exact i32 sum is left to LLVM, with the reason)."""
+    epi = ("      %j2 = affine.apply affine_map<(d0) -> (d0 * 2)>(%j)\n"
+           "      %jj = arith.index_cast %j2 : index to i32\n      affine.store %jj, %D[%i, %j] : memref<12x40xi32>\n")
+    src = product("f32", epi=epi, extra_args=", %D: memref<12x40xi32>")
+    messages = check(src, cpu(256))
+    assert not tiled(messages) or "scalar" in tiled(messages)[0], messages
+    stored = ("      %j2 = affine.apply affine_map<(d0) -> (d0 * 2)>(%j)\n"
+              "      affine.store %j2, %T[%i, %j] : memref<12x40xindex>\n")
+    messages = check(product("f32", epi=stored, extra_args=", %T: memref<12x40xindex>"), cpu(256))
+    assert not tiled(messages) or "scalar" in tiled(messages)[0], messages
+    ints = product("i32", epi=epi, extra_args=", %D: memref<12x40xi32>").replace("arith.mulf", "arith.muli") \
+        .replace("arith.addf", "arith.addi")
+    assert not tiled(check(ints, cpu(256)))
+    explained = optimize(ints, cpu(256), passes=["register-tile"], filename="t.mlir").remarks
+    assert any("affine.apply's result) is used as data" in str(r.args.get("reason", "")) for r in explained), \
+        [(r.message, r.args) for r in explained]
+
+
+def test_counter_as_data_through_the_cli(tmp_path):
+    body = "        %kj = arith.cmpi ule, %k, %j : index\n        %q = arith.select %kj, %p, %z : f32\n"
+    epi = "      %jj = arith.index_cast %j : index to i32\n      affine.store %jj, %D[%i, %j] : memref<12x40xi32>\n"
+    stderr = check_cli(product(body_r=body, epi=epi, extra_args=", %D: memref<12x40xi32>"), tmp_path)
+    assert "[REGISTER TILING]" in stderr
+
+
+# The vectorize step's plan keeps a loop scalar for LLVM (form "llvm"), so the counter as data
+# needs no lane form there; checked on math of the counter and a sum masked by it, with each
+# rewrite the plan may list (polynomial or exact exp, reassociated sum).
+VEC_COUNTER = """func.func @k(%X: memref<100xf32>, %Y: memref<100xf32>, %S: memref<1xf32>) {
+  %z = arith.constant 0.0 : f32
+  %sc = arith.constant 0.03 : f32
+  %c40 = arith.constant 40 : index
+  %t = affine.for %j = 0 to 100 iter_args(%acc = %z) -> (f32) {
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %u = arith.mulf %jf, %sc : f32
+    %e = math.exp %u : f32
+    %x = affine.load %X[%j] : memref<100xf32>
+    %y = arith.mulf %e, %x : f32
+    affine.store %y, %Y[%j] : memref<100xf32>
+    %lt = arith.cmpi ult, %j, %c40 : index
+    %v = arith.select %lt, %x, %z : f32
+    %s = arith.addf %acc, %v : f32
+    affine.yield %s : f32
+  }
+  affine.store %t, %S[0] : memref<1xf32>
+  return
+}
+"""
+
+
+VEC_MATH = """func.func @k(%X: memref<100xf32>, %Y: memref<100xf32>) {
+  %sc = arith.constant 0.03 : f32
+  affine.for %j = 0 to 100 {
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %u = arith.mulf %jf, %sc : f32
+    %e = math.exp %u : f32
+    %x = affine.load %X[%j] : memref<100xf32>
+    %y = arith.mulf %e, %x : f32
+    affine.store %y, %Y[%j] : memref<100xf32>
+  }
+  return
+}
+"""
+
+
+def test_vectorize_plan_with_the_counter_as_data():
+    assert any("[VECTORIZE]" in m for m in check(VEC_MATH, cpu(256)))
+    messages = check(VEC_COUNTER, cpu(256, approximate_math=True, reassociate=True), rtol=1e-5)
+    assert any("[MATH APPROX]" in m for m in messages) and any("[VECTOR REDUCTION]" in m for m in messages)
+
+
 # ============================================================================= 3. per-row inits
 
 def rowred(elem="f32", rows="9", init_ops=None, kind="arith.maximumf", init="%m1", cols="40") -> str:

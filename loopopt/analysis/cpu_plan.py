@@ -586,12 +586,14 @@ def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None,
 def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) -> str | None:
     """Why P's iterations cannot be vector lanes (then they are scalar copies), or None: every
     access that moves with P is an affine access contiguous along it (the next element of the
-    last dimension, the buffer's last stride 1); values moving with P are float or integer
-    data, or index values that only address such accesses; stores move with P."""
+    last dimension, the buffer's last stride 1); stores move with P; values moving with P are
+    float or integer data, or index values that only address such accesses; and every operand
+    of an op that becomes a lane op has a lane form (`lane_operand_refusal`)."""
     from .loops import loop_dims
 
     (axis,) = loop_dims(p, facts.scope)
     by_op = {mlir.op_key(a.op): a for a in facts.accesses(p)}
+    piv = body_block(p).arguments[0]
     for op in body_ops(p) + body_ops(r):
         if op == r or op.name == "affine.yield":
             continue
@@ -609,18 +611,47 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
                 return why[0]
             if index_strides(a, axis.name) is None or stride_class(index_strides(a, axis.name)) != "contiguous":
                 return f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+            if op.name == "affine.store":  # the stored value: a vector of W lanes
+                why = lane_operand_refusal(op, op.operands[0], piv, lanes)
+                if why is not None:
+                    return why
             continue
+        if not op.name.startswith("affine.") and any(lanes.varies(v) for v in op.results):
+            for v in op.operands:  # a lane op: every operand a vector, the loop's counter included
+                why = lane_operand_refusal(op, v, piv, lanes)
+                if why is not None:
+                    return why
         for v in op.results:
             if not lanes.varies(v):
                 continue
             if isinstance(v.type, ir.IndexType):
-                users = [mlir.operation(u.owner) for u in v.uses]
-                if any(u.name not in ("affine.load", "affine.store", "affine.apply") for u in users) or any(
-                        u.name == "affine.store" and u.operands[0] == v for u in users):
-                    return f"{op.name} at {mlir.location_of(op)}: an index that moves with the loop is used as data"
+                # an index computed on lanes is data; as an address (not valid affine) it has no scalar form
+                addresses = [u for u in v.uses if mlir.operation(u.owner).name.startswith("affine.")
+                             and mlir.operation(u.owner).name != "affine.yield"
+                             and not (mlir.operation(u.owner).name == "affine.store" and u.operand_number == 0)]
+                if not op.name.startswith("affine.") and addresses:
+                    return f"{op.name} at {mlir.location_of(op)}: an index computed on lanes addresses memory"
             elif _scalar_type_bits(v.type) is None:
                 return f"{op.name} at {mlir.location_of(op)} yields {v.type}"
     return None
+
+
+def lane_operand_refusal(op: ir.Operation, v: ir.Value, piv: ir.Value, lanes: Lanes) -> str | None:
+    """Why the operand `v` of `op`, an op on vector lanes, has no lane form, or None. A value
+    that does not move with P has one (broadcast: Q's or R's counter, a constant, a load of A);
+    a float or integer value moving with P is already a vector (a lane op's result, a vector
+    load, an accumulator); an index moving with P has one when it is P's own counter (the
+    lanes' iterations, iv + [0, 1, .., W-1]) or an arith op's result (the same op on lanes).
+    An index P moves through an affine.apply (a scalar address: lane 0's) or carries in
+    iter_args has none."""
+    if not lanes.varies(v) or not isinstance(v.type, ir.IndexType) or v == piv:
+        return None
+    owner, _ = mlir.value_owner(v)
+    if owner is not None and owner.name.startswith("arith."):
+        return None
+    what = f"{owner.name}'s result" if owner is not None else "a value carried in iter_args"
+    return (f"{op.name} at {mlir.location_of(op)}: an index that moves with the loop ({what}) is used as data, "
+            "and only the loop's counter and arith ops on it have a lane form")
 
 
 def lane_bits(p: ir.Operation, r: ir.Operation, lanes: Lanes) -> int:

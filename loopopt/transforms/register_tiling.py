@@ -22,6 +22,9 @@ except where the plan contracts `acc + x * y` into `math.fma` (options.contract)
 not move with j are emitted once per row (a load of A[i, k]: scalar, broadcast where a lane
 needs it), ops that do not move with i once for all rows (a vector of B[k, j]).
 
+An op on lanes that reads P's counter as data reads `broadcast(j0) + [0, 1, .., W-1]`, the
+iterations of its lanes; the counters of R and Q, the same in every lane, are broadcast.
+
 With width 1 (accesses strided along P) the same code makes NV scalar copies instead of vector
 lanes: independent accumulation chains for an ordered float sum that LLVM keeps in order.
 
@@ -142,6 +145,7 @@ class _Sweep:
         self.fused = {mlir.op_key(m) for r in plan.all_reductions for m in [_multiply_add(r)]
                       if plan.fma and m is not None}
         self.skip = {mlir.op_key(x) for m in plan.in_memory for x in (m.load, m.store)}
+        self.piv = body_block(plan.loop).arguments[0]
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
     def rows_of(self, op: ir.Operation) -> range:
@@ -154,20 +158,43 @@ class _Sweep:
         return t if self.width == 1 else ir.VectorType.get([self.width], t)
 
     def get(self, v: ir.Value, m: int, c: int, vector: bool, ip) -> ir.Value:
-        """The copy of `v` for row m, block c; `vector`: as a lane value (broadcast if uniform)."""
+        """The copy of `v` for row m, block c; `vector`: as a lane value (broadcast if uniform;
+        P's counter as its lanes' iterations, `lane_indices`)."""
         km = m if self.lanes.by_row(v) else 0
         if self.lanes.varies(v):
-            return self.env[(km, c)][v]
+            s = self.env[(km, c)][v]
+            if vector and self.width > 1 and v == self.piv:
+                return self.lane_indices(s, ip)
+            return s
         s = self.env.get((km, 0), {}).get(v)
         if s is None:
-            s = self.rowmaps[km].get(v, self.rowmaps[0].get(v, v))
-        if not vector or self.width == 1 or isinstance(s.type, ir.IndexType):
+            s = row_value(self.rowmaps, km, v)
+        if not vector or self.width == 1:
             return s
+        return self.broadcast(s, ip)
+
+    def broadcast(self, s: ir.Value, ip) -> ir.Value:
         key = (s, ip.block)
         if key not in self.bcast:
             with ir.Location.unknown():
                 self.bcast[key] = ir.Operation.create("vector.broadcast", results=[self.vtype(s.type)],
                                                       operands=[s], ip=ip).result
+        return self.bcast[key]
+
+    def lane_indices(self, j: ir.Value, ip) -> ir.Value:
+        """P's counter as data: lane l of the vector starting at iteration `j` runs iteration
+        j + l, so its counter is `broadcast(j) + [0, 1, .., W-1]` (a vector<W x index>)."""
+        key = ("iv", j, ip.block)
+        if key not in self.bcast:
+            with ir.Location.unknown():
+                vt = self.vtype(j.type)
+                if ("iota", ip.block) not in self.bcast:
+                    steps = ir.Attribute.parse(f"dense<[{', '.join(map(str, range(self.width)))}]> : {vt}")
+                    self.bcast[("iota", ip.block)] = ir.Operation.create(
+                        "arith.constant", results=[vt], attributes={"value": steps}, ip=ip).result
+                iota = self.bcast[("iota", ip.block)]
+                self.bcast[key] = ir.Operation.create("arith.addi", results=[vt],
+                                                      operands=[self.broadcast(j, ip), iota], ip=ip).result
         return self.bcast[key]
 
     def bind(self, old: ir.Value, new: ir.Value, m: int, c: int) -> None:
@@ -211,9 +238,8 @@ class _Sweep:
                 new = ir.Operation.create("math.fma", results=[args[2].type], operands=args, ip=ip)
             self.bind(op.results[0], new.result, m, c)
             return
-        vector = (moving and self.width > 1 and not name.startswith("affine.")
-                  and not any(isinstance(v.type, ir.IndexType) for v in op.results))
-        if vector:  # an elementwise arith/math op on lanes
+        vector = moving and self.width > 1 and not name.startswith("affine.")
+        if vector:  # an elementwise arith/math op on lanes (on an index too: the plan checked its operands)
             operands = [self.get(v, m, c, True, ip) for v in op.operands]
             attrs = {name: attr for name, attr in op.attributes.items()}
             with loc:
