@@ -44,6 +44,7 @@ FOCUS = {
     "constant copies": ["tests/test_cpu_constant_copies.py"],
     "constant panels": ["tests/test_cpu_constant_panels.py"],
     "exact math": ["tests/test_cpu_exact_math.py"],
+    "register tiling": ["tests/test_cpu_tile_soundness.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -139,6 +140,19 @@ MUTATIONS = [
      [("        if not _same(got, want):", "        if False:")]),
     ("exact math: only exp on f32 has an exact form", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)", "                    pass")]),
+    # issue 33 (register tiling on hand-written programs)
+    ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),
+    ("register tiling: every operand of a lane op has a lane form", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("                why = lane_operand_refusal(op, v, piv, lanes)\n                if why is not None:\n"
+       "                    return why\n        for v in op.results:",
+       "                pass\n        for v in op.results:")]),
+    ("register tiling: a value stored on lanes has a lane form", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("                why = lane_operand_refusal(op, op.operands[0], piv, lanes)", "                why = None")]),
+    ("register tiling: the loop's counter as data is its lanes' iterations", "loopopt/codegen/cpu/register_tile.py",
+     [("            if vector and self.width > 1 and v == self.piv:", "            if False:")]),
+    ("register tiling: each row's partials start from its own row's init", "loopopt/codegen/cpu/register_tile.py",
+     [("    cur = [[row_value(rowmaps, m, inits[red.position])", "    cur = [[row_value(rowmaps, 0, inits[red.position])")]),
 ]
 
 

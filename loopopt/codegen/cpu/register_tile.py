@@ -22,12 +22,16 @@ except where the plan contracts `acc + x * y` into `math.fma` (options.contract)
 not move with j are emitted once per row (a load of A[i, k]: scalar, broadcast where a lane
 needs it), ops that do not move with i once for all rows (a vector of B[k, j]).
 
+An op on lanes that reads P's counter as data reads `broadcast(j0) + [0, 1, .., W-1]`, the
+iterations of its lanes; the counters of R and Q, the same in every lane, are broadcast.
+
 With width 1 (accesses strided along P) the same code makes NV scalar copies instead of vector
 lanes: independent accumulation chains for an ordered float sum that LLVM keeps in order.
 
 Remarks (pass `register-tile`): `[REGISTER TILING] ...` (Passed) per tiled nest, with the tile,
 the vectors and the reason the rows are 1 when they are; `[STOP REGISTER TILING] ...` (Missed)
-per refused nest, with the plan's code.
+per refused nest, with the plan's code; `[STOP COLUMN BLOCKS] ...` (Missed) beside the Passed
+remark of a nest tiled without the column blocks its size asked for (`TilePlan.block_refusal`).
 """
 from __future__ import annotations
 
@@ -125,6 +129,12 @@ def op_moves(op: ir.Operation, moves) -> bool:
     return any(moves(v) for v in (results if results else op.operands))
 
 
+def row_value(rowmaps: list[dict], m: int, v: ir.Value) -> ir.Value:
+    """Row m's copy of `v`: its own when Q's body computes `v` per row, row 0's when once for
+    all rows, else `v` itself (defined outside Q)."""
+    return rowmaps[m].get(v, rowmaps[0].get(v, v))
+
+
 class _Sweep:
     """Emits the copies of P's body for `rows` rows x `nv` blocks of `width` lanes."""
 
@@ -136,6 +146,7 @@ class _Sweep:
         self.fused = {mlir.op_key(m) for r in plan.all_reductions for m in [_multiply_add(r)]
                       if plan.fma and m is not None}
         self.skip = {mlir.op_key(x) for m in plan.in_memory for x in (m.load, m.store)}
+        self.piv = body_block(plan.loop).arguments[0]
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
     def rows_of(self, op: ir.Operation) -> range:
@@ -148,20 +159,43 @@ class _Sweep:
         return t if self.width == 1 else ir.VectorType.get([self.width], t)
 
     def get(self, v: ir.Value, m: int, c: int, vector: bool, ip) -> ir.Value:
-        """The copy of `v` for row m, block c; `vector`: as a lane value (broadcast if uniform)."""
+        """The copy of `v` for row m, block c; `vector`: as a lane value (broadcast if uniform;
+        P's counter as its lanes' iterations, `lane_indices`)."""
         km = m if self.lanes.by_row(v) else 0
         if self.lanes.varies(v):
-            return self.env[(km, c)][v]
+            s = self.env[(km, c)][v]
+            if vector and self.width > 1 and v == self.piv:
+                return self.lane_indices(s, ip)
+            return s
         s = self.env.get((km, 0), {}).get(v)
         if s is None:
-            s = self.rowmaps[km].get(v, self.rowmaps[0].get(v, v))
-        if not vector or self.width == 1 or isinstance(s.type, ir.IndexType):
+            s = row_value(self.rowmaps, km, v)
+        if not vector or self.width == 1:
             return s
+        return self.broadcast(s, ip)
+
+    def broadcast(self, s: ir.Value, ip) -> ir.Value:
         key = (s, ip.block)
         if key not in self.bcast:
             with ir.Location.unknown():
                 self.bcast[key] = ir.Operation.create("vector.broadcast", results=[self.vtype(s.type)],
                                                       operands=[s], ip=ip).result
+        return self.bcast[key]
+
+    def lane_indices(self, j: ir.Value, ip) -> ir.Value:
+        """P's counter as data: lane l of the vector starting at iteration `j` runs iteration
+        j + l, so its counter is `broadcast(j) + [0, 1, .., W-1]` (a vector<W x index>)."""
+        key = ("iv", j, ip.block)
+        if key not in self.bcast:
+            with ir.Location.unknown():
+                vt = self.vtype(j.type)
+                if ("iota", ip.block) not in self.bcast:
+                    steps = ir.Attribute.parse(f"dense<[{', '.join(map(str, range(self.width)))}]> : {vt}")
+                    self.bcast[("iota", ip.block)] = ir.Operation.create(
+                        "arith.constant", results=[vt], attributes={"value": steps}, ip=ip).result
+                iota = self.bcast[("iota", ip.block)]
+                self.bcast[key] = ir.Operation.create("arith.addi", results=[vt],
+                                                      operands=[self.broadcast(j, ip), iota], ip=ip).result
         return self.bcast[key]
 
     def bind(self, old: ir.Value, new: ir.Value, m: int, c: int) -> None:
@@ -205,9 +239,8 @@ class _Sweep:
                 new = ir.Operation.create("math.fma", results=[args[2].type], operands=args, ip=ip)
             self.bind(op.results[0], new.result, m, c)
             return
-        vector = (moving and self.width > 1 and not name.startswith("affine.")
-                  and not any(isinstance(v.type, ir.IndexType) for v in op.results))
-        if vector:  # an elementwise arith/math op on lanes
+        vector = moving and self.width > 1 and not name.startswith("affine.")
+        if vector:  # an elementwise arith/math op on lanes (on an index too: the plan checked its operands)
             operands = [self.get(v, m, c, True, ip) for v in op.operands]
             attrs = {name: attr for name, attr in op.attributes.items()}
             with loc:
@@ -303,7 +336,8 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     py = mlir.block_ops(body_block(p))[-1]
     inits = list(p.operands)[_Sweep._n_bound(p):]
     nrows, nred = len(rowmaps), len(plan.carried)
-    cur = [[inits[red.position] for red in plan.carried] for _ in range(nrows)]
+    # each row's partials start from its own init (a load of M[i] in Q's body has a copy per row)
+    cur = [[row_value(rowmaps, m, inits[red.position]) for red in plan.carried] for m in range(nrows)]
     out = []
     lo = lb
     for step, nv, width in (segments or _segments(plan)):
@@ -384,7 +418,7 @@ def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value
         for m in (range(len(rows)) if op_moves(op, lanes.by_row) else range(1)):
             new = op.clone(ip=ip)
             for k, v in enumerate(op.operands):
-                nv = rowmaps[m].get(v, rowmaps[0].get(v, v))
+                nv = row_value(rowmaps, m, v)
                 if nv != v:
                     new.operands[k] = nv
             for old, fresh in zip(op.results, new.results):
@@ -418,7 +452,8 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     """Build the tiled nest before the plan's outer loop (Q, or P); returns the new top-level ops.
     The old nest is left for the caller to erase. With a column block NC (`plan.col_block`), the
     columns come in blocks of NC first (`for jc { rows { tiles of the block } }`: the block's
-    panel of B stays in L2 while every row block uses it), then the columns left over."""
+    panel of B stays in L2 while every row block uses it), then the columns left over; Q's other
+    ops then run once per block (the plan allows the blocks only when they are pure)."""
     q = plan.rows_loop
     lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory)
     target = q if q is not None else plan.loop
@@ -555,6 +590,8 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         new_ops = rewriter.replace([target], build)[0]
         args["loops_added"] = sum(_loops_in(op) for op in new_ops) - before
         log.add(PASS, PASSED, text, function=fname, location=where, args=args)
+        if plan.block_refusal is not None:  # the tile is built; its columns are not in blocks
+            log.refused(PASS, plan.block_refusal, function=fname, location=where)
         count += 1
     return count
 

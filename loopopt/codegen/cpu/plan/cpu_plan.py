@@ -351,6 +351,8 @@ class TileCode(enum.Enum):
     NOT_PROFITABLE = "[STOP REGISTER TILING] no gain: LLVM vectorizes the reduction loop itself"
     SHORT = "[STOP REGISTER TILING] the loop runs fewer iterations than one tile"
     CARRIED_VALUE = "[STOP REGISTER TILING] a value carried by the loop to block is not a reduction its lanes may share"
+    # the tile is still built, without column blocks (TilePlan.block_refusal)
+    COLUMN_BLOCKS = "[STOP COLUMN BLOCKS] an op beside the product in the loop around it would run once per block"
 
     @property
     def message(self) -> str:
@@ -376,6 +378,7 @@ class TilePlan:
     in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
     col_block: int = 0  # NC: P's iterations in blocks of NC (a multiple of vectors x width) for L2; 0: none
     carried: tuple[Reduction, ...] = ()  # P's own reductions (a row maximum): lane-wise partials, combined after
+    block_refusal: Refusal | None = None  # why the columns are not in blocks although B's panel exceeds L2
 
     @property
     def accumulators(self) -> int:
@@ -583,12 +586,14 @@ def nest_op_refusal(p: ir.Operation, r: ir.Operation, q: ir.Operation | None,
 def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) -> str | None:
     """Why P's iterations cannot be vector lanes (then they are scalar copies), or None: every
     access that moves with P is an affine access contiguous along it (the next element of the
-    last dimension, the buffer's last stride 1); values moving with P are float or integer
-    data, or index values that only address such accesses; stores move with P."""
+    last dimension, the buffer's last stride 1); stores move with P; values moving with P are
+    float or integer data, or index values that only address such accesses; and every operand
+    of an op that becomes a lane op has a lane form (`lane_operand_refusal`)."""
     from ....analysis.loops import loop_dims
 
     (axis,) = loop_dims(p, facts.scope)
     by_op = {mlir.op_key(a.op): a for a in facts.accesses(p)}
+    piv = body_block(p).arguments[0]
     for op in body_ops(p) + body_ops(r):
         if op == r or op.name == "affine.yield":
             continue
@@ -606,18 +611,47 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
                 return why[0]
             if index_strides(a, axis.name) is None or stride_class(index_strides(a, axis.name)) != "contiguous":
                 return f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+            if op.name == "affine.store":  # the stored value: a vector of W lanes
+                why = lane_operand_refusal(op, op.operands[0], piv, lanes)
+                if why is not None:
+                    return why
             continue
+        if not op.name.startswith("affine.") and any(lanes.varies(v) for v in op.results):
+            for v in op.operands:  # a lane op: every operand a vector, the loop's counter included
+                why = lane_operand_refusal(op, v, piv, lanes)
+                if why is not None:
+                    return why
         for v in op.results:
             if not lanes.varies(v):
                 continue
             if isinstance(v.type, ir.IndexType):
-                users = [mlir.operation(u.owner) for u in v.uses]
-                if any(u.name not in ("affine.load", "affine.store", "affine.apply") for u in users) or any(
-                        u.name == "affine.store" and u.operands[0] == v for u in users):
-                    return f"{op.name} at {mlir.location_of(op)}: an index that moves with the loop is used as data"
+                # an index computed on lanes is data; as an address (not valid affine) it has no scalar form
+                addresses = [u for u in v.uses if mlir.operation(u.owner).name.startswith("affine.")
+                             and mlir.operation(u.owner).name != "affine.yield"
+                             and not (mlir.operation(u.owner).name == "affine.store" and u.operand_number == 0)]
+                if not op.name.startswith("affine.") and addresses:
+                    return f"{op.name} at {mlir.location_of(op)}: an index computed on lanes addresses memory"
             elif _scalar_type_bits(v.type) is None:
                 return f"{op.name} at {mlir.location_of(op)} yields {v.type}"
     return None
+
+
+def lane_operand_refusal(op: ir.Operation, v: ir.Value, piv: ir.Value, lanes: Lanes) -> str | None:
+    """Why the operand `v` of `op`, an op on vector lanes, has no lane form, or None. A value
+    that does not move with P has one (broadcast: Q's or R's counter, a constant, a load of A);
+    a float or integer value moving with P is already a vector (a lane op's result, a vector
+    load, an accumulator); an index moving with P has one when it is P's own counter (the
+    lanes' iterations, iv + [0, 1, .., W-1]) or an arith op's result (the same op on lanes).
+    An index P moves through an affine.apply (a scalar address: lane 0's) or carries in
+    iter_args has none."""
+    if not lanes.varies(v) or not isinstance(v.type, ir.IndexType) or v == piv:
+        return None
+    owner, _ = mlir.value_owner(v)
+    if owner is not None and owner.name.startswith("arith."):
+        return None
+    what = f"{owner.name}'s result" if owner is not None else "a value carried in iter_args"
+    return (f"{op.name} at {mlir.location_of(op)}: an index that moves with the loop ({what}) is used as data, "
+            "and only the loop's counter and arith ops on it have a lane form")
 
 
 def lane_bits(p: ir.Operation, r: ir.Operation, lanes: Lanes) -> int:
@@ -714,8 +748,12 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         rows_q, rows_why = None, "one row fits the registers best"
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried else 0
+    block_refusal = None
+    copied = block_copy_refusal(rows_q, p) if nc else None
+    if copied is not None:
+        nc, block_refusal = 0, Refusal(TileCode.COLUMN_BLOCKS, copied[0], (p, copied[1]))
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
-                    in_memory=tuple(mem), col_block=nc, carried=tuple(carried))
+                    in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal)
 
 
 # Reductions P itself may carry when its iterations become lanes: each lane (and each vector of
@@ -758,6 +796,30 @@ def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int,
         return 0
     nc = max(tile_cols, (half // (k * elem)) // tile_cols * tile_cols)
     return nc if nc < n else 0
+
+
+# Ops the column blocks may copy into every block: no effect on memory, a value that depends only
+# on its operands (so every copy computes the same thing from the same row's values).
+PURE_PREFIXES = ("arith.", "math.")
+PURE_OPS = frozenset({"affine.apply"})
+
+
+def block_copy_refusal(q: ir.Operation, p: ir.Operation) -> tuple[str, ir.Operation] | None:
+    """Why P's columns may not come in blocks under Q, or None. Built in blocks, the nest runs
+    Q's body once per block of columns (`for jc { for i { Q's ops; P over the block } }`), so
+    every op of Q's body besides P is copied into every block: only pure ops may be (arith,
+    math, affine.apply). A load would read what an earlier block's P already wrote (a load of
+    C[i, 0] before the product), a store would run once per block (`D[i] += E[i]` after it).
+    Values carried across the blocks (iter_args of Q or P) are refused before (`_rows_loop`,
+    no blocks for P's own reductions)."""
+    for op in body_ops(q):
+        if op == p or op.name == "affine.yield":
+            continue
+        if op.regions or not (op.name.startswith(PURE_PREFIXES) or op.name in PURE_OPS):
+            what = ("reads memory" if op.name.endswith("load") else "writes memory" if op.name.endswith("store")
+                    else "may touch memory")
+            return f"{op.name} at {mlir.location_of(op)} {what}", op
+    return None
 
 
 def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:
