@@ -4,6 +4,8 @@ in code, tests, scripts, benchmarks and docs. Used once per layout change; the m
 
     python3 scripts/relayout.py            # apply RENAMES to the working tree
     python3 scripts/relayout.py --check    # print what would change, change nothing
+    python3 scripts/relayout.py --rewrite FILE...  # after the move: rewrite the given files only
+                                                   # (a branch written against the old layout)
 """
 from __future__ import annotations
 
@@ -193,10 +195,39 @@ def text_replacements() -> list[tuple[re.Pattern, str]]:
     return reps
 
 
+def rewrite_file(path: str, all_mods: set, reps) -> bool:
+    """Rewrite one file's imports and references; True if it changed."""
+    rel = os.path.relpath(path, ROOT)
+    src = open(path, encoding="utf-8").read()
+    new = src
+    if path.endswith(".py"):
+        cur = rel[:-3].replace("/", ".")
+        is_pkg = cur.endswith(".__init__")
+        cur = cur[:-9] if is_pkg else cur
+        old_name = {v: k for k, v in RENAMES.items()}.get(cur, cur)  # a moved file: where it was
+        try:
+            new, renamed = rewrite_imports(new, old_name, cur, is_pkg, all_mods)
+        except SyntaxError:
+            renamed = {}
+        new = rename_identifier_uses(new, renamed)
+    for pat, rep in reps:
+        new = pat.sub(rep, new)
+    if new != src:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(new)
+    return new != src
+
+
 def main() -> int:
     check = "--check" in sys.argv
     os.chdir(ROOT)
     files = module_files()
+    if "--rewrite" in sys.argv:
+        all_mods = set(files) | set(RENAMES)
+        reps = text_replacements()
+        for path in sys.argv[sys.argv.index("--rewrite") + 1:]:
+            print(f"{path}: {'rewritten' if rewrite_file(os.path.abspath(path), all_mods, reps) else 'unchanged'}")
+        return 0
     all_mods = set(files)
     missing = [m for m in RENAMES if m not in files]
     if missing:
