@@ -270,7 +270,7 @@ MUTANTS = {
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_each_guard_is_needed(mutant, monkeypatch):
     name, replacement, check = MUTANTS[mutant]
-    monkeypatch.setattr(product_isolation, name, replacement)
+    monkeypatch.setattr(isolate_products, name, replacement)
     try:
         found = check()
     except AssertionError as e:  # the fuzzer's own counts fail: noticed too

@@ -267,7 +267,7 @@ def test_the_dynamic_mlp_block_is_bit_exact_with_and_without_the_expansion(monke
     assert any("expanded per iteration to ?x32" in r.message for r in res.remarks)
     tiles = [r.message for r in res.remarks if r.pass_name == "register-tile" and r.kind == "Passed"]
     assert len(tiles) == 2 and all("one row" not in m for m in tiles), tiles
-    monkeypatch.setattr(product_isolation, "argument_extent", lambda loop: None)
+    monkeypatch.setattr(isolate_products, "argument_extent", lambda loop: None)
     rows1 = loopopt.optimize(src, target="cpu")
     assert not any("expanded" in r.message for r in rows1.remarks if r.pass_name == "isolate-products")
     same_natively(rows1.text, res.text, "mlp_dynamic_small", (1, 4, 7, 33), lambda n: [[n, 16], [n, 16]])
