@@ -474,6 +474,29 @@ def func_name(fn: ir.Operation) -> str:
     return ir.StringAttr(fn.attributes["sym_name"]).value
 
 
+def symbol_names(table_op: ir.Operation) -> set[str]:
+    """The names of the symbols a symbol table op (a module) defines: its top-level ops'
+    `sym_name`s, whatever kind of op each is (global, function, nested module)."""
+    return {ir.StringAttr(op.attributes["sym_name"]).value
+            for op in block_ops(table_op.regions[0].blocks[0]) if "sym_name" in op.attributes}
+
+
+def fresh_symbol_name(table_op: ir.Operation, base: str, numbered: bool = False) -> str:
+    """A name no symbol of `table_op` (the module the new symbol goes in) has: `base` when it is
+    free, else `base_1`, `base_2`, ...; with `numbered`, the first free of `base0`, `base1`, ....
+
+    The rule for every step that creates a symbol: it names the symbol with this, and never
+    takes an existing symbol for its own by name (a name says nothing about what it holds; a
+    step that wants one symbol per content compares the contents)."""
+    taken = symbol_names(table_op)
+    if not numbered and base not in taken:
+        return base
+    k = 0 if numbered else 1
+    while (name := f"{base}{k}" if numbered else f"{base}_{k}") in taken:
+        k += 1
+    return name
+
+
 def func_body(fn: ir.Operation) -> ir.Block | None:
     region = fn.regions[0]
     blocks = list(region.blocks)

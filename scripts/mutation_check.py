@@ -44,6 +44,7 @@ FOCUS = {
     "constant copies": ["tests/test_cpu_constant_copies.py"],
     "constant panels": ["tests/test_cpu_constant_panels.py"],
     "exact math": ["tests/test_cpu_exact_math.py"],
+    "fresh symbols": ["tests/test_fresh_symbols.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -139,6 +140,13 @@ MUTATIONS = [
      [("        if not _same(got, want):", "        if False:")]),
     ("exact math: only exp on f32 has an exact form", "loopopt/analysis/cpu_plan.py",
      [("                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)", "                    pass")]),
+    # issue 33 (cpu code generation and rescues on inputs outside the benchmarks)
+    ("fresh symbols: a taken name is never returned", "loopopt/mlir.py",
+     [("    if not numbered and base not in taken:\n        return base", "    if not numbered:\n        return base")]),
+    ("fresh symbols: a new panel global is named fresh", "loopopt/transforms/constant_panels.py",
+     [("add_constant_global(mlir.fresh_symbol_name(module_op, stem),", "add_constant_global(stem,")]),
+    ("fresh symbols: a panel global is reused only with the panels' contents", "loopopt/transforms/constant_panels.py",
+     [("            same = name is not None and blobs.get(name) == data", "            same = True")]),
 ]
 
 
