@@ -53,6 +53,9 @@ FOCUS_BY_NAME = {
     "effects: any write may change a buffer of untraced origin": UNTRACED_FOCUS,
     "memory: arguments of a function whose address is taken are untraced": UNTRACED_FOCUS,
     "memory: a public function follows the module's calls of it": UNTRACED_FOCUS,
+    "recompute: a stored counter is the read iteration's counter": ["tests/test_recompute_counter.py"],
+    "recompute: every value of the producer's loops is had at the read": ["tests/test_recompute_counter.py"],
+    "erase check: a value of the erased op still used outside it": ["tests/test_erase_check.py"],
 }
 
 # (name, file, [(the exact text of the check, the text that disables it), ...]).
@@ -147,6 +150,13 @@ MUTATIONS = [
      [("add_constant_global(mlir.fresh_symbol_name(module_op, stem),", "add_constant_global(stem,")]),
     ("fresh symbols: a panel global is reused only with the panels' contents", "loopopt/transforms/constant_panels.py",
      [("            same = name is not None and blobs.get(name) == data", "            same = True")]),
+    ("recompute: a stored counter is the read iteration's counter", "loopopt/transforms/pair_restructuring.py",
+     [("replace_all_uses_with(remapped(plan.store.operands[0], plan, iv_values, made))",
+       "replace_all_uses_with(next((n for o, n in made if o == plan.store.operands[0]), plan.store.operands[0]))")]),
+    ("recompute: every value of the producer's loops is had at the read", "loopopt/transforms/pair_restructuring.py",
+     [("    why = remap_refusal(producer, ivs, body, store)\n", "    why = None\n")]),
+    ("erase check: a value of the erased op still used outside it", "loopopt/mlir.py",
+     [("            if op_key(user) not in keys:", "            if False:")]),
 ]
 
 
