@@ -45,10 +45,11 @@ def panel_bytes(data: bytes, shape: list[int], panel: int, elem_bytes: int) -> b
 def _panel_global(plan: PanelLoad, module_op: ir.Operation, blobs: dict[str, bytes],
                   made: dict) -> ir.Operation | None:
     """The panel global for plan's source and width: one per module, made on first use (None
-    where the source's data cannot be laid out exactly). A global of the module is taken for it
-    only when this step made it: named from `<B>_panelsP` and holding exactly the panels (type,
-    visibility, alignment and contents compared, `_made_before`); a new one gets a fresh name
-    (mlir.fresh_symbol_name), whatever the module already holds under `<B>_panelsP`."""
+    where the source's data cannot be laid out exactly). An existing global is taken for it only
+    when it is one this step would make: named from `<B>_panelsP` and holding exactly the panels
+    (type, visibility, alignment and contents compared, `_made_before`: the global made for an
+    earlier function); a new one gets a fresh name (mlir.fresh_symbol_name), whatever the module
+    already holds under `<B>_panelsP`."""
     src = ir.StringAttr(plan.global_op.attributes["sym_name"]).value
     key = (src, plan.panel)
     if key not in made:
