@@ -6,8 +6,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, LoopOptError, UsageError, \
-    printable
+from .errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, ErasedOpInUse, \
+    LoopOptError, UsageError, printable
 from .options import DEFAULT_TARGET, TARGETS, Options
 from .outputs import CLOSED_STREAMS, Output, check_outputs, guard_std_streams, write_output
 
@@ -429,7 +429,7 @@ def main(argv: list[str] | None = None) -> None:
     except MemoryError:
         _err("loopopt: error: out of memory\n")
         code = EXIT_INPUT
-    except Exception as e:  # an internal error is reported in one line, never a traceback
+    except (Exception, ErasedOpInUse) as e:  # an internal error is reported in one line, never a traceback
         _err(f"loopopt: internal error: {type(e).__name__}: {e} (please report with the input)\n")
         code = EXIT_INTERNAL
     _flush_quietly()

@@ -134,7 +134,8 @@ def guarded(name: str, fn: ir.Operation, step: Step, options: Options, log: Rema
     count = 0
     staged = RemarkLog(explain=log.explain)
     try:
-        count = step(fn, options, staged, filename)
+        with mlir.step_named(name):
+            count = step(fn, options, staged, filename)
         if snapshot is not None:
             why = mlir.verify(fn)
     except Exception as e:  # an internal error must not lose the user's program

@@ -27,6 +27,14 @@ class UsageError(LoopOptError, ValueError):
     exit_code = EXIT_USAGE
 
 
+class ErasedOpInUse(BaseException):
+    """Debug mode (`LOOPOPT_CHECK_ERASE=1`, on in the test suite): a step was about to erase an op
+    while a value it defines (a result, or a result or block argument inside it) is still used
+    outside it, which would leave freed memory reachable from the IR. Raised before the erase,
+    naming the step and the op. A BaseException, so no `except Exception` of a step, a scratch
+    trial or the driver's rollback turns the bug into a quiet refusal: it reaches the caller."""
+
+
 def printable(name: str) -> str:
     """`name` as every output shows it: undecodable bytes (a non-UTF-8 file name arrives as
     surrogate escapes) and control characters written as Python escapes (`\\xff`, `\\n`), so an

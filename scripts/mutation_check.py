@@ -45,6 +45,7 @@ FOCUS = {
     "constant panels": ["tests/test_cpu_constant_panels.py"],
     "exact math": ["tests/test_cpu_exact_math.py"],
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
+    "fresh symbols": ["tests/test_fresh_symbols.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -53,6 +54,9 @@ FOCUS_BY_NAME = {
     "effects: any write may change a buffer of untraced origin": UNTRACED_FOCUS,
     "memory: arguments of a function whose address is taken are untraced": UNTRACED_FOCUS,
     "memory: a public function follows the module's calls of it": UNTRACED_FOCUS,
+    "recompute: a stored counter is the read iteration's counter": ["tests/test_recompute_counter.py"],
+    "recompute: every value of the producer's loops is had at the read": ["tests/test_recompute_counter.py"],
+    "erase check: a value of the erased op still used outside it": ["tests/test_erase_check.py"],
 }
 
 # (name, file, [(the exact text of the check, the text that disables it), ...]).
@@ -153,6 +157,20 @@ MUTATIONS = [
      [("            if vector and self.width > 1 and v == self.piv:", "            if False:")]),
     ("register tiling: each row's partials start from its own row's init", "loopopt/codegen/cpu/register_tile.py",
      [("    cur = [[row_value(rowmaps, m, inits[red.position])", "    cur = [[row_value(rowmaps, 0, inits[red.position])")]),
+    # issue 33 (cpu code generation and rescues on inputs outside the benchmarks)
+    ("fresh symbols: a taken name is never returned", "loopopt/mlir.py",
+     [("    if not numbered and base not in taken:\n        return base", "    if not numbered:\n        return base")]),
+    ("fresh symbols: a new panel global is named fresh", "loopopt/codegen/cpu/pack_constant_panels.py",
+     [("add_constant_global(mlir.fresh_symbol_name(module_op, stem),", "add_constant_global(stem,")]),
+    ("fresh symbols: a panel global is reused only with the panels' contents", "loopopt/codegen/cpu/pack_constant_panels.py",
+     [("            same = name is not None and blobs.get(name) == data", "            same = True")]),
+    ("recompute: a stored counter is the read iteration's counter", "loopopt/loop_optimization/pair_restructuring.py",
+     [("replace_all_uses_with(remapped(plan.store.operands[0], plan, iv_values, made))",
+       "replace_all_uses_with(next((n for o, n in made if o == plan.store.operands[0]), plan.store.operands[0]))")]),
+    ("recompute: every value of the producer's loops is had at the read", "loopopt/loop_optimization/pair_restructuring.py",
+     [("    why = remap_refusal(producer, ivs, body, store)\n", "    why = None\n")]),
+    ("erase check: a value of the erased op still used outside it", "loopopt/mlir.py",
+     [("            if op_key(user) not in keys:", "            if False:")]),
 ]
 
 

@@ -3,6 +3,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+# The erase check (loopopt.mlir.install_erase_check, docs/reliability.md "Use of erased ops"): an
+# erase that would leave its op reachable from the IR raises ErasedOpInUse, naming the step and
+# the op, instead of freeing memory a later step reads. Set before loopopt is imported, so the
+# CLI runs of the tests (subprocesses, lit) inherit it; LOOPOPT_CHECK_ERASE=0 turns it off.
+os.environ.setdefault("LOOPOPT_CHECK_ERASE", "1")
+
 import pytest
 
 

@@ -25,6 +25,8 @@ class Code(enum.Enum):
     CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
     UNMODELLED = "[STOP FUSION] unmodelled effects"
     LOSES_VECTORIZATION = "[STOP FUSION] a parallel inner loop would join a loop-carried reduction"
+    # the recompute rescue (a remark only for what it cannot remap; its other preconditions are the pair's refusal)
+    RECOMPUTE_UNMAPPED = "[RECOMPUTE] not recomputed: a value of the producer's loops cannot be had in the consumer"
     # distribution
     DISTRIBUTION_ONE_GROUP = "[STOP DISTRIBUTION] no independent statement groups"
     DISTRIBUTION_ITER_ARGS = "[STOP DISTRIBUTION] loop carries values through iter_args"

@@ -379,7 +379,10 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
     affine.loads, pure ops and one affine.store to a placed buffer that does not escape, indexed by
     the IVs (a permutation; each IV used as itself) and possibly by IVs of loops that enclose both
     nests when `at_depth` (the consumer then has the same value; `_reads_covered` makes its
-    reads use it); the nest's IVs feed nothing but load indices. The
+    reads use it). Every value the recomputed ops and the stored value use must be had at the
+    read (`remap_refusal`): a nest IV (it becomes the IV the read's index names, also where it is
+    data: a counter stored or cast), a value an earlier recomputed op makes, or one defined
+    outside the producer; the nest's IVs are used by nothing else (an inner loop's bound). The
     buffer is read only by affine.loads in the consumer, which writes no buffer the producer reads
     and writes nothing unknown; the ops between the two write nothing the producer reads (a read
     through a memref of untraced origin may read any buffer, so nothing may be written). Every
@@ -419,12 +422,10 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         positions.append(pos)
     if sorted(p for p in positions if p is not None) != list(range(len(ivs))):
         return None, "the store does not write one element per iteration"
-    for iv in ivs:
-        for use in iv.uses:
-            user = mlir.operation(use.owner)
-            if user.name != "affine.load" or use.operand_number == 0:
-                if user != store:
-                    return None, "an IV is used by compute, not only by indices"
+    body = tuple(o for o in inner if o != store)
+    why = remap_refusal(producer, ivs, body, store)
+    if why is not None:
+        return None, why
     loads = []
     for use in buf.uses:
         user = mlir.operation(use.owner)
@@ -443,7 +444,6 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         # a read through a memref of untraced origin may read any buffer: any write may change it
         if e.unknown or (e.writes & reads) or UNTRACED in e.writes or (UNTRACED in reads and e.writes):
             return None, f"{op.name} at {mlir.location_of(op)} may change what the producer reads"
-    body = tuple(o for o in inner if o != store)
     cost = sum(_op_cost(o) for o in body) * len(loads)
     if cost > budget:
         return None, f"recomputing costs {cost} ops per element, over {budget}"
@@ -451,6 +451,59 @@ def plan_recompute(producer: ir.Operation, consumer: ir.Operation, scope: Scope,
         return None, "the consumer may read elements the producer does not write"
     return RecomputePlan(producer, consumer, buf, store, tuple(loads), tuple(positions), ivs, body, cost), ""
 
+
+
+# The start of every refusal of `remap_refusal` (the fusion driver reports those with a remark).
+UNMAPPED = "a value of the producer's loops cannot be had in the consumer"
+
+
+def _index_of(values, v: ir.Value) -> int | None:
+    return next((k for k, x in enumerate(values) if x == v), None)
+
+
+def remap_refusal(producer: ir.Operation, ivs: tuple, body: tuple, store: ir.Operation) -> str | None:
+    """Why recomputing `body` and the stored value at a consumer's read would use a value that
+    cannot be had there, else None.
+
+    At the read, a value of the producer is had when it is one of the nest's IVs `ivs` (the read's
+    index names the iteration that wrote the element: `recompute_into_consumer` computes the IV
+    from it, wherever the IV is used, as an index or as data), a result of an earlier op of `body`
+    (its clone), or defined outside the producer (it dominates the consumer, which follows the
+    producer in one block). Anything else defined by the producer's loops (their headers, or an
+    op of theirs that is not recomputed) would be freed with the producer: refused. So is an IV
+    used by an op that is not recomputed (an inner loop's bound), which no read can stand for."""
+    from ..analysis.memory import value_name
+
+    made: list = []
+    recomputed = [*body, store]
+    for op in recomputed:
+        operands = list(op.operands)[:1] if op == store else list(op.operands)
+        for v in operands:
+            if _index_of(ivs, v) is not None or _index_of(made, v) is not None:
+                continue
+            owner, block = mlir.value_owner(v)
+            where = owner if owner is not None else mlir.operation(block.owner)
+            if where == producer or nested_in(where, producer):
+                return f"{UNMAPPED}: {value_name(v)}, defined by {where.name} at {mlir.location_of(where)}"
+        if op != store:
+            made += list(op.results)
+    for iv in ivs:
+        for use in iv.uses:
+            user = mlir.operation(use.owner)
+            if not any(user == op for op in recomputed):
+                return (f"{UNMAPPED}: the induction variable {value_name(iv)} is used by {user.name} at "
+                        f"{mlir.location_of(user)}, which is not recomputed")
+    return None
+
+
+def remapped(v: ir.Value, plan: RecomputePlan, iv_values: list, made: list) -> ir.Value:
+    """What stands for the producer's value `v` at one read (`remap_refusal` allowed it): the
+    IV's value the read's index names, the clone's result for a result of a recomputed op (`made`:
+    (old, new) pairs), else `v` itself (defined outside the producer)."""
+    pos = _index_of(plan.ivs, v)
+    if pos is not None:
+        return iv_values[pos]
+    return next((new for old, new in made if old == v), v)
 
 
 def redundant_recompute(plan: RecomputePlan) -> str | None:
@@ -577,23 +630,14 @@ def recompute_into_consumer(plan: RecomputePlan, erase_buffer: bool = True) -> N
                     continue  # an enclosing IV: _reads_covered proved the load reads it as stored
                 m = ir.AffineMap.get(lmap.n_dims, lmap.n_symbols, [lmap.results[comp]])
                 iv_values[pos] = mlir.affine_d.AffineApplyOp(m, operands, ip=ip).result
-            mapping = {}
+            made: list = []
             for op in plan.body:
                 clone = mlir.operation(op.clone(ip=ip))
                 for k, v in enumerate(op.operands):
-                    pos = next((n for n, iv in enumerate(plan.ivs) if iv == v), None)
-                    if pos is not None:
-                        clone.operands[k] = iv_values[pos]
-                    else:
-                        for old, new in mapping.items():
-                            if old == v:
-                                clone.operands[k] = new
-                                break
-                for r_old, r_new in zip(op.results, clone.results):
-                    mapping[r_old] = r_new
-            stored = plan.store.operands[0]
-            value = next((new for old, new in mapping.items() if old == stored), stored)
-            ld.results[0].replace_all_uses_with(value)
+                    clone.operands[k] = remapped(v, plan, iv_values, made)
+                made += list(zip(op.results, clone.results))
+            # the stored value is remapped like any operand: a stored counter is the read's IV
+            ld.results[0].replace_all_uses_with(remapped(plan.store.operands[0], plan, iv_values, made))
             ld.erase()
     buf = plan.buffer
     plan.producer.erase()

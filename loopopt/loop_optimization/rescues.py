@@ -18,6 +18,7 @@ from typing import Any, Callable
 from .. import mlir
 from ..analysis.facts import Facts
 from ..analysis.loops import perfect_nest
+from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
 from ..remarks import PASSED
 from ..transforms.tiling import partition_extent
@@ -293,7 +294,12 @@ class PairRescues:
         distance): recompute each element it reads inside the consumer and drop the producer and
         the intermediate (pair_restructuring.plan_recompute states when that is legal)."""
         l1, l2 = st.loops[a], st.loops[b]
-        plan, _why = pr.plan_recompute(l1, l2, self.scope, at_depth=at_depth)
+        plan, why = pr.plan_recompute(l1, l2, self.scope, at_depth=at_depth)
+        if plan is None and why.startswith(pr.UNMAPPED):
+            detail = why[len(pr.UNMAPPED) + 2:]
+            self.log.refused("fusion", Refusal(Code.RECOMPUTE_UNMAPPED, detail), function=self.fname,
+                             location=self._where(l2), args={"consumer": self._where(l2), "producer": self._where(l1)},
+                             message=f"{Code.RECOMPUTE_UNMAPPED.message}: {detail}")
         if plan is None or (at_depth and pr.redundant_recompute(plan) is not None):
             return None
         removed = len(perfect_nest(l1))

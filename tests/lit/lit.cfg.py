@@ -24,6 +24,8 @@ config.test_exec_root = os.environ.get("LOOPOPT_LIT_OUTPUT") or os.path.join(tem
 REPO = os.path.dirname(os.path.dirname(config.test_source_root))
 config.environment["PYTHONPATH"] = os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH", "")) if p)
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+if "LOOPOPT_CHECK_ERASE" in os.environ:  # the suite's erase check (tests/conftest.py) reaches the RUN lines
+    config.environment["LOOPOPT_CHECK_ERASE"] = os.environ["LOOPOPT_CHECK_ERASE"]
 
 
 def _tool_pattern(name: str) -> str:

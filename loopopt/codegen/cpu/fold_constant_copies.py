@@ -47,19 +47,6 @@ def evaluate_copy(copy: ConstantCopy, data: bytes, src_shape: list[int], dst_sha
     return dst.tobytes()
 
 
-def symbol_names(module_op: ir.Operation) -> set[str]:
-    return {ir.StringAttr(op.attributes["sym_name"]).value
-            for op in mlir.block_ops(module_op.regions[0].blocks[0]) if "sym_name" in op.attributes}
-
-
-def _fresh_name(base: str, taken: set[str]) -> str:
-    k = 0
-    while f"{base}_folded{k}" in taken:
-        k += 1
-    taken.add(f"{base}_folded{k}")
-    return f"{base}_folded{k}"
-
-
 def _global_readers(module_op: ir.Operation, name: str) -> int:
     return sum(1 for op in mlir.walk(module_op) if op.name == "memref.get_global"
                and ir.FlatSymbolRefAttr(op.attributes["name"]).value == name)
@@ -100,7 +87,6 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
         return 0
     module_op = mlir.operation(fn.parent)
     blobs = source_blobs(module_op, [c.global_op for c in copies])
-    taken = symbol_names(module_op)
     fname = mlir.func_name(fn)
     count = 0
     with fn.context, fn.location:
@@ -111,7 +97,7 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
             src_name = ir.StringAttr(copy.global_op.attributes["sym_name"]).value
             dst_t = ir.MemRefType(copy.alloc.results[0].type)
             where = mlir.location_of(copy.nest[0], filename)
-            name = _fresh_name(src_name, taken)
+            name = mlir.fresh_symbol_name(module_op, f"{src_name}_folded", numbered=True)
             add_constant_global(name, dst_t, attr, copy.global_op.location, ir.InsertionPoint(fn))
             new = memref_d.GetGlobalOp(dst_t, name, loc=copy.alloc.location, ip=ir.InsertionPoint(copy.nest[0]))
             for d in copy.deallocs:
@@ -139,13 +125,13 @@ def erase_unread_sources(module_op: ir.Operation) -> int:
     for op in globals_:
         name = ir.StringAttr(op.attributes["sym_name"]).value
         derived = any(n.startswith((f"{name}_folded", f"{name}_panels")) for n in names)
-        if derived and _private(op) and "constant" in op.attributes and _global_readers(module_op, name) == 0:
+        if derived and is_private(op) and "constant" in op.attributes and _global_readers(module_op, name) == 0:
             op.erase()
             erased += 1
     return erased
 
 
-def _private(global_op: ir.Operation) -> bool:
+def is_private(global_op: ir.Operation) -> bool:
     vis = global_op.attributes["sym_visibility"] if "sym_visibility" in global_op.attributes else None
     return vis is not None and ir.StringAttr(vis).value == "private"
 

@@ -2,27 +2,30 @@
 `pack-constant-panels`, after register tiling).
 
 For each load codegen/cpu/plan/constant_panels.py finds (`B[k, J + c]`, J stepping by P, B a constant of
-R x N), a private constant global `@<B>_panelsP` of ceil(N / P) x R x P holds
+R x N), a private constant global `@<B>_panelsP` (a fresh name, `mlir.fresh_symbol_name`, when
+the module has a symbol of that name) of ceil(N / P) x R x P holds
 `Bp[p, r, q] = B[r, p * P + q]` (zero past the last column), and the load becomes
 `affine.vector_load Bp[J floordiv P, <its row index>, c]`. Each panel of the register tile's
 columns is then one contiguous R x P block: the k loop reads it sequentially instead of one
 strided row per step. One panel global per source and panel width serves every load and function
-of the module. The source global goes once nothing reads it (fold_constant_copies.erase_unread_sources).
+of the module (a global is reused only when it holds exactly those panels: compared, never
+assumed from its name). The source global goes once nothing reads it (fold_constant_copies.erase_unread_sources).
 
 Remarks (pass `pack-constant-panels`): `[PACK CONSTANT] ...` (Passed) per loop whose loads were
 re-indexed.
 """
 from __future__ import annotations
 
+import re
+
 from ... import mlir
 from ...analysis.legality import induction_var
 from ...mlir import affine_d, ir, memref_d
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
-from .fold_constant_copies import add_constant_global, global_bytes, source_blobs, unsigned_dtype
-from .plan.constant_copies import find_global
-from .plan.constant_panels import PanelLoad, plan_constant_panels
 from ...step import StepContext
+from .fold_constant_copies import add_constant_global, global_bytes, is_private, source_blobs, unsigned_dtype
+from .plan.constant_panels import PanelLoad, plan_constant_panels
 
 PASS = "pack-constant-panels"
 
@@ -43,34 +46,86 @@ def panel_bytes(data: bytes, shape: list[int], panel: int, elem_bytes: int) -> b
 def _panel_global(plan: PanelLoad, module_op: ir.Operation, blobs: dict[str, bytes],
                   made: dict) -> ir.Operation | None:
     """The panel global for plan's source and width: one per module, made on first use (None
-    where the source's data cannot be laid out exactly)."""
+    where the source's data cannot be laid out exactly). An existing global is taken for it only
+    when it is one this step would make: named from `<B>_panelsP` and holding exactly the panels
+    (type, visibility, alignment and contents compared, `_made_before`: the global made for an
+    earlier function); a new one gets a fresh name (mlir.fresh_symbol_name), whatever the module
+    already holds under `<B>_panelsP`."""
     src = ir.StringAttr(plan.global_op.attributes["sym_name"]).value
-    name = f"{src}_panels{plan.panel}"
-    if name not in made:
-        made[name] = find_global(module_op, name) or _new_panel_global(plan, name, blobs)
-    return made[name]
+    key = (src, plan.panel)
+    if key not in made:
+        value = _panel_value(plan, blobs)
+        stem = f"{src}_panels{plan.panel}"
+        made[key] = None if value is None else (
+            _made_before(module_op, stem, value, blobs) or _new_panel_global(plan, module_op, stem, value))
+    return made[key]
 
 
-def _new_panel_global(plan: PanelLoad, name: str, blobs: dict[str, bytes]) -> ir.Operation | None:
+def panel_candidates(module_op: ir.Operation, sources) -> list[ir.Operation]:
+    """The module's globals named as a panel global of one of the `sources` globals
+    (`<B>_panels...`): the only ones `_made_before` may take (their blobs are read with the
+    sources')."""
+    stems = tuple(f"{ir.StringAttr(g.attributes['sym_name']).value}_panels" for g in sources)
+    return [op for op in mlir.block_ops(module_op.regions[0].blocks[0]) if op.name == "memref.global"
+            and ir.StringAttr(op.attributes["sym_name"]).value.startswith(stems)]
+
+
+def _made_before(module_op: ir.Operation, stem: str, value: tuple, blobs: dict[str, bytes]) -> ir.Operation | None:
+    """The global this step made earlier (for another function) for the same panels: named
+    `stem` or a fresh variant of it (`stem_k`), private, constant, 64-byte aligned, of the
+    panels' type and contents (the same splat, or a blob of the same bytes)."""
+    memref_t, splat, data = value
+    variant = re.compile(re.escape(stem) + r"(_[0-9]+)?")
+    for op in mlir.block_ops(module_op.regions[0].blocks[0]):
+        if op.name != "memref.global" or not variant.fullmatch(ir.StringAttr(op.attributes["sym_name"]).value):
+            continue
+        if not (is_private(op) and "constant" in op.attributes and "initial_value" in op.attributes
+                and "alignment" in op.attributes and mlir.int_attr(op, "alignment") == 64
+                and ir.TypeAttr(op.attributes["type"]).value == memref_t):
+            continue
+        init = op.attributes["initial_value"]
+        if splat is not None:
+            same = str(init) == str(splat)
+        else:
+            name = mlir.resource_name(init)
+            same = name is not None and blobs.get(name) == data
+        if same:
+            return op
+    return None
+
+
+def _panel_value(plan: PanelLoad, blobs: dict[str, bytes]) -> tuple | None:
+    """(memref type, splat value or None, raw bytes or None) of the panel global of plan's
+    source and width, or None where the source's data cannot be laid out exactly."""
     src_t = ir.MemRefType(ir.TypeAttr(plan.global_op.attributes["type"]).value)
     rows, cols = src_t.shape
     shape = [-(-cols // plan.panel), rows, plan.panel]
-    tensor_t = ir.RankedTensorType.get(shape, src_t.element_type)
+    memref_t = ir.MemRefType.get(shape, src_t.element_type)
     value = plan.global_op.attributes["initial_value"]
     if isinstance(value, ir.DenseElementsAttr) and ir.DenseElementsAttr(value).is_splat:
         if cols % plan.panel:
             return None  # the padding would not be the splat's value
-        attr = ir.DenseElementsAttr.get_splat(tensor_t, ir.DenseElementsAttr(value).get_splat_value())
-    else:
-        data = global_bytes(plan.global_op, blobs)
-        if data is None:
-            return None
-        elem = mlir.element_size_bytes(src_t.element_type)
-        attr = ir.DenseResourceElementsAttr.get_from_buffer(
-            memoryview(panel_bytes(data, [rows, cols], plan.panel, elem)),
-            f"{mlir.resource_name(value)}_panels{plan.panel}", tensor_t, alignment=elem)
-    return add_constant_global(name, ir.MemRefType.get(shape, src_t.element_type), attr,
-                               plan.global_op.location, ir.InsertionPoint(plan.global_op))
+        tensor_t = ir.RankedTensorType.get(shape, src_t.element_type)
+        return memref_t, ir.DenseElementsAttr.get_splat(tensor_t, ir.DenseElementsAttr(value).get_splat_value()), None
+    data = global_bytes(plan.global_op, blobs)
+    if data is None:
+        return None
+    return memref_t, None, panel_bytes(data, [rows, cols], plan.panel, mlir.element_size_bytes(src_t.element_type))
+
+
+def _new_panel_global(plan: PanelLoad, module_op: ir.Operation, stem: str, value: tuple) -> ir.Operation:
+    """A new private constant global holding `value` (`_panel_value`), named fresh from `stem`,
+    right before the source global."""
+    memref_t, splat, data = value
+    attr = splat
+    if attr is None:
+        elem = mlir.element_size_bytes(memref_t.element_type)
+        tensor_t = ir.RankedTensorType.get(memref_t.shape, memref_t.element_type)
+        resource = mlir.resource_name(plan.global_op.attributes["initial_value"])
+        attr = ir.DenseResourceElementsAttr.get_from_buffer(memoryview(data), f"{resource}_panels{plan.panel}",
+                                                            tensor_t, alignment=elem)
+    return add_constant_global(mlir.fresh_symbol_name(module_op, stem), memref_t, attr, plan.global_op.location,
+                               ir.InsertionPoint(plan.global_op))
 
 
 def _reindexed(plan: PanelLoad, panels: ir.Value) -> ir.Operation:
@@ -99,7 +154,8 @@ def pack_constant_panels_function(fn: ir.Operation, options: Options, log: Remar
     if not plans:
         return 0
     module_op = mlir.operation(fn.parent)
-    blobs = source_blobs(module_op, [p.global_op for p in plans])
+    sources = [p.global_op for p in plans]
+    blobs = source_blobs(module_op, sources + panel_candidates(module_op, sources))
     made: dict = {}
     per_loop: dict[int, list] = {}  # j loop -> [loop, a plan of it, its panel global, loads re-indexed]
     with fn.context, fn.location:

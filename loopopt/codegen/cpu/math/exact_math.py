@@ -38,18 +38,16 @@ def _is_table(op: ir.Operation) -> bool:
 
 
 def table_name(module_op: ir.Operation) -> tuple[str, bool]:
-    """The name of the module's expf table and whether it exists: its own when it has one, else
-    TABLE_NAME, made fresh when a symbol of that name holds something else."""
-    taken = {ir.StringAttr(op.attributes["sym_name"]).value: op
-             for op in module_op.regions[0].blocks[0].operations if "sym_name" in op.attributes}
-    for name, op in taken.items():
-        if name.startswith(TABLE_NAME) and _is_table(op):
-            return name, True
-    name, k = TABLE_NAME, 0
-    while name in taken:
-        k += 1
-        name = f"{TABLE_NAME}{k}"
-    return name, False
+    """The name of the module's expf table and whether it exists: a table this step made before
+    (a global named from TABLE_NAME holding exactly EXPF_TABLE) when there is one, else a fresh
+    name (mlir.fresh_symbol_name: TABLE_NAME, or TABLE_NAME_k when a symbol holds that name)."""
+    from .. import mlir
+
+    for op in mlir.block_ops(module_op.regions[0].blocks[0]):
+        if ("sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value.startswith(TABLE_NAME)
+                and _is_table(op)):
+            return ir.StringAttr(op.attributes["sym_name"]).value, True
+    return mlir.fresh_symbol_name(module_op, TABLE_NAME), False
 
 
 def add_table(module_op: ir.Operation, name: str) -> None:
@@ -64,11 +62,13 @@ def add_table(module_op: ir.Operation, name: str) -> None:
 
 
 def erase_unused_tables(module_op: ir.Operation) -> int:
-    """Erase the module's expf tables no `memref.get_global` names (left by a rolled-back step)."""
+    """Erase the module's private expf tables no `memref.get_global` names (left by a rolled-back
+    step)."""
     from .... import mlir
+    from ..fold_constant_copies import is_private
 
     body = module_op.regions[0].blocks[0]
-    tables = [op for op in body.operations if "sym_name" in op.attributes and _is_table(op)
+    tables = [op for op in body.operations if "sym_name" in op.attributes and _is_table(op) and is_private(op)
               and ir.StringAttr(op.attributes["sym_name"]).value.startswith(TABLE_NAME)]
     if not tables:
         return 0
