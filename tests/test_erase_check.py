@@ -117,14 +117,14 @@ def test_the_cli_reports_the_error_in_one_line(tmp_path, monkeypatch):
     code = f"""
 import sys
 sys.path.insert(0, {os.path.join(ROOT, 'tests')!r})
-from loopopt import driver
+from dataclasses import replace
+from loopopt import pipeline
 from test_erase_check import hand_the_counter_over_and_erase
-step = driver._contraction_step
-def bad(fn, options, log, filename):
-    n = step(fn, options, log, filename)
+def bad(fn, ctx, step=pipeline.find_step("contraction").run):
+    n = step(fn, ctx)
     hand_the_counter_over_and_erase(fn)
     return n
-driver._contraction_step = bad
+pipeline.STEPS = tuple(replace(s, run=bad) if s.name == "contraction" else s for s in pipeline.STEPS)
 from loopopt.cli import main
 main([{str(src)!r}, "--target", "cpu", "-o", {str(tmp_path / 'out.mlir')!r}])
 """

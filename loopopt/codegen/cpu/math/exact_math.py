@@ -41,7 +41,7 @@ def table_name(module_op: ir.Operation) -> tuple[str, bool]:
     """The name of the module's expf table and whether it exists: a table this step made before
     (a global named from TABLE_NAME holding exactly EXPF_TABLE) when there is one, else a fresh
     name (mlir.fresh_symbol_name: TABLE_NAME, or TABLE_NAME_k when a symbol holds that name)."""
-    from .. import mlir
+    from .... import mlir
 
     for op in mlir.block_ops(module_op.regions[0].blocks[0]):
         if ("sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value.startswith(TABLE_NAME)
