@@ -7,8 +7,9 @@ match exactly, which shows the harness filled them as the export did); and loopo
 (`--target cpu`) on the lowered module prints the same outputs as the plain lowering.
 
 The small variants (`*_small`, JAX, ONNX) run by default, with two full-size blocks (the
-dynamic-batch MLP at two batch sizes, and attention); the other seven full-size blocks run only
-when asked for: `python3 -m pytest tests/test_frontend_native.py -m slow` (about 40 s).
+dynamic-batch MLP at two batch sizes, and attention); the other full-size blocks run only when
+asked for: `python3 -m pytest tests/test_frontend_native.py -m slow` (about 3 min). The held-out
+blocks (benchmarks/models/heldout/) are not run here.
 """
 from __future__ import annotations
 
@@ -28,7 +29,20 @@ NAMES = fixtures.fixture_names()
 SMALL = [n for n in NAMES if n.endswith("_small")]
 DEFAULT_FULL = ["mlp_dynamic", "attention"]
 SLOW_FULL = [n for n in NAMES if n not in SMALL and n not in DEFAULT_FULL]
-CASES = SMALL + DEFAULT_FULL + [pytest.param(n, marks=pytest.mark.slow) for n in SLOW_FULL]
+# Blocks whose optimized code does not run yet (issue 35); strict, so the fix shows as XPASS.
+FPOWI = ("loopopt --target cpu vectorizes math.fpowi (x ** 3 of GPT-2's gelu_new) with a vector<Nxi64> "
+         "exponent, which mlir-opt's llvm.intr.powi refuses (issue 35: small powers become multiplications)")
+KNOWN_FAILURES = {"gpt2_layer_small": FPOWI, "gpt2_layer": FPOWI}
+
+
+def _case(name: str, *marks):
+    if name in KNOWN_FAILURES:
+        marks += (pytest.mark.xfail(strict=True, raises=NativeError, reason=KNOWN_FAILURES[name]),)
+    return pytest.param(name, marks=marks) if marks else name
+
+
+CASES = ([_case(n) for n in SMALL + DEFAULT_FULL]
+         + [_case(n, pytest.mark.slow) for n in SLOW_FULL])
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -85,11 +85,14 @@ def test_from_torch_errors_are_one_line():
 
 def test_export_script_reproduces_the_committed_fixtures(tmp_path):
     script = ROOT / "benchmarks" / "models" / "export_torch.py"
-    names = ["mlp_relu_small", "mlp_dynamic_small", "rowmax_small"]
+    # cross_entropy_small: an i64 input; resnet_block_small: baked batch-norm statistics; nll_loss: held out
+    names = ["mlp_relu_small", "mlp_dynamic_small", "rowmax_small", "cross_entropy_small", "resnet_block_small",
+             "nll_loss"]
     p = subprocess.run([sys.executable, str(script), "--out", str(tmp_path), "--only", ",".join(names)],
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
-    blocks = ROOT / "benchmarks" / "models" / "blocks"
+    models = ROOT / "benchmarks" / "models"
     for name in names:
+        committed = models / ("heldout" if name == "nll_loss" else "blocks")
         for suffix in (".mlir", ".expected.json"):
-            assert (tmp_path / f"{name}{suffix}").read_text() == (blocks / f"{name}{suffix}").read_text(), name + suffix
+            assert (tmp_path / f"{name}{suffix}").read_text() == (committed / f"{name}{suffix}").read_text(), name + suffix

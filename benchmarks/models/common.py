@@ -18,7 +18,9 @@ WEIGHT_MODULUS = 1009  # loopopt.native.WEIGHT_MODULUS
 FULL_LIMIT = 4096  # outputs with at most this many elements are saved whole (loopopt.native.FULL_LIMIT)
 HERE = os.path.dirname(os.path.abspath(__file__))
 BLOCKS_DIR = os.path.join(HERE, "blocks")
+HELDOUT_DIR = os.path.join(HERE, "heldout")  # the held-out blocks: measured apart, never tuned on
 FILL_TEXT = "argument k, element i (row-major): ((7 i + 131 k + 3) mod 251) * 2/251 - 1, f64 rounded to f32"
+INT_FILL_TEXT = "integer argument k, element i (row-major): ((7 i + 131 k + 3) mod 251) - 125"
 CHECKSUM_TEXT = "sum, sum of x * ((i mod 1009) + 1), sum of |x| (f64, row-major)"
 
 
@@ -37,13 +39,24 @@ def check_versions(pinned: dict) -> list[str]:
 
 def harness_fill(shape, argno: int, dtype="float32"):
     """loopopt.native.make_harness's fill of argument `argno`: element i (row-major) holds
-    ((7 i + 131 argno + 3) mod 251) * 2/251 - 1, computed in f64, rounded to `dtype`."""
+    ((7 i + 131 argno + 3) mod 251) * 2/251 - 1, computed in f64, rounded to `dtype`; an
+    integer argument holds ((7 i + 131 argno + 3) mod 251) - 125."""
     import numpy as np
 
     n = math.prod(shape)
     i = np.arange(n, dtype=np.int64)
-    v = ((7 * i + 131 * argno + 3) % FILL_MODULUS).astype(np.float64) * (2.0 / FILL_MODULUS) - 1.0
+    r = (7 * i + 131 * argno + 3) % FILL_MODULUS
+    if np.dtype(dtype).kind in "iu":
+        return (r - FILL_MODULUS // 2).astype(dtype).reshape(tuple(shape))
+    v = r.astype(np.float64) * (2.0 / FILL_MODULUS) - 1.0
     return v.astype(dtype).reshape(tuple(shape))
+
+
+def fixture_dir(name: str) -> str:
+    """The directory holding block `name`: benchmarks/models/blocks/, else heldout/."""
+    if os.path.exists(os.path.join(BLOCKS_DIR, f"{name}.expected.json")):
+        return BLOCKS_DIR
+    return HELDOUT_DIR
 
 
 def checksums(values) -> list[float]:

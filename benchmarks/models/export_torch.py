@@ -40,8 +40,8 @@ from importlib import metadata
 from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (BLOCKS_DIR, CHECKSUM_TEXT, FILL_TEXT, SEED, check_versions, harness_fill,  # noqa: E402
-                    record, write_fixture)
+from common import (BLOCKS_DIR, CHECKSUM_TEXT, FILL_TEXT, HELDOUT_DIR, INT_FILL_TEXT, SEED,  # noqa: E402
+                    check_versions, harness_fill, record, write_fixture)
 
 PINNED = {"torch": "2.13.0+cpu", "torch-mlir": "20261001"}
 
@@ -51,7 +51,9 @@ PINNED = {"torch": "2.13.0+cpu", "torch-mlir": "20261001"}
 @dataclass
 class Block:
     """One PyTorch block: how to build it, its example input shapes, which input dims are
-    dynamic (input index -> {dim: name}), and the shapes of each run whose outputs are saved."""
+    dynamic (input index -> {dim: name}), and the shapes of each run whose outputs are saved.
+    Inputs are f32 unless `dtypes` (input index -> numpy dtype name) says otherwise; a held-out
+    block's fixture goes to benchmarks/models/heldout/ (measured apart, never tuned on)."""
 
     name: str
     what: str
@@ -59,9 +61,18 @@ class Block:
     inputs: list  # example input shapes
     dynamic: dict = field(default_factory=dict)
     runs: list = field(default_factory=list)  # input shape lists; [] = the example shapes only
+    dtypes: dict = field(default_factory=dict)
+    heldout: bool = False
 
     def run_shapes(self) -> list:
         return self.runs or [self.inputs]
+
+    def dtype(self, k: int) -> str:
+        return self.dtypes.get(k, "float32")
+
+    def fill(self, shapes: list) -> list:
+        """The harness's inputs for one run (argument k filled as make_harness fills it)."""
+        return [harness_fill(s, k, self.dtype(k)) for k, s in enumerate(shapes)]
 
 
 def _modules():
@@ -143,8 +154,220 @@ def _modules():
             x = x + self.proj(a)
             return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
 
+    def bn(m):
+        """Batch-norm in eval mode with statistics and affine part that are not the defaults, so
+        every term of it matters."""
+        with torch.no_grad():
+            m.weight.copy_(1.0 + 0.1 * torch.randn_like(m.weight))
+            m.bias.copy_(0.1 * torch.randn_like(m.bias))
+            m.running_mean.copy_(0.1 * torch.randn_like(m.running_mean))
+            m.running_var.copy_(1.0 + 0.2 * torch.rand_like(m.running_var))
+        return m
+
+    class BasicBlock(nn.Module):
+        """ResNet's basic block: conv3x3, BN, ReLU, conv3x3, BN, + x, ReLU."""
+
+        def __init__(self, c):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(c, c, 3, padding=1, bias=False), bn(nn.BatchNorm2d(c))
+            self.conv2, self.bn2 = nn.Conv2d(c, c, 3, padding=1, bias=False), bn(nn.BatchNorm2d(c))
+
+        def forward(self, x):
+            y = F.relu(self.bn1(self.conv1(x)))
+            return F.relu(self.bn2(self.conv2(y)) + x)
+
+    class SmallCNN(nn.Module):
+        """conv3x3 (padding 1), ReLU, maxpool 2, conv3x3, ReLU, maxpool 2, flatten, Linear."""
+
+        def __init__(self, cin, c1, c2, hw, classes):
+            super().__init__()
+            self.conv1, self.conv2 = nn.Conv2d(cin, c1, 3, padding=1), nn.Conv2d(c1, c2, 3, padding=1)
+            self.fc = nn.Linear(c2 * (hw // 4) ** 2, classes)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            return self.fc(torch.flatten(x, 1))
+
+    class InvertedResidual(nn.Module):
+        """MobileNetV2's block (stride 1, in = out): 1x1 expand, BN, ReLU6, 3x3 depthwise, BN,
+        ReLU6, 1x1 project, BN, + x."""
+
+        def __init__(self, c, expand):
+            super().__init__()
+            h = c * expand
+            self.expand, self.bn1 = nn.Conv2d(c, h, 1, bias=False), bn(nn.BatchNorm2d(h))
+            self.dw, self.bn2 = nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), bn(nn.BatchNorm2d(h))
+            self.project, self.bn3 = nn.Conv2d(h, c, 1, bias=False), bn(nn.BatchNorm2d(c))
+
+        def forward(self, x):
+            y = F.relu6(self.bn1(self.expand(x)))
+            y = F.relu6(self.bn2(self.dw(y)))
+            return x + self.bn3(self.project(y))
+
+    class ConvBNReLU(nn.Module):
+        """conv (any kernel, stride, groups; 1-D or 2-D), BN, ReLU, then an optional pooling
+        ("avg2" / "max2": 2x2 window, stride 2)."""
+
+        def __init__(self, cin, cout, k, stride=1, groups=1, dims=2, pool=None):
+            super().__init__()
+            conv, norm = (nn.Conv1d, nn.BatchNorm1d) if dims == 1 else (nn.Conv2d, nn.BatchNorm2d)
+            self.conv = conv(cin, cout, k, stride=stride, padding=k // 2, groups=groups, bias=False)
+            self.bn, self.pool = bn(norm(cout)), pool
+
+        def forward(self, x):
+            y = F.relu(self.bn(self.conv(x)))
+            if self.pool == "avg2":
+                y = F.avg_pool2d(y, 2)
+            elif self.pool == "max2":
+                y = F.max_pool2d(y, 2)
+            return y
+
+    class VGGStack(nn.Module):
+        """VGG's pattern: conv3x3, ReLU, conv3x3, ReLU, maxpool 2 (convs with bias, no BN)."""
+
+        def __init__(self, cin, c):
+            super().__init__()
+            self.conv1, self.conv2 = nn.Conv2d(cin, c, 3, padding=1), nn.Conv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            return F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+
+    class FFN(nn.Module):
+        """BERT's feed-forward layer with its weights as inputs: Linear, GELU (erf), Linear."""
+
+        def forward(self, x, w1, b1, w2, b2):
+            return F.linear(F.gelu(F.linear(x, w1, b1)), w2, b2)
+
+    class BertAttention(nn.Module):
+        """BERT's attention layer on one sequence (seq x d), weights as inputs: separate q, k, v
+        projections, heads split, softmax(q k^T / sqrt(d_head)) v, heads merged, the output
+        projection, + x, LayerNorm (BertSelfOutput). The projections' input is x / sqrt(d): the
+        harness fills the weights in [-1, 1], ~sqrt(d) times nn.Linear's init range, which
+        without it makes the scores ~d times too large and the softmax ill-conditioned (f32
+        against f64: 1e-4)."""
+
+        def __init__(self, heads):
+            super().__init__()
+            self.heads = heads
+
+        def forward(self, x, wq, bq, wk, bk, wv, bv, wo, bo, ln_w, ln_b):
+            seq, d = x.shape
+            h = self.heads
+            xs = x * (1.0 / math.sqrt(d))
+            q, k, v = (F.linear(xs, w, b).reshape(seq, h, d // h).transpose(0, 1)
+                       for w, b in ((wq, bq), (wk, bk), (wv, bv)))
+            s = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(d // h))
+            a = torch.matmul(torch.softmax(s, dim=-1), v).transpose(0, 1).reshape(seq, d)
+            return F.layer_norm(F.linear(a, wo, bo) + x, (d,), ln_w, ln_b)
+
+    class Cell(nn.Module):
+        """nn.LSTMCell / nn.GRUCell / nn.RNNCell with its parameters as inputs
+        (torch.func.functional_call); the LSTM returns (h', c')."""
+
+        def __init__(self, kind, d_in, hidden):
+            super().__init__()
+            self.kind = kind
+            self.cell = {"lstm": nn.LSTMCell, "gru": nn.GRUCell, "rnn": nn.RNNCell}[kind](d_in, hidden)
+
+        def step(self, x, state, w_ih, w_hh, b_ih, b_hh):
+            params = {"weight_ih": w_ih, "weight_hh": w_hh, "bias_ih": b_ih, "bias_hh": b_hh}
+            return torch.func.functional_call(self.cell, params, (x, state))
+
+        def forward(self, x, *rest):
+            if self.kind == "lstm":
+                h, c, *weights = rest
+                return self.step(x, (h, c), *weights)
+            h, *weights = rest
+            return self.step(x, h, *weights)
+
+    class RNNSequence(Cell):
+        """nn.RNNCell (tanh) run over a sequence (seq x batch x d_in) from h0, unrolled by the
+        export; every step's hidden state is returned (seq x batch x hidden). Each step's x and h
+        enter the cell divided by sqrt(d_in) and sqrt(hidden): the same as weights in nn.RNNCell's
+        init range (the harness fills them in [-1, 1]), without which the recurrence amplifies
+        rounding (f32 against f64: 2e-3)."""
+
+        def __init__(self, d_in, hidden):
+            super().__init__("rnn", d_in, hidden)
+
+        def forward(self, x, h, *weights):
+            out = []
+            si, sh = 1.0 / math.sqrt(x.shape[-1]), 1.0 / math.sqrt(h.shape[-1])
+            for t in range(x.shape[0]):
+                h = self.step(x[t] * si, h * sh, *weights)
+                out.append(h)
+            return torch.stack(out)
+
+    class CrossEntropy(nn.Module):
+        """F.cross_entropy (mean) of logits (batch x classes) against integer targets; the
+        targets are taken modulo the class count (the harness fills integers with -125..125)."""
+
+        def forward(self, logits, targets):
+            return F.cross_entropy(logits, targets.remainder(logits.shape[-1]))
+
+    class NLLLoss(nn.Module):
+        """F.nll_loss(F.log_softmax(logits)) (mean), targets modulo the class count."""
+
+        def forward(self, logits, targets):
+            return F.nll_loss(F.log_softmax(logits, dim=-1), targets.remainder(logits.shape[-1]))
+
+    class GPT2Layer(nn.Module):
+        """GPT-2's decoder layer on one sequence (seq x d), weights as inputs (its Conv1D layout:
+        x @ W + b, W is in x out): x + c_proj(causal attention(LN1(x))), then
+        + mlp_proj(gelu_tanh(fc(LN2(.)))). The causal mask is a bool buffer, applied as GPT-2
+        does (torch.where with the dtype's min). LN1's output is divided by sqrt(d) before the
+        qkv projection (see BertAttention: the harness's weights are wide)."""
+
+        def __init__(self, seq, heads):
+            super().__init__()
+            self.heads = heads
+            self.register_buffer("mask", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
+
+        def forward(self, x, ln1_w, ln1_b, w_attn, b_attn, w_aproj, b_aproj, ln2_w, ln2_b, w_fc, b_fc,
+                    w_proj, b_proj):
+            seq, d = x.shape
+            h = self.heads
+            y = F.layer_norm(x, (d,), ln1_w, ln1_b) * (1.0 / math.sqrt(d))
+            q, k, v = (t.reshape(seq, h, d // h).transpose(0, 1) for t in (y @ w_attn + b_attn).split(d, dim=-1))
+            s = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(d // h))
+            s = torch.where(self.mask, s, torch.finfo(s.dtype).min)
+            a = torch.matmul(torch.softmax(s, dim=-1), v).transpose(0, 1).reshape(seq, d)
+            x = x + (a @ w_aproj + b_aproj)
+            y = F.layer_norm(x, (d,), ln2_w, ln2_b)
+            f = y @ w_fc + b_fc
+            # GPT-2's gelu_new written out as its code does (torch-mlir 20261001 lowers
+            # F.gelu(approximate="tanh") with 0.797724 for sqrt(2/pi): off by 2e-4)
+            f = 0.5 * f * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (f + 0.044715 * torch.pow(f, 3.0))))
+            return x + (f @ w_proj + b_proj)
+
+    class LlamaMLP(nn.Module):
+        """RMSNorm then the SwiGLU MLP, + x (a LLaMA/T5-style block), weights as inputs:
+        x + down(silu(gate(n)) * up(n)), n = x * rsqrt(mean(x^2) + eps) * w."""
+
+        def forward(self, x, norm_w, w_gate, w_up, w_down):
+            n = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * norm_w
+            return x + F.linear(F.silu(F.linear(n, w_gate)) * F.linear(n, w_up), w_down)
+
+    class ReduceDim0(nn.Module):
+        """Reductions over the outer dimension: column sums and column means of squares."""
+
+        def forward(self, x):
+            return x.sum(dim=0), (x * x).mean(dim=0)
+
+    class BNStats(nn.Module):
+        """Batch-norm's training statistics of a ReLU output: per-channel variance (biased) and
+        mean over N, H, W. (Of the harness's input itself the mean is ~0: a cancelling sum whose
+        f32 rounding depends on the order, 2e-5 of its scale in IREE's order.)"""
+
+        def forward(self, x):
+            return torch.var_mean(F.relu(x), dim=(0, 2, 3), correction=0)
+
     return dict(MLP=MLP, LayerNorm=LayerNorm, Softmax=Softmax, Attention=Attention, SDPA=SDPA,
-                Elementwise=Elementwise, RowMax=RowMax, EncoderLayer=EncoderLayer)
+                Elementwise=Elementwise, RowMax=RowMax, EncoderLayer=EncoderLayer, BasicBlock=BasicBlock,
+                SmallCNN=SmallCNN, InvertedResidual=InvertedResidual, ConvBNReLU=ConvBNReLU, VGGStack=VGGStack,
+                FFN=FFN, BertAttention=BertAttention, Cell=Cell, RNNSequence=RNNSequence, CrossEntropy=CrossEntropy,
+                NLLLoss=NLLLoss, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats)
 
 
 def blocks() -> list[Block]:
@@ -179,7 +402,94 @@ def blocks() -> list[Block]:
         out.append(Block(f"encoder{suffix}", f"pre-norm transformer encoder layer, seq {seq}, d {d}, "
                          f"{heads} heads, ffn {ffn}", lambda d=d, heads=heads, ffn=ffn: M()["EncoderLayer"](d, heads, ffn),
                          [(seq, d)]))
+    return out + model_blocks() + heldout_blocks()
+
+
+def _w(*shapes) -> list:
+    return [tuple(s) for s in shapes]
+
+
+def model_blocks() -> list[Block]:
+    """Issue 35's blocks: convolutions, BERT-size GEMMs and attention, RNN cells, a loss, a
+    causal decoder layer and outer-dimension reductions; each full size and `_small`. Weights
+    too large to bake in (over ~1 MB) are inputs, named in `what`."""
+    M = _modules
+    out = []
+    for sfx, (n, c, hw) in (("", (4, 64, 16)), ("_small", (1, 4, 6))):
+        out.append(Block(f"resnet_block{sfx}", f"ResNet basic block: conv3x3 {c}->{c}, BN (eval), ReLU, conv3x3, BN, "
+                         f"+ x, ReLU on {n}x{c}x{hw}x{hw}", lambda c=c: M()["BasicBlock"](c), [(n, c, hw, hw)]))
+    for sfx, (n, hw, c1, c2, k) in (("", (16, 32, 16, 32, 10)), ("_small", (2, 8, 4, 8, 5))):
+        out.append(Block(f"small_cnn{sfx}", f"small CNN: conv3x3 3->{c1} (pad 1), ReLU, maxpool 2, conv3x3 {c1}->{c2}, "
+                         f"ReLU, maxpool 2, flatten, Linear {c2 * (hw // 4) ** 2}->{k} on {n}x3x{hw}x{hw}",
+                         lambda hw=hw, c1=c1, c2=c2, k=k: M()["SmallCNN"](3, c1, c2, hw, k), [(n, 3, hw, hw)]))
+    for sfx, (n, c, e, hw) in (("", (4, 32, 6, 28)), ("_small", (1, 4, 3, 6))):
+        out.append(Block(f"mobilenet_block{sfx}", f"MobileNetV2 inverted residual: 1x1 expand {c}->{c * e}, BN, ReLU6, "
+                         f"3x3 depthwise, BN, ReLU6, 1x1 project ->{c}, BN, + x on {n}x{c}x{hw}x{hw}",
+                         lambda c=c, e=e: M()["InvertedResidual"](c, e), [(n, c, hw, hw)]))
+    for sfx, (n, ci, co, hw) in (("", (4, 64, 128, 32)), ("_small", (1, 4, 8, 8))):
+        out.append(Block(f"strided_conv{sfx}", f"conv3x3 stride 2 {ci}->{co} (pad 1), BN, ReLU, avgpool 2 on "
+                         f"{n}x{ci}x{hw}x{hw}", lambda ci=ci, co=co: M()["ConvBNReLU"](ci, co, 3, stride=2, pool="avg2"),
+                         [(n, ci, hw, hw)]))
+    for sfx, (n, c, L) in (("", (8, 128, 128)), ("_small", (2, 4, 16))):
+        out.append(Block(f"conv1d_block{sfx}", f"Conv1d k=3 {c}->{c} (pad 1), BatchNorm1d, ReLU on {n}x{c}x{L}",
+                         lambda c=c: M()["ConvBNReLU"](c, c, 3, dims=1), [(n, c, L)]))
+    for sfx, (s, d, f) in (("", (128, 768, 3072)), ("_small", (8, 16, 64))):
+        out.append(Block(f"bert_ffn{sfx}", f"BERT feed-forward: Linear {d}->{f}, GELU (erf), Linear {f}->{d} on {s}x{d}; "
+                         "weights and biases are inputs (x, w1, b1, w2, b2)", lambda: M()["FFN"](),
+                         _w((s, d), (f, d), (f,), (d, f), (d,))))
+    for sfx, (s, d, h) in (("", (128, 768, 12)), ("_small", (8, 16, 2))):
+        out.append(Block(f"bert_attention{sfx}", f"BERT attention layer: q, k, v projections {d}->{d}, {h} heads, "
+                         f"softmax(q k^T / sqrt({d // h})) v, output projection, + x, LayerNorm on {s}x{d}; the "
+                         f"projections take x / sqrt({d}) (the harness's weights are wide); weights are inputs (x, wq, bq, wk, bk, wv, bv, wo, bo, ln_w, ln_b)", lambda h=h: M()["BertAttention"](h),
+                         _w((s, d), *[(d, d), (d,)] * 4, (d,), (d,))))
+    for sfx, (b, d, hid) in (("", (32, 512, 512)), ("_small", (2, 8, 8))):
+        out.append(Block(f"lstm_cell{sfx}", f"nn.LSTMCell({d}, {hid}), batch {b}, returns (h', c'); its parameters are "
+                         "inputs (x, h, c, w_ih, w_hh, b_ih, b_hh; torch.func.functional_call)",
+                         lambda d=d, hid=hid: M()["Cell"]("lstm", d, hid),
+                         _w((b, d), (b, hid), (b, hid), (4 * hid, d), (4 * hid, hid), (4 * hid,), (4 * hid,))))
+        out.append(Block(f"gru_cell{sfx}", f"nn.GRUCell({d}, {hid}), batch {b}; its parameters are inputs (x, h, w_ih, "
+                         "w_hh, b_ih, b_hh; torch.func.functional_call)", lambda d=d, hid=hid: M()["Cell"]("gru", d, hid),
+                         _w((b, d), (b, hid), (3 * hid, d), (3 * hid, hid), (3 * hid,), (3 * hid,))))
+    for sfx, (b, k) in (("", (128, 1000)), ("_small", (8, 16))):
+        out.append(Block(f"cross_entropy{sfx}", f"F.cross_entropy (mean) over {b}x{k} logits, i64 targets (input 1, "
+                         f"taken modulo {k})", lambda: M()["CrossEntropy"](), [(b, k), (b,)], dtypes={1: "int64"}))
+    for sfx, (s, d, h, f) in (("", (128, 512, 8, 2048)), ("_small", (8, 16, 2, 32))):
+        out.append(Block(f"gpt2_layer{sfx}", f"GPT-2 decoder layer, causal mask: seq {s}, d {d}, {h} heads, mlp {f} "
+                         "(LN, / sqrt(d), qkv, causal softmax attention, projection, + x, LN, MLP with GPT-2's gelu_new (tanh, written out), + x); weights are inputs "
+                         "(x, ln1_w, ln1_b, w_attn, b_attn, w_aproj, b_aproj, ln2_w, ln2_b, w_fc, b_fc, w_proj, b_proj)",
+                         lambda s=s, h=h: M()["GPT2Layer"](s, h),
+                         _w((s, d), (d,), (d,), (d, 3 * d), (3 * d,), (d, d), (d,), (d,), (d,), (d, f), (f,), (f, d), (d,))))
+    for sfx, (r, c) in (("", (1024, 1024)), ("_small", (16, 32))):
+        out.append(Block(f"reduce_dim0{sfx}", f"x.sum(0) and (x * x).mean(0) of {r}x{c} (reductions over the outer dim)",
+                         lambda: M()["ReduceDim0"](), [(r, c)]))
+    for sfx, shape in (("", (32, 64, 28, 28)), ("_small", (2, 4, 3, 3))):
+        out.append(Block(f"bn_stats{sfx}", f"torch.var_mean over dims 0, 2, 3 (batch-norm statistics) of "
+                         f"relu(x), x {'x'.join(map(str, shape))}", lambda: M()["BNStats"](), [shape]))
     return out
+
+
+def heldout_blocks() -> list[Block]:
+    """The held-out set (benchmarks/models/heldout/): the same kinds, other shapes and
+    architectures, full size only; the benchmark reports them in a table of their own and
+    nothing is tuned on them."""
+    M = _modules
+    s, d, f = 128, 512, 1408
+    return [
+        Block("vgg_stack", "VGG stack: conv3x3 32->64, ReLU, conv3x3 64->64, ReLU, maxpool 2 on 2x32x24x24",
+              lambda: M()["VGGStack"](32, 64), [(2, 32, 24, 24)], heldout=True),
+        Block("conv5x5_stride", "conv5x5 stride 2 16->32 (pad 2), BN, ReLU on 8x16x32x32",
+              lambda: M()["ConvBNReLU"](16, 32, 5, stride=2), [(8, 16, 32, 32)], heldout=True),
+        Block("grouped_conv", "conv3x3 64->64 groups=4 (pad 1), BN, ReLU on 4x64x28x28",
+              lambda: M()["ConvBNReLU"](64, 64, 3, groups=4), [(4, 64, 28, 28)], heldout=True),
+        Block("rnn_seq", "nn.RNNCell(256, 512) (tanh) over 8 steps, batch 16, every hidden state returned, x and h "
+              "divided by sqrt(256), sqrt(512) as they enter each step; its parameters are inputs (x, h0, w_ih, w_hh, b_ih, b_hh)", lambda: M()["RNNSequence"](256, 512),
+              _w((8, 16, 256), (16, 512), (512, 256), (512, 512), (512,), (512,)), heldout=True),
+        Block("llama_mlp", f"RMSNorm + SwiGLU MLP + x (LLaMA-style): {s}x{d}, hidden {f}; weights are inputs "
+              "(x, norm_w, w_gate, w_up, w_down)", lambda: M()["LlamaMLP"](),
+              _w((s, d), (d,), (f, d), (f, d), (d, f)), heldout=True),
+        Block("nll_loss", "F.nll_loss(F.log_softmax(x)) (mean) over 64x32000 logits, i64 targets (input 1, taken "
+              "modulo 32000)", lambda: M()["NLLLoss"](), [(64, 32000), (64,)], dtypes={1: "int64"}, heldout=True),
+    ]
 
 
 # ----------------------------------------------------------------------------- export
@@ -191,7 +501,7 @@ def export_block(block: Block) -> tuple[str, dict, float]:
 
     torch.manual_seed(SEED)
     model = block.build().eval()
-    example = [torch.from_numpy(harness_fill(s, k)) for k, s in enumerate(block.inputs)]
+    example = [torch.from_numpy(x) for x in block.fill(block.inputs)]
     kw = {}
     if block.dynamic:
         dims = {}
@@ -206,7 +516,7 @@ def export_block(block: Block) -> tuple[str, dict, float]:
     runs = []
     with torch.no_grad():
         for shapes in block.run_shapes():
-            inputs = [harness_fill(s, k) for k, s in enumerate(shapes)]
+            inputs = block.fill(shapes)
             got = model(*[torch.from_numpy(x) for x in inputs])
             got = got if isinstance(got, tuple) else (got,)
             runs.append({"inputs": [record(x, values=False) for x in inputs], "outputs": [record(y.numpy()) for y in got]})
@@ -215,14 +525,16 @@ def export_block(block: Block) -> tuple[str, dict, float]:
     expected = {
         "block": block.name, "what": block.what, "function": block.name, "format": "linalg-on-tensors",
         "producer": f"torch {metadata.version('torch')}, torch-mlir {metadata.version('torch-mlir')}",
-        "seed": SEED, "fill": FILL_TEXT, "checksums": CHECKSUM_TEXT, "runs": runs,
+        "seed": SEED, "fill": FILL_TEXT + ("; " + INT_FILL_TEXT if block.dtypes else ""),
+        "checksums": CHECKSUM_TEXT, "runs": runs,
     }
     return header + text, expected, export_seconds
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default=BLOCKS_DIR, help="directory for the fixtures (default benchmarks/models/blocks)")
+    p.add_argument("--out", default=None, help="directory for the fixtures (default benchmarks/models/blocks, "
+                   "held-out blocks benchmarks/models/heldout)")
     p.add_argument("--only", default="", help="comma-separated block names (default: all)")
     p.add_argument("--any-version", action="store_true", help="do not insist on the pinned torch/torch-mlir")
     p.add_argument("--list", action="store_true", help="list the blocks and exit")
@@ -230,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = blocks()
     if a.list:
         for b in chosen:
-            print(f"{b.name:20s} {b.what}")
+            print(f"{b.name:20s} {'(held out) ' if b.heldout else ''}{b.what}")
         return 0
     bad = check_versions(PINNED)
     if bad and not a.any_version:
@@ -244,10 +556,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"export_torch: error: unknown block(s) {', '.join(sorted(unknown))} (see --list)", file=sys.stderr)
             return 2
         chosen = [b for b in chosen if b.name in want]
-    os.makedirs(a.out, exist_ok=True)
     for b in chosen:
         text, expected, seconds = export_block(b)
-        write_fixture(a.out, b.name, text, expected)
+        write_fixture(a.out or (HELDOUT_DIR if b.heldout else BLOCKS_DIR), b.name, text, expected)
         print(f"{b.name:20s} {len(text) / 1e6:7.3f} MB  export {seconds:.2f} s")
     return 0
 

@@ -169,14 +169,24 @@ def miscompiles(block: dict) -> list[str]:
     return out
 
 
-def summary_table(data: dict, regime: str) -> list[str]:
-    """Blocks x columns: each column's time (ms), the best correct MLIR pipeline named, the
-    miscompiles listed, loopopt's speedup over plain and its time over the faster framework."""
+def split_sets(data: dict) -> tuple[list, list]:
+    """(main blocks, held-out blocks): the held-out set is reported in tables of its own."""
+    blocks = data.get("blocks", [])
+    return [b for b in blocks if b.get("set") != "heldout"], [b for b in blocks if b.get("set") == "heldout"]
+
+
+HELDOUT_TITLE = "held-out blocks (benchmarks/models/heldout/: never tuned on)"
+
+
+def summary_table(data: dict, regime: str, blocks: list | None = None) -> list[str]:
+    """Blocks (default: all of the run's) x columns: each column's time (ms), the best correct
+    MLIR pipeline named, the miscompiles listed, loopopt's speedup over plain and its time over
+    the faster framework."""
     head = ("| block | " + " | ".join(TITLES[k] for k in SUMMARY)
             + " | loopopt speedup | loopopt x fw | loopopt --vector-bits 256 x fw | linalg-fusion + loopopt x fw"
               " | WRONG (error vs reference) |")
     lines = [head, "|---" * (len(SUMMARY) + 6) + "|"]
-    for b in data["blocks"]:
+    for b in data["blocks"] if blocks is None else blocks:
         plain = time_of(b["columns"].get("plain"), regime)
         fw = framework_time(b, regime)
         lo = time_of(b["columns"].get("loopopt"), regime)
@@ -295,8 +305,12 @@ def markdown(data: dict) -> list[str]:
            "Times are the lower quartile of all timed calls (ms); speedup = plain / column; x fw = column / "
            "the faster of torch and IREE (1.00x: as fast); best MLIR = the fastest correct of mlir-fusion, "
            "mlir-greedy, mlir-scalrep (named in the cell).", ""]
+    main, heldout = split_sets(data)
     for r in regimes:
-        out += [f"## {r}", ""] + summary_table(data, r) + [""]
+        if main:
+            out += [f"## {r}", ""] + summary_table(data, r, main) + [""]
+        if heldout:
+            out += [f"## {r}: {HELDOUT_TITLE}", ""] + summary_table(data, r, heldout) + [""]
     out += ["## Per block", "", "roofline = attainable time / the column's time (above 100% only where the warm "
             "working set sits in the caches); intermediate = bytes of memref.alloc/alloca left in the kernel.", ""]
     for b in data["blocks"]:
@@ -328,9 +342,12 @@ def readme_lines(data: dict) -> list[str]:
            "over the faster of torch and IREE (1.00x: as fast); WRONG = a miscompile (error = max |got - want| / "
            f"max |want| against torch's outputs, the fixture or the plain lowering, over {data.get('rtol', 1e-4)}), "
            "left out of the times.", ""]
+    main, heldout = split_sets(data)
     for r in data.get("regimes", ["flushed", "warm"]):
-        out += [f"**{r}**:", ""]
-        out += summary_table(data, r) + [""]
+        if main:
+            out += [f"**{r}**:", ""] + summary_table(data, r, main) + [""]
+        if heldout:
+            out += [f"**{r}, {HELDOUT_TITLE}**:", ""] + summary_table(data, r, heldout) + [""]
     out += [run_line(data), "", roofline_line(data)]
     if _busy(data):
         out += ["", "The machine was shared during this run: ratios measured in it compare; the numbers are to be "

@@ -171,3 +171,29 @@ def test_run_line_names_the_code_and_the_blocks_measured_again():
     line = report.run_line(data)
     assert "commit 1111111..2222222 (plus 2 files changed" in line
     assert "b measured again at 00:00 UTC (commit abc1234, load average 1.0, 2.0, 3.0): lowering changed." in line
+
+
+def test_heldout_blocks_have_tables_of_their_own():
+    main = {"name": "mainblock", "columns": {"plain": _col("plain", [0.010] * 4)}}
+    held = {"name": "heldblock", "set": "heldout", "columns": {"plain": _col("plain", [0.020] * 4)}}
+    data = {"blocks": [main, held], "regimes": ["flushed"]}
+    for lines in (report.markdown(data), report.readme_lines(data)):
+        text = "\n".join(lines)
+        before, after = text.split(report.HELDOUT_TITLE, 1)
+        after = after.split("## Per block")[0]
+        assert "| mainblock |" in before and "| heldblock |" not in before
+        assert "| heldblock |" in after and "| mainblock |" not in after
+    only_held = "\n".join(report.markdown({"blocks": [held], "regimes": ["flushed"]}))
+    assert "## flushed\n" not in only_held and f"## flushed: {report.HELDOUT_TITLE}" in only_held
+
+
+def test_sets_select_their_blocks_and_each_has_its_fixture():
+    assert run.select(None) == list(run.BLOCKS)
+    assert run.select(None, "heldout") == list(run.HELDOUT)
+    assert run.select(None, "all") == list(run.BLOCKS) + list(run.HELDOUT)
+    assert run.select("nll_loss,softmax_small") == ["nll_loss", "softmax_small"]
+    for name in run.SETS["all"]:
+        fx = run.load_fixture(name)
+        assert fx.path.exists() and fx.runs and fx.function == name
+    # the held-out fixtures stay out of blocks/, which the default tests glob
+    assert not set(run.HELDOUT) & set(run.fixtures.fixture_names())

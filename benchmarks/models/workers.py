@@ -28,7 +28,7 @@ if HERE not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from common import BLOCKS_DIR, SEED, harness_fill  # noqa: E402
+from common import SEED, fixture_dir, harness_fill  # noqa: E402
 
 
 class Flusher:
@@ -44,7 +44,7 @@ class Flusher:
 
 
 def fixture_runs(block: str) -> list[dict]:
-    with open(os.path.join(BLOCKS_DIR, f"{block}.expected.json")) as f:
+    with open(os.path.join(fixture_dir(block), f"{block}.expected.json")) as f:
         return json.load(f)["runs"]
 
 
