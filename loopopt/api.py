@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .errors import UsageError, printable
-from .options import TARGETS, VECTOR_WIDTHS, Options, Target, knob_range_error
+from .options import TARGETS, VECTOR_WIDTHS, Options, Target, knob_range_error, knob_type
 from .remarks import Remark, fpg_dot, remarks_yaml
 
 CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # the seed's checkpoint dump (loop_opt_doctor.cpp)
@@ -29,19 +29,6 @@ CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # the seed's checkpoint dump (loop_opt
 def knob_names() -> list[str]:
     """The keyword arguments `optimize` accepts as knobs: Options' fields but `target`."""
     return [f.name for f in dataclasses.fields(Options) if f.name != "target"]
-
-
-def knob_type(name: str) -> type:
-    """The type a knob's value must have: its default's (bool for the per-input switches and
-    exact_math, int for vector_bits, whose default None means "decided by the input or the host",
-    options.PER_INPUT_SWITCHES, codegen/cpu/host.py's default_exact_math and default_vector_bits)."""
-    from .options import PER_INPUT_SWITCHES
-
-    if name in PER_INPUT_SWITCHES or name == "exact_math":
-        return bool
-    if name == "vector_bits":
-        return int
-    return type(getattr(Options(), name))
 
 
 def make_options(target: str | Target = "trn1", **knobs) -> Options:

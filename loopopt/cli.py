@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, ErasedOpInUse, \
     LoopOptError, UsageError, printable
-from .options import DEFAULT_TARGET, TARGETS, Options
+from .options import DEFAULT_TARGET, SWITCHES, TARGETS, Options, flag_of
 from .outputs import CLOSED_STREAMS, Output, check_outputs, guard_std_streams, write_output
 
 CHECKPOINT_FILE = "__loop_opt_chkpt.txt"  # also loopopt.api.CHECKPOINT_FILE (not imported: --help stays fast)
@@ -102,18 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lower with this pass pipeline instead of the built one (see --print-lowering)")
     p.add_argument("--print-lowering", action="store_true",
                    help="print the lowering pipeline for INPUT's kind (linalg when no INPUT is given), then exit")
-    p.add_argument("--elementwise-fusion", type=_bool, nargs="?", const=True, default=False, metavar="BOOL",
-                   help="fuse linalg elementwise ops on tensors before lowering (default false)")
-    p.add_argument("--approximate-math", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
-                   help="cpu: exp/log/tanh/erf as polynomials within 1 ulp (default: on for lowered framework "
-                        "input, off for affine input)")
-    p.add_argument("--reassociate", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
-                   help="cpu: float reductions may be reordered into vector partial sums (default as above)")
-    p.add_argument("--exact-math", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
-                   help="cpu: math.exp on f32 computed by libm's own algorithm in vector lanes, bit-exact "
-                        "(default: on where the host's expf is checked to be glibc's)")
-    p.add_argument("--contract", type=_bool, nargs="?", const=True, default=None, metavar="BOOL",
-                   help="cpu: a float multiply feeding an add may become one fused multiply-add (default as above)")
+    for f in SWITCHES:  # declared once, in options.Options
+        p.add_argument(flag_of(f.name), type=_bool, nargs="?", const=True, default=f.default, metavar="BOOL",
+                       help=f.metadata["help"])
     p.add_argument("--vector-bits", choices=("128", "256", "512", "host"), default=None,
                    help="cpu: the vector register width the code generation plans for (host: this machine's "
                         "widest, e.g. 512 with AVX-512; default: host; 256 plans for any AVX2 core); "
@@ -172,14 +163,10 @@ def options_from_args(a: argparse.Namespace) -> Options:
         enable_loop_distribution=a.enable_loop_distribution,
         enable_profitable_loop_fusion=a.enable_profitable_loop_fusion,
         enable_licm=a.enable_licm,
-        approximate_math=a.approximate_math,
-        reassociate=a.reassociate,
-        contract=a.contract,
-        exact_math=a.exact_math,
         vector_bits=vector_bits(a.vector_bits),
         lower=not a.no_lowering,
         lowering_pipeline=a.lowering or "",
-        elementwise_fusion=a.elementwise_fusion,
+        **{f.name: getattr(a, f.name) for f in SWITCHES},
     )
 
 

@@ -37,6 +37,12 @@ TARGETS: dict[str, Target] = {
 DEFAULT_TARGET = "trn1"
 
 
+def switch(help: str, per_input: bool = False, default: bool | None = None):
+    """An Options field that is a `--flag [BOOL]` switch: None (the default) until decided by the
+    input or the host (`Options.resolved`); `per_input`: on for framework input, off for affine."""
+    return field(default=default, metadata={"type": bool, "help": help, "switch": True, "per_input": per_input})
+
+
 @dataclass(frozen=True)
 class Options:
     """The seed's cl::opt knobs (names follow `printParams`) plus loopopt's own switches."""
@@ -49,25 +55,33 @@ class Options:
     enable_profitable_loop_fusion: bool = True
     enable_licm: bool = True
     verify_each: bool = True  # verify after every transform step; roll back on failure
-    # cpu code generation (issue 24, docs/cpu_codegen.md). The three numeric switches default to None:
+    # cpu code generation (issue 24, docs/cpu_codegen.md). The numeric switches default to None:
     # off for affine input (every result stays bit-exact), on for a program a framework emitted
     # (lowered by the front end: torch reassociates its reductions and uses ~1-ulp vector math);
-    # an explicit True/False always wins (`resolved`).
-    approximate_math: bool | None = None  # math.exp/log/tanh/erf in vectorizable loops become polynomials (<= 1 ulp)
-    reassociate: bool | None = None  # float sum/product reductions may be reordered into vector partial sums
+    # an explicit True/False always wins (`resolved`). Each switch is declared here once: its flag
+    # (`flag_of`), help and type are read by the CLI and the API (`SWITCHES`).
+    approximate_math: bool | None = switch(
+        "cpu: exp/log/tanh/erf as polynomials within 1 ulp (default: on for lowered framework input, off for "
+        "affine input)", per_input=True)
+    reassociate: bool | None = switch(
+        "cpu: float reductions may be reordered into vector partial sums (default as above)", per_input=True)
     # vector register width the cpu plan assumes. None until `resolved`: the host's widest registers
     # (the cpu target is the machine loopopt runs on, as IREE's target-cpu=host and torch's AVX-512
     # kernels are); --vector-bits 256 plans for any AVX2 core
-    vector_bits: int | None = None
+    vector_bits: int | None = field(default=None, metadata={"type": int})
     # math.exp on f32 computed by libm's own algorithm in vectorizable ops (bit-exact: the host's
     # `expf` bits). None until `resolved`: on where the host's expf is checked to be that algorithm
-    exact_math: bool | None = None
-    contract: bool | None = None  # a float multiply feeding an add may become one fused multiply-add (one rounding, not two)
+    exact_math: bool | None = switch(
+        "cpu: math.exp on f32 computed by libm's own algorithm in vector lanes, bit-exact (default: on where the "
+        "host's expf is checked to be glibc's)")
+    contract: bool | None = switch(
+        "cpu: a float multiply feeding an add may become one fused multiply-add (default as above)", per_input=True)
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
     lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers
     lowering_pipeline: str = ""  # --lowering PIPELINE: replaces the built pipeline ("" = the built one)
-    elementwise_fusion: bool = False  # --elementwise-fusion: linalg-fuse-elementwise-ops on tensors first
+    elementwise_fusion: bool = switch("fuse linalg elementwise ops on tensors before lowering (default false)",
+                                      default=False)
 
     def resolved(self, framework_input: bool, vector_bits: Callable[[bool], int],
                  exact_math: Callable[[], bool]) -> "Options":
@@ -110,8 +124,24 @@ class Options:
 # ---------------------------------------------------------------------------------------
 # Ranges and conflicts, checked before any input is read (the CLI) or any IR is touched (the API).
 
-# Switches whose default depends on the input (Options.resolved): None until the input is known.
-PER_INPUT_SWITCHES = ("approximate_math", "reassociate", "contract")
+def _fields() -> tuple:
+    from dataclasses import fields
+
+    return fields(Options)
+
+
+# The `--flag [BOOL]` switches, in declaration order, and those whose default follows the input
+# (Options.resolved): None until the input is known.
+SWITCHES = tuple(f for f in _fields() if f.metadata.get("switch"))
+PER_INPUT_SWITCHES = tuple(f.name for f in SWITCHES if f.metadata["per_input"])
+
+
+def knob_type(name: str) -> type:
+    """The type an Options field's value must have: the declared one (bool for the switches, int
+    for vector_bits, whose default None means "decided by the input or the host"), else its
+    default's."""
+    f = next(f for f in _fields() if f.name == name)
+    return f.metadata.get("type") or type(getattr(Options(), name))
 
 # AVX2's width, which runs well on any x86-64 core of the last decade: the plan's width before the
 # input is resolved, and what `--vector-bits 256` asks for.
