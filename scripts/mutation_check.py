@@ -44,6 +44,7 @@ FOCUS = {
     "constant copies": ["tests/test_cpu_constant_copies.py"],
     "constant panels": ["tests/test_cpu_constant_panels.py"],
     "exact math": ["tests/test_cpu_exact_math.py"],
+    "interrupts": ["tests/test_interrupts.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -139,6 +140,13 @@ MUTATIONS = [
      [("        if not _same(got, want):", "        if False:")]),
     ("exact math: only exp on f32 has an exact form", "loopopt/analysis/cpu_plan.py",
      [("                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)", "                    pass")]),
+    ("interrupts: never raised into an import", "loopopt/mlir.py",
+     [("            if _importing(self.thread):", "            if False:")]),
+    ("interrupts: raised again when a callback swallowed it", "loopopt/mlir.py",
+     [("            if self._sent_at is None or time.monotonic() - self._sent_at >= RESEND_SECONDS:",
+       "            if self._sent_at is None:")]),
+    ("interrupts: Python's flag is looked at while waiting", "loopopt/mlir.py",
+     [("                stage.wake.get(timeout=POLL_SECONDS)", "                stage.wake.get()")]),
 ]
 
 
