@@ -14,6 +14,7 @@ import random
 import re
 import signal
 from dataclasses import dataclass
+from typing import Callable
 
 from ..options import TARGETS, Options
 from .generator import GeneratedProgram
@@ -208,6 +209,83 @@ def check_program(prog: GeneratedProgram, options: Options, *, seed: int = 0, us
     """None when loopopt keeps `prog` valid and its results unchanged under `options`."""
     return check_text(prog.text, prog.func_name, prog.sizes, options, seed=seed,
                       use_mlir_opt=use_mlir_opt, timeout=timeout)
+
+
+# ---------------------------------------------------------------- a crash is a failure too
+
+
+# What a signal that ends the checking process is called in a failure's class (`crash:<name>`).
+_SIGNAL_NAMES = {"SIGSEGV": "SegmentationFault", "SIGABRT": "AbortFault", "SIGBUS": "BusFault",
+                 "SIGILL": "IllegalInstructionFault", "SIGFPE": "FloatingPointFault", "SIGKILL": "KilledFault"}
+
+
+class IsolatedChecker:
+    """`check_text` in a child process, started again after it dies: a crash of the process (a
+    step that reads an erased op dies of SIGSEGV, MLIR aborts) is a failure of class
+    `crash:SegmentationFault` etc., not the end of a campaign or of the test run. The child is
+    spawned (not forked: the parent's MLIR thread pools would be missing in it)."""
+
+    def __init__(self, serve: "Callable | None" = None) -> None:
+        self._serve = serve or _serve_checks  # the child's loop (tests give one that crashes)
+        self._proc = None
+        self._conn = None
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe()
+        self._proc = ctx.Process(target=self._serve, args=(child,), name="loopopt-fuzz-check", daemon=True)
+        self._proc.start()
+        child.close()
+        self._conn = parent
+
+    def check(self, text: str, func_name: str, sizes: dict, options: Options, *, seed: int = 0,
+              use_mlir_opt: bool = False, timeout: float | None = 120) -> "Failure | None":
+        if self._proc is None or not self._proc.is_alive():
+            self._start()
+        kw = dict(seed=seed, use_mlir_opt=use_mlir_opt, timeout=timeout)
+        self._conn.send((text, func_name, sizes, options, kw))
+        answered = self._conn.poll(3 * (timeout or 120) + 120)  # the child's own limit comes first
+        if answered:
+            try:
+                return self._conn.recv()
+            except (EOFError, OSError):
+                pass
+        else:
+            self._proc.kill()
+        self._proc.join(10)
+        code = self._proc.exitcode
+        self._proc = None
+        if not answered:
+            return Failure(TIMEOUT, "the checking process did not answer", options)
+        return Failure(CRASH, _death(code), options)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._conn.close()
+            self._proc.join(10)
+            if self._proc.is_alive():
+                self._proc.kill()
+            self._proc = None
+
+
+def _death(code: int | None) -> str:
+    """`SegmentationFault: the checking process died of SIGSEGV (exit 139)` for a child's exit code."""
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name
+        return f"{_SIGNAL_NAMES.get(name, name + 'Fault')}: the checking process died of {name} (exit {128 - code})"
+    return f"ProcessExit: the checking process exited with {code}"
+
+
+def _serve_checks(conn) -> None:
+    """The child's loop: a check per request until the parent closes the pipe."""
+    while True:
+        try:
+            text, func_name, sizes, options, kw = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(check_text(text, func_name, sizes, options, **kw))
 
 
 # ---------------------------------------------------------------- regression files
