@@ -578,13 +578,17 @@ def test_fuzz_command_shrinks_internal_failures_keeping_their_class(monkeypatch,
     assert reg.text.count("affine.for") <= 3
 
 
-def _crash_on_request(conn) -> None:
-    """A checking child that dies of SIGSEGV on its second request (the first it answers)."""
+def crash_on_second_request() -> None:
+    """A checking child (IsolatedChecker's `serve`) that answers its first request and dies of
+    SIGSEGV on its second."""
+    import pickle
     import signal as _signal
+    import sys
 
-    conn.recv()
-    conn.send(None)
-    conn.recv()
+    pickle.load(sys.stdin.buffer)
+    pickle.dump(None, sys.stdout.buffer)
+    sys.stdout.buffer.flush()
+    pickle.load(sys.stdin.buffer)
     os.kill(os.getpid(), _signal.SIGSEGV)
 
 
@@ -592,7 +596,7 @@ def test_a_crash_of_the_checking_process_is_a_failure_and_the_next_check_runs():
     """A step reading an erased op kills the process (SIGSEGV): the fuzz command checks in a child
     process, counts that as class crash:SegmentationFault, and starts a new child for the next."""
     prog = _first_with("arith.addf")
-    checker = IsolatedChecker(serve=_crash_on_request)
+    checker = IsolatedChecker(serve=f"{__name__}:crash_on_second_request")
     try:
         assert checker.check(prog.text, prog.func_name, prog.sizes, Options()) is None
         f = checker.check(prog.text, prog.func_name, prog.sizes, Options())

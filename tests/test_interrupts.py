@@ -86,7 +86,10 @@ def test_ctrl_c_on_the_command_line_exits_130_writing_nothing(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "loopopt", str(src), "--target", "cpu", "-o", str(out / "o.mlir"),
                           "--remarks-json", str(out / "r.json")], cwd=ROOT, env=ENV, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(2.0)  # start-up, parsing, then well into fusion
+        deadline = time.monotonic() + 60
+        while len(os.listdir(f"/proc/{p.pid}/task")) < 2 and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)  # start-up and imports: until the pass's worker thread runs
+        time.sleep(1.0)  # then well into fusion
         assert p.poll() is None, "the chain compiled before the interrupt: make CHAIN_LOOPS['cpu'] larger"
         sent = time.monotonic()
         p.send_signal(signal.SIGINT)

@@ -14,7 +14,6 @@ import random
 import re
 import signal
 from dataclasses import dataclass
-from typing import Callable
 
 from ..options import TARGETS, Options
 from .generator import GeneratedProgram
@@ -222,50 +221,57 @@ _SIGNAL_NAMES = {"SIGSEGV": "SegmentationFault", "SIGABRT": "AbortFault", "SIGBU
 class IsolatedChecker:
     """`check_text` in a child process, started again after it dies: a crash of the process (a
     step that reads an erased op dies of SIGSEGV, MLIR aborts) is a failure of class
-    `crash:SegmentationFault` etc., not the end of a campaign or of the test run. The child is
-    spawned (not forked: the parent's MLIR thread pools would be missing in it)."""
+    `crash:SegmentationFault` etc., not the end of a campaign or of the test run. The child is a
+    new interpreter (`python -c`; not a fork, whose copies of MLIR's thread pools would lack their
+    threads) serving requests on its stdin and stdout, pickled. `serve` ("module:function"):
+    the child's loop (tests give one that crashes)."""
 
-    def __init__(self, serve: "Callable | None" = None) -> None:
-        self._serve = serve or _serve_checks  # the child's loop (tests give one that crashes)
+    def __init__(self, serve: str = "loopopt.fuzz.differential:serve_checks") -> None:
+        self._serve = serve
         self._proc = None
-        self._conn = None
 
     def _start(self) -> None:
-        import multiprocessing
+        import subprocess
+        import sys
 
-        ctx = multiprocessing.get_context("spawn")
-        parent, child = ctx.Pipe()
-        self._proc = ctx.Process(target=self._serve, args=(child,), name="loopopt-fuzz-check", daemon=True)
-        self._proc.start()
-        child.close()
-        self._conn = parent
+        module, fn = self._serve.split(":")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        self._proc = subprocess.Popen([sys.executable, "-c", f"import {module} as m; m.{fn}()"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
 
     def check(self, text: str, func_name: str, sizes: dict, options: Options, *, seed: int = 0,
               use_mlir_opt: bool = False, timeout: float | None = 120) -> "Failure | None":
-        if self._proc is None or not self._proc.is_alive():
+        import pickle
+        import select
+
+        if self._proc is None or self._proc.poll() is not None:
             self._start()
         kw = dict(seed=seed, use_mlir_opt=use_mlir_opt, timeout=timeout)
-        self._conn.send((text, func_name, sizes, options, kw))
-        answered = self._conn.poll(3 * (timeout or 120) + 120)  # the child's own limit comes first
+        answer, answered = None, False
+        try:
+            pickle.dump((text, func_name, sizes, options, kw), self._proc.stdin)
+            self._proc.stdin.flush()
+            # the child's own time limit comes first; this is for a child that hangs
+            if select.select([self._proc.stdout], [], [], 3 * (timeout or 120) + 120)[0]:
+                answer, answered = pickle.load(self._proc.stdout), True
+        except (EOFError, OSError, pickle.UnpicklingError):
+            answered = None
         if answered:
-            try:
-                return self._conn.recv()
-            except (EOFError, OSError):
-                pass
-        else:
+            return answer
+        if answered is False:
             self._proc.kill()
-        self._proc.join(10)
-        code = self._proc.exitcode
+        code = self._proc.wait()
         self._proc = None
-        if not answered:
+        if answered is False:
             return Failure(TIMEOUT, "the checking process did not answer", options)
         return Failure(CRASH, _death(code), options)
 
     def close(self) -> None:
         if self._proc is not None:
-            self._conn.close()
-            self._proc.join(10)
-            if self._proc.is_alive():
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(10)
+            except Exception:
                 self._proc.kill()
             self._proc = None
 
@@ -278,14 +284,23 @@ def _death(code: int | None) -> str:
     return f"ProcessExit: the checking process exited with {code}"
 
 
-def _serve_checks(conn) -> None:
-    """The child's loop: a check per request until the parent closes the pipe."""
+def serve_checks() -> None:
+    """The child's loop: a `check_text` per pickled request on stdin, the answer pickled on the
+    process's stdout (anything else printed goes to stderr), until stdin closes."""
+    import pickle
+    import sys
+
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    requests = sys.stdin.buffer
     while True:
         try:
-            text, func_name, sizes, options, kw = conn.recv()
-        except (EOFError, OSError):
+            text, func_name, sizes, options, kw = pickle.load(requests)
+        except EOFError:
             return
-        conn.send(check_text(text, func_name, sizes, options, **kw))
+        pickle.dump(check_text(text, func_name, sizes, options, **kw), out)
+        out.flush()
 
 
 # ---------------------------------------------------------------- regression files
