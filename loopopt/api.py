@@ -157,8 +157,9 @@ def check_request(options: Options, passes) -> list[str] | None:
 def run(source, options: Options, *, filename: str | None = None, passes=None, explain: bool = False,
         ir_after_each: bool = False, interrupt: str = "forward") -> Result:
     """`optimize` with built Options. `interrupt`: what an interrupt does while the work runs on
-    its big-stack thread (mlir.call_with_big_stack): `forward` (stop it, restore, re-raise) or
-    `raise` (re-raise at once: the CLI, which exits)."""
+    its big-stack thread (mlir.call_with_big_stack): `forward` (stop it, restore the module,
+    re-raise) or `raise` (re-raise at once: the CLI, which exits). A module's snapshot is taken
+    and put back (or dropped) on threads no interrupt stops, so a restore always runs whole."""
     from . import driver, mlir
 
     is_module = isinstance(source, mlir.ir.Module)
@@ -179,38 +180,33 @@ def run(source, options: Options, *, filename: str | None = None, passes=None, e
             raise LoopOptError(f"{filename}: error: module nests {depth} regions deep; loopopt handles at most "
                                f"{mlir.MAX_NESTING_DEPTH}")
 
-    def work(token):
+    def work():
+        return driver.optimize(source, options, filename=filename, passes=pipeline, explain=explain,
+                               dump_ir=ir_after_each)
+
+    snapshot: list = []
+
+    def take_snapshot():
+        snapshot.append(mlir.snapshot_module(source))
+
+    def settle(final: bool, res) -> None:
+        """The module as the call leaves it: the optimized one, or (interrupted, bad input, or a
+        module rolled back, whose text is the input's) the one before the call."""
+        if final and not any(r.message.startswith("[INTERNAL] module rolled back") for r in res.remarks):
+            mlir.erase_innermost_first(snapshot.pop())
+        else:
+            mlir.restore_module(source, snapshot.pop())
+
+    from .analysis.memory import clear_argument_classes
+
+    try:
         if not is_module:
-            res = driver.optimize(source, options, filename=filename, passes=pipeline, explain=explain,
-                                  dump_ir=ir_after_each)
-            token.commit()
-            return res
-        with mlir.source_named(source.context, filename):
-            snapshot = mlir.snapshot_module(source)
-            try:
-                res = driver.optimize(source, options, filename=filename, passes=pipeline, explain=explain,
-                                      dump_ir=ir_after_each)
-                if any(r.message.startswith("[INTERNAL] module rolled back") for r in res.remarks):
-                    mlir.restore_module(source, snapshot)  # the text is the input's; so is the module
-                    snapshot = None
-                token.commit()
-            except BaseException:
-                if snapshot is not None:
-                    mlir.restore_module(source, snapshot)
-                raise
-            if snapshot is not None:
-                mlir.erase_innermost_first(snapshot)
-            return res
-
-    def work_then_forget(token):
-        from .analysis.memory import clear_argument_classes
-
-        try:
-            return work(token)
-        finally:
-            clear_argument_classes()  # keyed by op addresses, which later modules reuse
-
-    res = mlir.call_with_big_stack(work_then_forget, interrupt=interrupt)
+            res = mlir.call_with_big_stack(work, interrupt=interrupt)
+        else:
+            with mlir.source_named(source.context, filename):
+                res = mlir.call_with_big_stack(work, interrupt=interrupt, setup=take_snapshot, settle=settle)
+    finally:
+        clear_argument_classes()  # keyed by op addresses, which later modules reuse
     return Result(text=res.text, remarks=list(res.remarks.remarks), stats=dict(res.stats), options=options,
                   filename=filename, trace=list(res.remarks.trace), fpg=list(res.remarks.fpg),
                   ir_after=list(res.ir_after), input_text=res.input_text)

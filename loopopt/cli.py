@@ -363,7 +363,7 @@ def write_outputs(req: Request, result, data: bytes) -> None:
         from .analysis.report import analysis_report
         from .mlir import call_with_big_stack
 
-        _err(call_with_big_stack(lambda token: analysis_report(data, req.filename), interrupt="raise"))
+        _err(call_with_big_stack(lambda: analysis_report(data, req.filename), interrupt="raise"))
     if a.trace:
         _err("".join(line + "\n" for line in result.trace))
     if a.remarks:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import operator
 import os
+import queue
 import re
 import signal
 import sys
 import threading
+import time
 from itertools import accumulate
 import weakref
 from contextlib import contextmanager
@@ -447,77 +449,88 @@ def restore_module(module: ir.Module, snapshot: ir.Operation) -> None:
 
 BIG_STACK_BYTES = 256 * 1024 * 1024  # reserved, touched only as deep as the input nests
 _STACK_LOCK = threading.Lock()
-
-
-class Interruptible:
-    """What a worker shares with the thread waiting for it: `commit()` marks the point after
-    which an interrupt no longer stops the work (it raises KeyboardInterrupt if one came first)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.cancelled = False
-        self.committed = False
-
-    def commit(self) -> None:
-        with self._lock:
-            if self.cancelled:
-                raise KeyboardInterrupt
-            self.committed = True
-
-    def cancel(self, thread: threading.Thread) -> bool:
-        """Stop the worker at its next Python instruction unless it committed; True if sent."""
-        with self._lock:
-            if self.committed or self.cancelled:
-                return False
-            self.cancelled = True
-            _raise_in_thread(thread, KeyboardInterrupt)
-            return True
-
-
+# The waiting thread looks at least this often for an interrupt Python only flagged (as
+# _thread.interrupt_main does: no signal arrives to wake it).
+POLL_SECONDS = 0.05
+# An interrupt the worker swallowed (raised inside a C library's callback, which reports it as
+# its own error) is raised into it again after this long.
+RESEND_SECONDS = 0.25
 RECURSION_LIMIT = 1000 + 4 * MAX_NESTING_DEPTH  # a few Python frames per nesting level, on BIG_STACK_BYTES
 
 
-def call_with_big_stack(fn: Callable, *, interrupt: str = "forward"):
-    """Run `fn(token)` on a thread with BIG_STACK_BYTES of stack and return what it returns (or
-    raise what it raised). While it runs, Python's recursion limit is at least RECURSION_LIMIT
-    (one limit for the whole process; put back after).
+class _Stage:
+    """One big-stack worker thread and what it shares with the thread waiting for it. A
+    stoppable stage is stopped by raising KeyboardInterrupt into it (at its next Python
+    instruction); the others are never stopped: an interrupt waits for them."""
 
-    An interrupt (Ctrl-C): `forward` stops the worker at its next Python instruction
-    (`token.cancel`), waits for it to unwind (its guards restore what it changed; further
-    interrupts meanwhile are noted, not raised) and raises KeyboardInterrupt; `raise` raises it in
-    the calling thread at once and leaves the worker (a daemon) to die with the process: the CLI,
-    which writes nothing from the worker. In `forward` mode, called on the main thread with
-    Python's default SIGINT handler, a handler that only notes the interrupt stands in for it
-    meanwhile, so no KeyboardInterrupt can surface between starting the worker and waiting for it."""
-    token = Interruptible()
-    box: dict = {}
-    # Released by the worker when it is done. Not Thread.join: Python 3.11's join, interrupted,
-    # releases the worker's own state lock and reports a running thread as stopped.
-    done = threading.Lock()
-    done.acquire()
-    noted: list = []
-    started: list = []
-    finished: list = []
+    def __init__(self, target: Callable, stoppable: bool) -> None:
+        self.target = target
+        self.stoppable = stoppable
+        self.box: dict = {}
+        self.finished = False
+        self.wake = queue.SimpleQueue()  # tells the waiting thread the stage finished
+        self.thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._sent_at: float | None = None  # when KeyboardInterrupt was last raised into it
 
-    def body() -> None:
+    def body(self) -> None:
         try:
             # Ctrl-C must reach the waiting thread: a signal the kernel hands to this thread
             # would not wake it, and the interrupt would wait for the work to finish.
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
-                box["value"] = fn(token)
+                self.box["value"] = self.target()
             except BaseException as e:  # handed to the waiting thread
-                box["error"] = e
-        except BaseException:  # an interrupt that arrived as the worker finished
+                self.box["error"] = e
+        except BaseException:  # an interrupt raised into it as it finished
             pass
         finally:
-            done.release()
+            self.finished = True
+            self.wake.put(None)
+
+    def stop(self) -> None:
+        """(waiting thread) Raise KeyboardInterrupt into a stoppable stage still running; again
+        if RESEND_SECONDS went by since the last time."""
+        with self._lock:
+            if not self.stoppable or self.finished or self.thread is None or not self.thread.is_alive():
+                return
+            if _importing(self.thread):
+                return  # a module half imported stays broken (a C extension's second import aborts)
+            if self._sent_at is None or time.monotonic() - self._sent_at >= RESEND_SECONDS:
+                _raise_in_thread(self.thread, KeyboardInterrupt)
+                self._sent_at = time.monotonic()
+
+
+def call_with_big_stack(fn: Callable, *, interrupt: str = "forward", setup: Callable | None = None,
+                        settle: Callable | None = None):
+    """Run `fn()` on a thread with BIG_STACK_BYTES of stack and return what it returns (or raise
+    what it raised). While it runs, Python's recursion limit is at least RECURSION_LIMIT (one
+    limit for the whole process; put back after).
+
+    `setup()` runs first and `settle(final, value)` last, each on a big-stack thread of its own
+    that no interrupt stops: what must run to its end (taking a snapshot, putting it back) goes
+    there. settle runs whenever setup did; `final` says fn returned `value` and no interrupt
+    came before settle started (the signal handlers due are run first), else value is None.
+
+    An interrupt (Ctrl-C, or `_thread.interrupt_main`), `forward` mode: fn's thread is stopped
+    at its next Python instruction (raised again every RESEND_SECONDS should a C library's
+    callback swallow it), settle runs, then KeyboardInterrupt is raised; further interrupts
+    meanwhile are noted, not raised. The waiting thread looks for interrupts every POLL_SECONDS,
+    so one arrives within that of the signal plus fn's longest single call into C (which holds
+    the interpreter). An interrupt while settle runs with final true propagates with fn's work
+    complete. `raise` mode raises KeyboardInterrupt in the calling thread at once and leaves the
+    worker (a daemon) to die with the process: the CLI, which writes nothing from the worker. In
+    `forward` mode, called on the main thread with Python's default SIGINT handler, a handler
+    that only notes the interrupt stands in for it meanwhile, so no KeyboardInterrupt can
+    surface while a stage runs or between two stages."""
+    noted: list = []
+    stages: list[_Stage] = []
 
     def note(e: BaseException) -> None:
         if not noted:
             noted.append(e)
-            if started:
-                token.cancel(started[0])
+        for stage in stages:
+            stage.stop()
 
     def on_sigint(signum, frame) -> None:
         note(KeyboardInterrupt())
@@ -528,37 +541,102 @@ def call_with_big_stack(fn: Callable, *, interrupt: str = "forward"):
         signal.signal(signal.SIGINT, on_sigint)
     limit = sys.getrecursionlimit()
     raised = RECURSION_LIMIT > limit
+    if raised:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+    work = _Stage(fn, True)
     try:
-        with _STACK_LOCK:  # threading.stack_size is process-wide: set it only around this start
-            old = threading.stack_size(BIG_STACK_BYTES)
-            try:
-                worker = threading.Thread(target=body, name="loopopt-worker", daemon=True)
-                if raised:
-                    sys.setrecursionlimit(RECURSION_LIMIT)
-                worker.start()
-                started.append(worker)
-            finally:
-                threading.stack_size(old)
-        if noted:
-            token.cancel(worker)
-        while not finished:
-            try:
-                done.acquire()
-                finished.append(True)
-            except KeyboardInterrupt as e:  # raised by another handler than ours, or `raise` mode
-                if interrupt == "raise":
-                    raise
-                note(e)
+        ready = setup is None or _run_stage(_Stage(setup, False), stages, noted, note, interrupt)
+        if ready and not noted:
+            _run_stage(work, stages, noted, note, interrupt)
+        if setup is not None and ready:
+            _wait_for(lambda: True, None, noted, note, interrupt)  # the handlers due have run
+            final = "value" in work.box and not noted
+            value = work.box.get("value") if final else None
+            if noted and "error" in work.box:
+                _release_frames(work.box["error"])  # before settle erases the values they use
+            _run_stage(_Stage(lambda: settle(final, value), False), stages, noted, note, interrupt)
     finally:
         if own_handler:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        if raised and finished and sys.getrecursionlimit() == RECURSION_LIMIT:
+        if raised and all(s.finished for s in stages) and sys.getrecursionlimit() == RECURSION_LIMIT:
             sys.setrecursionlimit(limit)
     if noted:
         raise noted[0]
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+    for stage in stages:  # setup's error, fn's, settle's
+        if "error" in stage.box:
+            raise stage.box["error"]
+    return work.box.get("value")
+
+
+def _run_stage(stage: _Stage, stages: list, noted: list, note: Callable, interrupt: str) -> bool:
+    """Start `stage` and wait for it, forwarding interrupts; True if it ended without an error."""
+    stages.append(stage)
+    with _STACK_LOCK:  # threading.stack_size is process-wide: set it only around this start
+        old = threading.stack_size(BIG_STACK_BYTES)
+        try:
+            stage.thread = threading.Thread(target=stage.body, name="loopopt-worker", daemon=True)
+            stage.thread.start()
+        finally:
+            threading.stack_size(old)
+    if noted:
+        stage.stop()
+    _wait_for(lambda: stage.finished or not stage.thread.is_alive(), stage, noted, note, interrupt)
+    return "error" not in stage.box
+
+
+def _wait_for(done: Callable[[], bool], stage: _Stage | None, noted: list, note: Callable, interrupt: str) -> None:
+    """Wait until `done()`, running the signal handlers due at least every POLL_SECONDS (an
+    interrupt that only set Python's flag wakes no one) and stopping `stage` again while an
+    interrupt is noted."""
+    while True:
+        try:
+            _run_signal_handlers()  # ours notes an interrupt; Python's default raises it
+            if noted and stage is not None:
+                stage.stop()
+            if done():
+                return
+            try:
+                stage.wake.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                pass
+        except KeyboardInterrupt as e:  # raised by another handler than ours, or `raise` mode
+            if interrupt == "raise":
+                raise
+            note(e)
+
+
+def _release_frames(error: BaseException) -> None:
+    """Free the frames of a stopped worker (held by its exception's tracebacks): an op it had
+    detached (moving it) is destroyed with them, which drops its uses of values the module still
+    holds; after a restore erased those values it would write to freed memory."""
+    import gc
+
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        error.__traceback__ = None
+        error = error.__context__ or error.__cause__
+    gc.collect()
+
+
+def _run_signal_handlers() -> None:
+    """Run the Python signal handlers due now (the calling thread must be the main one to run
+    any); a handler's exception propagates."""
+    import ctypes
+
+    ctypes.pythonapi.PyErr_CheckSignals()
+
+
+def _importing(thread: threading.Thread) -> bool:
+    """Whether `thread` is importing a module (frozen importlib frames on its stack). It cannot
+    start one before the interrupt reaches it: it holds no GIL meanwhile, and an import begins
+    with a Python call, where the interrupt is raised first."""
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _raise_in_thread(thread: threading.Thread, exc_type) -> None:

@@ -46,6 +46,7 @@ FOCUS = {
     "exact math": ["tests/test_cpu_exact_math.py"],
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
+    "interrupts": ["tests/test_interrupts.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -171,6 +172,13 @@ MUTATIONS = [
      [("    why = remap_refusal(producer, ivs, body, store)\n", "    why = None\n")]),
     ("erase check: a value of the erased op still used outside it", "loopopt/mlir.py",
      [("            if op_key(user) not in keys:", "            if False:")]),
+    ("interrupts: never raised into an import", "loopopt/mlir.py",
+     [("            if _importing(self.thread):", "            if False:")]),
+    ("interrupts: raised again when a callback swallowed it", "loopopt/mlir.py",
+     [("            if self._sent_at is None or time.monotonic() - self._sent_at >= RESEND_SECONDS:",
+       "            if self._sent_at is None:")]),
+    ("interrupts: Python's flag is looked at while waiting", "loopopt/mlir.py",
+     [("                stage.wake.get(timeout=POLL_SECONDS)", "                stage.wake.get()")]),
 ]
 
 

@@ -2,12 +2,15 @@
 
 Program k of seed S is generated from `Random(f"{S}/{k}")`, so any report can be replayed.
 A failure is a crash, invalid output, different results, a time-out, or an `[INTERNAL]` remark
-(a step rolled back). Failures are counted by class (`Failure.signature`); the first
+(a step rolled back); each program is checked in a child process, so a crash of that process
+(SIGSEGV) is counted as class `crash:SegmentationFault` and the campaign goes on (`--in-process`
+checks in this process instead). Failures are counted by class (`Failure.signature`); the first
 `--max-per-class` of each class are shrunk (keeping the class) and saved as DIR/<hash>.mlir
 with their options in the header. The last lines give the counts by class, then how many
 programs exercised each issue 22 forwarding class (`generator.probe_classes`), on every
 target and on cpu (where scalar replacement runs): a program with a forwarding probe runs on
-cpu three times in four.
+cpu three times in four; then each issue 33 class the same way (also three in four on cpu), with
+the failures of the programs that had it, by class.
 """
 from __future__ import annotations
 
@@ -20,13 +23,14 @@ import signal
 import time
 from dataclasses import replace
 
-from .differential import (BAD_INPUT, Regression, check_program, options_flags, random_options,
+from .differential import (BAD_INPUT, IsolatedChecker, Regression, check_program, options_flags, random_options,
                            save_regression)
-from .generator import FORWARD_CLASSES, GeneratorConfig, generate_program, probe_classes
+from .generator import FORWARD_CLASSES, ISSUE33_CLASSES, GeneratorConfig, generate_program, probe_classes
 from ..options import TARGETS
 
-# Share of programs with a forwarding probe (issue 22) that run on cpu, where scalar
-# replacement (the transform the probes aim at) runs; the rest keep the random target.
+# Share of programs with a forwarding probe (issue 22) or an issue 33 class that run on cpu, where
+# scalar replacement, the recompute rescue, register tiling and constant panels (the transforms
+# they aim at) run; the rest keep the random target.
 FORWARD_CPU_SHARE = 0.75
 from .shrink import shrink
 
@@ -45,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-shrink", action="store_true", help="save failing programs as generated")
     p.add_argument("--max-per-class", type=int, default=2, metavar="N",
                    help="shrink and save at most N failures of each class (default 2)")
+    p.add_argument("--in-process", action="store_true",
+                   help="check programs in this process (a crash ends the run) instead of a child process")
     return p
 
 
@@ -58,7 +64,7 @@ def program_case(seed: int, k: int, config: GeneratorConfig | None = None):
         config = GeneratorConfig(element_type="i32" if rng.random() < 0.2 else "f32", adversarial_rate=1.0)
     prog = generate_program(rng, config)
     options = random_options(rng)
-    if prog.features & FORWARD_CLASSES and rng.random() < FORWARD_CPU_SHARE:
+    if prog.features & (FORWARD_CLASSES | ISSUE33_CLASSES) and rng.random() < FORWARD_CPU_SHARE:
         options = replace(options, target=TARGETS["cpu"])
     return prog, options, rng.randrange(2 ** 31)
 
@@ -75,6 +81,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     exercised: collections.Counter = collections.Counter()  # (probe class, "all" | "cpu") -> programs
     k = 0
     old_term = signal.signal(signal.SIGTERM, _interrupt) if _main_thread() else None
+    checker = None if args.in_process else IsolatedChecker()
+    args.check = _checking(checker)
     try:
         while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
             k, tried, failures = _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out)
@@ -91,11 +99,23 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+        if checker is not None:
+            checker.close()
     return _summary(start, tried, failures, saved, by_class, exercised, out)
 
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def _checking(checker: IsolatedChecker | None):
+    """check_program, in the checker's child process when there is one."""
+    if checker is None:
+        return check_program
+
+    def check(prog, options, **kw):
+        return checker.check(prog.text, prog.func_name, prog.sizes, options, **kw)
+    return check
 
 
 def _main_thread() -> bool:
@@ -113,20 +133,26 @@ def _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out):
         print(f"  case {k}: generator error {type(e).__name__}: {e}", file=out, flush=True)
         by_class[f"generator:{type(e).__name__}"] += 1
         return k + 1, tried, failures + 1
-    failure = check_program(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
+    failure = args.check(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
     classes = probe_classes(prog.model) if prog.model is not None else set()
-    for c in classes | ({"any"} if classes else set()):
+    classes |= {f"issue33:{c}" for c in prog.features & ISSUE33_CLASSES}
+    for c in classes | ({"any"} if classes - _ISSUE33_KEYS else set()):
         exercised[c, "all"] += 1
         if options.target.name == "cpu":
             exercised[c, "cpu"] += 1
     if failure is not None:
         failures += 1
         by_class[failure.signature] += 1
+        for c in classes & _ISSUE33_KEYS:
+            exercised[c, f"fail:{failure.signature}"] += 1
         keep = by_class[failure.signature] <= args.max_per_class
         path = _report(k, prog, options, check_seed, failure, use_opt, args, out, keep)
         if path:
             saved.append(path)
     return k + 1, tried + 1, failures
+
+
+_ISSUE33_KEYS = frozenset(f"issue33:{c}" for c in ISSUE33_CLASSES)
 
 
 def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
@@ -138,15 +164,21 @@ def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
         print(f"fuzz: class {sig}: {n}", file=out, flush=True)
     print(f"fuzz: programs with a forwarding probe: {exercised['any', 'all']}, on cpu {exercised['any', 'cpu']}",
           file=out, flush=True)
-    for c in sorted({c for c, _ in exercised} - {"any"}):
+    for c in sorted({c for c, _ in exercised} - {"any"} - _ISSUE33_KEYS):
         print(f"fuzz: forwarding class {c}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu",
               file=out, flush=True)
+    for c in sorted({c for c, _ in exercised} & _ISSUE33_KEYS):
+        fails = ", ".join(f"{w[5:]} {n}" for (k, w), n in sorted(exercised.items()) if k == c and w.startswith("fail:"))
+        print(f"fuzz: issue 33 class {c[8:]}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu; "
+              f"failures: {fails or 'none'}", file=out, flush=True)
     return 1 if failures else 0
 
 
 def _report(k, prog, options, check_seed, failure, use_opt, args, out, keep=True) -> str | None:
     print(f"  FAIL case {k} [{failure.signature}] {failure.message}", file=out, flush=True)
     print(f"       options: {options_flags(options)}", file=out, flush=True)
+    if prog.features & ISSUE33_CLASSES:
+        print(f"       issue 33 classes: {', '.join(sorted(prog.features & ISSUE33_CLASSES))}", file=out, flush=True)
     if failure.kind == BAD_INPUT:
         print("       (the generator produced an invalid program; not saved)", file=out, flush=True)
         return None
@@ -155,11 +187,11 @@ def _report(k, prog, options, check_seed, failure, use_opt, args, out, keep=True
         return None
 
     def still_fails(cand) -> bool:
-        f = check_program(cand, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
+        f = args.check(cand, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
         return f is not None and f.signature == failure.signature
 
     small = prog if args.no_shrink else shrink(prog, still_fails)
-    final = check_program(small, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout) or failure
+    final = args.check(small, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout) or failure
     reg = Regression(text=small.text, func_name=small.func_name, sizes=small.sizes, options=options,
                      seed=check_seed, note=f"{final.kind}: {final.message}", open=True)
     path = save_regression(reg, args.out)

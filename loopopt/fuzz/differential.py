@@ -210,6 +210,99 @@ def check_program(prog: GeneratedProgram, options: Options, *, seed: int = 0, us
                       use_mlir_opt=use_mlir_opt, timeout=timeout)
 
 
+# ---------------------------------------------------------------- a crash is a failure too
+
+
+# What a signal that ends the checking process is called in a failure's class (`crash:<name>`).
+_SIGNAL_NAMES = {"SIGSEGV": "SegmentationFault", "SIGABRT": "AbortFault", "SIGBUS": "BusFault",
+                 "SIGILL": "IllegalInstructionFault", "SIGFPE": "FloatingPointFault", "SIGKILL": "KilledFault"}
+
+
+class IsolatedChecker:
+    """`check_text` in a child process, started again after it dies: a crash of the process (a
+    step that reads an erased op dies of SIGSEGV, MLIR aborts) is a failure of class
+    `crash:SegmentationFault` etc., not the end of a campaign or of the test run. The child is a
+    new interpreter (`python -c`; not a fork, whose copies of MLIR's thread pools would lack their
+    threads) serving requests on its stdin and stdout, pickled. `serve` ("module:function"):
+    the child's loop (tests give one that crashes)."""
+
+    def __init__(self, serve: str = "loopopt.fuzz.differential:serve_checks") -> None:
+        self._serve = serve
+        self._proc = None
+
+    def _start(self) -> None:
+        import subprocess
+        import sys
+
+        module, fn = self._serve.split(":")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        self._proc = subprocess.Popen([sys.executable, "-c", f"import {module} as m; m.{fn}()"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+
+    def check(self, text: str, func_name: str, sizes: dict, options: Options, *, seed: int = 0,
+              use_mlir_opt: bool = False, timeout: float | None = 120) -> "Failure | None":
+        import pickle
+        import select
+
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        kw = dict(seed=seed, use_mlir_opt=use_mlir_opt, timeout=timeout)
+        answer, answered = None, False
+        try:
+            pickle.dump((text, func_name, sizes, options, kw), self._proc.stdin)
+            self._proc.stdin.flush()
+            # the child's own time limit comes first; this is for a child that hangs
+            if select.select([self._proc.stdout], [], [], 3 * (timeout or 120) + 120)[0]:
+                answer, answered = pickle.load(self._proc.stdout), True
+        except (EOFError, OSError, pickle.UnpicklingError):
+            answered = None
+        if answered:
+            return answer
+        if answered is False:
+            self._proc.kill()
+        code = self._proc.wait()
+        self._proc = None
+        if answered is False:
+            return Failure(TIMEOUT, "the checking process did not answer", options)
+        return Failure(CRASH, _death(code), options)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(10)
+            except Exception:
+                self._proc.kill()
+            self._proc = None
+
+
+def _death(code: int | None) -> str:
+    """`SegmentationFault: the checking process died of SIGSEGV (exit 139)` for a child's exit code."""
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name
+        return f"{_SIGNAL_NAMES.get(name, name + 'Fault')}: the checking process died of {name} (exit {128 - code})"
+    return f"ProcessExit: the checking process exited with {code}"
+
+
+def serve_checks() -> None:
+    """The child's loop: a `check_text` per pickled request on stdin, the answer pickled on the
+    process's stdout (anything else printed goes to stderr), until stdin closes."""
+    import pickle
+    import sys
+
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    requests = sys.stdin.buffer
+    while True:
+        try:
+            text, func_name, sizes, options, kw = pickle.load(requests)
+        except EOFError:
+            return
+        pickle.dump(check_text(text, func_name, sizes, options, **kw), out)
+        out.flush()
+
+
 # ---------------------------------------------------------------- regression files
 
 

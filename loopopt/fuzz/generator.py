@@ -29,6 +29,11 @@ scf.if, a private function's argument fed one), then writes of every kind (`PROB
 loops, scf.if, memref.store, affine.vector_store, memref.copy, calls) to a buffer it may be,
 then a reload through it, in straight-line code and in loop bodies; or the store traced and
 the writes through the alias.
+Issue 33's classes (`ISSUE33_CLASSES`): a nest that stores its loop counter as data (`T[i] = i`,
+`T[i, j] = j`) read by a later nest, transposed where it can be; matrix products (`model.Product`)
+with ops before and after the column loop in the row loop, a row reduction whose init is loaded
+per row, a B panel larger than half the cpu target's L2, the counter as data in the stored value,
+and globals already named as loopopt's steps name what they create.
 """
 from __future__ import annotations
 
@@ -36,8 +41,8 @@ import random
 from dataclasses import dataclass, field, replace
 
 from .model import (ALIAS_KINDS, CARRIED_REGIONS, PROBE_WRITES, Access, AllocOp, BlockSplit, Buffer, CallOp,
-                    Compute, DeallocOp, GlobalOp, Idx, Loop, Nest, Probe, ProbeWrite, Program, Region, ReshapeOp,
-                    ScalarOp, Stmt, View, ViewOp, walk_stmts)
+                    Compute, DeallocOp, GlobalOp, Idx, Loop, Nest, Probe, ProbeWrite, Product, Program, Region,
+                    ReshapeOp, ScalarOp, Stmt, View, ViewOp, walk_stmts)
 from .render import memref_type_text, render  # noqa: F401  (re-exported)
 
 ELEMENT_TYPES = ("f32", "i32")
@@ -92,9 +97,28 @@ FEATURES = (
     "forward_callee",  # ... the argument of a private function the kernel calls with a select / scf.if
     "forward_in_loop",  # the probe runs in an affine.for body (its address follows the IV)
     "forward_traced",  # the store and reload go through a traced buffer, the writes through the alias
+    # issue 33 classes
+    "iv_data",         # a loop counter stored as data (T[i] = i, T[i, j] = j) and read by a later nest
+    "row_init",        # a product's row loop loads R[i], the init of a row max / sum its column loop carries
+    "big_panel",       # a product whose K x N panel of B is over half the cpu L2 (column blocks), few rows
+    "generated_names",  # globals named @<B>_panels<P>, @<B>_folded0, @loopopt_expf_table holding other values
+    "around_product",  # ops before and after a product's column loop in its row loop (C and other buffers)
 )
 # The issue 22 classes whose probes say where the untraced memref comes from.
 FORWARD_CLASSES = frozenset({"forward_select", "forward_if", "forward_callee"})
+# Issue 33's classes: their draws come from a side stream of their own (`_side_stream`).
+ISSUE33_CLASSES = frozenset({"iv_data", "row_init", "big_panel", "generated_names", "around_product"})
+PRODUCT_CLASSES = ("big_panel", "generated_names", "row_init", "around_product")
+# K x N of a big panel: 64 x 4160 f32 is 1.06 MB, over half the cpu target's 2 MiB L2, so the
+# register tile is built in column blocks (cpu_plan.column_block); 2-3 rows (2 for i32, whose
+# wrapping arithmetic the interpreter runs slower) keep the reference interpreter's run under a
+# second (0.3-0.7 s here).
+BIG_PANEL = (64, 4160)
+# A register tile's columns (a constant panel's width): 8 or 16 lanes (256- or 512-bit f32) x 1-4
+# vectors. DECOY_COLS is a multiple of each: a splat constant is packed only then.
+PANEL_WIDTHS = (8, 16, 24, 32, 48, 64)
+DECOY_COLS = 192
+EXPF_TABLE = "loopopt_expf_table"  # transforms/exact_math.TABLE_NAME
 
 # Issue 10 classes: the probability that a program is made to contain each (at least once), at
 # `adversarial_rate` 1 (the fuzz command); they also appear incidentally. Plain features keep
@@ -106,6 +130,7 @@ CLASS_RATES = {
     "multi_block": 0.08, "alias_args": 0.08, "band": 0.06, "triangular": 0.06, "diagonal": 0.06,
     "outer_loop": 0.1, "alloc_outside": 0.05, "semi_affine": 0.07, "carried_index": 0.05,
     "forward_select": 0.05, "forward_if": 0.05, "forward_callee": 0.05,
+    "iv_data": 0.05, "row_init": 0.04, "big_panel": 0.02, "generated_names": 0.03, "around_product": 0.04,
 }
 
 
@@ -153,6 +178,8 @@ class GeneratorConfig:
     semi_affine: bool = True
     carried_index: bool = True
     forwarding: bool = True  # forward_* (issue 22); needs value_aliases too unless forced
+    iv_data: bool = True  # loop counters stored as data (issue 33)
+    products: bool = True  # row_init / big_panel / generated_names / around_product (issue 33)
     # Scales CLASS_RATES and the incidental rates of those classes. 0 (the default): plain affine
     # programs, the classes only when forced; the fuzz command uses 1.
     adversarial_rate: float = 0.0
@@ -170,7 +197,8 @@ class GeneratorConfig:
 _IMPLIES = {"negative_shift": {"shift"}, "zero_trip": {"symbolic"}, "alloca": {"placed"},
             "dealloc": {"placed"}, "vector_overlap": {"vector"}, "alloc_outside": {"outer_loop", "placed"},
             "carried_index": {"outer_loop"}, "semi_affine": {"symbolic"},
-            "forward_in_loop": {"forward_select"}, "forward_traced": {"forward_if"}}
+            "forward_in_loop": {"forward_select"}, "forward_traced": {"forward_if"},
+            "big_panel": {"around_product"}, "iv_data": {"placed"}}
 
 _FEATURE_KNOB = {
     "placed": "placed", "alloca": "placed", "dealloc": "dealloc", "shift": "shifts",
@@ -187,6 +215,8 @@ _FEATURE_KNOB = {
     "semi_affine": "semi_affine", "carried_index": "carried_index",
     "forward_select": "forwarding", "forward_if": "forwarding", "forward_callee": "forwarding",
     "forward_in_loop": "forwarding", "forward_traced": "forwarding",
+    "iv_data": "iv_data", "row_init": "products", "big_panel": "products", "generated_names": "products",
+    "around_product": "products",
 }
 
 
@@ -222,6 +252,8 @@ class _Gen:
     def __init__(self, rng: random.Random, config: GeneratorConfig):
         self.rng = rng
         self.prng = _side_stream(rng)  # draws of the issue 22 classes
+        self.qrng = _side_stream(rng, "issue33")  # draws of the issue 33 classes
+        self.expf_decoy = False  # a global named as exact_math's table exists
         self.cfg = config
         self.features: set = set()
         self.stmts: list = []  # where statements go (a region's body while one is generated)
@@ -295,13 +327,13 @@ def _small_values(g: "_Gen") -> list:
     return [1, 2, 3, -1, 5] if g.cfg.element_type == "i32" else [0.5, -1.0, 0.25, 1.0, -0.5, 0.75]
 
 
-def _side_stream(rng: random.Random) -> random.Random:
-    """A stream for the issue 22 classes' draws that leaves `rng`'s own as it was, so a program
-    without those classes is exactly what the generator made before they existed (seeds keep
-    their programs). A random source whose state is not a `random.Random`'s (hypothesis') is
-    shared instead."""
+def _side_stream(rng: random.Random, name: str = "forward") -> random.Random:
+    """A stream for one issue's classes' draws (22: `forward`, 33: `issue33`) that leaves `rng`'s
+    own as it was, so a program without those classes is exactly what the generator made before
+    they existed (seeds keep their programs). A random source whose state is not a
+    `random.Random`'s (hypothesis') is shared instead."""
     if type(rng) is random.Random:
-        return random.Random(f"forward/{rng.getstate()[1][:8]}")
+        return random.Random(f"{name}/{rng.getstate()[1][:8]}")
     return rng
 
 
@@ -388,7 +420,8 @@ def _choose_classes(g: _Gen) -> None:
     rate = g.cfg.adversarial_rate
     for f, p in CLASS_RATES.items():
         needs = {f} | _IMPLIES.get(f, set())
-        if all(g.cfg.allows(x) for x in needs) and _coin(g.prng if f in FORWARD_CLASSES else g.rng, p * rate):
+        stream = g.prng if f in FORWARD_CLASSES else g.qrng if f in ISSUE33_CLASSES else g.rng
+        if all(g.cfg.allows(x) for x in needs) and _coin(stream, p * rate):
             g.pending |= needs
 
 
@@ -1141,6 +1174,9 @@ def _maybe_between(g: _Gen) -> None:
         _maybe_global(g)
     _maybe_alias(g)
     _maybe_probe(g)
+    if g.region is None:
+        _maybe_iv_nest(g)
+        _maybe_product(g)
     _maybe_reshape(g)
     if g.chance(0.15, "call"):
         bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind not in ("input", "global")]
@@ -1334,6 +1370,158 @@ def _maybe_probe(g: _Gen) -> None:
         g.use("forward_traced")
     if in_loop:
         g.use("forward_in_loop")
+
+
+def _maybe_iv_nest(g: _Gen) -> None:
+    """Issue 33: a placed buffer T whose init nest stores a loop counter as data (`T[i] = i`, or at
+    depth `T[i, j] = j` or `i`: the counter itself into an index buffer, or through
+    arith.index_cast), then a nest over the same trip counts that reads T, reversed
+    (`T[n - 1 - i]`, which no interchange aligns) or transposed (`T[j, i]`), beside an input read
+    in its own order, into an output of its own: fusion refuses the pair for its negative
+    distance and, on cpu, tries the recompute rescue with a producer whose counter is not only
+    an index. T has no other reader."""
+    rng = g.qrng
+    if not (g.cfg.allows("placed") or "iv_data" in g.cfg.force) or not g.chance(0.0, "iv_data", rng):
+        return
+    rank = rng.choice([1, 2, 2]) if g.cfg.max_depth >= 2 else 1
+    n = g.dom[0] if rng.random() < 0.5 else rng.choice(g.extents)
+    index = _coin(rng, 0.5)  # the counter itself in an index buffer, else index_cast to data
+    buf = Buffer(g.fresh("t"), rank, "alloc", (n,) * rank, elem="index" if index else None)
+    g.emit(AllocOp(buf), {buf.name}, ())
+    loops = [Loop(0, ("shape", buf, d)) for d in range(rank)]
+    level = rank - 1 if rank == 1 or rng.random() < 0.6 else 0
+    terms: list = [("iv", level)]
+    if not index and _coin(rng, 0.3):
+        terms.append(("const", g.constant(rng.choice(_small_values(g)))))
+    compute = Compute(terms, [rng.choice(["add", "sub"]) for _ in terms[1:]])
+    nest = Nest("init", loops, Access(buf, tuple(Idx(d) for d in range(rank))), compute, creates=buf)
+    g.emit(nest, {buf.name + "!init"}, {buf.name} | _compute_uses(compute))
+    g.use("placed")
+    g.use("iv_data")
+    out = _new_arg(g, "output", (n,) * rank)
+    # transposed, or reversed along a dim (no interchange aligns that: the rescue left is recompute)
+    rev = Idx(0, -1, n - 1)
+    reads = [(Idx(0),), (rev,), (rev,)] if rank == 1 else [(rev, Idx(1))]
+    if rank == 2 and g.cfg.allows("transpose") and g.cfg.allows("partition_dim"):
+        reads += [(Idx(1), Idx(0)), (Idx(1), Idx(0)), (Idx(1), rev)]
+    read = Access(buf, rng.choice(reads))
+    if read.idx[0].var == 1:
+        g.use("transpose")
+        g.use("partition_dim")  # dim 0 follows the inner loop
+    # and an input read in the nest's own order, as transpose_consumer's: interchanging the nest
+    # to align it with T's producer would walk that one across its rows
+    other = _new_arg(g, "input", (n,) * rank)
+    terms = [("load", read), ("load", Access(other, tuple(Idx(d) for d in range(rank))))]
+    compute = Compute(terms, [rng.choice(["add", "sub"]) for _ in terms[1:]])
+    consumer = Nest("map", [Loop(0, n) for _ in range(rank)], Access(out, tuple(Idx(d) for d in range(rank))), compute)
+    g.emit(consumer, (), _nest_uses(consumer))
+
+
+def _maybe_product(g: _Gen) -> None:
+    """Issue 33's products (`model.Product`), one class per product: `big_panel` (its ops around
+    the column loop too), `generated_names`, `row_init`, `around_product`."""
+    rng = g.qrng
+    kinds = [f for f in PRODUCT_CLASSES if g.chance(0.0, f, rng)]
+    if kinds:
+        _gen_product(g, kinds[0])
+
+
+def _new_arg(g: _Gen, kind: str, shape: tuple) -> Buffer:
+    """A new function argument of `shape`: kind input or output (written by the caller's nest)."""
+    group = g.inputs if kind == "input" else g.outputs
+    b = Buffer(f"{'in' if kind == 'input' else 'out'}{len(group)}", len(shape), kind, shape)
+    group.append(b)
+    if kind == "output":
+        g.written_outputs.add(b.name)
+    return b
+
+
+def _gen_product(g: _Gen, kind: str) -> None:
+    rng = g.qrng
+    if kind == "big_panel":
+        m, (k, n) = rng.randint(2, 3 if g.cfg.element_type == "f32" else 2), BIG_PANEL
+    elif kind == "generated_names":
+        m, k, n = rng.randint(2, 4), rng.choice([4, 8, 16]), DECOY_COLS
+    else:
+        m, k, n = rng.randint(2, 6), rng.randint(2, 8), rng.choice([8, 16, 24, 32, 40])
+    bt = kind in ("row_init", "around_product") and _coin(rng, 0.25)
+    a = _new_arg(g, "input", (m, k))
+    tag = g.fresh("mm")
+    p = Product(a, None, _new_arg(g, "output", (m, n)), m, n, k, bt=bt, tag=tag)
+    uses = {a.name, p.c.name}
+    if kind == "generated_names":
+        uses |= _constant_operand(g, p)
+    else:
+        p.b = _new_arg(g, "input", (n, k) if bt else (k, n))
+        uses.add(p.b.name)
+    around = kind in ("big_panel", "around_product") or _coin(rng, 0.4)
+    if around:
+        p.before = ("read_c",) + (("read_e",) if _coin(rng, 0.5) else ())
+        p.after = ("write_d",) + (("write_c",) if _coin(rng, 0.3) else ())
+        p.cols = tuple(rng.randint(0, 2) for _ in range(3))
+        p.d = _new_arg(g, "output", (m,))
+        uses.add(p.d.name)
+        if "read_e" in p.before:
+            p.e = _new_arg(g, "input", (m,))
+            uses.add(p.e.name)
+        g.use("around_product")
+    if kind == "row_init" or (g.may("row_init") and _coin(rng, 0.1)):
+        p.row_init = "max" if rng.random() < 0.75 else "sum"
+        p.r = _new_arg(g, "output", (m,))
+        uses.add(p.r.name)
+        g.use("row_init")
+    if g.cfg.allows("iv_data") and ("iv_data" in g.pending or _coin(rng, 0.2)):
+        p.iv = True
+        g.use("iv_data")
+    g.emit(p, set(), uses)
+    g.use(kind)
+    if kind != "big_panel":  # later nests may read and write what it wrote (not the 4160 columns)
+        for b in (p.c, p.d, p.r):
+            if b is not None:
+                g.readable.append(b)
+                g.writable.append(b)
+
+
+def _constant_operand(g: _Gen, p: Product) -> set:
+    """B of a `generated_names` product: a constant global read through get_global, or a placed
+    buffer its transposing copy fills (constant_copies folds that); and the decoys, globals named
+    as the steps would name the packed panels, the folded copy and exp's table."""
+    rng = g.qrng
+    value = rng.choice(_small_values(g))
+    other = rng.choice([v for v in _small_values(g) if v != value])
+    copy = all(g.cfg.allows(f) for f in ("placed", "transpose", "partition_dim")) and _coin(rng, 0.5)
+    src = Buffer(g.fresh("w"), 2, "global", (p.n, p.k) if copy else (p.k, p.n), init=value, constant=True)
+    g.emit(GlobalOp(src), {src.name}, ())
+    view = View(g.fresh("gg"), src, "get_global")
+    g.emit(ViewOp(view), {view.name}, {src.name})
+    elem = g.cfg.element_type
+    if copy:
+        t = Buffer(g.fresh("t"), 2, "alloc", (p.k, p.n))
+        g.emit(AllocOp(t), {t.name}, ())
+        loops = [Loop(0, ("shape", t, d)) for d in range(2)]
+        nest = Nest("init", loops, Access(t, (Idx(0), Idx(1))),
+                    Compute([("load", Access(view, (Idx(1), Idx(0))))], []), creates=t)
+        g.emit(nest, {t.name + "!init"}, {t.name, view.name})
+        for f in ("placed", "transpose", "partition_dim"):
+            g.use(f)
+        p.b, p.copy_of = t, src
+        folded = f"{src.name}_folded"
+        p.decoys.append((f"{folded}0", (p.k, p.n), other, elem))
+        names = [f"{folded}{j}_panels{w}" for j in (0, 1) for w in PANEL_WIDTHS]
+    else:
+        p.b = view
+        names = [f"{src.name}_panels{w}" for w in PANEL_WIDTHS]
+    for name in names:
+        w = int(name.rsplit("panels", 1)[1])
+        p.decoys.append((name, (p.n // w, p.k, w), other, elem))
+    uses = {view.name} | _ref_uses(p.b)
+    if not g.expf_decoy:
+        g.expf_decoy = True
+        p.decoys.append((EXPF_TABLE, (32,), rng.randint(-3, 3), "i64"))
+        p.x, p.ox = _new_arg(g, "input", (8,)), _new_arg(g, "output", (8,))
+        uses |= {p.x.name, p.ox.name}
+    p.o = _new_arg(g, "output", (len(p.decoys),))
+    return uses | {p.o.name}
 
 
 def probe_classes(model: Program) -> set:
@@ -1535,7 +1723,7 @@ def _access_need(acc: Access, loops: list, symbols: dict, trips: int = 1, width:
             if vmax < lp.lo:
                 need.append(0)
                 continue
-            top = s.coef * vmax + s.const
+            top = max(s.coef * vmax, s.coef * lp.lo) + s.const  # a negative coef reads highest at lo
         if s.semi:
             op, sym = s.semi
             top = min(symbols[sym] - 1, top) if op == "mod" else top
@@ -1566,6 +1754,8 @@ def _stmt_accesses(stmts: list, trips: int):
             yield _poke_access(w), [], 1, 1
         elif isinstance(w, Probe):
             yield from _probe_accesses(w)
+        elif isinstance(w, Product):
+            yield from _product_accesses(w)
         elif isinstance(w, Region):
             yield from _stmt_accesses(w.body, w.trips)
 
@@ -1583,6 +1773,25 @@ def _probe_accesses(p: Probe):
         else:
             yield Access(w.ref, idx), loops, 1, 1
     yield Access(p.out, (Idx(0) if loops else Idx(None, 1, 0),)), loops, 1, 1
+
+
+def _product_accesses(p: Product):
+    """(access, loops, trips, width) of a product: loops i < m, j < n, k < k_ (vars 0, 1, 2)."""
+    loops = [Loop(0, p.m), Loop(0, p.n), Loop(0, p.k)]
+    const = lambda c: Idx(None, 1, c)  # noqa: E731
+    yield Access(p.a, (Idx(0), Idx(2))), loops, 1, 1
+    yield Access(p.b, (Idx(1), Idx(2)) if p.bt else (Idx(2), Idx(1))), loops, 1, 1
+    yield Access(p.c, (Idx(0), Idx(1))), loops, 1, 1
+    for c in (p.cols[0], p.n - 1 - p.cols[1], p.cols[2]):
+        yield Access(p.c, (Idx(0), const(c))), loops, 1, 1
+    for ref in (p.d, p.e, p.r):
+        if ref is not None:
+            yield Access(ref, (Idx(0),)), loops, 1, 1
+    if p.o is not None:
+        yield Access(p.o, (const(p.o.min_shape[0] - 1),)), [], 1, 1
+    for ref in (p.x, p.ox):
+        if ref is not None:
+            yield Access(ref, (const(7),)), [], 1, 1
 
 
 def _poke_access(op: CallOp) -> Access:

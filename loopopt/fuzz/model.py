@@ -24,6 +24,8 @@ class Buffer:
     shape: list = field(default_factory=list)  # resolved by `size_program`
     align: int = 1  # the last extent is a multiple of this (a vector init nest steps by it)
     init: object = None  # global: the splat initial value
+    constant: bool = False  # global: `memref.global ... constant` (never written)
+    elem: str | None = None  # its element type when not the program's (`index`: loop counters as data)
 
     @property
     def placed(self) -> bool:
@@ -88,7 +90,7 @@ class View:
 
 @dataclass(frozen=True)
 class Idx:
-    """One subscript: `coef * var + const` (+ the region counter when `rv`), or the constant alone
+    """One subscript: `coef * var + const` (+ the region counter when `rv`; coef -1 reverses), or the constant alone
     when var is None. With `semi` = (op, symbol), the subscript is `(coef * var + const) op symbol`
     computed by a semi-affine `affine.apply` (op "mod" or "floordiv")."""
 
@@ -125,9 +127,10 @@ class Access:
 
 @dataclass(eq=False)
 class Compute:
-    """Body arithmetic: fold `terms` left to right with `ops`; terms are loads, scalars or constants."""
+    """Body arithmetic: fold `terms` left to right with `ops`; terms are loads, scalars, constants
+    or a loop counter as data (`arith.index_cast` to i32, then `arith.sitofp` for floats)."""
 
-    terms: list  # ("load", Access) | ("scalar", name) | ("const", value)
+    terms: list  # ("load", Access) | ("scalar", name) | ("const", value) | ("iv", loop level)
     ops: list  # "add" | "sub" | "mul", one fewer than terms
     invariant: tuple | None = None  # (op, scalar a, const b): an in-body loop-invariant op folded in last
     guard: tuple | None = None  # (op, symbol, k, t, a, b): affine.if (k op s - t >= 0) yields a, else b
@@ -281,6 +284,54 @@ class Probe:
     @property
     def traced(self) -> bool:
         return self.ref is not self.alias
+
+
+# What a product's row loop does around its column loop (issue 33, `Product.around`).
+AROUND_BEFORE = ("read_c", "read_e")  # loads before P: C[i, c] (what P overwrites), E[i]
+AROUND_AFTER = ("write_d", "write_c")  # after P: D[i] = D[i] + C[i, last] + the values read before; C[i, c] = ...
+
+
+@dataclass(eq=False)
+class Product:
+    """A matrix product nest (issue 33's shapes):
+
+        Q: for i < m { before; P: for j < n [iter_args(r = R[i])] {
+             R: s = for k < k_ [iter_args(acc = 0)] { acc + A[i, k] * B[k, j] }   (B[j, k]: `bt`)
+             C[i, j] = s [+ j as data];  r = max(r, s) or r + s }
+           [R[i] = r]; after }
+
+    `before`/`after` (AROUND_BEFORE/AFTER kinds, with the columns in `cols`) read and write C
+    and the other buffers in the row loop: a column-blocked register tile must not copy them
+    into each block. `row_init` ("max" | "sum"): P also carries a row reduction that starts
+    from R[i], loaded in the row loop (as torch's lowering reduces into an existing output).
+    `iv`: the stored value adds P's counter as data. `decoys`: globals named as loopopt's
+    steps name what they create (`@<B>_panels<P>`, `@<B>_folded0`, `@loopopt_expf_table`),
+    holding something else, each read into `o` (exp's table also in a loop: `ox[e] = exp(x[e]) +
+    table[e]`, exp for floats).
+    `copy_of`: B is a placed buffer filled from this constant global, transposed (a folded
+    copy's source)."""
+
+    a: object  # Buffer | View: m x k
+    b: object  # Buffer | View: k x n (n x k with bt)
+    c: Buffer  # m x n
+    m: int
+    n: int
+    k: int
+    bt: bool = False
+    before: tuple = ()
+    after: tuple = ()
+    cols: tuple = (0, 0, 0)  # C's column read before, read after (from the last), written after
+    d: Buffer | None = None  # rank 1, m
+    e: object = None  # rank 1, m (read_e)
+    row_init: str | None = None
+    r: Buffer | None = None  # rank 1, m
+    iv: bool = False
+    decoys: list = field(default_factory=list)  # (name, shape, splat value, element type)
+    o: Buffer | None = None  # rank 1: one element per decoy
+    x: Buffer | None = None  # rank 1, 8: the exp loop's input
+    ox: Buffer | None = None  # rank 1, 8: the exp loop's output
+    copy_of: Buffer | None = None  # a constant global n x k (B = its transpose)
+    tag: str = ""
 
 
 # Region kinds whose counter is a loop-carried value (not a valid affine dim): accesses that use

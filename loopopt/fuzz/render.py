@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 
 from .model import (ALIAS_KINDS, AllocOp, BlockSplit, Buffer, CallOp, DeallocOp, GlobalOp, Idx, Loop, Nest,
-                    Probe, Program, Region, ReshapeOp, ScalarOp, View, ViewOp)
+                    Probe, Product, Program, Region, ReshapeOp, ScalarOp, View, ViewOp)
 
 
 def memref_type_text(ref, elem: str) -> str:
     """The MLIR type of a buffer or view after sizing."""
     if isinstance(ref, Buffer):
-        return f"memref<{'x'.join(str(d) for d in ref.shape)}x{elem}>"
+        return f"memref<{'x'.join(str(d) for d in ref.shape)}x{ref.elem or elem}>"
     if ref.kind == "reshape":
         return f"memref<?x{elem}>" if ref.dynamic and ref.dynamic[0] else f"memref<{ref.shape[0]}x{elem}>"
     if ref.kind in ALIAS_KINDS:
@@ -63,7 +63,7 @@ def _const_text(value, elem: str) -> str:
 
 
 def _dense_text(value, elem: str) -> str:
-    return f"dense<{int(value)}>" if elem == "i32" else f"dense<{float(value)!r}>"
+    return f"dense<{int(value)}>" if elem.startswith("i") else f"dense<{float(value)!r}>"
 
 
 class _Renderer:
@@ -157,7 +157,8 @@ def _render_stmt(r: _Renderer, w, ind: str) -> list:
     if isinstance(w, DeallocOp):
         return [f"{ind}memref.dealloc %{w.buf.name} : {r.ty(w.buf)}"]
     if isinstance(w, GlobalOp):
-        r.globals.append(f"  memref.global \"private\" @{w.buf.name} : {r.ty(w.buf)} = "
+        constant = "constant " if w.buf.constant else ""
+        r.globals.append(f"  memref.global \"private\" {constant}@{w.buf.name} : {r.ty(w.buf)} = "
                          f"{_dense_text(w.buf.init, r.elem)}")
         return []
     if isinstance(w, ViewOp):
@@ -182,6 +183,8 @@ def _render_stmt(r: _Renderer, w, ind: str) -> list:
         return _render_region(r, w, ind)
     if isinstance(w, Probe):
         return _render_probe(r, w, ind)
+    if isinstance(w, Product):
+        return _render_product(r, w, ind)
     raise TypeError(f"unknown statement {w!r}")
 
 
@@ -558,9 +561,14 @@ def _render_compute(r: _Renderer, lines: list, ind: str, nest: Nest, names: list
     c, w = compute or nest.compute, nest.width
     vt = _vtype(r, w)
     vals = []
+    raw = nest.dst.ref.base.elem == "index"  # the counter itself is stored (the only term)
     for kind, t in c.terms:
-        if kind == "load":
+        if kind == "load" and t.ref.base.elem == "index":
+            vals.append(_iv_value(r, lines, ind, _load(r, lines, ind, t, names, w)))
+        elif kind == "load":
             vals.append(_load(r, lines, ind, t, names, w))
+        elif kind == "iv":
+            vals.append(f"%{names[t]}" if raw else _iv_value(r, lines, ind, f"%{names[t]}"))
         elif w == 1:
             vals.append(f"%{t}")
         elif kind == "scalar":
@@ -597,6 +605,126 @@ def _render_compute(r: _Renderer, lines: list, ind: str, nest: Nest, names: list
         lines.append(f"{ind}{nxt} = {r.op('add')} {acc}, {gv} : {vt}")
         acc = nxt
     return acc
+
+
+def _iv_value(r: _Renderer, lines: list, ind: str, iv: str) -> str:
+    """An index value (a loop counter, or one loaded from an index buffer) as data of the element
+    type: index_cast to i32 (then sitofp for floats)."""
+    c = r.fresh("ivc")
+    lines.append(f"{ind}{c} = arith.index_cast {iv} : index to i32")
+    if r.elem == "i32":
+        return c
+    f = r.fresh("ivf")
+    lines.append(f"{ind}{f} = arith.sitofp {c} : i32 to {r.elem}")
+    return f
+
+
+# -- matrix products (issue 33)
+
+
+def _render_product(r: _Renderer, p: Product, ind: str) -> list:
+    """The decoy globals and their reads, then the product nest (see `model.Product`)."""
+    lines = _render_decoys(r, p, ind)
+    t, elem = p.tag, r.elem
+    i, j, k = f"%{t}_i", f"%{t}_j", f"%{t}_k"
+    ta, tb, tc = r.ty(p.a), r.ty(p.b), r.ty(p.c)
+    zero = f"%{t}_z"
+    lines.append(f"{ind}{zero} = arith.constant {_const_text(0, elem)}")
+    lines.append(f"{ind}affine.for {i} = 0 to {p.m} {{")
+    qi = ind + "  "
+    before = []
+    if "read_c" in p.before:
+        v = f"%{t}_pc"
+        lines.append(f"{qi}{v} = affine.load %{p.c.name}[{i}, {p.cols[0]}] : {tc}")
+        before.append(v)
+    if "read_e" in p.before:
+        v = f"%{t}_pe"
+        lines.append(f"{qi}{v} = affine.load {ssa(p.e)}[{i}] : {r.ty(p.e)}")
+        before.append(v)
+    pi = qi + "  "
+    if p.row_init:
+        init = f"%{t}_r0"
+        lines.append(f"{qi}{init} = affine.load %{p.r.name}[{i}] : {r.ty(p.r)}")
+        lines.append(f"{qi}%{t}_row = affine.for {j} = 0 to {p.n} iter_args(%{t}_acc = {init}) -> ({elem}) {{")
+    else:
+        lines.append(f"{qi}affine.for {j} = 0 to {p.n} {{")
+    ri = pi + "  "
+    lines.append(f"{pi}%{t}_s = affine.for {k} = 0 to {p.k} iter_args(%{t}_sum = {zero}) -> ({elem}) {{")
+    lines.append(f"{ri}%{t}_a = affine.load {ssa(p.a)}[{i}, {k}] : {ta}")
+    b_subs = f"{j}, {k}" if p.bt else f"{k}, {j}"
+    lines.append(f"{ri}%{t}_b = affine.load {ssa(p.b)}[{b_subs}] : {tb}")
+    lines.append(f"{ri}%{t}_ab = {r.op('mul')} %{t}_a, %{t}_b : {elem}")
+    lines.append(f"{ri}%{t}_n = {r.op('add')} %{t}_sum, %{t}_ab : {elem}")
+    lines.append(f"{ri}affine.yield %{t}_n : {elem}")
+    lines.append(f"{pi}}}")
+    val = f"%{t}_s"
+    if p.iv:
+        val2 = f"%{t}_sj"
+        lines.append(f"{pi}{val2} = {r.op('add')} {val}, {_iv_value(r, lines, pi, j)} : {elem}")
+        val = val2
+    lines.append(f"{pi}affine.store {val}, %{p.c.name}[{i}, {j}] : {tc}")
+    if p.row_init:
+        red = ("arith.maximumf" if elem != "i32" else "arith.maxsi") if p.row_init == "max" else r.op("add")
+        lines.append(f"{pi}%{t}_m = {red} %{t}_acc, {val} : {elem}")
+        lines.append(f"{pi}affine.yield %{t}_m : {elem}")
+    lines.append(f"{qi}}}")
+    if p.row_init:
+        lines.append(f"{qi}affine.store %{t}_row, %{p.r.name}[{i}] : {r.ty(p.r)}")
+    if "write_d" in p.after:
+        acc = f"%{t}_d"
+        lines.append(f"{qi}{acc} = affine.load %{p.d.name}[{i}] : {r.ty(p.d)}")
+        last = f"%{t}_last"
+        lines.append(f"{qi}{last} = affine.load %{p.c.name}[{i}, {p.n - 1 - p.cols[1]}] : {tc}")
+        for n, v in enumerate([last] + before):
+            nxt = f"%{t}_d{n}"
+            lines.append(f"{qi}{nxt} = {r.op('add')} {acc}, {v} : {elem}")
+            acc = nxt
+        lines.append(f"{qi}affine.store {acc}, %{p.d.name}[{i}] : {r.ty(p.d)}")
+        if "write_c" in p.after:
+            lines.append(f"{qi}affine.store {acc}, %{p.c.name}[{i}, {p.cols[2]}] : {tc}")
+    lines.append(f"{ind}}}")
+    return lines
+
+
+def _render_decoys(r: _Renderer, p: Product, ind: str) -> list:
+    """Each decoy global and a read of it into `o`; exp's table also in a loop over x into ox
+    (through math.exp for floats, which exact_math rewrites with a table of its own)."""
+    lines: list = []
+    to = r.ty(p.o) if p.o is not None else ""
+    for n, (name, shape, value, elem) in enumerate(p.decoys):
+        ty = f"memref<{'x'.join(map(str, shape))}x{elem}>"
+        r.globals.append(f"  memref.global \"private\" constant @{name} : {ty} = {_dense_text(value, elem)}")
+        g, v = f"%{p.tag}_g{n}", f"%{p.tag}_v{n}"
+        lines.append(f"{ind}{g} = memref.get_global @{name} : {ty}")
+        lines.append(f"{ind}{v} = affine.load {g}[{', '.join('0' for _ in shape)}] : {ty}")
+        val = _convert(r, lines, ind, v, elem)
+        lines.append(f"{ind}affine.store {val}, %{p.o.name}[{n}] : {to}")
+        if name.startswith("loopopt_expf_table") and p.x is not None:
+            e = f"%{p.tag}_e"
+            lines.append(f"{ind}affine.for {e} = 0 to 8 {{")
+            ei = ind + "  "
+            tv, xv = f"%{p.tag}_tv", f"%{p.tag}_xv"
+            lines.append(f"{ei}{tv} = affine.load {g}[{e}] : {ty}")
+            lines.append(f"{ei}{xv} = affine.load %{p.x.name}[{e}] : {r.ty(p.x)}")
+            x = xv
+            if r.elem != "i32":
+                x = f"%{p.tag}_ex"
+                lines.append(f"{ei}{x} = math.exp {xv} : {r.elem}")
+            s = f"%{p.tag}_es"
+            lines.append(f"{ei}{s} = {r.op('add')} {x}, {_convert(r, lines, ei, tv, elem)} : {r.elem}")
+            lines.append(f"{ei}affine.store {s}, %{p.ox.name}[{e}] : {r.ty(p.ox)}")
+            lines.append(f"{ind}}}")
+    return lines
+
+
+def _convert(r: _Renderer, lines: list, ind: str, v: str, elem: str) -> str:
+    """`v` of type `elem` as the program's element type (an i64 table entry: sitofp or trunci)."""
+    if elem == r.elem:
+        return v
+    c = r.fresh("tcv")
+    op = "arith.trunci" if r.elem == "i32" else "arith.sitofp"
+    lines.append(f"{ind}{c} = {op} {v} : {elem} to {r.elem}")
+    return c
 
 
 # -- forwarding probes (issue 22)

@@ -8,7 +8,9 @@ buffer's readers go with its init nest). Passes, repeated to a fixpoint:
   2. per nest: drop single terms of the arithmetic, extra stores, the call in the body, local
      reshapes, the affine.if guard, the in-body invariant;
   3. per loop: untile, replace symbolic bounds by their constant maximum, make max(...) / band /
-     triangular bounds and steps plain, halve constant bounds;
+     triangular bounds and steps plain, halve constant bounds; per product (issue 33): two rows,
+     halve K and N, drop the ops around the column loop, the row reduction, the counter in the
+     stored value, each decoy global;
   4. call the body once with distinct buffers; drop unused arguments and shrink buffers to what
      their accesses need.
 A candidate the sizer or renderer rejects is skipped.
@@ -20,7 +22,7 @@ from dataclasses import replace
 from typing import Callable
 
 from .generator import GeneratedProgram, Loop, Nest, Program, _loop_max, finish, without
-from .model import AllocOp, GlobalOp, Region, ViewOp, walk_stmts
+from .model import AllocOp, GlobalOp, Product, Region, ViewOp, walk_stmts
 
 StillFails = Callable[[GeneratedProgram], bool]
 
@@ -36,6 +38,7 @@ def shrink(prog: GeneratedProgram, still_fails: StillFails, max_checks: int = 40
         best = _drop_statements(best, still_fails, budget)
         best = _inline_regions(best, still_fails, budget)
         best = _simplify_nests(best, still_fails, budget)
+        best = _simplify_products(best, still_fails, budget)
         best = _simplify_program(best, still_fails, budget)
         best = _simplify_buffers(best, still_fails, budget)
         if len(best.text) >= size:
@@ -215,6 +218,77 @@ def _halve_bound(loop: Loop) -> bool:
         return False
     loop.hi = loop.lo + (loop.hi - loop.lo) // 2
     return True
+
+
+def _products(model: Program) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, Product)]
+
+
+def _simplify_products(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+    best = prog
+    for k in range(len(_products(best.model))):
+        for edit in _product_edits(_products(best.model)[k]):
+            if budget[0] <= 0:
+                return best
+            model = copy.deepcopy(best.model)
+            if edit(_products(model)[k]):
+                cand = _try(model, still_fails, budget)
+                if cand is not None:
+                    best = cand
+    return best
+
+
+def _product_edits(p: Product) -> list:
+    """Edits of one product (each returns False when it does not apply)."""
+    def two_rows(q):
+        if q.m <= 2:
+            return False
+        q.m = 2
+        return True
+
+    def halve(attr, least):
+        def edit(q):
+            if getattr(q, attr) // 2 < least:
+                return False
+            setattr(q, attr, getattr(q, attr) // 2)
+            q.cols = tuple(min(c, q.n - 1) for c in q.cols)
+            return True
+        return edit
+
+    def drop(attr, item):
+        def edit(q):
+            if item not in getattr(q, attr):
+                return False
+            setattr(q, attr, tuple(x for x in getattr(q, attr) if x != item))
+            return True
+        return edit
+
+    def clear(attr):
+        def edit(q):
+            if not getattr(q, attr):
+                return False
+            setattr(q, attr, None if attr == "row_init" else False)
+            return True
+        return edit
+
+    def drop_decoy(name):
+        def edit(q):
+            keep = [d for d in q.decoys if d[0] != name]
+            if len(keep) == len(q.decoys):
+                return False
+            q.decoys = keep
+            return True
+        return edit
+
+    def no_around(q):
+        if not (q.before or q.after):
+            return False
+        q.before, q.after = (), ()
+        return True
+
+    edits = [two_rows, halve("k", 1), halve("n", 1), no_around, drop("before", "read_e"), drop("after", "write_c"),
+             clear("row_init"), clear("iv")]
+    return edits + [drop_decoy(d[0]) for d in p.decoys]
 
 
 def _simplify_program(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
