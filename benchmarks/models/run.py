@@ -142,6 +142,7 @@ class Column:
     mismatch: str = ""  # first difference against the fixture, one line
     times: dict = field(default_factory=dict)  # regime -> seconds of every timed call
     version: str = ""
+    call_seconds: float | None = None  # one call, measured by the correctness run (the time budget)
 
 
 # ----------------------------------------------------------------------------- text helpers
@@ -400,16 +401,33 @@ def check_affine(block: Block, prep: Prepared, references: dict, log) -> dict | 
         except Exception as e:  # NativeError, or a parse error in a broken variant
             col.status = f"run: {e}"
             return None
+        if r == 0 and res.times:
+            col.call_seconds = min(res.times)
         errs, mismatch = compare_run(outs, run, {k: v[r] for k, v in references.items()})
         judge(col, {f"{k} (run {r})" if len(block.runs) > 1 else k: v for k, v in errs.items()}, mismatch)
         outs_per_run.append(outs)
     return {"runs": outs_per_run}
 
 
-def time_affine(block: Block, prep: Prepared, regime: str, reps: int, warmup: int, flush_bytes: int) -> None:
+# A column's timed calls in one regime take at most about this long over all rounds: a column of
+# seconds per call (the plain lowering of a BERT-size layer, MLIR's pipelines on it) gets fewer calls,
+# at least one per round and no warm-up beyond the correctness run's; a fast column is not limited.
+BUDGET_SECONDS = 30.0
+
+
+def budgeted(reps: int, warmup: int, rounds: int, call_seconds: float | None) -> tuple[int, int]:
+    """(timed calls, warm-up calls) per process for a column whose call takes `call_seconds`."""
+    if call_seconds is None or call_seconds * (reps + warmup) * rounds <= BUDGET_SECONDS:
+        return reps, warmup
+    return max(1, min(reps, int(BUDGET_SECONDS / (call_seconds * rounds)))), 0
+
+
+def time_affine(block: Block, prep: Prepared, regime: str, reps: int, warmup: int, flush_bytes: int,
+                rounds: int = 1) -> None:
     """One more process of the column in one regime: loopopt.native's harness, lowered once per
-    regime and run with mlir-runner."""
+    regime and run with mlir-runner (fewer calls for a slow column: `budgeted`)."""
     col = prep.column
+    reps, warmup = budgeted(reps, warmup, rounds, col.call_seconds)
     try:
         if regime not in prep.llvm:
             harness = native.make_harness(prep.text, block.kernel, block.sizes(), reps=reps, warmup=warmup,
@@ -609,7 +627,7 @@ def bench_block(name: str, variants=None, frameworks: dict | None = None, reps: 
                 if kind == "affine":
                     prep = prepared[cname]
                     if prep.text is not None and timed(prep.column):
-                        time_affine(block, prep, regime, reps, warmup, flush_mib << 20)
+                        time_affine(block, prep, regime, reps, warmup, flush_mib << 20, rounds)
                 else:
                     fw = fws[cname]
                     if timed(fw.column):

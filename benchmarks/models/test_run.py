@@ -197,3 +197,14 @@ def test_sets_select_their_blocks_and_each_has_its_fixture():
         assert fx.path.exists() and fx.runs and fx.function == name
     # the held-out fixtures stay out of blocks/, which the default tests glob
     assert not set(run.HELDOUT) & set(run.fixtures.fixture_names())
+
+
+def test_a_slow_column_gets_fewer_calls_within_the_budget():
+    """A column of seconds per call (a BERT-size plain lowering) is timed within BUDGET_SECONDS over
+    all rounds, at least once per round and without warm-up; a fast one keeps every call."""
+    budgeted = run.budgeted
+    assert budgeted(10, 2, 3, 0.001) == (10, 2)
+    assert budgeted(10, 2, 3, None) == (10, 2)
+    assert budgeted(10, 2, 3, 12.0) == (1, 0)
+    reps, warmup = budgeted(10, 2, 3, 2.0)
+    assert warmup == 0 and 1 <= reps < 10 and reps * 3 * 2.0 <= run.BUDGET_SECONDS
