@@ -49,6 +49,15 @@ def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -
         return mlir.print_module(module), spec
 
 
+def mark_all(optimized_text: str) -> tuple[str, list[str]]:
+    """(the module with every entry point marked for the C interface, their names)."""
+    from .. import mlir
+
+    module = mlir.parse_module(optimized_text)
+    names = mark_entry_points(module)
+    return mlir.print_module(module), names
+
+
 def all_specs(marked_text: str, counts: dict[str, int]) -> list[tuple[str, KernelSpec | None, str]]:
     """(name, spec or None, why not) of every entry point: for the C header."""
     from .. import mlir
