@@ -31,8 +31,8 @@ _INT_RANGE = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1), "i16": (-2**15, 2**15 - 1),
 class _Slot:
     """One argument's precomputed facts, so a call does little more than compare."""
 
-    __slots__ = ("index", "param", "dtype", "rank", "shape", "static", "strides", "dynamic", "writes", "itemsize",
-                 "offset")
+    __slots__ = ("index", "param", "dtype", "rank", "shape", "static", "strides", "byte_strides", "dynamic", "writes",
+                 "itemsize", "offset")
 
     def __init__(self, index: int, p: specmod.Param):
         self.index = index
@@ -45,6 +45,7 @@ class _Slot:
         self.dynamic = tuple(k for k, d in enumerate(p.shape) if d is None)
         self.writes = p.written or p.role == "output"
         self.itemsize = self.dtype.itemsize
+        self.byte_strides = tuple(x * self.itemsize for x in self.strides) if self.static else None
         self.offset = None  # the descriptor's byte offset in the call's buffer (memrefs)
 
 
@@ -72,6 +73,8 @@ class Kernel:
             at += memref.WORD * memref.descriptor_words(s.rank)
         self._n_in, self._n_all = spec.n_inputs, len(spec.params)
         self._outputs = self._slots[spec.n_inputs:]
+        self._inputs_write = any(s.writes for s in self._slots[:spec.n_inputs] if s.param.kind == "memref")
+        self._only_memrefs = all(s.param.kind == "memref" for s in self._slots)
 
     def __repr__(self) -> str:
         return f"<loopopt.Kernel {self.spec.signature_text()} from {self.library}>"
@@ -79,6 +82,25 @@ class Kernel:
     # ------------------------------------------------------------------------- the call
 
     def __call__(self, *args, out=None):
+        call, _buf, args = self._prepare(args, out)  # _buf: the descriptors, alive until the call returns
+        return self._returned(args, self._fn(*call))
+
+    def bind(self, *args, out=None) -> "BoundCall":
+        """Check and pack the arguments once; the returned BoundCall runs the kernel on them again
+        and again (for a loop over the same buffers: no per-call Python checks). The arrays are
+        held (not copied) until the BoundCall is dropped; out-parameters left out are allocated here."""
+        call, buf, args = self._prepare(args, out)
+        return BoundCall(self, call, buf, args)
+
+    def _returned(self, args: tuple, result):
+        if self.spec.n_outputs:
+            got = args[self._n_in:]
+            return got[0] if len(got) == 1 else tuple(got)
+        return result
+
+    def _prepare(self, args: tuple, out) -> tuple[list, object, tuple]:
+        """(the C call's arguments, the buffer holding the descriptors, every argument with the
+        allocated outputs): every check of the module doc, before anything is called."""
         spec = self.spec
         if out is not None:
             args = self._with_out(args, out)
@@ -94,19 +116,21 @@ class Kernel:
         values: list = []
         spans: list = []  # (start, end, slot) of each array, for the overlap check
         calls: list = []  # per argument: a descriptor's offset in the buffer (memref) or the value (scalar)
-        data_pointer = memref.data_pointer
+        ndarray, from_buffer, addressof = np.ndarray, ctypes.c_char.from_buffer, ctypes.addressof
         for s, a in zip(self._slots, args):
             if s.offset is None:
                 x = self._scalar(s, a)
                 scalars[s.index] = x
                 calls.append(x)
                 continue
-            if type(a) is not np.ndarray or a.dtype is not s.dtype or a.shape != s.shape:
+            # the common case in one test (an exact C-contiguous match); anything else checked in full
+            if type(a) is not ndarray or a.dtype is not s.dtype or a.shape != s.shape or a.strides != s.byte_strides \
+                    or (s.writes and not a.flags.writeable):
                 self._check_array(s, a, dims)  # raises, or records a dynamic array's sizes
-            flags = a.flags
-            if not flags.c_contiguous or (s.writes and not flags.writeable):
-                self._check_array(s, a, dims)
-            p = data_pointer(a)
+            try:
+                p = addressof(from_buffer(a))
+            except (TypeError, ValueError, BufferError):  # read-only or empty
+                p = a.__array_interface__["data"][0]
             if p % s.itemsize:
                 raise ValueError(f"{self.name}(): {s.param.name} is not aligned to its {s.itemsize}-byte elements")
             shape = a.shape
@@ -116,22 +140,20 @@ class Kernel:
         if allocate:
             outs = self._allocate(dims, scalars)
             for s, a in zip(self._outputs, outs):
-                p = data_pointer(a)
+                p = memref.data_pointer(a)
                 values += (p, p, 0, *a.shape, *(s.strides if s.static else memref.row_major_strides(a.shape)))
                 calls.append(s.offset)
             args = args + outs
-        if len(spans) > 1:
+        if len(spans) > 1 and (self._inputs_write or not allocate):  # fresh outputs overlap nothing
             self._check_overlap(spans)
         if spec.checks:
             self._run_checks(dims, scalars)
         buf = self._buffer_type()
         self._format.pack_into(buf, 0, *values)
-        base = ctypes.addressof(buf)
-        result = self._fn(*[base + c if s.offset is not None else c for s, c in zip(self._slots, calls)])
-        if spec.n_outputs:
-            got = args[self._n_in:]
-            return got[0] if len(got) == 1 else tuple(got)
-        return result
+        base = addressof(buf)
+        if self._only_memrefs:
+            return [base + c for c in calls], buf, args
+        return [base + c if s.offset is not None else c for s, c in zip(self._slots, calls)], buf, args
 
     def _with_out(self, args: tuple, out) -> tuple:
         spec = self.spec
@@ -234,3 +256,16 @@ class Kernel:
 
 def _sizes_text(dims: dict) -> str:
     return ", ".join(f"arg{i} dim {k} = {n}" for (i, k), n in sorted(dims.items())) or "static sizes"
+
+
+class BoundCall:
+    """A kernel call with its arguments checked and packed once (Kernel.bind): calling it runs the
+    kernel on the same arrays and returns what the kernel call returns."""
+
+    __slots__ = ("kernel", "_call", "_buf", "_args")
+
+    def __init__(self, kernel: Kernel, call: list, buf, args: tuple):
+        self.kernel, self._call, self._buf, self._args = kernel, call, buf, args
+
+    def __call__(self):
+        return self.kernel._returned(self._args, self.kernel._fn(*self._call))
