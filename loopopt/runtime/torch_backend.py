@@ -254,7 +254,9 @@ def to_linalg(gm, args, name: str, plan=None) -> str:
     if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
         raise Fallback("the graph updates an input or buffer in place")
     try:
-        imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name)
     except Exception as e:
         raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e))) from None
     return str(imported)
