@@ -4,7 +4,8 @@ small 4-argument kernel: out = a * b + c over 64 f32 (linalg on tensors: 3 input
     python3 benchmarks/runtime_overhead.py              # the columns this Python can run
     /work/venv-torch/bin/python benchmarks/runtime_overhead.py   # with torch and iree.runtime
 
-Columns (µs per call, the best of --repeats runs of --calls back-to-back calls, one thread):
+Columns (µs per call, the best of --repeats runs of --calls back-to-back calls, one thread; each as
+wall time and as this process's CPU time, which a machine shared with other work inflates less):
   loopopt out=         k(a, b, c, out=o): four descriptors built from the numpy arrays on every call
   loopopt allocating   k(a, b, c): the output allocated on every call (np.empty)
   loopopt bound        k.bind(a, b, c, out=o) once, then the bound call (descriptors kept)
@@ -53,9 +54,12 @@ IREE_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-
               "--iree-llvmcpu-target-cpu=host")
 
 
-def per_call(fn, calls: int, repeats: int) -> float:
+def per_call(fn, calls: int, repeats: int) -> dict:
+    """{"wall": µs, "cpu": µs} per call, each the best of `repeats` runs of `calls` calls."""
     fn()
-    return min(timeit.repeat(fn, number=calls, repeat=repeats)) / calls * 1e6
+    wall = min(timeit.repeat(fn, number=calls, repeat=repeats)) / calls * 1e6
+    cpu = min(timeit.repeat(fn, number=calls, repeat=repeats, timer=time.process_time)) / calls * 1e6
+    return {"wall": round(wall, 3), "cpu": round(cpu, 3)}
 
 
 def iree_columns(a, b, c, want, calls, repeats) -> dict:
@@ -128,7 +132,7 @@ def main(argv=None) -> int:
     print(f"load averages before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} ({os.cpu_count()} CPUs)")
     for name, v in res.items():
-        print(f"  {name:24s} {v:8.2f} µs/call" if isinstance(v, float) else f"  {name:24s} {v}")
+        print(f"  {name:24s} {v['wall']:8.2f} µs/call wall, {v['cpu']:8.2f} cpu" if isinstance(v, dict) else f"  {name:24s} {v}")
     os.makedirs(os.path.dirname(a_.out), exist_ok=True)
     with open(a_.out, "w") as f:
         json.dump(data, f, indent=1)

@@ -216,6 +216,8 @@ def test_entry_functions_the_runtime_cannot_call_are_refused():
     with pytest.raises(specmod.SpecError, match="name one with function="):
         loopopt.compile(two)
     assert loopopt.compile(two, function="g").name == "g"
+    with pytest.raises(specmod.SpecError, match="must be a C identifier"):
+        loopopt.compile("func.func @int(%a: memref<4xf32>) {\n  return\n}\n")  # the header could not declare it
 
 
 def test_declared_functions_keep_their_own_symbols():

@@ -18,7 +18,6 @@ cached kernel is called without parsing its module again.
 from __future__ import annotations
 
 import json
-import keyword
 import re
 from dataclasses import asdict, dataclass, field
 
@@ -26,6 +25,10 @@ from ..errors import LoopOptError
 
 SPEC_VERSION = 1
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "bool true false".split())
 
 # numpy dtype names of the element types a memref argument may have, by MLIR type text
 DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8", "i16": "int16",
@@ -317,8 +320,8 @@ def kernel_spec(module, function: str | None = None, n_outputs: int = 0) -> Kern
     with module.context:
         fn = find_entry(module, function)
         name = mlir.func_name(fn)
-        if not _C_IDENTIFIER.match(name) or keyword.iskeyword(name) or name.startswith("_mlir_"):
-            raise SpecError(f"@{name}: the entry function's name must be a C identifier (not _mlir_...)")
+        if not _C_IDENTIFIER.match(name) or name in _C_KEYWORDS or name.startswith("_mlir_"):
+            raise SpecError(f"@{name}: the entry function's name must be a C identifier (not a C keyword, not _mlir_...)")
         sig = function_signature(fn)
         entry = mlir.func_body(fn)
         args = list(entry.arguments)
