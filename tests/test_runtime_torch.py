@@ -97,8 +97,8 @@ def test_a_dynamic_batch_is_one_kernel_for_every_size():
             x = torch.from_numpy(fixtures.harness_fill([batch, 16], 0, "float32"))
             assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
     dynamic = [g for g in rec.graphs if isinstance(g, GraphKernel) and g.plan is not None]
-    assert len(dynamic) == 1 and list(dynamic[0].kernels) == ["dynamic"]
-    assert None in dynamic[0].kernels["dynamic"].spec.params[-1].shape  # the batch is a dynamic dim
+    assert len(dynamic) == 1 and list(dynamic[0].kernels) == [("dynamic", True)]  # weights frozen
+    assert None in dynamic[0].kernels[("dynamic", True)].spec.params[-1].shape  # the batch is a dynamic dim
 
 
 class Sorted(torch.nn.Module):
@@ -144,14 +144,21 @@ def test_a_call_that_needs_autograd_runs_eagerly():
 
 
 def test_inputs_are_read_in_place_and_weights_updates_are_seen():
-    """Parameters are graph inputs: a changed weight is used by the next call (nothing frozen);
-    a non-contiguous input is made contiguous (a copy) and gives eager's result."""
+    """Parameters are frozen into the kernel while they are unchanged; an in-place update or new
+    storage switches the graph to kernels taking the weights as inputs, so the next call uses the
+    new weights. A non-contiguous input is made contiguous (a copy) and gives eager's result."""
     torch.manual_seed(SEED)
     model = BLOCKS["mlp_relu_small"].build().eval()
-    compiled = torch.compile(model, backend=loopopt.torch_backend)
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec)
     x = torch.from_numpy(fixtures.harness_fill([16, 8], 0, "float32")).t()
     assert not x.is_contiguous()
     with torch.no_grad():
         assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+        graph = rec.graphs[-1]
+        assert graph.freeze and [k.spec.n_inputs for k in graph.kernels.values()] == [1]  # weights are constants
         model.fc2.bias.add_(1.0)
+        assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+        assert not graph.freeze and sorted(k.spec.n_inputs for k in graph.kernels.values()) == [1, 5]
+        model.fc1.weight.data = model.fc1.weight.data * 2  # new storage: seen too
         assert relative_error(compiled(x), model(x)) <= fixtures.RTOL

@@ -18,8 +18,15 @@ wrong one.
 
 Calls run on the tensors' own memory: a contiguous CPU tensor is passed as a numpy view
 (`t.detach().numpy()`, no copy; a non-contiguous one is made contiguous first, a copy), and each
-output is a tensor over the array the kernel wrote. Weights (TorchDynamo passes parameters as
-graph inputs) are read in place, so updating them is seen by the next call.
+output is a tensor over the array the kernel wrote.
+
+Weights: TorchDynamo passes a module's parameters as graph inputs. They are frozen into the kernel
+as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
+transpose and lay the weights out in panels at compile time; the freeze is guarded: each call
+checks that every frozen parameter is the same tensor, with the same storage and version counter
+(which every in-place update bumps, under no_grad too). After any change the graph's kernels take
+the weights as inputs instead, read in place on every call (`options={"freeze_weights": False}`
+to torch.compile starts there).
 
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
 `LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
@@ -88,14 +95,18 @@ def precheck(gm) -> str | None:
 
 
 class GraphKernel:
-    """What TorchDynamo calls instead of a graph: one loopopt kernel per input signature."""
+    """What TorchDynamo calls instead of a graph: loopopt kernels for its input signatures, with
+    the module's parameters frozen into them while they stay the same tensors, unmodified."""
 
     def __init__(self, gm, name: str, options: dict):
         self.gm = gm
         self.name = name
         self.options = dict(options)
-        self.plan = dynamic_plan(gm)  # (template, dynamic_shapes) while one kernel may serve every size
-        self.kernels: dict = {}  # signature -> Kernel, or a Fallback message (run eagerly)
+        self.freeze = bool(self.options.pop("freeze_weights", True))
+        self.guard: tuple | None = None  # (position, parameter, _version, data_ptr) of each frozen weight
+        self.plan: tuple | None = None  # (roles, dynamic_shapes) while one kernel may serve every size
+        self.planned = False
+        self.kernels: dict = {}  # (signature or "dynamic", frozen) -> Kernel, or a Fallback message
         self.warned: set = set()
         self._lock = threading.Lock()
         self._tuple_output = isinstance([n for n in gm.graph.nodes if n.op == "output"][0].args[0], (tuple, list))
@@ -111,13 +122,20 @@ class GraphKernel:
         if bad is not None:
             return self._eager(args, f"an input is a {bad.device.type} {bad.layout} tensor (the kernels run on CPU "
                                      "strided tensors)")
-        kernel = self.kernels.get("dynamic") if self.plan else self.kernels.get(signature(args))
+        if self.guard is not None and not _unchanged(self.guard, args):
+            with self._lock:
+                self.freeze, self.guard, self.planned = False, None, False  # weights as inputs from now on
+        kernel = None
+        if self.planned:
+            kernel = self.kernels.get(("dynamic", self.freeze)) if self.plan else \
+                self.kernels.get((signature(args), self.freeze))
         if kernel is None:
             with self._lock:
                 kernel = self._kernel_for(args)
         if isinstance(kernel, str):
             return self._eager(args, kernel)
-        arrays = [_array(a) for a in args if isinstance(a, torch.Tensor)]
+        frozen = self.frozen_positions(args)
+        arrays = [_array(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen]
         try:
             got = kernel(*arrays)
         except (TypeError, ValueError) as e:  # the kernel's own argument checks: never reached the kernel
@@ -125,6 +143,14 @@ class GraphKernel:
         got = got if isinstance(got, tuple) else (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
         return outs if self._tuple_output else outs[0]
+
+    def frozen_positions(self, args) -> frozenset:
+        """The arguments baked into the kernels as constants: the parameters, while freezing holds."""
+        import torch
+
+        if not self.freeze:
+            return frozenset()
+        return frozenset(i for i, a in enumerate(args) if isinstance(a, torch.nn.Parameter))
 
     def _eager(self, args, why: str):
         if why not in self.warned:
@@ -135,39 +161,54 @@ class GraphKernel:
     def _kernel_for(self, args):
         """The kernel (or the Fallback message) for these inputs, built if there is none yet: one
         for every size while the dynamic plan holds, else one per signature."""
+        frozen = self.frozen_positions(args)
+        if not self.planned:
+            self.plan, self.planned = dynamic_plan(self.gm, frozen), True
+        if self.freeze and self.guard is None:
+            self.guard = tuple((i, args[i], args[i]._version, args[i].data_ptr()) for i in sorted(frozen))
         if self.plan is not None:
-            kernel = self.kernels.get("dynamic")
+            kernel = self.kernels.get(("dynamic", self.freeze))
             if kernel is None:
                 try:
-                    kernel = self.kernels["dynamic"] = self._build(args, self.plan)
+                    kernel = self.kernels[("dynamic", self.freeze)] = self._build(args, frozen, self.plan)
                 except Fallback:
                     self.plan = None  # built per signature from now on
             if kernel is not None:
                 return kernel
-        key = signature(args)
+        key = (signature(args), self.freeze)
         kernel = self.kernels.get(key)
         if kernel is None:
             try:
-                kernel = self._build(args, None)
+                kernel = self._build(args, frozen, None)
             except Fallback as e:
                 kernel = str(e)
             self.kernels[key] = kernel
         return kernel
 
-    def _build(self, args, plan):
+    def _build(self, args, frozen: frozenset, plan):
         """Export, import and compile the graph for these inputs (every size of its symbolic dims
         with a plan); Fallback with one line on failure."""
         import loopopt
 
-        text = to_linalg(self.gm, args, FUNCTION, plan)
+        text = to_linalg(self.gm, args, FUNCTION, frozen, plan)
         try:
             kernel = loopopt.compile(text, filename=f"<{self.name}>", **self.options)
         except Exception as e:  # loopopt's own errors are one line; name the op where it says one
             raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
-        n_tensors = sum(1 for a in args if _is_tensor(a))
-        if kernel.spec.n_inputs != n_tensors:
-            raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_tensors}")
+        n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen)
+        if kernel.spec.n_inputs != n_inputs:
+            raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
         return kernel
+
+
+def _unchanged(guard: tuple, args) -> bool:
+    """Each frozen weight is still the same tensor, not modified in place (its version counter,
+    which every in-place op bumps, even under no_grad) and not given new storage."""
+    for i, param, version, ptr in guard:
+        a = args[i] if i < len(args) else None
+        if a is not param or a._version != version or a.data_ptr() != ptr:
+            return False
+    return True
 
 
 def _is_tensor(a) -> bool:
@@ -192,62 +233,71 @@ def _array(t):
     return t.numpy()
 
 
-def dynamic_plan(gm):
-    """(template, dynamic_shapes) to export a graph with symbolic sizes once for all of them, or
-    None (no symbolic size, or one that is not a plain symbol of some input's dim). template has
-    None for each tensor input and ("dim", t, k) for an int input that is dim k of tensor input t."""
+def dynamic_plan(gm, frozen: frozenset = frozenset()):
+    """(roles, dynamic_shapes) to export a graph with symbolic sizes once for all of them, or None
+    (no symbolic size, one that is not a plain symbol of some input's dim, or a frozen weight with
+    one). roles has, per graph input: ("input",) for a kernel input, ("frozen",) for a frozen
+    weight, ("dim", t, k) for an int input that is dim k of kernel input t."""
     import torch
 
-    where: dict = {}  # symbol -> (tensor input, dim)
-    per_tensor, template = [], []
-    for node in gm.graph.nodes:
-        if node.op != "placeholder":
-            continue
+    where: dict = {}  # symbol -> (kernel input, dim)
+    per_input, roles = [], []
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for pos, node in enumerate(placeholders):
         ev = node.meta.get("example_value")
         if isinstance(ev, torch.Tensor):
             spec = {}
             for k, d in enumerate(ev.shape):
                 if isinstance(d, torch.SymInt):
-                    if not d.node.expr.is_Symbol:
+                    if pos in frozen or not d.node.expr.is_Symbol:
                         return None
-                    where.setdefault(str(d.node.expr), (len(per_tensor), k))
+                    where.setdefault(str(d.node.expr), (len(per_input), k))
                     spec[k] = str(d.node.expr)
-            per_tensor.append(spec)
-            template.append(None)
+            if pos in frozen:
+                roles.append(("frozen",))
+            else:
+                per_input.append(spec)
+                roles.append(("input",))
         elif isinstance(ev, torch.SymInt) and ev.node.expr.is_Symbol:
-            template.append(("sym", str(ev.node.expr)))
+            roles.append(("sym", str(ev.node.expr)))
         else:
             return None
     if not where:
         return None
-    for i, t in enumerate(template):
-        if t is not None:
-            if t[1] not in where:
+    for i, r in enumerate(roles):
+        if r[0] == "sym":
+            if r[1] not in where:
                 return None
-            template[i] = ("dim", *where[t[1]])
+            roles[i] = ("dim", *where[r[1]])
     dims = {name: torch.export.Dim(name) for name in where}
-    return template, tuple({k: dims[s] for k, s in spec.items()} or None for spec in per_tensor)
+    return roles, tuple({k: dims[s] for k, s in spec.items()} or None for spec in per_input)
 
 
 FUNCTION = "torch_graph"  # every kernel's name: one graph on one signature is one cache entry
 
 
-def to_linalg(gm, args, name: str, plan=None) -> str:
+def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None) -> str:
     """The graph on these inputs as linalg-on-tensors text (torch.export, then torch-mlir's FX
-    importer); its arguments are the tensor inputs in order. Without a plan, other inputs are baked
-    in; with one (dynamic_plan), the symbolic sizes stay dynamic and int inputs are read off them."""
+    importer). Its arguments are the tensor inputs in order but the `frozen` ones, which become
+    constants of the module. Without a plan other inputs are baked in; with one (dynamic_plan) the
+    symbolic sizes stay dynamic and int inputs are read off the tensors' dims."""
     import torch
 
     try:
         from torch_mlir import fx
     except ImportError:
         raise Fallback("torch-mlir is not installed (pip install loopopt[torch])") from None
-    module = _Specialised(gm, args, plan[0] if plan else None)
-    tensors = tuple(a.detach() for a in args if isinstance(a, torch.Tensor))
+    if plan is not None:
+        roles = plan[0]
+    else:
+        roles = [("frozen",) if i in frozen else ("input",) if isinstance(a, torch.Tensor) else ("value", a)
+                 for i, a in enumerate(args)]
+    module = _Specialised(gm, args, roles)
+    inputs = tuple(a.detach() for a, r in zip(args, roles) if r[0] == "input")
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecation notes
-            program = torch.export.export(module, tensors, dynamic_shapes=(plan[1],) if plan else None, strict=False)
+            program = torch.export.export(module, inputs, dynamic_shapes=(plan[1],) if plan else None, strict=False)
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
     sig = program.graph_signature
@@ -263,29 +313,33 @@ def to_linalg(gm, args, name: str, plan=None) -> str:
 
 
 class _Specialised:
-    """The graph as a module taking its tensor inputs only (what torch.export needs): each other
-    input fixed to this call's value, or with a plan's template read off a tensor's dim."""
+    """The graph as a module taking its kernel inputs only (what torch.export needs): frozen
+    weights held as the module's buffers (the importer makes them constants), each other input
+    fixed to this call's value or read off a kernel input's dim."""
 
-    def __new__(cls, gm, args, template=None):
+    def __new__(cls, gm, args, roles):
         import torch
-
-        fixed = [None if isinstance(a, torch.Tensor) else ("value", a) for a in args]
 
         class Specialised(torch.nn.Module):
             def __init__(self):
                 super().__init__()
                 self.gm = gm
+                for i, r in enumerate(roles):
+                    if r[0] == "frozen":
+                        self.register_buffer(f"w{i}", args[i].detach())
 
-            def forward(self, *tensors):
-                it = iter(tensors)
+            def forward(self, *inputs):
+                it = iter(inputs)
                 full = []
-                for t, f in zip(template or fixed, fixed):
-                    if t is None:
+                for i, r in enumerate(roles):
+                    if r[0] == "input":
                         full.append(next(it))
-                    elif t[0] == "dim":
-                        full.append(tensors[t[1]].shape[t[2]])
+                    elif r[0] == "frozen":
+                        full.append(getattr(self, f"w{i}"))
+                    elif r[0] == "dim":
+                        full.append(inputs[r[1]].shape[r[2]])
                     else:
-                        full.append(f[1])
+                        full.append(r[1])
                 return self.gm(*full)
 
         return Specialised()
