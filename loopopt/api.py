@@ -252,9 +252,8 @@ def compile(source, target: str | Target = "cpu", *, function: str | None = None
 
     Raises what `optimize` raises for bad knobs or input, loopopt.runtime.spec.SpecError for an
     entry function the runtime cannot call, loopopt.runtime.build.BuildError for a missing tool
-    or a failed build step; each a one-line message."""
-    from . import mlir
-
+    or a failed build step; each a one-line message. Text input found in the cache loads without
+    importing the MLIR bindings."""
     options = make_options(target, caller="loopopt.compile", **knobs)
     if options.target.name != "cpu":
         raise UsageError(f"loopopt.compile: target {options.target.name!r} has no runtime here; it builds for "
@@ -263,7 +262,8 @@ def compile(source, target: str | Target = "cpu", *, function: str | None = None
         raise TypeError(f"loopopt.compile: function must be a str, not {type(function).__name__}")
     if not isinstance(cache, bool):
         raise TypeError(f"loopopt.compile: cache must be a bool, not {type(cache).__name__}")
-    if isinstance(source, mlir.ir.Module):
+    if not isinstance(source, (str, bytes, bytearray)) and isinstance(source, _bindings().ir.Module):
+        mlir = _bindings()
         text = mlir.print_module(source)
         if filename is None:
             filename = mlir.source_file(source.operation)
@@ -286,3 +286,9 @@ def compile(source, target: str | Target = "cpu", *, function: str | None = None
 
     return compile_kernel(text, options, function=function, filename=printable(filename or "<input>"),
                           passes=pipeline, cache=cache)
+
+
+def _bindings():
+    from . import mlir
+
+    return mlir

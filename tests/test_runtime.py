@@ -409,10 +409,36 @@ def test_only_llvm_22_tools_are_used(monkeypatch, tmp_path):
         tool.write_text("#!/bin/sh\necho 'Ubuntu LLVM version 14.0.6'\n")
         tool.chmod(0o755)
     monkeypatch.setenv("LOOPOPT_LLVM_BIN", str(tmp_path))
-    build.llvm_tool.cache_clear()
+    build._probed.cache_clear()
     try:
         assert build.llvm_tool("opt") != str(tmp_path / "opt")
         assert "version 22." in subprocess.run([build.llvm_tool("llc"), "--version"], capture_output=True,
                                                text=True).stdout
     finally:
-        build.llvm_tool.cache_clear()
+        build._probed.cache_clear()
+
+
+def test_the_toolchain_probe_is_kept_while_its_fingerprint_holds(cache_dir):
+    """toolchain.json in the cache directory spares a process the probes (a process per tool);
+    one whose fingerprint differs (another tool file, another CPU) or that does not parse is
+    probed again."""
+    path = os.path.join(cache_dir, "toolchain.json")
+    build._probed.cache_clear()
+    build._probed()
+    stored = json.load(open(path))
+    assert stored["fingerprint"] == build._fingerprint() and stored["probe"]["tools"]["llc"] == build.llvm_tool("llc")
+    try:
+        stored["probe"]["tools"]["llc"] = "/kept/llc"
+        json.dump(stored, open(path, "w"))
+        build._probed.cache_clear()
+        assert build.llvm_tool("llc") == "/kept/llc"  # read back, not probed
+        stored["fingerprint"]["cpu"] = "another cpu"
+        json.dump(stored, open(path, "w"))
+        build._probed.cache_clear()
+        assert build.llvm_tool("llc") != "/kept/llc"
+        open(path, "w").write("{")
+        build._probed.cache_clear()
+        assert build.llvm_tool("llc") == build.llvm_tool("llc") != "/kept/llc"
+        assert json.load(open(path))["fingerprint"] == build._fingerprint()
+    finally:
+        build._probed.cache_clear()

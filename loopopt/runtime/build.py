@@ -17,7 +17,9 @@ on them (`host_cpu`).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -59,6 +61,9 @@ class Toolchain:
                 "features": self.host_features}
 
 
+TOOLS = ("mlir-opt", "mlir-translate", "opt", "llc")
+
+
 def _version_text(path: str) -> str:
     try:
         return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout
@@ -66,23 +71,82 @@ def _version_text(path: str) -> str:
         return ""
 
 
-@lru_cache(maxsize=None)
+def _candidates(name: str) -> list[str]:
+    """Where LLVM 22's `name` may be, in order: $LOOPOPT_LLVM_BIN, /usr/lib/llvm-22/bin, `NAME-22` on PATH."""
+    out = [os.path.join(d, name) for d in (os.environ.get("LOOPOPT_LLVM_BIN"), LLVM_BIN) if d]
+    suffixed = shutil.which(f"{name}-{LLVM_MAJOR}")
+    return out + ([suffixed] if suffixed else [])
+
+
+def _fingerprint() -> dict:
+    """What the probed facts depend on: every candidate tool file (path, inode, size, mtime), cc,
+    and this CPU (/proc/cpuinfo's model and flags). Equal fingerprints: the stored probe holds."""
+    files = {}
+    for path in [p for n in TOOLS for p in _candidates(n)] + [shutil.which("cc") or ""]:
+        try:
+            st = os.stat(path)
+            files[path] = [st.st_ino, st.st_size, st.st_mtime_ns]
+        except OSError:
+            files[path] = None
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n")[0]
+        wanted = "".join(ln for ln in first.splitlines(True) if ln.startswith(("model name", "flags")))
+        cpu = hashlib.sha256(wanted.encode()).hexdigest()
+    except OSError:
+        pass
+    return {"files": files, "cpu": cpu, "format": 1}
+
+
+def _probe() -> dict:
+    """Run the probes (each tool's --version, in parallel, and opt's features for -mcpu=native):
+    {"tools": {name: path or None}, "llc_version": text, "features": digest}."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cands = {n: [p for p in _candidates(n) if os.access(p, os.X_OK)] for n in TOOLS}
+    paths = sorted({p for ps in cands.values() for p in ps})
+    with ThreadPoolExecutor(max_workers=max(1, len(paths))) as pool:
+        texts = dict(zip(paths, pool.map(_version_text, paths)))
+    tools = {n: next((p for p in ps if f"version {LLVM_MAJOR}." in texts[p]), None) for n, ps in cands.items()}
+    llc_text = texts.get(tools["llc"], "") if tools["llc"] else ""
+    m = re.search(r"^\s*Default target: (\S+)", llc_text, re.MULTILINE)
+    features = _host_features(tools["opt"], m.group(1)) if tools["opt"] and m else "unknown"
+    return {"tools": tools, "llc_version": llc_text, "features": features}
+
+
+@lru_cache(maxsize=1)
+def _probed() -> dict:
+    """The probe, once per process, and across processes from the cache directory's
+    toolchain.json while the fingerprint holds (a probe runs a process per tool: seconds on a
+    busy machine)."""
+    from . import cache
+
+    fp = _fingerprint()
+    path = os.path.join(cache.cache_dir(), "toolchain.json")
+    try:
+        with open(path) as f:
+            stored = json.load(f)
+        if stored.get("fingerprint") == fp and isinstance(stored.get("probe"), dict):
+            return stored["probe"]
+    except (OSError, ValueError):
+        pass
+    probe = _probe()
+    if all(probe["tools"].values()) and cache.ensure_dir(cache.cache_dir()) is None:
+        with contextlib.suppress(OSError):
+            cache.write_atomically(path, json.dumps({"fingerprint": fp, "probe": probe}, indent=1).encode())
+    return probe
+
+
 def llvm_tool(name: str) -> str | None:
     """Path of LLVM 22's `name` (opt, llc, mlir-opt, mlir-translate): $LOOPOPT_LLVM_BIN, then
     /usr/lib/llvm-22/bin, then `NAME-22` on PATH; only one whose --version says LLVM 22."""
-    candidates = [os.path.join(d, name) for d in (os.environ.get("LOOPOPT_LLVM_BIN"), LLVM_BIN) if d]
-    suffixed = shutil.which(f"{name}-{LLVM_MAJOR}")
-    if suffixed:
-        candidates.append(suffixed)
-    for path in candidates:
-        if os.access(path, os.X_OK) and f"version {LLVM_MAJOR}." in _version_text(path):
-            return path
-    return None
+    return _probed()["tools"].get(name)
 
 
 def missing_tools() -> str | None:
     """None when every build tool is here, else one line naming what is missing and how to get it."""
-    missing = [n for n in ("mlir-opt", "mlir-translate", "opt", "llc") if llvm_tool(n) is None]
+    missing = [n for n in TOOLS if llvm_tool(n) is None]
     if shutil.which("cc") is None:
         missing.append("cc")
     if not missing:
@@ -96,15 +160,12 @@ def toolchain() -> Toolchain:
     why = missing_tools()
     if why is not None:
         raise BuildError(f"loopopt: error: {why}")
-    llc = llvm_tool("llc")
-    text = _version_text(llc)
+    probe = _probed()
+    text = probe["llc_version"]
     m = re.search(r"LLVM version (\S+)", text)
-    version = m.group(1) if m else "unknown"
-    triple = _field(text, "Default target") or "unknown"
-    cpu = _field(text, "Host CPU") or "unknown"
-    tc = Toolchain(llvm_tool("mlir-opt"), llvm_tool("mlir-translate"), llvm_tool("opt"), llc,
-                   shutil.which("cc"), version, triple, cpu, "")
-    return Toolchain(**{**tc.__dict__, "host_features": _host_features(tc)})
+    return Toolchain(llvm_tool("mlir-opt"), llvm_tool("mlir-translate"), llvm_tool("opt"), llvm_tool("llc"),
+                     shutil.which("cc"), m.group(1) if m else "unknown", _field(text, "Default target") or "unknown",
+                     _field(text, "Host CPU") or "unknown", probe["features"])
 
 
 def _field(text: str, label: str) -> str | None:
@@ -115,11 +176,11 @@ def _field(text: str, label: str) -> str | None:
     return None
 
 
-def _host_features(tc: Toolchain) -> str:
+def _host_features(opt: str, triple: str) -> str:
     """A digest of the target features `opt -mcpu=native` stamps on a function: two machines
     that report one CPU name may still differ (a VM without AVX-512)."""
     probe = "define void @f() {\n  ret void\n}\n"
-    p = subprocess.run([tc.opt, "-S", f"-mtriple={tc.triple}", "-mcpu=native", "-O1"], input=probe,
+    p = subprocess.run([opt, "-S", f"-mtriple={triple}", "-mcpu=native", "-O1"], input=probe,
                        capture_output=True, text=True, timeout=60)
     found = [ln for ln in p.stdout.splitlines() if "target-features" in ln]
     return hashlib.sha256("".join(found).encode()).hexdigest()[:16] if found else "unknown"

@@ -145,6 +145,11 @@ def _write_new(directory: str, name: str, data: bytes, mode: int = 0o644) -> str
         raise
 
 
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace `path` by `data` whole (a temporary file beside it, then a rename)."""
+    _write_new(os.path.dirname(path), os.path.basename(path), data)
+
+
 def store(directory: str, key: str, library: bytes, spec_json: str, info: dict) -> Entry:
     """Write a new entry (library first, then the manifest that names it)."""
     name = f"{key}-{secrets.token_hex(6)}.so"
