@@ -135,10 +135,10 @@ class GraphKernel:
         if isinstance(kernel, str):
             return self._eager(args, kernel)
         frozen = self.frozen_positions(args)
-        arrays = [_array(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen]
         try:
+            arrays = [_array(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen]
             got = kernel(*arrays)
-        except (TypeError, ValueError) as e:  # the kernel's own argument checks: never reached the kernel
+        except (TypeError, ValueError, RuntimeError) as e:  # no numpy view, or the kernel's own argument checks
             return self._eager(args, f"the kernel refused its arguments: {e}")
         got = got if isinstance(got, tuple) else (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
