@@ -106,6 +106,7 @@ class GraphKernel:
         self.guard: tuple | None = None  # (position, parameter, _version, data_ptr) of each frozen weight
         self.plan: tuple | None = None  # (roles, dynamic_shapes) while one kernel may serve every size
         self.planned = False
+        self._inputs: tuple | None = None  # positions of the kernels' tensor inputs (input_positions)
         self.kernels: dict = {}  # (signature or "dynamic", frozen) -> Kernel, or a Fallback message
         self.warned: set = set()
         self._lock = threading.Lock()
@@ -117,14 +118,17 @@ class GraphKernel:
         if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             return self._eager(args, "the call needs autograd (a kernel has no backward): call the model under "
                                      "torch.no_grad() or torch.inference_mode()")
-        bad = next((a for a in args if isinstance(a, torch.Tensor) and
-                    (a.device.type != "cpu" or a.layout != torch.strided or a.is_quantized)), None)
+        if self.guard is not None and not _unchanged(self.guard, args):
+            with self._lock:
+                self.freeze, self.guard, self.planned, self._inputs = False, None, False, None  # weights as inputs
+        inputs = self._inputs
+        if inputs is None:
+            inputs = self._inputs = self.input_positions(args)
+        tensors = [args[i] for i in inputs]
+        bad = next((t for t in tensors if not t.is_cpu or t.layout is not torch.strided or t.is_quantized), None)
         if bad is not None:
             return self._eager(args, f"an input is a {bad.device.type} {bad.layout} tensor (the kernels run on CPU "
                                      "strided tensors)")
-        if self.guard is not None and not _unchanged(self.guard, args):
-            with self._lock:
-                self.freeze, self.guard, self.planned = False, None, False  # weights as inputs from now on
         kernel = None
         if self.planned:
             kernel = self.kernels.get(("dynamic", self.freeze)) if self.plan else \
@@ -134,15 +138,21 @@ class GraphKernel:
                 kernel = self._kernel_for(args)
         if isinstance(kernel, str):
             return self._eager(args, kernel)
-        frozen = self.frozen_positions(args)
         try:
-            arrays = [_array(a) for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen]
-            got = kernel(*arrays)
+            got = kernel(*[_array(t) for t in tensors])
         except (TypeError, ValueError, RuntimeError) as e:  # no numpy view, or the kernel's own argument checks
             return self._eager(args, f"the kernel refused its arguments: {e}")
-        got = got if isinstance(got, tuple) else (got,)
+        if type(got) is not tuple:
+            got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
         return outs if self._tuple_output else outs[0]
+
+    def input_positions(self, args) -> tuple:
+        """The positions of the kernels' tensor inputs: every tensor argument but the frozen ones."""
+        import torch
+
+        frozen = self.frozen_positions(args)
+        return tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen)
 
     def frozen_positions(self, args) -> frozenset:
         """The arguments baked into the kernels as constants: the parameters, while freezing holds."""
@@ -221,13 +231,14 @@ def signature(args) -> tuple:
     """What a kernel is specialised on: each tensor's shape and dtype, each other argument's value."""
     import torch
 
-    return tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else ("value", type(a).__name__, a)
+    return tuple((a.shape, a.dtype) if isinstance(a, torch.Tensor) else ("value", type(a).__name__, a)
                  for a in args)
 
 
 def _array(t):
     """A numpy view of a CPU tensor (a contiguous copy first when it is not contiguous)."""
-    t = t.detach()
+    if t.requires_grad:
+        t = t.detach()
     if not t.is_contiguous():
         t = t.contiguous()
     return t.numpy()
