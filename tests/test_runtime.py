@@ -402,6 +402,20 @@ def test_the_printed_recipe_builds_the_same_kernel(tmp_path):
     assert _chain3_ok(Kernel(spec, str(tmp_path / "libk.so")))
 
 
+def test_the_pipeline_text_is_the_flags_pipeline():
+    """lowering.pipeline_text(), given to mlir-opt as --pass-pipeline, lowers exactly as the flags do
+    (the harness's and the build's LOWERING_PASSES)."""
+    from loopopt.runtime import lowering
+    from loopopt.toolchain import mlir_opt
+
+    marked, _ = compiler.mark_all(loopopt.optimize(CHAIN3, target="cpu").text)
+    by_flags = mlir_opt(marked, list(lowering.LOWERING_PASSES))
+    by_text = mlir_opt(marked, [f"--pass-pipeline={lowering.pipeline_text()}"])
+    assert by_flags.returncode == 0 and by_text.returncode == 0, by_text.stderr
+    assert by_text.stdout == by_flags.stdout and "_mlir_ciface_chain3" in by_text.stdout
+    assert native.LOWERING_PASSES is lowering.LOWERING_PASSES
+
+
 def test_only_llvm_22_tools_are_used(monkeypatch, tmp_path):
     """A directory of fake LLVM 14 tools on $LOOPOPT_LLVM_BIN is passed over for LLVM 22's."""
     for name in ("opt", "llc"):
