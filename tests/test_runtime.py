@@ -286,12 +286,22 @@ def test_cache_hit_reuses_the_verified_library(tmp_path, monkeypatch):
     assert k3.info["cache"] == "built" and k3.library != k1.library
 
 
+def _built_elsewhere(d: str) -> str:
+    """Build chain3's entry in a child process and return its key: a library this process never
+    mapped, so the tests may damage it in place (a mapped library rewritten under a process
+    crashes that process, whatever the cache does)."""
+    env = dict(os.environ, PYTHONPATH=REPO, **{cachemod.CACHE_ENV: d})
+    code = "import loopopt; print(loopopt.compile(open('examples/chain3.mlir').read()).info['key'])"
+    p = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-1500:]
+    return p.stdout.split()[-1]
+
+
 def test_a_corrupted_library_is_rebuilt_never_loaded(tmp_path, monkeypatch):
-    """The library is replaced by a valid one of another kernel under the same name (computing
-    a + b): loading it would give wrong results; the checksum refuses it."""
+    """The library is overwritten by a valid one of another kernel (computing a + b), as a disk
+    or a careless copy could: loading it would give wrong results; the checksum refuses it."""
     d = _fresh(tmp_path, monkeypatch)
-    k = loopopt.compile(CHAIN3)
-    _, library = _entry_files(d, k.info["key"])
+    _, library = _entry_files(d, _built_elsewhere(d))
     other = CHAIN3.replace("%sq = arith.mulf %s, %s : f32", "%sq = arith.addf %s, %s : f32")
     assert not _chain3_ok(loopopt.compile(other, cache=False))  # the impostor computes something else
     impostor = build.build(compiler.mark_all(loopopt.optimize(other, target="cpu").text)[0], "shared")
@@ -305,13 +315,13 @@ def test_a_corrupted_library_is_rebuilt_never_loaded(tmp_path, monkeypatch):
 
 def test_a_truncated_library_or_manifest_is_rebuilt(tmp_path, monkeypatch):
     d = _fresh(tmp_path, monkeypatch)
-    k = loopopt.compile(CHAIN3)
-    manifest, library = _entry_files(d, k.info["key"])
+    key = _built_elsewhere(d)
+    manifest, library = _entry_files(d, key)
     with open(library, "r+b") as f:
         f.truncate(os.path.getsize(library) // 2)
     again = loopopt.compile(CHAIN3)
     assert again.info["cache"].startswith("rebuilt (library does not match") and _chain3_ok(again)
-    with open(manifest, "r+b") as f:
+    with open(manifest, "r+b") as f:  # the manifest only: `again`'s library, mapped here, stays whole
         f.truncate(40)
     third = loopopt.compile(CHAIN3)
     assert third.info["cache"].startswith("rebuilt (manifest unreadable") and _chain3_ok(third)
