@@ -3,6 +3,7 @@
     import loopopt
     res = loopopt.optimize(mlir_text, target="cpu", distance_threshold=4)
     res.text, res.remarks, res.stats["numLoopsFused"]
+    k = loopopt.compile(mlir_text)     # built for this machine, called with numpy arrays: k(x)
 
 `optimize` and `Result` live in loopopt/api.py (imported on first use, so `loopopt --help`
 does not load the MLIR bindings).
@@ -39,6 +40,25 @@ def optimize(source, target="trn1", **kwargs):
     from .api import optimize as _optimize
 
     return _optimize(source, target, **kwargs)
+
+
+def compile(source, target="cpu", **kwargs):
+    """Optimize MLIR text (or an ir.Module) for this machine's CPU, build it and load it: a callable
+    kernel taking and returning numpy arrays (loopopt.runtime.kernel.Kernel). Keyword arguments:
+    function, filename, passes, cache and the knobs of `optimize`. See loopopt.api.compile and
+    docs/runtime.md."""
+    from .api import compile as _compile
+
+    return _compile(source, target, **kwargs)
+
+
+def torch_backend(gm, example_inputs, **kwargs):
+    """A `torch.compile` backend: `torch.compile(model, backend=loopopt.torch_backend)`. Each FX graph
+    goes through torch-mlir's FX importer and `compile`; a graph it cannot take runs eagerly, with
+    one warning naming why. Needs torch and torch-mlir (`pip install loopopt[torch]`)."""
+    from .runtime.torch_backend import backend
+
+    return backend(gm, example_inputs, **kwargs)
 
 
 def lower(source, *, filename: str = "<input>", elementwise_fusion: bool = False, pipeline: str | None = None,

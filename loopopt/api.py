@@ -31,8 +31,9 @@ def knob_names() -> list[str]:
     return [f.name for f in dataclasses.fields(Options) if f.name != "target"]
 
 
-def make_options(target: str | Target = "trn1", **knobs) -> Options:
-    """Options for a target name (trn1, inf2, trn2, cpu) or Target and knobs (Options fields)."""
+def make_options(target: str | Target = "trn1", *, caller: str = "loopopt.optimize", **knobs) -> Options:
+    """Options for a target name (trn1, inf2, trn2, cpu) or Target and knobs (Options fields);
+    `caller` names the API function in the messages."""
     if isinstance(target, str):
         if target not in TARGETS:
             raise ValueError(f"loopopt: unknown target {target!r} (known: {', '.join(sorted(TARGETS))})")
@@ -42,19 +43,19 @@ def make_options(target: str | Target = "trn1", **knobs) -> Options:
     known = {f.name: f for f in dataclasses.fields(Options)}
     for name, value in knobs.items():
         if name not in known or name == "target":
-            raise TypeError(f"loopopt.optimize: unknown knob {name!r} (knobs: {', '.join(knob_names())})")
+            raise TypeError(f"{caller}: unknown knob {name!r} (knobs: {', '.join(knob_names())})")
         want = knob_type(name)
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise TypeError(f"loopopt.optimize: knob {name!r} must be {want.__name__}, not {type(value).__name__}")
+            raise TypeError(f"{caller}: knob {name!r} must be {want.__name__}, not {type(value).__name__}")
         if name == "lowering_pipeline" and value:
             from .frontend.pipeline import split_pipeline
 
             split_pipeline(value)  # brackets balanced (each step is checked when it runs)
         if name == "vector_bits" and value not in VECTOR_WIDTHS:
-            raise UsageError(f"loopopt.optimize: knob 'vector_bits' must be one of "
+            raise UsageError(f"{caller}: knob 'vector_bits' must be one of "
                              f"{', '.join(map(str, VECTOR_WIDTHS))}, got {value}")
         if want is int and name != "vector_bits":
-            why = knob_range_error(name, value, f"loopopt.optimize: knob {name!r}")
+            why = knob_range_error(name, value, f"{caller}: knob {name!r}")
             if why is not None:
                 raise UsageError(why)
     return Options(target=target, **knobs)
@@ -221,3 +222,58 @@ def _source_hint(source) -> str:
     if type(source).__name__ in ("Operation", "OpView") or hasattr(source, "operation"):
         return " (pass the ir.Module that holds it)"
     return ""
+
+
+def compile(source, target: str | Target = "cpu", *, function: str | None = None, filename: str | None = None,
+            passes: list[str] | str | None = None, cache: bool = True, **knobs):
+    """Optimize `source` for the host CPU, build it into a shared object and load it: a
+    loopopt.runtime.kernel.Kernel, called with numpy arrays (docs/runtime.md).
+
+    source: MLIR text (str or UTF-8 bytes) or an ir.Module (printed; left unchanged), affine or
+    as a front end emits it (linalg, StableHLO, torch dialect). target: "cpu" (the only target
+    with a runtime here). function: the entry function (default: the module's only public one).
+    knobs, passes, filename: as for `optimize`, checked the same way before anything is read.
+    cache: reuse and keep built objects in the cache directory (loopopt.runtime.cache).
+
+    Raises what `optimize` raises for bad knobs or input, loopopt.runtime.spec.SpecError for an
+    entry function the runtime cannot call, loopopt.runtime.build.BuildError for a missing tool
+    or a failed build step; each a one-line message. Text input found in the cache loads without
+    importing the MLIR bindings."""
+    options = make_options(target, caller="loopopt.compile", **knobs)
+    if options.target.name != "cpu":
+        raise UsageError(f"loopopt.compile: target {options.target.name!r} has no runtime here; it builds for "
+                         "this machine's CPU (target='cpu')")
+    if function is not None and not isinstance(function, str):
+        raise TypeError(f"loopopt.compile: function must be a str, not {type(function).__name__}")
+    if not isinstance(cache, bool):
+        raise TypeError(f"loopopt.compile: cache must be a bool, not {type(cache).__name__}")
+    if not isinstance(source, (str, bytes, bytearray)) and isinstance(source, _bindings().ir.Module):
+        mlir = _bindings()
+        text = mlir.print_module(source)
+        if filename is None:
+            filename = mlir.source_file(source.operation)
+    elif isinstance(source, (bytes, bytearray)):
+        try:
+            text = bytes(source).decode("utf-8")
+        except UnicodeDecodeError as e:
+            from .errors import LoopOptError
+
+            raise LoopOptError(f"{filename or '<input>'}: error: input is not UTF-8 text (byte {e.start})") from None
+    elif isinstance(source, str):
+        text = source
+    else:
+        raise TypeError(f"loopopt.compile: source must be {SOURCE_TYPES}, not {type(source).__name__}"
+                        + _source_hint(source))
+    if filename is not None and not isinstance(filename, str):
+        raise TypeError(f"loopopt.compile: filename must be a str, not {type(filename).__name__}")
+    pipeline = check_request(options, passes)
+    from .runtime.compiler import compile_kernel
+
+    return compile_kernel(text, options, function=function, filename=printable(filename or "<input>"),
+                          passes=pipeline, cache=cache)
+
+
+def _bindings():
+    from . import mlir
+
+    return mlir

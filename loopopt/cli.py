@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cpu: the vector register width the code generation plans for (host: this machine's "
                         "widest, e.g. 512 with AVX-512; default: host; 256 plans for any AVX2 core); "
                         "bit-exact output stays bit-exact")
+    p.add_argument("--emit", choices=("mlir", "llvm", "object", "shared"), default="mlir",
+                   help="what -o receives (default mlir: the optimized module); with --target cpu: llvm (LLVM IR text), "
+                        "object (a relocatable object) or shared (a shared library) built for this machine, plus a C "
+                        "header of the entry points beside -o (OUT with the extension .h; see --header)")
+    p.add_argument("--header", metavar="FILE", default=None,
+                   help="with --emit llvm|object|shared: write the C header here (default: beside -o; none for -o -)")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fusion,licm (see --print-pipeline)")
     p.add_argument("--print-pipeline", action="store_true",
@@ -197,6 +203,7 @@ def validate(args: argparse.Namespace) -> Request:
     if args.lowering is not None:
         check_lowering(args.lowering)
     passes = api.check_request(options, args.passes)
+    header = check_emit(args)
     outputs = []
     if args.checkpoint:
         outputs.append(Output("--checkpoint", CHECKPOINT_FILE, exclusive=True))
@@ -204,10 +211,53 @@ def validate(args: argparse.Namespace) -> Request:
                        ("--fpg-dot", args.fpg_dot)):
         if path is not None:
             outputs.append(Output(flag, path))
+    if header is not None:
+        outputs.append(Output("--header", header))
     outputs.append(Output("-o", args.output))
     check_outputs(outputs, args.input)
+    if args.emit != "mlir":
+        from .runtime.build import missing_tools
+
+        why = missing_tools()
+        if why is not None:
+            raise LoopOptError(f"loopopt: error: --emit {args.emit}: {why}")
     filename = "<stdin>" if args.input == "-" else printable(args.input)
     return Request(args, args.input, filename, options, passes, outputs)
+
+
+BINARY_EMITS = ("object", "shared")
+
+
+def header_path(output: str) -> str:
+    """The C header's default path: -o's path with its extension replaced by .h (k.so -> k.h)."""
+    root, ext = os.path.splitext(output)
+    return (root if ext else output) + ".h"
+
+
+def check_emit(args: argparse.Namespace) -> str | None:
+    """--emit and --header, before any input is read (UsageError, exit 2): a built kind needs
+    --target cpu (it runs on this machine), a binary is never written to a terminal; returns the
+    header's path (None: no header)."""
+    if args.emit == "mlir":
+        if args.header is not None:
+            raise UsageError("loopopt: error: --header goes with --emit llvm|object|shared (the C interface of a build)")
+        return None
+    if args.target != "cpu":
+        raise UsageError(f"loopopt: error: --emit {args.emit} builds for this machine's CPU: it needs --target cpu "
+                         f"(not {args.target})")
+    if args.emit in BINARY_EMITS and args.output == "-" and 1 not in CLOSED_STREAMS and _stdout_is_terminal():
+        raise UsageError(f"loopopt: error: --emit {args.emit} writes binary data; refusing to write it to a terminal: "
+                         "name a file with -o FILE (or redirect stdout)")
+    if args.header is not None:
+        return args.header
+    return None if args.output == "-" else header_path(args.output)
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return os.isatty(1)
+    except OSError:
+        return False
 
 
 def check_lowering(pipeline: str) -> None:
@@ -230,6 +280,8 @@ def print_lowering(args: argparse.Namespace) -> int:
     `--lowering`, that pipeline; with --elementwise-fusion, that step included."""
     from .frontend import LoweringOptions, format_pipeline, lowering_pipeline
 
+    if args.emit != "mlir":
+        return print_backend(args)
     if args.lowering is not None:
         check_lowering(args.lowering)
     options = LoweringOptions(elementwise_fusion=args.elementwise_fusion, pipeline=args.lowering)
@@ -265,6 +317,19 @@ def print_pipeline(args: argparse.Namespace) -> int:
             kind = "affine"
         text = pipeline_text(default_pipeline(resolve_options(options, framework_input=kind != "affine")))
     write_output(Output("-o", "-"), text + "\n")
+    return EXIT_OK
+
+
+def print_backend(args: argparse.Namespace) -> int:
+    """`--print-lowering --target cpu --emit KIND`: the back end's build as shell commands (the
+    MLIR to LLVM pipeline, translation, opt, llc, cc), runnable by hand on loopopt's output."""
+    from .runtime import build
+
+    check_emit(argparse.Namespace(**{**vars(args), "output": "/dev/null"}))
+    why = build.missing_tools()
+    if why is not None:
+        raise LoopOptError(f"loopopt: error: --emit {args.emit}: {why}")
+    write_output(Output("-o", "-"), build.recipe(build.toolchain()))
     return EXIT_OK
 
 
@@ -370,10 +435,33 @@ def write_outputs(req: Request, result, data: bytes) -> None:
         _err(result.remarks_text())
     texts = {"--checkpoint": result.checkpoint_text, "--remarks-json": result.remarks_json,
              "--remarks-yaml": result.remarks_yaml, "--fpg-dot": result.fpg_dot, "-o": lambda: result.text}
+    if a.emit != "mlir":
+        built, header = build_outputs(req, result, data)
+        texts["-o"], texts["--header"] = (lambda: built), (lambda: header)
     for out in req.outputs:
         write_output(out, texts[out.flag]())
     if a.timing:
         _err(result.timing_text())
+
+
+def build_outputs(req: Request, result, data: bytes) -> tuple[bytes, str]:
+    """(what --emit asks for, the C header) of the optimized module, built before anything is
+    written: a failed build leaves every output untouched."""
+    from .runtime import build, compiler, memref
+    from .mlir import call_with_big_stack
+
+    def work(token):
+        counts = compiler.output_counts(data.decode("utf-8"), req.filename)
+        marked, names = compiler.mark_all(result.text)
+        specs = compiler.all_specs(marked, counts)
+        return marked, specs
+
+    marked, specs = call_with_big_stack(work, interrupt="raise")
+    built = build.build(marked, req.args.emit)
+    named = [o.path for o in req.outputs if o.flag == "--header" and o.path != "-"]
+    guard = os.path.splitext(os.path.basename(named[0]))[0] if named else "loopopt_kernel"
+    header = memref.c_header(specs, guard, source=req.filename)
+    return built, header
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -33,31 +33,11 @@ import numpy as np
 from . import mlir
 from .mlir import ir
 from .oracle import TypeSpec, first_mismatch, function_signature, matching
+# The one lowering used for every variant lives with the runtime, which builds the same code into a
+# shared object (loopopt.compile); benchmarks and tests read it here.
+from .runtime.lowering import LOWERING_PASSES  # noqa: F401
 from .toolchain import find_tool, mlir_opt
 
-# The one lowering used for every variant. Math ops with an LLVM intrinsic (exp, tanh, sqrt, ...)
-# become intrinsics; the rest become libm calls, which mlir-runner resolves from its own process.
-# memref.alloc/dealloc become malloc/free. Vector ops (affine.vector_load/store lower to vector.load/
-# store; vector.fma, vector.broadcast, vector.reduction) become LLVM vector instructions, after the
-# math passes: a libm function on a vector (math.erf on vector<8xf32> in a register-tiled epilogue)
-# becomes one call per lane through vector.extract/insert, which must be lowered too. A program
-# without vector ops lowers to the same text with or without that pass (checked on every benchmark
-# program, docs/cpu_codegen.md).
-LOWERING_PASSES: tuple[str, ...] = (
-    "--lower-affine",
-    "--convert-scf-to-cf",
-    "--convert-math-to-llvm",
-    "--convert-math-to-libm",
-    "--convert-vector-to-llvm",
-    "--expand-strided-metadata",
-    "--finalize-memref-to-llvm",
-    "--convert-arith-to-llvm",
-    "--convert-index-to-llvm",
-    "--convert-func-to-llvm",
-    "--convert-cf-to-llvm",
-    "--convert-ub-to-llvm",
-    "--reconcile-unrealized-casts",
-)
 RUNNER_FLAGS: tuple[str, ...] = ("-O3", "-e", "main", "-entry-point-result=void")
 MARK = 7_340_033_001  # brackets the harness output so a truncated run is detected
 WEIGHT_MODULUS = 1009  # position weight of element i is (i mod 1009) + 1

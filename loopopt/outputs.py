@@ -201,10 +201,11 @@ def _closed_descriptor(path: str) -> bool:
 # Writing.
 
 
-def write_output(out: Output, text: str) -> None:
-    """Write `text` to `out` by the rules above. Raises LoopOptError with one line on failure
-    (BrokenPipeError when the reader of stdout or a FIFO went away: the CLI stops quietly)."""
-    data = text.encode("utf-8")
+def write_output(out: Output, text: str | bytes) -> None:
+    """Write `text` (str: written as UTF-8; bytes: as they are) to `out` by the rules above. Raises
+    LoopOptError with one line on failure (BrokenPipeError when the reader of stdout or a FIFO
+    went away: the CLI stops quietly)."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     try:
         if out.path == "-":
             _write_stdout(out, text, data)
@@ -221,7 +222,7 @@ def write_output(out: Output, text: str) -> None:
         raise _cannot_write(out, e.strerror or str(e)) from None
 
 
-def _write_stdout(out: Output, text: str, data: bytes) -> None:
+def _write_stdout(out: Output, text: str | bytes, data: bytes) -> None:
     """Straight to fd 1 when sys.stdout is the process's stdout (nothing is left in a buffer that
     a failed write would try again at exit); through sys.stdout when it was replaced (tests)."""
     if 1 in CLOSED_STREAMS or sys.stdout is None:
@@ -232,6 +233,8 @@ def _write_stdout(out: Output, text: str, data: bytes) -> None:
     except (AttributeError, OSError, ValueError):
         fd = None
     if fd is None:
+        if isinstance(text, bytes):
+            stream = getattr(stream, "buffer", stream)
         stream.write(text)
         stream.flush()
         return

@@ -47,6 +47,7 @@ FOCUS = {
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
+    "runtime": ["tests/test_runtime.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -179,11 +180,25 @@ MUTATIONS = [
        "            if self._sent_at is None:")]),
     ("interrupts: Python's flag is looked at while waiting", "loopopt/mlir.py",
      [("                stage.wake.get(timeout=POLL_SECONDS)", "                stage.wake.get()")]),
+    # issue 36 (the runtime: what keeps a call or a cached library from crashing or lying)
+    ("runtime: a cached library must match its manifest", "loopopt/runtime/cache.py",
+     [("    if size != m.get(\"size\") or digest != m.get(\"sha256\"):", "    if False:")]),
+    ("runtime: builders of one key take turns", "loopopt/runtime/cache.py",
+     [("        entry, why = lookup(directory, key)  # another process may have built it meanwhile\n"
+       "        if entry is not None:\n            return entry, \"hit\"\n", "")]),
+    ("runtime: the module's checks run before the call", "loopopt/runtime/kernel.py",
+     [("        if spec.checks:\n            self._run_checks(dims, scalars)", "        if False:\n            pass")]),
+    ("runtime: a written array must not overlap another argument", "loopopt/runtime/kernel.py",
+     [("                if (sa.writes or sb.writes) and a0 < b1 and b0 < a1:", "                if False:")]),
+    ("runtime: arrays must be C-contiguous", "loopopt/runtime/kernel.py",
+     [("        if not a.flags.c_contiguous:", "        if False:")]),
+    ("runtime: only functions with a body get the C interface", "loopopt/runtime/lowering.py",
+     [("        if not private and mlir.func_body(fn) is not None:", "        if True:")]),
 ]
 
 
 def _scratch(tmp: str) -> None:
-    for d in ("loopopt", "tests", "examples", "scripts"):
+    for d in ("loopopt", "tests", "examples", "scripts", "benchmarks/models"):  # models: the blocks the tests run
         if os.path.isdir(os.path.join(ROOT, d)):
             shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d),
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

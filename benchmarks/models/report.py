@@ -31,6 +31,8 @@ MLIR = ("mlir-fusion", "mlir-greedy", "mlir-scalrep")
 FRAMEWORKS = ("torch", "iree")
 README_BEGIN = "<!-- models-results: generated from benchmarks/results/models.json by benchmarks/models/report.py; do not edit -->"
 README_END = "<!-- end of models-results -->"
+RUNTIME_BEGIN = "<!-- runtime-results: generated from a benchmarks/models/run.py results file by benchmarks/models/report.py --runtime-readme; do not edit -->"
+RUNTIME_END = "<!-- end of runtime-results -->"
 TITLES = {"plain": "plain", "best-mlir": "best MLIR", "best-lf-mlir": "linalg-fusion + best MLIR",
           "loopopt": "loopopt", "loopopt-256": "loopopt --vector-bits 256",
           "linalg-fusion+loopopt": "linalg-fusion + loopopt", "torch": "torch", "iree": "IREE"}
@@ -311,6 +313,8 @@ def markdown(data: dict) -> list[str]:
             out += [f"## {r}", ""] + summary_table(data, r, main) + [""]
         if heldout:
             out += [f"## {r}: {HELDOUT_TITLE}", ""] + summary_table(data, r, heldout) + [""]
+    if any(runtime_table(data, r) for r in regimes):
+        out += ["## loopopt's runtime", ""] + runtime_lines(data) + [""]
     out += ["## Per block", "", "roofline = attainable time / the column's time (above 100% only where the warm "
             "working set sits in the caches); intermediate = bytes of memref.alloc/alloca left in the kernel.", ""]
     for b in data["blocks"]:
@@ -328,6 +332,42 @@ def markdown(data: dict) -> list[str]:
             + "; `linalg-fusion+X` = X on `frontend.lower(..., LoweringOptions(elementwise_fusion=True))`; "
             "`loopopt` = `loopopt --target cpu` on the plain lowering.", ""]
     return [ln for ln in out if ln is not None]
+
+
+def runtime_table(data: dict, regime: str) -> list[str]:
+    """loopopt's runtime per block: the harness's time of the loopopt column, the same code through
+    loopopt.compile's callable and their ratio; torch eager and torch.compile with loopopt's backend
+    timed in one process (calls alternating) and eager's time over the compiled one. Empty when no
+    block has a runtime column."""
+    rows = []
+    for b in data["blocks"]:
+        cols = b["columns"]
+        call, tc = cols.get("loopopt-callable"), cols.get("torch-compile")
+        if call is None and tc is None:
+            continue
+        harness = time_of(cols.get("loopopt"), regime)
+        t_call = time_of(call, regime)
+        t_tc = time_of(tc, regime)
+        eager = quantile(((tc or {}).get("eager_times") or {}).get(regime) or [], 0.25) if t_tc else None
+        rows.append(f"| {b['name']} | {_ms(harness)} | {_ms(t_call) if t_call else verdict(call)} | "
+                    f"{_x(t_call / harness if t_call and harness else None)} | {_ms(eager)} | "
+                    f"{_ms(t_tc) if t_tc else verdict(tc)} | {_x(eager / t_tc if eager and t_tc else None)} |")
+    if not rows:
+        return []
+    return ["| block | loopopt (harness) | loopopt.compile callable | callable / harness | torch eager | "
+            "torch.compile(loopopt) | speedup over eager |", "|---" * 7 + "|", *rows]
+
+
+def runtime_lines(data: dict) -> list[str]:
+    out = ["Times in ms, the lower quartile of each column's calls on one thread. The callable runs the loopopt "
+           "column's code built by `loopopt.compile`, called from Python with its argument checks; the harness times "
+           "the same code inside mlir-runner. Eager and torch.compile(backend=loopopt.torch_backend) were timed in "
+           "one process, their calls alternating.", ""]
+    for r in data.get("regimes", ["flushed", "warm"]):
+        table = runtime_table(data, r)
+        if table:
+            out += [f"**{r}**:", ""] + table + [""]
+    return out + [run_line(data)]
 
 
 def _busy(data: dict) -> bool:
@@ -387,6 +427,8 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default=None, help="markdown output (default: models.md beside the results)")
     ap.add_argument("--readme", default=None, help="README to update between the models-results markers "
                     "(default: the repository's, only for benchmarks/results/models.json)")
+    ap.add_argument("--runtime-readme", default=None, metavar="README",
+                    help="also put the runtime table (loopopt-callable, torch-compile) between its markers in README")
     a = ap.parse_args(argv)
     with open(a.results) as f:
         data = json.load(f)
@@ -395,6 +437,8 @@ def main(argv=None) -> int:
     readme = a.readme or (os.path.join(REPO, "README.md") if os.path.abspath(a.results) == os.path.join(RESULTS, "models.json") else None)
     if readme and not quote_in_readme(readme, data):
         print(f"report.py: {readme} has no models-results markers; left unchanged", file=sys.stderr)
+    if a.runtime_readme and not replace_between(a.runtime_readme, RUNTIME_BEGIN, RUNTIME_END, runtime_lines(data)):
+        print(f"report.py: {a.runtime_readme} has no runtime-results markers; left unchanged", file=sys.stderr)
     print(f"wrote {md}" + (f" and {readme}" if readme else ""))
     return 0
 

@@ -19,6 +19,10 @@ torch's outputs on the native harness's inputs). Its columns, all on one thread:
   linalg-fusion+loopopt      `loopopt --target cpu` on the fused lowering
   torch                      torch eager (torch.set_num_threads(1)), the exporter's own nn.Module and weights
   iree                       iree-compile (IREE_FLAGS) on the linalg text, run on IREE's local-sync device
+  loopopt-callable           loopopt.compile on the block (the loopopt column's code as a shared object), called
+                             in the worker's process: k(*inputs, out=outputs) (docs/runtime.md)
+  torch-compile              torch.compile(model, backend=loopopt.torch_backend) in the torch Python; eager is
+                             timed in the same process, calls alternating (its times: eager_times)
 
 The affine columns are verified with mlir-opt 22, lowered with loopopt.native.LOWERING_PASSES and run
 with mlir-runner -O3 in loopopt.native's harness; torch and IREE run in benchmarks/models/workers.py.
@@ -99,6 +103,7 @@ IREE_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-
               "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all")
 TORCH_PYTHONS = (sys.executable, "/work/venv-torch/bin/python")  # tried in order (after --torch-python)
 FRAMEWORKS = ("torch", "iree")
+RUNTIME_COLUMNS = ("loopopt-callable", "torch-compile")  # loopopt's runtime, run like the frameworks (workers.py)
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,7 @@ class Column:
     times: dict = field(default_factory=dict)  # regime -> seconds of every timed call
     version: str = ""
     call_seconds: float | None = None  # one call, measured by the correctness run (the time budget)
+    eager_times: dict = field(default_factory=dict)  # torch-compile: regime -> eager's calls in the same processes
 
 
 # ----------------------------------------------------------------------------- text helpers
@@ -472,6 +478,38 @@ def find_iree() -> tuple[str | None, str]:
     return compiler, version
 
 
+def find_callable() -> tuple[str | None, str]:
+    """This Python (loopopt.compile builds with LLVM 22's tools) and loopopt's version."""
+    from loopopt import __version__
+    from loopopt.runtime.build import missing_tools
+
+    why = missing_tools()
+    return (None, why) if why else (sys.executable, f"loopopt {__version__}")
+
+
+def find_torch_compile(torch_python: str | None) -> tuple[str | None, str]:
+    """A Python with torch and torch-mlir (loopopt.torch_backend), and its torch version."""
+    python, note = torch_python if torch_python else (None, "no torch")
+    if python is None:
+        return None, note
+    p = subprocess.run([python, "-c", "import torch, torch_mlir.fx; print(torch.__version__)"], capture_output=True,
+                       text=True, timeout=300)
+    if p.returncode != 0:
+        return None, f"torch-mlir is not importable in {python}"
+    return python, f"torch {p.stdout.strip()} with loopopt.torch_backend"
+
+
+def runtime_frameworks(a, torch: tuple) -> dict:
+    """The runtime columns' (tool, note), or (None, why skipped)."""
+    wanted = set(a.columns.split(",")) if getattr(a, "columns", None) else set(RUNTIME_COLUMNS)
+    out = {}
+    if "loopopt-callable" in wanted:
+        out["loopopt-callable"] = (None, "--no-callable") if a.no_callable else find_callable()
+    if "torch-compile" in wanted:
+        out["torch-compile"] = (None, "--no-torch") if a.no_torch else find_torch_compile(torch)
+    return out
+
+
 def compile_iree(compiler: str, block: Block, out_dir: str) -> str:
     vmfb = os.path.join(out_dir, "iree.vmfb")
     p = subprocess.run([compiler, str(block.fixture.path), *IREE_FLAGS, "-o", vmfb], capture_output=True, text=True,
@@ -513,6 +551,8 @@ def check_framework(block: Block, fw: Framework, references: dict, out_dir: str)
         col.status = f"run: {e}"
         return None
     col.version = res.get("version", "")
+    if res.get("fallbacks"):  # ran eagerly: not loopopt's numbers
+        col.status = "fallback: " + "; ".join(res["fallbacks"])
     per_run = []
     for r, (run, paths) in enumerate(zip(block.runs, res["saved"])):
         outs = [np.load(p) for p in paths]
@@ -533,6 +573,10 @@ def time_framework(block: Block, fw: Framework, regime: str, reps: int, warmup: 
         col.status = f"run: {e}"
         return
     col.times.setdefault(regime, []).extend(res["times"])
+    if res.get("eager_times"):
+        col.eager_times.setdefault(regime, []).extend(res["eager_times"])
+    if res.get("fallbacks"):
+        col.status = "fallback: " + "; ".join(res["fallbacks"])
 
 
 # ----------------------------------------------------------------------------- one block
@@ -587,6 +631,10 @@ def bench_block(name: str, variants=None, frameworks: dict | None = None, reps: 
             col.status = f"skipped: {note}"
         elif fw_name == "torch":
             fw.python, col.version, col.pipeline = tool, note, "torch eager, torch.set_num_threads(1)"
+        elif fw_name in RUNTIME_COLUMNS:
+            fw.python, col.version = tool, note
+            col.pipeline = ("loopopt.compile(BLOCK.mlir) in-process, k(*inputs, out=outputs)" if fw_name == "loopopt-callable"
+                            else "torch.compile(model, backend=loopopt.torch_backend), torch.set_num_threads(1)")
         elif fw_name == "iree":
             col.pipeline = "iree-compile " + " ".join(IREE_FLAGS) + "; iree.runtime local-sync"
             fw.python = sys.executable
@@ -737,6 +785,9 @@ def main(argv=None) -> int:
                     "(default: this one, else /work/venv-torch/bin/python)")
     ap.add_argument("--no-torch", action="store_true", help="leave out the torch column")
     ap.add_argument("--no-iree", action="store_true", help="leave out the IREE column")
+    ap.add_argument("--no-callable", action="store_true", help="leave out the loopopt-callable column")
+    ap.add_argument("--columns", default=None, metavar="LIST",
+                    help="only these columns (affine variants, torch, iree, loopopt-callable, torch-compile)")
     ap.add_argument("--no-roofline", action="store_true", help="do not measure the peak FLOP/s and bandwidth")
     ap.add_argument("--update", action="store_true", help="measure the --only blocks again with the results "
                     "file's settings and replace them in it (each block keeps its own date, load and commit)")
@@ -760,8 +811,15 @@ def main(argv=None) -> int:
     full = not a.quick and not a.only and a.set != "heldout"
     out_path = a.out or (os.path.join(RESULTS, "models.json") if full else os.path.join(RESULTS, "variants", "models-partial.json"))
     frameworks = {}
-    frameworks["torch"] = (None, "--no-torch") if a.no_torch else find_torch_python(a.torch_python)
+    torch_python = find_torch_python(a.torch_python)
+    frameworks["torch"] = (None, "--no-torch") if a.no_torch else torch_python
     frameworks["iree"] = (None, "--no-iree") if a.no_iree else find_iree()
+    frameworks.update(runtime_frameworks(a, torch_python))
+    variants = None
+    if a.columns:
+        wanted = set(a.columns.split(","))
+        frameworks = {k: v for k, v in frameworks.items() if k in wanted}
+        variants = [v for v in default_variants() if v.name in wanted]
     for fw, (tool, note) in frameworks.items():
         print(f"{fw}: {tool} ({note})" if tool else f"{fw}: column skipped: {note}")
     start = time.perf_counter()
@@ -777,8 +835,8 @@ def main(argv=None) -> int:
     data["roofline"] = {} if a.no_roofline else machine_roofline(reps, warmup, rounds, a.flush_mib)
     for name in names:
         print(f"{name}:")
-        data["blocks"].append(bench_block(name, frameworks=frameworks, reps=reps, warmup=warmup, rounds=rounds,
-                                          regimes=regimes, flush_mib=a.flush_mib))
+        data["blocks"].append(bench_block(name, variants=variants, frameworks=frameworks, reps=reps, warmup=warmup,
+                                          rounds=rounds, regimes=regimes, flush_mib=a.flush_mib))
         _write(out_path, data)  # a partial file survives an interrupted run
     data["wall_seconds"] = time.perf_counter() - start
     data["uptime_end"] = uptime()
@@ -801,8 +859,9 @@ def update(names: list[str], a) -> int:
     with open(path) as f:
         data = json.load(f)
     bench_run.raise_priority(a.nice)
-    frameworks = {"torch": (None, "--no-torch") if a.no_torch else find_torch_python(a.torch_python),
-                  "iree": (None, "--no-iree") if a.no_iree else find_iree()}
+    torch_python = find_torch_python(a.torch_python)
+    frameworks = {"torch": (None, "--no-torch") if a.no_torch else torch_python,
+                  "iree": (None, "--no-iree") if a.no_iree else find_iree(), **runtime_frameworks(a, torch_python)}
     blocks = {b["name"]: b for b in data["blocks"]}
     for name in names:
         print(f"{name} (update):")

@@ -2,9 +2,12 @@
 
     python workers.py torch --block NAME --reps N --warmup W --flush-mib M [--save DIR]
     python workers.py iree  --block NAME --vmfb FILE --reps N --warmup W --flush-mib M [--save DIR]
+    python workers.py loopopt-callable --block NAME ...   loopopt.compile's callable, in this process
+    python workers.py torch-compile --block NAME ...      torch.compile(backend=loopopt.torch_backend), and eager
 
-Imports only the standard library, numpy, common.py and the framework (torch, or IREE's runtime),
-so it runs in whichever environment has the framework (torch lives in its own venv). It prints one
+Imports only the standard library, numpy, common.py and the framework (torch, or IREE's runtime;
+loopopt itself for the two runtime columns), so it runs in whichever environment has the framework
+(torch lives in its own venv). It prints one
 JSON object on stdout: the framework's version, the seconds of each timed call, and with --save the
 .npy files of the outputs of every run size of the fixture (NAME.expected.json) on the inputs
 loopopt's native harness makes (common.harness_fill).
@@ -137,9 +140,84 @@ def run_iree(a) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- loopopt's runtime
+
+def _import_loopopt():
+    repo = os.path.dirname(os.path.dirname(HERE))
+    if repo not in sys.path:
+        sys.path.insert(0, repo)
+    import loopopt
+
+    return loopopt
+
+
+def run_loopopt_callable(a) -> dict:
+    """The block as torch-mlir printed it through loopopt.compile (the loopopt column's code,
+    built into a shared object), called in this process: k(*inputs, out=outputs)."""
+    loopopt = _import_loopopt()
+    with open(os.path.join(BLOCKS_DIR, f"{a.block}.mlir")) as f:
+        k = loopopt.compile(f.read(), filename=f"{a.block}.mlir")
+    runs = fixture_runs(a.block)
+    flush = Flusher(a.flush_mib)
+    saved = []
+    if a.save:
+        for r, run in enumerate(runs):
+            got = k(*run_inputs(run))
+            saved.append(save_outputs(a.save, r, got if isinstance(got, tuple) else (got,)))
+    inputs = run_inputs(runs[0])
+    outs = k(*inputs)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    times = time_calls(lambda: k(*inputs, out=outs), a.reps, a.warmup, flush)
+    return {"framework": "loopopt-callable", "version": loopopt.__version__, "times": times, "saved": saved,
+            "cache": k.info.get("cache"), "flush_sum": flush.total}
+
+
+def run_torch_compile(a) -> dict:
+    """torch.compile(model, backend=loopopt.torch_backend) and the eager model in one process, the
+    timed calls alternating between the two (eager's in `eager_times`); any fallback to eager is
+    reported in `fallbacks` (the column is then not loopopt's)."""
+    import warnings
+
+    import torch
+
+    loopopt = _import_loopopt()
+    torch.set_num_threads(1)
+    torch.set_num_interop_threads(1)
+    model = torch_model(a.block)
+    compiled = torch.compile(model, backend=loopopt.torch_backend)
+    runs = fixture_runs(a.block)
+    flush = Flusher(a.flush_mib)
+    saved = []
+    with warnings.catch_warnings(record=True) as caught, torch.inference_mode():
+        warnings.simplefilter("always")
+        for r, run in enumerate(runs):
+            got = compiled(*[torch.from_numpy(x) for x in run_inputs(run)])
+            got = got if isinstance(got, tuple) else (got,)
+            if a.save:
+                saved.append(save_outputs(a.save, r, [y.numpy() for y in got]))
+        inputs = [torch.from_numpy(x) for x in run_inputs(runs[0])]
+        for _ in range(max(1, a.warmup)):
+            compiled(*inputs)
+            model(*inputs)
+        times, eager = [], []
+        for _ in range(a.reps):
+            for fn, into in ((lambda: compiled(*inputs), times), (lambda: model(*inputs), eager)):
+                flush()
+                t0 = time.perf_counter()
+                fn()
+                into.append(time.perf_counter() - t0)
+    fallbacks = sorted({str(w.message) for w in caught if "loopopt.torch_backend" in str(w.message)})
+    return {"framework": "torch-compile", "version": f"torch {torch.__version__}, loopopt {loopopt.__version__}",
+            "times": times, "eager_times": eager, "saved": saved, "fallbacks": fallbacks, "flush_sum": flush.total}
+
+
+RUNNERS = {"torch": lambda a: run_torch(a), "iree": lambda a: run_iree(a),
+           "loopopt-callable": lambda a: run_loopopt_callable(a), "torch-compile": lambda a: run_torch_compile(a)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("framework", choices=("torch", "iree"))
+    ap.add_argument("framework", choices=tuple(RUNNERS))
     ap.add_argument("--block", required=True)
     ap.add_argument("--function", default=None, help="the exported function (default: the block name)")
     ap.add_argument("--vmfb", help="iree: the compiled module")
@@ -148,7 +226,7 @@ def main(argv=None) -> int:
     ap.add_argument("--flush-mib", type=int, default=0)
     ap.add_argument("--save", default=None, help="directory for the outputs of every run size (.npy)")
     a = ap.parse_args(argv)
-    result = run_torch(a) if a.framework == "torch" else run_iree(a)
+    result = RUNNERS[a.framework](a)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     if a.framework == "iree":

@@ -139,6 +139,53 @@ def max_error(outputs: Sequence[Output], run: dict) -> float:
     return worst
 
 
+def harness_fill(shape: Sequence[int], argno: int, dtype) -> "np.ndarray":
+    """Argument `argno` as loopopt.native's harness fills it (so as the exporters filled the
+    inputs): element i (row-major) holds r = (7 i + 131 argno + 3) mod 251, a float r * 2/251 - 1
+    computed in f64 and rounded to the dtype, an integer r - 125 truncated to its width (the
+    harness fills `index` elements with r itself; their dtype, int64, cannot say so)."""
+    import numpy as np
+
+    from ..native import FILL_MODULUS
+
+    i = np.arange(math.prod(shape), dtype=np.int64)
+    r = (7 * i + 131 * argno + 3) % FILL_MODULUS
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        v = r.astype(np.float64) * (2.0 / FILL_MODULUS) - 1.0
+    elif dtype.kind == "b":
+        v = (r - FILL_MODULUS // 2) & 1  # i1: the low bit, as arith.trunci keeps it
+    else:
+        v = r - FILL_MODULUS // 2
+    return v.astype(dtype).reshape(tuple(shape))
+
+
+def run_inputs(run: dict) -> list:
+    """The inputs of one saved run, as the harness fills them."""
+    return [harness_fill(r["shape"], k, r["dtype"]) for k, r in enumerate(run["inputs"])]
+
+
+def array_output(name: str, a) -> Output:
+    """A numpy array as a harness output: every value (up to FULL_LIMIT elements), else checksums."""
+    import numpy as np
+
+    from ..native import FULL_LIMIT
+
+    flat = np.ascontiguousarray(a).reshape(-1)
+    if flat.size <= FULL_LIMIT:
+        return Output(name, int(flat.size), values=tuple(flat.tolist()))
+    x = flat.astype(np.float64)
+    w = (np.arange(x.size) % WEIGHT_MODULUS + 1).astype(np.float64)
+    return Output(name, int(flat.size), checksum=(float(x.sum()), float((x * w).sum()), float(np.abs(x).sum())))
+
+
+def compare_arrays_with_expected(inputs: Sequence, outputs: Sequence, run: dict, rtol: float = RTOL) -> str | None:
+    """compare_with_expected for numpy arrays (a call through loopopt.compile): the inputs as
+    passed, then the outputs."""
+    got = [array_output(f"arg{k}", a) for k, a in enumerate(list(inputs) + list(outputs))]
+    return compare_with_expected(got, run, rtol)
+
+
 def run_block(text: str, kernel: str, sizes: Sequence, reps: int = 3, warmup: int = 1,
               flush_bytes: int = 0, timeout: float = 600) -> NativeResult:
     """loopopt.native.run_native for a block (its `dense_resource` weights stay in the module's

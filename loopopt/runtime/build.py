@@ -1,0 +1,271 @@
+"""Build LLVM-dialect-bound MLIR into LLVM IR, an object or a shared library for this machine.
+
+    mlir-opt LOWERING_PASSES       affine/scf/memref/vector/math -> LLVM dialect (runtime.lowering)
+    mlir-translate --mlir-to-llvmir
+    opt -O3 -mtriple=T -mcpu=native   LLVM's IR optimisations (the loop vectorizer among them)
+    llc -O3 -mcpu=native -relocation-model=pic -filetype=obj
+    cc -shared K.o -o K.so -lm
+
+Every tool is Debian's LLVM 22 (`/usr/lib/llvm-22/bin`, or `NAME-22` on PATH, or
+$LOOPOPT_LLVM_BIN), checked by its `--version`: the unsuffixed `opt`/`llc` on PATH may be an older
+LLVM that cannot read LLVM 22's IR. What each flag is for (each was measured without it,
+shared/notes/runtime.md): mlir-translate writes no target triple, and `opt -O3` without one does
+not vectorize; `llc -O3` alone runs no IR optimisation; without PIC `cc -shared` refuses the
+object's relocations; `-lm` records libm as needed, so a process without libm (a C program)
+loads the library too. `-mcpu=native` makes code for this CPU and its features: the cache keys
+on them (`host_cpu`).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..errors import LoopOptError
+from .lowering import LOWERING_PASSES
+
+LLVM_MAJOR = 22
+LLVM_BIN = f"/usr/lib/llvm-{LLVM_MAJOR}/bin"
+INSTALL_HINT = f"apt-get install -y --no-install-recommends llvm-{LLVM_MAJOR} mlir-{LLVM_MAJOR}-tools (scripts/setup.sh)"
+EMIT_KINDS = ("llvm", "object", "shared")
+
+
+class BuildError(LoopOptError):
+    """A tool is missing or a build step failed; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The tools of one build and the facts a built object depends on."""
+
+    mlir_opt: str
+    mlir_translate: str
+    opt: str
+    llc: str
+    cc: str
+    llvm_version: str  # "22.1.8"
+    triple: str  # llc's default target, this machine's
+    host_cpu: str  # the CPU -mcpu=native names ("rocketlake", "znver4")
+    host_features: str  # digest of the features -mcpu=native enables
+
+    def key(self) -> dict:
+        """What a built object depends on besides its input: for the cache key."""
+        return {"llvm": self.llvm_version, "triple": self.triple, "cpu": self.host_cpu,
+                "features": self.host_features}
+
+
+TOOLS = ("mlir-opt", "mlir-translate", "opt", "llc")
+
+
+def _version_text(path: str) -> str:
+    try:
+        return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _candidates(name: str) -> list[str]:
+    """Where LLVM 22's `name` may be, in order: $LOOPOPT_LLVM_BIN, /usr/lib/llvm-22/bin, `NAME-22` on PATH."""
+    out = [os.path.join(d, name) for d in (os.environ.get("LOOPOPT_LLVM_BIN"), LLVM_BIN) if d]
+    suffixed = shutil.which(f"{name}-{LLVM_MAJOR}")
+    return out + ([suffixed] if suffixed else [])
+
+
+def _fingerprint() -> dict:
+    """What the probed facts depend on: every candidate tool file (path, inode, size, mtime), cc,
+    and this CPU (/proc/cpuinfo's model and flags). Equal fingerprints: the stored probe holds."""
+    files = {}
+    for path in [p for n in TOOLS for p in _candidates(n)] + [shutil.which("cc") or ""]:
+        try:
+            st = os.stat(path)
+            files[path] = [st.st_ino, st.st_size, st.st_mtime_ns]
+        except OSError:
+            files[path] = None
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n")[0]
+        wanted = "".join(ln for ln in first.splitlines(True) if ln.startswith(("model name", "flags")))
+        cpu = hashlib.sha256(wanted.encode()).hexdigest()
+    except OSError:
+        pass
+    return {"files": files, "cpu": cpu, "format": 1}
+
+
+def _probe() -> dict:
+    """Run the probes (each tool's --version, in parallel, and opt's features for -mcpu=native):
+    {"tools": {name: path or None}, "llc_version": text, "features": digest}."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cands = {n: [p for p in _candidates(n) if os.access(p, os.X_OK)] for n in TOOLS}
+    paths = sorted({p for ps in cands.values() for p in ps})
+    with ThreadPoolExecutor(max_workers=max(1, len(paths))) as pool:
+        texts = dict(zip(paths, pool.map(_version_text, paths)))
+    tools = {n: next((p for p in ps if f"version {LLVM_MAJOR}." in texts[p]), None) for n, ps in cands.items()}
+    llc_text = texts.get(tools["llc"], "") if tools["llc"] else ""
+    m = re.search(r"^\s*Default target: (\S+)", llc_text, re.MULTILINE)
+    features = _host_features(tools["opt"], m.group(1)) if tools["opt"] and m else "unknown"
+    return {"tools": tools, "llc_version": llc_text, "features": features}
+
+
+@lru_cache(maxsize=1)
+def _probed() -> dict:
+    """The probe, once per process, and across processes from the cache directory's
+    toolchain.json while the fingerprint holds (a probe runs a process per tool: seconds on a
+    busy machine)."""
+    from . import cache
+
+    fp = _fingerprint()
+    path = os.path.join(cache.cache_dir(), "toolchain.json")
+    try:
+        with open(path) as f:
+            stored = json.load(f)
+        if stored.get("fingerprint") == fp and isinstance(stored.get("probe"), dict):
+            return stored["probe"]
+    except (OSError, ValueError):
+        pass
+    probe = _probe()
+    if all(probe["tools"].values()) and cache.ensure_dir(cache.cache_dir()) is None:
+        with contextlib.suppress(OSError):
+            cache.write_atomically(path, json.dumps({"fingerprint": fp, "probe": probe}, indent=1).encode())
+    return probe
+
+
+def llvm_tool(name: str) -> str | None:
+    """Path of LLVM 22's `name` (opt, llc, mlir-opt, mlir-translate): $LOOPOPT_LLVM_BIN, then
+    /usr/lib/llvm-22/bin, then `NAME-22` on PATH; only one whose --version says LLVM 22."""
+    return _probed()["tools"].get(name)
+
+
+def missing_tools() -> str | None:
+    """None when every build tool is here, else one line naming what is missing and how to get it."""
+    missing = [n for n in TOOLS if llvm_tool(n) is None]
+    if shutil.which("cc") is None:
+        missing.append("cc")
+    if not missing:
+        return None
+    return f"LLVM {LLVM_MAJOR} tools not found: {', '.join(missing)}: {INSTALL_HINT}"
+
+
+@lru_cache(maxsize=1)
+def toolchain() -> Toolchain:
+    """The tools and the host facts, found once per process; BuildError if a tool is missing."""
+    why = missing_tools()
+    if why is not None:
+        raise BuildError(f"loopopt: error: {why}")
+    probe = _probed()
+    text = probe["llc_version"]
+    m = re.search(r"LLVM version (\S+)", text)
+    return Toolchain(llvm_tool("mlir-opt"), llvm_tool("mlir-translate"), llvm_tool("opt"), llvm_tool("llc"),
+                     shutil.which("cc"), m.group(1) if m else "unknown", _field(text, "Default target") or "unknown",
+                     _field(text, "Host CPU") or "unknown", probe["features"])
+
+
+def _field(text: str, label: str) -> str | None:
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(label):
+            return line[len(label):].strip(" :")
+    return None
+
+
+def _host_features(opt: str, triple: str) -> str:
+    """A digest of the target features `opt -mcpu=native` stamps on a function: two machines
+    that report one CPU name may still differ (a VM without AVX-512)."""
+    probe = "define void @f() {\n  ret void\n}\n"
+    p = subprocess.run([opt, "-S", f"-mtriple={triple}", "-mcpu=native", "-O1"], input=probe,
+                       capture_output=True, text=True, timeout=60)
+    found = [ln for ln in p.stdout.splitlines() if "target-features" in ln]
+    return hashlib.sha256("".join(found).encode()).hexdigest()[:16] if found else "unknown"
+
+
+# ----------------------------------------------------------------------------- the steps
+
+def _run(step: str, cmd: list[str], data: bytes, timeout: float) -> bytes:
+    try:
+        p = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"loopopt: error: {step} timed out after {timeout:.0f} s") from None
+    except OSError as e:
+        raise BuildError(f"loopopt: error: {step}: {e.strerror or e}") from None
+    if p.returncode != 0:
+        raise BuildError(f"loopopt: error: {step} failed: {_first_error(p.stderr.decode('utf-8', 'replace'))}")
+    return p.stdout
+
+
+def _first_error(stderr: str) -> str:
+    lines = [ln.strip() for ln in stderr.splitlines() if "error" in ln] or \
+            [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    return lines[0] if lines else "(no message)"
+
+
+def to_llvm_ir(marked_text: str, tc: Toolchain | None = None, timeout: float = 1800) -> bytes:
+    """LLVM IR text of a module whose entry points are marked (lowering.mark_entry_points)."""
+    tc = tc or toolchain()
+    llvm_dialect = _run("mlir-opt", [tc.mlir_opt, *LOWERING_PASSES], marked_text.encode("utf-8"), timeout)
+    return _run("mlir-translate", [tc.mlir_translate, "--mlir-to-llvmir"], llvm_dialect, timeout)
+
+
+def opt_flags(tc: Toolchain) -> list[str]:
+    return ["-O3", f"-mtriple={tc.triple}", "-mcpu=native"]
+
+
+def llc_flags(tc: Toolchain) -> list[str]:
+    return ["-O3", f"-mtriple={tc.triple}", "-mcpu=native", "-relocation-model=pic", "-filetype=obj"]
+
+
+def cc_flags() -> list[str]:
+    return ["-shared", "-lm"]
+
+
+def to_object(llvm_ir: bytes, tc: Toolchain | None = None, timeout: float = 1800) -> bytes:
+    """A relocatable, position-independent object for this machine from LLVM IR."""
+    tc = tc or toolchain()
+    bitcode = _run("opt", [tc.opt, *opt_flags(tc), "-", "-o", "-"], llvm_ir, timeout)
+    return _run("llc", [tc.llc, *llc_flags(tc), "-", "-o", "-"], bitcode, timeout)
+
+
+def to_shared(obj: bytes, tc: Toolchain | None = None, timeout: float = 600) -> bytes:
+    """A shared library from an object (linked by `cc` against libm)."""
+    tc = tc or toolchain()
+    with tempfile.TemporaryDirectory(prefix="loopopt-build-") as d:
+        src, dst = os.path.join(d, "k.o"), os.path.join(d, "k.so")
+        with open(src, "wb") as f:
+            f.write(obj)
+        cmd = [tc.cc, "-shared", src, "-o", dst, "-lm"]
+        _run("cc -shared", cmd, b"", timeout)
+        with open(dst, "rb") as f:
+            return f.read()
+
+
+def build(marked_text: str, emit: str, tc: Toolchain | None = None) -> bytes:
+    """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module."""
+    if emit not in EMIT_KINDS:
+        raise ValueError(f"loopopt: unknown emit kind {emit!r} (known: {', '.join(EMIT_KINDS)})")
+    tc = tc or toolchain()
+    ll = to_llvm_ir(marked_text, tc)
+    if emit == "llvm":
+        return ll
+    obj = to_object(ll, tc)
+    return obj if emit == "object" else to_shared(obj, tc)
+
+
+def recipe(tc: Toolchain | None = None, name: str = "k") -> str:
+    """The build as shell commands a user can rerun on `NAME.mlir` (loopopt's output with its entry
+    points marked `llvm.emit_c_interface`), one step a line."""
+    tc = tc or toolchain()
+    passes = " ".join(LOWERING_PASSES)
+    return (f"# loopopt's back end (loopopt.runtime.build): {name}.mlir is `loopopt IN --target cpu` output whose public\n"
+            f"# functions carry the unit attribute llvm.emit_c_interface (the C interface _mlir_ciface_NAME)\n"
+            f"{tc.mlir_opt} {name}.mlir {passes} -o {name}.llvm.mlir\n"
+            f"{tc.mlir_translate} --mlir-to-llvmir {name}.llvm.mlir -o {name}.ll\n"
+            f"{tc.opt} {' '.join(opt_flags(tc))} {name}.ll -o {name}.bc\n"
+            f"{tc.llc} {' '.join(llc_flags(tc))} {name}.bc -o {name}.o\n"
+            f"{tc.cc} {' '.join(cc_flags()[:1])} {name}.o -o lib{name}.so {' '.join(cc_flags()[1:])}\n")

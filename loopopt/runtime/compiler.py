@@ -1,0 +1,120 @@
+"""From source text to a loaded Kernel (loopopt.compile) or to bytes on disk (`loopopt --emit`).
+
+    source --optimize(--target cpu)--> affine module --mark entry points, spec--> build --> .so --> Kernel
+
+The optimized module is read once with the bindings: its entry points get the C interface
+(lowering.mark_entry_points) and the entry function's spec is taken (spec.kernel_spec). How many
+trailing arguments are out-parameters comes from the source: a function lowered from tensors
+has one per result (docs/frontend.md); affine input has none the callable allocates.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+from .. import __version__
+from . import build as buildmod
+from . import cache as cachemod
+from .lowering import LOWERING_PASSES, entry_points, mark_entry_points
+from .spec import KernelSpec, SpecError, kernel_spec
+
+
+def output_counts(source_text: str, filename: str) -> dict[str, int]:
+    """For each public function of the source, how many out-parameters its lowering appends: its
+    result count when the source is on tensors (linalg, StableHLO, torch, ONNX), 0 for affine."""
+    from .. import mlir
+    from ..frontend import input_kind
+
+    module = mlir.parse_module(source_text, filename)
+    with module.context:
+        if input_kind(module) == "affine":
+            return {}
+        from ..oracle import function_signature
+
+        return {mlir.func_name(fn): len(function_signature(fn).results) for fn in entry_points(module)}
+
+
+def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -> tuple[str, KernelSpec]:
+    """(the optimized module with its entry points marked, the entry function's spec)."""
+    from .. import mlir
+
+    module = mlir.parse_module(optimized_text)
+    with module.context:
+        from .spec import find_entry
+
+        name = mlir.func_name(find_entry(module, function))
+        spec = kernel_spec(module, name, counts.get(name, 0))
+        mark_entry_points(module)
+        return mlir.print_module(module), spec
+
+
+def mark_all(optimized_text: str) -> tuple[str, list[str]]:
+    """(the module with every entry point marked for the C interface, their names)."""
+    from .. import mlir
+
+    module = mlir.parse_module(optimized_text)
+    names = mark_entry_points(module)
+    return mlir.print_module(module), names
+
+
+def all_specs(marked_text: str, counts: dict[str, int]) -> list[tuple[str, KernelSpec | None, str]]:
+    """(name, spec or None, why not) of every entry point: for the C header."""
+    from .. import mlir
+
+    module = mlir.parse_module(marked_text)
+    out = []
+    with module.context:
+        for fn in entry_points(module):
+            name = mlir.func_name(fn)
+            try:
+                out.append((name, kernel_spec(module, name, counts.get(name, 0)), ""))
+            except SpecError as e:
+                out.append((name, None, str(e)))
+    return out
+
+
+def key_material(source_text: str, options, passes, function: str | None, tc: buildmod.Toolchain) -> dict:
+    import hashlib
+
+    return {"format": cachemod.FORMAT, "source": hashlib.sha256(source_text.encode("utf-8")).hexdigest(),
+            "options": repr(options), "passes": list(passes) if passes is not None else None, "function": function,
+            "loopopt": __version__, "code": cachemod.code_digest(), "lowering": list(LOWERING_PASSES),
+            "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(), **tc.key()}
+
+
+def compile_kernel(source_text: str, options, *, function: str | None = None, filename: str = "<input>",
+                   passes=None, cache: bool = True):
+    """A loaded Kernel for the entry function of `source_text` (see loopopt.compile)."""
+    from ..api import run
+    from .kernel import Kernel
+
+    tc = buildmod.toolchain()
+    material = key_material(source_text, options, passes, function, tc)
+    key = cachemod.key_of(material)
+
+    def make():
+        t0 = time.perf_counter()
+        counts = output_counts(source_text, filename)
+        result = run(source_text, options, filename=filename, passes=passes)
+        t1 = time.perf_counter()
+        marked, spec = prepare(result.text, counts, function)
+        library = buildmod.build(marked, "shared", tc)
+        t2 = time.perf_counter()
+        info = {"optimize_seconds": round(t1 - t0, 4), "build_seconds": round(t2 - t1, 4), "loopopt": __version__,
+                "llvm": tc.llvm_version, "cpu": tc.host_cpu, "filename": filename}
+        return library, spec.to_json(), info
+
+    directory = cachemod.cache_dir()
+    why_off = None if cache else "cache=False"
+    if why_off is None:
+        why_off = cachemod.ensure_dir(directory)
+    if why_off is None:
+        entry, how = cachemod.get_or_build(directory, key, make)
+        return Kernel(KernelSpec.from_json(entry.spec_json), entry.library, {**entry.info, "cache": how})
+    library, spec_json, info = make()
+    with tempfile.TemporaryDirectory(prefix="loopopt-kernel-") as d:  # loaded, then removed: the mapping stays
+        path = os.path.join(d, "kernel.so")
+        with open(path, "wb") as f:
+            f.write(library)
+        return Kernel(KernelSpec.from_json(spec_json), path, {**info, "cache": f"off ({why_off})"})

@@ -1,0 +1,377 @@
+"""`torch.compile(model, backend=loopopt.torch_backend)`: FX graphs run as loopopt-built kernels.
+
+    import torch, loopopt
+    fast = torch.compile(model, backend=loopopt.torch_backend)
+    with torch.no_grad():
+        y = fast(x)
+
+Each graph TorchDynamo hands over becomes a `GraphKernel`. On its first call it is exported
+(`torch.export`), taken to linalg on tensors by torch-mlir's FX importer
+(`torch_mlir.fx.export_and_import`, in this process), compiled with `loopopt.compile` (whose cache
+makes a repeat cheap, across processes too) and kept. A dynamic batch follows torch's guards:
+when TorchDynamo retraces a graph with symbolic sizes (its automatic dynamic shapes, or
+`dynamic=True`), the graph is exported once with those sizes dynamic (`torch.export.Dim`, one per
+symbol) and one kernel serves every size, its dims checked on each call. Where that export fails
+(a size the model specialises, a size derived from others), the graph is built once per input
+signature instead (shapes, and values of non-tensor inputs, baked in): a kernel per shape, never a
+wrong one.
+
+Calls run on the tensors' own memory: a contiguous CPU tensor is passed as a numpy view
+(`t.detach().numpy()`, no copy; a non-contiguous one is made contiguous first, a copy), and each
+output is a tensor over the array the kernel wrote.
+
+Weights: TorchDynamo passes a module's parameters as graph inputs. They are frozen into the kernel
+as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
+transpose and lay the weights out in panels at compile time; the freeze is guarded: each call
+checks that every frozen parameter is the same tensor, with the same storage and version counter
+(which every in-place update bumps, under no_grad too). After any change the graph's kernels take
+the weights as inputs instead, read in place on every call (`options={"freeze_weights": False}`
+to torch.compile starts there).
+
+Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
+`LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
+loopopt's lowering does not take, an input on another device or of another layout, an in-place
+update of an input (the exported program would drop it), a non-tensor output, or a call that
+needs autograd (a kernel has no backward: call the model under `torch.no_grad()` or
+`torch.inference_mode()`). Never a wrong result, never an exception the model would not raise.
+
+torch and torch-mlir are imported when the backend is first used (the `torch` extra).
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+import warnings
+
+_COUNTER = itertools.count()
+
+
+class LoopoptFallbackWarning(UserWarning):
+    """A graph or a call ran eagerly instead of through a loopopt kernel; the message says why."""
+
+
+class Fallback(Exception):
+    """Why a graph (for some shapes) cannot run as a kernel; one line naming the op or cause."""
+
+
+def backend(gm, example_inputs, **options):
+    """The backend TorchDynamo calls with each graph; returns the callable it runs instead. A
+    graph loopopt cannot take at all is returned as is (eager), with one warning naming why."""
+    name = f"torch_graph_{next(_COUNTER)}"
+    why = precheck(gm)
+    if why is not None:
+        _warn(name, why)
+        return gm.forward
+    return GraphKernel(gm, name, options)
+
+
+def _warn(name: str, why: str) -> None:
+    warnings.warn(f"loopopt.torch_backend: {name} runs eagerly: {why}", LoopoptFallbackWarning, stacklevel=3)
+
+
+def precheck(gm) -> str | None:
+    """Why a graph cannot be a kernel whatever its inputs (None: it may be): outputs that are not
+    all tensors, or an in-place op on a graph input."""
+    graph = gm.graph
+    outputs = [n for n in graph.nodes if n.op == "output"]
+    if len(outputs) != 1:
+        return "the graph has no single output node"
+    result = outputs[0].args[0]
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    for item in items:
+        val = getattr(item, "meta", {}).get("example_value") if hasattr(item, "meta") else None
+        if not hasattr(item, "op") or (val is not None and type(val).__name__ not in ("FakeTensor", "Tensor")):
+            return f"output {item!r} is not a tensor"
+    for node in graph.nodes:
+        if node.op in ("call_function", "call_method"):
+            target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
+            if target.endswith("_") and not target.startswith("_") and any(a.op == "placeholder" for a in
+                                                                           node.all_input_nodes):
+                return f"op {target} updates a graph input in place"
+            if target in ("setitem", "__setitem__", "copy_"):
+                return f"op {target} updates a tensor in place"
+    return None
+
+
+class GraphKernel:
+    """What TorchDynamo calls instead of a graph: loopopt kernels for its input signatures, with
+    the module's parameters frozen into them while they stay the same tensors, unmodified."""
+
+    def __init__(self, gm, name: str, options: dict):
+        self.gm = gm
+        self.name = name
+        self.options = dict(options)
+        self.freeze = bool(self.options.pop("freeze_weights", True))
+        self.guard: tuple | None = None  # (position, parameter, _version, data_ptr) of each frozen weight
+        self.plan: tuple | None = None  # (roles, dynamic_shapes) while one kernel may serve every size
+        self.planned = False
+        self._inputs: tuple | None = None  # positions of the kernels' tensor inputs (input_positions)
+        self.kernels: dict = {}  # (signature or "dynamic", frozen) -> Kernel, or a Fallback message
+        self.warned: set = set()
+        self._lock = threading.Lock()
+        self._tuple_output = isinstance([n for n in gm.graph.nodes if n.op == "output"][0].args[0], (tuple, list))
+
+    def __call__(self, *args):
+        import torch
+
+        if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+            return self._eager(args, "the call needs autograd (a kernel has no backward): call the model under "
+                                     "torch.no_grad() or torch.inference_mode()")
+        if self.guard is not None and not _unchanged(self.guard, args):
+            with self._lock:
+                self.freeze, self.guard, self.planned, self._inputs = False, None, False, None  # weights as inputs
+        inputs = self._inputs
+        if inputs is None:
+            inputs = self._inputs = self.input_positions(args)
+        tensors = [args[i] for i in inputs]
+        bad = next((t for t in tensors if not t.is_cpu or t.layout is not torch.strided or t.is_quantized), None)
+        if bad is not None:
+            return self._eager(args, f"an input is a {bad.device.type} {bad.layout} tensor (the kernels run on CPU "
+                                     "strided tensors)")
+        kernel = None
+        if self.planned:
+            kernel = self.kernels.get(("dynamic", self.freeze)) if self.plan else \
+                self.kernels.get((signature(args), self.freeze))
+        if kernel is None:
+            with self._lock:
+                kernel = self._kernel_for(args)
+        if isinstance(kernel, str):
+            return self._eager(args, kernel)
+        try:
+            got = kernel(*[_array(t) for t in tensors])
+        except (TypeError, ValueError, RuntimeError) as e:  # no numpy view, or the kernel's own argument checks
+            return self._eager(args, f"the kernel refused its arguments: {e}")
+        if type(got) is not tuple:
+            got = (got,)
+        outs = tuple(torch.from_numpy(x) for x in got)
+        return outs if self._tuple_output else outs[0]
+
+    def input_positions(self, args) -> tuple:
+        """The positions of the kernels' tensor inputs: every tensor argument but the frozen ones."""
+        import torch
+
+        frozen = self.frozen_positions(args)
+        return tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen)
+
+    def frozen_positions(self, args) -> frozenset:
+        """The arguments baked into the kernels as constants: the parameters, while freezing holds."""
+        import torch
+
+        if not self.freeze:
+            return frozenset()
+        return frozenset(i for i, a in enumerate(args) if isinstance(a, torch.nn.Parameter))
+
+    def _eager(self, args, why: str):
+        if why not in self.warned:
+            self.warned.add(why)
+            _warn(self.name, why)
+        return self.gm.forward(*args)
+
+    def _kernel_for(self, args):
+        """The kernel (or the Fallback message) for these inputs, built if there is none yet: one
+        for every size while the dynamic plan holds, else one per signature."""
+        frozen = self.frozen_positions(args)
+        if not self.planned:
+            self.plan, self.planned = dynamic_plan(self.gm, frozen), True
+        if self.freeze and self.guard is None:
+            self.guard = tuple((i, args[i], args[i]._version, args[i].data_ptr()) for i in sorted(frozen))
+        if self.plan is not None:
+            kernel = self.kernels.get(("dynamic", self.freeze))
+            if kernel is None:
+                try:
+                    kernel = self.kernels[("dynamic", self.freeze)] = self._build(args, frozen, self.plan)
+                except Fallback:
+                    self.plan = None  # built per signature from now on
+            if kernel is not None:
+                return kernel
+        key = (signature(args), self.freeze)
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            try:
+                kernel = self._build(args, frozen, None)
+            except Fallback as e:
+                kernel = str(e)
+            self.kernels[key] = kernel
+        return kernel
+
+    def _build(self, args, frozen: frozenset, plan):
+        """Export, import and compile the graph for these inputs (every size of its symbolic dims
+        with a plan); Fallback with one line on failure."""
+        import loopopt
+
+        text = to_linalg(self.gm, args, FUNCTION, frozen, plan)
+        try:
+            kernel = loopopt.compile(text, filename=f"<{self.name}>", **self.options)
+        except Exception as e:  # loopopt's own errors are one line; name the op where it says one
+            raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
+        n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen)
+        if kernel.spec.n_inputs != n_inputs:
+            raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
+        return kernel
+
+
+def _unchanged(guard: tuple, args) -> bool:
+    """Each frozen weight is still the same tensor, not modified in place (its version counter,
+    which every in-place op bumps, even under no_grad) and not given new storage."""
+    for i, param, version, ptr in guard:
+        a = args[i] if i < len(args) else None
+        if a is not param or a._version != version or a.data_ptr() != ptr:
+            return False
+    return True
+
+
+def _is_tensor(a) -> bool:
+    import torch
+
+    return isinstance(a, torch.Tensor)
+
+
+def signature(args) -> tuple:
+    """What a kernel is specialised on: each tensor's shape and dtype, each other argument's value."""
+    import torch
+
+    return tuple((a.shape, a.dtype) if isinstance(a, torch.Tensor) else ("value", type(a).__name__, a)
+                 for a in args)
+
+
+def _array(t):
+    """A numpy view of a CPU tensor (a contiguous copy first when it is not contiguous)."""
+    if t.requires_grad:
+        t = t.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    return t.numpy()
+
+
+def dynamic_plan(gm, frozen: frozenset = frozenset()):
+    """(roles, dynamic_shapes) to export a graph with symbolic sizes once for all of them, or None
+    (no symbolic size, one that is not a plain symbol of some input's dim, or a frozen weight with
+    one). roles has, per graph input: ("input",) for a kernel input, ("frozen",) for a frozen
+    weight, ("dim", t, k) for an int input that is dim k of kernel input t."""
+    import torch
+
+    where: dict = {}  # symbol -> (kernel input, dim)
+    per_input, roles = [], []
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for pos, node in enumerate(placeholders):
+        ev = node.meta.get("example_value")
+        if isinstance(ev, torch.Tensor):
+            spec = {}
+            for k, d in enumerate(ev.shape):
+                if isinstance(d, torch.SymInt):
+                    if pos in frozen or not d.node.expr.is_Symbol:
+                        return None
+                    where.setdefault(str(d.node.expr), (len(per_input), k))
+                    spec[k] = str(d.node.expr)
+            if pos in frozen:
+                roles.append(("frozen",))
+            else:
+                per_input.append(spec)
+                roles.append(("input",))
+        elif isinstance(ev, torch.SymInt) and ev.node.expr.is_Symbol:
+            roles.append(("sym", str(ev.node.expr)))
+        else:
+            return None
+    if not where:
+        return None
+    for i, r in enumerate(roles):
+        if r[0] == "sym":
+            if r[1] not in where:
+                return None
+            roles[i] = ("dim", *where[r[1]])
+    dims = {name: torch.export.Dim(name) for name in where}
+    return roles, tuple({k: dims[s] for k, s in spec.items()} or None for spec in per_input)
+
+
+FUNCTION = "torch_graph"  # every kernel's name: one graph on one signature is one cache entry
+
+
+def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None) -> str:
+    """The graph on these inputs as linalg-on-tensors text (torch.export, then torch-mlir's FX
+    importer). Its arguments are the tensor inputs in order but the `frozen` ones, which become
+    constants of the module. Without a plan other inputs are baked in; with one (dynamic_plan) the
+    symbolic sizes stay dynamic and int inputs are read off the tensors' dims."""
+    import torch
+
+    try:
+        from torch_mlir import fx
+    except ImportError:
+        raise Fallback("torch-mlir is not installed (pip install loopopt[torch])") from None
+    if plan is not None:
+        roles = plan[0]
+    else:
+        roles = [("frozen",) if i in frozen else ("input",) if isinstance(a, torch.Tensor) else ("value", a)
+                 for i, a in enumerate(args)]
+    module = _Specialised(gm, args, roles)
+    inputs = tuple(a.detach() for a, r in zip(args, roles) if r[0] == "input")
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecation notes
+            program = torch.export.export(module, inputs, dynamic_shapes=(plan[1],) if plan else None, strict=False)
+    except Exception as e:
+        raise Fallback(f"torch.export: {_first_line(str(e))}") from None
+    sig = program.graph_signature
+    if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
+        raise Fallback("the graph updates an input or buffer in place")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name)
+    except Exception as e:
+        raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e))) from None
+    return str(imported)
+
+
+class _Specialised:
+    """The graph as a module taking its kernel inputs only (what torch.export needs): frozen
+    weights held as the module's buffers (the importer makes them constants), each other input
+    fixed to this call's value or read off a kernel input's dim."""
+
+    def __new__(cls, gm, args, roles):
+        import torch
+
+        class Specialised(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gm = gm
+                for i, r in enumerate(roles):
+                    if r[0] == "frozen":
+                        self.register_buffer(f"w{i}", args[i].detach())
+
+            def forward(self, *inputs):
+                it = iter(inputs)
+                full = []
+                for i, r in enumerate(roles):
+                    if r[0] == "input":
+                        full.append(next(it))
+                    elif r[0] == "frozen":
+                        full.append(getattr(self, f"w{i}"))
+                    elif r[0] == "dim":
+                        full.append(inputs[r[1]].shape[r[2]])
+                    else:
+                        full.append(r[1])
+                return self.gm(*full)
+
+        return Specialised()
+
+
+_OP = re.compile(r"'((?:torch|aten|linalg|tensor|arith|math|stablehlo|tosa|func|scf|memref)\.[\w.]+)'")
+
+
+def _named(line: str, full: str = "") -> str:
+    """`line`, ending with the op it is about when the message (or the full text) names one."""
+    m = _OP.search(line) or _OP.search(full)
+    if m and m.group(1) not in line:
+        return f"{line} (op {m.group(1)})"
+    return line
+
+
+def _first_line(text: str) -> str:
+    """An exception's message in one line: an MLIR diagnostic (`...: error: ...`) if it has one,
+    else its first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in lines:
+        if "error: " in ln:
+            return ln[:300]
+    return (lines[0] if lines else "(no message)")[:300]

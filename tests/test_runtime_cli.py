@@ -1,0 +1,150 @@
+"""`loopopt IN --target cpu --emit llvm|object|shared -o OUT`: what each kind writes, the C header
+beside it (it compiles, and a C program linked against the library calls the kernel and prints
+what loopopt.compile's callable computes), and the refusals (exit 2, one line, before the input
+is read)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import loopopt
+from loopopt import cli
+from loopopt.errors import LoopOptError
+from loopopt.frontend import fixtures
+from loopopt.runtime import build, cache as cachemod
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BLOCK = os.path.join(REPO, "benchmarks", "models", "blocks", "mlp_dynamic_small.mlir")
+MISSING = build.missing_tools()
+pytestmark = [pytest.mark.toolchain, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv(cachemod.CACHE_ENV, str(tmp_path_factory.getbasetemp() / "cli-cache"))
+
+
+def loopopt_cli(*args, cwd=None, stdout=subprocess.PIPE, **kw):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    return subprocess.run([sys.executable, "-m", "loopopt", *args], cwd=cwd, env=env, stdout=stdout,
+                          stderr=subprocess.PIPE, timeout=900, **kw)
+
+
+def elf_type(data: bytes) -> int:
+    assert data[:4] == b"\x7fELF"
+    return int.from_bytes(data[16:18], "little")  # 1 relocatable, 3 shared
+
+
+def test_emit_llvm_object_and_shared(tmp_path):
+    for emit, name in (("llvm", "k.ll"), ("object", "k.o"), ("shared", "libk.so")):
+        p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", emit, "-o", str(tmp_path / name))
+        assert p.returncode == 0, p.stderr
+        data = (tmp_path / name).read_bytes()
+        if emit == "llvm":
+            text = data.decode()
+            assert "define void @_mlir_ciface_mlp_dynamic_small(ptr" in text and "define void @mlp_dynamic_small(" in text
+        else:
+            assert elf_type(data) == (1 if emit == "object" else 3)
+        header = (tmp_path / (os.path.splitext(name)[0] + ".h")).read_text()
+        assert "void _mlir_ciface_mlp_dynamic_small(loopopt_memref_f32_2d *arg0, loopopt_memref_f32_2d *arg1);" in header
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(tmp_path / "libk.so")], capture_output=True, text=True)
+    assert "_mlir_ciface_mlp_dynamic_small" in nm.stdout
+
+
+C_MAIN = r'''
+#include <stdio.h>
+#include "libk.h"
+int main(void) {
+  enum { B = 5, D = 16 };
+  static float x[B * D], y[B * D];
+  for (int i = 0; i < B * D; i++) x[i] = (float)(((7 * i + 3) % 251) * (2.0 / 251) - 1.0);
+  loopopt_memref_f32_2d in = {x, x, 0, {B, D}, {D, 1}}, out = {y, y, 0, {B, D}, {D, 1}};
+  _mlir_ciface_mlp_dynamic_small(&in, &out);
+  for (int i = 0; i < B * D; i++) printf("%a\n", y[i]);
+  return 0;
+}
+'''
+
+
+def test_the_header_compiles_and_a_c_program_calls_the_library(tmp_path):
+    p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "shared", "-o", str(tmp_path / "libk.so"))
+    assert p.returncode == 0, p.stderr
+    for std in ("c11", "c99"):
+        c = subprocess.run(["cc", f"-std={std}", "-Wall", "-Wextra", "-Werror", "-c", "-x", "c", "libk.h", "-o",
+                            os.devnull], cwd=tmp_path, capture_output=True, text=True)
+        assert c.returncode == 0, c.stderr
+    (tmp_path / "main.c").write_text(C_MAIN)
+    c = subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "main.c", "-o", "main", "-L.", "-lk",
+                        "-Wl,-rpath,$ORIGIN"], cwd=tmp_path, capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    run = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    got = np.array([float.fromhex(v) for v in run.stdout.split()], np.float32).reshape(5, 16)
+    k = loopopt.compile(open(BLOCK).read(), filename=BLOCK)
+    x = fixtures.harness_fill([5, 16], 0, "float32")
+    assert np.array_equal(got, k(x))
+
+
+def test_binary_to_stdout_goes_to_a_pipe_never_a_terminal(tmp_path):
+    p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "object")
+    assert p.returncode == 0 and elf_type(p.stdout) == 1
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "shared", stdout=slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert p.returncode == 2
+    assert p.stderr.decode().strip() == ("loopopt: error: --emit shared writes binary data; refusing to write it to "
+                                         "a terminal: name a file with -o FILE (or redirect stdout)")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--emit", "shared", "--target", "trn1"], "--emit shared builds for this machine's CPU: it needs --target cpu (not trn1)"),
+    (["--emit", "object"], "--emit object builds for this machine's CPU: it needs --target cpu (not trn1)"),
+    (["--header", "x.h"], "--header goes with --emit llvm|object|shared"),
+    (["--emit", "wasm"], "argument --emit: invalid choice"),
+    (["--target", "cpu", "--emit", "shared", "-o", "k.h"], "-o k.h and --header k.h name the same file"),
+])
+def test_bad_emit_combinations_are_usage_errors(tmp_path, args, message):
+    p = loopopt_cli(BLOCK, *args, cwd=tmp_path)
+    err = p.stderr.decode()
+    assert p.returncode == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert not os.listdir(tmp_path)
+
+
+def test_a_failed_run_leaves_the_outputs_as_they_were(tmp_path):
+    out, header = tmp_path / "libk.so", tmp_path / "libk.h"
+    out.write_bytes(b"old library")
+    header.write_text("old header")
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f(%a: memref<4xf32>) {\n  %x = bogus.op\n  return\n}\n")
+    p = loopopt_cli(str(bad), "--target", "cpu", "--emit", "shared", "-o", str(out))
+    assert p.returncode == 1 and len(p.stderr.decode().strip().splitlines()) == 1
+    assert out.read_bytes() == b"old library" and header.read_text() == "old header"
+    p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "shared", "-o", str(out), "--header", str(tmp_path / "api.h"))
+    assert p.returncode == 0 and elf_type(out.read_bytes()) == 3
+    assert header.read_text() == "old header" and "#ifndef API_H" in (tmp_path / "api.h").read_text()
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".loopopt-")]
+
+
+def test_print_lowering_with_emit_prints_the_build():
+    p = loopopt_cli("--print-lowering", "--target", "cpu", "--emit", "shared")
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stdout.decode().splitlines() if not ln.startswith("#")]
+    assert [os.path.basename(ln.split()[0]) for ln in lines] == ["mlir-opt", "mlir-translate", "opt", "llc", "cc"]
+    assert "-O3" in lines[2] and "-mcpu=native" in lines[3] and "-relocation-model=pic" in lines[3]
+    assert lines[4].endswith("-lm")
+
+
+def test_missing_tools_are_one_line_before_the_input_is_read(monkeypatch, tmp_path):
+    monkeypatch.setattr(build, "missing_tools", lambda: "LLVM 22 tools not found: opt, llc: apt-get install ...")
+    with pytest.raises(LoopOptError, match="--emit shared: LLVM 22 tools not found: opt, llc"):
+        cli.run([str(tmp_path / "does-not-exist.mlir"), "--target", "cpu", "--emit", "shared", "-o",
+                 str(tmp_path / "k.so")])

@@ -1,0 +1,164 @@
+"""torch.compile(model, backend=loopopt.torch_backend): eager's results on every PyTorch block of
+the benchmark, through loopopt kernels (no fallback), one kernel for every batch of a dynamic graph,
+and an eager fallback with one warning naming the op or cause where a graph cannot be taken.
+
+Needs torch and torch-mlir (the `torch` extra), skipped without them; here:
+    PYTHONPATH=$PWD /work/venv-torch/bin/python -m pytest -q -p no:cacheprovider tests/test_runtime_torch.py
+The small blocks run by default, the full-size ones under `-m long`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torch_mlir.fx")
+
+import loopopt  # noqa: E402
+from loopopt.frontend import fixtures  # noqa: E402
+from loopopt.runtime import build, cache as cachemod  # noqa: E402
+from loopopt.runtime.kernel import Kernel  # noqa: E402
+from loopopt.runtime.torch_backend import GraphKernel, LoopoptFallbackWarning  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "benchmarks", "models"))
+import export_torch  # noqa: E402
+from common import SEED  # noqa: E402
+
+MISSING = build.missing_tools()
+pytestmark = [pytest.mark.toolchain, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_dir(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(cachemod.CACHE_ENV, str(tmp_path_factory.mktemp("loopopt-cache")))
+        yield
+
+
+class Recorder:
+    """loopopt.torch_backend, keeping what it returned for each graph."""
+
+    def __init__(self):
+        self.graphs = []
+
+    def __call__(self, gm, example_inputs):
+        got = loopopt.torch_backend(gm, example_inputs)
+        self.graphs.append(got)
+        return got
+
+
+def relative_error(got, want) -> float:
+    got, want = got.detach().double(), want.detach().double()
+    if not want.dtype.is_floating_point:
+        return 0.0 if torch.equal(got, want) else float("inf")
+    scale = float(want.abs().max()) or 1.0
+    return float((got - want).abs().max()) / scale
+
+
+BLOCKS = {b.name: b for b in export_torch.blocks()}
+SMALL = [n for n in BLOCKS if n.endswith("_small")]
+CASES = SMALL + [pytest.param(n, marks=pytest.mark.long) for n in BLOCKS if n not in SMALL]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_torch_compile_matches_eager_on_the_benchmark_blocks(name):
+    block = BLOCKS[name]
+    torch.manual_seed(SEED)
+    model = block.build().eval()
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)  # a fallback fails the test
+        for shapes in block.run_shapes():
+            xs = [torch.from_numpy(fixtures.harness_fill(s, k, "float32")) for k, s in enumerate(shapes)]
+            got, want = compiled(*xs), model(*xs)
+            got = got if isinstance(got, tuple) else (got,)
+            want = want if isinstance(want, tuple) else (want,)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                assert g.shape == w.shape and g.dtype == w.dtype
+                assert relative_error(g, w) <= fixtures.RTOL, (name, shapes)
+    kernels = [k for g in rec.graphs if isinstance(g, GraphKernel) for k in g.kernels.values()]
+    assert kernels and all(isinstance(k, Kernel) for k in kernels)
+
+
+def test_a_dynamic_batch_is_one_kernel_for_every_size():
+    torch.manual_seed(SEED)
+    model = BLOCKS["mlp_dynamic_small"].build().eval()
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec)
+    with torch.no_grad():
+        for batch in (8, 5, 3, 11, 8):
+            x = torch.from_numpy(fixtures.harness_fill([batch, 16], 0, "float32"))
+            assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+    dynamic = [g for g in rec.graphs if isinstance(g, GraphKernel) and g.plan is not None]
+    assert len(dynamic) == 1 and list(dynamic[0].kernels) == [("dynamic", True)]  # weights frozen
+    assert None in dynamic[0].kernels[("dynamic", True)].spec.params[-1].shape  # the batch is a dynamic dim
+
+
+class Sorted(torch.nn.Module):
+    def forward(self, x):
+        return torch.sort(x, dim=-1).values * 2
+
+
+class InPlace(torch.nn.Module):
+    def forward(self, x):
+        x.add_(1)
+        return x * 2
+
+
+@pytest.mark.parametrize("module, reason", [(Sorted(), "cannot lower 'tm_tensor.sort'"),
+                                            (InPlace(), "op add_ updates a graph input in place")])
+def test_a_graph_it_cannot_take_runs_eagerly_with_one_warning(module, reason):
+    compiled = torch.compile(module, backend=loopopt.torch_backend)
+    x = torch.from_numpy(fixtures.harness_fill([4, 8], 0, "float32"))
+    a, b = x.clone(), x.clone()
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = compiled(a)
+        again = compiled(a.clone())
+    want = module(b)
+    assert torch.equal(got, want) and torch.equal(a, b)  # the in-place update happened as in eager
+    assert again.shape == want.shape
+    ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+    assert len(ours) == 1 and reason in ours[0] and "runs eagerly" in ours[0]
+
+
+def test_a_call_that_needs_autograd_runs_eagerly():
+    torch.manual_seed(SEED)
+    model = BLOCKS["mlp_relu_small"].build()
+    compiled = torch.compile(model, backend=loopopt.torch_backend)
+    x = torch.from_numpy(fixtures.harness_fill([8, 16], 0, "float32"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = compiled(x)
+    assert y.requires_grad and torch.allclose(y, model(x))
+    y.sum().backward()
+    assert model.fc1.weight.grad is not None
+    assert any("needs autograd" in str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning))
+
+
+def test_inputs_are_read_in_place_and_weights_updates_are_seen():
+    """Parameters are frozen into the kernel while they are unchanged; an in-place update or new
+    storage switches the graph to kernels taking the weights as inputs, so the next call uses the
+    new weights. A non-contiguous input is made contiguous (a copy) and gives eager's result."""
+    torch.manual_seed(SEED)
+    model = BLOCKS["mlp_relu_small"].build().eval()
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec)
+    x = torch.from_numpy(fixtures.harness_fill([16, 8], 0, "float32")).t()
+    assert not x.is_contiguous()
+    with torch.no_grad():
+        assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+        graph = rec.graphs[-1]
+        assert graph.freeze and [k.spec.n_inputs for k in graph.kernels.values()] == [1]  # weights are constants
+        model.fc2.bias.add_(1.0)
+        assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+        assert not graph.freeze and sorted(k.spec.n_inputs for k in graph.kernels.values()) == [1, 5]
+        model.fc1.weight.data = model.fc1.weight.data * 2  # new storage: seen too
+        assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
