@@ -269,7 +269,7 @@ def compile(source, target: str | Target = "cpu", *, function: str | None = None
     pipeline = check_request(options, passes)
     from .runtime.compiler import compile_kernel
 
-    return compile_kernel(text, options, function=function, filename=printable(filename or "<input>"),
+    return compile_kernel(text, options, optimize=run, function=function, filename=printable(filename or "<input>"),
                           passes=pipeline, cache=cache)
 
 

@@ -36,7 +36,7 @@ def version_text() -> str:
     metadata and its bundled iree-opt's `--version`, without loading the bindings)."""
     from importlib import metadata
 
-    from . import __version__
+    from .version import __version__
 
     lines = [f"loopopt {__version__}"]
     try:

@@ -13,7 +13,7 @@ import os
 import tempfile
 import time
 
-from .. import __version__
+from ..version import __version__
 from . import build as buildmod
 from . import cache as cachemod
 from .lowering import LOWERING_PASSES, entry_points, mark_entry_points
@@ -83,10 +83,10 @@ def key_material(source_text: str, options, passes, function: str | None, tc: bu
             "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(), **tc.key()}
 
 
-def compile_kernel(source_text: str, options, *, function: str | None = None, filename: str = "<input>",
+def compile_kernel(source_text: str, options, *, optimize, function: str | None = None, filename: str = "<input>",
                    passes=None, cache: bool = True):
-    """A loaded Kernel for the entry function of `source_text` (see loopopt.compile)."""
-    from ..api import run
+    """A loaded Kernel for the entry function of `source_text` (see loopopt.compile); `optimize`
+    is loopopt.api.run (the API passes it: the runtime sits below the API)."""
     from .kernel import Kernel
 
     tc = buildmod.toolchain()
@@ -96,7 +96,7 @@ def compile_kernel(source_text: str, options, *, function: str | None = None, fi
     def make():
         t0 = time.perf_counter()
         counts = output_counts(source_text, filename)
-        result = run(source_text, options, filename=filename, passes=passes)
+        result = optimize(source_text, options, filename=filename, passes=passes)
         t1 = time.perf_counter()
         marked, spec = prepare(result.text, counts, function)
         library = buildmod.build(marked, "shared", tc)

@@ -198,11 +198,11 @@ class GraphKernel:
     def _build(self, args, frozen: frozenset, plan):
         """Export, import and compile the graph for these inputs (every size of its symbolic dims
         with a plan); Fallback with one line on failure."""
-        import loopopt
+        from ..api import compile as loopopt_compile
 
         text = to_linalg(self.gm, args, FUNCTION, frozen, plan)
         try:
-            kernel = loopopt.compile(text, filename=f"<{self.name}>", **self.options)
+            kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
         except Exception as e:  # loopopt's own errors are one line; name the op where it says one
             raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
         n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen)
