@@ -450,7 +450,7 @@ def build_outputs(req: Request, result, data: bytes) -> tuple[bytes, str]:
     from .runtime import build, compiler, memref
     from .mlir import call_with_big_stack
 
-    def work(token):
+    def work():
         counts = compiler.output_counts(data.decode("utf-8"), req.filename)
         marked, names = compiler.mark_all(result.text)
         specs = compiler.all_specs(marked, counts)
