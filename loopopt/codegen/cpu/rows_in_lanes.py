@@ -117,6 +117,7 @@ class _Strip:
         self.vec: dict = {}
         self.uniform: dict = {}
         self.cache: dict = {}
+        self.private: dict = {}  # buffer -> its copies, one per lane (a leading dimension)
 
     def inside(self, v: ir.Value) -> bool:
         from .plan.cpu_plan import defined_inside
@@ -158,7 +159,64 @@ class _Strip:
                 new = clone_with(owner, {x: self.scalar(x, ivs, ip) for x in owner.operands}, ip)
                 self.cache[key] = new.results[0]
             return self.cache[key]
-        raise AssertionError(f"{owner.name} has no scalar form in the strip")
+        raise AssertionError(f"{v} has no scalar form in the strip")
+
+
+# ----------------------------------------------------------------------------- private buffers
+
+def _lane_map(m: ir.AffineMap, lane) -> ir.AffineMap:
+    """`m` with a leading result for the lane: the constant `lane`, or a new first dim."""
+    if isinstance(lane, int):
+        return ir.AffineMap.get(m.n_dims, m.n_symbols, [ir.AffineConstantExpr.get(lane), *m.results])
+    return ir.AffineMap.get(m.n_dims + 1, m.n_symbols,
+                            [ir.AffineDimExpr.get(0), *[r.shift_dims(m.n_dims, 1) for r in m.results]])
+
+
+def _private_access(op: ir.Operation, copies: ir.Value, lane, idx: list[ir.Value], ip,
+                    value: ir.Value | None = None, width: int = 0) -> ir.Value | None:
+    """`op`'s access (a load, or a store of `value`) to lane `lane`'s copy of its buffer; a vector
+    of `width` along the last dimension when width > 0."""
+    m = _lane_map(mlir.affine_map_attr(op, "map"), lane)
+    operands = ([] if isinstance(lane, int) else [lane]) + idx
+    attrs = {"map": ir.AffineMapAttr.get(m)}
+    if op.name == "affine.load":
+        t = op.results[0].type
+        if width:
+            return _create("affine.vector_load", [_vt(t, width)], [copies, *operands], ip, attrs, op.location).result
+        return _create("affine.load", [t], [copies, *operands], ip, attrs, op.location).result
+    _create("affine.store", [], [value, copies, *operands], ip, attrs, op.location)
+    return None
+
+
+def allocate_copies(plan: RowsPlan, strip: "_Strip", ip) -> list[ir.Value]:
+    """One buffer per private buffer with a leading dimension of W lanes, at `ip`."""
+    out = []
+    for buf in plan.private:
+        mt = mlir.memref_type(buf)
+        t = ir.MemRefType.get([plan.width, *mt.shape], mt.element_type)
+        # no alignment attribute: the aligned lowering computes the pointer through integers, and
+        # LLVM then cannot tell it from the exp table's (a gather it will not check at run time)
+        new = _create("memref.alloc", [t], [], ip, {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])})
+        strip.private[buf] = new.result
+        out.append(new.result)
+    return out
+
+
+def redirect_private(root: ir.Operation, strip: "_Strip", lane: ir.Value) -> None:
+    """Accesses under `root` (a clone in a rows segment) to a private buffer go to lane `lane`'s copy."""
+    for o in [root, *mlir.walk(root)]:
+        if o.name not in ("affine.load", "affine.store"):
+            continue
+        k = 1 if o.name == "affine.store" else 0
+        copies = strip.private.get(o.operands[k])
+        if copies is None:
+            continue
+        idx = list(o.operands)[k + 1:]
+        value = o.operands[0] if k else None
+        new = _private_access(o, copies, lane, idx, ir.InsertionPoint(o), value)
+        if new is not None:
+            o.results[0].replace_all_uses_with(new)
+        o.erase()
 
 
 # ----------------------------------------------------------------------------- lanes segments
@@ -175,8 +233,10 @@ def _vector_access(op: ir.Operation, strip: _Strip, ivs: dict, value: ir.Value |
     return None
 
 
-def _scalar_load(op: ir.Operation, strip: _Strip, ivs: dict, ip) -> ir.Value:
+def _scalar_load(op: ir.Operation, strip: _Strip, ivs: dict, ip, lane: int | None = None) -> ir.Value:
     idx = [strip.scalar(v, ivs, ip) for v in list(op.operands)[1:]]
+    if op.operands[0] in strip.private:
+        return _private_access(op, strip.private[op.operands[0]], lane, idx, ip)
     return _create("affine.load", [op.results[0].type], [op.operands[0], *idx], ip,
                    {"map": op.attributes["map"]}, op.location).result
 
@@ -186,7 +246,7 @@ def _gather(op: ir.Operation, strip: _Strip, ivs: dict, ip) -> ir.Value:
     lanes = []
     for lane in range(strip.width):
         row = _add_index(strip.i0, lane, ip)
-        lanes.append(_scalar_load(op, strip, {**ivs, strip.piv: row}, ip))
+        lanes.append(_scalar_load(op, strip, {**ivs, strip.piv: row}, ip, lane))
     return _create("vector.from_elements", [_vt(op.results[0].type, strip.width)], lanes, ip).result
 
 
@@ -205,6 +265,17 @@ def transpose(rows: list[ir.Value], ip) -> list[ir.Value]:
                                    {"mask": ir.DenseI64ArrayAttr.get(mask)}).result
         cur = nxt
     return cur
+
+
+def _row_vector(op: ir.Operation, strip: _Strip, lane: int, j0: ir.Value, riv: ir.Value, ip) -> ir.Value:
+    """Row `lane` of a block: W elements along R from column j0 (of the lane's copy of a private
+    buffer, or at P's counter i0 + lane)."""
+    ivs = {strip.piv: _add_index(strip.i0, lane, ip), riv: j0}
+    copies = strip.private.get(op.operands[0])
+    if copies is not None:  # (contraction may leave P's counter as an operand its map ignores)
+        idx = [strip.scalar(v, ivs, ip) for v in list(op.operands)[1:]]
+        return _private_access(op, copies, lane, idx, ip, width=strip.width)
+    return _vector_access(op, strip, ivs, None, ip)
 
 
 def _lane_op(op: ir.Operation, operands: list[ir.Value], width: int, ip) -> ir.Operation:
@@ -236,8 +307,7 @@ def _emit_reduction(lr: LaneReduction, strip: _Strip, ip) -> None:
         columns: dict = {}
         for x in lr.loads:  # the rows of each row-walking load, transposed once per block
             if x.form == ROWS:
-                rows = [_vector_access(x.op, strip, {strip.piv: _add_index(strip.i0, lane, inner), riv: j0}, None, inner)
-                        for lane in range(width)]
+                rows = [_row_vector(x.op, strip, lane, j0, riv, inner) for lane in range(width)]
                 columns[x.op] = transpose(rows, inner)
         for k in range(width):
             j = _add_index(j0, k, inner)
@@ -364,6 +434,8 @@ def _emit_rows(ops: tuple, later: set, strip: _Strip, ip) -> None:
                                    {"static_position": ir.DenseI64ArrayAttr.get([-(2 ** 63)])}).result
                 subst[v] = local[v]
         new = clone_with(op, subst, inner)
+        if strip.private:
+            redirect_private(new, strip, lane)
         for old, fresh in zip(op.results, new.results):
             local[old] = fresh
     carried = list(block.arguments)[1:]
@@ -388,9 +460,14 @@ def build_rows_in_lanes(plan: RowsPlan) -> list[ir.Operation]:
     main = multiple_bound(lb, ub, width)
     out = []
     with p.context, p.location:
+        pending = _Strip(plan, None)
+        copies = allocate_copies(plan, pending, ip)
         strips = _new_for(lb, main, width, [], ip, p.location)
         sin = ir.InsertionPoint(mlir.block_ops(body_block(strips))[-1])
         strip = _Strip(plan, body_block(strips).arguments[0])
+        strip.private = pending.private
+        for buf in copies:
+            _create("memref.dealloc", [], [buf], ip)
         for op in plan.uniform:
             new = clone_with(op, {v: strip.uniform[v] for v in op.operands if v in strip.uniform}, sin)
             for old, fresh in zip(op.results, new.results):

@@ -49,10 +49,13 @@ from dataclasses import dataclass
 
 from .... import mlir
 from ....analysis.accesses import AccessPattern
+import islpy as isl
+
 from ....analysis.dependence import conflicts, instance_pair, pair_set
 from ....analysis.effects import op_effects
 from ....analysis.legality import unknown_effect_ops
-from ....analysis.loops import body_block, body_ops, constant_trip_count, domain_loops, loop_dims
+from ....analysis.loops import body_block, body_ops, constant_trip_count, domain_loops, loop_dims, nested_in
+from ....analysis.memory import escaping_use, is_placed
 from ....analysis.refusal import Refusal
 from ....analysis.vectorization import is_innermost
 from ....mlir import ir
@@ -127,6 +130,7 @@ class RowsPlan:
     segments: tuple[Segment, ...] = ()
     reductions: tuple[LaneReduction, ...] = ()
     uniform: tuple[ir.Operation, ...] = ()  # pure ops on values that do not move with P: once per strip
+    private: tuple[ir.Value, ...] = ()  # buffers each row writes before it reads them: one copy per lane
     refusal: Refusal | None = None
 
     def reduction_of(self, loop: ir.Operation) -> LaneReduction | None:
@@ -227,10 +231,16 @@ def index_operands(op: ir.Operation) -> list[ir.Value]:
     return list(op.operands)[k:]
 
 
-def load_form(a: AccessPattern, pname: str, rname: str | None) -> str:
-    """ROWS, LANES, UNIFORM or GATHER for an access (see the module docstring)."""
+def load_form(a: AccessPattern, pname: str, rname: str | None, private: bool = False) -> str:
+    """ROWS, LANES, UNIFORM or GATHER for an access (see the module docstring). An access to a
+    buffer each lane has a copy of (`private`) reads lane l's copy: ROWS when R walks its last
+    dimension, else GATHER (a rows segment's per-row access when `rname` is None)."""
     if a.index is None:
         return GATHER
+    if private:
+        memref = a.op.operands[1 if a.is_write else 0]
+        sr = index_strides(a, rname) if rname is not None else None
+        return ROWS if contiguous_last(sr) and unit_stride_memref(memref) else GATHER
     sp = index_strides(a, pname)
     if sp is None or any(s is None for s in sp):
         return GATHER
@@ -271,7 +281,7 @@ def varying_values(p: ir.Operation) -> tuple[set, list[ir.Operation]]:
 
 
 def lane_reduction(r: ir.Operation, p: ir.Operation, facts, pname: str, width: int,
-                   varying: set) -> tuple[LaneReduction | None, tuple | None]:
+                   varying: set, private: tuple = ()) -> tuple[LaneReduction | None, tuple | None]:
     """R's lane plan, or (None, (code, detail, op)) when it is a candidate refused, or (None, None)
     when R has no order-sensitive reduction (then it runs row by row)."""
     reds = ordered_reductions(r)
@@ -295,7 +305,7 @@ def lane_reduction(r: ir.Operation, p: ir.Operation, facts, pname: str, width: i
                 return None, (LanesCode.UNSUPPORTED_OP, f"the address of {op.name} at {mlir.location_of(op)} "
                               "is computed from loaded data", op)
             acc = next(a for a in facts.accesses(op) if a.op == op)
-            loads.append(LaneLoad(op, load_form(acc, pname, rdim.name)))
+            loads.append(LaneLoad(op, load_form(acc, pname, rdim.name, any(acc.root == b for b in private))))
             continue
         if op.name == "affine.apply" or has_lane_form(op) or (op.name == "arith.constant" and not op.operands):
             continue
@@ -336,13 +346,14 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options) -> RowsPlan:
     piv = body_block(p).arguments[0]
     varying, uniform = varying_values(p)
     uniform_keys = {mlir.op_key(o) for o in uniform}
+    private = private_buffers(p, facts)
     kinds: list[tuple[ir.Operation, bool]] = []  # (statement, per_row)
     reductions = []
     for op in body_ops(p):
         if mlir.op_key(op) in uniform_keys:
             continue
         if op.name == "affine.for":
-            lr, bad = lane_reduction(op, p, facts, pdim.name, width, varying)
+            lr, bad = lane_reduction(op, p, facts, pdim.name, width, varying, private)
             if bad is not None:
                 return _refuse(p, bad[0], bad[1], bad[2])
             if lr is not None:
@@ -351,7 +362,8 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options) -> RowsPlan:
             continue
         if op.name in ("affine.load", "affine.store") and all(address_value(v, p, (piv,)) for v in index_operands(op)):
             acc = next(a for a in facts.accesses(op) if a.op == op)
-            kinds.append((op, load_form(acc, pdim.name, None) != LANES))
+            scratch = any(acc.root == b for b in private)  # a lane's copy: row by row
+            kinds.append((op, scratch or load_form(acc, pdim.name, None) != LANES))
             continue
         if has_lane_form(op):
             kinds.append((op, False))
@@ -372,11 +384,63 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options) -> RowsPlan:
             segments[-1] = Segment(segments[-1].ops + (op,), True)
         else:
             segments.append(Segment((op,), per_row))
-    plan = RowsPlan(p, width, tuple(segments), tuple(reductions), tuple(uniform))
+    used = {x.op.operands[0] for lr in reductions for x in lr.loads}
+    private = tuple(b for b in private if b in used)  # a copy per lane only where a reduction reads it
+    plan = RowsPlan(p, width, tuple(segments), tuple(reductions), tuple(uniform), private)
     why = interleave_violation(plan, facts)
     if why is not None:
         return _refuse(p, LanesCode.CARRIED, why)
     return plan
+
+
+# ----------------------------------------------------------------------------- private buffers
+
+def private_buffers(p: ir.Operation, facts) -> tuple[ir.Value, ...]:
+    """Buffers the function allocates (static shape, not escaping) that only P's body touches,
+    and in which every element a row reads was written earlier by that row, in an earlier
+    statement of P's body (exact, isl): each row uses the buffer as its own scratch (contraction
+    leaves softmax's exponentials so, in one row shared by all rows), so each lane may have a copy."""
+    scope = facts.scope
+    n_outer = len(domain_loops(p, scope))
+    position = {mlir.op_key(op): k for k, op in enumerate(body_ops(p))}
+    by_root: dict = {}
+    for a in facts.accesses(p):
+        by_root.setdefault(a.root, []).append(a)
+    out = []
+    for root, accs in by_root.items():
+        mt = mlir.memref_type(root)
+        if not is_placed(root) or mt is None or any(d < 0 for d in mt.shape) or any(a.index is None for a in accs):
+            continue
+        if escaping_use(root, {"affine.load": 0, "affine.store": 1}) is not None:
+            continue
+        if any(not nested_in(mlir.operation(u.owner), p) for u in root.uses
+               if mlir.operation(u.owner).name != "memref.dealloc"):
+            continue
+        if all(_covered(r, [w for w in accs if w.is_write], position, p, n_outer, scope)
+               for r in accs if not r.is_write):
+            out.append(root)
+    return tuple(out)
+
+
+def _covered(r: AccessPattern, writes: list, position: dict, p: ir.Operation, n_outer: int, scope) -> bool:
+    """Every instance of the read `r` reads an element a write of the same row wrote in an
+    earlier statement of P's body."""
+    q = position[mlir.op_key(_position_op(r.op, p))]
+    mine = instance_pair(r, r, scope, fixed=n_outer + 1)
+    n_fixed_src = len(mine.fixed) + len(mine.src)
+    reads = pair_set(mine).project_out(isl.dim_type.set, n_fixed_src, len(mine.dst))
+    covered = None
+    for w in writes:
+        if position[mlir.op_key(_position_op(w.op, p))] >= q:
+            continue
+        pair = instance_pair(r, w, scope, fixed=n_outer + 1)
+        if pair is None:
+            continue
+        s = pair_set(pair).project_out(isl.dim_type.set, n_fixed_src, len(pair.dst))
+        covered = s if covered is None else covered.union(s)
+    if covered is None:
+        return False
+    return reads.subtract(covered.align_params(reads.get_space())).is_empty()
 
 
 # ----------------------------------------------------------------------------- legality
@@ -403,10 +467,11 @@ def interleave_violation(plan: RowsPlan, facts) -> str | None:
         st = _position_op(a.op, p)
         where[id(a)] = (position.get(mlir.op_key(st), -1), segment.get(mlir.op_key(st), -1))
     lb = pdim.lower_text()
+    private = set(plan.private)
     for a in accs:
         for b in accs:
-            if not conflicts(a, b):
-                continue
+            if not conflicts(a, b) or (a.root in private and b.root in private and a.root == b.root):
+                continue  # a private buffer: each row its own copy, in its own order
             (pa, sa), (pb, sb) = where[id(a)], where[id(b)]
             if sa == sb and sa >= 0 and plan.segments[sa].per_row:
                 continue  # one rows segment: row i's statements all run before row i''s
