@@ -173,19 +173,20 @@ def _lane_map(m: ir.AffineMap, lane) -> ir.AffineMap:
 
 
 def _private_access(op: ir.Operation, copies: ir.Value, lane, idx: list[ir.Value], ip,
-                    value: ir.Value | None = None, width: int = 0) -> ir.Value | None:
+                    value: ir.Value | None = None, width: int = 0, as_op: bool = False):
     """`op`'s access (a load, or a store of `value`) to lane `lane`'s copy of its buffer; a vector
-    of `width` along the last dimension when width > 0."""
+    of `width` along the last dimension when width > 0. The loaded value (the new op with
+    `as_op`)."""
     m = _lane_map(mlir.affine_map_attr(op, "map"), lane)
     operands = ([] if isinstance(lane, int) else [lane]) + idx
     attrs = {"map": ir.AffineMapAttr.get(m)}
     if op.name == "affine.load":
         t = op.results[0].type
-        if width:
-            return _create("affine.vector_load", [_vt(t, width)], [copies, *operands], ip, attrs, op.location).result
-        return _create("affine.load", [t], [copies, *operands], ip, attrs, op.location).result
-    _create("affine.store", [], [value, copies, *operands], ip, attrs, op.location)
-    return None
+        name, rt = ("affine.vector_load", _vt(t, width)) if width else ("affine.load", t)
+        new = _create(name, [rt], [copies, *operands], ip, attrs, op.location)
+        return new if as_op else new.result
+    new = _create("affine.store", [], [value, copies, *operands], ip, attrs, op.location)
+    return new if as_op else None
 
 
 def allocate_copies(plan: RowsPlan, strip: "_Strip", ip) -> list[ir.Value]:
@@ -202,8 +203,10 @@ def allocate_copies(plan: RowsPlan, strip: "_Strip", ip) -> list[ir.Value]:
     return out
 
 
-def redirect_private(root: ir.Operation, strip: "_Strip", lane: ir.Value) -> None:
-    """Accesses under `root` (a clone in a rows segment) to a private buffer go to lane `lane`'s copy."""
+def redirect_private(root: ir.Operation, strip: "_Strip", lane: ir.Value) -> ir.Operation:
+    """Accesses in `root` (a clone in a rows segment, itself included) to a private buffer go to
+    lane `lane`'s copy; returns root, or what replaced it."""
+    out = root
     for o in [root, *mlir.walk(root)]:
         if o.name not in ("affine.load", "affine.store"):
             continue
@@ -213,10 +216,14 @@ def redirect_private(root: ir.Operation, strip: "_Strip", lane: ir.Value) -> Non
             continue
         idx = list(o.operands)[k + 1:]
         value = o.operands[0] if k else None
-        new = _private_access(o, copies, lane, idx, ir.InsertionPoint(o), value)
-        if new is not None:
-            o.results[0].replace_all_uses_with(new)
+        ip = ir.InsertionPoint(o)
+        new = _private_access(o, copies, lane, idx, ip, value, as_op=True)
+        if o.results:
+            o.results[0].replace_all_uses_with(new.results[0])
+        if o == root:
+            out = new
         o.erase()
+    return out
 
 
 # ----------------------------------------------------------------------------- lanes segments
@@ -435,7 +442,7 @@ def _emit_rows(ops: tuple, later: set, strip: _Strip, ip) -> None:
                 subst[v] = local[v]
         new = clone_with(op, subst, inner)
         if strip.private:
-            redirect_private(new, strip, lane)
+            new = redirect_private(new, strip, lane)
         for old, fresh in zip(op.results, new.results):
             local[old] = fresh
     carried = list(block.arguments)[1:]
