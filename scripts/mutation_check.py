@@ -45,6 +45,8 @@ FOCUS = {
     "constant panels": ["tests/test_cpu_constant_panels.py"],
     "exact math": ["tests/test_cpu_exact_math.py"],
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
+    "rows in lanes": ["tests/test_cpu_rows_in_lanes.py"],
+    "time tiles": ["tests/test_cpu_time_tiles.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
@@ -171,6 +173,28 @@ MUTATIONS = [
      [("    why = remap_refusal(producer, ivs, body, store)\n", "    why = None\n")]),
     ("erase check: a value of the erased op still used outside it", "loopopt/mlir.py",
      [("            if op_key(user) not in keys:", "            if False:")]),
+    # issue 35 (bit-exact vectors across rows and time tiling)
+    ("rows in lanes: no dependence between two rows of a strip runs backward", "loopopt/codegen/cpu/plan/rows_in_lanes.py",
+     [("    why = interleave_violation(plan, facts)\n    if why is not None:",
+       "    why = interleave_violation(plan, facts)\n    if False:")]),
+    ("rows in lanes: a lane's copy only of what each row writes before it reads it", "loopopt/codegen/cpu/plan/rows_in_lanes.py",
+     [("        if all(_covered(r, [w for w in accs if w.is_write], position, p, n_outer, scope)\n"
+       "               for r in accs if not r.is_write):",
+       "        if True:")]),
+    ("rows in lanes: a lane's copy only of a buffer nothing outside the rows touches",
+     "loopopt/codegen/cpu/plan/rows_in_lanes.py",
+     [("        if any(not nested_in(mlir.operation(u.owner), p) for u in root.uses",
+       "        if False and any(not nested_in(mlir.operation(u.owner), p) for u in root.uses")]),
+    ("rows in lanes: the reduction's bounds do not move with the row", "loopopt/codegen/cpu/plan/rows_in_lanes.py",
+     [("    if any(v in varying for v in bound_ops):", "    if False:")]),
+    ("rows in lanes: nothing with unknown effects in the row loop", "loopopt/codegen/cpu/plan/rows_in_lanes.py",
+     [("    unknown = unknown_effect_ops(p)\n", "    unknown = []\n")]),
+    ("time tiles: the tiled order keeps every dependence", "loopopt/codegen/cpu/plan/time_tiles.py",
+     [("        why = tiling_violation(pairs, f, bt, bx, x0)\n        if why is None:",
+       "        why = tiling_violation(pairs, f, bt, bx, x0)\n        if True:")]),
+    ("time tiles: a sweep's bounds do not move with the time loop", "loopopt/codegen/cpu/plan/time_tiles.py",
+     [("        if any(defined_inside(v, t_loop) for v in list(s.operands)[:lb.n_inputs + ub.n_inputs]):",
+       "        if False:")]),
 ]
 
 
