@@ -107,10 +107,10 @@ STEPS: tuple[Step, ...] = (
          explained="one remark per band whose cheaper order is illegal"),
     Step("block-transposes", block_transposes.run, CPU, "transposing bands walk their column access one cache "
          "line wide", explained="one remark per transposing band the order would break"),
-    Step("licm", licm.run, ALL, "loop-invariant code motion, module-wide after all fusion (seed 000)",
-         when=("enable_licm",), switch="enable_licm"),
     Step("time-tiles", time_tiles.run, CPU, "a stencil's time loop and its sweeps tiled together (skewed), each tile's "
          "data kept in L1 across its time steps", explained="one remark per time loop refused, with its code"),
+    Step("licm", licm.run, ALL, "loop-invariant code motion, module-wide after all fusion (seed 000)",
+         when=("enable_licm",), switch="enable_licm"),
     Step("rows-in-lanes", rows_in_lanes.run, CPU, "an order-sensitive reduction innermost runs one row of the loop "
          "around it per vector lane, each row's order kept", explained="one remark per candidate refused, with its code"),
     Step("register-tile", register_tile.run, CPU, "a tile of a reduction nest's results in vector registers "

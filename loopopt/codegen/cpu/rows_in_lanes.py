@@ -21,10 +21,12 @@ acc + f(x[i, j], ...) }`) becomes
     }
     for j = max(mainR, lbR) to ubR iter_args(...) { the body on one column (W scalar loads) }
 
-Before planning, loads of P's body that read what a store of the same block wrote are forwarded
-(scalar replacement's rule, `scalar_replacement.forward_in_block`) and stores nothing reads any
-more are removed (`dead_stores.dead_store_violation`): contraction leaves a fused row's sum in a
-one-element buffer written and read by every row, which would otherwise tie the rows together.
+Once the plan takes P's shape, and before its dependences are checked, loads of P's body that
+read what a store of the same block wrote are forwarded (scalar replacement's rule,
+`scalar_replacement.forward_in_block`) and stores nothing reads any more are removed
+(`dead_stores.dead_store_violation`), with those steps' remarks: contraction leaves a fused
+row's sum in a one-element buffer written and read by every row, which would otherwise tie the
+rows together (LICM has since put the loads beside the stores).
 
 Remarks (pass `rows-in-lanes`): `[ROWS IN LANES] ...` (Passed) per loop, with the width, the
 segments and the forms of the reductions' loads; `[STOP ROWS IN LANES] ...` (Missed) per
@@ -573,9 +575,8 @@ def rows_in_lanes_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         facts = Facts()
         rewriter = Rewriter(facts)
         where = mlir.location_of(p, filename)
-        if options.reassociate:
-            plan = plan_rows_in_lanes(p, facts, options)
-        else:
+        plan = plan_rows_in_lanes(p, facts, options, legality=False)
+        if plan.refusal is None:  # a shape the step takes: its row values forwarded, then the whole plan
             forward_row_values(p, facts, rewriter, log, fname, filename)
             facts = Facts()
             plan = plan_rows_in_lanes(p, facts, options)

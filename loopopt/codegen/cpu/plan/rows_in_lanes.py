@@ -323,8 +323,10 @@ def _position_op(op: ir.Operation, p: ir.Operation) -> ir.Operation:
     return op
 
 
-def plan_rows_in_lanes(p: ir.Operation, facts, options) -> RowsPlan:
-    """The plan of a candidate loop P (see the module docstring)."""
+def plan_rows_in_lanes(p: ir.Operation, facts, options, legality: bool = True) -> RowsPlan:
+    """The plan of a candidate loop P (see the module docstring). With `legality` False the plan
+    is not checked against the dependences (the step asks so first, to prepare only loops whose
+    shape it takes)."""
     if not single_bounds(p):
         return _refuse(p, LanesCode.SHAPE, f"step {mlir.int_attr(p, 'step')}" if p.name == "affine.for" else p.name)
     if len(p.results):
@@ -387,6 +389,8 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options) -> RowsPlan:
     used = {x.op.operands[0] for lr in reductions for x in lr.loads}
     private = tuple(b for b in private if b in used)  # a copy per lane only where a reduction reads it
     plan = RowsPlan(p, width, tuple(segments), tuple(reductions), tuple(uniform), private)
+    if not legality:
+        return plan
     why = interleave_violation(plan, facts)
     if why is not None:
         return _refuse(p, LanesCode.CARRIED, why)
