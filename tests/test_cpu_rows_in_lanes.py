@@ -368,9 +368,11 @@ def test_layernorm_rows_run_in_lanes_and_keep_every_bit():
     out, remarks = optimize(src)
     (r,) = remarks
     assert r.message.startswith("[ROWS IN LANES] 8 rows in the lanes of vector<8xf32>: 2 reduction loop(s) (arith.addf)")
-    assert r.args["segments"] == ["lanes"] * 6 + ["rows"] and r.args["forms"] == ["rows"]
+    assert r.args["segments"] == ["lanes"] * 6 + ["jammed"] and r.args["forms"] == ["rows"]
     assert out.count("vector.shuffle") == 2 * 24 and "math.rsqrt %" in out and ": vector<8xf32>" in out
-    assert "affine.for %arg5 = 0 to 8 {" in out  # the normalisation, row by row
+    # the normalisation: one loop, the 8 rows in order in each iteration (gamma and beta loaded once)
+    jammed = out.split("math.rsqrt")[1].split("affine.yield")[0]
+    assert jammed.count("arith.subf") == 8 and jammed.count("affine.load %arg1[") == 1
     assert_same_results(src, out)
 
 
@@ -552,6 +554,17 @@ def test_a_scratch_row_read_after_the_rows_is_not_private():
     assert_same_results(src, out)
 
 
+def test_row_loops_are_jammed_only_where_the_rows_keep_their_order():
+    """atax's update of y is jammed (each y[j] gets the rows' products in row order); a loop
+    whose next row reads V[j] one iteration before this row wrote it runs row by row."""
+    out, remarks = optimize(atax())
+    assert remarks[0].args["segments"][-1] == "jammed"
+    shift = row_loop(A_ROW, after=SHIFT_LOOP)
+    out, remarks = step_only(shift)
+    assert remarks[0].kind == "Passed" and remarks[0].args["segments"] == ["lanes", "rows"], remarks[0].args
+    assert_same_results(shift, out)
+
+
 def test_reassociation_leaves_the_rows_to_llvm():
     out, remarks = optimize(layernorm(), reassociate=True)
     assert remarks == [] and "vector.shuffle" not in out
@@ -562,6 +575,10 @@ def test_reassociation_leaves_the_rows_to_llvm():
 
 # ----------------------------------------------------------------------------- random row loops
 
+# A row loop whose next row reads, one iteration earlier, what this row wrote: W copies of it in
+# one loop (the rows jammed) would run that read first.
+SHIFT_LOOP = ("    affine.for %j = 0 to 19 {\n      %n = affine.load %V[%j + 1] : memref<40xf32>\n"
+              "      %c = arith.mulf %n, %s : f32\n      affine.store %c, %V[%j] : memref<40xf32>\n    }\n")
 READS = ["affine.load %A[%i, %j] : memref<21x19xf32>", "affine.load %A[%i floordiv 2, %j] : memref<21x19xf32>",
          "affine.load %V[%i + %j] : memref<40xf32>", "affine.load %V[%j] : memref<40xf32>",
          "affine.load %B[%i - 1, %j] : memref<21x19xf32>"]
@@ -572,7 +589,8 @@ AFTER = ["    affine.store %s, %O[%i] : memref<21xf32>\n", "    affine.store %s,
          "    affine.store %s, %O[%i floordiv 3] : memref<21xf32>\n",
          "    affine.for %j = 0 to 19 {\n      %b = affine.load %B[%i, %j] : memref<21x19xf32>\n"
          "      %c = arith.mulf %b, %s : f32\n      %d = affine.load %V[%j] : memref<40xf32>\n"
-         "      %e = arith.addf %d, %c : f32\n      affine.store %e, %V[%j] : memref<40xf32>\n    }\n"]
+         "      %e = arith.addf %d, %c : f32\n      affine.store %e, %V[%j] : memref<40xf32>\n    }\n",
+         SHIFT_LOOP]
 
 
 def random_row_loop(rng: random.Random) -> str:
@@ -612,6 +630,15 @@ def test_the_interleaving_check_is_needed(monkeypatch):
     monkeypatch.setattr(plan_mod, "interleave_violation", lambda plan, facts: None)
     failures, _, _ = random_failures()
     assert failures
+
+
+def test_the_jam_check_is_needed(monkeypatch):
+    monkeypatch.setattr(plan_mod, "jam_violation", lambda *a: None)
+    shift = row_loop(A_ROW, after=SHIFT_LOOP)
+    out, remarks = step_only(shift)
+    assert remarks[0].args["segments"] == ["lanes", "jammed"]
+    with pytest.raises(AssertionError):
+        assert_same_results(shift, out)
 
 
 def test_the_private_copy_check_is_needed(monkeypatch):

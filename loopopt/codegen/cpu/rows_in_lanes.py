@@ -458,6 +458,44 @@ def _emit_rows(ops: tuple, later: set, strip: _Strip, ip) -> None:
         strip.vec[v] = res
 
 
+def _emit_jammed(seg, strip: _Strip, ip) -> None:
+    """A jammed rows segment: one copy of the row loop L whose body runs W times per iteration,
+    row i0 + l's copy l-th (each row's lane values extracted once, before the loop; the loads the
+    same in every row once, in the first copy)."""
+    lp = seg.ops[0]
+    shared = {mlir.op_key(o) for o in seg.shared}
+    width = strip.width
+    outside = [v for v in outside_operands(lp) if strip.inside(v) or v == strip.piv]
+    lanes = []
+    for lane in range(width):
+        subst = {strip.piv: _add_index(strip.i0, lane, ip)}
+        for v in outside:
+            if v in strip.uniform:
+                subst[v] = strip.uniform[v]
+            elif v in strip.vec:
+                subst[v] = _create("vector.extract", [v.type], [strip.vec[v]], ip,
+                                   {"static_position": ir.DenseI64ArrayAttr.get([lane])}).result
+        lanes.append(subst)
+    lo, hi = _bound(lp, "lb"), _bound(lp, "ub")
+    lo = (lo[0], [strip.scalar(v, {}, ip) for v in lo[1]])
+    hi = (hi[0], [strip.scalar(v, {}, ip) for v in hi[1]])
+    new = _new_for(lo, hi, 1, [], ip, lp.location)
+    block = body_block(new)
+    inner = ir.InsertionPoint(mlir.block_ops(block)[-1])
+    liv = body_block(lp).arguments[0]
+    once: dict = {}
+    for subst in lanes:
+        local = {**subst, liv: block.arguments[0], **once}
+        for op in body_ops(lp):
+            if mlir.op_key(op) in shared and op.results[0] in once:
+                continue
+            fresh = clone_with(op, {v: local[v] for v in op.operands if v in local}, inner)
+            for old, res in zip(op.results, fresh.results):
+                local[old] = res
+            if mlir.op_key(op) in shared:
+                once[op.results[0]] = fresh.results[0]
+
+
 # ----------------------------------------------------------------------------- the rewrite
 
 def build_rows_in_lanes(plan: RowsPlan) -> list[ir.Operation]:
@@ -483,7 +521,9 @@ def build_rows_in_lanes(plan: RowsPlan) -> list[ir.Operation]:
                 strip.uniform[old] = fresh
         later_uses = _later_uses(plan)
         for s, seg in enumerate(plan.segments):
-            if seg.per_row:
+            if seg.jammed:
+                _emit_jammed(seg, strip, sin)
+            elif seg.per_row:
                 _emit_rows(seg.ops, later_uses[s], strip, sin)
             else:
                 for op in seg.ops:
@@ -550,7 +590,8 @@ def forward_row_values(p: ir.Operation, facts: Facts, rewriter: Rewriter, log: R
 def describe(plan: RowsPlan) -> str:
     forms = sorted({x.form for lr in plan.reductions for x in lr.loads if x.form != UNIFORM})
     kinds = ", ".join(sorted({r.kind for lr in plan.reductions for r in lr.reductions}))
-    per_row = sum(1 for s in plan.segments if s.per_row)
+    per_row = sum(1 for s in plan.segments if s.per_row and not s.jammed)
+    jammed = sum(1 for s in plan.segments if s.jammed)
     lane_type = list(body_block(plan.reductions[0].loop).arguments)[1].type
     text = (f"{DONE} {plan.width} rows in the lanes of vector<{plan.width}x{lane_type}>: {len(plan.reductions)} "
             f"reduction loop(s) ({kinds}) with each row's order kept, rows read {plan.width} columns at a "
@@ -559,6 +600,8 @@ def describe(plan: RowsPlan) -> str:
         text += "; some loads gathered lane by lane"
     if per_row:
         text += f"; {per_row} segment(s) row by row"
+    if jammed:
+        text += f"; {jammed} row loop(s) jammed, the rows in order in each iteration"
     return text
 
 
@@ -585,7 +628,7 @@ def rows_in_lanes_function(fn: ir.Operation, options: Options, log: RemarkLog, f
                 log.refused(PASS, plan.refusal, function=fname, location=where)
             continue
         args = {"width": plan.width, "reductions": len(plan.reductions),
-                "segments": ["rows" if s.per_row else "lanes" for s in plan.segments],
+                "segments": ["jammed" if s.jammed else "rows" if s.per_row else "lanes" for s in plan.segments],
                 "forms": sorted({x.form for lr in plan.reductions for x in lr.loads})}
         text = describe(plan)
 

@@ -51,7 +51,7 @@ from .... import mlir
 from ....analysis.accesses import AccessPattern
 import islpy as isl
 
-from ....analysis.dependence import conflicts, instance_pair, pair_set
+from ....analysis.dependence import conflicts, instance_pair, may_alias, pair_set
 from ....analysis.effects import op_effects
 from ....analysis.legality import unknown_effect_ops
 from ....analysis.loops import body_block, body_ops, constant_trip_count, domain_loops, loop_dims, nested_in
@@ -119,6 +119,8 @@ class Segment:
 
     ops: tuple[ir.Operation, ...]
     per_row: bool
+    jammed: bool = False  # one row loop whose W copies run in one loop, the rows in order per iteration
+    shared: tuple[ir.Operation, ...] = ()  # loads of a jammed loop the same in every row: once per iteration
 
 
 @dataclass(frozen=True)
@@ -394,7 +396,85 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options, legality: bool = True) -
     why = interleave_violation(plan, facts)
     if why is not None:
         return _refuse(p, LanesCode.CARRIED, why)
-    return plan
+    jammed = tuple(Segment(seg.ops, True, True, shared_loads(seg.ops[0], p, facts))
+                   if seg.per_row and jammable(seg, plan, facts, varying) else seg for seg in plan.segments)
+    return RowsPlan(p, width, jammed, plan.reductions, plan.uniform, plan.private)
+
+
+# ----------------------------------------------------------------------------- jammed row loops
+
+def jammable(seg: Segment, plan: RowsPlan, facts, varying: set) -> bool:
+    """A rows segment that is one innermost loop L (step 1, one lower and one upper bound that do
+    not move with the row, no values carried, no private buffer) whose W copies may run as one
+    loop with the rows in order in each iteration (`jam_violation`). Measured on atax's update of
+    y: 0.905 of the time of W loops one after the other."""
+    if len(seg.ops) != 1:
+        return False
+    (lp,) = seg.ops
+    if lp.name != "affine.for" or not is_innermost(lp) or len(lp.results) or not single_bounds(lp):
+        return False
+    lb = mlir.affine_map_attr(lp, "lowerBoundMap")
+    ub = mlir.affine_map_attr(lp, "upperBoundMap")
+    if any(v in varying for v in list(lp.operands)[:lb.n_inputs + ub.n_inputs]):
+        return False
+    if any(op.regions or op.name not in ("affine.load", "affine.store", "affine.apply") and not has_lane_form(op)
+           and not (op.name == "arith.constant" or op.name.startswith("math.")) for op in body_ops(lp)):
+        return False
+    accs = facts.accesses(lp)
+    if any(a.root == b for a in accs for b in plan.private):
+        return False
+    return jam_violation(lp, plan, facts) is None
+
+
+def shared_loads(lp: ir.Operation, p: ir.Operation, facts) -> tuple[ir.Operation, ...]:
+    """Loads of a jammed loop L at an address that does not move with the row, from a buffer no
+    access of L writes (nor may write): every row's copy reads the same value, loaded once."""
+    accs = facts.accesses(lp)
+    written = [a for a in accs if a.is_write]
+    out = []
+    for a in accs:
+        if a.op.name != "affine.load" or mlir.operation(a.op.parent) != lp:
+            continue
+        if any(may_alias(a, w) for w in written):
+            continue
+        if all(address_value(v, p, (body_block(lp).arguments[0],)) and v != body_block(p).arguments[0]
+               and not _row_apply(v, p) for v in index_operands(a.op)):
+            out.append(a.op)
+    return tuple(out)
+
+
+def _row_apply(v: ir.Value, p: ir.Operation) -> bool:
+    """An affine.apply that (through others) uses P's counter."""
+    owner, _ = mlir.value_owner(v)
+    if owner is None or owner.name != "affine.apply":
+        return False
+    piv = body_block(p).arguments[0]
+    return any(x == piv or _row_apply(x, p) for x in owner.operands)
+
+
+def jam_violation(lp: ir.Operation, plan: RowsPlan, facts) -> str | None:
+    """None iff no pair of conflicting instances of L, in rows i < i' of one strip, has the later
+    row's instance at an earlier iteration of L (which the jammed loop would run first)."""
+    scope = facts.scope
+    p, width = plan.loop, plan.width
+    (pdim,) = loop_dims(p, scope)
+    (ldim,) = loop_dims(lp, scope)
+    n_outer = len(domain_loops(p, scope))
+    accs = facts.accesses(lp)
+    lb = pdim.lower_text()
+    for a in accs:
+        for b in accs:
+            if not conflicts(a, b):
+                continue
+            pair = instance_pair(a, b, scope, fixed=n_outer)
+            if pair is None:
+                continue
+            s, t = pair.src_rename[pdim.name], pair.dst_rename[pdim.name]
+            js, jt = pair.src_rename[ldim.name], pair.dst_rename[ldim.name]
+            same_strip = f"floor(({s} - ({lb}))/{width}) = floor(({t} - ({lb}))/{width})"
+            if not pair_set(pair, [f"{s} < {t}", same_strip, f"{jt} < {js}"]).is_empty():
+                return f"{a.op.name} at {mlir.location_of(a.op)} and {b.op.name} at {mlir.location_of(b.op)}"
+    return None
 
 
 # ----------------------------------------------------------------------------- private buffers
