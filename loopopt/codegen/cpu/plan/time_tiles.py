@@ -68,8 +68,9 @@ class TimeCode(enum.Enum):
 
     @property
     def quiet(self) -> bool:
-        """Said only when the step is named in --passes: not a stencil after all."""
-        return self in (TimeCode.BODY, TimeCode.NO_REUSE, TimeCode.FITS)
+        """Said only when the step is named in --passes: not a stencil after all (a tiled or
+        triangular nest, other work in the sweeps, no reuse across steps, data that fit in L2)."""
+        return self is not TimeCode.CARRIED
 
 
 @dataclass(frozen=True)
