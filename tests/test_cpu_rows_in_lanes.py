@@ -35,6 +35,7 @@ PASS = "rows-in-lanes"
 
 def optimize(src: str, **knobs) -> tuple[str, list]:
     res = loopopt.optimize(src, target="cpu", vector_bits=256, **knobs)
+    assert not [r for r in res.remarks if "[INTERNAL]" in r.message], res.remarks_text()
     return res.text, [r for r in res.remarks if r.pass_name == PASS and "ROWS IN LANES" in r.message]
 
 
