@@ -30,8 +30,18 @@ from loopopt import native  # noqa: E402
 
 
 def module_body(text: str, kernel: str, suffix: str) -> str:
-    """The ops of `text`'s module with @kernel and its private globals renamed by `suffix`."""
+    """The ops of `text`'s module with @kernel and its private globals renamed by `suffix`; the
+    attribute aliases printed before the module (`#map = affine_map<...>`) are written inline, so
+    two variants' aliases of one name do not clash."""
     t = text.strip()
+    aliases = {}
+    while t.startswith("#"):
+        line, _, t = t.partition("\n")
+        name, _, value = line.partition(" = ")
+        aliases[name.strip()] = value.strip()
+        t = t.strip()
+    for name in sorted(aliases, key=len, reverse=True):
+        t = re.sub(re.escape(name) + r"(?![\w$.])", lambda m, v=aliases[name]: v, t)
     inner = t[t.index("{") + 1:t.rindex("}")] if t.startswith("module") else t
     names = set(re.findall(r'memref\.global "private" (?:constant )?@([\w$.]+)', inner)) | {kernel}
     for name in sorted(names, key=len, reverse=True):

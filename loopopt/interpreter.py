@@ -1663,6 +1663,54 @@ def _e_vector_extract(w, op):
         w.line(f"{w.define(r)} = {'int(' + ref + ')' if w.kind(r).is_int else ref}")
 
 
+@_emits("vector.insert")
+def _e_vector_insert(w, op):
+    """A copy of the destination with one element (static or dynamic position, bounds-checked)
+    replaced; 1-D vectors and a scalar source only."""
+    src, dest, *dyn = op.operands
+    vk = w.vkind(dest)
+    pos = _i64_array(op, "static_position")
+    if len(vk.shape) != 1 or len(pos) != 1 or isinstance(src.type, ir.VectorType):
+        raise _Unsupported(f"vector.insert into {dest.type}")
+    if pos[0] == DYNAMIC:
+        x = w.n(dyn[0])
+        w.line(f"if not 0 <= {x} < {vk.shape[0]}: _oob({w.site}, ({x},), {w.n(dest)}, {w.const(w.describe(dest))})")
+    elif not 0 <= pos[0] < vk.shape[0]:
+        raise _Unsupported(f"vector.insert at the poison position {pos[0]}")
+    else:
+        x = str(pos[0])
+    name = w.define(op.results[0])
+    w.line(f"{name} = {w.n(dest)}.copy()")
+    w.line(f"{name}[{x}] = {w.n(src)}")
+    w.line(f"{name}.flags.writeable = False")
+
+
+@_emits("vector.shuffle")
+def _e_vector_shuffle(w, op):
+    """Lanes of the two 1-D operands, concatenated, picked by the mask."""
+    a, b = op.operands
+    vk = w.vkind(op.results[0])
+    if len(w.vkind(a).shape) != 1 or len(vk.shape) != 1:
+        raise _Unsupported(f"vector.shuffle of {a.type}")
+    mask = list(_i64_array(op, "mask"))
+    if any(m < 0 for m in mask):
+        raise _Unsupported("vector.shuffle with a poison lane")
+    name = w.define(op.results[0])
+    w.line(f"{name} = _np.concatenate(({w.n(a)}, {w.n(b)}))[{w.const(mask)}]")
+    w.line(f"{name}.flags.writeable = False")
+
+
+@_emits("vector.from_elements")
+def _e_from_elements(w, op):
+    vk = w.vkind(op.results[0])
+    if len(vk.shape) != 1:
+        raise _Unsupported(f"vector.from_elements of {op.results[0].type}")
+    name = w.define(op.results[0])
+    elems = ", ".join(w.n(v) for v in op.operands)
+    w.line(f"{name} = _np.array([{elems}], dtype={w.const(vk.elem.dtype)})")
+    w.line(f"{name}.flags.writeable = False")
+
+
 @_emits("vector.create_mask")
 def _e_create_mask(w, op):
     vk = w.vkind(op.results[0])

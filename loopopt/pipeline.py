@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .codegen.cpu import (block_transposes, dead_stores, fold_constant_copies, isolate_products, loop_order,
-                          pack_constant_panels, pack_operands, register_tile, scalar_replacement, untile, vectorize)
+                          pack_constant_panels, pack_operands, register_tile, rows_in_lanes, scalar_replacement, time_tiles,
+                          untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -106,8 +107,12 @@ STEPS: tuple[Step, ...] = (
          explained="one remark per band whose cheaper order is illegal"),
     Step("block-transposes", block_transposes.run, CPU, "transposing bands walk their column access one cache "
          "line wide", explained="one remark per transposing band the order would break"),
+    Step("time-tiles", time_tiles.run, CPU, "a stencil's time loop and its sweeps tiled together (skewed), each tile's "
+         "data kept in L1 across its time steps", explained="one remark per time loop refused, with its code"),
     Step("licm", licm.run, ALL, "loop-invariant code motion, module-wide after all fusion (seed 000)",
          when=("enable_licm",), switch="enable_licm"),
+    Step("rows-in-lanes", rows_in_lanes.run, CPU, "an order-sensitive reduction innermost runs one row of the loop "
+         "around it per vector lane, each row's order kept", explained="one remark per candidate refused, with its code"),
     Step("register-tile", register_tile.run, CPU, "a tile of a reduction nest's results in vector registers "
          "across its reduction", explained="one remark per refused nest, with its code"),
     Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "
