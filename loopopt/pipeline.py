@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, dead_stores, fold_constant_copies, isolate_products, loop_order,
-                          pack_constant_panels, pack_operands, register_tile, scalar_replacement, untile, vectorize)
+from .codegen.cpu import (block_transposes, dead_stores, fold_constant_copies, isolate_products,
+                          loop_order, pack_constant_panels, pack_operands, powers, register_tile, scalar_replacement,
+                          untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -92,6 +93,8 @@ STEPS: tuple[Step, ...] = (
          "interchange as rescues of refused pairs (seeds 000, 001)", aliases=("fuse",), counts_fused=True),
     Step("contraction", contraction.run, ALL, "fused intermediates shrunk to what one iteration keeps, or "
          "replaced by their values", aliases=("contract",)),
+    Step("powers", powers.run, CPU, "math.fpowi with a constant exponent (and math.powf by 2 or 3 with "
+         "--approximate-math) computed by multiplications, as LLVM expands powi"),
     Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),

@@ -46,6 +46,8 @@ FOCUS = {
     "exact math": ["tests/test_cpu_exact_math.py"],
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
+    "powers": ["tests/test_cpu_powers.py"],
+    "vector math": ["tests/test_cpu_powers.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -144,6 +146,12 @@ MUTATIONS = [
      [("        if not _same(got, want):", "        if False:")]),
     ("exact math: only exp on f32 has an exact form", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("                    return _refuse(loop, Code.NO_EXACT_FORM, why_not, op)", "                    pass")]),
+    # issue 35 (what the front end leaves: powers as products, math without a vector lowering)
+    ("powers: powf becomes a product only with approximate_math", "loopopt/codegen/cpu/powers.py",
+     [("        if not approximate_math:\n            return (f\"math.powf to the power {n}: libm's powf",
+       "        if False:\n            return (f\"math.powf to the power {n}: libm's powf")]),
+    ("vector math: fpowi is never put on vector lanes", "loopopt/codegen/cpu/plan/vector_math.py",
+     [("    if op.name in NO_VECTOR_LOWERING:", "    if False:")]),
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),

@@ -45,6 +45,7 @@ from ....analysis.refusal import Refusal
 from ....analysis.vectorization import carried_dependence, is_innermost
 from ....mlir import ir
 from .locality import index_strides, stride_class
+from .vector_math import vector_lowering_refusal
 
 
 class Code(enum.Enum):
@@ -617,6 +618,9 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
                     return why
             continue
         if not op.name.startswith("affine.") and any(lanes.varies(v) for v in op.results):
+            why = vector_lowering_refusal(op)
+            if why is not None:
+                return why
             for v in op.operands:  # a lane op: every operand a vector, the loop's counter included
                 why = lane_operand_refusal(op, v, piv, lanes)
                 if why is not None:
