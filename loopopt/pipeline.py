@@ -30,7 +30,7 @@ from .loop_optimization.hooks import TargetHooks
 from .mlir import ir
 from .options import INT_KNOB_MAX, Options, Target, flag_of
 from .step import StepFn
-from .transforms import cleanup, distribution, interchange, tiling
+from .transforms import cleanup, dead_carried, distribution, interchange, tiling
 
 ALL = ("neuron", "cpu")  # Target.kind of every target
 CPU = ("cpu",)
@@ -99,6 +99,8 @@ STEPS: tuple[Step, ...] = (
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),
     Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),
+    Step("dead-carried", dead_carried.run, ALL, "values a loop carries that nothing uses but their own update "
+         "(the unused argmax of a row maximum) are dropped with the ops that compute them"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "

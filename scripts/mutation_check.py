@@ -47,6 +47,7 @@ FOCUS = {
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "powers": ["tests/test_cpu_powers.py"],
+    "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
@@ -152,6 +153,12 @@ MUTATIONS = [
        "        if False:\n            return (f\"math.powf to the power {n}: libm's powf")]),
     ("vector math: fpowi is never put on vector lanes", "loopopt/codegen/cpu/plan/vector_math.py",
      [("    if op.name in NO_VECTOR_LOWERING:", "    if False:")]),
+    ("dead carried: a stored result goes only when nobody reads its buffer", "loopopt/transforms/dead_carried.py",
+     [("        if any(mlir.operation(u.owner).name in READ_OPS for u in root.uses):\n            return None",
+       "        if False:\n            return None")]),
+    ("dead carried: a stored result goes only into a buffer of the function's own", "loopopt/transforms/dead_carried.py",
+     [('        if root != user.operands[1] or root_origin(root) != "alloc" or \\\n',
+       '        if root != user.operands[1] or \\\n')]),
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),
