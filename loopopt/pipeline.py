@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, dead_stores, fold_constant_copies, isolate_products,
+from .codegen.cpu import (block_transposes, checks_first, dead_stores, fold_constant_copies, isolate_products,
                           loop_order, pack_constant_panels, pack_operands, powers, register_tile, scalar_replacement,
                           untile, vectorize)
 from .codegen.cpu import host
@@ -101,6 +101,8 @@ STEPS: tuple[Step, ...] = (
     Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),
     Step("dead-carried", dead_carried.run, ALL, "values a loop carries that nothing uses but their own update "
          "(the unused argmax of a row maximum) are dropped with the ops that compute them"),
+    Step("checks-first", checks_first.run, CPU, "a loop's run-time checks (cf.assert) run first, in a loop of their "
+         "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "

@@ -62,6 +62,7 @@ class Code(enum.Enum):
     NO_APPROXIMATION = "[STOP VECTORIZE] a math function has no vector form or approximation"
     ORDERED_REDUCTION = "[STOP VECTORIZE] a floating-point reduction is kept in order (reassociate is off)"
     SHORT = "[STOP VECTORIZE] the loop runs fewer iterations than one vector"
+    CHECK = "[STOP VECTORIZE] a run-time check (cf.assert) may abort the loop"
 
     @property
     def message(self) -> str:
@@ -151,6 +152,8 @@ def body_refusal(loop: ir.Operation) -> tuple[Code, str, ir.Operation] | None:
             continue
         if name.startswith("math."):
             return Code.NO_APPROXIMATION, f"{name} is a scalar libm call", op
+        if name == "cf.assert":  # an exit LLVM's vectorizer does not take (codegen/cpu/checks_first.py)
+            return Code.CHECK, f"at {mlir.location_of(op)}", op
         return Code.UNSUPPORTED_OP, name, op
     return None
 
