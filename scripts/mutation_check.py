@@ -190,6 +190,8 @@ MUTATIONS = [
     ("dead carried: a stored result goes only into a buffer of the function's own", "loopopt/transforms/dead_carried.py",
      [('        if root != user.operands[1] or root_origin(root) != "alloc" or \\\n',
        '        if root != user.operands[1] or \\\n')]),
+    ("vector math: a buffer of i1 is never read as a vector", "loopopt/codegen/cpu/plan/vector_math.py",
+     [("    if isinstance(elem, ir.IntegerType) and ir.IntegerType(elem).width % 8:", "    if False:")]),
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),

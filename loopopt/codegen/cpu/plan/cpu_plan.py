@@ -45,7 +45,7 @@ from ....analysis.refusal import Refusal
 from ....analysis.vectorization import carried_dependence, is_innermost
 from ....mlir import ir
 from .locality import index_strides, stride_class
-from .vector_math import vector_lowering_refusal
+from .vector_math import vector_access_refusal, vector_lowering_refusal
 
 
 class Code(enum.Enum):
@@ -607,6 +607,9 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
                 return f"affine.store at {mlir.location_of(op)} writes one element for every iteration"
             if not moves:
                 continue
+            why = vector_access_refusal(op)
+            if why is not None:
+                return why
             a = by_op.get(mlir.op_key(op))
             if a is None:
                 return f"{op.name} at {mlir.location_of(op)}: unknown access"
