@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, dead_stores, fold_constant_copies, isolate_products, loop_order,
-                          pack_constant_panels, pack_operands, register_tile, rows_in_lanes, scalar_replacement, time_tiles,
+from .codegen.cpu import (block_transposes, checks_first, dead_stores, fold_constant_copies, isolate_products,
+                          loop_order, pack_constant_panels, pack_operands, powers, register_tile, rows_in_lanes,
+                          scalar_replacement, time_tiles,
                           untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
@@ -30,7 +31,7 @@ from .loop_optimization.hooks import TargetHooks
 from .mlir import ir
 from .options import INT_KNOB_MAX, Options, Target, flag_of
 from .step import StepFn
-from .transforms import cleanup, distribution, interchange, tiling
+from .transforms import cleanup, dead_carried, distribution, interchange, tiling
 
 ALL = ("neuron", "cpu")  # Target.kind of every target
 CPU = ("cpu",)
@@ -93,10 +94,16 @@ STEPS: tuple[Step, ...] = (
          "interchange as rescues of refused pairs (seeds 000, 001)", aliases=("fuse",), counts_fused=True),
     Step("contraction", contraction.run, ALL, "fused intermediates shrunk to what one iteration keeps, or "
          "replaced by their values", aliases=("contract",)),
+    Step("powers", powers.run, CPU, "math.fpowi with a constant exponent (and math.powf by 2 or 3 with "
+         "--approximate-math) computed by multiplications, as LLVM expands powi"),
     Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),
     Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),
+    Step("dead-carried", dead_carried.run, ALL, "values a loop carries that nothing uses but their own update "
+         "(the unused argmax of a row maximum) are dropped with the ops that compute them"),
+    Step("checks-first", checks_first.run, CPU, "a loop's run-time checks (cf.assert) run first, in a loop of their "
+         "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "

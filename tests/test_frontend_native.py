@@ -29,10 +29,9 @@ NAMES = fixtures.fixture_names()
 SMALL = [n for n in NAMES if n.endswith("_small")]
 DEFAULT_FULL = ["mlp_dynamic", "attention"]
 SLOW_FULL = [n for n in NAMES if n not in SMALL and n not in DEFAULT_FULL]
-# Blocks whose optimized code does not run yet (issue 35); strict, so the fix shows as XPASS.
-FPOWI = ("loopopt --target cpu vectorizes math.fpowi (x ** 3 of GPT-2's gelu_new) with a vector<Nxi64> "
-         "exponent, which mlir-opt's llvm.intr.powi refuses (issue 35: small powers become multiplications)")
-KNOWN_FAILURES = {"gpt2_layer_small": FPOWI, "gpt2_layer": FPOWI}
+# Blocks whose optimized code does not run yet; strict, so a fix shows as XPASS. (gpt2_layer's
+# vector math.fpowi, which MLIR 22 cannot lower, is gone: codegen/cpu/powers.py.)
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _case(name: str, *marks):

@@ -1,6 +1,8 @@
-"""cf.assert (analysis/effects.py GUARD_OPS): it reads and writes no memory, so loops fuse across
-it and no [UNSUPPORTED] remark is given; but it never moves (LICM keeps it in its loop: hoisted
-out of a loop that may not run, it could abort a program that did not)."""
+"""cf.assert (analysis/effects.py GUARD_OPS): it reads and writes no memory but may abort
+(`Effects.aborts`, never pure), so loops fuse across it where the check rule allows
+(analysis/checks.py: here the second check asserts what the first did, so it cannot fail) and no
+[UNSUPPORTED] remark is given; LICM keeps it in a loop that may not run (hoisted, it could abort a
+program that did not). tests/test_checks.py holds the adversarial programs of the rule."""
 from __future__ import annotations
 
 import loopopt
@@ -47,7 +49,8 @@ func.func @g(%a: memref<64xf32>, %n: index, %m: index) {
 def test_assert_has_no_memory_effects_and_is_not_reported_unsupported():
     module = mlir.parse_module(FUSE_ACROSS)
     asserts = [op for op in mlir.walk(module.operation) if op.name == "cf.assert"]
-    assert asserts and all(op_effects(op).pure and not op_effects(op).unknown for op in asserts)
+    assert asserts and all(not op_effects(op).reads and not op_effects(op).writes and not op_effects(op).unknown
+                           and op_effects(op).aborts and not op_effects(op).pure for op in asserts)
     res = loopopt.optimize(FUSE_ACROSS, target="cpu")
     assert not any("[UNSUPPORTED]" in r.message for r in res.remarks)
 

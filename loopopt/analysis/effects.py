@@ -34,10 +34,9 @@ PURE_OPS = {
     "memref.alloca_scope.return", "func.constant", *PURE_VECTOR_OPS,
     *(v for v in VIEW_OPS if v != "memref.reshape"),
 }
-# Ops that read and write no memory but must not move or vanish: `cf.assert` aborts the program
-# when its condition is false (the front end checks dynamic sizes with it at function entry).
-# Loops may still fuse across one (a program that aborts has no results to change); LICM never
-# hoists one (`is_pure_op` is false: it could abort where the loop would not have run).
+# Ops that read and write no memory but may end the program: `cf.assert` aborts when its
+# condition is false (`Effects.aborts`). Where such a check may move, and what may move across
+# it, is analysis/checks.py's rule (docs/soundness.md, "Run-time checks"); it is never pure.
 GUARD_OPS = {"cf.assert"}
 # Position of the memref operand of each modelled access.
 READ_OPS = {"affine.load": 0, "memref.load": 0, "affine.vector_load": 0, "vector.load": 0,
@@ -59,6 +58,7 @@ class Effects:
     reasons: list = field(default_factory=list)
     allocates: set = field(default_factory=set)
     values: dict = field(default_factory=dict)  # key -> a root value of that buffer
+    aborts: bool = False  # holds a run-time check (GUARD_OPS): no memory effect, but it may end the program
 
     def read(self, root: ir.Value) -> None:
         k = self._key(root)
@@ -94,6 +94,7 @@ class Effects:
             self.values.setdefault(k, v)
         self.allocates |= other.allocates
         self.unknown = self.unknown or other.unknown
+        self.aborts = self.aborts or other.aborts
         self.reasons.extend(other.reasons)
 
     def may_write(self, key) -> bool:
@@ -110,7 +111,7 @@ class Effects:
 
     @property
     def pure(self) -> bool:
-        return not (self.reads or self.writes or self.unknown or self.allocates)
+        return not (self.reads or self.writes or self.unknown or self.allocates or self.aborts)
 
     @property
     def reason(self) -> str:
@@ -168,7 +169,9 @@ def op_effects(op: ir.Operation) -> Effects:
             eff.write(alias_root(v))
         eff.unknown = True  # the callee may also touch globals or have other effects
         eff.reasons.append(f"{callee_text(op)} at {mlir.location_of(op)}")
-    elif name in REGION_OPS or name in GUARD_OPS:
+    elif name in GUARD_OPS:
+        eff.aborts = True
+    elif name in REGION_OPS:
         pass
     elif is_pure_op(op):
         pass

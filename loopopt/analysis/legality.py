@@ -22,6 +22,7 @@ from .accesses import AccessPattern, collect_accesses
 from .affine import NonAffine, Scope
 from .dependence import (InstancePair, access_relation, conflicts, disjoint_classes, instance_pair, pair_set,
                          union_all)
+from .checks import order_refusal, reorder_refusal
 from .effects import REGION_OPS, is_pure_op, op_effects
 from .memory import UNTRACED, root_origin, value_name
 from .loops import body_ops, domain_loops, has_iter_args, loop_dims
@@ -189,6 +190,22 @@ def unknown_effect_ops(root: ir.Operation) -> list[ir.Operation]:
     return [o for o in mlir.walk(root) if o.name not in REGION_OPS and op_effects(o).unknown]
 
 
+def check_edges(statements: list[ir.Operation], scope: Scope) -> set[tuple[int, int]]:
+    """Edges both ways between a statement holding a run-time check and each statement that is a
+    hazard to it (analysis/checks.py): split into loops of their own, one's instances would run
+    before instances of the other that preceded them, so they stay in one loop, in order."""
+    aborting = [s for s, op in enumerate(statements) if op_effects(op).aborts]
+    out = set()
+    for a in aborting:
+        for b in range(len(statements)):
+            if b == a or (a, b) in out:
+                continue
+            x, y = (statements[a], statements[b]) if a < b else (statements[b], statements[a])
+            if order_refusal([x], [y], scope) or order_refusal([y], [x], scope):
+                out |= {(a, b), (b, a)}
+    return out
+
+
 def permutation_violation(nest: list[ir.Operation], perm: list[int], scope: Scope) -> str | None:
     """None iff permuting the perfect band `nest` by `perm` preserves every dependence.
 
@@ -213,6 +230,9 @@ def permutation_violation(nest: list[ir.Operation], perm: list[int], scope: Scop
     unknown = unknown_effect_ops(nest[0])
     if unknown:
         return f"{unknown[0].name} at {_loc(unknown[0])} has unknown effects"
+    checks = reorder_refusal(nest[0], scope)
+    if checks:
+        return checks
     names = [loop_dims(lp, scope)[0].name for lp in nest]
     accesses = collect_accesses(nest[0], scope)
     conflict = conflict_relation(nest, scope, accesses)
@@ -373,6 +393,7 @@ def statement_graph(nest: list[ir.Operation], scope: Scope) -> StatementGraph:
             if s != u:
                 edges.add((u, s))
                 edges.add((s, u))
+    edges |= check_edges([body[k] for k in stmt_idx], scope)
     conflict = conflict_relation(nest, scope, flat, label=lambda a: f"S{owner[id(a)]}")
     if conflict is None:  # an access may touch any buffer: every pair of touching statements is ordered
         touching = sorted({owner[id(a)] for a in flat})

@@ -25,6 +25,7 @@ class Code(enum.Enum):
     CARRIES_VALUES = "[STOP FUSION] loop yields values (iter_args)"
     UNMODELLED = "[STOP FUSION] unmodelled effects"
     LOSES_VECTORIZATION = "[STOP FUSION] a parallel inner loop would join a loop-carried reduction"
+    CHECK_ORDER = "[STOP FUSION] a run-time check would change its order with an op it must keep"
     # the recompute rescue (a remark only for what it cannot remap; its other preconditions are the pair's refusal)
     RECOMPUTE_UNMAPPED = "[RECOMPUTE] not recomputed: a value of the producer's loops cannot be had in the consumer"
     # distribution
@@ -49,6 +50,7 @@ class Code(enum.Enum):
     LICM_SIDE_EFFECTS = "[LICM] not hoisted: it writes, allocates, calls or has unmodelled effects"
     LICM_REGION = "[LICM] not hoisted: a region op that cannot move as a whole"
     LICM_TERMINATOR = "[LICM] not hoisted: it ends the loop body"
+    LICM_CHECK = "[LICM] not hoisted: a run-time check and an op it must keep its order with"
     # contraction (the remark reads "[CONTRACTION] kept <buffer> at <loc>: <detail>")
     CONTRACTION_ESCAPES = "[CONTRACTION] kept: the buffer escapes"
     CONTRACTION_CONTROL_FLOW = "[CONTRACTION] kept: control flow the analysis does not model"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import mlir
 from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
+from ..analysis.checks import fusion_order_refusal
 from ..analysis.affine import Scope
 from ..analysis.effects import Effects
 from ..analysis.loops import constant_trip, has_iter_args, loop_dims, substitute
@@ -219,6 +220,17 @@ def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation
     return hoist, None
 
 
+def check_order(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation], hoist: list[ir.Operation],
+                facts) -> Refusal | None:
+    """A run-time check (cf.assert) in either loop or between them keeps its order with every op
+    that is a hazard to it (analysis/checks.py: another check's message, a visible write, a trap),
+    as fused: `checks.fusion_order_refusal`."""
+    if not (facts.effects(l1).aborts or facts.effects(l2).aborts or any(facts.effects(x).aborts for x in between)):
+        return None
+    why = fusion_order_refusal(l1, l2, between, hoist, facts.scope)
+    return Refusal(Code.CHECK_ORDER, why) if why is not None else None
+
+
 def same_lower_bound(l1: ir.Operation, l2: ir.Operation) -> bool:
     m1, m2 = mlir.affine_map_attr(l1, "lowerBoundMap"), mlir.affine_map_attr(l2, "lowerBoundMap")
     n1, n2 = m1.n_dims + m1.n_symbols, m2.n_dims + m2.n_symbols
@@ -244,7 +256,8 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
     """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
 
     In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
-    profit, the ops between the loops (traversePath), no negative dependence distance; then our
+    profit, the ops between the loops (traversePath), the order of run-time checks (ours,
+    `check_order`), no negative dependence distance; then our
     SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
     ops between the loops (computed from the block when not given). Where the targets differ
     it asks `hooks` (hooks.TargetHooks): the partition dimension, and last the target's
@@ -262,7 +275,10 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         r = Refusal(Code.NO_BENEFIT)
     if r is not None:
         return [], r
-    hoist, r = traverse_path(l1, l2, ops_between(l1, l2) if between is None else between, facts.effects)
+    between = ops_between(l1, l2) if between is None else between
+    hoist, r = traverse_path(l1, l2, between, facts.effects)
+    if r is None:
+        r = check_order(l1, l2, between, hoist, facts)
     if r is None:
         r = has_negative_distance(l1, l2, facts.scope, facts)
     if r is None:

@@ -17,6 +17,10 @@ The rule. An op is invariant in an `affine.for` iff
        allocate or call, its loads pass the load test, and (if it reads memory or may trap)
        the loop provably runs at least once. It then runs once instead of once per iteration,
        which computes the same values because nothing it reads changes in the loop;
+     - a run-time check (`cf.assert`) moves, when its condition is invariant, only out of a
+       loop that provably runs at least once and past ops that are not hazards to it; a load
+       or a division that a check before it in the body may guard is hoisted only when it
+       cannot trap (analysis/checks.py, docs/soundness.md "Run-time checks");
      - stores, calls, allocations and unknown ops never move.
 Invariant ops are moved, in program order, to just before the loop (its preheader), so
 operand order and dominance are kept. Loops are visited innermost first and every loop
@@ -24,7 +28,6 @@ looks at its body after its inner loops were processed, so an op can leave sever
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
@@ -32,6 +35,8 @@ import islpy as isl
 from .. import mlir
 from ..analysis.accesses import AccessPattern, access_pattern, collect_accesses
 from ..analysis.affine import Scope
+from ..analysis.checks import (TRAPPING_OPS, affine_attrs_may_trap, divides_by_unknown, integer_set_exprs,  # noqa: F401
+                               is_check, may_trap, order_refusal)
 from ..analysis.dependence import element_constraints, instance_pair, may_alias, pair_set, sets_intersect, union_all
 from ..analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS, callee_text, is_pure_op, op_effects
 from ..analysis.loops import body_block, body_ops, domain_loops, runs_at_least_once
@@ -53,21 +58,13 @@ def _refuse(code: Code, detail: str) -> Refusal:
     return Refusal(code, detail, message=MISSED_PREFIX + detail)
 
 # The seed's kind discriminator, mapped onto MLIR ops.
-PURE, LOAD, WRITE, CALL, ALLOC, REGION, TERMINATOR, UNKNOWN = (
-    "pure", "load", "write", "call", "alloc", "region", "terminator", "unknown")
+PURE, LOAD, WRITE, CALL, ALLOC, REGION, TERMINATOR, UNKNOWN, CHECK = (
+    "pure", "load", "write", "call", "alloc", "region", "terminator", "unknown", "check")
 CALL_OPS = ("func.call", "func.call_indirect")
 OTHER_WRITE_OPS = ("memref.dealloc", "memref.copy")
 TERMINATORS = ("affine.yield", "scf.yield", "scf.condition", "func.return")
 # Region ops that may move as a whole: they always terminate and have no effect of their own.
 HOISTABLE_REGION_OPS = ("affine.for", "affine.if", "affine.parallel", "scf.for", "scf.if")
-# Integer division and remainder are undefined for a zero divisor (and signed ones for MIN / -1).
-TRAPPING_OPS = (
-    "arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.ceildivsi", "arith.ceildivui",
-    "arith.floordivsi", "index.divs", "index.divu", "index.rems", "index.remu", "index.ceildivs",
-    "index.ceildivu", "index.floordivs",
-)
-
-
 def op_kind(op: ir.Operation) -> str:
     """Which motion rule applies to `op`: pure, load, write, call, alloc, region, terminator
     or unknown."""
@@ -84,6 +81,8 @@ def op_kind(op: ir.Operation) -> str:
         return CALL
     if name in ALLOC_OPS:
         return ALLOC
+    if is_check(op):
+        return CHECK
     if is_pure_op(op):
         return PURE
     return UNKNOWN
@@ -113,68 +112,6 @@ def operand_defined_in_loop(op: ir.Operation, defs: set) -> ir.Value | None:
         if v in defs:
             return v
     return None
-
-
-def divides_by_unknown(e: ir.AffineExpr) -> bool:
-    """True iff the affine expression takes `mod`, `floordiv` or `ceildiv` by anything but a
-    positive constant (a semi-affine `d0 mod s0` divides by zero when the symbol is 0)."""
-    if isinstance(e, (ir.AffineModExpr, ir.AffineFloorDivExpr, ir.AffineCeilDivExpr)):
-        if not isinstance(e.rhs, ir.AffineConstantExpr) or e.rhs.value <= 0:
-            return True
-    if isinstance(e, ir.AffineBinaryExpr):
-        return divides_by_unknown(e.lhs) or divides_by_unknown(e.rhs)
-    return False
-
-
-def integer_set_exprs(attr: ir.Attribute) -> list[ir.AffineExpr] | None:
-    """The constraint expressions of an integer set (`e >= 0` / `e == 0`), or None if unreadable.
-    The bindings do not expose the set of an IntegerSetAttr, so its printed form is read back as
-    an affine map with the same dims and symbols."""
-    m = re.fullmatch(r"affine_set<(.*?) : \((.*)\)>", str(attr), re.S)
-    if m is None:
-        return None
-    body = re.sub(r" (>=|==) 0(?=,|$)", "", m.group(2).strip())
-    try:
-        amap = ir.Attribute.parse(f"affine_map<{m.group(1)} -> ({body})>", attr.context)
-        return list(ir.AffineMapAttr(amap).value.results)
-    except (ir.MLIRError, ValueError):
-        return None
-
-
-def affine_attrs_may_trap(op: ir.Operation) -> bool:
-    """True iff one of the op's affine maps (affine.apply/min/max, access maps, loop bounds) or
-    integer sets (affine.if conditions) divides by a value that may be zero."""
-    for name in op.attributes:
-        attr = op.attributes[name]
-        if isinstance(attr, ir.AffineMapAttr):
-            exprs = list(attr.value.results)
-        elif isinstance(attr, ir.IntegerSetAttr):
-            exprs = integer_set_exprs(attr)
-            if exprs is None:
-                return True  # a set we cannot read: assume the worst
-        else:
-            continue
-        if any(divides_by_unknown(e) for e in exprs):
-            return True
-    return False
-
-
-def may_trap(op: ir.Operation) -> bool:
-    """The op itself (not its regions) may trap for some operand values: integer
-    division/remainder whose divisor is not a constant other than 0 and -1, or an affine map or
-    set that divides by a symbol (see `affine_attrs_may_trap`)."""
-    if affine_attrs_may_trap(op):
-        return True
-    if op.name not in TRAPPING_OPS:
-        return False
-    owner, _ = mlir.value_owner(op.operands[1])
-    if owner is None or owner.name not in ("arith.constant", "index.constant"):
-        return True
-    try:
-        value = ir.IntegerAttr(owner.attributes["value"]).value
-    except (KeyError, ValueError):
-        return True
-    return value in (0, -1)
 
 
 # ---------------------------------------------------------------- what a loop may write
@@ -433,7 +370,7 @@ class RegionSummary:
 
 def _blocks_motion(o: ir.Operation) -> bool:
     kind = op_kind(o)
-    return kind in (WRITE, CALL, ALLOC, UNKNOWN) or (kind == REGION and o.name not in HOISTABLE_REGION_OPS)
+    return kind in (WRITE, CALL, ALLOC, UNKNOWN, CHECK) or (kind == REGION and o.name not in HOISTABLE_REGION_OPS)
 
 
 def summarize(op: ir.Operation, memo: dict) -> RegionSummary:
@@ -520,6 +457,14 @@ def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Sc
     if v is not None:
         return _refuse(Code.LICM_OPERAND_IN_LOOP, f"operand {value_name(v)} is defined in the loop")
     kind = op_kind(op)
+    why = check_order_reason(op, loop, scope)
+    if why is not None:
+        return _refuse(Code.LICM_CHECK, f"a run-time check keeps its order: {why}")
+    if kind == CHECK:
+        if not get().runs_at_least_once:
+            return _refuse(Code.LICM_ZERO_TRIP, "loop may run zero times (the check would abort a run that never "
+                           "reached it)")
+        return None
     if kind == PURE:
         if may_trap(op) and not get().runs_at_least_once:
             return _refuse(Code.LICM_MAY_TRAP, f"loop may run zero times and {op.name} may divide by zero")
@@ -539,6 +484,18 @@ def invariance_reason(op: ir.Operation, loop: ir.Operation, defs: set, scope: Sc
         ALLOC: f"{op.name} allocates",
         UNKNOWN: f"unknown op {op.name} may have side effects",
     }[kind])
+
+
+def check_order_reason(op: ir.Operation, loop: ir.Operation, scope: Scope) -> str | None:
+    """Hoisted, `op` runs before the ops that precede it in the loop's first iteration: when it
+    is a run-time check, or one of them holds one, they must not be hazards to each other
+    (analysis/checks.py: a load or division the check guards, a visible write, another check's
+    message). Why not, or None."""
+    ops = body_ops(loop)
+    before = ops[:next(k for k, o in enumerate(ops) if o == op)]
+    if not (is_check(op) or any(op_effects(b).aborts for b in before)):
+        return None
+    return order_refusal(before, [op], scope)
 
 
 def is_candidate(op: ir.Operation, defs: set, memo: dict | None = None) -> bool:

@@ -1,27 +1,37 @@
-"""Values an affine.for carries in iter_args that nothing uses (cpu, before register tiling).
+"""Values an affine.for carries in iter_args that nothing uses (step `dead-carried`, every target).
 
-The rule: the loop's result k has no use, and the ops that compute the value yielded at k form a
+The rule: the loop's result k has no use but stores into a buffer nobody reads (`unread_stores`:
+a buffer the function allocates, lets no name escape, and never loads), and the ops that compute the value yielded at k form a
 *slice* of pure ops directly in the loop's body (arith and math ops, `affine.apply`; no region,
 no memory access) whose results are used only inside the slice or by the yield at position k;
 the block argument k is used only by that slice (or yielded as it is). Then the value is dead:
 the loop is rebuilt without it (its init, block argument, yield operand and result), and the
-slice is erased. No other value of the program changes.
+slice (and those stores) are erased. No other value of the program changes, and no value the
+program keeps: the slice reads and writes no memory, and what the stores wrote is never read. It
+is a cleanup, sound on every target; the cpu target runs it after `dead-stores`, which removes
+the stores of such a value that no later access reads first.
 
 Why it is here: torch's `aten.max.dim` computes a row maximum and its first index; a block that
 uses only the maximum (attention, sdpa) still carries the index through the loop over keys
 after lowering (`select(cmpf ogt, index_cast(j), idx)`), and an index moving with that loop used
 as data keeps its iterations from becoming vector lanes (cpu_plan.lane_width_refusal).
 
-Remark (pass `register-tile`): `[DEAD VALUE] a value carried by the loop is never used: removed
-(N ops)`.
+Remark (pass `dead-carried`, and `register-tile` for what the tiler still finds):
+`[DEAD VALUE] a value carried by the loop is never used: removed (N ops)`.
 """
 from __future__ import annotations
 
 from .. import mlir
+from ..analysis.effects import READ_OPS, WRITE_OPS
 from ..analysis.loops import body_block, body_ops
+from ..analysis.memory import alias_root, escaping_use, root_origin
 from ..mlir import affine_d, ir
+from ..remarks import PASSED, RemarkLog
+from ..step import StepContext
 
+PASS = "dead-carried"
 DEAD = "[DEAD VALUE] a value carried by the loop is never used: removed"
+STORE_OPS = ("affine.store", "memref.store")
 PURE_PREFIXES = ("arith.", "math.")
 
 
@@ -33,10 +43,30 @@ def _unused(v: ir.Value) -> bool:
     return next(iter(v.uses), None) is None
 
 
+def unread_stores(v: ir.Value) -> list[ir.Operation] | None:
+    """The uses of `v` when every one stores it (as the value) into a buffer nobody reads: a
+    `memref.alloc`/`alloca` of the function whose every use is a load, store or dealloc of it
+    (no view, call or yield: no other name reaches it) and none is a load. Else None."""
+    stores = []
+    for use in v.uses:
+        user = mlir.operation(use.owner)
+        if user.name not in STORE_OPS or use.operand_number != 0:
+            return None
+        root = alias_root(user.operands[1])
+        if root != user.operands[1] or root_origin(root) != "alloc" or \
+                escaping_use(root, {**READ_OPS, **WRITE_OPS}) is not None:
+            return None
+        if any(mlir.operation(u.owner).name in READ_OPS for u in root.uses):
+            return None
+        stores.append(user)
+    return stores
+
+
 def dead_slice(loop: ir.Operation, k: int) -> list[ir.Operation] | None:
     """The ops to erase with carried value k of `loop` when it is dead (see the module), in
-    program order, or None when it is not."""
-    if not _unused(loop.results[k]):
+    program order, or None when it is not. The stores of an unused result are not in it
+    (`unread_stores`)."""
+    if not _unused(loop.results[k]) and unread_stores(loop.results[k]) is None:
         return None
     block = body_block(loop)
     arg = list(block.arguments)[1 + k]
@@ -81,6 +111,9 @@ def drop_carried(loop: ir.Operation, dead: list[int]) -> ir.Operation:
     """Rebuild `loop` without the carried values at positions `dead` (each a `dead_slice`,
     disjoint); returns the new loop (the old one is erased)."""
     slices = [dead_slice(loop, k) for k in dead]
+    for k in dead:  # the stores of a result nobody reads again
+        for st in unread_stores(loop.results[k]) or ():
+            st.erase()
     block = body_block(loop)
     keep = [k for k in range(len(list(block.arguments)) - 1) if k not in dead]
     lbm = mlir.affine_map_attr(loop, "lowerBoundMap")
@@ -128,3 +161,28 @@ def dead_positions(loop: ir.Operation) -> list[int]:
         used |= keys
         out.append(k)
     return out
+
+
+def drop_dead_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
+    """Remove every dead carried value of `fn`'s loops, until none is left (dropping one may
+    leave another used only by its own slice); returns how many were removed."""
+    if mlir.func_body(fn) is None:
+        return 0
+    count = 0
+    while True:
+        found = next(((op, d) for op in mlir.walk(fn) if op.name == "affine.for"
+                      and len(list(body_block(op).arguments)) > 1 for d in [dead_positions(op)] if d), None)
+        if found is None:
+            return count
+        loop, dead = found
+        where = mlir.location_of(loop, filename)
+        removed = sum(len(dead_slice(loop, k)) for k in dead)
+        drop_carried(loop, dead)
+        log.add(PASS, PASSED, f"{DEAD} ({removed} ops)", function=mlir.func_name(fn), location=where,
+                args={"values": len(dead), "ops": removed})
+        count += len(dead)
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `dead-carried` (loopopt/pipeline.py)."""
+    return drop_dead_function(fn, ctx.log, ctx.filename)

@@ -23,6 +23,9 @@ same index operands: the same element in every execution):
   valid whenever the loop runs once; a loop that may run zero times is promoted only when the
   same address was accessed earlier in the same block (then the element exists, and storing
   back the value just loaded changes nothing). A loop that already carries values is left alone.
+  A loop with a run-time check that may fail keeps an accumulator in memory when the buffer is
+  seen after an abort (its stores would move past the check) or its load may trap
+  (`check_refusal`, docs/soundness.md "Run-time checks").
 
 Every promotion and forwarding is a Passed remark of pass "scalar-replacement"; every refused
 candidate a Missed remark through `RemarkLog.refused` with a `[SCALAR REPLACEMENT]` message.
@@ -56,6 +59,7 @@ class _Code:
     OTHER_ACCESS = "[SCALAR REPLACEMENT] kept in memory: another access in the loop may touch the buffer"
     ZERO_TRIP = "[SCALAR REPLACEMENT] kept in memory: the loop may run zero times"
     ITER_ARGS = "[SCALAR REPLACEMENT] kept in memory: the loop already carries values"
+    CHECK = "[SCALAR REPLACEMENT] kept in memory: a run-time check in the loop must see its stores"
 
 
 # ------------------------------------------------------------------------------- addresses
@@ -192,6 +196,10 @@ def promotion_refusal(loop: ir.Operation, acc: Accumulator, facts: Facts) -> Ref
     eff = facts.effects(loop)
     if eff.unknown:
         return refusal(_Code.UNMODELLED, eff.reason)
+    if eff.aborts:
+        why = check_refusal(loop, acc, facts)
+        if why is not None:
+            return refusal(_Code.CHECK, why)
     key = buffer_key(alias_root(acc.address[0]))
     if key is UNTRACED:
         return refusal(_Code.UNTRACED, f"memref used at {mlir.location_of(acc.ops[0])}")
@@ -205,6 +213,18 @@ def promotion_refusal(loop: ir.Operation, acc: Accumulator, facts: Facts) -> Ref
     if not runs_at_least_once(loop, facts.scope) and not _accessed_before(loop, acc.address):
         return refusal(_Code.ZERO_TRIP, "")
     return None
+
+
+def check_refusal(loop: ir.Operation, acc: Accumulator, facts: Facts) -> str | None:
+    """Promoted, the accumulator's stores all run after the loop and its load before it, across
+    every run-time check of the loop (analysis/checks.py): refused when the loop holds a check
+    that may fail and an access of the accumulator is a hazard to it (the buffer is seen after
+    an abort, or the load is not proved inside the buffer). Why, or None."""
+    from ...analysis.checks import checks_in, hazards
+
+    checks = checks_in(loop)
+    bad = hazards(acc.ops, facts.scope) if checks else []
+    return f"{bad[0].text}, and the loop holds the check at {mlir.location_of(checks[0])}" if bad else None
 
 
 def promote(loop: ir.Operation, accs: list[Accumulator], rewriter: Rewriter) -> ir.Operation:

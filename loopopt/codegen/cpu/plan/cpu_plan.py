@@ -45,6 +45,7 @@ from ....analysis.refusal import Refusal
 from ....analysis.vectorization import carried_dependence, is_innermost
 from ....mlir import ir
 from .locality import index_strides, stride_class
+from .vector_math import vector_access_refusal, vector_lowering_refusal
 
 
 class Code(enum.Enum):
@@ -61,6 +62,7 @@ class Code(enum.Enum):
     NO_APPROXIMATION = "[STOP VECTORIZE] a math function has no vector form or approximation"
     ORDERED_REDUCTION = "[STOP VECTORIZE] a floating-point reduction is kept in order (reassociate is off)"
     SHORT = "[STOP VECTORIZE] the loop runs fewer iterations than one vector"
+    CHECK = "[STOP VECTORIZE] a run-time check (cf.assert) may abort the loop"
 
     @property
     def message(self) -> str:
@@ -150,6 +152,8 @@ def body_refusal(loop: ir.Operation) -> tuple[Code, str, ir.Operation] | None:
             continue
         if name.startswith("math."):
             return Code.NO_APPROXIMATION, f"{name} is a scalar libm call", op
+        if name == "cf.assert":  # an exit LLVM's vectorizer does not take (codegen/cpu/checks_first.py)
+            return Code.CHECK, f"at {mlir.location_of(op)}", op
         return Code.UNSUPPORTED_OP, name, op
     return None
 
@@ -603,6 +607,9 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
                 return f"affine.store at {mlir.location_of(op)} writes one element for every iteration"
             if not moves:
                 continue
+            why = vector_access_refusal(op)
+            if why is not None:
+                return why
             a = by_op.get(mlir.op_key(op))
             if a is None:
                 return f"{op.name} at {mlir.location_of(op)}: unknown access"
@@ -617,6 +624,9 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts) ->
                     return why
             continue
         if not op.name.startswith("affine.") and any(lanes.varies(v) for v in op.results):
+            why = vector_lowering_refusal(op)
+            if why is not None:
+                return why
             for v in op.operands:  # a lane op: every operand a vector, the loop's counter included
                 why = lane_operand_refusal(op, v, piv, lanes)
                 if why is not None:
