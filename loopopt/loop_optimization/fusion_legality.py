@@ -6,6 +6,8 @@ here mutates IR: the fusion driver (loop_optimization/fusion.py) asks, then acts
 """
 from __future__ import annotations
 
+import functools
+
 from .. import mlir
 from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
@@ -67,11 +69,13 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, fact
     d <= 0, which forbids the ordinary producer-consumer case)."""
     (ax1,) = loop_dims(l1, scope)
     (ax2,) = loop_dims(l2, scope)
-    acc2 = facts.accesses(l2) if facts is not None else collect_accesses(l2, scope)
     if facts is not None:
-        by_root1 = facts.accesses_by_root(l1)
+        # One access per signature relative to its loop (Facts.classes): a pair's answer depends
+        # only on the two signatures, and the first refusal found is on the first access of each,
+        # as without them (a loop that absorbed N copies of one update is checked as one).
+        by_root1, acc2 = facts.classes(l1).by_root, facts.classes(l2).flat
     else:
-        by_root1 = by_key(collect_accesses(l1, scope))
+        by_root1, acc2 = by_key(collect_accesses(l1, scope)), collect_accesses(l2, scope)
     return negative_distance(by_root1, acc2, ax1, ax2, scope)
 
 
@@ -130,9 +134,15 @@ def _identical_access(a, b, ax1, ax2) -> bool:
         return False
     if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
         return False
-    
-    same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
-    return same and any(t.strip("()") == ax1.name for t in a.index)
+    if len(a.index) != len(b.index) or not any(t.strip("()") == ax1.name for t in a.index):
+        return False
+    return all(_renamed(t, ax2.name, ax1.name) == u for t, u in zip(b.index, a.index))
+
+
+@functools.lru_cache(maxsize=65536)
+def _renamed(text: str, old: str, new: str) -> str:
+    """substitute(text, {old: new}), memoized: the same index texts meet in every pair."""
+    return text if old == new else substitute(text, {old: new})
 
 
 def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> Refusal | None:
