@@ -348,18 +348,28 @@ def access_relation(a: AccessPattern, fixed: int, depth: int, scope: Scope, src:
     loops below `depth` are projected out, a vector access covers its box. With `exact` False
     the range is `dst[]`: the access may touch any element of the buffer."""
     outer, inner = a.loops[:fixed], a.loops[depth:]
-    cons = [c for lp in a.loops[fixed:] for c in lp.constraints()]
+    # The band's and the inner loops' IVs named by position: nests of one shape give one text,
+    # parsed once (`_union_map_of`); the loops around stay parameters by their own names.
+    ren = {lp.name: f"b{k}_" for k, lp in enumerate(a.loops[fixed:depth])}
+    ren.update({lp.name: f"p{k}_" for k, lp in enumerate(inner)})
+    cons = [c for lp in a.loops[fixed:] for c in lp.constraints(ren)]
     elems = [f"e{d}" for d in range(a.rank)] if exact else []
     if exact:
-        cons += element_constraints(a, elems)
+        cons += element_constraints(a, elems, ren)
     body = " and ".join(cons) or "true"
     if inner:
-        body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
+        body = f"exists ({', '.join(ren[lp.name] for lp in inner)}: {body})"
     if outer_bounds:
         body = " and ".join([c for lp in outer for c in lp.constraints()] + [body])
     params = sorted(scope.params) + [lp.name for lp in outer]
-    names = ", ".join(lp.name for lp in a.loops[fixed:depth])
-    return isl.UnionMap(f"[{', '.join(params)}] -> {{ {src}[{names}] -> {dst}[{', '.join(elems)}] : {body} }}")
+    names = ", ".join(ren[lp.name] for lp in a.loops[fixed:depth])
+    return _union_map_of(f"[{', '.join(params)}] -> {{ {src}[{names}] -> {dst}[{', '.join(elems)}] : {body} }}")
+
+
+@functools.lru_cache(maxsize=16384)
+def _union_map_of(text: str) -> isl.UnionMap:
+    """isl.UnionMap(text), memoized on the text (isl maps are immutable)."""
+    return isl.UnionMap(text)
 
 
 def iterations_share_elements(accesses: list[AccessPattern], fixed: int, depth: int, scope: Scope) -> bool:
