@@ -273,6 +273,85 @@ def deep_nest(depth: int) -> str:
     return "\n".join(lines + ["  return", "}"]) + "\n"
 
 
+def inplace_chain(n: int) -> str:
+    """N loops over one function argument, each doubling A[i] in place (issue 38): every pair
+    shares only the argument, so the cpu fuses the whole chain into one loop whose accesses grow
+    with each fuse, and each of its dependence checks meets every access fused so far."""
+    t = "memref<64xf32>"
+    loop = ["  affine.for %i = 0 to 64 {", f"    %v = affine.load %A[%i] : {t}", "    %w = arith.addf %v, %v : f32",
+            f"    affine.store %w, %A[%i] : {t}", "  }"]
+    return "\n".join([f"func.func @chain(%A: {t}) {{"] + loop * n + ["  return", "}"]) + "\n"
+
+
+def inplace_chain_2d(n: int) -> str:
+    """The in-place chain with 2-deep nests over a 16x64 argument: A[i][j] = A[i][j] * 1.5."""
+    t = "memref<16x64xf32>"
+    nest = ["  affine.for %i = 0 to 16 {", "    affine.for %j = 0 to 64 {", f"      %v = affine.load %A[%i, %j] : {t}",
+            "      %w = arith.mulf %v, %c : f32", f"      affine.store %w, %A[%i, %j] : {t}", "    }", "  }"]
+    head = [f"func.func @chain2(%A: {t}) {{", "  %c = arith.constant 1.5 : f32"]
+    return "\n".join(head + nest * n + ["  return", "}"]) + "\n"
+
+
+def inplace_chain_symbolic(n: int) -> str:
+    """The in-place chain over a dynamically sized argument, every loop running to the symbol %n."""
+    t = "memref<?xf32>"
+    loop = ["  affine.for %i = 0 to %n {", f"    %v = affine.load %A[%i] : {t}", "    %w = arith.addf %v, %v : f32",
+            f"    affine.store %w, %A[%i] : {t}", "  }"]
+    return "\n".join([f"func.func @chain_sym(%A: {t}, %n: index) {{"] + loop * n + ["  return", "}"]) + "\n"
+
+
+def _copy_nest(src: str, dst: str, t: str, rows: str, cols: str) -> list[str]:
+    return [f"  affine.for %i = 0 to {rows} {{", f"    affine.for %j = 0 to {cols} {{",
+            f"      %x = affine.load {src}[%i, %j] : {t}", f"      affine.store %x, {dst}[%i, %j] : {t}", "    }", "  }"]
+
+
+def _transpose_add_nest(t: str, rows: str, cols: str) -> list[str]:
+    return [f"  affine.for %i = 0 to {rows} {{", f"    affine.for %j = 0 to {cols} {{",
+            f"      %x = affine.load %T[%j, %i] : {t}", f"      %y = affine.load %T[%i, %j] : {t}",
+            "      %s = arith.addf %x, %y : f32", f"      affine.store %s, %T[%i, %j] : {t}", "    }", "  }"]
+
+
+def refused_copy(n: int) -> str:
+    """Refused nests between a copy in and a copy out (issue 38): a placed 16x16 buffer T filled
+    from argument A, then N two-deep nests T[i][j] = T[j][i] + T[i][j] with the outer trip count
+    alternating 16 and 15 and the inner fixed at 16 (every candidate pair refused), then T copied
+    to argument B: T is live across every pair, and each refusal tries the rescues."""
+    t = "memref<16x16xf32>"
+    lines = [f"func.func @refused_copy(%A: {t}, %B: {t}) {{", f"  %T = memref.alloc() : {t}"]
+    lines += _copy_nest("%A", "%T", t, "16", "16")
+    for k in range(n):
+        lines += _transpose_add_nest(t, str(_refused_trip(k)), "16")
+    lines += _copy_nest("%T", "%B", t, "16", "16")
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def refused_copy_1d(n: int) -> str:
+    """refused_copy in one dimension: T[i] = T[15 - i] + T[i] over a placed memref<16xf32>, trip
+    counts alternating 16 and 15, between a copy in from A and a copy out to B."""
+    t = "memref<16xf32>"
+    lines = [f"func.func @refused_copy1(%A: {t}, %B: {t}) {{", f"  %T = memref.alloc() : {t}",
+             "  affine.for %i = 0 to 16 {", f"    %x = affine.load %A[%i] : {t}", f"    affine.store %x, %T[%i] : {t}", "  }"]
+    for k in range(n):
+        lines += [f"  affine.for %i = 0 to {_refused_trip(k)} {{", f"    %x = affine.load %T[15 - %i] : {t}",
+                  f"    %y = affine.load %T[%i] : {t}", "    %s = arith.addf %x, %y : f32",
+                  f"    affine.store %s, %T[%i] : {t}", "  }"]
+    lines += ["  affine.for %i = 0 to 16 {", f"    %x = affine.load %T[%i] : {t}", f"    affine.store %x, %B[%i] : {t}", "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def refused_copy_symbolic(n: int) -> str:
+    """refused_copy with symbolic sizes: T is %n x %n, the outer trip counts alternate the symbols
+    %n and %m (not provably equal: refused) and the inner loops run to %n."""
+    t = "memref<?x?xf32>"
+    lines = [f"func.func @refused_copy_sym(%A: {t}, %B: {t}, %n: index, %m: index) {{",
+             f"  %T = memref.alloc(%n, %n) : {t}"]
+    lines += _copy_nest("%A", "%T", t, "%n", "%n")
+    for k in range(n):
+        lines += _transpose_add_nest(t, "%n" if k % 2 == 0 else "%m", "%n")
+    lines += _copy_nest("%T", "%B", t, "%n", "%n")
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
 # ---------------------------------------------------------------------------------------------
 # Tools and patterns.
 
