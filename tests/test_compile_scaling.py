@@ -187,3 +187,50 @@ LINEAR = 2.25
 def test_the_drivers_calls_grow_linearly_with_the_loops(gen, target):
     small, large = (run(gen(n), target, count_calls=True)[3] for n in (40, 80))
     assert large / small <= LINEAR, f"{small} calls at 40 loops, {large} at 80"
+
+
+# --- contraction's slices: an affine index over constant loop bounds is answered by arithmetic
+
+def _random_access(rng: random.Random):
+    """A load in a 1-3 deep nest of constant bounds (some empty, some long) with a random affine
+    index; returns (access, IV names, module)."""
+    from loopopt.analysis.accesses import access_pattern
+    from loopopt.analysis.affine import Scope
+
+    depth = rng.randint(1, 3)
+    bounds = [(rng.randint(-3, 4), rng.choice([0, 1, 2, 5, 16, 3000])) for _ in range(depth)]
+    bounds = [(lo, lo + n) if rng.random() < 0.9 else (lo, lo - 1) for lo, n in bounds]
+    coeffs = [rng.choice([-7, -1, 0, 1, 2, 4, 64]) for _ in range(depth)]
+    ivs = [f"%i{k}" for k in range(depth)]
+    dims = ", ".join(f"d{k}" for k in range(depth))
+    expr = " + ".join(f"d{k} * {c}" for k, c in enumerate(coeffs)) + f" + {rng.randint(0, 9)}"
+    lines = ["func.func @f(%a: memref<?xf32>) {"]
+    for k, (lo, hi) in enumerate(bounds):
+        lines.append("  " * (k + 1) + f"affine.for {ivs[k]} = {lo} to {hi} {{")
+    pad = "  " * (depth + 1)
+    lines += [f"{pad}%k = affine.apply affine_map<({dims}) -> ({expr})>({', '.join(ivs)})",
+              f"{pad}%x = affine.load %a[%k] : memref<?xf32>"]
+    lines += ["  " * (k + 1) + "}" for k in reversed(range(depth))] + ["  return", "}"]
+    m = mlir.parse_module("\n".join(lines), "r.mlir")
+    load = next(o for o in mlir.walk(mlir.functions(m)[0]) if o.name == "affine.load")
+    scope = Scope()
+    return access_pattern(load, scope), scope, m
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_contraction_slices_by_arithmetic_match_isl(seed, monkeypatch):
+    from loopopt.loop_optimization import contraction as c
+
+    rng = random.Random(3838 + seed)
+    for _ in range(40):
+        a, scope, _m = _random_access(rng)
+        iv = rng.choice(a.loops).name
+        shift = f"({a.index[0]}) - {rng.choice([1, 4])} * {iv}"
+        fast = [c._value_range(a, a.index[0], scope), c._value_range(a, shift, scope),
+                c.iv_coefficient(a, a.index[0], iv, scope), c.slope_of_minimum(a, a.index[0], iv, scope)]
+        with monkeypatch.context() as m:
+            m.setattr(c, "_affine_in_box", lambda *args: None)
+            m.setattr(c, "affine_form", lambda *args: None)
+            slow = [c._value_range(a, a.index[0], scope), c._value_range(a, shift, scope),
+                    c.iv_coefficient(a, a.index[0], iv, scope), c.slope_of_minimum(a, a.index[0], iv, scope)]
+        assert fast == slow, (a.index, [(lp.lower, lp.upper) for lp in a.loops], iv)

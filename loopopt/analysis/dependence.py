@@ -305,6 +305,23 @@ def index_residue(text: str, names: tuple[str, ...], params: tuple[str, ...]) ->
     return g, int(aff.get_constant_val().to_python())
 
 
+@functools.lru_cache(maxsize=65536)
+def affine_form(text: str, names: tuple[str, ...], params: tuple[str, ...]) -> tuple | None:
+    """(coefficients of `names`, coefficients of `params`, constant) of an index without
+    divisions over integer loop IVs `names` and parameters, all integers; None for anything else
+    (floor, mod, ceil, a fraction, names isl does not know)."""
+    try:
+        aff = isl.Aff(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] -> [({text})] }}")
+    except isl.Error:
+        return None
+    if aff.dim(isl.dim_type.div) or aff.get_denominator_val().to_python() != 1:
+        return None
+    coefficient = lambda kind, k: int(aff.get_coefficient_val(kind, k).to_python())  # noqa: E731
+    return (tuple(coefficient(isl.dim_type.in_, k) for k in range(len(names))),
+            tuple(coefficient(isl.dim_type.param, k) for k in range(len(params))),
+            int(aff.get_constant_val().to_python()))
+
+
 def disjoint_classes(accesses: list[AccessPattern], scope: Scope) -> list[list[AccessPattern]]:
     """Split the accesses of one buffer (comparable coordinate-wise) into classes such that two
     accesses of different classes never touch a common element.

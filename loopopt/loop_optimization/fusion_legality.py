@@ -96,7 +96,15 @@ def negative_distance(by_root1: dict, acc2, ax1, ax2, scope: Scope, explain: boo
     each question is asked with the loops named by position, so nests of one shape share one
     isl answer (dependence.may_be_negative_between). With `explain` the distance sets are built
     with the loops' own names, as they are printed: isl prints a set according to the operations
-    made on it before, so a printed set must come from the same questions as always."""
+    made on it before, so a printed set must come from the same questions as always. They are
+    built only for a pair the positional questions refuse (the same pairs in the same order give
+    the same answers, so the walk that prints finds the same first refusal)."""
+    if explain and _negative_distance(by_root1, acc2, ax1, ax2, scope, False) is None:
+        return None
+    return _negative_distance(by_root1, acc2, ax1, ax2, scope, explain)
+
+
+def _negative_distance(by_root1: dict, acc2, ax1, ax2, scope: Scope, explain: bool) -> Refusal | None:
     for b in acc2:
         partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
             [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
