@@ -56,9 +56,20 @@ def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> b
 def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
     """Both loops index the partition dimension (dimension 0) with their IV or an enclosing one."""
     for lp in (l1, l2):
-        if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
+        if not (_partition_dim(lp, facts) if facts is not None else accesses_partition_dim(lp, scope)):
             return Refusal(Code.NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
     return None
+
+
+def _partition_dim(loop: ir.Operation, facts) -> bool:
+    """accesses_partition_dim of the loop, memoized on its access list (a fuse appends to it, an
+    edit replaces it): each loop meets up to 2 * distance_threshold partners."""
+    memo = facts.__dict__.setdefault("_partition_dim", {})
+    accs = facts.accesses(loop)
+    hit = memo.get(mlir.op_key(loop))
+    if hit is None or hit[0] is not accs or hit[1] != len(accs):
+        hit = memo[mlir.op_key(loop)] = (accs, len(accs), accesses_partition_dim(loop, facts.scope, accs))
+    return hit[2]
 
 
 def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
