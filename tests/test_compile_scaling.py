@@ -129,6 +129,45 @@ def test_the_issue_layouts_decide_alike_with_every_access_asked(gen, monkeypatch
             assert run(gen(10), target)[:2] == want[:2], target
 
 
+INNER_BOUNDS = """
+func.func @f(%A: memref<17x16xf32>, %B: memref<17x16xf32>) {
+  %U = memref.alloc() : memref<17x16xf32>
+  affine.for %i = 0 to 17 {
+    affine.for %j = 0 to 8 {
+      %x = affine.load %A[%i, %j] : memref<17x16xf32>
+      affine.store %x, %U[%i, %j] : memref<17x16xf32>
+    }
+    affine.for %j = 0 to 16 {
+      %x = affine.load %A[%i, %j] : memref<17x16xf32>
+      %y = arith.addf %x, %x : f32
+      affine.store %y, %U[%i, %j] : memref<17x16xf32>
+    }
+  }
+  affine.for %i = 0 to 17 {
+    affine.for %j = 8 to 16 {
+      %x = affine.load %U[%i + 1, %j] : memref<17x16xf32>
+      affine.store %x, %B[%i, %j] : memref<17x16xf32>
+    }
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "trn1"])
+def test_inner_loops_of_one_depth_keep_their_bounds_apart(target, monkeypatch):
+    """The first nest stores U[i][j] in two inner loops that differ only in their bound (8 or
+    16); the second reads U[i + 1][j] for j >= 8, which only the longer inner loop wrote: one
+    iteration later, a negative distance. One signature for both stores (inner loops by depth,
+    bounds dropped) would ask the shorter one's and fuse the pair."""
+    out, remarks, _, _ = run(INNER_BOUNDS, target)
+    assert not any("level = 0 fused" in r for r in remarks)
+    assert any("negative distance" in r for r in remarks)
+    with monkeypatch.context() as m:
+        every_access(m)
+        assert run(INNER_BOUNDS, target)[:2] == (out, remarks)
+
+
 def test_an_over_eager_signature_is_caught(monkeypatch):
     """The check can fail: a signature without the index (every access of a buffer alike)
     changes decisions on some of the programs."""
