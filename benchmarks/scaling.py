@@ -39,6 +39,18 @@ from loopopt.toolchain import find_tool  # noqa: E402
 RESULTS = os.path.join(HERE, "results")
 SIZES = (250, 500, 1000, 2000, 4000)  # loops in the chain patterns (run.py's --scaling-sizes sets these)
 TARGET_EXPONENT = 1.3  # issue 13: N log N at most, read as k <= 1.3 between the two largest sizes
+ISSUE38_EXPONENT = 1.2  # issue 38's layouts: k <= 1.2 between the two largest sizes
+
+# The time goal of a pattern's loopopt tools at its largest size (Pattern.goal):
+FASTER = "faster than mlir-opt"  # issue 13: than the fastest mlir-opt tool of the pattern
+WITHIN = "within 2x of max(mlir-opt, 0.5 s)"  # issue 38: single loops, start-up included
+GROWTH_ONLY = "k only"  # issue 38's variations of its layouts: their growth is the target
+SMALL_FLOOR = 0.5  # seconds: WITHIN's floor
+
+
+def under(seconds: float) -> str:
+    """The goal `under S s` (issue 38: the in-place chain at 2,000 loops under 10 s)."""
+    return f"under {seconds:g} s"
 DEFAULT_TIMEOUT = 120.0
 
 
@@ -273,6 +285,85 @@ def deep_nest(depth: int) -> str:
     return "\n".join(lines + ["  return", "}"]) + "\n"
 
 
+def inplace_chain(n: int) -> str:
+    """N loops over one function argument, each doubling A[i] in place (issue 38): every pair
+    shares only the argument, so the cpu fuses the whole chain into one loop whose accesses grow
+    with each fuse, and each of its dependence checks meets every access fused so far."""
+    t = "memref<64xf32>"
+    loop = ["  affine.for %i = 0 to 64 {", f"    %v = affine.load %A[%i] : {t}", "    %w = arith.addf %v, %v : f32",
+            f"    affine.store %w, %A[%i] : {t}", "  }"]
+    return "\n".join([f"func.func @chain(%A: {t}) {{"] + loop * n + ["  return", "}"]) + "\n"
+
+
+def inplace_chain_2d(n: int) -> str:
+    """The in-place chain with 2-deep nests over a 16x64 argument: A[i][j] = A[i][j] * 1.5."""
+    t = "memref<16x64xf32>"
+    nest = ["  affine.for %i = 0 to 16 {", "    affine.for %j = 0 to 64 {", f"      %v = affine.load %A[%i, %j] : {t}",
+            "      %w = arith.mulf %v, %c : f32", f"      affine.store %w, %A[%i, %j] : {t}", "    }", "  }"]
+    head = [f"func.func @chain2(%A: {t}) {{", "  %c = arith.constant 1.5 : f32"]
+    return "\n".join(head + nest * n + ["  return", "}"]) + "\n"
+
+
+def inplace_chain_symbolic(n: int) -> str:
+    """The in-place chain over a dynamically sized argument, every loop running to the symbol %n."""
+    t = "memref<?xf32>"
+    loop = ["  affine.for %i = 0 to %n {", f"    %v = affine.load %A[%i] : {t}", "    %w = arith.addf %v, %v : f32",
+            f"    affine.store %w, %A[%i] : {t}", "  }"]
+    return "\n".join([f"func.func @chain_sym(%A: {t}, %n: index) {{"] + loop * n + ["  return", "}"]) + "\n"
+
+
+def _copy_nest(src: str, dst: str, t: str, rows: str, cols: str) -> list[str]:
+    return [f"  affine.for %i = 0 to {rows} {{", f"    affine.for %j = 0 to {cols} {{",
+            f"      %x = affine.load {src}[%i, %j] : {t}", f"      affine.store %x, {dst}[%i, %j] : {t}", "    }", "  }"]
+
+
+def _transpose_add_nest(t: str, rows: str, cols: str) -> list[str]:
+    return [f"  affine.for %i = 0 to {rows} {{", f"    affine.for %j = 0 to {cols} {{",
+            f"      %x = affine.load %T[%j, %i] : {t}", f"      %y = affine.load %T[%i, %j] : {t}",
+            "      %s = arith.addf %x, %y : f32", f"      affine.store %s, %T[%i, %j] : {t}", "    }", "  }"]
+
+
+def refused_copy(n: int) -> str:
+    """Refused nests between a copy in and a copy out (issue 38): a placed 16x16 buffer T filled
+    from argument A, then N two-deep nests T[i][j] = T[j][i] + T[i][j] with the outer trip count
+    alternating 16 and 15 and the inner fixed at 16 (every candidate pair refused), then T copied
+    to argument B: T is live across every pair, and each refusal tries the rescues."""
+    t = "memref<16x16xf32>"
+    lines = [f"func.func @refused_copy(%A: {t}, %B: {t}) {{", f"  %T = memref.alloc() : {t}"]
+    lines += _copy_nest("%A", "%T", t, "16", "16")
+    for k in range(n):
+        lines += _transpose_add_nest(t, str(_refused_trip(k)), "16")
+    lines += _copy_nest("%T", "%B", t, "16", "16")
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def refused_copy_1d(n: int) -> str:
+    """refused_copy in one dimension: T[i] = T[15 - i] + T[i] over a placed memref<16xf32>, trip
+    counts alternating 16 and 15, between a copy in from A and a copy out to B."""
+    t = "memref<16xf32>"
+    lines = [f"func.func @refused_copy1(%A: {t}, %B: {t}) {{", f"  %T = memref.alloc() : {t}",
+             "  affine.for %i = 0 to 16 {", f"    %x = affine.load %A[%i] : {t}", f"    affine.store %x, %T[%i] : {t}", "  }"]
+    for k in range(n):
+        lines += [f"  affine.for %i = 0 to {_refused_trip(k)} {{", f"    %x = affine.load %T[15 - %i] : {t}",
+                  f"    %y = affine.load %T[%i] : {t}", "    %s = arith.addf %x, %y : f32",
+                  f"    affine.store %s, %T[%i] : {t}", "  }"]
+    lines += ["  affine.for %i = 0 to 16 {", f"    %x = affine.load %T[%i] : {t}", f"    affine.store %x, %B[%i] : {t}", "  }"]
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
+def refused_copy_symbolic(n: int) -> str:
+    """refused_copy with symbolic sizes: T is %n x %n, the outer trip counts alternate the symbols
+    %n and %m (not provably equal: refused) and the inner loops run to %n."""
+    t = "memref<?x?xf32>"
+    lines = [f"func.func @refused_copy_sym(%A: {t}, %B: {t}, %n: index, %m: index) {{",
+             f"  %T = memref.alloc(%n, %n) : {t}"]
+    lines += _copy_nest("%A", "%T", t, "%n", "%n")
+    for k in range(n):
+        lines += _transpose_add_nest(t, "%n" if k % 2 == 0 else "%m", "%n")
+    lines += _copy_nest("%T", "%B", t, "%n", "%n")
+    return "\n".join(lines + ["  return", "}"]) + "\n"
+
+
 # ---------------------------------------------------------------------------------------------
 # Tools and patterns.
 
@@ -307,24 +398,41 @@ class Pattern:
     sizes: tuple[int, ...]
     unit: str  # what N counts
     tools: tuple[str, ...]
+    goal: str = FASTER  # the loopopt tools' time goal at the largest size (FASTER, WITHIN, under(S))
+    exponent: float = TARGET_EXPONENT  # the largest k allowed between the two largest sizes
 
 
 BOTH = (LOOPOPT_CPU, LOOPOPT_TRN1, MLIR_FUSION)
+ISSUE38_CHAIN = (250, 500, 1000, 2000)  # loops in the in-place chains
+ISSUE38_NESTS = (50, 100, 200, 400)  # refused nests between a copy in and a copy out
 PATTERNS = (
     Pattern("chain_allocs_top", chain_allocs_top, SIZES, "loops", BOTH),
     Pattern("chain_interleaved", chain_interleaved, SIZES, "loops", BOTH),
     Pattern("refused_1d", refused_1d, (50, 100, 200, 400), "nests", BOTH),
     Pattern("refused_2d", refused_2d, (50, 100, 200, 400), "nests", BOTH),
     Pattern("many_accesses", many_accesses, (32, 64, 128, 256), "load/store pairs",
-            (LOOPOPT_CPU, LOOPOPT_TRN1, LOOPOPT_DISTRIBUTE, MLIR_FUSION)),
-    Pattern("licm", licm_accesses, (30, 60, 120, 240), "load/store pairs", BOTH + (MLIR_LICM,)),
-    Pattern("unrolled_private", unrolled_private, (32, 64, 128, 256), "unrolled copies", BOTH),
-    Pattern("strided_private", strided_private, (32, 64, 128), "interleaved copies (2 accesses of %b each)", BOTH),
-    Pattern("distribute_refused", distribute_refused, (32, 64, 128), "statements in the refused loop", BOTH),
+            (LOOPOPT_CPU, LOOPOPT_TRN1, LOOPOPT_DISTRIBUTE, MLIR_FUSION), WITHIN),
+    Pattern("licm", licm_accesses, (30, 60, 120, 240), "load/store pairs", BOTH + (MLIR_LICM,), WITHIN),
+    Pattern("unrolled_private", unrolled_private, (32, 64, 128, 256), "unrolled copies", BOTH, WITHIN),
+    Pattern("strided_private", strided_private, (32, 64, 128), "interleaved copies (2 accesses of %b each)", BOTH,
+            WITHIN),
+    Pattern("distribute_refused", distribute_refused, (32, 64, 128), "statements in the refused loop", BOTH, WITHIN),
     Pattern("mixed", mixed, (40, 80, 160, 320), "units of 5 loops", BOTH),
     Pattern("shared_buffer", shared_buffer, (50, 100, 200, 400), "nests over one buffer", BOTH),
-    Pattern("deep_nest", deep_nest, (125, 250, 500), "loops deep", BOTH),
+    Pattern("deep_nest", deep_nest, (125, 250, 500), "loops deep", BOTH, WITHIN),
     Pattern("chain_10k", chain_interleaved, (2500, 5000, 10000), "loops (interleaved allocs)", BOTH),
+    Pattern("inplace_chain", inplace_chain, ISSUE38_CHAIN, "loops updating one argument in place", BOTH,
+            under(10.0), ISSUE38_EXPONENT),
+    Pattern("inplace_chain_2d", inplace_chain_2d, ISSUE38_CHAIN, "2-deep nests updating one argument in place",
+            BOTH, GROWTH_ONLY, ISSUE38_EXPONENT),
+    Pattern("inplace_chain_symbolic", inplace_chain_symbolic, ISSUE38_CHAIN, "loops to %n updating one argument",
+            BOTH, GROWTH_ONLY, ISSUE38_EXPONENT),
+    Pattern("refused_copy", refused_copy, ISSUE38_NESTS, "refused nests between a copy in and a copy out", BOTH,
+            FASTER, ISSUE38_EXPONENT),
+    Pattern("refused_copy_1d", refused_copy_1d, ISSUE38_NESTS, "refused 1-D loops between copies", BOTH,
+            GROWTH_ONLY, ISSUE38_EXPONENT),
+    Pattern("refused_copy_symbolic", refused_copy_symbolic, ISSUE38_NESTS, "refused nests to %n or %m between copies",
+            BOTH, GROWTH_ONLY, ISSUE38_EXPONENT),
 )
 
 
@@ -344,7 +452,7 @@ def select_patterns(only: str | None, chain_sizes: tuple[int, ...] | None = None
             else p.sizes
         if quick:
             sizes = sizes[:2]
-        out.append(Pattern(p.name, p.generate, sizes, p.unit, p.tools))
+        out.append(Pattern(p.name, p.generate, sizes, p.unit, p.tools, p.goal, p.exponent))
     return out
 
 
@@ -360,6 +468,7 @@ class Measurement:
     peak_rss_mib: float | None
     status: str  # "ok", "exit N: first stderr line", "timeout (T s)", "skipped (timed out at N)"
     loops_after: int | None = None  # affine.for ops in the tool's output
+    cpu_seconds: float | None = None  # user + system time of the child and what it waited for
 
 
 TIME = "/usr/bin/time"
@@ -383,8 +492,10 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def measure(cmd: list[str], timeout: float) -> tuple[float | None, float | None, str]:
-    """(wall seconds, peak RSS MiB, status) of one child process.
+def measure(cmd: list[str], timeout: float) -> tuple[float | None, float | None, str, float | None]:
+    """(wall seconds, peak RSS MiB, status, CPU seconds) of one child process. The CPU time (user
+    + system, of the child and the processes it waited for: wait4's usage) varies far less than
+    the wall time with the load of a shared machine.
 
     The peak comes from GNU time when installed: a child forked from this (large) Python process
     inherits its high-water mark across exec, so its own ru_maxrss would overstate small tools.
@@ -403,20 +514,21 @@ def measure(cmd: list[str], timeout: float) -> tuple[float | None, float | None,
                     break
                 if time.perf_counter() - start > timeout:
                     _kill_group(proc)
-                    return None, None, f"timeout ({timeout:.0f} s)"
+                    return None, None, f"timeout ({timeout:.0f} s)", None
                 time.sleep(0.005)
         except BaseException:  # interrupted: do not leave the child running
             _kill_group(proc)
             raise
         wall = time.perf_counter() - start
+        cpu = usage.ru_utime + usage.ru_stime
         proc.returncode = os.waitstatus_to_exitcode(status)
         kib = _peak_kib(rss_file.name) if use_time else usage.ru_maxrss  # KiB on Linux
         rss = kib / 1024.0 if kib is not None else None
         if proc.returncode != 0:
             err.seek(0)
             first = (err.read().decode(errors="replace").strip().splitlines() or [""])[0]
-            return None, rss, f"exit {proc.returncode}: {first[:160]}"
-        return wall, rss, "ok"
+            return None, rss, f"exit {proc.returncode}: {first[:160]}", None
+        return wall, rss, "ok", cpu
 
 
 def _loops_in(path: str) -> int | None:
@@ -444,12 +556,12 @@ def run_pattern(pattern: Pattern, timeout: float, tmp: str, log=print) -> list[M
                 continue
             if os.path.exists(out):
                 os.unlink(out)
-            secs, rss, status = measure(commands[tool] + ["-o", out, path], timeout)
+            secs, rss, status, cpu = measure(commands[tool] + ["-o", out, path], timeout)
             if status.startswith("timeout"):
                 gave_up[tool] = n
             after = _loops_in(out) if status == "ok" else None
-            results.append(Measurement(pattern.name, tool, n, secs, rss, status, after))
-            shown = f"{secs:7.2f} s" if secs is not None else status
+            results.append(Measurement(pattern.name, tool, n, secs, rss, status, after, cpu))
+            shown = f"{secs:7.2f} s (CPU {cpu:.2f} s)" if secs is not None else status
             log(f"  {pattern.name:17s} {tool:42s} N={n:6d}: {shown}, peak {rss or 0:.0f} MiB, {after} loops after")
         os.unlink(path)
     return results
@@ -539,7 +651,10 @@ def timeout_lower_bound(points: list[tuple[int, float | None, str]]) -> float | 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The issue's target for one loopopt tool on one pattern."""
+    """The issue's target for one loopopt tool on one pattern: its time goal at the largest size
+    (`goal`: FASTER, WITHIN or under(S)) and growth (k <= `limit`), on wall time; the same goal
+    judged on CPU time (`cpu_ok`, None when a time is missing), which a loaded machine disturbs
+    far less."""
     pattern: str
     tool: str
     size: int
@@ -548,34 +663,63 @@ class Verdict:
     mlir_seconds: float | None  # None: it timed out, failed or did not run
     mlir_status: str
     exponent_last: float | None
-    faster: bool
+    faster: bool  # the time goal is met (for FASTER: faster than mlir-opt)
     grows_ok: bool
+    goal: str = FASTER
+    limit: float = TARGET_EXPONENT
+    cpu_seconds: float | None = None
+    mlir_cpu_seconds: float | None = None
+    exponent_last_cpu: float | None = None
+    cpu_ok: bool | None = None
 
     @property
     def met(self) -> bool:
         return self.faster and self.grows_ok
 
 
+def meets_goal(goal: str, mine: float | None, mlir: float | None) -> bool:
+    """loopopt's `mine` seconds against the goal, `mlir` the fastest mlir-opt tool's (None: it
+    timed out, failed or did not run, so it is slower than anything); a loopopt failure misses."""
+    if mine is None:
+        return False
+    if goal == GROWTH_ONLY:
+        return True
+    if goal == WITHIN:
+        return mlir is None or mine <= 2 * max(mlir, SMALL_FLOOR)
+    if goal.startswith("under "):
+        return mine < float(goal.split()[1])
+    return mlir is None or mine < mlir
+
+
 def verdicts(results: list[Measurement], limit: float = TARGET_EXPONENT) -> list[Verdict]:
-    """Per pattern and loopopt tool: faster than every mlir-opt tool at the largest size (an
-    mlir-opt timeout counts as slower, a failure of loopopt as a miss), and exponent <= limit
-    between the two largest sizes."""
+    """Per pattern and loopopt tool: its time goal at the largest size (by default faster than
+    every mlir-opt tool; an mlir-opt timeout counts as slower, a failure of loopopt as a miss),
+    and exponent <= the pattern's limit (`limit` for a pattern not in PATTERNS) between the two
+    largest sizes."""
     out = []
+    by_name = {p.name: p for p in PATTERNS}
     for pattern in dict.fromkeys(m.pattern for m in results):
+        known = by_name.get(pattern)
+        goal, k_max = (known.goal, known.exponent) if known else (FASTER, limit)
         ms = [m for m in results if m.pattern == pattern]
         largest = max(m.size for m in ms)
         mlir = [m for m in ms if m.size == largest and not is_loopopt(m.tool)]
         timed = [m for m in mlir if m.seconds is not None]
         ref = min(timed, key=lambda m: m.seconds) if timed else next(iter(mlir), None)
+        mlir_cpu = min((m.cpu_seconds for m in timed if m.cpu_seconds is not None), default=None)
         for tool in dict.fromkeys(m.tool for m in ms if is_loopopt(m.tool)):
             mine = [m for m in ms if m.tool == tool]
             at = next(m for m in mine if m.size == largest)
             k = local_exponent([(m.size, m.seconds) for m in mine])
+            k_cpu = local_exponent([(m.size, m.cpu_seconds) for m in mine])
             mlir_secs = ref.seconds if ref else None
-            faster = at.seconds is not None and (ref is None or mlir_secs is None or at.seconds < mlir_secs)
-            grows_ok = k is not None and k <= limit and at.seconds is not None
+            faster = meets_goal(goal, at.seconds, mlir_secs)
+            cpu_ok = None if at.cpu_seconds is None or (timed and mlir_cpu is None) else \
+                meets_goal(goal, at.cpu_seconds, mlir_cpu)
+            grows_ok = k is not None and k <= k_max and at.seconds is not None
             out.append(Verdict(pattern, tool, largest, at.seconds, ref.tool if ref else None, mlir_secs,
-                               ref.status if ref else "not run", k, faster, grows_ok))
+                               ref.status if ref else "not run", k, faster, grows_ok, goal, k_max,
+                               at.cpu_seconds, mlir_cpu, k_cpu, cpu_ok))
     return out
 
 
@@ -592,6 +736,7 @@ def summarize(results: list[Measurement], startup: float | None = None, timeout:
             by_tool[tool] = {
                 "exponent": growth_exponent(pts),
                 "exponent_last": local_exponent(pts),
+                "exponent_last_cpu": local_exponent([(m.size, m.cpu_seconds) for m in mine]),
                 "exponent_last_net": net_exponent(pts, startup) if is_loopopt(tool) else None,
                 "exponent_at_least": timeout_lower_bound([(m.size, m.seconds, m.status) for m in mine]),
             }

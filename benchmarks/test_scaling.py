@@ -147,6 +147,45 @@ def test_mixed_units_have_five_loops_and_allocs_right_before_their_loops():
     assert ops_named(loops[4], "affine.load") == scaling.MIXED_ACCESSES
 
 
+@pytest.mark.parametrize("gen, depth", [(scaling.inplace_chain, 1), (scaling.inplace_chain_2d, 2),
+                                        (scaling.inplace_chain_symbolic, 1)])
+def test_inplace_chains_update_one_argument_in_place(gen, depth):
+    text = gen(6)
+    loops, module = top_loops(text)
+    assert len(loops) == 6 and all(1 + ops_named(loop, "affine.for") == depth for loop in loops)
+    [fn] = functions(module)
+    assert "memref.alloc" not in text
+    for loop in loops:  # each loop loads and stores the same element of %A
+        [load] = [o for o in walk(loop) if o.name == "affine.load"]
+        [store] = [o for o in walk(loop) if o.name == "affine.store"]
+        assert load.operands[0] == store.operands[1] == fn.regions[0].blocks[0].arguments[0]
+        assert str(affine_map_attr(load, "map")) == str(affine_map_attr(store, "map"))
+    assert ("to %n" in text) == (gen is scaling.inplace_chain_symbolic)
+
+
+@pytest.mark.parametrize("gen", [scaling.refused_copy, scaling.refused_copy_1d, scaling.refused_copy_symbolic])
+def test_refused_copies_sit_between_a_copy_in_and_a_copy_out_of_one_placed_buffer(gen):
+    text = gen(5)
+    loops, module = top_loops(text)
+    assert len(loops) == 7 and text.count("memref.alloc") == 1
+    [fn] = functions(module)
+    a, b = list(fn.regions[0].blocks[0].arguments)[:2]
+    t = next(o for o in walk(fn) if o.name == "memref.alloc").results[0]
+
+    def buffers(loop, name):  # the buffer operand of each load or store in the loop
+        return [o.operands[0 if name == "affine.load" else 1] for o in walk(loop) if o.name == name]
+
+    assert buffers(loops[0], "affine.load") == [a] and buffers(loops[0], "affine.store") == [t]
+    assert buffers(loops[-1], "affine.load") == [t] and buffers(loops[-1], "affine.store") == [b]
+    for loop in loops[1:-1]:
+        assert buffers(loop, "affine.load") == [t, t] and buffers(loop, "affine.store") == [t]
+    if gen is scaling.refused_copy_symbolic:
+        n, m = list(fn.regions[0].blocks[0].arguments)[2:]
+        assert [loop.operands[0] for loop in loops[1:-1]] == [n, m, n, m, n]
+    else:
+        assert [upper_bound(loop) for loop in loops[1:-1]] == [16, 15, 16, 15, 16]
+
+
 def test_deep_nest_is_one_perfect_nest_of_the_given_depth():
     loops, _ = top_loops(scaling.deep_nest(40))
     assert len(loops) == 1 and 1 + ops_named(loops[0], "affine.for") == 40
@@ -195,6 +234,27 @@ def test_verdicts_need_both_faster_at_the_largest_size_and_slow_growth():
     assert v[scaling.LOOPOPT_TRN1].faster and not v[scaling.LOOPOPT_TRN1].grows_ok
     slower = scaling.verdicts(_ms("q", scaling.LOOPOPT_CPU, [1.0, 2.0]) + _ms("q", scaling.MLIR_FUSION, [0.5, 1.0]))
     assert not slower[0].faster and slower[0].grows_ok and not slower[0].met
+
+
+def test_single_loops_are_held_within_twice_mlir_or_half_a_second_and_the_chain_under_ten_seconds():
+    assert scaling.meets_goal(scaling.WITHIN, 0.99, 0.04) and not scaling.meets_goal(scaling.WITHIN, 1.01, 0.04)
+    assert scaling.meets_goal(scaling.WITHIN, 1.9, 1.0) and not scaling.meets_goal(scaling.WITHIN, 2.1, 1.0)
+    assert scaling.meets_goal(scaling.WITHIN, 5.0, None) and not scaling.meets_goal(scaling.WITHIN, None, 0.04)
+    assert scaling.meets_goal(scaling.under(10), 9.9, 1.0) and not scaling.meets_goal(scaling.under(10), 10.5, None)
+    assert scaling.meets_goal(scaling.GROWTH_ONLY, 50.0, 1.0) and not scaling.meets_goal(scaling.GROWTH_ONLY, None, 1.0)
+    # the pattern's goal and limit: licm is a single loop, inplace_chain must stay under 10 s with k <= 1.2
+    licm = [Measurement("licm", scaling.LOOPOPT_CPU, n, t, 1.0, "ok", 1, c) for n, t, c in ((100, 0.5, 0.4), (200, 0.9, 0.6))]
+    licm += [Measurement("licm", scaling.MLIR_LICM, n, 0.04, 1.0, "ok", 1, 0.03) for n in (100, 200)]
+    [v] = scaling.verdicts(licm)
+    assert v.goal == scaling.WITHIN and v.faster and v.cpu_ok and v.met
+    chain = [Measurement("inplace_chain", scaling.LOOPOPT_CPU, n, t, 1.0, "ok", 1, t) for n, t in ((1000, 4.0), (2000, 9.5))]
+    [v] = scaling.verdicts(chain)
+    assert v.faster and v.limit == 1.2 and not v.grows_ok  # k = 1.25
+
+
+def test_measure_reports_the_childs_cpu_time():
+    secs, _, status, cpu = scaling.measure([sys.executable, "-c", "sum(range(3 * 10 ** 7))"], timeout=60)
+    assert status == "ok" and 0.05 < cpu <= secs + 0.05
 
 
 def test_the_fastest_mlir_tool_is_the_reference_and_a_timeout_counts_as_slower():
@@ -265,8 +325,8 @@ def _alive(pid: int) -> bool:
 def test_a_timeout_kills_the_tool_under_gnu_time_too(tmp_path):
     pid_file = tmp_path / "pid"
     sleeper = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
-    secs, _, status = scaling.measure([sys.executable, "-c", sleeper], timeout=1.0)
-    assert secs is None and status == "timeout (1 s)"
+    secs, _, status, cpu = scaling.measure([sys.executable, "-c", sleeper], timeout=1.0)
+    assert secs is None and cpu is None and status == "timeout (1 s)"
     pid = int(pid_file.read_text())
     deadline = time.time() + 5
     while _alive(pid) and time.time() < deadline:
@@ -275,7 +335,7 @@ def test_a_timeout_kills_the_tool_under_gnu_time_too(tmp_path):
 
 
 def test_a_failing_tool_reports_its_exit_code_and_first_error_line():
-    secs, _, status = scaling.measure([sys.executable, "-c", "import sys; sys.exit('bad input')"], timeout=30)
+    secs, _, status, _ = scaling.measure([sys.executable, "-c", "import sys; sys.exit('bad input')"], timeout=30)
     assert secs is None and status == "exit 1: bad input"
 
 

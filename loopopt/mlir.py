@@ -745,7 +745,17 @@ def _capsule_pointer():
     api.PyCapsule_GetName.argtypes = [ctypes.py_object]
     api.PyCapsule_GetPointer.restype = ctypes.c_void_p
     api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return lambda cap: api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
+    get_name, get_pointer = api.PyCapsule_GetName, api.PyCapsule_GetPointer
+    known = [b""]  # the name of the capsules seen last: asking for it halves the calls into C
+
+    def pointer(cap):
+        try:
+            return get_pointer(cap, known[0])
+        except ValueError:  # another capsule name
+            known[0] = get_name(cap)
+            return get_pointer(cap, known[0])
+
+    return pointer
 
 
 _pointer_of = _capsule_pointer()

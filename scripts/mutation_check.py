@@ -54,6 +54,8 @@ FOCUS = {
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
+    "signatures": ["tests/test_compile_scaling.py"],
+    "rescue preconditions": ["tests/test_rescue_preconditions.py", "tests/test_compile_scaling.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -65,18 +67,33 @@ FOCUS_BY_NAME = {
     "recompute: a stored counter is the read iteration's counter": ["tests/test_recompute_counter.py"],
     "recompute: every value of the producer's loops is had at the read": ["tests/test_recompute_counter.py"],
     "erase check: a value of the erased op still used outside it": ["tests/test_erase_check.py"],
+    "contraction: a slice's stride counts only loops with two iterations": ["tests/test_compile_scaling.py"],
 }
 
 # (name, file, [(the exact text of the check, the text that disables it), ...]).
 MUTATIONS = [
+    # issue 38 (each question asked once per access signature, shortcuts that must decide alike)
+    ("signatures: two accesses alike only with one index", "loopopt/analysis/facts.py",
+     [("        return (a.key, a.root, a.is_write, a.index, a.extent, loops)",
+       "        return (a.key, a.root, a.is_write, None, a.extent, loops)")]),
+    ("signatures: inner loops by depth keep their bounds", "loopopt/analysis/facts.py",
+     [("    loops += tuple((None, ren[lp.name], named(lp.lower), named(lp.upper), lp.step) for lp in a.loops[cut:])",
+       "    loops += tuple((None, ren[lp.name]) for lp in a.loops[cut:])")]),
+    ("rescue preconditions: an interchange the nest refuses", "loopopt/loop_optimization/pair_restructuring.py",
+     [("        return check_loop_interchange(band, perm, Scope(), options) is not None",
+       "        return True")]),
+    ("contraction: a slice's stride counts only loops with two iterations", "loopopt/loop_optimization/contraction.py",
+     [("            if hi - lo > 1:\n                stride = gcd(stride, abs(c))",
+       "            if True:\n                stride = gcd(stride, abs(c))")]),
     ("fusion: trip count", "loopopt/loop_optimization/fusion_legality.py",
      [("    if not same_trip_count(l1, l2, scope):\n        return Refusal(Code.UNMATCHED_TRIP_COUNT)",
        "    if False:\n        return Refusal(Code.UNMATCHED_TRIP_COUNT)")]),
     ("fusion: partition dim", "loopopt/loop_optimization/fusion_legality.py",
-     [("        if not accesses_partition_dim(lp, scope,",
-       "        if False and not accesses_partition_dim(lp, scope,")]),
+     [("        if not (_partition_dim(lp, facts) if facts is not None else accesses_partition_dim(lp, scope)):",
+       "        if False:")]),
     ("fusion: negative distance", "loopopt/loop_optimization/fusion_legality.py",
-     [("            if dist is not None and dependence.may_be_negative(dist):", "            if False:")]),
+     [("                if dependence.may_be_negative_between(a, b, ax1, ax2, scope):", "                if False:"),
+      ("            if dist is not None and dependence.may_be_negative(dist):", "            if False:")]),
     ("fusion: ops between the loops", "loopopt/loop_optimization/fusion_legality.py",
      [("        if _conflict(effects(x), e1):", "        if False:")]),
     ("licm: zero-trip guard", "loopopt/loop_optimization/licm.py",
@@ -275,7 +292,7 @@ MUTATIONS = [
 
 
 def _scratch(tmp: str) -> None:
-    for d in ("loopopt", "tests", "examples", "scripts", "benchmarks/models"):  # models: the blocks the tests run
+    for d in ("loopopt", "tests", "examples", "scripts", "benchmarks"):  # tests import benchmarks/scaling.py and run the model blocks
         if os.path.isdir(os.path.join(ROOT, d)):
             shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d),
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

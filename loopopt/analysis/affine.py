@@ -44,6 +44,7 @@ class Scope:
     ivs: dict = field(default_factory=dict)  # str -> ir.Operation (the affine.for)
     loop_cache: dict = field(default_factory=dict)  # op_key -> (bounds stamp, list[Loop]) (loops.loop_dims)
     trip_cache: dict = field(default_factory=dict)  # (lower, upper, step, outer IVs) -> TripCount (loops.trip_count)
+    trip_pairs: dict = field(default_factory=dict)  # ids of two TripCounts -> (both, equal?) (loops.same_trip_count)
     issued: dict = field(default_factory=dict)  # prefix -> names handed out (never reused once forgotten)
 
     def forget_loop(self, op: ir.Operation) -> None:

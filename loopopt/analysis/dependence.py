@@ -305,6 +305,23 @@ def index_residue(text: str, names: tuple[str, ...], params: tuple[str, ...]) ->
     return g, int(aff.get_constant_val().to_python())
 
 
+@functools.lru_cache(maxsize=65536)
+def affine_form(text: str, names: tuple[str, ...], params: tuple[str, ...]) -> tuple | None:
+    """(coefficients of `names`, coefficients of `params`, constant) of an index without
+    divisions over integer loop IVs `names` and parameters, all integers; None for anything else
+    (floor, mod, ceil, a fraction, names isl does not know)."""
+    try:
+        aff = isl.Aff(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] -> [({text})] }}")
+    except isl.Error:
+        return None
+    if aff.dim(isl.dim_type.div) or aff.get_denominator_val().to_python() != 1:
+        return None
+    coefficient = lambda kind, k: int(aff.get_coefficient_val(kind, k).to_python())  # noqa: E731
+    return (tuple(coefficient(isl.dim_type.in_, k) for k in range(len(names))),
+            tuple(coefficient(isl.dim_type.param, k) for k in range(len(params))),
+            int(aff.get_constant_val().to_python()))
+
+
 def disjoint_classes(accesses: list[AccessPattern], scope: Scope) -> list[list[AccessPattern]]:
     """Split the accesses of one buffer (comparable coordinate-wise) into classes such that two
     accesses of different classes never touch a common element.
@@ -348,18 +365,28 @@ def access_relation(a: AccessPattern, fixed: int, depth: int, scope: Scope, src:
     loops below `depth` are projected out, a vector access covers its box. With `exact` False
     the range is `dst[]`: the access may touch any element of the buffer."""
     outer, inner = a.loops[:fixed], a.loops[depth:]
-    cons = [c for lp in a.loops[fixed:] for c in lp.constraints()]
+    # The band's and the inner loops' IVs named by position: nests of one shape give one text,
+    # parsed once (`_union_map_of`); the loops around stay parameters by their own names.
+    ren = {lp.name: f"b{k}_" for k, lp in enumerate(a.loops[fixed:depth])}
+    ren.update({lp.name: f"p{k}_" for k, lp in enumerate(inner)})
+    cons = [c for lp in a.loops[fixed:] for c in lp.constraints(ren)]
     elems = [f"e{d}" for d in range(a.rank)] if exact else []
     if exact:
-        cons += element_constraints(a, elems)
+        cons += element_constraints(a, elems, ren)
     body = " and ".join(cons) or "true"
     if inner:
-        body = f"exists ({', '.join(lp.name for lp in inner)}: {body})"
+        body = f"exists ({', '.join(ren[lp.name] for lp in inner)}: {body})"
     if outer_bounds:
         body = " and ".join([c for lp in outer for c in lp.constraints()] + [body])
     params = sorted(scope.params) + [lp.name for lp in outer]
-    names = ", ".join(lp.name for lp in a.loops[fixed:depth])
-    return isl.UnionMap(f"[{', '.join(params)}] -> {{ {src}[{names}] -> {dst}[{', '.join(elems)}] : {body} }}")
+    names = ", ".join(ren[lp.name] for lp in a.loops[fixed:depth])
+    return _union_map_of(f"[{', '.join(params)}] -> {{ {src}[{names}] -> {dst}[{', '.join(elems)}] : {body} }}")
+
+
+@functools.lru_cache(maxsize=16384)
+def _union_map_of(text: str) -> isl.UnionMap:
+    """isl.UnionMap(text), memoized on the text (isl maps are immutable)."""
+    return isl.UnionMap(text)
 
 
 def iterations_share_elements(accesses: list[AccessPattern], fixed: int, depth: int, scope: Scope) -> bool:

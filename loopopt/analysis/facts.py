@@ -17,8 +17,55 @@ from ..mlir import ir, op_key
 from .accesses import AccessPattern, collect_accesses
 from .affine import Scope
 from .effects import Effects, op_effects
-from .loops import ancestors, constant_trip
+from .loops import ancestors, constant_trip, substitute
 from .memory import DEFAULT_DYNAMIC_EXTENT, MemoryLocation, alias_root, memory_location
+
+
+def access_signature(a: AccessPattern, inside: int | None = None) -> tuple:
+    """What every question about one access depends on besides the op that makes it: the buffer,
+    read or write, the index and extent, and its loops (each by op, IV, bounds and step). Two
+    accesses with one signature touch the same elements in the same iterations, so a check of a
+    pair of accesses gets the same answer for either (a fused chain of N loops updating A[i] in
+    place has 2N accesses and two signatures).
+
+    With `inside` (the op_key of a loop around the access) the loops nested in that loop count
+    by depth below it, not by op: their IVs are renamed by depth in the index and their bounds.
+    Accesses of two nests of one shape that a fuse put side by side in the loop then share a
+    signature: a question about the loop's iterations (a dependence between it and a sibling,
+    the elements one iteration touches) cannot tell them apart."""
+    keys = [op_key(lp.op) for lp in a.loops]
+    cut = len(keys) - keys[::-1].index(inside) if inside is not None and inside in keys else len(keys)
+    loops = tuple((k, lp.name, lp.lower, lp.upper, lp.step) for k, lp in zip(keys[:cut], a.loops[:cut]))
+    if cut == len(keys):
+        return (a.key, a.root, a.is_write, a.index, a.extent, loops)
+    ren = {lp.name: f"#{d}" for d, lp in enumerate(a.loops[cut:])}
+
+    def named(texts):
+        return tuple(substitute(t, ren) for t in texts)
+
+    loops += tuple((None, ren[lp.name], named(lp.lower), named(lp.upper), lp.step) for lp in a.loops[cut:])
+    return (a.key, a.root, a.is_write, None if a.index is None else named(a.index), a.extent, loops)
+
+
+class Distinct:
+    """An op's accesses with one of each signature (`access_signature`, with `inside` when given:
+    the first access of each, in program order), grouped by buffer key as
+    `Facts.accesses_by_root`; `first` maps each signature to its access."""
+
+    def __init__(self, inside: int | None = None) -> None:
+        self.inside = inside
+        self.by_root: dict = {}
+        self.first: dict = {}
+        self.flat: list = []
+        self.verdicts: dict = {}  # buffer key -> (what it was asked of, answer): vectorization's memo
+
+    def add(self, accesses) -> None:
+        for a in accesses:
+            sig = access_signature(a, self.inside)
+            if sig not in self.first:
+                self.first[sig] = a
+                self.flat.append(a)
+                self.by_root.setdefault(a.key, []).append(a)
 
 
 class Facts:
@@ -30,6 +77,8 @@ class Facts:
         self._accesses: dict = {}
         self._locations: dict = {}
         self._by_root: dict = {}
+        self._distinct: dict = {}
+        self._classes: dict = {}
         self._row_bytes: dict = {}
         self._working_set: dict = {}
         self._buffers: dict = {}  # root -> {name: fact} (buffer_fact)
@@ -72,6 +121,34 @@ class Facts:
             for a in self.accesses(op):
                 d.setdefault(a.key, []).append(a)
             self._by_root[op_key(op)] = d
+        return d
+
+    def distinct(self, op: ir.Operation) -> Distinct:
+        """The op's accesses, one per signature (`access_signature`). A question whose answer
+        depends only on the signatures of the accesses it looks at (a dependence, an element
+        footprint) asks these: its cost follows the distinct accesses of a fused loop, not how
+        many loops were fused into it. Kept current by `fused`, like the access list."""
+        d = self._distinct.get(op_key(op))
+        if d is None:
+            d = Distinct()
+            d.add(self.accesses(op))
+            self._distinct[op_key(op)] = d
+        return d
+
+    def distinct_by_root(self, op: ir.Operation) -> dict:
+        """`distinct(op).by_root`: one access per signature, grouped by buffer key."""
+        return self.distinct(op).by_root
+
+    def classes(self, op: ir.Operation) -> Distinct:
+        """The accesses of the loop `op`, one per signature relative to it (`access_signature`
+        with `inside`: the loops nested in it count by depth). For the questions fusion asks of
+        a pair of sibling loops, each about the loops' own iterations: a loop that absorbed N
+        nests of one shape is asked about one. Kept current by `fused`."""
+        d = self._classes.get(op_key(op))
+        if d is None:
+            d = Distinct(op_key(op))
+            d.add(self.accesses(op))
+            self._classes[op_key(op)] = d
         return d
 
     def buffer_fact(self, root: ir.Value, name: str, compute):
@@ -124,6 +201,8 @@ class Facts:
             self._effects.pop(k, None)
             self._accesses.pop(k, None)
             self._by_root.pop(k, None)
+            self._distinct.pop(k, None)
+            self._classes.pop(k, None)
             self._working_set.pop(k, None)
             self._trips.pop(k, None)
 
@@ -156,6 +235,7 @@ class Facts:
         e1 = self._effects.get(k1)
         acc1 = self._accesses.get(k1)
         by_root = self._by_root.get(k1)
+        distinct, classes = self._distinct.get(k1), self._classes.get(k1)
         self.forget(l1)
         if e1 is not None:
             e1.merge(e2)
@@ -169,6 +249,10 @@ class Facts:
                 for a in extra:
                     by_root.setdefault(a.key, []).append(a)
                 self._by_root[k1] = by_root
+            for memo, d in ((self._distinct, distinct), (self._classes, classes)):
+                if d is not None:
+                    d.add(extra)
+                    memo[k1] = d
 
     # -- rewriter events (transforms/rewriter.py) ------------------------------------------------
     def before_move(self, op: ir.Operation, anchor: ir.Operation) -> None:

@@ -176,12 +176,46 @@ def conflict_relation(nest: list[ir.Operation], scope: Scope, accesses: list[Acc
         maps = {a: access_relation(a, n_outer, n_outer + band, scope, label(a), f"B{k}", exact) for a in accs}
         # Only accesses of one class can meet: compose within classes, not across the buffer.
         for cls in (disjoint_classes(accs, scope) if exact else [accs]):
-            writes = union_all(maps[a] for a in cls if a.is_write)
-            if writes is None:
-                continue
-            alls = union_all(maps[a] for a in cls)
-            parts.append(writes.apply_range(alls.reverse()).union(alls.apply_range(writes.reverse())))
+            if any(a.is_write for a in cls):
+                parts.append(_class_conflicts(tuple((maps[a], a.is_write) for a in cls)))
     return union_all(parts) if parts else isl.UnionMap("{ }")
+
+
+_CONFLICTS: dict = {}  # (access relations of a class, which write) -> their conflicting pairs
+COALESCE_ABOVE = 8  # pieces of a class's union coalesced before composing
+
+
+def _coalesced(rel: isl.UnionMap) -> isl.UnionMap:
+    """`rel` with its pieces merged where isl can (the same relation): a class of hundreds of
+    accesses (an unrolled row: a[256i + j] for every j) composes as a few pieces, not as every
+    pair of them (0.25 s for 257 accesses of one class)."""
+    return rel.coalesce() if rel.n_map() and sum(_pieces(rel)) > COALESCE_ABOVE else rel
+
+
+def _pieces(rel: isl.UnionMap):
+    counts: list = []
+    rel.foreach_map(lambda m: counts.append(m.n_basic_map()))
+    return counts
+
+
+def _class_conflicts(members: tuple) -> isl.UnionMap:
+    """writes . all^-1 united with all . writes^-1 over one class's (access relation, is write)
+    members. Memoized on the relations (access_relation parses each text once, so a loop asked
+    again, by another step or after an edit elsewhere, finds its classes composed); a class of
+    writes only composes once."""
+    key = tuple((id(m), w) for m, w in members)
+    hit = _CONFLICTS.get(key)
+    if hit is not None and all(m is k for (m, _), k in zip(members, hit[0])):
+        return hit[1]
+    writes = _coalesced(union_all(m for m, w in members if w))
+    alls = writes if all(w for _, w in members) else _coalesced(union_all(m for m, _ in members))
+    pairs = writes.apply_range(alls.reverse())
+    if alls is not writes:
+        pairs = pairs.union(alls.apply_range(writes.reverse()))
+    if len(_CONFLICTS) > 20000:
+        _CONFLICTS.clear()
+    _CONFLICTS[key] = (tuple(m for m, _ in members), pairs)
+    return pairs
 
 
 def unknown_effect_ops(root: ir.Operation) -> list[ir.Operation]:

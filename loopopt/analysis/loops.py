@@ -311,6 +311,15 @@ def same_trip_count(l1: ir.Operation, l2: ir.Operation, scope: Scope) -> bool:
     t1, t2 = trip_count(l1, scope), trip_count(l2, scope)
     if t1 is None or t2 is None:
         return False
+    # Memoized per pair of trip counts (trip_count shares one per bounds): every pair of nests
+    # with these bounds asks the same.
+    hit = scope.trip_pairs.get((id(t1), id(t2)))
+    if hit is None or hit[0] is not t1 or hit[1] is not t2:
+        hit = scope.trip_pairs[(id(t1), id(t2))] = (t1, t2, _same_trip(t1, t2))
+    return hit[2]
+
+
+def _same_trip(t1: TripCount, t2: TripCount) -> bool:
     a, b = _aligned(t1.pw, t2.pw)
     if a.get_domain_space().dim(isl.dim_type.set) != b.get_domain_space().dim(isl.dim_type.set):
         return False

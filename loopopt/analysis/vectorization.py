@@ -104,7 +104,11 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int,
     if eff.unknown:
         return Carried(eff.reason or "unmodelled effects")
     (axis,) = loop_dims(loop, facts.scope)
-    by_key = facts.accesses_by_root(loop)  # kept current by Facts.fused, like the access list
+    # One access per signature (Facts.distinct, kept current by Facts.fused like the access list):
+    # a pair's verdict depends only on the two signatures, and a repeated access adds nothing to
+    # a buffer's relation.
+    distinct = facts.distinct(loop)
+    by_key = distinct.by_root
     checked = 0
     parallel_keys = set()  # buffers one relation per buffer showed free of carried dependences
     for new in accs[start:]:
@@ -113,7 +117,7 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int,
         if new.key in parallel_keys:
             continue
         group = by_key.get(new.key, ())
-        if 2 < len(group) <= MAX_RELATION_ACCESSES and buffer_carries(group, axis, facts.scope) is False:
+        if 2 < len(group) <= MAX_RELATION_ACCESSES and _buffer_parallel(distinct, new.key, axis, facts.scope):
             parallel_keys.add(new.key)
             continue
         for other in group:
@@ -129,6 +133,19 @@ def _carried(loop: ir.Operation, facts, accs: list[AccessPattern], start: int,
             if why is not None:
                 return why
     return None
+
+
+def _buffer_parallel(distinct, key, axis, scope) -> bool:
+    """buffer_carries of the distinct accesses of buffer `key` is False, memoized on the
+    loop's `Facts.distinct` (which a fuse only appends to): a loop that absorbs partners
+    repeating its accesses asks again with the same group and gets the answer without building
+    the relation."""
+    group = distinct.by_root[key]
+    stamp = (len(group), op_key(axis.op), axis.name)
+    hit = distinct.verdicts.get(key)
+    if hit is None or hit[0] != stamp:
+        hit = distinct.verdicts[key] = (stamp, buffer_carries(group, axis, scope) is False)
+    return hit[1]
 
 
 def buffer_carries(group: list[AccessPattern], axis, scope) -> bool | None:

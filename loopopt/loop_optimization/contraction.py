@@ -25,7 +25,7 @@ from .. import mlir
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
 from ..analysis.affine import NonAffine
-from ..analysis.dependence import iterations_share_elements, same_element
+from ..analysis.dependence import affine_form, iterations_share_elements, same_element
 from ..analysis.loops import ancestors, domain_loops, substitute
 from ..analysis.memory import ALLOC_OPS, block_reentered, escaping_use
 from ..analysis.refusal import Code, Refusal
@@ -222,9 +222,57 @@ def private_loop_violation(accesses, alloc_depth: int, loop_index: int, scope: S
     return iterations_share_elements(accesses, alloc_depth, loop_index + 1, scope)
 
 
+def _constant_box(a) -> list[tuple[int, int]] | None:
+    """[lower, upper) of each loop of access `a` when every one has a single constant lower and
+    upper bound and step 1 (the common case, answered without building isl sets), else None."""
+    box = []
+    for lp in a.loops:
+        if lp.step != 1 or len(lp.lower) != 1 or len(lp.upper) != 1:
+            return None
+        try:
+            box.append((int(lp.lower[0]), int(lp.upper[0])))
+        except ValueError:
+            return None
+    return box
+
+
+def _affine_in_box(a, text: str, scope: Scope):
+    """(coefficient per loop of `a`, constant, box) when `text` is affine in the loops' IVs with
+    no parameter and the loops form a constant box (`_constant_box`), else None."""
+    box = _constant_box(a)
+    if box is None:
+        return None
+    form = affine_form(text, tuple(lp.name for lp in a.loops), tuple(sorted(scope.params)))
+    if form is None or any(form[1]):
+        return None
+    return form[0], form[2], box
+
+
+def _box_range(coeffs, const: int, box) -> tuple[int, int, int] | None:
+    """_value_range of c . x + const over the box: None if it is empty; the stride is the gcd of
+    the coefficients of the loops that take two values (the gcd of the differences between
+    values), 1 when the values span more than 4096 (as listing them would)."""
+    if any(hi <= lo for lo, hi in box):
+        return None
+    low = const + sum(min(c * lo, c * (hi - 1)) for c, (lo, hi) in zip(coeffs, box))
+    high = const + sum(max(c * lo, c * (hi - 1)) for c, (lo, hi) in zip(coeffs, box))
+    stride = 0
+    if high - low <= 4096:
+        for c, (lo, hi) in zip(coeffs, box):
+            if hi - lo > 1:
+                stride = gcd(stride, abs(c))
+    else:
+        stride = 1
+    return low, high, stride
+
+
 def _value_range(a, text: str, scope: Scope) -> tuple[int, int, int] | None:
     """(min, max, stride) of the values `text` takes over the access's loops; stride is the gcd
-    of the differences between values (1 when the set is too large to list)."""
+    of the differences between values (1 when the set is too large to list). An affine text
+    over constant loop bounds is answered by arithmetic (`_box_range`), the rest with isl."""
+    fast = _affine_in_box(a, text, scope)
+    if fast is not None:
+        return _box_range(*fast)
     dims = [lp.name for lp in a.loops]
     cons = [c for lp in a.loops for c in lp.constraints()] + [f"v = {text}"]
     s = isl.Set(f"[{', '.join(sorted(scope.params))}] -> {{ [v] : exists ({', '.join(dims)}: "
@@ -257,6 +305,9 @@ def iv_coefficient(a, text: str, iv: str, scope: Scope) -> int | None:
     """The constant by which `text` (an index of access `a`) grows when the IV `iv` grows by one,
     or None when that change is not one constant (e.g. `floor(iv / 2)`)."""
     dims = [lp.name for lp in a.loops]
+    form = affine_form(text, tuple(dims), tuple(sorted(scope.params))) if iv in dims else None
+    if form is not None:  # an affine text grows by its coefficient of iv
+        return form[0][dims.index(iv)]
     diff = f"({substitute(text, {iv: f'({iv} + 1)'})}) - ({text})"
     try:
         pw = isl.PwAff(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(dims)}] -> [({diff})] }}")
@@ -273,6 +324,17 @@ def slope_of_minimum(a, text: str, iv: str, scope: Scope) -> int | None:
     """The constant by which the smallest value of `text` over one iteration of `iv` (every
     other loop of access `a` free) grows per unit of `iv`, or None if it is not one constant.
     For `T[j]` under `for j = 4 * i to 4 * i + 4` it is 4, though the index does not name i."""
+    fast = _affine_in_box(a, text, scope)
+    names = [lp.name for lp in a.loops]
+    if fast is not None and iv in names:
+        coeffs, _, box = fast
+        lo, hi = box[names.index(iv)]
+        if any(h <= low for low, h in box):
+            return None  # no iteration: no minimum
+        # Over a constant box the minimum moves by iv's coefficient; with one iteration of iv
+        # isl gives the slope of a constant (0), so that case is asked below.
+        if hi - lo > 1:
+            return coeffs[names.index(iv)]
     others = [lp.name for lp in a.loops if lp.name != iv]
     cons = " and ".join([c for lp in a.loops for c in lp.constraints()] + [f"v = {text}"])
     body = f"exists ({', '.join(others)}: {cons})" if others else cons

@@ -155,6 +155,7 @@ class GreedyFusion(PairRescues):
         self._extents: dict = {}  # (block, loop id, version) -> tiling.partition_extent
         self._distributions: dict = {}  # (block, loop id, version) -> pair_restructuring.distribution_plan
         self._outer_trips: dict = {}  # (block, loop id, version) -> pair_restructuring.interchange_outer_trips
+        self._interchanges: dict = {}  # (block, loop id, version, perm) -> pair_restructuring.interchange_refused
         self._events: list = []  # splits and recomputes since the last FPG update (`_event_spans`)
 
     # -- facts ------------------------------------------------------------------------

@@ -6,6 +6,8 @@ here mutates IR: the fusion driver (loop_optimization/fusion.py) asks, then acts
 """
 from __future__ import annotations
 
+import functools
+
 from .. import mlir
 from ..analysis import dependence
 from ..analysis.accesses import collect_accesses
@@ -55,9 +57,20 @@ def accesses_partition_dim(loop: ir.Operation, scope: Scope, accesses=None) -> b
 def check_partition_dim(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
     """Both loops index the partition dimension (dimension 0) with their IV or an enclosing one."""
     for lp in (l1, l2):
-        if not accesses_partition_dim(lp, scope, facts.accesses(lp) if facts is not None else None):
+        if not (_partition_dim(lp, facts) if facts is not None else accesses_partition_dim(lp, scope)):
             return Refusal(Code.NO_PARTITION_DIM, f"loop at {mlir.location_of(lp)}")
     return None
+
+
+def _partition_dim(loop: ir.Operation, facts) -> bool:
+    """accesses_partition_dim of the loop, memoized on its access list (a fuse appends to it, an
+    edit replaces it): each loop meets up to 2 * distance_threshold partners."""
+    memo = facts.__dict__.setdefault("_partition_dim", {})
+    accs = facts.accesses(loop)
+    hit = memo.get(mlir.op_key(loop))
+    if hit is None or hit[0] is not accs or hit[1] != len(accs):
+        hit = memo[mlir.op_key(loop)] = (accs, len(accs), accesses_partition_dim(loop, facts.scope, accs))
+    return hit[2]
 
 
 def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, facts=None) -> Refusal | None:
@@ -68,11 +81,13 @@ def has_negative_distance(l1: ir.Operation, l2: ir.Operation, scope: Scope, fact
     d <= 0, which forbids the ordinary producer-consumer case)."""
     (ax1,) = loop_dims(l1, scope)
     (ax2,) = loop_dims(l2, scope)
-    acc2 = facts.accesses(l2) if facts is not None else collect_accesses(l2, scope)
     if facts is not None:
-        by_root1 = facts.accesses_by_root(l1)
+        # One access per signature relative to its loop (Facts.classes): a pair's answer depends
+        # only on the two signatures, and the first refusal found is on the first access of each,
+        # as without them (a loop that absorbed N copies of one update is checked as one).
+        by_root1, acc2 = facts.classes(l1).by_root, facts.classes(l2).flat
     else:
-        by_root1 = by_key(collect_accesses(l1, scope))
+        by_root1, acc2 = by_key(collect_accesses(l1, scope)), collect_accesses(l2, scope)
     return negative_distance(by_root1, acc2, ax1, ax2, scope)
 
 
@@ -93,7 +108,15 @@ def negative_distance(by_root1: dict, acc2, ax1, ax2, scope: Scope, explain: boo
     each question is asked with the loops named by position, so nests of one shape share one
     isl answer (dependence.may_be_negative_between). With `explain` the distance sets are built
     with the loops' own names, as they are printed: isl prints a set according to the operations
-    made on it before, so a printed set must come from the same questions as always."""
+    made on it before, so a printed set must come from the same questions as always. They are
+    built only for a pair the positional questions refuse (the same pairs in the same order give
+    the same answers, so the walk that prints finds the same first refusal)."""
+    if explain and _negative_distance(by_root1, acc2, ax1, ax2, scope, False) is None:
+        return None
+    return _negative_distance(by_root1, acc2, ax1, ax2, scope, explain)
+
+
+def _negative_distance(by_root1: dict, acc2, ax1, ax2, scope: Scope, explain: bool) -> Refusal | None:
     for b in acc2:
         partners = [a for k, accs in by_root1.items() for a in accs] if b.key is UNTRACED else \
             [*by_root1.get(b.key, ()), *by_root1.get(UNTRACED, ())]
@@ -131,9 +154,15 @@ def _identical_access(a, b, ax1, ax2) -> bool:
         return False
     if len(a.loops) != len(b.loops) or a.loops[-1].name != ax1.name or b.loops[-1].name != ax2.name:
         return False
-    
-    same = tuple(substitute(t, {ax2.name: ax1.name}) for t in b.index) == a.index
-    return same and any(t.strip("()") == ax1.name for t in a.index)
+    if len(a.index) != len(b.index) or not any(t.strip("()") == ax1.name for t in a.index):
+        return False
+    return all(_renamed(t, ax2.name, ax1.name) == u for t, u in zip(b.index, a.index))
+
+
+@functools.lru_cache(maxsize=65536)
+def _renamed(text: str, old: str, new: str) -> str:
+    """substitute(text, {old: new}), memoized: the same index texts meet in every pair."""
+    return text if old == new else substitute(text, {old: new})
 
 
 def check_modelled(l1: ir.Operation, l2: ir.Operation, effects) -> Refusal | None:

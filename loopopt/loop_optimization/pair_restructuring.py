@@ -334,6 +334,20 @@ def interchange_band(loop: ir.Operation, perm: list[int], options, log, function
     return new[0] if why is None else None
 
 
+def interchange_refused(loop: ir.Operation, perm: list[int], options) -> bool:
+    """True when `interchange_band(loop, perm, ...)` would refuse (check_loop_interchange). A
+    question about the band alone: a copy of the loop gets the same answer, so a trial that
+    interchanges a copy is not made for a permutation the loop itself refuses. False when the
+    check fails as a trial's plan may (`on_scratch_copy`): the trial then decides as it did."""
+    from ..transforms.interchange import check_loop_interchange
+
+    band = collect_interchangeable_loops(loop)[:len(perm)]
+    try:
+        return check_loop_interchange(band, perm, Scope(), options) is not None
+    except (ValueError, NonAffine, isl.Error):
+        return False
+
+
 # ---------------------------------------------------------------------------------------
 # Recompute (slice) fusion: a consumer that reads the intermediate in another order.
 

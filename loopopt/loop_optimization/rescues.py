@@ -247,7 +247,14 @@ class PairRescues:
         """Interchange one nest (the second first) so that the pair becomes fusable, e.g. a
         transposing consumer; the target may refuse an interchange that worsens its memory walks
         (TargetHooks.interchange_locality)."""
-        locality = self.hooks.interchange_locality(st.loops[a], st.loops[b])  # a runs first
+        first, second = st.loops[a], st.loops[b]  # a runs first
+        asked: list = []  # the target's check of the pair, asked when a first trial is made
+
+        def check():
+            if not asked:
+                asked.append(self.hooks.interchange_locality(first, second))
+            return asked[0]
+
         for k, other, k_first in ((b, a, False), (a, b, True)):
             seen = (st.serial, k, st.version[k])
             if seen not in self._outer_trips:
@@ -255,8 +262,11 @@ class PairRescues:
             for perm, outer in self._outer_trips[seen]:
                 if pr.interchange_cannot_align(outer, self.facts.constant_trip(st.loops[other])):
                     continue  # the trip counts would still differ
+                if self._interchange_refused(st, k, perm):
+                    continue  # the copy's interchange would be refused: no trial
+                locality = check()  # of the real pair, before a scratch copy adds users to its buffers
 
-                def plan(cv, cp, perm=perm, k_first=k_first) -> bool:
+                def plan(cv, cp, perm=perm, k_first=k_first, locality=locality) -> bool:
                     keeps = locality(cv) if locality is not None else None  # measured before the interchange
                     root = pr.interchange_band(cv, perm, self.options, None, self.fname)
                     if root is None or (keeps is not None and not keeps(root)):
@@ -273,6 +283,14 @@ class PairRescues:
                     self._replace(st, k, new[0][0])
                     return True
         return None
+
+    def _interchange_refused(self, st: _BlockState, k: int, perm: list[int]) -> bool:
+        """pair_restructuring.interchange_refused of loop k, once per version of the loop: the
+        answer depends on the nest alone, and every partner of the loop would ask it again."""
+        seen = (st.serial, k, st.version[k], tuple(perm))
+        if seen not in self._interchanges:
+            self._interchanges[seen] = pr.interchange_refused(st.loops[k], perm, self.options)
+        return self._interchanges[seen]
 
     def recompute_at_depth(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
         """Unmatched trip counts inside fused loops: the producer nest writes its intermediate

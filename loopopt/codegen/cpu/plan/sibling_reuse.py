@@ -74,9 +74,9 @@ def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes
     (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
     if ax1.lower != ax2.lower or ax1.step != ax2.step:
         return False
-    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None and a.is_write == first_writes
+    firsts = [a for a in facts.classes(l1).by_root.get(root, ()) if a.index is not None and a.is_write == first_writes
               and (not first_writes or a.uses_iv(ax1.name))]
-    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
+    seconds = [b for b in facts.classes(l2).by_root.get(root, ()) if b.index is not None and not b.is_write]
     for b in seconds:
         for a in firsts:
             rename = sibling_renaming(a, b, ax1, ax2)
@@ -145,9 +145,9 @@ def _footprint_reuse(l1: ir.Operation, l2: ir.Operation, root, facts, first_writ
     access in l1 touches (a read, or with `first_writes` a write whose element moves with the
     loop: a cell touched in every iteration is in the cache either way)."""
     (ax1,), (ax2,) = loop_dims(l1, facts.scope), loop_dims(l2, facts.scope)
-    firsts = [a for a in facts.accesses_by_root(l1).get(root, ()) if a.index is not None
+    firsts = [a for a in facts.classes(l1).by_root.get(root, ()) if a.index is not None
               and a.is_write == first_writes and (not first_writes or a.uses_iv(ax1.name))]
-    seconds = [b for b in facts.accesses_by_root(l2).get(root, ()) if b.index is not None and not b.is_write]
+    seconds = [b for b in facts.classes(l2).by_root.get(root, ()) if b.index is not None and not b.is_write]
     return any(footprints_nest(a, b, ax1, ax2, facts.scope) for b in seconds for a in firsts)
 
 
@@ -172,7 +172,7 @@ def accumulates_only(loop: ir.Operation, facts) -> bool:
     if has_iter_args(loop) or facts.effects(loop).unknown:
         return False
     (axis,) = loop_dims(loop, facts.scope)
-    writes = [a for a in facts.accesses(loop) if a.is_write]
+    writes = [a for a in facts.classes(loop).flat if a.is_write]
     return bool(writes) and all(a.index is not None and not a.uses_iv(axis.name) for a in writes)
 
 
@@ -185,7 +185,7 @@ def streams_shared_input(l1: ir.Operation, l2: ir.Operation, facts) -> bool:
     for k in sorted(e1.reads & e2.reads - e1.writes - e2.writes, key=str):
         if k is UNTRACED:
             continue
-        moving = any(a.uses_iv(ax1.name) for a in facts.accesses_by_root(l1).get(k, ()))
+        moving = any(a.uses_iv(ax1.name) for a in facts.classes(l1).by_root.get(k, ()))
         if moving and reads_same_elements(l1, l2, k, facts):
             return True
     return False
