@@ -228,6 +228,32 @@ def test_the_drivers_calls_grow_linearly_with_the_loops(gen, target):
     assert large / small <= LINEAR, f"{small} calls at 40 loops, {large} at 80"
 
 
+def pipeline_calls(text: str, target: str) -> int:
+    """Python calls of one whole default pipeline (every step after fusion too) on `text`."""
+    from loopopt import driver as whole
+
+    calls = [0]
+
+    def profile(frame, event, arg):
+        calls[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        whole.optimize(text, Options(target=TARGETS[target]))
+    finally:
+        sys.setprofile(None)
+    return calls[0]
+
+
+@pytest.mark.parametrize("gen", [scaling.inplace_chain, scaling.inplace_chain_2d, scaling.refused_copy_1d],
+                         ids=lambda g: g.__name__)
+def test_the_whole_cpu_pipelines_calls_grow_linearly_with_the_loops(gen):
+    """Every cpu step, not only fusion: time-tiles once asked its dependence pairs of every two
+    accesses of a fused nest (55 s in the step for 250 in-place updates of one element)."""
+    small, large = (pipeline_calls(gen(n), "cpu") for n in (40, 80))
+    assert large / small <= LINEAR, f"{small} calls at 40 loops, {large} at 80"
+
+
 # --- contraction's slices: an affine index over constant loop bounds is answered by arithmetic
 
 def _random_access(rng: random.Random):

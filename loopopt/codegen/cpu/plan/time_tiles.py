@@ -170,7 +170,9 @@ def _pairs(t_loop: ir.Operation, sweeps: tuple, facts) -> _Pairs:
     scope = facts.scope
     (td,) = loop_dims(t_loop, scope)
     n_outer = len(domain_loops(t_loop, scope))
-    accs = [(k, a) for k, s in enumerate(sweeps) for a in facts.accesses(s)]
+    # one access per signature: a pair's sets depend only on the two signatures (a fused chain of
+    # N in-place updates of one element is two accesses, not 2N)
+    accs = [(k, a) for k, s in enumerate(sweeps) for a in facts.distinct(s).flat]
     items = []
     for p, a in accs:
         for q, b in accs:
