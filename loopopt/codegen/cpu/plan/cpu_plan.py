@@ -839,6 +839,17 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
     return (best[1], best[2]) if best else (1, 1)
 
 
+MIN_LANES = 4  # the narrowest vector a short loop is given (128 bits of f32)
+
+
+def narrower_width(cols: int, width: int) -> int:
+    """The lanes for a loop of `cols` iterations, fewer than `width`: the largest power of two
+    that fits (a pooling window's 8 output columns run as one vector of 8 lanes, not 16), or
+    `width` itself when that is below MIN_LANES (then the loop is refused as SHORT)."""
+    w = 1 << (cols.bit_length() - 1)
+    return w if w >= MIN_LANES else width
+
+
 def rows_limit(width: int, cols_trip: int | None) -> int:
     """The most rows a tile may jam: MAX_ROWS, or as many more as the column loop is too short
     for MAX_VECTORS vectors (a convolution's 16 output columns are one vector of 16 lanes: its
@@ -903,6 +914,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
                             + ("may be reassociated" if ordered else "are exact in any order"), r)
     cols = constant_trip_count(p)
+    if cols is not None and width > 1 and cols < width:
+        width = narrower_width(cols, width)
     if cols is not None and cols < max(2, width):
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
@@ -967,9 +980,10 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     (`rows_candidates`) the one whose rows give the tile the most multiply-adds per load
     (`choose_tile` over `load_copies`: GEMM's i, a convolution's output channel f, not its output
     row oh, whose rows share nothing), among those whose rows may be jammed (`_rows_loop`); ties
-    to fewer vector loads (a 1x1 convolution's one-vector tile loads as often over rows of f as
-    over rows of oh, but broadcasts the weight where oh would load a vector of the input per
-    row), then to the nearest. Without one: one row, with the nearest loop's reason."""
+    to more accumulators, then to fewer vector loads (a 1x1 convolution's one-vector tile loads
+    as often over rows of f as over rows of oh, but broadcasts the weight where oh would load a
+    vector of the input per row), then to the nearest. Without one: one row, with the nearest
+    loop's reason."""
     rows_max = rows_limit(width, cols)
     best = None
     first_why = "no loop around it"
@@ -977,7 +991,7 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
         lanes = lanes_of(p, r, q, mem, between)
         loads = load_copies(band, lanes)
         mr, nv = choose_tile(registers, nred, width, rows_max, cols, constant_trip_count(q), loads)
-        key = (mr * nv / max(1, loads.per_step(mr, nv)), -loads.vectors(mr, nv), -k)
+        key = (mr * nv / max(1, loads.per_step(mr, nv)), mr * nv, -loads.vectors(mr, nv), -k)
         if best is not None and key <= best[0]:
             continue
         rows_q, why = _rows_loop(q, p, r, facts, mem, between)
