@@ -112,7 +112,7 @@ def conv2d(n=1, c=3, f=13, oh=3, ow=11, kh=3, kw=3, stride=1, depthwise=False, i
 """
 
 
-def pool2d(n=2, c=3, oh=5, ow=9, k=2, stride=2, kind="max") -> str:
+def pool2d(n=2, c=3, oh=5, ow=11, k=2, stride=2, kind="max") -> str:
     """Max (or average: a sum, then / k^2) pooling of a k x k window of stride `stride`, the
     window's reductions in iter_args (as scalar replacement leaves them)."""
     h, w = stride * (oh - 1) + k, stride * (ow - 1) + k
@@ -252,8 +252,8 @@ def test_strided_conv_loads_two_vectors_and_keeps_every_second_element(bits):
 
 @pytest.mark.parametrize("kind,k,stride", [("max", 2, 2), ("max", 3, 2), ("avg", 2, 2), ("avg", 3, 1)])
 def test_pooling_windows_are_reduction_bands(kind, k, stride):
-    # ow = 9: one vector of 8 lanes and a masked tail (stride 1) or a scalar one (stride 2); the
-    # last lane reads the buffer's last element (3x3 of stride 2: w = 2 (ow - 1) + 3)
+    # ow = 11: one vector of 8 lanes and a masked tail of 3 (stride 1) or a scalar one (stride
+    # 2); the last lane reads the buffer's last element (3x3 of stride 2: w = 2 (ow - 1) + 3)
     out, messages = check(pool2d(k=k, stride=stride, kind=kind))
     assert len(tiles(messages)) == 1
     assert ("vector.shuffle" in out) == (stride == 2)
@@ -545,3 +545,101 @@ def test_a_refused_hot_nest_says_why_in_the_default_remarks():
     assert not any(m.startswith("[STOP REGISTER TILING]") for m in messages), messages
     _, messages = run(carried_along_x(2), cpu(), passes=["register-tile"])
     assert any(m.startswith(TileCode.CARRIED.value) for m in messages), messages
+
+
+BETWEEN_VALUE = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %B: memref<12x8xf32>, %O: memref<12x8x16xf32>) {
+  affine.for %f = 0 to 12 {
+    affine.for %y = 0 to 8 {
+      %b0 = affine.load %B[%f, %y] : memref<12x8xf32>
+      affine.for %x = 0 to 16 {
+        %r = affine.for %c = 0 to 6 iter_args(%u = %b0) -> (f32) {
+          %a = affine.load %X[%y, %x + %c] : memref<8x21xf32>
+          %b = affine.load %W[%f, %c] : memref<12x6xf32>
+          %p = arith.mulf %a, %b : f32
+          %q = arith.addf %u, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %r, %O[%f, %y, %x] : memref<12x8x16xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_value_of_the_loop_between_moves_with_the_rows():
+    """Each sum starts from B[f, y], loaded in the loop between f's rows and the lanes: every
+    row needs its own load of it."""
+    (plan,) = plans(BETWEEN_VALUE)
+    assert plan.refusal is None and plan.rows > 1 and len(plan.between) == 1
+    check(BETWEEN_VALUE)
+
+
+def rowmax_tail(n: int = 13) -> str:
+    """M[i] = max_j -(S[i, j]^2) - 1 with S = A B: every real value is below -1 unless S is 0;
+    a masked lane (S = 0 from the pass-through) would give -1, above all of them."""
+    return f"""func.func @k(%A: memref<9x6xf32>, %B: memref<6x{n}xf32>, %S: memref<9x{n}xf32>, %M: memref<9xf32>) {{
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  affine.for %i = 0 to 9 {{
+    %mx = affine.for %j = 0 to {n} iter_args(%cur = %ninf) -> (f32) {{
+      %d = affine.for %k = 0 to 6 iter_args(%acc = %z) -> (f32) {{
+        %a = affine.load %A[%i, %k] : memref<9x6xf32>
+        %b = affine.load %B[%k, %j] : memref<6x{n}xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %acc, %p : f32
+        affine.yield %s : f32
+      }}
+      affine.store %d, %S[%i, %j] : memref<9x{n}xf32>
+      %sq = arith.mulf %d, %d : f32
+      %ng = arith.negf %sq : f32
+      %v = arith.subf %ng, %one : f32
+      %m = arith.maximumf %v, %cur : f32
+      affine.yield %m : f32
+    }}
+    affine.store %mx, %M[%i] : memref<9xf32>
+  }}
+  return
+}}
+"""
+
+
+def test_a_loop_carrying_values_keeps_its_tail_unmasked():
+    """The row maximum's partials would take a masked lane's value: 13 = 8 + 5 columns, the 5
+    run one at a time."""
+    (plan,) = plans(rowmax_tail())
+    assert plan.refusal is None and plan.carried and not plan.masked_tail
+    check(rowmax_tail())
+
+
+STRIDED_VIEW = """func.func private @pool(%v: memref<2x40xf32, strided<[80, 2]>>, %O: memref<2x19xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  affine.for %y = 0 to 2 {
+    affine.for %x = 0 to 19 {
+      %m = affine.for %j = 0 to 2 iter_args(%t = %ninf) -> (f32) {
+        %a = affine.load %v[%y, %x * 2 + %j] : memref<2x40xf32, strided<[80, 2]>>
+        %s = arith.maximumf %t, %a : f32
+        affine.yield %s : f32
+      }
+      affine.store %m, %O[%y, %x] : memref<2x19xf32>
+    }
+  }
+  return
+}
+func.func @k(%X: memref<2x80xf32>, %O: memref<2x19xf32>) {
+  %v = memref.subview %X[0, 0] [2, 40] [1, 2] : memref<2x80xf32> to memref<2x40xf32, strided<[80, 2]>>
+  func.call @pool(%v, %O) : (memref<2x40xf32, strided<[80, 2]>>, memref<2x19xf32>) -> ()
+  return
+}
+"""
+
+
+def test_a_stride_two_load_of_a_row_that_is_not_contiguous_is_no_shuffle():
+    """@pool's argument is a view of every second element of X's rows: its elements 2x are 4x
+    apart in memory, which two vectors of consecutive elements do not hold (the access analysis
+    sees the argument's own indices: stride 2)."""
+    assert all(not p.strided for p in plans(STRIDED_VIEW))
+    out, _ = check(STRIDED_VIEW)
+    assert "vector.shuffle" not in out
