@@ -39,7 +39,7 @@ import dataclasses
 
 from ... import mlir
 from ...analysis.facts import Facts
-from ...analysis.loops import body_block, body_ops
+from ...analysis.loops import body_block, body_ops, constant_bounds
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
@@ -152,6 +152,7 @@ class _Sweep:
         self.skip = {mlir.op_key(x) for m in plan.in_memory for x in (m.load, m.store)}
         self.piv = body_block(plan.loop).arguments[0]
         self.band = {mlir.op_key(b) for b in (plan.band or (plan.reduction_loop,))}
+        self.unrolled = {mlir.op_key(b) for b in plan.unrolled}
         self.strided = {mlir.op_key(x) for x in plan.strided}
         self.mask: ir.Value | None = None  # the lanes that exist (a masked tail), else all
 
@@ -310,6 +311,9 @@ class _Sweep:
     def emit_reduction(self, r: ir.Operation, ip) -> None:
         """One copy of R for every row and block: the accumulators of all copies in iter_args
         (R's own, then the sums R keeps in memory: loaded before the copy, stored after it)."""
+        if mlir.op_key(r) in self.unrolled:
+            self.emit_unrolled(r, ip)
+            return
         carried = list(body_block(r).arguments)[1:]
         mem = list(self.plan.in_memory) if r == self.plan.reduction_loop else []
         by_row = any(self.lanes.by_row(v) for v in carried) or any(op_moves(m.load, self.lanes.by_row) for m in mem)
@@ -347,6 +351,32 @@ class _Sweep:
                 red = mem[k - len(carried)]
                 self.bind(red.op.results[0], res, m, c)
                 self.emit_copy(red.store, m, c, ip)
+
+    def emit_unrolled(self, r: ir.Operation, ip) -> None:
+        """R's iterations one after the other at `ip` (a short loop of the band: a kernel's 3
+        columns), each with its counter a constant, the accumulators passed from one to the next
+        (the same ops in the same order as the loop runs them)."""
+        carried = list(body_block(r).arguments)[1:]
+        by_row = any(self.lanes.by_row(v) for v in carried)
+        rows = range(len(self.rowmaps)) if by_row else range(1)
+        slots = [(m, c, k) for m in rows for c in range(self.nv) for k in range(len(carried))]
+        cur = [self.get(list(r.operands)[self._n_bound(r) + k], m, c, True, ip) for m, c, k in slots]
+        lo, hi = constant_bounds(r)
+        iv = body_block(r).arguments[0]
+        y = mlir.block_ops(body_block(r))[-1]
+        for t in range(lo, hi):
+            with r.location:
+                at = ir.Operation.create("arith.constant", results=[ir.IndexType.get()], ip=ip,
+                                         attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), t)}).result
+            for m in range(len(self.rowmaps)):
+                self.rowmaps[m][iv] = at
+            for (m, c, k), v in zip(slots, cur):
+                self.bind(carried[k], v, m, c)
+            for op in body_ops(r):
+                self.emit(op, ip)
+            cur = [self.get(y.operands[k], m, c, True, ip) for m, c, k in slots]
+        for (m, c, k), v in zip(slots, cur):
+            self.bind(r.results[k], v, m, c)
 
     @staticmethod
     def _n_bound(r: ir.Operation) -> int:

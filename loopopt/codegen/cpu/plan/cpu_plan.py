@@ -383,6 +383,7 @@ class TilePlan:
     between: tuple = ()  # loops between the rows loop and P (outermost first), run as they are for all rows
     strided: tuple = ()  # loads of stride 2 along P: two vectors and a shuffle per lane vector
     masked_tail: bool = False  # the columns left over run as one masked vector (else one at a time)
+    unrolled: tuple = ()  # loops of the band run as copies of their body (a kernel's 3 columns)
 
     @property
     def accumulators(self) -> int:
@@ -931,7 +932,23 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
                     in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal,
                     band=tuple(band), between=tuple(between), strided=tuple(strided),
+                    unrolled=tuple(b for b in band if short_band_loop(b, band)),
                     masked_tail=width > 1 and masked_tail_refusal(p, r, lanes, carried, strided) is None)
+
+
+# Loops of a reduction band this short run as copies of their body inside the loop around them
+# (IREE unrolls a convolution's kernel columns the same way). Measured on a 64-channel 3x3
+# convolution at 512 bits (paired A/B): 1-5% faster than the same loops left to LLVM.
+UNROLL_TRIPS = 4
+
+
+def short_band_loop(b: ir.Operation, band) -> bool:
+    """A loop of a reduction band (of more than one loop) whose iterations are emitted one
+    after the other: constant bounds, at most UNROLL_TRIPS iterations, and no memory sums."""
+    from ....analysis.loops import constant_bounds
+
+    cb = constant_bounds(b)
+    return len(band) > 1 and cb is not None and 0 < cb[1] - cb[0] <= UNROLL_TRIPS and has_iter_args_op(b)
 
 
 # Integer ops that trap or are undefined on the values of a lane whose iterations do not exist
