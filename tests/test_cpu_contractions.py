@@ -645,3 +645,67 @@ def test_a_stride_two_load_of_a_row_that_is_not_contiguous_is_no_shuffle():
     assert all(not p.strided for p in plans(STRIDED_VIEW))
     out, _ = check(STRIDED_VIEW)
     assert "vector.shuffle" not in out
+
+
+def padded_conv1d(n=2, c=8, f=16, w=32, k=3) -> str:
+    """A padding copy (zero fill, then the interior) and a 1-D convolution over it, the sum in
+    memory: convert-linalg-to-affine-loops' form of torch's Conv1d(padding=1)."""
+    p = w + k - 1
+    return f"""func.func @k(%X: memref<{n}x{c}x{w}xf32>, %W: memref<{f}x{c}x{k}xf32>, %O: memref<{n}x{f}x{w}xf32>) {{
+  %z = arith.constant 0.0 : f32
+  %P = memref.alloc() : memref<{n}x{c}x{p}xf32>
+  affine.for %n = 0 to {n} {{
+    affine.for %c = 0 to {c} {{
+      affine.for %x = 0 to {p} {{
+        affine.store %z, %P[%n, %c, %x] : memref<{n}x{c}x{p}xf32>
+      }}
+    }}
+  }}
+  affine.for %n = 0 to {n} {{
+    affine.for %c = 0 to {c} {{
+      affine.for %x = 0 to {w} {{
+        %v = affine.load %X[%n, %c, %x] : memref<{n}x{c}x{w}xf32>
+        affine.store %v, %P[%n, %c, %x + 1] : memref<{n}x{c}x{p}xf32>
+      }}
+    }}
+  }}
+  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %x = 0 to {w} {{
+        affine.store %z, %O[%n, %f, %x] : memref<{n}x{f}x{w}xf32>
+      }}
+    }}
+  }}
+  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %x = 0 to {w} {{
+        affine.for %c = 0 to {c} {{
+          affine.for %j = 0 to {k} {{
+            %a = affine.load %P[%n, %c, %x + %j] : memref<{n}x{c}x{p}xf32>
+            %b = affine.load %W[%f, %c, %j] : memref<{f}x{c}x{k}xf32>
+            %o = affine.load %O[%n, %f, %x] : memref<{n}x{f}x{w}xf32>
+            %m = arith.mulf %a, %b : f32
+            %s = arith.addf %o, %m : f32
+            affine.store %s, %O[%n, %f, %x] : memref<{n}x{f}x{w}xf32>
+          }}
+        }}
+      }}
+    }}
+  }}
+  memref.dealloc %P : memref<{n}x{c}x{p}xf32>
+  return
+}}
+"""
+
+
+def test_fusion_keeps_a_reduction_band_inside_its_output_loops():
+    """Fusing the padding copy with the convolution at the channel loop needs the channel loop
+    outside f and ow: the sums would then be loaded and stored once per channel. The cpu's
+    interchange check (pair_locality.split_reductions) refuses that permutation; the
+    convolution keeps c and kw inside and its tile carries the sums in registers across both."""
+    out, messages = check(padded_conv1d(), interpret=False)
+    assert not any(m.startswith("[LOOP INTERCHANGE]") for m in messages), messages
+    (tiled,) = tiles(messages)
+    body = out[out.index("iter_args"):]
+    body = body[:body.index("affine.yield")]
+    assert "vector_store" not in body and "affine.store" not in body
