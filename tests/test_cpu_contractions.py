@@ -282,10 +282,10 @@ def test_conv_with_fused_multiply_add_within_rounding():
 
 
 def test_the_rows_left_over_run_as_one_block():
-    """f = 20 at 256 bits, one vector of 8 columns: blocks of 13 rows (13 accumulators and 3
-    spare registers of 16), the 7 left as one block (a loop of one iteration), not one by one."""
+    """f = 20 at 256 bits, one vector of 8 columns: blocks of 8 rows (half the 16 registers),
+    the 4 left as one block (a loop of one iteration), not one by one."""
     out, _ = check(conv2d(f=20, ow=8))
-    assert "0 to 13 step 13" in out and "13 to 20 step 7" in out
+    assert "0 to 16 step 8" in out and "16 to 20 step 4" in out
 
 
 # ----------------------------------------------------------------------------- adversarial programs

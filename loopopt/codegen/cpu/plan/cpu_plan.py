@@ -851,14 +851,17 @@ def narrower_width(cols: int, width: int) -> int:
     return w if w >= MIN_LANES else width
 
 
-def rows_limit(width: int, cols_trip: int | None) -> int:
-    """The most rows a tile may jam: MAX_ROWS, or as many more as the column loop is too short
-    for MAX_VECTORS vectors (a convolution's 16 output columns are one vector of 16 lanes: its
-    tile takes up to MAX_ROWS x MAX_VECTORS rows of one vector instead of 6 rows of 4)."""
+def rows_limit(width: int, cols_trip: int | None, registers: int = 32) -> int:
+    """The most rows a tile may jam: MAX_ROWS, or more when the column loop is too short for
+    MAX_VECTORS vectors (a convolution's 16 output columns are one vector of 16 lanes), up to
+    MAX_ROWS x MAX_VECTORS accumulators and half the registers: with one vector per row every
+    row costs a broadcast, so rows past 16 (at 512 bits) barely lower the loads per
+    multiply-add (17/16 -> 25/24) while the weight rows one step touches grow (measured, paired
+    on resnet_block: 16 rows 0.85x the time of 24)."""
     if cols_trip is None:
         return MAX_ROWS
     nv = max(1, min(MAX_VECTORS, cols_trip // max(1, width)))
-    return max(MAX_ROWS, MAX_ROWS * MAX_VECTORS // nv)
+    return max(MAX_ROWS, min(MAX_ROWS * MAX_VECTORS // nv, registers // 2))
 
 
 def load_copies(band: list[ir.Operation], lanes: Lanes) -> LoadCopies:
@@ -1001,7 +1004,7 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     as often over rows of f as over rows of oh, but broadcasts the weight where oh would load a
     vector of the input per row), then to the nearest. Without one: one row, with the nearest
     loop's reason."""
-    rows_max = rows_limit(width, cols)
+    rows_max = rows_limit(width, cols, registers)
     best = None
     first_why = "no loop around it"
     for k, (q, between) in enumerate(rows_candidates(p)):
