@@ -240,6 +240,37 @@ def test_conv1x1_unit_loops_dropped_is_a_matrix_product(bits):
     assert len(tiles(messages)) == 1
 
 
+@pytest.mark.parametrize("bits,ow", [(256, 14), (512, 28)])
+def test_conv1x1_vectors_cover_all_columns_the_last_masked(bits, ow):
+    """ow = 14 at 8 lanes (28 at 16: mobilenet_block's 1x1 convolutions): two vectors cover
+    every column in one step, the second masked to the 6 (12) that exist; no remainder loop.
+    The first vector's loads and stores stay unmasked; the interpreter checks no masked-off lane
+    is read, natively the results are the same bit for bit."""
+    out, messages = check(conv2d(kh=1, kw=1, oh=2, ow=ow, f=12, c=5), bits)
+    (tiled,) = tiles(messages)
+    assert f"its 2 vectors cover all {ow} columns in one step, the last one masked" in tiled
+    w = bits // 32
+    assert f"0 to {ow} step {2 * w} {{" in out and out.count("vector.create_mask") == 1
+    assert out.count("vector.maskedload %arg0") == 1 and out.count("affine.vector_load %arg0") == 1
+
+
+def test_covering_is_the_fewest_vectors_past_a_column_count_no_multiple_of_the_width():
+    assert cpu_plan.covering(28, 2, 16) and cpu_plan.covering(10, 2, 8) and cpu_plan.covering(19, 3, 8)
+    assert not cpu_plan.covering(32, 2, 16)  # a multiple: whole vectors
+    assert not cpu_plan.covering(28, 3, 16)  # a vector of no column
+    assert not cpu_plan.covering(None, 2, 16)  # an unknown count
+
+
+def test_a_covering_tile_counts_its_reuse_on_the_columns_that_exist():
+    """28 columns at 16 lanes, 32 registers: 12 rows x 2 vectors (24 accumulators, 28 columns
+    of 16 x 2) beats 6 rows x 1 vector and the 16 rows a one-vector tile may jam; without masks
+    one vector of 16; 19 columns at 8 lanes in 16 registers: 6 x 2 without a mask (12 of 16
+    per load) beats 4 x 3 covering 19."""
+    assert cpu_plan.choose_tile(32, 1, 16, 12, 28, 192, cover=True) == (12, 2)
+    assert cpu_plan.choose_tile(32, 1, 16, 16, 28, 192) == (16, 1)
+    assert cpu_plan.choose_tile(16, 1, 8, 6, 19, 12, cover=True) == (6, 2)
+
+
 @pytest.mark.parametrize("bits", [256, 512])
 def test_depthwise_rows_of_output_rows_share_the_weight(bits):
     out, messages = check(conv2d(depthwise=True, f=6, oh=7, ow=13), bits)
@@ -467,7 +498,7 @@ def test_a_division_on_lanes_keeps_the_tail_unmasked():
     """A masked lane divides by the pass-through 0: x86 divides vectors lane by lane and traps.
     With the division the columns left over (13 = 8 + 5) run one at a time."""
     (plan,) = plans(TAIL_DIVIDES)
-    assert plan.refusal is None and plan.width == 8 and not plan.masked_tail
+    assert plan.refusal is None and plan.width == 8 and not plan.masked_tail and not plan.cover
     out, _ = check(TAIL_DIVIDES, interpret=False)
     assert "maskedload" not in out
 
@@ -612,7 +643,7 @@ def test_a_loop_carrying_values_keeps_its_tail_unmasked():
     """The row maximum's partials would take a masked lane's value: 13 = 8 + 5 columns, the 5
     run one at a time."""
     (plan,) = plans(rowmax_tail())
-    assert plan.refusal is None and plan.carried and not plan.masked_tail
+    assert plan.refusal is None and plan.carried and not plan.masked_tail and not plan.cover
     check(rowmax_tail())
 
 

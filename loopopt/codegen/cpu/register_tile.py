@@ -39,7 +39,7 @@ import dataclasses
 
 from ... import mlir
 from ...analysis.facts import Facts
-from ...analysis.loops import body_block, body_ops, constant_bounds
+from ...analysis.loops import body_block, body_ops, constant_bounds, constant_trip_count
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
@@ -154,7 +154,7 @@ class _Sweep:
         self.band = {mlir.op_key(b) for b in (plan.band or (plan.reduction_loop,))}
         self.unrolled = {mlir.op_key(b) for b in plan.unrolled}
         self.strided = {mlir.op_key(x) for x in plan.strided}
-        self.mask: ir.Value | None = None  # the lanes that exist (a masked tail), else all
+        self.masks: dict = {}  # vector -> the lanes that exist (a masked tail); absent: all of them
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
     def rows_of(self, op: ir.Operation) -> range:
@@ -227,8 +227,8 @@ class _Sweep:
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[1:]]
             with loc:
                 vt = self.vtype(op.results[0].type)
-                if self.mask is not None:
-                    new = self.masked_load(op, ops, vt, ip)
+                if c in self.masks:
+                    new = self.masked_load(op, ops, vt, self.masks[c], ip)
                 elif mlir.op_key(op) in self.strided:
                     new = self.strided_load(op, ops, vt, ip)
                 else:
@@ -240,9 +240,9 @@ class _Sweep:
             val = self.get(op.operands[0], m, c, True, ip)
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[2:]]
             with loc:
-                if self.mask is not None:
+                if c in self.masks:
                     idx = _map_indices(ir.AffineMapAttr(op.attributes["map"]).value, ops, ip)
-                    ir.Operation.create("vector.maskedstore", operands=[op.operands[1], *idx, self.mask, val], ip=ip)
+                    ir.Operation.create("vector.maskedstore", operands=[op.operands[1], *idx, self.masks[c], val], ip=ip)
                 else:
                     ir.Operation.create("affine.vector_store", operands=[val, op.operands[1], *ops],
                                         attributes={"map": op.attributes["map"]}, ip=ip)
@@ -272,8 +272,8 @@ class _Sweep:
         for old, fresh in zip(op.results, new.results):
             self.bind(old, fresh, m, c)
 
-    def masked_load(self, op: ir.Operation, ops: list, vt: ir.Type, ip) -> ir.Operation:
-        """`vector.maskedload` of the lanes that exist (self.mask); the others read 0."""
+    def masked_load(self, op: ir.Operation, ops: list, vt: ir.Type, mask: ir.Value, ip) -> ir.Operation:
+        """`vector.maskedload` of the lanes that exist (`mask`); the others read 0."""
         idx = _map_indices(ir.AffineMapAttr(op.attributes["map"]).value, ops, ip)
         key = ("zero", str(vt), ip.block)
         if key not in self.bcast:
@@ -282,7 +282,7 @@ class _Sweep:
             self.bcast[key] = ir.Operation.create("arith.constant", results=[vt], ip=ip,
                                                   attributes={"value": ir.DenseElementsAttr.get_splat(vt, zero)}).result
         pas = self.bcast[key]
-        return ir.Operation.create("vector.maskedload", results=[vt], operands=[op.operands[0], *idx, self.mask, pas],
+        return ir.Operation.create("vector.maskedload", results=[vt], operands=[op.operands[0], *idx, mask, pas],
                                    ip=ip)
 
     def strided_load(self, op: ir.Operation, ops: list, vt: ir.Type, ip) -> ir.Operation:
@@ -393,6 +393,8 @@ def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
     the iterations left over: one vector with a mask (step MASKED) when the plan allows it
     (`TilePlan.masked_tail`), else one at a time."""
     w, nv = plan.width, plan.vectors
+    if plan.cover:  # one step runs every column, the last vector masked
+        return [(MASKED, nv, w)]
     out = [(nv * w, nv, w)]
     if w > 1 and nv > 1:
         out.append((w, 1, w))
@@ -423,7 +425,7 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     lo = lb
     for step, nv, width in (segments or _segments(plan)):
         masked = step == MASKED
-        step = width if masked else step
+        step = nv * width if masked else step
         hi = multiple_bound(lb, ub, step) if step > 1 and not masked else ub
         a, b = _constant(lo), _constant(hi)
         if a is not None and b is not None and a >= b:
@@ -437,8 +439,11 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
                  else ir.InsertionPoint(block))
         j0 = block.arguments[0]
-        if masked:  # the loop runs once, on the fewer than `width` iterations from j0 to P's end
-            sweep.mask = _tail_mask(hi, j0, width, inner, p.location)
+        if masked:  # the loop runs once, on the fewer than nv x width iterations from j0 to P's end
+            span_cols = (_constant(hi) - _constant(lo)) if _constant(hi) is not None and _constant(lo) is not None else None
+            for c in range(nv):  # vector c holds iterations j0 + c W ..: masked where it may pass the end
+                if span_cols is None or (c + 1) * width > span_cols:
+                    sweep.masks[c] = _tail_mask(hi, j0, width, inner, p.location, c * width)
         piv = body_block(p).arguments[0]
         for c in range(nv):  # P's IV moves with no row: row 0's copies serve every row
             sweep.bind(piv, _offset_index(j0, c * width, inner, p.location), 0, c)
@@ -463,12 +468,13 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     return out
 
 
-def _tail_mask(ub: tuple, j0: ir.Value, width: int, ip, loc) -> ir.Value:
-    """`vector.create_mask (ub - j0)`: the lanes of the iterations from j0 up to P's end."""
+def _tail_mask(ub: tuple, j0: ir.Value, width: int, ip, loc, offset: int = 0) -> ir.Value:
+    """`vector.create_mask (ub - j0 - offset)`: the lanes of the iterations from j0 + offset up
+    to P's end (a count past the width sets every lane)."""
     um, uops = ub
     with loc:
         nd, ns = um.n_dims, um.n_symbols
-        expr = um.results[0] - ir.AffineDimExpr.get(nd)
+        expr = um.results[0] - ir.AffineDimExpr.get(nd) - offset
         amap = ir.AffineMap.get(nd + 1, ns, [expr])
         count = affine_d.AffineApplyOp(amap, list(uops[:nd]) + [j0] + list(uops[nd:]), ip=ip).result
         return ir.Operation.create("vector.create_mask", results=[ir.VectorType.get([width], ir.IntegerType.get_signless(1))],
@@ -725,6 +731,10 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         text = describe(plan)
         if plan.col_block:
             text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
+        if plan.cover:
+            cols = constant_trip_count(plan.loop)
+            text += f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"
+            args["cover"] = cols
         if plan.carried:
             kinds = ", ".join(red.kind for red in plan.carried)
             parts = plan.rows * plan.vectors * len(plan.carried)

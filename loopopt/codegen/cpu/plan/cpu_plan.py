@@ -384,6 +384,7 @@ class TilePlan:
     strided: tuple = ()  # loads of stride 2 along P: two vectors and a shuffle per lane vector
     masked_tail: bool = False  # the columns left over run as one masked vector (else one at a time)
     unrolled: tuple = ()  # loops of the band run as copies of their body (a kernel's 3 columns)
+    cover: bool = False  # the tile's vectors cover all of P's (constant) iterations, the last one masked
 
     @property
     def accumulators(self) -> int:
@@ -817,27 +818,39 @@ GEMM_LOADS = LoadCopies()
 
 
 def choose_tile(registers: int, reductions: int, width: int, rows_max: int | None, cols_trip: int | None,
-                rows_trip: int | None, loads: LoadCopies = GEMM_LOADS) -> tuple[int, int]:
+                rows_trip: int | None, loads: LoadCopies = GEMM_LOADS, cover: bool = False) -> tuple[int, int]:
     """(MR, NV): the tile of accumulators with the most reuse, multiply-adds per load of one
     step of the reduction (for a product, MR x NV / (MR + NV): broadcasts of A and vector loads
     of B; `loads` in general), with MR x NV x reductions accumulators and SPARE_REGISTERS more
     fitting the registers; MR up to `rows_max` (1 without a row loop) and the row trip count,
-    NV x width up to the column trip count; ties go to more accumulators (independent chains
-    hide the latency of each add: a sum over a transposed operand, whose loads are as many for
-    any tile), then to the tile leaving fewer iterations to remainder loops, then to more rows
-    (a vector of B then serves more of them)."""
+    NV x width up to the column trip count, or, with `cover` (masks allowed), the NV vectors
+    that cover all of a constant number of columns that is no multiple of the width, the last
+    vector masked (a 1x1 convolution's 28 output columns: 2 vectors of 16), its reuse counted
+    on the columns that exist; ties go to more accumulators (independent chains hide the
+    latency of each add: a sum over a transposed operand, whose loads are as many for any
+    tile), then to the tile leaving fewer iterations to remainder loops, then to more rows (a
+    vector of B then serves more of them)."""
     best = None
     for mr in range(1, (rows_max or 1) + 1):
         if rows_trip is not None and mr > rows_trip:
             break
         for nv in range(1, MAX_VECTORS + 1):
-            if mr * nv * reductions + SPARE_REGISTERS > registers or (cols_trip is not None and nv * width > cols_trip):
+            covers = covering(cols_trip, nv, width) if cover else False
+            if mr * nv * reductions + SPARE_REGISTERS > registers or \
+                    (cols_trip is not None and nv * width > cols_trip and not covers):
                 continue
-            left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip else 0)
-            key = (mr * nv / max(1, loads.per_step(mr, nv)), mr * nv, -left, mr)
+            left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip and not covers else 0)
+            useful = mr * (cols_trip / width if covers else nv)
+            key = (useful / max(1, loads.per_step(mr, nv)), mr * nv, -left, mr)
             if best is None or key > best[0]:
                 best = (key, mr, nv)
     return (best[1], best[2]) if best else (1, 1)
+
+
+def covering(cols: int | None, nv: int, width: int) -> bool:
+    """Whether NV vectors of `width` lanes are the fewest that cover `cols` columns, the last
+    one partly: a tile that runs all of them in one step with the last vector masked."""
+    return cols is not None and (nv - 1) * width < cols < nv * width
 
 
 MIN_LANES = 4  # the narrowest vector a short loop is given (128 bits of f32)
@@ -851,7 +864,7 @@ def narrower_width(cols: int, width: int) -> int:
     return w if w >= MIN_LANES else width
 
 
-def rows_limit(width: int, cols_trip: int | None, registers: int = 32) -> int:
+def rows_limit(width: int, cols_trip: int | None, registers: int = 32, cover: bool = False) -> int:
     """The most rows a tile may jam: MAX_ROWS, or more when the column loop is too short for
     MAX_VECTORS vectors (a convolution's 16 output columns are one vector of 16 lanes), up to
     MAX_ROWS x MAX_VECTORS accumulators and half the registers: with one vector per row every
@@ -860,7 +873,7 @@ def rows_limit(width: int, cols_trip: int | None, registers: int = 32) -> int:
     on resnet_block: 16 rows 0.85x the time of 24)."""
     if cols_trip is None:
         return MAX_ROWS
-    nv = max(1, min(MAX_VECTORS, cols_trip // max(1, width)))
+    nv = max(1, min(MAX_VECTORS, (-(-cols_trip // max(1, width))) if cover else cols_trip // max(1, width)))
     return max(MAX_ROWS, min(MAX_ROWS * MAX_VECTORS // nv, registers // 2))
 
 
@@ -924,7 +937,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
     nred = len(reds) + len(mem)
-    rows_q, between, rows_why, mr, nv = choose_rows(p, r, band, facts, mem, registers, nred, width, cols)
+    masked = width > 1 and masked_tail_refusal(p, r, lanes, carried, strided) is None
+    rows_q, between, rows_why, mr, nv = choose_rows(p, r, band, facts, mem, registers, nred, width, cols, masked)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     single = len(band) == 1 and not between
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried and single else 0
@@ -936,7 +950,7 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
                     in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal,
                     band=tuple(band), between=tuple(between), strided=tuple(strided),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
-                    masked_tail=width > 1 and masked_tail_refusal(p, r, lanes, carried, strided) is None)
+                    masked_tail=masked, cover=masked and covering(cols, nv, width))
 
 
 # Loops of a reduction band this short run as copies of their body inside the loop around them
@@ -995,7 +1009,7 @@ def rows_candidates(p: ir.Operation) -> list[tuple[ir.Operation, tuple]]:
 
 
 def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, registers: int, nred: int, width: int,
-                cols: int | None) -> tuple:
+                cols: int | None, cover: bool = False) -> tuple:
     """(Q, the loops between Q and P, why no rows, MR, NV): of the loops around P
     (`rows_candidates`) the one whose rows give the tile the most multiply-adds per load
     (`choose_tile` over `load_copies`: GEMM's i, a convolution's output channel f, not its output
@@ -1004,14 +1018,13 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     as often over rows of f as over rows of oh, but broadcasts the weight where oh would load a
     vector of the input per row), then to the nearest. Without one: one row, with the nearest
     loop's reason."""
-    rows_max = rows_limit(width, cols, registers)
     best = None
     first_why = "no loop around it"
     for k, (q, between) in enumerate(rows_candidates(p)):
         lanes = lanes_of(p, r, q, mem, between)
         loads = load_copies(band, lanes)
-        mr, nv = choose_tile(registers, nred, width, rows_max, cols, constant_trip_count(q), loads)
-        key = (mr * nv / max(1, loads.per_step(mr, nv)), mr * nv, -loads.vectors(mr, nv), -k)
+        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k)
+                          for c in ((False, True) if cover else (False,)))
         if best is not None and key <= best[0]:
             continue
         rows_q, why = _rows_loop(q, p, r, facts, mem, between)
@@ -1024,10 +1037,22 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
         best = (key, q, between, mr, nv)
     if best is None:
         lanes = lanes_of(p, r, None, mem)
-        _, nv = choose_tile(registers, nred, width, 1, cols, None, load_copies(band, lanes))
+        _, nv = choose_tile(registers, nred, width, 1, cols, None, load_copies(band, lanes), cover)
         return None, (), first_why, 1, nv
     _, q, between, mr, nv = best
     return q, between, "", mr, nv
+
+
+def _tile_for_rows(registers: int, nred: int, width: int, cols: int | None, rows_trip: int | None,
+                   loads: LoadCopies, cover: bool, k: int) -> tuple:
+    """(key, MR, NV) of the tile `choose_tile` gives rows of trip count `rows_trip` (the k-th
+    candidate), within `rows_limit` for tiles that may (`cover`) or may not cover P's columns:
+    the key counts multiply-adds per load on the columns that exist, then accumulators, then
+    fewer vector loads, then the nearer loop. Ties go to the tile without a mask (tried first)."""
+    mr, nv = choose_tile(registers, nred, width, rows_limit(width, cols, registers, cover), cols, rows_trip, loads,
+                         cover)
+    useful = mr * (cols / width if cover and covering(cols, nv, width) else nv)
+    return (useful / max(1, loads.per_step(mr, nv)), mr * nv, -loads.vectors(mr, nv), -k, not cover), mr, nv
 
 
 # Reductions P itself may carry when its iterations become lanes: each lane (and each vector of
