@@ -254,6 +254,38 @@ def test_conv1x1_vectors_cover_all_columns_the_last_masked(bits, ow):
     assert out.count("vector.maskedload %arg0") == 1 and out.count("affine.vector_load %arg0") == 1
 
 
+SLIDING_COLUMNS = """func.func @k(%X: memref<5x40xf32>, %W: memref<6x5xf32>, %O: memref<3x6x40xf32>) {
+  affine.for %t = 0 to 3 {
+    affine.for %f = 0 to 6 {
+      affine.for %x = affine_map<(d0) -> (d0 * 13)>(%t) to affine_map<(d0) -> (d0 * 13 + 14)>(%t) {
+        %i = affine.load %O[%t, %f, %x] : memref<3x6x40xf32>
+        %s = affine.for %c = 0 to 5 iter_args(%a = %i) -> (f32) {
+          %u = affine.load %X[%c, %x] : memref<5x40xf32>
+          %v = affine.load %W[%f, %c] : memref<6x5xf32>
+          %p = arith.mulf %u, %v : f32
+          %q = arith.addf %a, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %s, %O[%t, %f, %x] : memref<3x6x40xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_covering_step_between_symbolic_bounds_masks_every_vector():
+    """14 columns from 13 t to 13 t + 14: a constant trip count between bounds that are not
+    constants, so each of the two vectors gets its own mask, counted from its first column (for
+    t = 2 the second vector's last two lanes lie past X's rows: the interpreter checks they are
+    not read)."""
+    out, messages = check(SLIDING_COLUMNS)
+    (tiled,) = tiles(messages)
+    assert "its 2 vectors cover all 14 columns" in tiled
+    assert out.count("vector.create_mask") == 2 and "affine.vector_load %arg0" not in out
+
+
 def test_covering_is_the_fewest_vectors_past_a_column_count_no_multiple_of_the_width():
     assert cpu_plan.covering(28, 2, 16) and cpu_plan.covering(10, 2, 8) and cpu_plan.covering(19, 3, 8)
     assert not cpu_plan.covering(32, 2, 16)  # a multiple: whole vectors
