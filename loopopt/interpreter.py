@@ -1802,6 +1802,46 @@ def _e_transfer_write(w, op):
     w.line(f"_twrite({w.n(value)}, {w.n(mem)}, {_vector_indices(w, op, idx)}, {mask}, {in_bounds!r}, {w.site})")
 
 
+@_emits("vector.maskedload")
+def _e_masked_load(w, op):
+    """Lanes where the mask is set read memory (and must be in bounds); the others take the
+    pass-through vector's lane and touch no memory."""
+    mem, *rest = op.operands
+    idx, mask, passthru = rest[:-2], rest[-2], rest[-1]
+    r = op.results[0]
+    vk = w.vkind(r)
+    _vector_memory_check(w, mem, vk)
+    w.line(f"{w.define(r)} = _mload({w.n(mem)}, {_vector_indices(w, op, idx)}, {w.n(mask)}, {w.n(passthru)}, "
+           f"{w.site})")
+
+
+@_emits("vector.maskedstore")
+def _e_masked_store(w, op):
+    """Lanes where the mask is set are written (and must be in bounds); the others touch no memory."""
+    mem, *rest = op.operands
+    idx, mask, value = rest[:-2], rest[-2], rest[-1]
+    vk = w.vkind(value)
+    _vector_memory_check(w, mem, vk)
+    w.line(f"_twrite({w.n(value)}, {w.n(mem)}, {_vector_indices(w, op, idx)}, {w.n(mask)}, "
+           f"{(True,) * len(vk.shape)!r}, {w.site})")
+
+
+@_emits("vector.shuffle")
+def _e_shuffle(w, op):
+    """Lane i of the result is lane mask[i] of the two operands' lanes end to end (1-D only)."""
+    a, b = op.operands
+    r = op.results[0]
+    va, vb, vr = w.vkind(a), w.vkind(b), w.vkind(r)
+    if len(va.shape) != 1 or len(vb.shape) != 1:
+        raise _Unsupported(f"vector.shuffle of {a.type}")
+    mask = [int(x) for x in op.attributes["mask"]]
+    if any(not 0 <= m < va.shape[0] + vb.shape[0] for m in mask):
+        raise _Unsupported("vector.shuffle with a poison lane")
+    name = w.define(r)
+    w.line(f"{name} = _np.concatenate(({w.n(a)}, {w.n(b)}))[{mask!r}]")
+    w.line(f"{name}.flags.writeable = False")
+
+
 # --------------------------------------------------------------------------- compiled modules
 
 
@@ -1927,6 +1967,7 @@ class CompiledModule:
             _vstore=self._vstore,
             _tread=self._tread,
             _twrite=self._twrite,
+            _mload=self._mload,
             _bad_step=self._bad_step,
         )
         return ns
@@ -2078,6 +2119,13 @@ class CompiledModule:
         out[vkey] = arr[mkey]
         if mask is not None:
             out[~mask] = pad
+        out.flags.writeable = False
+        return out
+
+    def _mload(self, arr, idx, mask, passthru, site: int) -> np.ndarray:
+        mkey, vkey = self._transfer_window(arr, idx, passthru.shape, (True,) * passthru.ndim, mask, site)
+        out = passthru.copy()
+        out[vkey] = np.where(mask[vkey], arr[mkey], passthru[vkey])
         out.flags.writeable = False
         return out
 

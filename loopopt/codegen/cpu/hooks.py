@@ -15,7 +15,7 @@ from ...analysis.vectorization import carried_dependence, is_innermost
 from ...loop_optimization import rescues
 from ...loop_optimization.hooks import TargetHooks
 from ...mlir import ir
-from .plan.pair_locality import pair_private_buffers, strided_walks
+from .plan.pair_locality import pair_private_buffers, split_reductions, strided_walks
 from .plan.sibling_reuse import (accumulates_only, reuse_reasons, reuses_produced_elements, reuses_read_elements,
                                  streams_shared_input)
 
@@ -61,11 +61,13 @@ class CpuHooks(TargetHooks):
     def interchange_locality(self, first: ir.Operation, second: ir.Operation):
         """The permuted nest may not have more strided innermost walks than the nest had, its
         walks of the pair's private intermediates (which the fusion turns into values of one
-        fused iteration) left out; unfused, the intermediate's walks are traffic too."""
+        fused iteration) left out; unfused, the intermediate's walks are traffic too. Nor may it
+        split more sums' reduction loops around their output loops (`split_reductions`: the
+        sums would then go through memory once per step of the reduction loop put outside)."""
         private = pair_private_buffers(first, second)
 
         def check(nest: ir.Operation):
-            before = strided_walks(nest)
-            return lambda root: strided_walks(root, private) <= before
+            before, outside = strided_walks(nest), split_reductions(nest)
+            return lambda root: strided_walks(root, private) <= before and split_reductions(root) <= outside
 
         return check

@@ -35,15 +35,19 @@ remark of a nest tiled without the column blocks its size asked for (`TilePlan.b
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ... import mlir
 from ...analysis.facts import Facts
-from ...analysis.loops import body_block, body_ops
+from ...analysis.loops import body_block, body_ops, constant_bounds, constant_trip_count
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...transforms.dead_carried import DEAD, dead_positions, dead_slice, drop_carried
 from ...transforms.rewriter import Rewriter
-from .plan.cpu_plan import LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, lanes_of, plan_register_tiles
+from ...transforms.unit_loops import promote_unit_loop, runs_once
+from .plan.cpu_plan import (LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, is_hot, lanes_of, nest_iterations,
+                             plan_register_tiles)
 from ...step import StepContext
 
 PASS = "register-tile"
@@ -147,6 +151,10 @@ class _Sweep:
                       if plan.fma and m is not None}
         self.skip = {mlir.op_key(x) for m in plan.in_memory for x in (m.load, m.store)}
         self.piv = body_block(plan.loop).arguments[0]
+        self.band = {mlir.op_key(b) for b in (plan.band or (plan.reduction_loop,))}
+        self.unrolled = {mlir.op_key(b) for b in plan.unrolled}
+        self.strided = {mlir.op_key(x) for x in plan.strided}
+        self.masks: dict = {}  # vector -> the lanes that exist (a masked tail); absent: all of them
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
     def rows_of(self, op: ir.Operation) -> range:
@@ -203,7 +211,7 @@ class _Sweep:
 
     # one op, all its copies
     def emit(self, op: ir.Operation, ip) -> None:
-        if op == self.plan.reduction_loop:
+        if op.name == "affine.for" and mlir.op_key(op) in self.band:
             self.emit_reduction(op, ip)
             return
         if mlir.op_key(op) in self.fused or mlir.op_key(op) in self.skip:
@@ -218,17 +226,26 @@ class _Sweep:
         if name == "affine.load" and moving and self.width > 1:
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[1:]]
             with loc:
-                new = ir.Operation.create("affine.vector_load", results=[self.vtype(op.results[0].type)],
-                                          operands=[op.operands[0], *ops],
-                                          attributes={"map": op.attributes["map"]}, ip=ip)
+                vt = self.vtype(op.results[0].type)
+                if c in self.masks:
+                    new = self.masked_load(op, ops, vt, self.masks[c], ip)
+                elif mlir.op_key(op) in self.strided:
+                    new = self.strided_load(op, ops, vt, ip)
+                else:
+                    new = ir.Operation.create("affine.vector_load", results=[vt], operands=[op.operands[0], *ops],
+                                              attributes={"map": op.attributes["map"]}, ip=ip)
             self.bind(op.results[0], new.result, m, c)
             return
         if name == "affine.store" and self.width > 1 and any(self.lanes.varies(v) for v in list(op.operands)[2:]):
             val = self.get(op.operands[0], m, c, True, ip)
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[2:]]
             with loc:
-                ir.Operation.create("affine.vector_store", operands=[val, op.operands[1], *ops],
-                                    attributes={"map": op.attributes["map"]}, ip=ip)
+                if c in self.masks:
+                    idx = _map_indices(ir.AffineMapAttr(op.attributes["map"]).value, ops, ip)
+                    ir.Operation.create("vector.maskedstore", operands=[op.operands[1], *idx, self.masks[c], val], ip=ip)
+                else:
+                    ir.Operation.create("affine.vector_store", operands=[val, op.operands[1], *ops],
+                                        attributes={"map": op.attributes["map"]}, ip=ip)
             return
         if name == "arith.addf" and self._fma_of(op) is not None:
             mul = self._fma_of(op)
@@ -255,6 +272,35 @@ class _Sweep:
         for old, fresh in zip(op.results, new.results):
             self.bind(old, fresh, m, c)
 
+    def masked_load(self, op: ir.Operation, ops: list, vt: ir.Type, mask: ir.Value, ip) -> ir.Operation:
+        """`vector.maskedload` of the lanes that exist (`mask`); the others read 0."""
+        idx = _map_indices(ir.AffineMapAttr(op.attributes["map"]).value, ops, ip)
+        key = ("zero", str(vt), ip.block)
+        if key not in self.bcast:
+            elem = vt.element_type
+            zero = ir.FloatAttr.get(elem, 0.0) if isinstance(elem, ir.FloatType) else ir.IntegerAttr.get(elem, 0)
+            self.bcast[key] = ir.Operation.create("arith.constant", results=[vt], ip=ip,
+                                                  attributes={"value": ir.DenseElementsAttr.get_splat(vt, zero)}).result
+        pas = self.bcast[key]
+        return ir.Operation.create("vector.maskedload", results=[vt], operands=[op.operands[0], *idx, mask, pas],
+                                   ip=ip)
+
+    def strided_load(self, op: ir.Operation, ops: list, vt: ir.Type, ip) -> ir.Operation:
+        """The lanes of a load of stride 2 (cpu_plan.strided_lane_load): the elements e, e + 2,
+        .., e + 2(W - 1) from a vector at e and one at e + W - 1 (which ends at the last lane's
+        element: nothing past it is read), every second element of them kept."""
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        w = self.width
+        first = ir.Operation.create("affine.vector_load", results=[vt], operands=[op.operands[0], *ops],
+                                    attributes={"map": op.attributes["map"]}, ip=ip).result
+        exprs = list(amap.results)
+        shifted = ir.AffineMap.get(amap.n_dims, amap.n_symbols, exprs[:-1] + [exprs[-1] + (w - 1)])
+        second = ir.Operation.create("affine.vector_load", results=[vt], operands=[op.operands[0], *ops],
+                                     attributes={"map": ir.AffineMapAttr.get(shifted)}, ip=ip).result
+        mask = [2 * k for k in range(w // 2)] + [w + 2 * k + 1 for k in range(w - w // 2)]
+        return ir.Operation.create("vector.shuffle", results=[vt], operands=[first, second],
+                                   attributes={"mask": ir.DenseI64ArrayAttr.get(mask)}, ip=ip)
+
     def _fma_of(self, op: ir.Operation) -> ir.Operation | None:
         for r in self.plan.all_reductions:
             if r.op == op:
@@ -265,8 +311,11 @@ class _Sweep:
     def emit_reduction(self, r: ir.Operation, ip) -> None:
         """One copy of R for every row and block: the accumulators of all copies in iter_args
         (R's own, then the sums R keeps in memory: loaded before the copy, stored after it)."""
+        if mlir.op_key(r) in self.unrolled:
+            self.emit_unrolled(r, ip)
+            return
         carried = list(body_block(r).arguments)[1:]
-        mem = list(self.plan.in_memory)
+        mem = list(self.plan.in_memory) if r == self.plan.reduction_loop else []
         by_row = any(self.lanes.by_row(v) for v in carried) or any(op_moves(m.load, self.lanes.by_row) for m in mem)
         rows = range(len(self.rowmaps)) if by_row else range(1)
         n = len(carried) + len(mem)
@@ -303,6 +352,32 @@ class _Sweep:
                 self.bind(red.op.results[0], res, m, c)
                 self.emit_copy(red.store, m, c, ip)
 
+    def emit_unrolled(self, r: ir.Operation, ip) -> None:
+        """R's iterations one after the other at `ip` (a short loop of the band: a kernel's 3
+        columns), each with its counter a constant, the accumulators passed from one to the next
+        (the same ops in the same order as the loop runs them)."""
+        carried = list(body_block(r).arguments)[1:]
+        by_row = any(self.lanes.by_row(v) for v in carried)
+        rows = range(len(self.rowmaps)) if by_row else range(1)
+        slots = [(m, c, k) for m in rows for c in range(self.nv) for k in range(len(carried))]
+        cur = [self.get(list(r.operands)[self._n_bound(r) + k], m, c, True, ip) for m, c, k in slots]
+        lo, hi = constant_bounds(r)
+        iv = body_block(r).arguments[0]
+        y = mlir.block_ops(body_block(r))[-1]
+        for t in range(lo, hi):
+            with r.location:
+                at = ir.Operation.create("arith.constant", results=[ir.IndexType.get()], ip=ip,
+                                         attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), t)}).result
+            for m in range(len(self.rowmaps)):
+                self.rowmaps[m][iv] = at
+            for (m, c, k), v in zip(slots, cur):
+                self.bind(carried[k], v, m, c)
+            for op in body_ops(r):
+                self.emit(op, ip)
+            cur = [self.get(y.operands[k], m, c, True, ip) for m, c, k in slots]
+        for (m, c, k), v in zip(slots, cur):
+            self.bind(r.results[k], v, m, c)
+
     @staticmethod
     def _n_bound(r: ir.Operation) -> int:
         lb = mlir.affine_map_attr(r, "lowerBoundMap")
@@ -310,14 +385,22 @@ class _Sweep:
         return lb.n_inputs + ub.n_inputs
 
 
+MASKED = -1  # the step of a segment that runs the iterations left over as one masked vector
+
+
 def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
     """(step, vectors, width) of the loops that sweep P: whole tiles, then single vectors, then
-    scalar iterations."""
+    the iterations left over: one vector with a mask (step MASKED) when the plan allows it
+    (`TilePlan.masked_tail`), else one at a time."""
     w, nv = plan.width, plan.vectors
+    if plan.cover:  # one step runs every column, the last vector masked
+        return [(MASKED, nv, w)]
     out = [(nv * w, nv, w)]
     if w > 1 and nv > 1:
         out.append((w, 1, w))
-    if nv * w > 1:
+    if w > 1 and plan.masked_tail:
+        out.append((MASKED, 1, w))
+    elif nv * w > 1:
         out.append((1, 1, 1))
     return out
 
@@ -341,7 +424,9 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     out = []
     lo = lb
     for step, nv, width in (segments or _segments(plan)):
-        hi = multiple_bound(lb, ub, step) if step > 1 else ub
+        masked = step == MASKED
+        step = nv * width if masked else step
+        hi = multiple_bound(lb, ub, step) if step > 1 and not masked else ub
         a, b = _constant(lo), _constant(hi)
         if a is not None and b is not None and a >= b:
             lo = hi
@@ -354,6 +439,11 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
                  else ir.InsertionPoint(block))
         j0 = block.arguments[0]
+        if masked:  # the loop runs once, on the fewer than nv x width iterations from j0 to P's end
+            span_cols = (_constant(hi) - _constant(lo)) if _constant(hi) is not None and _constant(lo) is not None else None
+            for c in range(nv):  # vector c holds iterations j0 + c W ..: masked where it may pass the end
+                if span_cols is None or (c + 1) * width > span_cols:
+                    sweep.masks[c] = _tail_mask(hi, j0, width, inner, p.location, c * width)
         piv = body_block(p).arguments[0]
         for c in range(nv):  # P's IV moves with no row: row 0's copies serve every row
             sweep.bind(piv, _offset_index(j0, c * width, inner, p.location), 0, c)
@@ -375,6 +465,28 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         lo = hi
     if finals is not None:
         finals.extend(cur)  # one list per row
+    return out
+
+
+def _tail_mask(ub: tuple, j0: ir.Value, width: int, ip, loc, offset: int = 0) -> ir.Value:
+    """`vector.create_mask (ub - j0 - offset)`: the lanes of the iterations from j0 + offset up
+    to P's end (a count past the width sets every lane)."""
+    um, uops = ub
+    with loc:
+        nd, ns = um.n_dims, um.n_symbols
+        expr = um.results[0] - ir.AffineDimExpr.get(nd) - offset
+        amap = ir.AffineMap.get(nd + 1, ns, [expr])
+        count = affine_d.AffineApplyOp(amap, list(uops[:nd]) + [j0] + list(uops[nd:]), ip=ip).result
+        return ir.Operation.create("vector.create_mask", results=[ir.VectorType.get([width], ir.IntegerType.get_signless(1))],
+                                   operands=[count], ip=ip).result
+
+
+def _map_indices(amap: ir.AffineMap, operands: list, ip) -> list[ir.Value]:
+    """The indices `amap` computes from `operands`, one affine.apply per result."""
+    out = []
+    for e in amap.results:
+        one = ir.AffineMap.get(amap.n_dims, amap.n_symbols, [e])
+        out.append(affine_d.AffineApplyOp(one, operands, ip=ip).result)
     return out
 
 
@@ -404,10 +516,18 @@ def _combine(red, parts: list[ir.Value], width: int, ip, loc) -> ir.Value:
 
 def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value], ip, span=None,
               segments=None) -> None:
-    """Q's body for the given row values: its other ops per row, P swept for all rows together."""
+    """Q's body for the given row values: its other ops per row, the loops between Q and P as
+    they are (their ops per row as well), P swept for all rows together."""
     qiv = body_block(q).arguments[0]
     rowmaps = [{qiv: v} for v in rows]
-    for op in body_ops(q):
+    _emit_rows_block(plan, lanes, q, rowmaps, ip, span, segments)
+
+
+def _emit_rows_block(plan: TilePlan, lanes: Lanes, outer: ir.Operation, rowmaps: list[dict], ip, span,
+                     segments) -> None:
+    """The ops of `outer`'s body (Q or a loop between Q and P) for every row of `rowmaps`."""
+    between = {mlir.op_key(b) for b in plan.between}
+    for op in body_ops(outer):
         if op == plan.loop:
             finals: list = []
             _sweep_p(plan, lanes, rowmaps, ip, span, segments, finals=finals)
@@ -415,7 +535,17 @@ def _row_body(plan: TilePlan, lanes: Lanes, q: ir.Operation, rows: list[ir.Value
                 for red, v in zip(plan.carried, row):
                     rowmaps[m][plan.loop.results[red.position]] = v
             continue
-        for m in (range(len(rows)) if op_moves(op, lanes.by_row) else range(1)):
+        if mlir.op_key(op) in between:  # a loop between Q and P: its bounds do not move with Q
+            lo, hi = _bound(op, "lb"), _bound(op, "ub")
+            lo = (lo[0], [row_value(rowmaps, 0, v) for v in lo[1]])
+            hi = (hi[0], [row_value(rowmaps, 0, v) for v in hi[1]])
+            loop = _new_for(lo, hi, 1, [], ip, op.location)
+            for rm in rowmaps:
+                rm[body_block(op).arguments[0]] = body_block(loop).arguments[0]
+            inner = ir.InsertionPoint(mlir.block_ops(body_block(loop))[-1])
+            _emit_rows_block(plan, lanes, op, rowmaps, inner, span, segments)
+            continue
+        for m in (range(len(rowmaps)) if op_moves(op, lanes.by_row) else range(1)):
             new = op.clone(ip=ip)
             for k, v in enumerate(op.operands):
                 nv = row_value(rowmaps, m, v)
@@ -439,11 +569,13 @@ def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments
     out.append(head)
     a, b = _constant(main), _constant(ub)
     if not (a is not None and b is not None and a >= b):
-        tail = _new_for(at_least(main, lb), ub, 1, [], ip, q.location)
+        # the rows left over: one block of them when their number is known, else one at a time
+        left = (b - a) if a is not None and b is not None else 1
+        tail = _new_for(at_least(main, lb), ub, left, [], ip, q.location)
         tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
-        single = TilePlan(plan.loop, plan.reduction_loop, q, plan.width, plan.vectors, 1, plan.fma,
-                          plan.reductions, in_memory=plan.in_memory, carried=plan.carried)
-        _row_body(single, lanes, q, [body_block(tail).arguments[0]], tin, span, segments)
+        t0 = body_block(tail).arguments[0]
+        rest = dataclasses.replace(plan, rows=left, col_block=0)
+        _row_body(rest, lanes, q, [_offset_index(t0, m, tin, q.location) for m in range(left)], tin, span, segments)
         out.append(tail)
     return out
 
@@ -455,7 +587,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
     panel of B stays in L2 while every row block uses it), then the columns left over; Q's other
     ops then run once per block (the plan allows the blocks only when they are pure)."""
     q = plan.rows_loop
-    lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory)
+    lanes = lanes_of(plan.loop, plan.reduction_loop, q, plan.in_memory, plan.between)
     target = q if q is not None else plan.loop
     ip = ir.InsertionPoint(target)
     with target.context:
@@ -544,6 +676,30 @@ def drop_dead_carried(fn: ir.Operation, log: RemarkLog, filename: str = "<input>
     return count
 
 
+UNIT = "[UNIT LOOP] a loop of one iteration is replaced by its body"
+
+
+def _in_reduction_nest(loop: ir.Operation) -> bool:
+    """Whether `loop` carries values, or a loop around it or in it does (a contraction's band)."""
+    from ...analysis.loops import ancestors
+
+    return any(o.name == "affine.for" and len(o.results) for o in [loop, *ancestors(loop), *mlir.walk(loop)])
+
+
+def drop_unit_loops(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
+    """Replace every loop of one iteration (`unit_loops.runs_once`) in a nest that carries values
+    by its body, innermost first (a 1x1 convolution's kernel loops: the nest is then a matrix
+    product); returns how many."""
+    count = 0
+    for op in reversed([o for o in mlir.walk(fn) if o.name == "affine.for"]):
+        if runs_once(op) and _in_reduction_nest(op):
+            where = mlir.location_of(op, filename)
+            promote_unit_loop(op)
+            log.add(PASS, PASSED, UNIT, function=mlir.func_name(fn), location=where)
+            count += 1
+    return count
+
+
 def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
                            report_refusals: bool = True) -> int:
     """Plan every reduction nest of the function and tile those the plan accepts; returns the
@@ -552,16 +708,21 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
     if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
+    drop_unit_loops(fn, log, filename)
     drop_dead_carried(fn, log, filename)
     facts = Facts()
     rewriter = Rewriter(facts)
     plans = plan_register_tiles(fn, facts, options)
     count = 0
+    erased: set[int] = set()  # op_key of every op a tiling erased (a later plan of one is dropped)
     for plan in plans:
+        if mlir.op_key(plan.loop) in erased:
+            continue
         where = mlir.location_of(plan.loop, filename)
         if plan.refusal is not None:
-            if report_refusals:
-                log.refused(PASS, plan.refusal, function=fname, location=where)
+            if report_refusals or is_hot(plan.loop):  # a hot nest says why by default
+                log.refused(PASS, plan.refusal, function=fname, location=where,
+                            args={"iterations": nest_iterations(plan.loop)})
             continue
         target = plan.rows_loop if plan.rows_loop is not None else plan.loop
         args = {"rows": plan.rows, "columns": plan.tile[1], "width": plan.width, "vectors": plan.vectors,
@@ -570,6 +731,10 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         text = describe(plan)
         if plan.col_block:
             text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
+        if plan.cover:
+            cols = constant_trip_count(plan.loop)
+            text += f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"
+            args["cover"] = cols
         if plan.carried:
             kinds = ", ".join(red.kind for red in plan.carried)
             parts = plan.rows * plan.vectors * len(plan.carried)
@@ -580,6 +745,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             args["rows_why"] = plan.rows_why
 
         before = _loops_in(target)
+        erased |= {mlir.op_key(o) for o in [target, *mlir.walk(target)]}
 
         def build(plan=plan, target=target):
             new = build_tiled(plan)

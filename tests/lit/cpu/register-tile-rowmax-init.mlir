@@ -37,7 +37,11 @@ func.func @rowmax_init(%Q: memref<8x16xf32>, %K: memref<16x40xf32>, %S: memref<8
 // CHECK: %[[B1:.*]] = vector.broadcast %[[M1]] : f32 to vector<8xf32>
 // CHECK: %[[B2:.*]] = vector.broadcast %[[M2]] : f32 to vector<8xf32>
 // CHECK: affine.for %{{.*}} = 0 to 32 step 32 iter_args(%{{[^ ]*}} = %[[B0]], %{{[^ ]*}} = %[[B0]], %{{[^ ]*}} = %[[B0]], %{{[^ ]*}} = %[[B0]], %{{[^ ]*}} = %[[B1]], %{{[^ ]*}} = %[[B1]], %{{[^ ]*}} = %[[B1]], %{{[^ ]*}} = %[[B1]], %{{[^ ]*}} = %[[B2]], %{{[^ ]*}} = %[[B2]], %{{[^ ]*}} = %[[B2]], %{{[^ ]*}} = %[[B2]])
-// The rows left over (6 and 7), each from its own M[i].
-// CHECK: affine.for %[[R:.*]] = 6 to 8 {
+// The rows left over (6 and 7), jammed as one block of two, each from its own M[i].
+// CHECK: affine.for %[[R:.*]] = 6 to 8 step 2 {
+// CHECK: %[[R1:.*]] = affine.apply #{{.*}}(%[[R]])
 // CHECK: %[[MR:.*]] = affine.load %arg3[%[[R]]] : memref<8xf32>
-// CHECK: vector.broadcast %[[MR]] : f32 to vector<8xf32>
+// CHECK: %[[MR1:.*]] = affine.load %arg3[%[[R1]]] : memref<8xf32>
+// CHECK: %[[BR:.*]] = vector.broadcast %[[MR]] : f32 to vector<8xf32>
+// CHECK: %[[BR1:.*]] = vector.broadcast %[[MR1]] : f32 to vector<8xf32>
+// CHECK: affine.for %{{.*}} = 0 to 32 step 32 iter_args(%{{[^ ]*}} = %[[BR]], %{{[^ ]*}} = %[[BR]], %{{[^ ]*}} = %[[BR]], %{{[^ ]*}} = %[[BR]], %{{[^ ]*}} = %[[BR1]],

@@ -76,8 +76,9 @@ func.func @sum_carried(%Q: memref<8x16xf32>, %K: memref<16x40xf32>, %M: memref<8
 // CHECK: %[[V:.*]]:3 = affine.for %{{.*}} = 32 to 40 step 8 iter_args(%{{.*}} = %[[RB]], {{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // CHECK: %[[F:.*]] = vector.reduction <maximumf>, %[[V]]#0 : vector<8xf32> into f32
 // CHECK: affine.store %[[F]], %arg3[%[[I]]] : memref<8xf32>
-// The rows left over (6 and 7), one at a time.
-// CHECK: affine.for %{{.*}} = 6 to 8 {
+// The rows left over (6 and 7), jammed as one block of two rows.
+// CHECK: affine.for %{{.*}} = 6 to 8 step 2 {
+// CHECK: affine.for %{{.*}} = 0 to 32 step 32 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 
 // The sum stays as it was.
 // CHECK-LABEL: func.func @sum_carried

@@ -1,8 +1,9 @@
 // Issue 24, GEMM piece: the default cpu pipeline tiles a matrix product for registers. Scalar
 // replacement puts C[i, j] in iter_args of the k loop; register tiling then runs blocks of 3 rows
 // x 4 vectors of 8 lanes (12 accumulators in 16 registers) through one k loop, A broadcast per
-// row, B loaded once per vector; the columns left over run one vector at a time, then scalar; the
-// row left over runs the same sweep alone. Each C element keeps its sum in k order (bit-exact);
+// row, B loaded once per vector; the columns left over run one vector at a time, then as one
+// vector with a mask (vector.maskedload / maskedstore of the lanes that exist); the row left over
+// runs the same sweep alone. Each C element keeps its sum in k order (bit-exact);
 // with --contract true the multiply-add becomes one math.fma.
 // RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target cpu --vector-bits 256 --contract true 2>&1 | filecheck %s --check-prefix=FMA
@@ -39,8 +40,13 @@ func.func @matmul(%A: memref<31x16xf32>, %B: memref<16x45xf32>, %C: memref<31x45
 // CHECK: affine.vector_store %{{[a-z0-9_#]+}}, %{{[a-z0-9_]+}}[%[[I]], %[[J]]] : memref<31x45xf32>, vector<8xf32>
 // CHECK: affine.for %{{[a-z0-9_]+}} = 32 to 40 step 8 {
 // CHECK: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>) {
-// CHECK: affine.for %{{[a-z0-9_]+}} = 40 to 45 {
-// CHECK: iter_args({{.*}}) -> (f32, f32, f32) {
+// CHECK: affine.for %[[JT:[a-z0-9_]+]] = 40 to 45 step 8 {
+// CHECK: %[[N:[a-z0-9_]+]] = affine.apply #{{[a-z0-9_]+}}(%[[JT]])
+// CHECK: %[[MASK:[a-z0-9_]+]] = vector.create_mask %[[N]] : vector<8xi1>
+// CHECK: vector.maskedload %{{[a-z0-9_]+}}[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}], %[[MASK]], %{{[a-z0-9_]+}} : memref<31x45xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: vector.maskedload %{{[a-z0-9_]+}}[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}], %[[MASK]], %{{[a-z0-9_]+}} : memref<16x45xf32>
+// CHECK: vector.maskedstore %{{[a-z0-9_]+}}[%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}], %[[MASK]], %{{[a-z0-9_#]+}} : memref<31x45xf32>, vector<8xi1>, vector<8xf32>
 // CHECK: affine.for %{{[a-z0-9_]+}} = 30 to 31 {
 // CHECK: iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NOT: math.fma

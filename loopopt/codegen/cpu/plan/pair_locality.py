@@ -8,6 +8,12 @@ replaces it by the stored values. Its walks in the permuted (then fused) nest ar
 left out of the count after the permutation (before it, unfused, they are traffic): a consumer
 that reads an intermediate in the producer's order may then be permuted even though its own
 walk of the intermediate becomes strided (MLIR's loop-fusion.mlir `@should_fuse_loop_nest`).
+
+The same rescue may not split a product's reduction loops around its output loops
+(`split_reductions`): a 1-D convolution interchanged to fuse with its padding copy at
+the channel loop (`for c { pad row c; for f, ow, kw: O[f, ow] += ... }`) keeps its sums in
+memory, loaded and stored once per channel, where the register tile keeps them in registers
+across the whole reduction band (docs/cpu_codegen.md section 17).
 """
 from __future__ import annotations
 
@@ -43,3 +49,42 @@ def strided_walks(root: ir.Operation, skip: frozenset = frozenset(), scope: Scop
     from .locality import strided_innermost_accesses
 
     return strided_innermost_accesses(root, scope, skip)
+
+
+def split_reductions(root: ir.Operation, scope: Scope | None = None) -> int:
+    """Pairs (a reduction loop, an output loop inside it) of the sums of `root`'s perfect band
+    that have more than one reduction loop: for every write in the band's innermost loop that a
+    read there reads back (a sum kept in memory), the loops of the band and below it that its
+    index does not use are its reductions, the band loops it uses its outputs. A product with one
+    reduction loop outside its outputs (a k-outer GEMM) is not counted: loop order puts k back
+    inside once the product has a nest of its own. A reduction band (a convolution's c and kw)
+    split around the outputs it cannot repair (scalar replacement has made the inner loops carry
+    the sums), and the register tile then keeps the sums in memory across the outer reduction."""
+    from ....analysis.accesses import collect_accesses
+    from ....analysis.loops import collect_interchangeable_loops
+
+    band = collect_interchangeable_loops(root) if root.name == "affine.for" else []
+    if len(band) < 2:
+        return 0
+    scope = scope or Scope()
+    accesses = [a for a in collect_accesses(band[-1], scope) if a.index is not None]
+    if not accesses or len(accesses[0].loops) < len(band):
+        return 0
+    loops = accesses[0].loops
+    outer = [lp.op for lp in loops]
+    at = next((k for k, op in enumerate(outer) if op == band[0]), None)
+    if at is None:
+        return 0
+    names = [lp.name for lp in loops[at:at + len(band)]]
+    below = [lp.name for lp in loops[at + len(band):]]
+    count = 0
+    for w in accesses:
+        if not w.is_write or not any(not a.is_write and a.root == w.root and a.index == w.index for a in accesses):
+            continue
+        if len(w.loops) != len(loops):
+            continue
+        uses = [w.uses_iv(n) for n in names]
+        if sum(1 for u in uses if not u) + sum(1 for n in below if not w.uses_iv(n)) < 2:
+            continue
+        count += sum(1 for i in range(len(names)) for j in range(i + 1, len(names)) if not uses[i] and uses[j])
+    return count

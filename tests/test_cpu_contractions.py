@@ -1,0 +1,774 @@
+"""Issue 35: one planner for contractions (codegen/cpu/plan/cpu_plan.py plan_register_tile,
+codegen/cpu/register_tile.py; docs/cpu_codegen.md section 17).
+
+A nest is a band of parallel loops around a band of reduction loops, any number of each: the
+register tile is over two parallel loops (the lanes loop, contiguous, and a rows loop anywhere
+around it), every reduction loop stays outside the tile with the accumulators in its iter_args,
+loops of one iteration are dropped first. Convolutions (3x3, 1x1, depthwise, strided, 1-D),
+pooling windows, batched products and the masked column tail are each run through the default
+cpu pipeline and compared natively with their input (bit for bit: affine input keeps every sum
+in its order), and in the reference interpreter, which also checks every element a vector load
+reads is in bounds. The adversarial programs below each break one rule of the planner; the
+mutation check (`scripts/mutation_check.py --only "contraction planner"`) shows each guard is
+needed.
+"""
+from __future__ import annotations
+
+import pytest
+
+from loopopt import mlir, native
+from loopopt.analysis.facts import Facts
+from loopopt.codegen.cpu.plan import cpu_plan
+from loopopt.codegen.cpu.plan.cpu_plan import TileCode, plan_register_tiles
+from loopopt.driver import optimize
+from loopopt.options import TARGETS, Options
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+FULL = 100_000
+
+
+def cpu(bits: int = 256, **kw) -> Options:
+    return Options(target=TARGETS["cpu"], vector_bits=bits, **kw)
+
+
+def run(src: str, options: Options, passes: list[str] | None = None) -> tuple[str, list[str]]:
+    res = optimize(src, options, filename="t.mlir", passes=passes)
+    messages = [r.message for r in res.remarks]
+    assert not [m for m in messages if "[INTERNAL]" in m], messages
+    return res.text, messages
+
+
+def same_natively(before: str, after: str, rtol: float = 0.0) -> str | None:
+    sizes = [None] * len(native.kernel_signature(before, "k").args)
+    a = native.run_native(before, "k", sizes, reps=1, full_limit=FULL).outputs
+    b = native.run_native(after, "k", sizes, reps=1, full_limit=FULL).outputs
+    return native.compare_outputs(list(a), list(b), rtol=rtol, normwise=rtol > 0)
+
+
+def tiles(messages: list[str]) -> list[str]:
+    return [m for m in messages if m.startswith("[REGISTER TILING]")]
+
+
+def check(src: str, bits: int = 256, interpret: bool = True, **kw) -> tuple[str, list[str]]:
+    """The default cpu pipeline on `src`: the same outputs bit for bit natively (and in the
+    interpreter, which checks every vector access is in bounds); the output and the remarks."""
+    out, messages = run(src, cpu(bits, **kw))
+    if interpret:
+        assert_same_results(src, out, func="k")
+    if find_tool("mlir-runner") is not None:
+        assert same_natively(src, out) is None, messages
+    return out, messages
+
+
+# ----------------------------------------------------------------------------- programs
+
+def conv2d(n=1, c=3, f=13, oh=3, ow=11, kh=3, kw=3, stride=1, depthwise=False, init="zero") -> str:
+    """O[n, f, oh, ow] (+)= sum over (c,) kh, kw of X[n, c, s oh + kh, s ow + kw] W[f, c, kh, kw],
+    as convert-linalg-to-affine-loops writes it (a fill, then the sum in memory); depthwise: the
+    channel is f itself (no channel reduction)."""
+    h, w = stride * (oh - 1) + kh, stride * (ow - 1) + kw
+    cin = f if depthwise else c
+    xs, ws, os_ = f"memref<{n}x{cin}x{h}x{w}xf32>", f"memref<{f}x{1 if depthwise else c}x{kh}x{kw}xf32>", \
+        f"memref<{n}x{f}x{oh}x{ow}xf32>"
+    s = stride
+    xi = f"%n, {'%f' if depthwise else '%c'}, %y * {s} + %i, %x * {s} + %j" if s > 1 else \
+        f"%n, {'%f' if depthwise else '%c'}, %y + %i, %x + %j"
+    wi = f"%f, {'0' if depthwise else '%c'}, %i, %j"
+    fill = "" if init != "zero" else f"""  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %y = 0 to {oh} {{
+        affine.for %x = 0 to {ow} {{
+          affine.store %z, %O[%n, %f, %y, %x] : {os_}
+        }}
+      }}
+    }}
+  }}
+"""
+    cloop, cend = ("", "") if depthwise else (f"          affine.for %c = 0 to {c} {{\n", "          }\n")
+    return f"""func.func @k(%X: {xs}, %W: {ws}, %O: {os_}) {{
+  %z = arith.constant 0.0 : f32
+{fill}  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %y = 0 to {oh} {{
+        affine.for %x = 0 to {ow} {{
+{cloop}            affine.for %i = 0 to {kh} {{
+              affine.for %j = 0 to {kw} {{
+                %a = affine.load %X[{xi}] : {xs}
+                %b = affine.load %W[{wi}] : {ws}
+                %o = affine.load %O[%n, %f, %y, %x] : {os_}
+                %p = arith.mulf %a, %b : f32
+                %q = arith.addf %o, %p : f32
+                affine.store %q, %O[%n, %f, %y, %x] : {os_}
+              }}
+            }}
+{cend}        }}
+      }}
+    }}
+  }}
+  return
+}}
+"""
+
+
+def pool2d(n=2, c=3, oh=5, ow=11, k=2, stride=2, kind="max") -> str:
+    """Max (or average: a sum, then / k^2) pooling of a k x k window of stride `stride`, the
+    window's reductions in iter_args (as scalar replacement leaves them)."""
+    h, w = stride * (oh - 1) + k, stride * (ow - 1) + k
+    xs, os_ = f"memref<{n}x{c}x{h}x{w}xf32>", f"memref<{n}x{c}x{oh}x{ow}xf32>"
+    init, op = ("%ninf", "arith.maximumf") if kind == "max" else ("%z", "arith.addf")
+    epi = "" if kind == "max" else f"        %r = arith.divf %m, %kk : f32\n"
+    val = "%m" if kind == "max" else "%r"
+    return f"""func.func @k(%X: {xs}, %O: {os_}) {{
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %kk = arith.constant {float(k * k)} : f32
+  affine.for %n = 0 to {n} {{
+    affine.for %c = 0 to {c} {{
+      affine.for %y = 0 to {oh} {{
+        affine.for %x = 0 to {ow} {{
+          %m = affine.for %i = 0 to {k} iter_args(%u = {init}) -> (f32) {{
+            %v = affine.for %j = 0 to {k} iter_args(%t = %u) -> (f32) {{
+              %a = affine.load %X[%n, %c, %y * {stride} + %i, %x * {stride} + %j] : {xs}
+              %s = {op} %t, %a : f32
+              affine.yield %s : f32
+            }}
+            affine.yield %v : f32
+          }}
+{epi}          affine.store {val}, %O[%n, %c, %y, %x] : {os_}
+        }}
+      }}
+    }}
+  }}
+  return
+}}
+"""
+
+
+def conv1d(n=2, c=5, f=11, ow=21, k=3) -> str:
+    w = ow + k - 1
+    xs, ws, os_ = f"memref<{n}x{c}x{w}xf32>", f"memref<{f}x{c}x{k}xf32>", f"memref<{n}x{f}x{ow}xf32>"
+    return f"""func.func @k(%X: {xs}, %W: {ws}, %O: {os_}) {{
+  %z = arith.constant 0.0 : f32
+  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %x = 0 to {ow} {{
+        %r = affine.for %c = 0 to {c} iter_args(%u = %z) -> (f32) {{
+          %v = affine.for %j = 0 to {k} iter_args(%t = %u) -> (f32) {{
+            %a = affine.load %X[%n, %c, %x + %j] : {xs}
+            %b = affine.load %W[%f, %c, %j] : {ws}
+            %p = arith.mulf %a, %b : f32
+            %s = arith.addf %t, %p : f32
+            affine.yield %s : f32
+          }}
+          affine.yield %v : f32
+        }}
+        affine.store %r, %O[%n, %f, %x] : {os_}
+      }}
+    }}
+  }}
+  return
+}}
+"""
+
+
+def bmm(b=3, m=7, n=19, k=9) -> str:
+    at, bt, ct = f"memref<{b}x{m}x{k}xf32>", f"memref<{b}x{k}x{n}xf32>", f"memref<{b}x{m}x{n}xf32>"
+    return f"""func.func @k(%A: {at}, %B: {bt}, %C: {ct}) {{
+  %z = arith.constant 0.0 : f32
+  affine.for %b = 0 to {b} {{
+    affine.for %i = 0 to {m} {{
+      affine.for %j = 0 to {n} {{
+        %r = affine.for %k = 0 to {k} iter_args(%u = %z) -> (f32) {{
+          %x = affine.load %A[%b, %i, %k] : {at}
+          %y = affine.load %B[%b, %k, %j] : {bt}
+          %p = arith.mulf %x, %y : f32
+          %s = arith.addf %u, %p : f32
+          affine.yield %s : f32
+        }}
+        affine.store %r, %C[%b, %i, %j] : {ct}
+      }}
+    }}
+  }}
+  return
+}}
+"""
+
+
+_MODULES: list = []  # the modules whose ops the plans hold stay alive for the test
+
+
+def plans(src: str, options: Options | None = None) -> list:
+    module = mlir.parse_module(src)
+    _MODULES.append(module)
+    with module.context:
+        return plan_register_tiles(mlir.functions(module)[0], Facts(), options or cpu())
+
+
+# ----------------------------------------------------------------------------- the plan shapes
+
+@pytest.mark.parametrize("bits", [256, 512])
+def test_conv3x3_rows_of_output_channels_and_the_whole_reduction_band_in_registers(bits):
+    out, messages = check(conv2d(c=5), bits)
+    (tiled,) = tiles(messages)
+    assert "vector accumulators" in tiled and "each sum kept in order" in tiled
+    # rows of f (the weight broadcast per row), the input's vector shared: c carries the
+    # accumulators, its 3 x 3 kernel positions unrolled in it (9 vectors of the input per step)
+    body = out[out.index("iter_args"):]
+    body = body[:body.index("affine.yield")]
+    assert body.count("affine.vector_load %arg0") == 9 and "vector.broadcast" in body
+
+
+def test_conv3x3_plan_rows_over_the_output_channel_across_the_output_rows():
+    """After scalar replacement the sum is carried by c, kh and kw: one band; the rows are f's
+    (the weight broadcast per row, the input's vector shared), jammed across the loop over the
+    output rows between f and the lanes loop."""
+    text, _ = run(conv2d(init="none"), cpu(), passes=["scalar-replacement"])
+    (plan,) = [p for p in plans(text) if p.refusal is None]
+    assert len(plan.band) == 3 and len(plan.between) == 1 and plan.rows > 1
+    # the rows loop is f: the weight's load moves with it, the input's does not
+    lanes = cpu_plan.lanes_of(plan.loop, plan.reduction_loop, plan.rows_loop, (), plan.between)
+    loads = cpu_plan.load_copies(list(plan.band), lanes)
+    assert (loads.rows, loads.lanes, loads.both) == (1, 1, 0)
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+def test_conv1x1_unit_loops_dropped_is_a_matrix_product(bits):
+    out, messages = check(conv2d(kh=1, kw=1, ow=19), bits)
+    assert sum(1 for m in messages if m.startswith("[UNIT LOOP]")) >= 2
+    assert len(tiles(messages)) == 1
+
+
+@pytest.mark.parametrize("bits,ow", [(256, 14), (512, 28)])
+def test_conv1x1_vectors_cover_all_columns_the_last_masked(bits, ow):
+    """ow = 14 at 8 lanes (28 at 16: mobilenet_block's 1x1 convolutions): two vectors cover
+    every column in one step, the second masked to the 6 (12) that exist; no remainder loop.
+    The first vector's loads and stores stay unmasked; the interpreter checks no masked-off lane
+    is read, natively the results are the same bit for bit."""
+    out, messages = check(conv2d(kh=1, kw=1, oh=2, ow=ow, f=12, c=5), bits)
+    (tiled,) = tiles(messages)
+    assert f"its 2 vectors cover all {ow} columns in one step, the last one masked" in tiled
+    w = bits // 32
+    assert f"0 to {ow} step {2 * w} {{" in out and out.count("vector.create_mask") == 1
+    assert out.count("vector.maskedload %arg0") == 1 and out.count("affine.vector_load %arg0") == 1
+
+
+SLIDING_COLUMNS = """func.func @k(%X: memref<5x40xf32>, %W: memref<6x5xf32>, %O: memref<3x6x40xf32>) {
+  affine.for %t = 0 to 3 {
+    affine.for %f = 0 to 6 {
+      affine.for %x = affine_map<(d0) -> (d0 * 13)>(%t) to affine_map<(d0) -> (d0 * 13 + 14)>(%t) {
+        %i = affine.load %O[%t, %f, %x] : memref<3x6x40xf32>
+        %s = affine.for %c = 0 to 5 iter_args(%a = %i) -> (f32) {
+          %u = affine.load %X[%c, %x] : memref<5x40xf32>
+          %v = affine.load %W[%f, %c] : memref<6x5xf32>
+          %p = arith.mulf %u, %v : f32
+          %q = arith.addf %a, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %s, %O[%t, %f, %x] : memref<3x6x40xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_covering_step_between_symbolic_bounds_masks_every_vector():
+    """14 columns from 13 t to 13 t + 14: a constant trip count between bounds that are not
+    constants, so each of the two vectors gets its own mask, counted from its first column (for
+    t = 2 the second vector's last two lanes lie past X's rows: the interpreter checks they are
+    not read)."""
+    out, messages = check(SLIDING_COLUMNS)
+    (tiled,) = tiles(messages)
+    assert "its 2 vectors cover all 14 columns" in tiled
+    assert out.count("vector.create_mask") == 2 and "affine.vector_load %arg0" not in out
+
+
+def test_covering_is_the_fewest_vectors_past_a_column_count_no_multiple_of_the_width():
+    assert cpu_plan.covering(28, 2, 16) and cpu_plan.covering(10, 2, 8) and cpu_plan.covering(19, 3, 8)
+    assert not cpu_plan.covering(32, 2, 16)  # a multiple: whole vectors
+    assert not cpu_plan.covering(28, 3, 16)  # a vector of no column
+    assert not cpu_plan.covering(None, 2, 16)  # an unknown count
+
+
+def test_a_covering_tile_counts_its_reuse_on_the_columns_that_exist():
+    """28 columns at 16 lanes, 32 registers: 12 rows x 2 vectors (24 accumulators, 28 columns
+    of 16 x 2) beats 6 rows x 1 vector and the 16 rows a one-vector tile may jam; without masks
+    one vector of 16; 19 columns at 8 lanes in 16 registers: 6 x 2 without a mask (12 of 16
+    per load) beats 4 x 3 covering 19."""
+    assert cpu_plan.choose_tile(32, 1, 16, 12, 28, 192, cover=True) == (12, 2)
+    assert cpu_plan.choose_tile(32, 1, 16, 16, 28, 192) == (16, 1)
+    assert cpu_plan.choose_tile(16, 1, 8, 6, 19, 12, cover=True) == (6, 2)
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+def test_depthwise_rows_of_output_rows_share_the_weight(bits):
+    out, messages = check(conv2d(depthwise=True, f=6, oh=7, ow=13), bits)
+    assert len(tiles(messages)) == 1
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+def test_strided_conv_loads_two_vectors_and_keeps_every_second_element(bits):
+    out, messages = check(conv2d(stride=2, ow=17, oh=3), bits)
+    assert len(tiles(messages)) == 1 and "vector.shuffle" in out
+
+
+@pytest.mark.parametrize("kind,k,stride", [("max", 2, 2), ("max", 3, 2), ("avg", 2, 2), ("avg", 3, 1)])
+def test_pooling_windows_are_reduction_bands(kind, k, stride):
+    # ow = 11: one vector of 8 lanes and a masked tail of 3 (stride 1) or a scalar one (stride
+    # 2); the last lane reads the buffer's last element (3x3 of stride 2: w = 2 (ow - 1) + 3)
+    out, messages = check(pool2d(k=k, stride=stride, kind=kind))
+    assert len(tiles(messages)) == 1
+    assert ("vector.shuffle" in out) == (stride == 2)
+
+
+def test_conv1d_band_of_channel_and_kernel():
+    out, messages = check(conv1d())
+    assert len(tiles(messages)) == 1
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+def test_batched_product_rows_of_i_not_of_the_batch(bits):
+    out, messages = check(bmm(), bits)
+    (plan,) = [p for p in plans(bmm(), cpu(bits)) if p.refusal is None]
+    assert plan.rows > 1 and not plan.between  # i, the loop right around j (the batch shares nothing)
+
+
+@has_runner
+def test_conv_with_fused_multiply_add_within_rounding():
+    src = conv2d(c=8, f=17, ow=20)
+    out, messages = run(src, cpu(512, contract=True))
+    assert "math.fma" in out and len(tiles(messages)) == 1
+    assert same_natively(src, out, rtol=1e-5) is None
+
+
+def test_the_rows_left_over_run_as_one_block():
+    """f = 20 at 256 bits, one vector of 8 columns: blocks of 8 rows (half the 16 registers),
+    the 4 left as one block (a loop of one iteration), not one by one."""
+    out, _ = check(conv2d(f=20, ow=8))
+    assert "0 to 16 step 8" in out and "16 to 20 step 4" in out
+
+
+# ----------------------------------------------------------------------------- adversarial programs
+
+LINK_BROKEN = """func.func @k(%X: memref<4x12xf32>, %W: memref<4x3xf32>, %O: memref<10xf32>) {
+  %z = arith.constant 0.0 : f32
+  %h = arith.constant 0.5 : f32
+  affine.for %x = 0 to 10 {
+    %r = affine.for %c = 0 to 4 iter_args(%u = %z) -> (f32) {
+      %t = arith.mulf %u, %h : f32
+      %v = affine.for %j = 0 to 3 iter_args(%s = %t) -> (f32) {
+        %a = affine.load %X[%c, %x + %j] : memref<4x12xf32>
+        %b = affine.load %W[%c, %j] : memref<4x3xf32>
+        %p = arith.mulf %a, %b : f32
+        %q = arith.addf %s, %p : f32
+        affine.yield %q : f32
+      }
+      affine.yield %v : f32
+    }
+    affine.store %r, %O[%x] : memref<10xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_reduction_loop_that_does_more_than_pass_its_value_on_is_no_band():
+    """c scales its partial sum before kh continues it: the two loops are no chain; a plan
+    that took them as one band would lose the scaling."""
+    assert cpu_plan.band_link_refusal(_band_of(LINK_BROKEN)) is not None
+    out, messages = check(LINK_BROKEN)
+    assert not tiles(messages)
+
+
+def _band_of(src: str) -> list:
+    module = mlir.parse_module(src)
+    _MODULES.append(module)
+    fn = mlir.functions(module)[0]
+    x = next(o for o in mlir.walk(fn) if o.name == "affine.for")
+    return cpu_plan.band_loops(next(o for o in cpu_plan.body_ops(x) if o.name == "affine.for"))
+
+
+TRIANGLE_BAND = """func.func @k(%X: memref<32xf32>, %O: memref<16xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %x = 0 to 16 {
+    %r = affine.for %c = 0 to 2 iter_args(%u = %z) -> (f32) {
+      %v = affine.for %j = 0 to affine_map<(d0) -> (d0 + 1)>(%x) iter_args(%s = %u) -> (f32) {
+        %a = affine.load %X[%x + %j + %c] : memref<32xf32>
+        %q = arith.addf %s, %a : f32
+        affine.yield %q : f32
+      }
+      affine.yield %v : f32
+    }
+    affine.store %r, %O[%x] : memref<16xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_band_loop_whose_bounds_move_with_the_lanes_is_refused():
+    (plan,) = plans(TRIANGLE_BAND)
+    assert plan.refusal is not None and plan.refusal.code is TileCode.REDUCTION_LOOP
+    check(TRIANGLE_BAND)
+
+
+BETWEEN_MOVES = """func.func @k(%X: memref<12x21xf32>, %W: memref<12x6xf32>, %O: memref<12x12x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %f = 0 to 12 {
+    affine.for %y = 0 to affine_map<(d0) -> (d0 + 1)>(%f) {
+      affine.for %x = 0 to 16 {
+        %r = affine.for %c = 0 to 6 iter_args(%u = %z) -> (f32) {
+          %a = affine.load %X[%y, %x + %c] : memref<12x21xf32>
+          %b = affine.load %W[%f, %c] : memref<12x6xf32>
+          %p = arith.mulf %a, %b : f32
+          %q = arith.addf %u, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %r, %O[%f, %y, %x] : memref<12x12x16xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_rows_across_a_loop_whose_bounds_move_with_them_are_refused():
+    """f's rows would share the weight, but the loop between them (y) runs f + 1 times: the
+    rows may not share it."""
+    (plan,) = plans(BETWEEN_MOVES)
+    assert plan.refusal is None and (plan.rows_loop is None or not plan.between)
+    check(BETWEEN_MOVES)
+
+
+BETWEEN_STORE = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %O: memref<12x8x16xf32>, %S: memref<12x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %f = 0 to 12 {
+    affine.for %y = 0 to 8 {
+      %w0 = affine.load %W[%f, 0] : memref<12x6xf32>
+      affine.store %w0, %S[%f, %y] : memref<12x8xf32>
+      affine.for %x = 0 to 16 {
+        %r = affine.for %c = 0 to 6 iter_args(%u = %z) -> (f32) {
+          %a = affine.load %X[%y, %x + %c] : memref<8x21xf32>
+          %b = affine.load %W[%f, %c] : memref<12x6xf32>
+          %p = arith.mulf %a, %b : f32
+          %q = arith.addf %u, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %r, %O[%f, %y, %x] : memref<12x8x16xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_store_before_the_inner_loop_of_a_loop_between_keeps_the_rows_out():
+    (plan,) = plans(BETWEEN_STORE)
+    assert plan.refusal is None and (plan.rows_loop is None or not plan.between)
+    check(BETWEEN_STORE)
+
+
+ROWS_CARRY = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %O: memref<12x8x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %f = 1 to 12 {
+    affine.for %y = 0 to 8 {
+      affine.for %x = 0 to 16 {
+        %o = affine.load %O[%f - 1, %y, %x] : memref<12x8x16xf32>
+        %r = affine.for %c = 0 to 6 iter_args(%u = %o) -> (f32) {
+          %a = affine.load %X[%y, %x + %c] : memref<8x21xf32>
+          %b = affine.load %W[%f, %c] : memref<12x6xf32>
+          %p = arith.mulf %a, %b : f32
+          %q = arith.addf %u, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %r, %O[%f, %y, %x] : memref<12x8x16xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_rows_that_carry_a_dependence_across_a_loop_between_are_refused():
+    """Each f starts from the result of f - 1: f's rows (the cheapest) may not be jammed."""
+    (plan,) = plans(ROWS_CARRY)
+    assert plan.refusal is None and (plan.rows_loop is None or not plan.between)
+    check(ROWS_CARRY)
+
+
+TAIL_DIVIDES = """func.func @k(%A: memref<6x5xi32>, %B: memref<5x13xi32>, %D: memref<6x13xi32>, %C: memref<6x13xi32>) {
+  %z = arith.constant 0 : i32
+  affine.for %i = 0 to 6 {
+    affine.for %j = 0 to 13 {
+      %r = affine.for %k = 0 to 5 iter_args(%u = %z) -> (i32) {
+        %a = affine.load %A[%i, %k] : memref<6x5xi32>
+        %b = affine.load %B[%k, %j] : memref<5x13xi32>
+        %p = arith.muli %a, %b : i32
+        %q = arith.addi %u, %p : i32
+        affine.yield %q : i32
+      }
+      %d = affine.load %D[%i, %j] : memref<6x13xi32>
+      %one = arith.constant 1 : i32
+      %e = arith.ori %d, %one : i32
+      %v = arith.divsi %r, %e : i32
+      affine.store %v, %C[%i, %j] : memref<6x13xi32>
+    }
+  }
+  return
+}
+"""
+
+
+@has_runner
+def test_a_division_on_lanes_keeps_the_tail_unmasked():
+    """A masked lane divides by the pass-through 0: x86 divides vectors lane by lane and traps.
+    With the division the columns left over (13 = 8 + 5) run one at a time."""
+    (plan,) = plans(TAIL_DIVIDES)
+    assert plan.refusal is None and plan.width == 8 and not plan.masked_tail and not plan.cover
+    out, _ = check(TAIL_DIVIDES, interpret=False)
+    assert "maskedload" not in out
+
+
+def test_a_load_of_stride_three_is_no_shuffle():
+    """Pooling 3x3 of stride 3: the lanes are every third element, which two vectors do not
+    hold: scalar copies (the window's sum still in order)."""
+    src = pool2d(k=3, stride=3, kind="avg", ow=9)
+    (plan,) = plans(src)
+    assert not plan.strided
+    out, _ = check(src)
+    assert "vector.shuffle" not in out
+
+
+ZERO_TRIP = """func.func @k(%X: memref<4x20xf32>, %O: memref<16xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %x = 0 to 16 {
+    %r = affine.for %c = 0 to 4 iter_args(%u = %z) -> (f32) {
+      %v = affine.for %j = 5 to 5 iter_args(%s = %u) -> (f32) {
+        %a = affine.load %X[%c, %x + %j] : memref<4x20xf32>
+        %q = arith.addf %s, %a : f32
+        affine.yield %q : f32
+      }
+      %w = affine.for %j = 3 to 4 iter_args(%s = %v) -> (f32) {
+        %a = affine.load %X[%c, %x + %j] : memref<4x20xf32>
+        %q = arith.addf %s, %a : f32
+        affine.yield %q : f32
+      }
+      affine.yield %w : f32
+    }
+    affine.store %r, %O[%x] : memref<16xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_loop_of_no_iteration_is_not_a_unit_loop():
+    """`5 to 5` runs no iteration, `3 to 4` one (with j = 3): only the second is replaced by
+    its body."""
+    out, messages = check(ZERO_TRIP)
+    assert sum(1 for m in messages if m.startswith("[UNIT LOOP]")) == 1
+
+
+# ----------------------------------------------------------------------------- remarks
+
+def carried_along_x(f: int) -> str:
+    """O[f, y, x] = O[f, y, x + 1] + sum_c X W: the lanes loop x carries a dependence."""
+    return f"""func.func @k(%X: memref<32x40xf32>, %W: memref<{f}x8xf32>, %O: memref<{f}x32x32xf32>) {{
+  affine.for %f = 0 to {f} {{
+    affine.for %y = 0 to 32 {{
+      affine.for %x = 0 to 31 {{
+        %o = affine.load %O[%f, %y, %x + 1] : memref<{f}x32x32xf32>
+        %r = affine.for %c = 0 to 8 iter_args(%u = %o) -> (f32) {{
+          %a = affine.load %X[%y, %x + %c] : memref<32x40xf32>
+          %b = affine.load %W[%f, %c] : memref<{f}x8xf32>
+          %p = arith.mulf %a, %b : f32
+          %q = arith.addf %u, %p : f32
+          affine.yield %q : f32
+        }}
+        affine.store %r, %O[%f, %y, %x] : memref<{f}x32x32xf32>
+      }}
+    }}
+  }}
+  return
+}}
+"""
+
+
+def test_a_refused_hot_nest_says_why_in_the_default_remarks():
+    """64 x 32 x 31 x 8 multiply-adds (past HOT_ITERATIONS): the default remarks say why the
+    nest is left; 2 x 32 x 31 x 8 are not worth a remark there (`--passes register-tile`
+    still gives it)."""
+    _, messages = run(carried_along_x(64), cpu())
+    assert any(m.startswith(TileCode.CARRIED.value) for m in messages), messages
+    _, messages = run(carried_along_x(2), cpu())
+    assert not any(m.startswith("[STOP REGISTER TILING]") for m in messages), messages
+    _, messages = run(carried_along_x(2), cpu(), passes=["register-tile"])
+    assert any(m.startswith(TileCode.CARRIED.value) for m in messages), messages
+
+
+BETWEEN_VALUE = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %B: memref<12x8xf32>, %O: memref<12x8x16xf32>) {
+  affine.for %f = 0 to 12 {
+    affine.for %y = 0 to 8 {
+      %b0 = affine.load %B[%f, %y] : memref<12x8xf32>
+      affine.for %x = 0 to 16 {
+        %r = affine.for %c = 0 to 6 iter_args(%u = %b0) -> (f32) {
+          %a = affine.load %X[%y, %x + %c] : memref<8x21xf32>
+          %b = affine.load %W[%f, %c] : memref<12x6xf32>
+          %p = arith.mulf %a, %b : f32
+          %q = arith.addf %u, %p : f32
+          affine.yield %q : f32
+        }
+        affine.store %r, %O[%f, %y, %x] : memref<12x8x16xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_a_value_of_the_loop_between_moves_with_the_rows():
+    """Each sum starts from B[f, y], loaded in the loop between f's rows and the lanes: every
+    row needs its own load of it."""
+    (plan,) = plans(BETWEEN_VALUE)
+    assert plan.refusal is None and plan.rows > 1 and len(plan.between) == 1
+    check(BETWEEN_VALUE)
+
+
+def rowmax_tail(n: int = 13) -> str:
+    """M[i] = max_j -(S[i, j]^2) - 1 with S = A B: every real value is below -1 unless S is 0;
+    a masked lane (S = 0 from the pass-through) would give -1, above all of them."""
+    return f"""func.func @k(%A: memref<9x6xf32>, %B: memref<6x{n}xf32>, %S: memref<9x{n}xf32>, %M: memref<9xf32>) {{
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  affine.for %i = 0 to 9 {{
+    %mx = affine.for %j = 0 to {n} iter_args(%cur = %ninf) -> (f32) {{
+      %d = affine.for %k = 0 to 6 iter_args(%acc = %z) -> (f32) {{
+        %a = affine.load %A[%i, %k] : memref<9x6xf32>
+        %b = affine.load %B[%k, %j] : memref<6x{n}xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %acc, %p : f32
+        affine.yield %s : f32
+      }}
+      affine.store %d, %S[%i, %j] : memref<9x{n}xf32>
+      %sq = arith.mulf %d, %d : f32
+      %ng = arith.negf %sq : f32
+      %v = arith.subf %ng, %one : f32
+      %m = arith.maximumf %v, %cur : f32
+      affine.yield %m : f32
+    }}
+    affine.store %mx, %M[%i] : memref<9xf32>
+  }}
+  return
+}}
+"""
+
+
+def test_a_loop_carrying_values_keeps_its_tail_unmasked():
+    """The row maximum's partials would take a masked lane's value: 13 = 8 + 5 columns, the 5
+    run one at a time."""
+    (plan,) = plans(rowmax_tail())
+    assert plan.refusal is None and plan.carried and not plan.masked_tail and not plan.cover
+    check(rowmax_tail())
+
+
+STRIDED_VIEW = """func.func private @pool(%v: memref<2x40xf32, strided<[80, 2]>>, %O: memref<2x19xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  affine.for %y = 0 to 2 {
+    affine.for %x = 0 to 19 {
+      %m = affine.for %j = 0 to 2 iter_args(%t = %ninf) -> (f32) {
+        %a = affine.load %v[%y, %x * 2 + %j] : memref<2x40xf32, strided<[80, 2]>>
+        %s = arith.maximumf %t, %a : f32
+        affine.yield %s : f32
+      }
+      affine.store %m, %O[%y, %x] : memref<2x19xf32>
+    }
+  }
+  return
+}
+func.func @k(%X: memref<2x80xf32>, %O: memref<2x19xf32>) {
+  %v = memref.subview %X[0, 0] [2, 40] [1, 2] : memref<2x80xf32> to memref<2x40xf32, strided<[80, 2]>>
+  func.call @pool(%v, %O) : (memref<2x40xf32, strided<[80, 2]>>, memref<2x19xf32>) -> ()
+  return
+}
+"""
+
+
+def test_a_stride_two_load_of_a_row_that_is_not_contiguous_is_no_shuffle():
+    """@pool's argument is a view of every second element of X's rows: its elements 2x are 4x
+    apart in memory, which two vectors of consecutive elements do not hold (the access analysis
+    sees the argument's own indices: stride 2)."""
+    assert all(not p.strided for p in plans(STRIDED_VIEW))
+    out, _ = check(STRIDED_VIEW)
+    assert "vector.shuffle" not in out
+
+
+def padded_conv1d(n=2, c=8, f=16, w=32, k=3) -> str:
+    """A padding copy (zero fill, then the interior) and a 1-D convolution over it, the sum in
+    memory: convert-linalg-to-affine-loops' form of torch's Conv1d(padding=1)."""
+    p = w + k - 1
+    return f"""func.func @k(%X: memref<{n}x{c}x{w}xf32>, %W: memref<{f}x{c}x{k}xf32>, %O: memref<{n}x{f}x{w}xf32>) {{
+  %z = arith.constant 0.0 : f32
+  %P = memref.alloc() : memref<{n}x{c}x{p}xf32>
+  affine.for %n = 0 to {n} {{
+    affine.for %c = 0 to {c} {{
+      affine.for %x = 0 to {p} {{
+        affine.store %z, %P[%n, %c, %x] : memref<{n}x{c}x{p}xf32>
+      }}
+    }}
+  }}
+  affine.for %n = 0 to {n} {{
+    affine.for %c = 0 to {c} {{
+      affine.for %x = 0 to {w} {{
+        %v = affine.load %X[%n, %c, %x] : memref<{n}x{c}x{w}xf32>
+        affine.store %v, %P[%n, %c, %x + 1] : memref<{n}x{c}x{p}xf32>
+      }}
+    }}
+  }}
+  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %x = 0 to {w} {{
+        affine.store %z, %O[%n, %f, %x] : memref<{n}x{f}x{w}xf32>
+      }}
+    }}
+  }}
+  affine.for %n = 0 to {n} {{
+    affine.for %f = 0 to {f} {{
+      affine.for %x = 0 to {w} {{
+        affine.for %c = 0 to {c} {{
+          affine.for %j = 0 to {k} {{
+            %a = affine.load %P[%n, %c, %x + %j] : memref<{n}x{c}x{p}xf32>
+            %b = affine.load %W[%f, %c, %j] : memref<{f}x{c}x{k}xf32>
+            %o = affine.load %O[%n, %f, %x] : memref<{n}x{f}x{w}xf32>
+            %m = arith.mulf %a, %b : f32
+            %s = arith.addf %o, %m : f32
+            affine.store %s, %O[%n, %f, %x] : memref<{n}x{f}x{w}xf32>
+          }}
+        }}
+      }}
+    }}
+  }}
+  memref.dealloc %P : memref<{n}x{c}x{p}xf32>
+  return
+}}
+"""
+
+
+def test_fusion_keeps_a_reduction_band_inside_its_output_loops():
+    """Fusing the padding copy with the convolution at the channel loop needs the channel loop
+    outside f and ow: the sums would then be loaded and stored once per channel. The cpu's
+    interchange check (pair_locality.split_reductions) refuses that permutation; the
+    convolution keeps c and kw inside and its tile carries the sums in registers across both."""
+    out, messages = check(padded_conv1d(), interpret=False)
+    assert not any(m.startswith("[LOOP INTERCHANGE]") for m in messages), messages
+    (tiled,) = tiles(messages)
+    body = out[out.index("iter_args"):]
+    body = body[:body.index("affine.yield")]
+    assert "vector_store" not in body and "affine.store" not in body
