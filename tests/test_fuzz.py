@@ -5,7 +5,9 @@ saves shrunk failures by class, and loopopt passes the property on a fixed-seed 
 from __future__ import annotations
 
 import glob
+import collections
 import io
+import math
 import os
 import random
 import re
@@ -22,8 +24,9 @@ from loopopt.fuzz import __main__ as fuzz_main
 from loopopt.fuzz.differential import (CRASH, INTERNAL, INVALID, MISMATCH, IsolatedChecker, Regression,
                                        check_program, check_regression, failure_signature, options_flags,
                                        parse_options_flags, parse_regression, random_options, regression_text)
-from loopopt.fuzz.generator import _FEATURE_KNOB, BIG_PANEL, CLASS_RATES, ISSUE33_CLASSES, Nest
-from loopopt.fuzz.model import CARRIED_REGIONS, AllocOp, Probe, Product, Region, View, ViewOp, walk_stmts
+from loopopt.fuzz.generator import _FEATURE_KNOB, BIG_PANEL, CLASS_RATES, ISSUE33_CLASSES, ISSUE35_CLASSES, Nest
+from loopopt.fuzz.generator import CONTRACTION_ITERATIONS
+from loopopt.fuzz.model import CARRIED_REGIONS, AllocOp, Contraction, Probe, Product, Region, View, ViewOp, walk_stmts
 from loopopt.remarks import MISSED, Remark
 from loopopt.fuzz.shrink import shrink
 from loopopt.mlir import parse_module
@@ -164,6 +167,8 @@ MODEL_CHECKS = {
     "diagonal": lambda p: any(_diagonal(a) for _, a in _accesses(p.model)),
     "alloc_outside": lambda p: _alloc_outside(p.model),
     "forward_traced": lambda p: any(isinstance(st.what, Probe) and st.what.traced for st in walk_stmts(p.model.stmts)),
+    "contraction": lambda p: any(isinstance(st.what, Contraction) for st in walk_stmts(p.model.stmts))
+    and re.search(r"affine\.for %cv\d+_l\d+ = 0 to \d+", p.text) is not None,
 }
 
 
@@ -321,6 +326,62 @@ def test_issue33_programs_run_on_cpu_mostly_and_keep_other_programs_unchanged():
         a = generate_program(random.Random(f"7/{k}"), cfg)
         b = generate_program(random.Random(f"7/{k}"), GeneratorConfig(adversarial_rate=1.0))
         if not b.features & ISSUE33_CLASSES:
+            assert a.text == b.text
+
+
+def _contractions(model) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, Contraction)]
+
+
+def test_issue35_contractions_have_several_reductions_unit_loops_and_each_form():
+    """Over 60 forced programs: every kind (conv, depthwise, pool, batched), nests with 2-3
+    reduction loops, unit-trip loops among the parallel and the reduction loops, strides 2 and
+    3, both forms, a permuted loop order, a fill before the nest; each within its iteration cap."""
+    seen = collections.Counter()
+    for seed in range(60):
+        prog = generate_program(random.Random(seed), GeneratorConfig(force=frozenset({"contraction"})))
+        for c in _contractions(prog.model):
+            assert math.prod(c.trips) <= CONTRACTION_ITERATIONS
+            seen["kind:" + c.family] += 1
+            seen["reductions>=2"] += len(c.red) >= 2
+            seen["unit parallel"] += 1 in c.par
+            seen["unit reduction"] += 1 in c.red
+            seen["stride>1"] += any(coef > 1 for sub in c.xsub for _, coef in sub)
+            seen["form:" + c.form] += 1
+            seen["permuted"] += c.order != tuple(sorted(c.order))
+            seen["fill"] += c.fill is not None
+    for key in ("kind:conv", "kind:depthwise", "kind:pool", "kind:batched", "reductions>=2", "unit parallel", "unit reduction",
+                "stride>1", "form:memory", "form:carried", "permuted", "fill"):
+        assert seen[key] >= 3, (key, seen)
+
+
+def test_issue35_contractions_keep_their_results_on_cpu():
+    """Forced contraction programs, f32 and i32, at 256- and 512-bit vectors: loopopt's cpu
+    pipeline keeps each result (the differential check) and register-tiles some of them."""
+    tiled = 0
+    for seed in range(8):
+        for elem in ("f32", "i32") if seed % 4 == 0 else ("f32",):
+            cfg = GeneratorConfig(force=frozenset({"contraction"}), element_type=elem, min_nests=1, max_nests=3)
+            prog = generate_program(random.Random(seed), cfg)
+            for bits in (256, 512):
+                opts = Options(target=TARGETS["cpu"], vector_bits=bits)
+                assert check_program(prog, opts, seed=seed) is None, (seed, elem, bits)
+                res = driver.optimize(prog.text, opts)
+                tiled += any(r.pass_name == "register-tile" and r.kind != MISSED for r in res.remarks)
+    assert tiled >= 4
+
+
+def test_issue35_class_runs_on_cpu_mostly_and_keeps_other_programs_unchanged():
+    """Programs with the contraction class run on cpu three times in four; its draws come from a
+    side stream, so a program without it is what the generator made before it existed."""
+    cases = [fuzz_main.program_case(4242, k) for k in range(300)]
+    with35 = [o for p, o, _ in cases if p.features & ISSUE35_CLASSES]
+    assert len(with35) > 8 and sum(o.target.name == "cpu" for o in with35) > 0.6 * len(with35)
+    cfg = GeneratorConfig(adversarial_rate=1.0, contractions=False)
+    for k in range(40):
+        a = generate_program(random.Random(f"7/{k}"), cfg)
+        b = generate_program(random.Random(f"7/{k}"), GeneratorConfig(adversarial_rate=1.0))
+        if not b.features & ISSUE35_CLASSES:
             assert a.text == b.text
 
 

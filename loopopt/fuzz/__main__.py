@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from .differential import (BAD_INPUT, IsolatedChecker, Regression, check_program, options_flags, random_options,
                            save_regression)
-from .generator import FORWARD_CLASSES, ISSUE33_CLASSES, GeneratorConfig, generate_program, probe_classes
+from .generator import FORWARD_CLASSES, ISSUE33_CLASSES, ISSUE35_CLASSES, GeneratorConfig, generate_program, probe_classes
 from ..options import TARGETS
 
 # Share of programs with a forwarding probe (issue 22) or an issue 33 class that run on cpu, where
@@ -64,7 +64,7 @@ def program_case(seed: int, k: int, config: GeneratorConfig | None = None):
         config = GeneratorConfig(element_type="i32" if rng.random() < 0.2 else "f32", adversarial_rate=1.0)
     prog = generate_program(rng, config)
     options = random_options(rng)
-    if prog.features & (FORWARD_CLASSES | ISSUE33_CLASSES) and rng.random() < FORWARD_CPU_SHARE:
+    if prog.features & (FORWARD_CLASSES | ISSUE33_CLASSES | ISSUE35_CLASSES) and rng.random() < FORWARD_CPU_SHARE:
         options = replace(options, target=TARGETS["cpu"])
     return prog, options, rng.randrange(2 ** 31)
 
@@ -136,6 +136,7 @@ def _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out):
     failure = args.check(prog, options, seed=check_seed, use_mlir_opt=use_opt, timeout=args.timeout)
     classes = probe_classes(prog.model) if prog.model is not None else set()
     classes |= {f"issue33:{c}" for c in prog.features & ISSUE33_CLASSES}
+    classes |= {f"issue35:{c}" for c in prog.features & ISSUE35_CLASSES}
     for c in classes | ({"any"} if classes - _ISSUE33_KEYS else set()):
         exercised[c, "all"] += 1
         if options.target.name == "cpu":
@@ -152,7 +153,8 @@ def _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out):
     return k + 1, tried + 1, failures
 
 
-_ISSUE33_KEYS = frozenset(f"issue33:{c}" for c in ISSUE33_CLASSES)
+# The cpu classes counted apart from the forwarding probes (issue 33's and issue 35's): keys "issueNN:class".
+_ISSUE33_KEYS = frozenset(f"issue33:{c}" for c in ISSUE33_CLASSES) | frozenset(f"issue35:{c}" for c in ISSUE35_CLASSES)
 
 
 def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
@@ -169,7 +171,7 @@ def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
               file=out, flush=True)
     for c in sorted({c for c, _ in exercised} & _ISSUE33_KEYS):
         fails = ", ".join(f"{w[5:]} {n}" for (k, w), n in sorted(exercised.items()) if k == c and w.startswith("fail:"))
-        print(f"fuzz: issue 33 class {c[8:]}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu; "
+        print(f"fuzz: issue {c[5:7]} class {c[8:]}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu; "
               f"failures: {fails or 'none'}", file=out, flush=True)
     return 1 if failures else 0
 
@@ -177,8 +179,9 @@ def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
 def _report(k, prog, options, check_seed, failure, use_opt, args, out, keep=True) -> str | None:
     print(f"  FAIL case {k} [{failure.signature}] {failure.message}", file=out, flush=True)
     print(f"       options: {options_flags(options)}", file=out, flush=True)
-    if prog.features & ISSUE33_CLASSES:
-        print(f"       issue 33 classes: {', '.join(sorted(prog.features & ISSUE33_CLASSES))}", file=out, flush=True)
+    if prog.features & (ISSUE33_CLASSES | ISSUE35_CLASSES):
+        print(f"       issue 33/35 classes: {', '.join(sorted(prog.features & (ISSUE33_CLASSES | ISSUE35_CLASSES)))}",
+              file=out, flush=True)
     if failure.kind == BAD_INPUT:
         print("       (the generator produced an invalid program; not saved)", file=out, flush=True)
         return None

@@ -41,7 +41,7 @@ import random
 from dataclasses import dataclass, field, replace
 
 from .model import (ALIAS_KINDS, CARRIED_REGIONS, PROBE_WRITES, Access, AllocOp, BlockSplit, Buffer, CallOp,
-                    Compute, DeallocOp, GlobalOp, Idx, Loop, Nest, Probe, ProbeWrite, Product, Program, Region,
+                    Compute, Contraction, DeallocOp, GlobalOp, Idx, Loop, Nest, Probe, ProbeWrite, Product, Program, Region,
                     ReshapeOp, ScalarOp, Stmt, View, ViewOp, walk_stmts)
 from .render import memref_type_text, render  # noqa: F401  (re-exported)
 
@@ -103,12 +103,19 @@ FEATURES = (
     "big_panel",       # a product whose K x N panel of B is over half the cpu L2 (column blocks), few rows
     "generated_names",  # globals named @<B>_panels<P>, @<B>_folded0, @loopopt_expf_table holding other values
     "around_product",  # ops before and after a product's column loop in its row loop (C and other buffers)
+    # issue 35 class
+    "contraction",     # a convolution, pooling window or batched product as linalg's lowering writes it
 )
 # The issue 22 classes whose probes say where the untraced memref comes from.
 FORWARD_CLASSES = frozenset({"forward_select", "forward_if", "forward_callee"})
 # Issue 33's classes: their draws come from a side stream of their own (`_side_stream`).
 ISSUE33_CLASSES = frozenset({"iv_data", "row_init", "big_panel", "generated_names", "around_product"})
 PRODUCT_CLASSES = ("big_panel", "generated_names", "row_init", "around_product")
+# Issue 35's class: its draws come from a side stream of its own too.
+ISSUE35_CLASSES = frozenset({"contraction"})
+CONTRACTION_KINDS = ("conv", "depthwise", "pool", "batched")
+# A contraction's iterations at most (the reference interpreter runs it in well under a second).
+CONTRACTION_ITERATIONS = 12_000
 # K x N of a big panel: 64 x 4160 f32 is 1.06 MB, over half the cpu target's 2 MiB L2, so the
 # register tile is built in column blocks (cpu_plan.column_block); 2-3 rows (2 for i32, whose
 # wrapping arithmetic the interpreter runs slower) keep the reference interpreter's run under a
@@ -131,6 +138,7 @@ CLASS_RATES = {
     "outer_loop": 0.1, "alloc_outside": 0.05, "semi_affine": 0.07, "carried_index": 0.05,
     "forward_select": 0.05, "forward_if": 0.05, "forward_callee": 0.05,
     "iv_data": 0.05, "row_init": 0.04, "big_panel": 0.02, "generated_names": 0.03, "around_product": 0.04,
+    "contraction": 0.06,
 }
 
 
@@ -180,6 +188,7 @@ class GeneratorConfig:
     forwarding: bool = True  # forward_* (issue 22); needs value_aliases too unless forced
     iv_data: bool = True  # loop counters stored as data (issue 33)
     products: bool = True  # row_init / big_panel / generated_names / around_product (issue 33)
+    contractions: bool = True  # convolutions, pooling, batched products (issue 35)
     # Scales CLASS_RATES and the incidental rates of those classes. 0 (the default): plain affine
     # programs, the classes only when forced; the fuzz command uses 1.
     adversarial_rate: float = 0.0
@@ -216,7 +225,7 @@ _FEATURE_KNOB = {
     "forward_select": "forwarding", "forward_if": "forwarding", "forward_callee": "forwarding",
     "forward_in_loop": "forwarding", "forward_traced": "forwarding",
     "iv_data": "iv_data", "row_init": "products", "big_panel": "products", "generated_names": "products",
-    "around_product": "products",
+    "around_product": "products", "contraction": "contractions",
 }
 
 
@@ -253,6 +262,7 @@ class _Gen:
         self.rng = rng
         self.prng = _side_stream(rng)  # draws of the issue 22 classes
         self.qrng = _side_stream(rng, "issue33")  # draws of the issue 33 classes
+        self.crng = _side_stream(rng, "issue35")  # draws of the issue 35 class
         self.expf_decoy = False  # a global named as exact_math's table exists
         self.cfg = config
         self.features: set = set()
@@ -420,7 +430,8 @@ def _choose_classes(g: _Gen) -> None:
     rate = g.cfg.adversarial_rate
     for f, p in CLASS_RATES.items():
         needs = {f} | _IMPLIES.get(f, set())
-        stream = g.prng if f in FORWARD_CLASSES else g.qrng if f in ISSUE33_CLASSES else g.rng
+        stream = (g.prng if f in FORWARD_CLASSES else g.qrng if f in ISSUE33_CLASSES
+                  else g.crng if f in ISSUE35_CLASSES else g.rng)
         if all(g.cfg.allows(x) for x in needs) and _coin(stream, p * rate):
             g.pending |= needs
 
@@ -1177,6 +1188,7 @@ def _maybe_between(g: _Gen) -> None:
     if g.region is None:
         _maybe_iv_nest(g)
         _maybe_product(g)
+        _maybe_contraction(g)
     _maybe_reshape(g)
     if g.chance(0.15, "call"):
         bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind not in ("input", "global")]
@@ -1482,6 +1494,75 @@ def _gen_product(g: _Gen, kind: str) -> None:
                 g.writable.append(b)
 
 
+def _maybe_contraction(g: _Gen) -> None:
+    """Issue 35: a contraction nest (`model.Contraction`) into an output of its own."""
+    if g.chance(0.0, "contraction", g.crng):
+        _gen_contraction(g)
+
+
+def _contraction_shape(rng: random.Random, kind: str) -> tuple:
+    """(par, red, xsub, wsub, x shape, w shape) of one contraction; loops are numbered over par
+    then red. A trip count is 1 (a unit loop) three times in ten."""
+    def trip(choices):
+        return 1 if _coin(rng, 0.3) else rng.choice(choices)
+
+    stride = rng.choice([1, 1, 1, 2, 2, 3])
+    if kind == "batched":  # O[b, m, n] += A[b, m, k..] * B[b, k.., n]
+        par = (trip([2, 3]), trip([2, 3, 5, 8]), trip([4, 8, 16, 17, 24, 33]))
+        red = tuple(trip([2, 3, 4, 8, 16]) for _ in range(rng.choice([1, 1, 2])))
+        ks = tuple(((3 + d, 1),) for d in range(len(red)))
+        xsub = (((0, 1),), ((1, 1),)) + ks
+        wsub = (((0, 1),),) + ks + (((2, 1),),)
+        return par, red, xsub, wsub, (par[0], par[1]) + red, (par[0],) + red + (par[2],)
+    spatial = rng.choice([1, 2])
+    outs = tuple(trip([4, 8, 16, 17, 28]) if d == spatial - 1 else trip([2, 3, 5]) for d in range(spatial))
+    window = tuple(trip([2, 3, 4]) for _ in range(spatial))
+    channels = trip([2, 3, 4, 8])  # output channels (and input channels of depthwise / pooling)
+    par = (channels,) + outs
+    red = ((trip([2, 3, 4, 8]),) if kind == "conv" else ()) + window
+    first_window = len(par) + (1 if kind == "conv" else 0)
+    rows = tuple(((1 + d, stride), (first_window + d, 1)) for d in range(spatial))
+    xrows = tuple((o - 1) * stride + k for o, k in zip(outs, window))
+    wins = tuple(((first_window + d, 1),) for d in range(spatial))
+    if kind == "conv":  # O[f, oh, ow] += X[c, s*oh + kh, s*ow + kw] * W[f, c, kh, kw]
+        xsub = (((len(par), 1),),) + rows
+        return par, red, xsub, (((0, 1),), ((len(par), 1),)) + wins, (red[0],) + xrows, (channels, red[0]) + window
+    xsub = (((0, 1),),) + rows  # depthwise / pooling: X[f, s*oh + kh, ...]
+    wshape = (channels,) + window if kind == "depthwise" else None
+    return par, red, xsub, (((0, 1),),) + wins, (channels,) + xrows, wshape
+
+
+def _gen_contraction(g: _Gen) -> None:
+    """A convolution (3x3-like, 1x1 when its window loops are unit loops, strided), a depthwise
+    convolution, a pooling window or a batched product with one or two reduction loops, in
+    the lowering's memory form (any loop order) or with its reductions carried in iter_args; a
+    fill of the output before it, or the caller's values as its init."""
+    rng = g.crng
+    kind = rng.choice(CONTRACTION_KINDS)
+    while True:
+        par, red, xsub, wsub, xshape, wshape = _contraction_shape(rng, kind)
+        if _product(par + red) <= CONTRACTION_ITERATIONS:
+            break
+    x = _new_arg(g, "input", xshape)
+    w = _new_arg(g, "input", wshape) if wshape is not None else None
+    o = _new_arg(g, "output", par)
+    loops = list(range(len(par) + len(red)))
+    form = "carried" if _coin(rng, 0.35) else "memory"
+    order = tuple(loops)
+    if form == "memory" and _coin(rng, 0.3):  # the lowering's order permuted (reduction loops outside some parallel ones)
+        order = tuple(rng.sample(loops, len(loops)))
+    c = Contraction(o, x, w, par, red, order, xsub, wsub if w is not None else (),
+                    kind="max" if kind == "pool" else "sum", form=form, family=kind, tag=g.fresh("cv"))
+    if _coin(rng, 0.5):
+        c.fill = rng.choice(_small_values(g))
+        c.fill_name = g.constant(c.fill)
+    uses = {x.name, o.name} | ({w.name} if w is not None else set())
+    g.emit(c, set(), uses)
+    g.use("contraction")
+    g.readable.append(o)
+    g.writable.append(o)
+
+
 def _constant_operand(g: _Gen, p: Product) -> set:
     """B of a `generated_names` product: a constant global read through get_global, or a placed
     buffer its transposing copy fills (constant_copies folds that); and the decoys, globals named
@@ -1756,6 +1837,10 @@ def _stmt_accesses(stmts: list, trips: int):
             yield from _probe_accesses(w)
         elif isinstance(w, Product):
             yield from _product_accesses(w)
+        elif isinstance(w, Contraction):
+            for ref in (w.o, w.x, w.w):  # their shapes are exact: the last element of each
+                if ref is not None:
+                    yield Access(ref, tuple(Idx(None, 1, n - 1) for n in ref.min_shape)), [], 1, 1
         elif isinstance(w, Region):
             yield from _stmt_accesses(w.body, w.trips)
 

@@ -367,6 +367,42 @@ class Region:
 
 
 @dataclass(eq=False)
+class Contraction:
+    """A contraction nest as `convert-linalg-to-affine-loops` writes convolutions, pooling and
+    batched products (issue 35): parallel loops of trip counts `par` and reduction loops of trip
+    counts `red` (1 for a unit loop), numbered 0.. over par then red, nested in `order`;
+
+        O[p0, p1, ...] = O[...] + X[xsub] * W[wsub]      (kind "sum"; without W: + X[xsub])
+        O[p0, p1, ...] = max(O[...], X[xsub])            (kind "max": pooling)
+
+    Each subscript of X and W is a tuple of (loop number, coefficient) terms (a strided
+    convolution's input row: ((oh, 2), (kh, 1))). Form "memory": the innermost statement loads
+    O, updates and stores it (the lowering's form; any loop order). Form "carried": the
+    parallel loops outside in order, then the reduction loops inside, each carrying the running
+    value in iter_args from O's element, stored once after them. `fill`: a nest before it stores
+    this value into all of O (linalg.fill)."""
+
+    o: Buffer
+    x: Buffer
+    w: Buffer | None
+    par: tuple
+    red: tuple
+    order: tuple
+    xsub: tuple
+    wsub: tuple
+    kind: str = "sum"
+    form: str = "memory"
+    fill: object = None
+    fill_name: str | None = None  # the constant's SSA name (a program constant)
+    family: str = "conv"  # generator.CONTRACTION_KINDS: conv | depthwise | pool | batched
+    tag: str = ""
+
+    @property
+    def trips(self) -> tuple:
+        return tuple(self.par) + tuple(self.red)
+
+
+@dataclass(eq=False)
 class Program:
     func_name: str
     element_type: str

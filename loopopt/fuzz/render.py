@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .model import (ALIAS_KINDS, AllocOp, BlockSplit, Buffer, CallOp, DeallocOp, GlobalOp, Idx, Loop, Nest,
+from .model import (ALIAS_KINDS, AllocOp, BlockSplit, Buffer, CallOp, Contraction, DeallocOp, GlobalOp, Idx, Loop, Nest,
                     Probe, Product, Program, Region, ReshapeOp, ScalarOp, View, ViewOp)
 
 
@@ -185,6 +185,8 @@ def _render_stmt(r: _Renderer, w, ind: str) -> list:
         return _render_probe(r, w, ind)
     if isinstance(w, Product):
         return _render_product(r, w, ind)
+    if isinstance(w, Contraction):
+        return _render_contraction(r, w, ind)
     raise TypeError(f"unknown statement {w!r}")
 
 
@@ -683,6 +685,79 @@ def _render_product(r: _Renderer, p: Product, ind: str) -> list:
         if "write_c" in p.after:
             lines.append(f"{qi}affine.store {acc}, %{p.c.name}[{i}, {p.cols[2]}] : {tc}")
     lines.append(f"{ind}}}")
+    return lines
+
+
+def _subscript(ivs: list, terms: tuple) -> str:
+    """An affine subscript `%a * 2 + %b` from (loop number, coefficient) terms."""
+    parts = [ivs[n] if c == 1 else f"{ivs[n]} * {c}" for n, c in terms]
+    return " + ".join(parts) or "0"
+
+
+def _render_contraction(r: _Renderer, c: Contraction, ind: str) -> list:
+    """The fill nest (if any), then the contraction nest (see `model.Contraction`)."""
+    t, elem = c.tag, r.elem
+    ivs = [f"%{t}_l{n}" for n in range(len(c.trips))]
+    to, tx = r.ty(c.o), r.ty(c.x)
+    out_subs = ", ".join(ivs[:len(c.par)])
+    lines: list = []
+    if c.fill is not None:
+        fill_ivs = [f"%{t}_f{n}" for n in range(len(c.par))]
+        for d, trip in enumerate(c.par):
+            lines.append(f"{ind}{'  ' * d}affine.for {fill_ivs[d]} = 0 to {trip} {{")
+        fi = ind + "  " * len(c.par)
+        lines.append(f"{fi}affine.store %{c.fill_name}, %{c.o.name}[{', '.join(fill_ivs)}] : {to}")
+        for d in reversed(range(len(c.par))):
+            lines.append(f"{ind}{'  ' * d}}}")
+
+    def update(li: str, acc: str) -> str:
+        x = f"%{t}_x"
+        lines.append(f"{li}{x} = affine.load %{c.x.name}[{', '.join(_subscript(ivs, s) for s in c.xsub)}] : {tx}")
+        if c.kind == "max":
+            op = "arith.maxsi" if elem == "i32" else "arith.maximumf"
+            lines.append(f"{li}%{t}_n = {op} {acc}, {x} : {elem}")
+            return f"%{t}_n"
+        v = x
+        if c.w is not None:
+            w = f"%{t}_w"
+            subs = ", ".join(_subscript(ivs, s) for s in c.wsub)
+            lines.append(f"{li}{w} = affine.load %{c.w.name}[{subs}] : {r.ty(c.w)}")
+            lines.append(f"{li}%{t}_m = {r.op('mul')} {x}, {w} : {elem}")
+            v = f"%{t}_m"
+        lines.append(f"{li}%{t}_n = {r.op('add')} {acc}, {v} : {elem}")
+        return f"%{t}_n"
+
+    if c.form == "memory":
+        for d, n in enumerate(c.order):
+            lines.append(f"{ind}{'  ' * d}affine.for {ivs[n]} = 0 to {c.trips[n]} {{")
+        li = ind + "  " * len(c.order)
+        lines.append(f"{li}%{t}_o = affine.load %{c.o.name}[{out_subs}] : {to}")
+        val = update(li, f"%{t}_o")
+        lines.append(f"{li}affine.store {val}, %{c.o.name}[{out_subs}] : {to}")
+        for d in reversed(range(len(c.order))):
+            lines.append(f"{ind}{'  ' * d}}}")
+        return lines
+    npar = len(c.par)
+    for d in range(npar):
+        lines.append(f"{ind}{'  ' * d}affine.for {ivs[d]} = 0 to {c.par[d]} {{")
+    pi = ind + "  " * npar
+    lines.append(f"{pi}%{t}_o = affine.load %{c.o.name}[{out_subs}] : {to}")
+    acc = f"%{t}_o"
+    for d in range(len(c.red)):
+        li = pi + "  " * d
+        n = npar + d
+        lines.append(f"{li}%{t}_s{d} = affine.for {ivs[n]} = 0 to {c.red[d]} iter_args(%{t}_a{d} = {acc}) "
+                     f"-> ({elem}) {{")
+        acc = f"%{t}_a{d}"
+    li = pi + "  " * len(c.red)
+    val = update(li, acc)
+    for d in reversed(range(len(c.red))):
+        lines.append(f"{pi + '  ' * (d + 1)}affine.yield {val} : {elem}")
+        lines.append(f"{pi + '  ' * d}}}")
+        val = f"%{t}_s{d}"
+    lines.append(f"{pi}affine.store {val}, %{c.o.name}[{out_subs}] : {to}")
+    for d in reversed(range(npar)):
+        lines.append(f"{ind}{'  ' * d}}}")
     return lines
 
 
