@@ -47,7 +47,7 @@ FOCUS = {
     "register tiling": ["tests/test_cpu_tile_soundness.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
-    "runtime": ["tests/test_runtime.py"],
+    "runtime": ["tests/test_runtime.py", "tests/test_runtime_checks.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -194,6 +194,10 @@ MUTATIONS = [
      [("        if not a.flags.c_contiguous:", "        if False:")]),
     ("runtime: only functions with a body get the C interface", "loopopt/runtime/lowering.py",
      [("        if not private and mlir.func_body(fn) is not None:", "        if True:")]),
+    ("runtime: a module with checks is called through its wrapper", "loopopt/runtime/kernel.py",
+     [("        if spec.messages:  # the module has checks", "        if False:  # the module has checks")]),
+    ("runtime: the check wrappers' jump buffer is per thread", "loopopt/runtime/checks.py",
+     [("        \"static _Thread_local jmp_buf *loopopt_active;\",", "        \"static jmp_buf *loopopt_active;\",")]),
 ]
 
 
