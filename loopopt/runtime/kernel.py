@@ -65,11 +65,16 @@ class Kernel:
         argtypes = [ctypes.c_void_p if p.kind == "memref" else getattr(ctypes, specmod.SCALAR_CTYPES[p.elem])
                     for p in spec.params]
         result_type = getattr(ctypes, specmod.SCALAR_CTYPES[spec.result]) if spec.result else None
+        # _checked: _fn returns a failed check's number (0: none failed) where the kernel returns nothing
+        self._checked = False
         if spec.messages:  # the module has checks: call the wrapper, which returns a failed check's number
             self._fn = getattr(self._lib, checks.wrapper_name(spec.name))
             self._fn.argtypes = argtypes + ([ctypes.POINTER(result_type)] if result_type else [])
             self._fn.restype = ctypes.c_int32
-            self._fn = self._wrapped(self._fn, result_type)
+            if result_type is None:
+                self._checked = True  # tested in the call itself: a Python frame less per call
+            else:
+                self._fn = self._wrapped(self._fn, result_type)
         else:
             self._fn = getattr(self._lib, f"_mlir_ciface_{spec.name}")
             self._fn.argtypes = argtypes
@@ -89,19 +94,13 @@ class Kernel:
 
     def _wrapped(self, wrapper, result_type):
         """A function taking the kernel's C arguments that calls `wrapper` (loopopt_call_NAME) and
-        returns the kernel's result, or raises CheckFailed for the check that failed."""
-        if result_type is None:
-            def call(*args):
-                n = wrapper(*args)
-                if n:
-                    self._failed(n)
-        else:
-            def call(*args):
-                result = result_type()
-                n = wrapper(*args, ctypes.byref(result))
-                if n:
-                    self._failed(n)
-                return result.value
+        returns the kernel's scalar result, or raises CheckFailed for the check that failed."""
+        def call(*args):
+            result = result_type()
+            n = wrapper(*args, ctypes.byref(result))
+            if n:
+                self._failed(n)
+            return result.value
         return call
 
     def _failed(self, n: int):
@@ -117,7 +116,12 @@ class Kernel:
 
     def __call__(self, *args, out=None):
         call, _buf, args = self._prepare(args, out)  # _buf: the descriptors, alive until the call returns
-        return self._returned(args, self._fn(*call))
+        got = self._fn(*call)
+        if self._checked:
+            if got:
+                self._failed(got)
+            got = None
+        return self._returned(args, got)
 
     def bind(self, *args, out=None) -> "BoundCall":
         """Check and pack the arguments once; the returned BoundCall runs the kernel on them again
@@ -302,4 +306,10 @@ class BoundCall:
         self.kernel, self._call, self._buf, self._args = kernel, call, buf, args
 
     def __call__(self):
-        return self.kernel._returned(self._args, self.kernel._fn(*self._call))
+        k = self.kernel
+        got = k._fn(*self._call)
+        if k._checked:
+            if got:
+                k._failed(got)
+            got = None
+        return k._returned(self._args, got)
