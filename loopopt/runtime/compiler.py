@@ -112,7 +112,8 @@ def key_material(source_text: str, options, passes, function: str | None, tc: bu
     return {"format": cachemod.FORMAT, "source": hashlib.sha256(source_text.encode("utf-8")).hexdigest(),
             "options": repr(options), "passes": list(passes) if passes is not None else None, "function": function,
             "loopopt": __version__, "code": cachemod.code_digest(), "lowering": list(LOWERING_PASSES),
-            "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(), "checks_cc": buildmod.wrapper_cc_flags(), **tc.key()}
+            "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(),
+            "checks_cc": buildmod.wrapper_cc_flags(), **tc.key()}
 
 
 def compile_kernel(source_text: str, options, *, optimize, function: str | None = None, filename: str = "<input>",
