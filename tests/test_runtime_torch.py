@@ -62,7 +62,19 @@ def relative_error(got, want) -> float:
 
 BLOCKS = {b.name: b for b in export_torch.blocks()}
 SMALL = [n for n in BLOCKS if n.endswith("_small")]
-CASES = SMALL + [pytest.param(n, marks=pytest.mark.long) for n in BLOCKS if n not in SMALL]
+# As in tests/test_runtime.py: gpt2_layer's vectorized math.fpowi does not lower (the graph falls back).
+DOES_NOT_LOWER = {"gpt2_layer"}
+
+
+def _marks(name: str) -> list:
+    marks = [] if name in SMALL else [pytest.mark.long]
+    if name.removesuffix("_small") in DOES_NOT_LOWER:
+        marks.append(pytest.mark.xfail(raises=LoopoptFallbackWarning, strict=False,
+                                       reason="its vectorized math.fpowi does not lower"))
+    return marks
+
+
+CASES = [pytest.param(n, marks=_marks(n)) for n in SMALL + [n for n in BLOCKS if n not in SMALL]]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -75,7 +87,7 @@ def test_torch_compile_matches_eager_on_the_benchmark_blocks(name):
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("error", LoopoptFallbackWarning)  # a fallback fails the test
         for shapes in block.run_shapes():
-            xs = [torch.from_numpy(fixtures.harness_fill(s, k, "float32")) for k, s in enumerate(shapes)]
+            xs = [torch.from_numpy(fixtures.harness_fill(s, k, block.dtype(k))) for k, s in enumerate(shapes)]
             got, want = compiled(*xs), model(*xs)
             got = got if isinstance(got, tuple) else (got,)
             want = want if isinstance(want, tuple) else (want,)
