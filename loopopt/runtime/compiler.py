@@ -47,22 +47,22 @@ def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -
         name = mlir.func_name(find_entry(module, function))
         spec = kernel_spec(module, name, counts.get(name, 0))
         mark_entry_points(module)
-        source = lower_checks(module, [spec])
+        source = lower_checks(module, [spec], optimized_text)
         return mlir.print_module(module), spec, source
 
 
-def lower_checks(module, specs: list[KernelSpec]) -> str:
+def lower_checks(module, specs: list[KernelSpec], text: str) -> str:
     """Lower the module's cf.asserts to calls of the library's failure function (in place,
     runtime.checks) and return the C source defining it and the wrappers of `specs`, which
-    must have been taken from the module before."""
-    from .. import mlir
+    must have been taken from the module before; `text` is the module's text (the failure
+    function's name is made from its digest)."""
     from . import checks
     from .memref import c_header
 
     messages = tuple(checks.message(op) for op in checks.assert_ops(module))
     for spec in specs:
         assert spec.messages == messages, "the specs were taken from another module"
-    symbol = checks.fail_symbol(module, mlir.print_module(module))
+    symbol = checks.fail_symbol(module, text)
     checks.lower_asserts(module, symbol)
     header = c_header([(s.name, s, "") for s in specs], "loopopt_checks", messages=messages)
     return checks.wrapper_source(header, specs, messages, symbol)
@@ -77,7 +77,7 @@ def with_checks(marked_text: str, specs: list) -> tuple[str, str, tuple[str, ...
     module = mlir.parse_module(marked_text)
     with module.context:
         messages = tuple(checks.message(op) for op in checks.assert_ops(module))
-        source = lower_checks(module, [s for _, s, _ in specs if s is not None])
+        source = lower_checks(module, [s for _, s, _ in specs if s is not None], marked_text)
         return mlir.print_module(module), source, messages
 
 
