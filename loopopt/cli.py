@@ -457,10 +457,14 @@ def build_outputs(req: Request, result, data: bytes) -> tuple[bytes, str]:
         return marked, specs
 
     marked, specs = call_with_big_stack(work, interrupt="raise")
-    built = build.build(marked, req.args.emit)
+    checks_c, messages = None, None
+    if req.args.emit != "llvm":  # the library's checks return to the caller (runtime/checks.py)
+        marked, checks_c, messages = call_with_big_stack(lambda: compiler.with_checks(marked, specs),
+                                                         interrupt="raise")
+    built = build.build(marked, req.args.emit, checks_c=checks_c)
     named = [o.path for o in req.outputs if o.flag == "--header" and o.path != "-"]
     guard = os.path.splitext(os.path.basename(named[0]))[0] if named else "loopopt_kernel"
-    header = memref.c_header(specs, guard, source=req.filename)
+    header = memref.c_header(specs, guard, source=req.filename, messages=messages)
     return built, header
 
 

@@ -50,7 +50,7 @@ FOCUS = {
     "contraction planner": ["tests/test_cpu_contractions.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
-    "runtime": ["tests/test_runtime.py"],
+    "runtime": ["tests/test_runtime.py", "tests/test_runtime_checks.py"],
     "powers": ["tests/test_cpu_powers.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
@@ -329,6 +329,10 @@ MUTATIONS = [
     ("time tiles: a sweep's bounds do not move with the time loop", "loopopt/codegen/cpu/plan/time_tiles.py",
      [("        if any(defined_inside(v, t_loop) for v in list(s.operands)[:lb.n_inputs + ub.n_inputs]):",
        "        if False:")]),
+    ("runtime: a module with checks is called through its wrapper", "loopopt/runtime/kernel.py",
+     [("        if spec.messages:  # the module has checks", "        if False:  # the module has checks")]),
+    ("runtime: the check wrappers' jump buffer is per thread", "loopopt/runtime/checks.py",
+     [("        \"static _Thread_local jmp_buf *loopopt_active;\",", "        \"static jmp_buf *loopopt_active;\",")]),
 ]
 
 

@@ -51,6 +51,8 @@ def test_emit_llvm_object_and_shared(tmp_path):
             assert elf_type(data) == (1 if emit == "object" else 3)
         header = (tmp_path / (os.path.splitext(name)[0] + ".h")).read_text()
         assert "void _mlir_ciface_mlp_dynamic_small(loopopt_memref_f32_2d *arg0, loopopt_memref_f32_2d *arg1);" in header
+        # LLVM IR keeps MLIR's lowering of a check (abort()); objects and libraries have the wrappers
+        assert ("int32_t loopopt_call_mlp_dynamic_small(" in header) == (emit != "llvm")
     nm = subprocess.run(["nm", "-D", "--defined-only", str(tmp_path / "libk.so")], capture_output=True, text=True)
     assert "_mlir_ciface_mlp_dynamic_small" in nm.stdout
 
@@ -87,6 +89,76 @@ def test_the_header_compiles_and_a_c_program_calls_the_library(tmp_path):
     k = loopopt.compile(open(BLOCK).read(), filename=BLOCK)
     x = fixtures.harness_fill([5, 16], 0, "float32")
     assert np.array_equal(got, k(x))
+
+
+CHECKED = """func.func @k(%a: memref<?xf32>, %b: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  %z = arith.constant 0.0 : f32
+  affine.for %i = 0 to %n {
+    %x = affine.load %a[%i] : memref<?xf32>
+    %ok = arith.cmpf oge, %x, %z : f32
+    cf.assert %ok, "k: elements must be \\"non-negative\\" */"
+    %y = math.sqrt %x : f32
+    affine.store %y, %b[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+CHECKED_MESSAGE = 'k: elements must be "non-negative" */'
+
+C_CHECKS = r'''
+#include <stdio.h>
+#include "libc.h"
+int main(void) {
+  enum { N = 1000 };
+  static float a[N], b[N];
+  for (int i = 0; i < N; i++) a[i] = (float)i * 0.25f;
+  loopopt_memref_f32_1d x = {a, a, 0, {N}, {1}}, y = {b, b, 0, {N}, {1}};
+  for (int round = 0; round < 3; round++) {
+    a[600] = -1.0f;
+    int32_t n = loopopt_call_k(&x, &y);
+    printf("%d %s\n", (int)n, loopopt_check_message_k(n));
+    a[600] = 4.0f;
+    n = loopopt_call_k(&x, &y);
+    printf("%d %a %a\n", (int)n, b[600], b[999]);
+  }
+  printf("%d\n", loopopt_check_message_k(0) == 0 && loopopt_check_message_k(2) == 0);
+  return 0;
+}
+'''
+
+
+@pytest.mark.parametrize("emit", ["shared", "object"])
+def test_the_header_declares_the_check_wrapper_and_a_c_program_gets_the_failed_check(tmp_path, emit):
+    """`loopopt_call_k` returns the failed check's number to a C caller (no abort), 0 once the data
+    passes; the header declares it and lists the checks, and compiles as C99 and C11."""
+    (tmp_path / "k.mlir").write_text(CHECKED)
+    out = "libc.so" if emit == "shared" else "libc.o"
+    p = loopopt_cli("k.mlir", "--target", "cpu", "--emit", emit, "-o", out, "--header", "libc.h", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    header = (tmp_path / "libc.h").read_text()
+    assert "int32_t loopopt_call_k(loopopt_memref_f32_1d *arg0, loopopt_memref_f32_1d *arg1);" in header
+    assert "const char *loopopt_check_message_k(int32_t n);" in header
+    assert '1: k: elements must be "non-negative" * /' in header  # a message cannot end the comment
+    for std in ("c11", "c99"):
+        c = subprocess.run(["cc", f"-std={std}", "-Wall", "-Wextra", "-Werror", "-c", "-x", "c", "libc.h", "-o",
+                            os.devnull], cwd=tmp_path, capture_output=True, text=True)
+        assert c.returncode == 0, c.stderr
+    (tmp_path / "main.c").write_text(C_CHECKS)
+    link = ["-L.", "-lc_kernel"] if emit == "shared" else ["libc.o", "-lm"]
+    if emit == "shared":
+        os.rename(tmp_path / "libc.so", tmp_path / "libc_kernel.so")  # -lc would be libc itself
+    c = subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "main.c", "-o", "main", *link, "-Wl,-rpath,$ORIGIN"],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    run = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0:-1:2] == [f"1 {CHECKED_MESSAGE}"] * 3
+    passed = [[float.fromhex(v) for v in line.split()] for line in lines[1:-1:2]]
+    assert passed == [[0.0, 2.0, float(np.sqrt(np.float32(249.75)))]] * 3
+    assert lines[-1] == "1" and CHECKED_MESSAGE not in run.stderr
 
 
 def test_binary_to_stdout_goes_to_a_pipe_never_a_terminal(tmp_path):

@@ -62,7 +62,19 @@ def relative_error(got, want) -> float:
 
 BLOCKS = {b.name: b for b in export_torch.blocks()}
 SMALL = [n for n in BLOCKS if n.endswith("_small")]
-CASES = SMALL + [pytest.param(n, marks=pytest.mark.long) for n in BLOCKS if n not in SMALL]
+# As in tests/test_runtime.py: gpt2_layer's vectorized math.fpowi does not lower (the graph falls back).
+DOES_NOT_LOWER = {"gpt2_layer"}
+
+
+def _marks(name: str) -> list:
+    marks = [] if name in SMALL else [pytest.mark.long]
+    if name.removesuffix("_small") in DOES_NOT_LOWER:
+        marks.append(pytest.mark.xfail(raises=LoopoptFallbackWarning, strict=False,
+                                       reason="its vectorized math.fpowi does not lower"))
+    return marks
+
+
+CASES = [pytest.param(n, marks=_marks(n)) for n in SMALL + [n for n in BLOCKS if n not in SMALL]]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -75,7 +87,7 @@ def test_torch_compile_matches_eager_on_the_benchmark_blocks(name):
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("error", LoopoptFallbackWarning)  # a fallback fails the test
         for shapes in block.run_shapes():
-            xs = [torch.from_numpy(fixtures.harness_fill(s, k, "float32")) for k, s in enumerate(shapes)]
+            xs = [torch.from_numpy(fixtures.harness_fill(s, k, block.dtype(k))) for k, s in enumerate(shapes)]
             got, want = compiled(*xs), model(*xs)
             got = got if isinstance(got, tuple) else (got,)
             want = want if isinstance(want, tuple) else (want,)
@@ -162,3 +174,24 @@ def test_inputs_are_read_in_place_and_weights_updates_are_seen():
         assert not graph.freeze and sorted(k.spec.n_inputs for k in graph.kernels.values()) == [1, 5]
         model.fc1.weight.data = model.fc1.weight.data * 2  # new storage: seen too
         assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+
+
+def test_a_failing_check_in_the_kernel_gives_eagers_error():
+    """An embedding's index range is a check inside the kernel's loop: an index out of range makes
+    the kernel raise CheckFailed, the call runs in eager, which raises torch's IndexError; the
+    process goes on and the next call is the kernel's again."""
+    torch.manual_seed(SEED)
+    emb = torch.nn.Embedding(10, 4)
+    rec = Recorder()
+    compiled = torch.compile(lambda i: emb(i) * 2, backend=rec)
+    good = torch.tensor([1, 2, 9])
+    with torch.no_grad():
+        assert torch.equal(compiled(good), emb(good) * 2)
+        kernels = [k for g in rec.graphs for k in g.kernels.values()]
+        assert len(kernels) == 1 and isinstance(kernels[0], Kernel) and kernels[0].spec.in_kernel
+        with pytest.warns(LoopoptFallbackWarning, match="run-time check failed: index must be smaller than dim size"):
+            with pytest.raises(IndexError):
+                compiled(torch.tensor([1, 12, 3]))
+        calls = []
+        kernels[0]._fn = lambda *a, f=kernels[0]._fn: calls.append(1) or f(*a)
+        assert torch.equal(compiled(good), emb(good) * 2) and calls == [1]

@@ -16,3 +16,4 @@ Layers, each a module of its own:
 `loopopt.compile` (loopopt/api.py) ties them together; docs/runtime.md describes them. Nothing
 here imports numpy, ctypes or the MLIR bindings until it is used.
 """
+from .checks import CheckFailed  # noqa: E402,F401  (numpy- and MLIR-free)

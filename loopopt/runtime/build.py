@@ -4,7 +4,8 @@
     mlir-translate --mlir-to-llvmir
     opt -O3 -mtriple=T -mcpu=native   LLVM's IR optimisations (the loop vectorizer among them)
     llc -O3 -mcpu=native -relocation-model=pic -filetype=obj
-    cc -shared K.o -o K.so -lm
+    cc -shared K.o K_checks.o -o K.so -lm
+                                   (K_checks.o: `cc -O2 -fPIC -c` of the check wrappers, runtime.checks)
 
 Every tool is Debian's LLVM 22 (`/usr/lib/llvm-22/bin`, or `NAME-22` on PATH, or
 $LOOPOPT_LLVM_BIN), checked by its `--version`: the unsuffixed `opt`/`llc` on PATH may be an older
@@ -225,6 +226,38 @@ def cc_flags() -> list[str]:
     return ["-shared", "-lm"]
 
 
+def wrapper_cc_flags() -> list[str]:
+    """How the check wrappers' C (runtime.checks.wrapper_source) is compiled: position-independent,
+    for any x86-64 (a setjmp and a call: nothing to tune for the CPU)."""
+    return ["-std=gnu11", "-O2", "-fPIC"]
+
+
+def compile_c(source: str, tc: Toolchain | None = None, timeout: float = 600) -> bytes:
+    """A relocatable object from C source (the check wrappers)."""
+    tc = tc or toolchain()
+    with tempfile.TemporaryDirectory(prefix="loopopt-build-") as d:
+        src, dst = os.path.join(d, "checks.c"), os.path.join(d, "checks.o")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(source)
+        _run("cc -c", [tc.cc, *wrapper_cc_flags(), "-c", src, "-o", dst], b"", timeout)
+        with open(dst, "rb") as f:
+            return f.read()
+
+
+def _link(objects: list[bytes], flags: list[str], tc: Toolchain, timeout: float) -> bytes:
+    """`cc FLAGS objects... -o out`'s output (a shared library, or with -r one relocatable object)."""
+    with tempfile.TemporaryDirectory(prefix="loopopt-build-") as d:
+        srcs = []
+        for i, obj in enumerate(objects):
+            srcs.append(os.path.join(d, f"k{i}.o"))
+            with open(srcs[-1], "wb") as f:
+                f.write(obj)
+        dst = os.path.join(d, "out")
+        _run(f"cc {flags[0]}", [tc.cc, flags[0], *srcs, "-o", dst, *flags[1:]], b"", timeout)
+        with open(dst, "rb") as f:
+            return f.read()
+
+
 def to_object(llvm_ir: bytes, tc: Toolchain | None = None, timeout: float = 1800) -> bytes:
     """A relocatable, position-independent object for this machine from LLVM IR."""
     tc = tc or toolchain()
@@ -232,21 +265,15 @@ def to_object(llvm_ir: bytes, tc: Toolchain | None = None, timeout: float = 1800
     return _run("llc", [tc.llc, *llc_flags(tc), "-", "-o", "-"], bitcode, timeout)
 
 
-def to_shared(obj: bytes, tc: Toolchain | None = None, timeout: float = 600) -> bytes:
-    """A shared library from an object (linked by `cc` against libm)."""
-    tc = tc or toolchain()
-    with tempfile.TemporaryDirectory(prefix="loopopt-build-") as d:
-        src, dst = os.path.join(d, "k.o"), os.path.join(d, "k.so")
-        with open(src, "wb") as f:
-            f.write(obj)
-        cmd = [tc.cc, "-shared", src, "-o", dst, "-lm"]
-        _run("cc -shared", cmd, b"", timeout)
-        with open(dst, "rb") as f:
-            return f.read()
+def to_shared(obj: bytes, tc: Toolchain | None = None, timeout: float = 600, extra: tuple[bytes, ...] = ()) -> bytes:
+    """A shared library from an object and `extra` objects (linked by `cc` against libm)."""
+    return _link([obj, *extra], cc_flags(), tc or toolchain(), timeout)
 
 
-def build(marked_text: str, emit: str, tc: Toolchain | None = None) -> bytes:
-    """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module."""
+def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: str | None = None) -> bytes:
+    """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module. checks_c: the
+    C source of its check wrappers (runtime.checks), compiled and linked in (object: one
+    relocatable object by `cc -r`); the module's cf.asserts must then be lowered to its calls."""
     if emit not in EMIT_KINDS:
         raise ValueError(f"loopopt: unknown emit kind {emit!r} (known: {', '.join(EMIT_KINDS)})")
     tc = tc or toolchain()
@@ -254,7 +281,10 @@ def build(marked_text: str, emit: str, tc: Toolchain | None = None) -> bytes:
     if emit == "llvm":
         return ll
     obj = to_object(ll, tc)
-    return obj if emit == "object" else to_shared(obj, tc)
+    extra = (compile_c(checks_c, tc),) if checks_c is not None else ()
+    if emit == "object":
+        return _link([obj, *extra], ["-r", "-nostdlib"], tc, 600) if extra else obj
+    return to_shared(obj, tc, extra=extra)
 
 
 def recipe(tc: Toolchain | None = None, name: str = "k") -> str:

@@ -35,8 +35,9 @@ def output_counts(source_text: str, filename: str) -> dict[str, int]:
         return {mlir.func_name(fn): len(function_signature(fn).results) for fn in entry_points(module)}
 
 
-def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -> tuple[str, KernelSpec]:
-    """(the optimized module with its entry points marked, the entry function's spec)."""
+def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -> tuple[str, KernelSpec, str]:
+    """(the optimized module with its entry points marked and its checks lowered, the entry
+    function's spec, the C source of its check wrapper)."""
     from .. import mlir
 
     module = mlir.parse_module(optimized_text)
@@ -46,7 +47,38 @@ def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -
         name = mlir.func_name(find_entry(module, function))
         spec = kernel_spec(module, name, counts.get(name, 0))
         mark_entry_points(module)
-        return mlir.print_module(module), spec
+        source = lower_checks(module, [spec], optimized_text)
+        return mlir.print_module(module), spec, source
+
+
+def lower_checks(module, specs: list[KernelSpec], text: str) -> str:
+    """Lower the module's cf.asserts to calls of the library's failure function (in place,
+    runtime.checks) and return the C source defining it and the wrappers of `specs`, which
+    must have been taken from the module before; `text` is the module's text (the failure
+    function's name is made from its digest)."""
+    from . import checks
+    from .memref import c_header
+
+    messages = tuple(checks.message(op) for op in checks.assert_ops(module))
+    for spec in specs:
+        assert spec.messages == messages, "the specs were taken from another module"
+    symbol = checks.fail_symbol(module, text)
+    checks.lower_asserts(module, symbol)
+    header = c_header([(s.name, s, "") for s in specs], "loopopt_checks", messages=messages)
+    return checks.wrapper_source(header, specs, messages, symbol)
+
+
+def with_checks(marked_text: str, specs: list) -> tuple[str, str, tuple[str, ...]]:
+    """(the marked module with its checks lowered, the C source of the wrappers of the entry
+    points that have a spec, the module's check messages): for --emit object|shared."""
+    from .. import mlir
+    from . import checks
+
+    module = mlir.parse_module(marked_text)
+    with module.context:
+        messages = tuple(checks.message(op) for op in checks.assert_ops(module))
+        source = lower_checks(module, [s for _, s, _ in specs if s is not None], marked_text)
+        return mlir.print_module(module), source, messages
 
 
 def mark_all(optimized_text: str) -> tuple[str, list[str]]:
@@ -80,7 +112,8 @@ def key_material(source_text: str, options, passes, function: str | None, tc: bu
     return {"format": cachemod.FORMAT, "source": hashlib.sha256(source_text.encode("utf-8")).hexdigest(),
             "options": repr(options), "passes": list(passes) if passes is not None else None, "function": function,
             "loopopt": __version__, "code": cachemod.code_digest(), "lowering": list(LOWERING_PASSES),
-            "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(), **tc.key()}
+            "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(),
+            "checks_cc": buildmod.wrapper_cc_flags(), **tc.key()}
 
 
 def compile_kernel(source_text: str, options, *, optimize, function: str | None = None, filename: str = "<input>",
@@ -98,8 +131,8 @@ def compile_kernel(source_text: str, options, *, optimize, function: str | None 
         counts = output_counts(source_text, filename)
         result = optimize(source_text, options, filename=filename, passes=passes)
         t1 = time.perf_counter()
-        marked, spec = prepare(result.text, counts, function)
-        library = buildmod.build(marked, "shared", tc)
+        marked, spec, checks_c = prepare(result.text, counts, function)
+        library = buildmod.build(marked, "shared", tc, checks_c)
         t2 = time.perf_counter()
         info = {"optimize_seconds": round(t1 - t0, 4), "build_seconds": round(t2 - t1, 4), "loopopt": __version__,
                 "llvm": tc.llvm_version, "cpu": tc.host_cpu, "filename": filename}

@@ -8,11 +8,14 @@
 Before the call, in Python, each argument is checked against the entry function's type: the
 count, a numpy array for a memref (a Python number for a scalar), its dtype, rank, static dims,
 C-contiguity, alignment to its element, writability where the kernel writes it; dynamic dims
-against the module's own run-time checks (`cf.assert`, spec.Check), which would otherwise abort
-the process; and no written array may overlap another argument (loopopt assumes a public
-function's arguments do not alias). A violation is one line, TypeError (count, type, dtype) or
-ValueError (rank, shape, layout, overlap, a failed check), and the process goes on. No argument
-is copied: the kernel reads and writes the arrays' own memory. The call releases the GIL.
+against the module's own run-time checks of the arguments' sizes (`cf.assert`, spec.Check); and
+no written array may overlap another argument (loopopt assumes a public function's arguments do
+not alias). A violation is one line, TypeError (count, type, dtype) or ValueError (rank, shape,
+layout, overlap; a failed check is CheckFailed, a ValueError), and the process goes on. The
+module's other checks (inside loops, on data) run in the kernel: a module with checks is called
+through its wrapper (runtime/checks.py), and a check that fails there raises CheckFailed after
+the call. No argument is copied: the kernel reads and writes the arrays' own memory. The call
+releases the GIL.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from . import memref, spec as specmod
+from . import checks, memref, spec as specmod
 from .spec import KernelSpec
 
 _INT_RANGE = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1), "i16": (-2**15, 2**15 - 1), "i32": (-2**31, 2**31 - 1),
@@ -59,10 +62,23 @@ class Kernel:
         self.info = dict(info or {})
         self.name = spec.name
         self._lib = ctypes.CDLL(library)  # RTLD_LOCAL: kernels of one name in two libraries coexist
-        self._fn = getattr(self._lib, f"_mlir_ciface_{spec.name}")
-        self._fn.argtypes = [ctypes.c_void_p if p.kind == "memref" else getattr(ctypes, specmod.SCALAR_CTYPES[p.elem])
-                             for p in spec.params]
-        self._fn.restype = getattr(ctypes, specmod.SCALAR_CTYPES[spec.result]) if spec.result else None
+        argtypes = [ctypes.c_void_p if p.kind == "memref" else getattr(ctypes, specmod.SCALAR_CTYPES[p.elem])
+                    for p in spec.params]
+        result_type = getattr(ctypes, specmod.SCALAR_CTYPES[spec.result]) if spec.result else None
+        # _checked: _fn returns a failed check's number (0: none failed) where the kernel returns nothing
+        self._checked = False
+        if spec.messages:  # the module has checks: call the wrapper, which returns a failed check's number
+            self._fn = getattr(self._lib, checks.wrapper_name(spec.name))
+            self._fn.argtypes = argtypes + ([ctypes.POINTER(result_type)] if result_type else [])
+            self._fn.restype = ctypes.c_int32
+            if result_type is None:
+                self._checked = True  # tested in the call itself: a Python frame less per call
+            else:
+                self._fn = self._wrapped(self._fn, result_type)
+        else:
+            self._fn = getattr(self._lib, f"_mlir_ciface_{spec.name}")
+            self._fn.argtypes = argtypes
+            self._fn.restype = result_type
         self._slots = tuple(_Slot(i, p) for i, p in enumerate(spec.params))
         self._memrefs = tuple(s for s in self._slots if s.param.kind == "memref")
         self._format = memref.descriptor_format([s.rank for s in self._memrefs])
@@ -76,6 +92,23 @@ class Kernel:
         self._inputs_write = any(s.writes for s in self._slots[:spec.n_inputs] if s.param.kind == "memref")
         self._only_memrefs = all(s.param.kind == "memref" for s in self._slots)
 
+    def _wrapped(self, wrapper, result_type):
+        """A function taking the kernel's C arguments that calls `wrapper` (loopopt_call_NAME) and
+        returns the kernel's scalar result, or raises CheckFailed for the check that failed."""
+        def call(*args):
+            result = result_type()
+            n = wrapper(*args, ctypes.byref(result))
+            if n:
+                self._failed(n)
+            return result.value
+        return call
+
+    def _failed(self, n: int):
+        messages = self.spec.messages
+        msg = messages[n - 1] if 1 <= n <= len(messages) else f"check {n} (unknown)"
+        raise checks.CheckFailed(f"{self.name}(): run-time check failed: {msg} (the kernel stopped at the check: "
+                                 "its outputs are partly written)", n, msg, True)
+
     def __repr__(self) -> str:
         return f"<loopopt.Kernel {self.spec.signature_text()} from {self.library}>"
 
@@ -83,7 +116,12 @@ class Kernel:
 
     def __call__(self, *args, out=None):
         call, _buf, args = self._prepare(args, out)  # _buf: the descriptors, alive until the call returns
-        return self._returned(args, self._fn(*call))
+        got = self._fn(*call)
+        if self._checked:
+            if got:
+                self._failed(got)
+            got = None
+        return self._returned(args, got)
 
     def bind(self, *args, out=None) -> "BoundCall":
         """Check and pack the arguments once; the returned BoundCall runs the kernel on them again
@@ -244,7 +282,7 @@ class Kernel:
         for c in self.spec.checks:
             if not self._eval(c.expr, dims, scalars, f"the check {c.message!r}"):
                 msg = c.message.removeprefix("loopopt: ").removeprefix(f"{self.name}: ")
-                raise ValueError(f"{self.name}(): {msg} (got {_sizes_text(dims)})")
+                raise checks.CheckFailed(f"{self.name}(): {msg} (got {_sizes_text(dims)})", c.number, c.message, False)
 
     def _check_overlap(self, pointers: list) -> None:
         for i, (a0, a1, sa) in enumerate(pointers):
@@ -268,4 +306,10 @@ class BoundCall:
         self.kernel, self._call, self._buf, self._args = kernel, call, buf, args
 
     def __call__(self):
-        return self.kernel._returned(self._args, self.kernel._fn(*self._call))
+        k = self.kernel
+        got = k._fn(*self._call)
+        if k._checked:
+            if got:
+                k._failed(got)
+            got = None
+        return k._returned(self._args, got)

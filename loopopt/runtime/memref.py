@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 import struct
 
-from .spec import KernelSpec, Param
+from .spec import KernelSpec, Param, message_function, wrapper_name
 
 WORD = 8  # every descriptor field is 8 bytes on the 64-bit hosts the build supports
 
@@ -62,8 +62,8 @@ def descriptor_bytes(arrays) -> bytes:
 
 # ----------------------------------------------------------------------------- the C header
 
-_C_ELEMENT = {"f16": "_Float16", "f32": "float", "f64": "double", "i1": "bool", "i8": "int8_t", "i16": "int16_t",
-              "i32": "int32_t", "i64": "int64_t", "index": "int64_t"}
+C_ELEMENT = {"f16": "_Float16", "f32": "float", "f64": "double", "i1": "bool", "i8": "int8_t", "i16": "int16_t",
+             "i32": "int32_t", "i64": "int64_t", "index": "int64_t"}
 
 
 def struct_name(p: Param) -> str:
@@ -72,29 +72,65 @@ def struct_name(p: Param) -> str:
 
 def _struct_text(p: Param) -> str:
     """The typedef of the descriptor a memref argument like `p` is passed as."""
-    t = _C_ELEMENT[p.elem]
+    t = C_ELEMENT[p.elem]
     fields = [f"{t} *allocated;", f"{t} *aligned;", "int64_t offset;"]
     if p.rank:
         fields += [f"int64_t sizes[{p.rank}];", f"int64_t strides[{p.rank}];"]
     return f"typedef struct {{ {' '.join(fields)} }} {struct_name(p)};"
 
 
-def _declaration(spec: KernelSpec) -> str:
+def c_parameters(spec: KernelSpec) -> tuple[list[str], list[str]]:
+    """(the C parameter declarations of `_mlir_ciface_NAME`, the parameter names)."""
     params = []
     for p in spec.params:
         if p.kind == "memref":
             params.append(f"{struct_name(p)} *{p.name}")
         else:
-            params.append(f"{_C_ELEMENT[p.elem]} {p.name}")
-    ret = _C_ELEMENT[spec.result] if spec.result else "void"
+            params.append(f"{C_ELEMENT[p.elem]} {p.name}")
+    return params, [p.name for p in spec.params]
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "* /")
+
+
+def _declaration(spec: KernelSpec, wrapped: bool) -> str:
+    params, _ = c_parameters(spec)
+    ret = C_ELEMENT[spec.result] if spec.result else "void"
     roles = "; ".join(f"{p.name} {p.type}" + (f" {p.role}" if p.kind == "memref" else "") for p in spec.params)
-    return (f"/* @{spec.name}: {roles or 'no arguments'} */\n"
-            f"{ret} _mlir_ciface_{spec.name}({', '.join(params) or 'void'});")
+    lines = [f"/* @{spec.name}: {_comment(roles) or 'no arguments'} */",
+             f"{ret} _mlir_ciface_{spec.name}({', '.join(params) or 'void'});"]
+    if wrapped:
+        wparams = params + ([f"{ret} *result"] if spec.result else [])
+        lines += [f"int32_t {wrapper_name(spec.name)}({', '.join(wparams) or 'void'});",
+                  f"const char *{message_function(spec.name)}(int32_t n);"]
+    return "\n".join(lines)
 
 
-def c_header(entries: list, guard: str, source: str = "") -> str:
+def _checks_comment(messages: tuple | None) -> list[str]:
+    """What a C caller sees of a failed run-time check, and the module's checks by number."""
+    if messages is None:
+        return ["/* Run-time checks (cf.assert): one that fails prints its message and calls abort(). */"]
+    lines = ["/* Run-time checks (cf.assert). loopopt_call_NAME(...) runs the kernel and returns 0, or the number",
+             "   n >= 1 of the run-time check that failed; loopopt_check_message_NAME(n) is its message. The kernel",
+             "   stopped at that check: its outputs are partly written, and the heap temporaries that call had",
+             "   allocated are not freed. A scalar result comes back through `result`. Calls from several",
+             "   threads at once are independent. _mlir_ciface_NAME(...) is the kernel without the wrapper: a",
+             "   failed check prints its message to stderr and calls abort()."]
+    if messages:
+        lines.append("   The checks:")
+        lines += [f"     {n}: {_comment(m)}" for n, m in enumerate(messages, 1)]
+    else:
+        lines.append("   This module has none: the wrappers return 0.")
+    lines[-1] += " */"
+    return lines
+
+
+def c_header(entries: list, guard: str, source: str = "", messages: tuple | None = None) -> str:
     """A C header declaring the C interface of each entry point and the descriptor structs they
-    take. entries: (name, KernelSpec, "") or (name, None, why it is not declared)."""
+    take. entries: (name, KernelSpec, "") or (name, None, why it is not declared). messages: the
+    module's run-time checks by number when the library has the check wrappers
+    (`loopopt_call_NAME`, runtime/checks.py); None for a build without them (LLVM IR)."""
     guard = "".join(c if c.isalnum() else "_" for c in guard.upper()) or "LOOPOPT_KERNEL"
     if guard[0].isdigit():
         guard = "_" + guard
@@ -103,12 +139,14 @@ def c_header(entries: list, guard: str, source: str = "") -> str:
         for p in (spec.params if spec else ()):
             if p.kind == "memref" and _struct_text(p) not in structs:
                 structs.append(_struct_text(p))
-    lines = [f"/* Generated by loopopt{' from ' + source if source else ''}: the C interface of its entry points. */",
+    lines = [f"/* Generated by loopopt{' from ' + _comment(source) if source else ''}: the C interface of its entry points. */",
              "/* A memref is passed as a pointer to its descriptor: both pointers at the first element, offset and",
              "   strides in elements (row-major: strides[r-1] = 1). Outputs must not overlap inputs or each other. */",
+             *_checks_comment(messages),
              f"#ifndef {guard}_H", f"#define {guard}_H", "", "#include <stdbool.h>", "#include <stdint.h>", "",
              "#ifdef __cplusplus", 'extern "C" {', "#endif", "", *structs, ""]
     for name, spec, why in entries:
-        lines += [_declaration(spec) if spec else f"/* @{name} is not declared: {why.replace('*/', '* /')} */", ""]
+        lines += [_declaration(spec, messages is not None) if spec else f"/* @{name} is not declared: {_comment(why)} */",
+                  ""]
     lines += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard}_H */", ""]
     return "\n".join(lines)

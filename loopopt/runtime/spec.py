@@ -2,9 +2,12 @@
 
 `KernelSpec` holds each argument (a memref: element dtype, rank, static dims; or a scalar), its
 role, which arguments the kernel may write, how to size the out-parameters the callable allocates,
-and the module's own run-time checks (`cf.assert`) as expressions over the arguments' dims and
-scalar values. The callable evaluates those checks in Python before the call: a failing
-`cf.assert` lowers to `puts` + `abort()`, which would end the calling process.
+and the module's run-time checks (`cf.assert`, numbered 1, 2, ... in the module's order:
+`assert_ops`). A check of the entry block over the arguments' dims and scalar values becomes an
+expression the callable evaluates in Python before the call (a one-line error that names the
+sizes); any other check the entry function may reach (inside a loop, on data, in a function it
+calls: `in_kernel`) is evaluated by the kernel, which returns the failing check's number through
+the library's wrapper (runtime/checks.py; the callable calls it whenever the module has a check).
 
 Roles: a function lowered from tensors (linalg, StableHLO, torch, ONNX) takes its inputs, then
 one out-parameter per result (docs/frontend.md, calling convention); the callable allocates those
@@ -23,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import LoopOptError
 
-SPEC_VERSION = 1
+SPEC_VERSION = 2
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _C_KEYWORDS = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline int long "
@@ -36,6 +39,38 @@ DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i
 # scalar arguments and results by value: the ctypes type name (f16 has none)
 SCALAR_CTYPES = {"f32": "c_float", "f64": "c_double", "i1": "c_bool", "i8": "c_int8", "i16": "c_int16",
                  "i32": "c_int32", "i64": "c_int64", "index": "c_int64"}
+
+
+# The module's run-time checks by number, and the symbols the library exports for an entry point
+# besides MLIR's (runtime/checks.py makes them).
+WRAPPER_PREFIX = "loopopt_call_"
+MESSAGE_PREFIX = "loopopt_check_message_"
+
+
+def wrapper_name(entry: str) -> str:
+    return WRAPPER_PREFIX + entry
+
+
+def message_function(entry: str) -> str:
+    return MESSAGE_PREFIX + entry
+
+
+def generated_names(entry: str) -> tuple[str, str]:
+    """The symbols the library exports for an entry point besides MLIR's."""
+    return wrapper_name(entry), message_function(entry)
+
+
+def assert_ops(module) -> list:
+    """Every cf.assert of the module, in the module's order (pre-order): check n is the n-th."""
+    from .. import mlir
+
+    return [op for op in mlir.walk(module.operation) if op.name == "cf.assert"]
+
+
+def message(op) -> str:
+    from ..mlir import ir
+
+    return ir.StringAttr(op.attributes["msg"]).value
 
 
 class SpecError(LoopOptError):
@@ -62,10 +97,12 @@ class Param:
 
 @dataclass(frozen=True)
 class Check:
-    """A `cf.assert` of the entry block whose condition depends on argument sizes and scalars only."""
+    """A `cf.assert` of the entry block whose condition depends on argument sizes and scalars only:
+    the callable evaluates it before the call."""
 
     message: str
     expr: list  # see `evaluate`
+    number: int = 0  # the check's number in the module (runtime/checks.py)
 
 
 @dataclass(frozen=True)
@@ -76,6 +113,8 @@ class KernelSpec:
     n_outputs: int = 0  # trailing out-parameters the callable allocates when they are left out
     output_dims: tuple = ()  # per out-parameter, per dim: None (static), an expression, or "unknown"
     checks: tuple[Check, ...] = field(default_factory=tuple)
+    messages: tuple[str, ...] = ()  # every check of the module by number (messages[n - 1])
+    in_kernel: tuple[int, ...] = ()  # the checks the entry may reach that only the kernel evaluates
     version: int = SPEC_VERSION
 
     @property
@@ -93,7 +132,8 @@ class KernelSpec:
         params = tuple(Param(**{**p, "shape": tuple(p["shape"])}) for p in d["params"])
         checks = tuple(Check(**c) for c in d["checks"])
         dims = tuple(tuple(x) for x in d["output_dims"])
-        return KernelSpec(d["name"], params, d["result"], d["n_outputs"], dims, checks, d["version"])
+        return KernelSpec(d["name"], params, d["result"], d["n_outputs"], dims, checks, tuple(d["messages"]),
+                          tuple(d["in_kernel"]), d["version"])
 
     def signature_text(self) -> str:
         """`name(arg0: memref<?x16xf32> input, ...)` for messages and reprs."""
@@ -313,7 +353,7 @@ def find_entry(module, function: str | None):
 
 def kernel_spec(module, function: str | None = None, n_outputs: int = 0) -> KernelSpec:
     """The spec of the entry function of an optimized module; SpecError for what the runtime
-    cannot call (a memref result, an element type numpy lacks, a check it cannot evaluate)."""
+    cannot call (a memref result, an element type numpy lacks, a name it cannot export)."""
     from .. import mlir
     from ..oracle import function_signature
 
@@ -322,6 +362,10 @@ def kernel_spec(module, function: str | None = None, n_outputs: int = 0) -> Kern
         name = mlir.func_name(fn)
         if not _C_IDENTIFIER.match(name) or name in _C_KEYWORDS or name.startswith("_mlir_"):
             raise SpecError(f"@{name}: the entry function's name must be a C identifier (not a C keyword, not _mlir_...)")
+        taken = sorted(set(generated_names(name)) & mlir.symbol_names(module.operation))
+        if taken:
+            raise SpecError(f"@{name}: the module has a symbol @{taken[0]}, the name of the library's check wrapper "
+                            f"for @{name}")
         sig = function_signature(fn)
         entry = mlir.func_body(fn)
         args = list(entry.arguments)
@@ -342,31 +386,54 @@ def kernel_spec(module, function: str | None = None, n_outputs: int = 0) -> Kern
             result = sig.results[0].element_text
             if result not in SCALAR_CTYPES:
                 raise SpecError(f"@{name} returns {result}: a scalar result must be one of {', '.join(SCALAR_CTYPES)}")
-        checks = _checks(fn, entry, name)
+        asserts = assert_ops(module)
+        numbers = {mlir.op_key(op): n for n, op in enumerate(asserts, 1)}
+        checks, in_kernel = _checks(module, fn, entry, numbers)
         dims = _output_dims(params, first_out, checks)
-    return KernelSpec(name, tuple(params), result, n_outputs, dims, checks)
+    return KernelSpec(name, tuple(params), result, n_outputs, dims, checks, tuple(message(op) for op in asserts),
+                      in_kernel)
 
 
-def _checks(fn, entry, name: str) -> tuple[Check, ...]:
-    """Every cf.assert of the function as a Check; SpecError for one whose condition depends on
-    data or sits inside a region (the callable could not check it before the call)."""
+def _checks(module, fn, entry, numbers: dict) -> tuple[tuple[Check, ...], tuple[int, ...]]:
+    """(the checks the callable evaluates before the call: the cf.asserts of the entry block over
+    the arguments' sizes and scalars; the numbers of every other check the entry may reach)."""
+    from .. import mlir
+
+    before, in_kernel = [], []
+    for f in reachable_functions(module, fn):
+        for op in mlir.walk(f):
+            if op.name != "cf.assert":
+                continue
+            n = numbers[mlir.op_key(op)]
+            try:
+                if f != fn or op.block != entry:
+                    raise _NotEvaluable("not in the entry block")
+                before.append(Check(message(op), _expression(op.operands[0], fn, entry), n))
+            except _NotEvaluable:
+                in_kernel.append(n)
+    return tuple(before), tuple(sorted(in_kernel))
+
+
+def reachable_functions(module, fn) -> list:
+    """`fn` and every function of the module it may call, directly or not: the callees of its
+    `func.call`s; every function when a function's address is taken (`func.constant`)."""
     from .. import mlir
     from ..mlir import ir
 
-    out = []
-    for op in mlir.walk(fn):
-        if op.name != "cf.assert":
-            continue
-        msg = ir.StringAttr(op.attributes["msg"]).value
-        try:
-            if op.block != entry:
-                raise _NotEvaluable("it is inside a region")
-            expr = _expression(op.operands[0], fn, entry)
-        except _NotEvaluable as e:
-            raise SpecError(f"@{name}: cf.assert at {mlir.location_of(op)} (\"{msg}\") cannot be checked before the "
-                            f"call ({e}); it would abort the calling process") from None
-        out.append(Check(msg, expr))
-    return tuple(out)
+    by_name = {mlir.func_name(f): f for f in mlir.all_functions(module)}
+    out, todo, seen = [], [fn], {mlir.func_name(fn)}
+    while todo:
+        f = todo.pop()
+        out.append(f)
+        for op in mlir.walk(f):
+            if op.name == "func.constant":
+                return list(by_name.values())
+            if op.name == "func.call":
+                callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                if callee not in seen and callee in by_name:
+                    seen.add(callee)
+                    todo.append(by_name[callee])
+    return out
 
 
 def _output_dims(params: list[Param], first_out: int, checks: tuple[Check, ...]) -> tuple:
