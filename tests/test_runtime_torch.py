@@ -62,8 +62,9 @@ def relative_error(got, want) -> float:
 
 BLOCKS = {b.name: b for b in export_torch.blocks()}
 SMALL = [n for n in BLOCKS if n.endswith("_small")]
-# As in tests/test_runtime.py: gpt2_layer's vectorized math.fpowi does not lower (the graph falls back).
-DOES_NOT_LOWER = {"gpt2_layer"}
+# As in tests/test_runtime.py: every block is expected to lower (gpt2_layer's math.fpowi is
+# multiplications since the powers step).
+DOES_NOT_LOWER: set = set()
 
 
 def _marks(name: str) -> list:
