@@ -39,7 +39,8 @@ from ...options import Options
 from ...remarks import ANALYSIS, MISSED, PASSED, RemarkLog
 from ...step import StepContext
 from ...transforms.tiling import loop_tiling
-from .plan.cache_plan import CacheCode, CachePlan, plan_cache_tiles
+from .plan.cache_plan import CacheCode, CachePlan, plan_cache_tiles, register_sum
+from .plan.cpu_plan import reductions_of
 from .register_tile import at_least, multiple_bound
 
 PASS = "cache-tile"
@@ -66,6 +67,35 @@ def blocked_levels(plan: CachePlan) -> list[tuple[int, int]]:
     return out
 
 
+# ----------------------------------------------------------------------------- the sum in memory
+
+def sum_to_memory(p: ir.Operation) -> bool:
+    """Put the sum P's reduction loop carries back in memory when it is scalar replacement's form
+    of a memory reduction (`cache_plan.register_sum`): R's iteration loads the element, combines
+    and stores it, R carries nothing, P's load and store go. Returns whether it did."""
+    found = register_sum(p)
+    if found is None:
+        return False
+    ld, r, st = found
+    (red,), _ = reductions_of(r)
+    lo, hi = loop_bound(r, "lb"), loop_bound(r, "ub")
+    with r.context:
+        new = _new_for(lo, hi, mlir.int_attr(r, "step"), ir.InsertionPoint(r), r.location)
+        term = mlir.block_ops(body_block(new))[-1]
+        first = ld.clone(ip=ir.InsertionPoint(term))
+        for op in mlir.block_ops(body_block(r))[:-1]:
+            op.move_before(term)
+        block = body_block(r)
+        block.arguments[0].replace_all_uses_with(body_block(new).arguments[0])
+        block.arguments[1].replace_all_uses_with(first.results[0])
+        store = st.clone(ip=ir.InsertionPoint(term))
+        store.operands[0] = red.op.results[0]
+    st.erase()
+    mlir.erase_innermost_first(r)
+    ld.erase()
+    return True
+
+
 # ----------------------------------------------------------------------------- legality
 
 def blocked_order(depth: int, levels: list[int]) -> list[int]:
@@ -85,9 +115,11 @@ def blocked_order(depth: int, levels: list[int]) -> list[int]:
 
 
 def order_violation(plan: CachePlan) -> str | None:
-    """Why the blocked order would reverse a dependence, or None: the band is copied, each
-    blocked loop strip-mined on the copy, and the permutation that puts the block loops outside
-    checked with isl; the copy is then erased."""
+    """Why the blocked order would reverse a dependence, or None: the band is copied, made
+    perfect on the copy (the pure ops beside an inner loop moved into the innermost body, where
+    they compute the same values; a sum carried from its element put back in memory,
+    `sum_to_memory`), each blocked loop strip-mined, and the permutation that puts the block
+    loops outside checked with isl; the copy is then erased."""
     band = band_of(plan)
     levels = [lv for lv, _ in blocked_levels(plan)]
     sizes = dict(blocked_levels(plan))
@@ -96,6 +128,9 @@ def order_violation(plan: CachePlan) -> str | None:
         copy = mlir.operation(top.clone(ip=ir.InsertionPoint(top)))
     holder = [copy]
     try:
+        why = _make_perfect(copy, len(band), bool(plan.kc))
+        if why is not None:
+            return why
         for level in sorted(levels, reverse=True):  # innermost first: the outer loops stay where they are
             loop = perfect_nest(holder[0])[level]
             tile, _ = loop_tiling(loop, sizes[level])
@@ -106,6 +141,30 @@ def order_violation(plan: CachePlan) -> str | None:
         return permutation_violation(nest, blocked_order(len(band), levels), Scope())
     finally:
         holder[0].erase()
+
+
+def _make_perfect(top: ir.Operation, depth: int, reduction: bool) -> str | None:
+    """Make the band of `depth` loops under `top` (a scratch copy) perfect: the ops beside each
+    inner loop (pure: the plan checked) moved to the top of the innermost band loop's body, in
+    order; with `reduction`, the sum of the loop to block put back in memory. None, or why not."""
+    loops = [top]
+    while len(loops) < depth:
+        inner = [o for o in body_ops(loops[-1]) if o.name == "affine.for"]
+        if len(inner) != 1:
+            return "the band is not a nest of single loops"
+        loops.append(inner[0])
+    if reduction and depth == 3 and register_sum(loops[1]) is not None:
+        sum_to_memory(loops[1])
+        loops[2] = next(o for o in body_ops(loops[1]) if o.name == "affine.for")
+    first = mlir.block_ops(body_block(loops[-1]))[0]
+    for outer, inner in zip(loops, loops[1:]):
+        ops = [o for o in body_ops(outer) if o != inner and o.name != "affine.yield"]
+        after = [o for o in ops if mlir.block_ops(body_block(outer)).index(o) > mlir.block_ops(body_block(outer)).index(inner)]
+        if after:
+            return f"{after[0].name} at {mlir.location_of(after[0])} follows the inner loop"
+        for o in ops:
+            o.move_before(first)
+    return None
 
 
 # ----------------------------------------------------------------------------- blocks
@@ -132,12 +191,15 @@ def _empty(lo: tuple, hi: tuple) -> bool:
     return a is not None and b is not None and a >= b
 
 
-def _new_for(lo: tuple, hi: tuple, step: int, ip, loc) -> ir.Operation:
+def _new_for(lo: tuple, hi: tuple, step: int, ip, loc, inits: list | None = None) -> ir.Operation:
+    """An affine.for from `lo` to `hi`; with `inits`, carrying them (the caller yields), else
+    with its empty yield."""
     (lm, lops), (hm, hops) = lo, hi
     with loc:
-        loop = affine_d.AffineForOp(lm, hm, step, None, lower_bound_operands=lops, upper_bound_operands=hops,
-                                    ip=ip).operation
-        affine_d.AffineYieldOp([], ip=ir.InsertionPoint(body_block(loop)))
+        loop = affine_d.AffineForOp(lm, hm, step, inits or None, lower_bound_operands=lops,
+                                    upper_bound_operands=hops, ip=ip).operation
+        if not inits:
+            affine_d.AffineYieldOp([], ip=ir.InsertionPoint(body_block(loop)))
     return loop
 
 
@@ -148,25 +210,46 @@ def _at_end(loop: ir.Operation) -> ir.InsertionPoint:
 def _leaf(band: list[ir.Operation], ranges: list[tuple], ip) -> ir.Operation:
     """A copy of the band at `ip` whose loops run over `ranges` ((lower, upper) per level): new
     loops, each holding the ops of the same level of a clone of the band (moved, in order: the
-    pure ops beside the next loop of the band, then the innermost body), the clone's IVs
-    replaced by the new loops'."""
+    pure ops beside the next loop of the band, or the load and store around a sum the reduction
+    loop carries, then the innermost body), the clone's IVs, carried values and results replaced
+    by the new loops'."""
     clone = mlir.operation(band[0].clone(ip=ip))
 
     def level(old: ir.Operation, d: int, at) -> ir.Operation:
         lo, hi = ranges[d]
-        new = _new_for(lo, hi, 1, at, band[d].location)
-        term = mlir.block_ops(body_block(new))[-1]
-        for op in mlir.block_ops(body_block(old))[:-1]:
-            if d + 1 < len(band) and op.name == "affine.for" and _is_next(old, op):
-                level(op, d + 1, ir.InsertionPoint(term))
-            else:
-                op.move_before(term)
-        body_block(old).arguments[0].replace_all_uses_with(body_block(new).arguments[0])
+        n_bound = len(loop_bound(old, "lb")[1]) + len(loop_bound(old, "ub")[1])
+        inits = list(old.operands)[n_bound:]
+        new = _new_for(lo, hi, 1, at, band[d].location, inits)
+        block = body_block(new)
+        ops = mlir.block_ops(body_block(old))
+        if inits:  # the innermost level: its body and its yield move as they are
+            _append(ops[0], block)
+            for prev, op in zip(ops, ops[1:]):
+                op.move_after(prev)
+        else:
+            term = mlir.block_ops(block)[-1]
+            for op in ops[:-1]:
+                if d + 1 < len(band) and op.name == "affine.for" and _is_next(old, op):
+                    level(op, d + 1, ir.InsertionPoint(term))
+                else:
+                    op.move_before(term)
+        for a, b in zip(body_block(old).arguments, block.arguments):
+            a.replace_all_uses_with(b)
+        for a, b in zip(old.results, new.results):
+            a.replace_all_uses_with(b)
         return new
 
     top = level(clone, 0, ip)
     mlir.erase_innermost_first(clone)
     return top
+
+
+def _append(op: ir.Operation, block: ir.Block) -> None:
+    """Move `op` to the end of an empty block."""
+    with ir.InsertionPoint(block), op.location:
+        anchor = affine_d.AffineYieldOp([])
+    op.move_before(anchor.operation)
+    anchor.operation.erase()
 
 
 def _is_next(parent: ir.Operation, op: ir.Operation) -> bool:

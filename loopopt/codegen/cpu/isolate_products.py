@@ -53,12 +53,13 @@ from ...analysis.legality import innermost_body, is_recomputable
 from ...analysis.loops import collect_interchangeable_loops, constant_bounds, nested_in
 from ...mlir import ir
 from ...options import Options
-from ...remarks import PASSED, RemarkLog
+from ...remarks import MISSED, PASSED, RemarkLog
 from ...transforms.distribution import distribution_groups, loop_distribution
 from ...transforms.rewriter import Rewriter
 from ...step import StepContext
 
 PASS = "isolate-products"
+STOP = "[STOP PRODUCT ISOLATION] the matrix product stays in the loop fusion put it in:"
 MAX_ROUNDS = 16  # loops split per function (each split rescans)
 
 
@@ -491,9 +492,10 @@ def _drop_if_unused(alloc: ir.Operation) -> None:
 
 # ----------------------------------------------------------------------------- the step
 
-def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
+def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list | None = None):
     """(new loops, expanded buffers' shapes, strip) when `loop` was split (strip: the iterations
-    per strip when the loop was first cut into strips, else 0), else None."""
+    per strip when the loop was first cut into strips, else 0), else None; with `refusals`, why
+    a product that expansion would isolate but for the budget stays where it is (appended)."""
     band = collect_interchangeable_loops(loop)
     if not band:
         return None
@@ -513,8 +515,10 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
     found = _expand_and_split(loop, scope, options.sb_budget)
     if found is not None:
         return found[0], found[1], 0
-    strip = strip_length(loop, scope, options.sb_budget)
+    strip, why = strip_length(loop, scope, options.sb_budget)
     if strip is None:
+        if why and refusals is not None:
+            refusals.append(why)
         return None
     found = _in_strips(loop, scope, options.sb_budget, strip)
     return None if found is None else (*found, strip)
@@ -553,25 +557,30 @@ def _expand_and_split(loop: ir.Operation, scope: Scope, budget: int):
 
 # ----------------------------------------------------------------------------- strips
 
-def strip_length(loop: ir.Operation, scope: Scope, budget: int) -> int | None:
-    """The iterations per strip when expanding `loop`'s buffers over all its iterations would
-    exceed `budget` but over a strip of at least two would not: the most iterations whose
+def strip_length(loop: ir.Operation, scope: Scope, budget: int) -> tuple[int | None, str]:
+    """(the iterations per strip, "") when expanding `loop`'s buffers over all its iterations
+    would exceed `budget` but over a strip of at least two would not: the most iterations whose
     copies fit (`budget` over the bytes of one iteration's copies), lowered to a divisor of the
     trip count when one lies within half of that (no remainder strip), else to the length that
-    cuts the loop into equal strips. None when the loop's bounds are not constant, nothing is
-    expandable but for the budget, or two iterations' copies already exceed it."""
-    bounds = constant_bounds(loop)
-    if bounds is None or mlir.int_attr(loop, "step") != 1:
-        return None
-    trips = bounds[1] - bounds[0]
+    cuts the loop into equal strips. (None, why) when the buffers would be expanded but for the
+    budget and no strip fits it (two iterations' copies exceed it, or the bounds are not
+    constants); (None, "") when nothing is expandable even without the budget."""
     candidates = expandable_buffers(loop, scope, UNBOUNDED)
-    if not candidates or trips < 2:
-        return None
+    bounds = constant_bounds(loop)
+    if not candidates or (bounds is not None and bounds[1] - bounds[0] < 2):
+        return None, ""
     per_iteration = sum(copy_bytes(mlir.memref_type(a.results[0])) for a in candidates)
+    if bounds is None or mlir.int_attr(loop, "step") != 1:
+        return None, (f"expanding its buffers ({per_iteration} bytes per iteration) would exceed the budget "
+                      f"({budget} bytes), and the loop's bounds are not constants to cut it into strips")
+    trips = bounds[1] - bounds[0]
     most = budget // per_iteration
-    if most < 2 or most >= trips:
-        return None
-    return strip_of(trips, most)
+    if most >= trips:
+        return None, ""
+    if most < 2:
+        return None, (f"two iterations' copies of its buffers ({2 * per_iteration} bytes) exceed the budget "
+                      f"({budget} bytes)")
+    return strip_of(trips, most), ""
 
 
 UNBOUNDED = 1 << 62  # a budget no buffer exceeds: what expansion would take but for its size
@@ -676,7 +685,10 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
             tried.add(key)
             where = mlir.location_of(loop, filename)
             before = [sum(1 for o in [loop, *mlir.walk(loop)] if o.name == "affine.for")]
-            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope)))
+            refusals: list[str] = []
+            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope, refusals)))
+            for why in refusals:  # a budget never keeps a product in place silently
+                log.add(PASS, MISSED, f"{STOP} {why}", function=fname, location=where, args={"reason": why})
             if result is None:
                 continue
             new_loops, expanded, strip = result[0], result[1], result[2]

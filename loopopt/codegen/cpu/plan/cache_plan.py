@@ -11,8 +11,9 @@ codegen/cpu/host.py), S the element size:
 * **kc**, the reduction in blocks: B's micro-panel of one tile's columns, kc x NR, is read by
   every row tile of a block and stays in L2 beside A's block: kc x NR x S <= L2 / 8. K is cut
   into equal blocks of at most that (1024 for a 64-column f32 tile and a 2 MiB L2). Only a sum
-  kept in memory (`C[i, j] += ...` in R, no value carried) may be blocked: C is stored after
-  one block and loaded by the next, so each element's sum keeps its order (bit-exact).
+  kept in memory (`C[i, j] += ...` in R, no value carried; or scalar replacement's form of it,
+  `register_sum`, put back in memory first) may be blocked: C is stored after one block and
+  loaded by the next, so each element's sum keeps its order (bit-exact).
 * **mc**, the rows in blocks: A's mc x kc block stays in L2 while the register tile sweeps B's
   columns one tile at a time: mc x kc x S <= L2 / 2, a multiple of MR.
 * **nc**, the columns in blocks: B's kc x nc panel, used by every row block, stays in the core's
@@ -173,8 +174,9 @@ def plan_cache_tile(p: ir.Operation, facts, options) -> CachePlan | None:
     kc, mc, nc = block_sizes(sizes, caches)
     partial = None
     if kc and not sum_in_memory_only(tile):
-        why = ("it is carried in registers (iter_args): its first block would need the init and its last "
-               "the ops after it" if tile.reductions or has_iter_args_op(tile.reduction_loop)
+        why = ("it is carried in registers (iter_args) from an init other than the element it ends in, or "
+               "with ops after it: its first block would need the init and its last the ops"
+               if tile.reductions or has_iter_args_op(tile.reduction_loop)
                else "ops beside the reduction loop in the loop to block")
         partial = Refusal(CacheCode.REDUCTION, why, (p,))
         kc, mc, nc = block_sizes(sizes, caches, reduction=False)
@@ -189,11 +191,51 @@ def plan_cache_tile(p: ir.Operation, facts, options) -> CachePlan | None:
 
 def sum_in_memory_only(tile: TilePlan) -> bool:
     """Whether the reduction may be cut into blocks: R keeps its sums in memory only (no value
-    in iter_args, none in P's) and is the only op of P's body, so the band Q, P, R is perfect."""
+    in iter_args, none in P's) and is the only op of P's body, so the band Q, P, R is perfect;
+    or R carries one sum that P loads before it from the element it stores it to after it, and
+    nothing else (scalar replacement's form of the same: `register_sum`)."""
     r, p = tile.reduction_loop, tile.loop
-    if tile.reductions or has_iter_args_op(r) or has_iter_args_op(p) or not tile.in_memory:
+    if has_iter_args_op(p):
+        return False
+    if register_sum(p) is not None:
+        return True
+    if tile.reductions or has_iter_args_op(r) or not tile.in_memory:
         return False
     return [op for op in body_ops(p) if op.name != "affine.yield"] == [r]
+
+
+def register_sum(p: ir.Operation) -> tuple[ir.Operation, ir.Operation, ir.Operation] | None:
+    """(load, R, store) when P's body is `x = X[idx]; s = R iter_args(acc = x) {...}; X[idx] = s`
+    and nothing else: one value carried by R, a reduction (`reductions_of`) whose init is the
+    load (used only there) and whose result only the store writes back to the same element,
+    and no access in R to a buffer that may be X's. Then the sum may as well live in X across
+    R (`cache_tile.sum_to_memory`): every iteration reads the partial sum the previous one
+    wrote, as the register carried it; the element's final value is the same, and with zero
+    iterations both leave X as it was."""
+    from ....analysis.memory import buffer_key_of as key, keys_may_alias
+    from .cpu_plan import _same_address, reductions_of
+
+    ops = [op for op in body_ops(p) if op.name != "affine.yield"]
+    if len(ops) != 3:
+        return None
+    ld, r, st = ops
+    if ld.name != "affine.load" or r.name != "affine.for" or st.name != "affine.store":
+        return None
+    carried = list(r.results)
+    inits = list(r.operands)[len(r.operands) - len(carried):] if carried else []
+    if len(carried) != 1 or inits[0] != ld.results[0] or len(list(ld.results[0].uses)) != 1:
+        return None
+    if st.operands[0] != carried[0] or len(list(carried[0].uses)) != 1 or not _same_address(ld, st):
+        return None
+    reds, why = reductions_of(r)
+    if why is not None or len(reds) != 1:
+        return None
+    target = key(ld.operands[0])
+    for op in mlir.walk(r):
+        for v in op.operands:
+            if isinstance(v.type, (ir.MemRefType, ir.UnrankedMemRefType)) and keys_may_alias(key(v), target):
+                return None
+    return ld, r, st
 
 
 def plan_cache_tiles(fn: ir.Operation, facts, options) -> list[CachePlan]:
