@@ -241,6 +241,31 @@ def test_symbolic_sizes(m, n, k):
                and "columns in blocks" in m for m in messages(remarks, "[CACHE TILING]")), [r.message for r in remarks]
 
 
+@has_runner
+def test_a_sum_stored_to_another_element_is_not_cut():
+    """The sum starts from C[i, j] but ends in D[i, j]: each block of the reduction would start
+    again from C, so it is not cut (the rows and columns may be)."""
+    src = """func.func @k(%A: memref<64x40xf32>, %B: memref<40x263xf32>, %C: memref<64x263xf32>, %D: memref<64x263xf32>) {
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 263 {
+      %c = affine.load %C[%i, %j] : memref<64x263xf32>
+      %r = affine.for %k = 0 to 40 iter_args(%acc = %c) -> (f32) {
+        %a = affine.load %A[%i, %k] : memref<64x40xf32>
+        %b = affine.load %B[%k, %j] : memref<40x263xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %acc, %p : f32
+        affine.yield %s : f32
+      }
+      affine.store %r, %D[%i, %j] : memref<64x263xf32>
+    }
+  }
+  return
+}"""
+    remarks = check(src, cpu())
+    assert "[STOP CACHE TILING] the reduction is not blocked" in [r.message for r in remarks]
+    assert not [m for m in messages(remarks, "[CACHE TILING]") if "the reduction in blocks" in m]
+
+
 def beside(op: str) -> str:
     """A product with `op` in the row loop before it (`%v` its value, used in the product)."""
     return f"""func.func @k(%A: memref<64x40xf32>, %B: memref<40x263xf32>, %C: memref<64x263xf32>, %D: memref<64xf32>) {{
@@ -265,10 +290,10 @@ def beside(op: str) -> str:
 
 @has_runner
 def test_a_load_beside_the_product_refuses_the_blocks():
-    """D[i] loaded in the row loop would run once per block of columns or of the reduction: the
-    blocks are refused, with the op named (a load of a buffer the product does not write is
-    harmless, but the rule copies only pure ops)."""
-    remarks = check(beside("%v = affine.load %D[%i] : memref<64xf32>"), cpu())
+    """C[i, 0] loaded in the row loop would run once per block of columns or of the reduction,
+    and from the second on read what an earlier block's product wrote: the blocks are refused,
+    with the op named."""
+    remarks = check(beside("%v = affine.load %C[%i, 0] : memref<64x263xf32>"), cpu())
     refused = messages(remarks, "[STOP CACHE TILING]")
     assert any("would run once per block" in m for m in refused), [r.message for r in remarks]
     assert not messages(remarks, "[CACHE TILING]")
@@ -317,31 +342,36 @@ def test_the_order_check_refuses_a_dependence_the_blocks_would_reverse():
 
 
 @has_runner
-def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole():
+@pytest.mark.parametrize("stored", [True, False])
+def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored):
     """P carries its own reduction (a row maximum, section 11b): its column loop is not cut into
-    blocks (the partial maximum would have to cross them); rows still may be."""
-    src = """func.func @k(%A: memref<130x20xf32>, %B: memref<20x263xf32>, %C: memref<130x263xf32>, %M: memref<130xf32>) {
+    blocks (the partial maximum would have to cross them). Stored after P, the store beside the
+    product refuses the blocks anyway; unused (a dead value, which register tiling removes
+    later), the rows may be blocked but the columns stay whole."""
+    store = "    affine.store %mx, %M[%i] : memref<130xf32>\n" if stored else ""
+    src = f"""func.func @k(%A: memref<130x20xf32>, %B: memref<20x263xf32>, %C: memref<130x263xf32>, %M: memref<130xf32>) {{
   %ninf = arith.constant 0xFF800000 : f32
   %z = arith.constant 0.0 : f32
-  affine.for %i = 0 to 130 {
-    %mx = affine.for %j = 0 to 263 iter_args(%m = %ninf) -> (f32) {
-      %r = affine.for %k = 0 to 20 iter_args(%acc = %z) -> (f32) {
+  affine.for %i = 0 to 130 {{
+    %mx = affine.for %j = 0 to 263 iter_args(%m = %ninf) -> (f32) {{
+      %r = affine.for %k = 0 to 20 iter_args(%acc = %z) -> (f32) {{
         %a = affine.load %A[%i, %k] : memref<130x20xf32>
         %b = affine.load %B[%k, %j] : memref<20x263xf32>
         %p = arith.mulf %a, %b : f32
         %s = arith.addf %acc, %p : f32
         affine.yield %s : f32
-      }
+      }}
       affine.store %r, %C[%i, %j] : memref<130x263xf32>
       %n = arith.maximumf %m, %r : f32
       affine.yield %n : f32
-    }
-    affine.store %mx, %M[%i] : memref<130xf32>
-  }
+    }}
+{store}  }}
   return
-}"""
+}}"""
     remarks = check(src, cpu(caches=(1024, 4096, 8192)))
     assert not [m for m in messages(remarks, "[CACHE TILING]") if "columns in blocks" in m]
+    assert not messages(remarks, "[STOP CACHE TILING] the blocked order")  # the plan's rule, not the check's
+    assert stored or [m for m in messages(remarks, "[CACHE TILING]") if "rows in blocks" in m]
 
 
 # ============================================================================= panels of a local B

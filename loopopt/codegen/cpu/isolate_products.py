@@ -636,11 +636,15 @@ def _in_strips(loop: ir.Operation, scope: Scope, budget: int, strip: int):
     lo, hi = constant_bounds(loop)
     main = lo + (hi - lo) // strip * strip
     pieces, private = [], []
-    if main > lo:
+    if main - lo > strip:
         head = _with_bounds(loop, lo, main)
         private += _privatize(head, candidates)
         tile, point = loop_tiling(head, strip)
         pieces.append((tile, point))
+    elif main > lo:  # one whole strip: no loop over strips (a loop of one iteration would be split off)
+        head = _with_bounds(loop, lo, main)
+        private += _privatize(head, candidates)
+        pieces.append((head, head))
     if hi > main:
         rest = _with_bounds(loop, main, hi)
         private += _privatize(rest, candidates)
