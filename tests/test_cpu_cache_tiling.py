@@ -345,9 +345,8 @@ def test_the_order_check_refuses_a_dependence_the_blocks_would_reverse():
 @pytest.mark.parametrize("stored", [True, False])
 def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored):
     """P carries its own reduction (a row maximum, section 11b): its column loop is not cut into
-    blocks (the partial maximum would have to cross them). Stored after P, the store beside the
-    product refuses the blocks anyway; unused (a dead value, which register tiling removes
-    later), the rows may be blocked but the columns stay whole."""
+    blocks (the partial maximum would have to cross them), and the default remarks say so; the
+    rows may still be blocked (unused, the value is dead and register tiling removes it later)."""
     store = "    affine.store %mx, %M[%i] : memref<130xf32>\n" if stored else ""
     src = f"""func.func @k(%A: memref<130x20xf32>, %B: memref<20x263xf32>, %C: memref<130x263xf32>, %M: memref<130xf32>) {{
   %ninf = arith.constant 0xFF800000 : f32
@@ -372,6 +371,8 @@ def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored
     assert not [m for m in messages(remarks, "[CACHE TILING]") if "columns in blocks" in m]
     assert not messages(remarks, "[STOP CACHE TILING] the blocked order")  # the plan's rule, not the check's
     assert stored or [m for m in messages(remarks, "[CACHE TILING]") if "rows in blocks" in m]
+    kept = [r for r in remarks if r.message.startswith("[STOP CACHE TILING] the columns are not blocked")]
+    assert kept and "a row maximum" in kept[0].args["reason"], [r.message for r in remarks]  # said by default
 
 
 # ============================================================================= panels of a local B

@@ -354,8 +354,8 @@ def cache_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, file
         if plan.refusal is not None:
             log.refused(PASS, plan.refusal, function=fname, location=where)
             continue
-        if plan.partial is not None:
-            log.refused(PASS, plan.partial, function=fname, location=where)
+        for partial in plan.partial:
+            log.refused(PASS, partial, function=fname, location=where)
         if not plan.blocked:
             log.add(PASS, ANALYSIS, describe_unblocked(plan), function=fname, location=where, args=_args(plan))
             continue

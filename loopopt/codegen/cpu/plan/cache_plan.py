@@ -55,6 +55,7 @@ class CacheCode(enum.Enum):
     BESIDE = "[STOP CACHE TILING] an op beside the product in the loop around it would run once per block"
     ILLEGAL = "[STOP CACHE TILING] the blocked order would reverse a dependence"
     REDUCTION = "[STOP CACHE TILING] the reduction is not blocked"
+    COLUMNS = "[STOP CACHE TILING] the columns are not blocked"
 
     @property
     def message(self) -> str:
@@ -76,8 +77,9 @@ class Sizes:
 @dataclass(frozen=True)
 class CachePlan:
     """The blocks of one product nest: `kc`, `mc`, `nc` (0: that loop is not blocked), the loops
-    they cut (`rows` Q, `cols` P, `red` R), and why a block the sizes asked for is not built
-    (`partial`: the reduction of a sum carried in registers). With `refusal`, nothing is built."""
+    they cut (`rows` Q, `cols` P, `red` R), and why each block the sizes asked for is not built
+    (`partial`: the reduction of a sum carried in registers, the columns of a P that carries its
+    own reduction). With `refusal`, nothing is built."""
 
     rows: ir.Operation
     cols: ir.Operation
@@ -88,7 +90,7 @@ class CachePlan:
     mc: int = 0
     nc: int = 0
     refusal: Refusal | None = None
-    partial: Refusal | None = None
+    partial: tuple[Refusal, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -172,21 +174,23 @@ def plan_cache_tile(p: ir.Operation, facts, options) -> CachePlan | None:
         return _refuse(tile, sizes, caches, CacheCode.NO_TILE, why)
     q = tile.rows_loop
     kc, mc, nc = block_sizes(sizes, caches)
-    partial = None
+    partial = []
     if kc and not sum_in_memory_only(tile):
         why = ("it is carried in registers (iter_args) from an init other than the element it ends in, or "
                "with ops after it: its first block would need the init and its last the ops"
                if tile.reductions or has_iter_args_op(tile.reduction_loop)
                else "ops beside the reduction loop in the loop to block")
-        partial = Refusal(CacheCode.REDUCTION, why, (p,))
+        partial.append(Refusal(CacheCode.REDUCTION, why, (p,)))
         kc, mc, nc = block_sizes(sizes, caches, reduction=False)
     if nc and has_iter_args_op(p):
         nc = 0  # P's own reductions (a row maximum) would have to cross the column blocks
+        partial.append(Refusal(CacheCode.COLUMNS, "the column loop carries a value of its own (a row maximum), "
+                               "which would have to cross the blocks", (p,)))
     if kc or nc:
         copied = block_copy_refusal(q, p)  # each block runs Q's body: only pure ops may be copied
         if copied is not None:
             return _refuse(tile, sizes, caches, CacheCode.BESIDE, copied[0])
-    return CachePlan(q, p, tile.reduction_loop, sizes, caches, kc, mc, nc, partial=partial)
+    return CachePlan(q, p, tile.reduction_loop, sizes, caches, kc, mc, nc, partial=tuple(partial))
 
 
 def sum_in_memory_only(tile: TilePlan) -> bool:
