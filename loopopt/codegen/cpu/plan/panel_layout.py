@@ -25,8 +25,8 @@ start at multiples of P, the single vectors left over at multiples of W).
   new layout must be the only one anyone sees);
 * read by a register tile: a 1-D affine.vector_load whose column index is `J + c` with J the IV
   of a loop of step P >= W whose row index moves with a loop inside J's (the walk down a panel);
-* more than P columns, and B's rows x columns larger than half of L2 (smaller panels stay in L2
-  whatever their layout: measured equal, docs/cpu_codegen.md section 18).
+* more than P columns, and B's rows x columns larger than half of L2 (a B that stays in L2 gains
+  a few percent at most from panels: docs/cpu_codegen.md section 18).
 """
 from __future__ import annotations
 
