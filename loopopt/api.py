@@ -54,6 +54,10 @@ def make_options(target: str | Target = "trn1", *, caller: str = "loopopt.optimi
         if name == "vector_bits" and value not in VECTOR_WIDTHS:
             raise UsageError(f"{caller}: knob 'vector_bits' must be one of "
                              f"{', '.join(map(str, VECTOR_WIDTHS))}, got {value}")
+        if name == "cache_sizes" and not (len(value) == 3 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in value)):
+            raise UsageError(f"{caller}: knob 'cache_sizes' must be three positive byte counts "
+                             f"(L1, L2, L3), got {value!r}")
         if want is int and name != "vector_bits":
             why = knob_range_error(name, value, f"{caller}: knob {name!r}")
             if why is not None:

@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "header of the entry points beside -o (OUT with the extension .h; see --header)")
     p.add_argument("--header", metavar="FILE", default=None,
                    help="with --emit llvm|object|shared: write the C header here (default: beside -o; none for -o -)")
+    p.add_argument("--cache-sizes", default=None, metavar="L1,L2,L3",
+                   help="cpu: the data cache sizes of one core the cache tiling plans for, in bytes, K or M "
+                        "(e.g. 48K,2M,8M; the third is the core's share of L3; default: the host's, from sysfs)")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fusion,licm (see --print-pipeline)")
     p.add_argument("--print-pipeline", action="store_true",
@@ -152,6 +155,22 @@ def vector_bits(choice: str | None) -> int | None:
     return int(choice)
 
 
+def cache_sizes(text: str | None) -> tuple[int, int, int] | None:
+    """--cache-sizes as (L1, L2, L3) bytes, None when not given (the host's: Options.resolved);
+    UsageError for anything but three sizes."""
+    if text is None:
+        return None
+    from .codegen.cpu.host import parse_size
+
+    parts = text.split(",")
+    try:
+        if len(parts) != 3:
+            raise ValueError(f"three sizes L1,L2,L3 are needed (e.g. 48K,2M,8M), got {text!r}")
+        return tuple(parse_size(p) for p in parts)
+    except ValueError as e:
+        raise UsageError(f"loopopt: error: --cache-sizes: {e}") from None
+
+
 def options_from_args(a: argparse.Namespace) -> Options:
     """The Options the flags ask for; UsageError (exit 2) for a knob out of its range."""
     from .options import KNOB_FLAGS, KNOB_RANGES, knob_range_error
@@ -170,6 +189,7 @@ def options_from_args(a: argparse.Namespace) -> Options:
         enable_profitable_loop_fusion=a.enable_profitable_loop_fusion,
         enable_licm=a.enable_licm,
         vector_bits=vector_bits(a.vector_bits),
+        cache_sizes=cache_sizes(a.cache_sizes),
         lower=not a.no_lowering,
         lowering_pipeline=a.lowering or "",
         **{f.name: getattr(a, f.name) for f in SWITCHES},

@@ -76,6 +76,9 @@ class Options:
         "host's expf is checked to be glibc's)")
     contract: bool | None = switch(
         "cpu: a float multiply feeding an add may become one fused multiply-add (default as above)", per_input=True)
+    # (L1 data, L2, L3 share) bytes the cpu plan's cache tiling assumes for one core. None until
+    # `resolved`: the host's caches (codegen/cpu/host.py, from sysfs); --cache-sizes 48K,2M,8M
+    cache_sizes: tuple[int, int, int] | None = field(default=None, metadata={"type": tuple})
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
     lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers
@@ -84,11 +87,13 @@ class Options:
                                       default=False)
 
     def resolved(self, framework_input: bool, vector_bits: Callable[[bool], int],
-                 exact_math: Callable[[], bool]) -> "Options":
+                 exact_math: Callable[[], bool],
+                 cache_sizes: Callable[[], tuple[int, int, int]] | None = None) -> "Options":
         """These options with every per-input default (None) decided: on for a program a framework
         emitted (lowered by the front end), off for affine input; the vector width and exact math
         from the host (`vector_bits(framework_input)`, `exact_math()`: codegen/cpu/host.py), asked
-        only when unset, and exact math only on the cpu target (its check costs ~50 ms)."""
+        only when unset, and exact math only on the cpu target (its check costs ~50 ms); the cache
+        sizes from `cache_sizes()` (the host's) on the cpu target when unset."""
         from dataclasses import replace
 
         unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
@@ -96,12 +101,20 @@ class Options:
             unset["vector_bits"] = vector_bits(framework_input)
         if self.exact_math is None:
             unset["exact_math"] = not self.target.partitioned and exact_math()
+        if self.cache_sizes is None and cache_sizes is not None and not self.target.partitioned:
+            unset["cache_sizes"] = tuple(cache_sizes())
         return replace(self, **unset) if unset else self
 
     @property
     def plan_vector_bits(self) -> int:
         """The width the cpu plan uses: `vector_bits`, or the affine default before `resolved`."""
         return self.vector_bits or PORTABLE_VECTOR_BITS
+
+    @property
+    def plan_cache_sizes(self) -> tuple[int, int, int]:
+        """The (L1, L2, L3 share) bytes the cpu plan uses: `cache_sizes`, or FALLBACK_CACHE_SIZES
+        before `resolved` (the same on every machine)."""
+        return self.cache_sizes or FALLBACK_CACHE_SIZES
 
     @property
     def sb_budget(self) -> int:
@@ -147,6 +160,10 @@ def knob_type(name: str) -> type:
 # input is resolved, and what `--vector-bits 256` asks for.
 PORTABLE_VECTOR_BITS = 256
 VECTOR_WIDTHS = (128, 256, 512)  # the widths a plan may assume (--vector-bits; `host` is one of them)
+# The caches the cpu plan assumes where the host's are unknown (no sysfs) or not asked (options not
+# resolved): a current x86 server core's 48 KiB L1 data cache, the cpu target's 2 MiB L2 (its
+# SBSize figure) and a 2 MiB share of L3.
+FALLBACK_CACHE_SIZES = (48 * KIB, 2048 * KIB, 2048 * KIB)
 
 
 INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values

@@ -18,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, checks_first, dead_stores, fold_constant_copies, isolate_products,
-                          loop_order, pack_constant_panels, pack_operands, powers, register_tile, rows_in_lanes,
-                          scalar_replacement, time_tiles,
-                          untile, vectorize)
+from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, fold_constant_copies,
+                          isolate_products, loop_order, pack_constant_panels, pack_operands, panel_layout, powers,
+                          register_tile, rows_in_lanes, scalar_replacement, time_tiles, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -44,8 +43,9 @@ def hooks_for(target: Target) -> TargetHooks:
 
 
 def resolve_options(options: Options, framework_input: bool) -> Options:
-    """Options.resolved with the host's defaults for the vector width and exact math."""
-    return options.resolved(framework_input, host.default_vector_bits, host.default_exact_math)
+    """Options.resolved with the host's defaults for the vector width, exact math and the caches."""
+    return options.resolved(framework_input, host.default_vector_bits, host.default_exact_math,
+                            host.default_cache_sizes)
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,8 @@ STEPS: tuple[Step, ...] = (
          "line wide", explained="one remark per transposing band the order would break"),
     Step("time-tiles", time_tiles.run, CPU, "a stencil's time loop and its sweeps tiled together (skewed), each tile's "
          "data kept in L1 across its time steps", explained="one remark per time loop refused, with its code"),
+    Step("cache-tile", cache_tile.run, CPU, "a matrix product whose B panel exceeds half of L2 cut into blocks "
+         "for L2 and L3 around its register tile (sizes from the host's caches)"),
     Step("licm", licm.run, ALL, "loop-invariant code motion, module-wide after all fusion (seed 000)",
          when=("enable_licm",), switch="enable_licm"),
     Step("rows-in-lanes", rows_in_lanes.run, CPU, "an order-sensitive reduction innermost runs one row of the loop "
@@ -124,6 +126,8 @@ STEPS: tuple[Step, ...] = (
          "across its reduction", explained="one remark per refused nest, with its code"),
     Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "
          "panels of its register tile", finalize=fold_constant_copies.erase_unread_sources),
+    Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "
+         "than half of L2, laid out in column panels of its register tile"),
     Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "
          "exp, reductions reassociated", when=("approximate_math", "reassociate", "exact_math"),
          explained="a remark for every innermost loop, also those without a math function",

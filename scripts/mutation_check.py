@@ -57,6 +57,9 @@ FOCUS = {
     "vector math": ["tests/test_cpu_powers.py"],
     "signatures": ["tests/test_compile_scaling.py"],
     "rescue preconditions": ["tests/test_rescue_preconditions.py", "tests/test_compile_scaling.py"],
+    "cache tiling": ["tests/test_cpu_cache_tiling.py"],
+    "panel layout": ["tests/test_cpu_cache_tiling.py"],
+    "isolation strips": ["tests/test_cpu_cache_tiling.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -333,6 +336,24 @@ MUTATIONS = [
      [("        if spec.messages:  # the module has checks", "        if False:  # the module has checks")]),
     ("runtime: the check wrappers' jump buffer is per thread", "loopopt/runtime/checks.py",
      [("        \"static _Thread_local jmp_buf *loopopt_active;\",", "        \"static jmp_buf *loopopt_active;\",")]),
+    # issue 35 (cache tiling, panels of a local B, isolation in strips)
+    ("cache tiling: the blocked order keeps every dependence", "loopopt/codegen/cpu/cache_tile.py",
+     [("        return permutation_violation(nest, blocked_order(len(band), levels), Scope())", "        return None")]),
+    ("cache tiling: only a sum in memory, or carried from its own element, is cut", "loopopt/codegen/cpu/plan/cache_plan.py",
+     [("    if kc and not sum_in_memory_only(tile):", "    if False:")]),
+    ("cache tiling: a sum carried from its element ends in that element", "loopopt/codegen/cpu/plan/cache_plan.py",
+     [("len(list(carried[0].uses)) != 1 or not _same_address(ld, st):", "len(list(carried[0].uses)) != 1:")]),
+    ("cache tiling: blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cache_plan.py",
+     [("        copied = block_copy_refusal(q, p)  # each block runs Q's body: only pure ops may be copied",
+       "        copied = None")]),
+    ("cache tiling: a column loop carrying values is not cut", "loopopt/codegen/cpu/plan/cache_plan.py",
+     [("    if nc and has_iter_args_op(p):", "    if False:")]),
+    ("panel layout: a vector access stays within one panel", "loopopt/codegen/cpu/plan/panel_layout.py",
+     [("            why = crossing(op, panel, scope)", "            why = None")]),
+    ("panel layout: every use of the buffer is an access the layout rewrites", "loopopt/codegen/cpu/plan/panel_layout.py",
+     [("        if user.name not in ACCESS_OPS or use.operand_number != mpos:", "        if False:")]),
+    ("isolation strips: each piece gets buffers of its own", "loopopt/codegen/cpu/isolate_products.py",
+     [("        private += _privatize(rest, candidates)", "        pass")]),
 ]
 
 

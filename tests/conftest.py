@@ -14,9 +14,10 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _portable_vector_width_by_default(monkeypatch, request):
-    """In-process tests plan affine input for 256-bit vectors unless they ask otherwise, so their
-    expected IR is the same on every machine; the CLI tests (subprocesses) see the real default,
-    the host's width, and tests marked `host_vector_width` keep it in-process too."""
+    """In-process tests plan affine input for 256-bit vectors and for the fallback caches
+    (options.FALLBACK_CACHE_SIZES) unless they ask otherwise, so their expected IR is the same on
+    every machine; the CLI tests (subprocesses) see the real defaults, the host's width and
+    caches, and tests marked `host_vector_width` keep them in-process too."""
     if request.node.get_closest_marker("host_vector_width") is not None:
         return
     from loopopt import options
@@ -24,3 +25,5 @@ def _portable_vector_width_by_default(monkeypatch, request):
 
     monkeypatch.setattr(host, "default_vector_bits",
                         lambda framework_input: host.host_vector_bits() if framework_input else options.PORTABLE_VECTOR_BITS)
+    # the caches the cache tiling plans for: the same figures on every machine (options' fallback)
+    monkeypatch.setattr(host, "default_cache_sizes", lambda: options.FALLBACK_CACHE_SIZES)

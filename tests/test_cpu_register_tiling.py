@@ -516,10 +516,10 @@ def test_each_memory_guard_is_needed(mutant, monkeypatch):
 
 @has_runner
 def test_columns_come_in_blocks_when_b_does_not_fit_half_the_l2():
-    """A 2 KiB budget (sb_size) for a 16 x 52 panel of B: blocks of 24 columns (one tile) for every
-    row block, then the columns left over as usual; bit-exact."""
+    """A 4 KiB L2 (cache_sizes: half of it for B's panel) for a 16 x 52 panel of B: blocks of 24
+    columns (one tile) for every row block, then the columns left over as usual; bit-exact."""
     src = gemm(m="14", n="52", k="16")
-    small = Options(target=TARGETS["cpu"], sb_size=4096)
+    small = Options(target=TARGETS["cpu"], cache_sizes=(1024, 4096, 4096))
     out, remarks = tile(src, small)
     assert "columns in blocks of 24" in remarks[0].message and remarks[0].args["column_block"] == 24
     assert "affine.for %arg3 = 0 to 48 step 24" in out

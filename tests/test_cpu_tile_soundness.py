@@ -195,8 +195,12 @@ def test_pure_ops_before_the_product_keep_the_blocks():
     """A value computed per row from the counter alone (pure) may be copied into every block."""
     before = "    %ii = arith.index_cast %i : index to i32\n    %fi = arith.sitofp %ii : i32 to f32\n"
     src = blocked(before=before, init="%fi")
-    messages = check(src, cpu(256))
+    # a 32 MiB L3 share: no cache blocks (issue 35), the register tile's own column blocks
+    messages = check(src, cpu(256, cache_sizes=(48 << 10, 2 << 20, 32 << 20)))
     assert any("columns in blocks of" in m for m in tiled(messages)), messages
+    # a 2 MiB one: the cache tiling cuts the columns in blocks, the pure ops copied into each
+    messages = check(src, cpu(256, cache_sizes=(48 << 10, 2 << 20, 2 << 20)))
+    assert any(m.startswith("[CACHE TILING]") and "columns in blocks of" in m for m in messages), messages
     assert not any(m.startswith("[STOP COLUMN BLOCKS]") for m in messages)
 
 

@@ -1,8 +1,12 @@
-"""The host's facts the cpu code generator plans with: its widest vector registers and whether
-its libm computes `expf` by the algorithm math/exact_math.py emits. They decide the defaults of
-`--vector-bits` and `--exact-math` (pipeline.resolve_options)."""
+"""The host's facts the cpu code generator plans with: its widest vector registers, whether its
+libm computes `expf` by the algorithm math/exact_math.py emits, and the sizes of its data caches.
+They decide the defaults of `--vector-bits`, `--exact-math` and `--cache-sizes`
+(pipeline.resolve_options)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ...options import FALLBACK_CACHE_SIZES
 from .math.libm import host_expf
 
 
@@ -40,3 +44,99 @@ def default_exact_math() -> bool:
     """On where the host's libm `expf` gives the bits of the algorithm codegen/cpu/math/exact_math.py
     emits (codegen/cpu/math/libm.py checks it against a model on 2,000+ inputs, once per process)."""
     return host_expf().matches
+
+
+# ----------------------------------------------------------------------------- caches
+
+KIB = 1024
+MIB = 1024 * KIB
+SYSFS_CACHES = "/sys/devices/system/cpu/cpu0/cache"
+
+
+@dataclass(frozen=True)
+class CacheSizes:
+    """The data caches one core of the host may use, in bytes: L1 data, L2, and its share of
+    L3 (the L3's size over the CPUs sysfs says share it), and where the figures come from
+    (`sysfs`, `fallback`, or `given`: --cache-sizes)."""
+
+    l1: int
+    l2: int
+    l3: int
+    source: str = "given"
+
+    def describe(self) -> str:
+        return f"L1 {_size_text(self.l1)}, L2 {_size_text(self.l2)}, L3 {_size_text(self.l3)} ({self.source})"
+
+
+# When sysfs says nothing (another OS, a container without /sys): options.FALLBACK_CACHE_SIZES.
+FALLBACK_CACHES = CacheSizes(*FALLBACK_CACHE_SIZES, "fallback")
+
+
+def _size_text(n: int) -> str:
+    for unit, scale in (("M", MIB), ("K", KIB)):
+        if n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def parse_size(text: str) -> int:
+    """`48K`, `2M`, `2048` (bytes) as bytes; ValueError with a one-line message otherwise."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": KIB, "M": MIB, "G": 1024 * MIB}.get(t[-1:], 1)
+    digits = t[:-1] if scale > 1 else t
+    if not (digits.isascii() and digits.isdigit()) or int(digits) <= 0:
+        raise ValueError(f"a cache size must be a positive number of bytes, K or M (e.g. 48K), got {text!r}")
+    return int(digits) * scale
+
+
+def _cpu_count(cpu_list: str) -> int:
+    """CPUs in a sysfs list such as `0-3,8`."""
+    n = 0
+    for part in cpu_list.strip().split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        n += int(hi or lo) - int(lo) + 1
+    return max(1, n)
+
+
+def host_cache_sizes(root: str = SYSFS_CACHES) -> CacheSizes:
+    """The caches of the CPU this process runs on, from sysfs (`index*/{level,type,size,
+    shared_cpu_list}` under `root`): the data or unified cache of each level, the L3's size
+    divided by the CPUs sharing it. A level sysfs does not list takes FALLBACK_CACHES' figure
+    (an L3 absent: the L2's size); nothing readable at all: FALLBACK_CACHES."""
+    import glob
+    import os
+
+    found: dict[int, int] = {}
+    for d in sorted(glob.glob(os.path.join(root, "index*"))):
+        try:
+            level = int(open(os.path.join(d, "level")).read())
+            kind = open(os.path.join(d, "type")).read().strip()
+            size = parse_size(open(os.path.join(d, "size")).read())
+            try:
+                sharing = _cpu_count(open(os.path.join(d, "shared_cpu_list")).read())
+            except OSError:
+                sharing = 1
+        except (OSError, ValueError):
+            continue
+        if kind not in ("Data", "Unified"):
+            continue
+        found[level] = size // sharing if level >= 3 else size
+    if not found:
+        return FALLBACK_CACHES
+    l1 = found.get(1, FALLBACK_CACHES.l1)
+    l2 = found.get(2, FALLBACK_CACHES.l2)
+    return CacheSizes(l1, l2, found.get(3, l2), "sysfs")
+
+
+_HOST_CACHES: list[CacheSizes] = []
+
+
+def default_cache_sizes() -> tuple[int, int, int]:
+    """The (L1, L2, L3 share) bytes the cpu plan uses when --cache-sizes is not given: the host's
+    (sysfs read once per process)."""
+    if not _HOST_CACHES:
+        _HOST_CACHES.append(host_cache_sizes())
+    c = _HOST_CACHES[0]
+    return c.l1, c.l2, c.l3

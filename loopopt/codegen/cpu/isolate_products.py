@@ -53,12 +53,13 @@ from ...analysis.legality import innermost_body, is_recomputable
 from ...analysis.loops import collect_interchangeable_loops, constant_bounds, nested_in
 from ...mlir import ir
 from ...options import Options
-from ...remarks import PASSED, RemarkLog
+from ...remarks import MISSED, PASSED, RemarkLog
 from ...transforms.distribution import distribution_groups, loop_distribution
 from ...transforms.rewriter import Rewriter
 from ...step import StepContext
 
 PASS = "isolate-products"
+STOP = "[STOP PRODUCT ISOLATION] the matrix product stays in the loop fusion put it in:"
 MAX_ROUNDS = 16  # loops split per function (each split rescans)
 
 
@@ -491,8 +492,10 @@ def _drop_if_unused(alloc: ir.Operation) -> None:
 
 # ----------------------------------------------------------------------------- the step
 
-def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
-    """(new loops, expanded buffers' shapes) when `loop` was split, else None."""
+def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list | None = None):
+    """(new loops, expanded buffers' shapes, strip) when `loop` was split (strip: the iterations
+    per strip when the loop was first cut into strips, else 0), else None; with `refusals`, why
+    a product that expansion would isolate but for the budget stays where it is (appended)."""
     band = collect_interchangeable_loops(loop)
     if not band:
         return None
@@ -508,8 +511,24 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
         return None  # already the loop around a reduction loop: register tiling takes it as it is
     groups, graph = distribution_groups(loop, scope)
     if len(groups) >= 2 and isolates(groups, products):
-        return loop_distribution(loop, groups, scope, graph=graph), []
-    candidates = expandable_buffers(loop, scope, options.sb_budget)
+        return loop_distribution(loop, groups, scope, graph=graph), [], 0
+    found = _expand_and_split(loop, scope, options.sb_budget)
+    if found is not None:
+        return found[0], found[1], 0
+    strip, why = strip_length(loop, scope, options.sb_budget)
+    if strip is None:
+        if why and refusals is not None:
+            refusals.append(why)
+        return None
+    found = _in_strips(loop, scope, options.sb_budget, strip)
+    return None if found is None else (*found, strip)
+
+
+def _expand_and_split(loop: ir.Operation, scope: Scope, budget: int):
+    """(new loops, expanded shapes, new allocs) when expanding `loop`'s buffers (each within
+    `budget`) lets distribution isolate the product, else None (nothing changed). Tried on a
+    copy of the loop; on success the copy's split replaces `loop`."""
+    candidates = expandable_buffers(loop, scope, budget)
     extent = iteration_extent(loop, scope)
     if not candidates:
         return None
@@ -529,11 +548,123 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope):
         mlir.erase_innermost_first(loop)
         for alloc, _ in new_allocs:
             _drop_if_unused(alloc)
-        return out, expanded
+        return out, expanded, [new for _, new in new_allocs]
     mlir.erase_innermost_first(trial)
     for _, new in new_allocs:
         _drop_if_unused(new)
     return None
+
+
+# ----------------------------------------------------------------------------- strips
+
+def strip_length(loop: ir.Operation, scope: Scope, budget: int) -> tuple[int | None, str]:
+    """(the iterations per strip, "") when expanding `loop`'s buffers over all its iterations
+    would exceed `budget` but over a strip of at least two would not: the most iterations whose
+    copies fit (`budget` over the bytes of one iteration's copies), lowered to a divisor of the
+    trip count when one lies within half of that (no remainder strip), else to the length that
+    cuts the loop into equal strips. (None, why) when the buffers would be expanded but for the
+    budget and no strip fits it (two iterations' copies exceed it, or the bounds are not
+    constants); (None, "") when nothing is expandable even without the budget."""
+    candidates = expandable_buffers(loop, scope, UNBOUNDED)
+    bounds = constant_bounds(loop)
+    if not candidates or (bounds is not None and bounds[1] - bounds[0] < 2):
+        return None, ""
+    per_iteration = sum(copy_bytes(mlir.memref_type(a.results[0])) for a in candidates)
+    if bounds is None or mlir.int_attr(loop, "step") != 1:
+        return None, (f"expanding its buffers ({per_iteration} bytes per iteration) would exceed the budget "
+                      f"({budget} bytes), and the loop's bounds are not constants to cut it into strips")
+    trips = bounds[1] - bounds[0]
+    most = budget // per_iteration
+    if most >= trips:
+        return None, ""
+    if most < 2:
+        return None, (f"two iterations' copies of its buffers ({2 * per_iteration} bytes) exceed the budget "
+                      f"({budget} bytes)")
+    return strip_of(trips, most), ""
+
+
+UNBOUNDED = 1 << 62  # a budget no buffer exceeds: what expansion would take but for its size
+
+
+def strip_of(trips: int, most: int) -> int:
+    """A strip length of at most `most` for `trips` iterations: the largest divisor of `trips` in
+    [most / 2, most] (every strip whole), else `trips` cut into equal strips (the last shorter)."""
+    for s in range(most, (most + 1) // 2 - 1, -1):
+        if s >= 2 and trips % s == 0:
+            return s
+    strips = -(-trips // most)
+    return -(-trips // strips)
+
+
+def _with_bounds(loop: ir.Operation, lo: int, hi: int) -> ir.Operation:
+    """A copy of the constant-bound `loop` (before it) running from `lo` to `hi`."""
+    copy = loop.clone(ip=ir.InsertionPoint(loop))
+    copy.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(lo))
+    copy.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(hi))
+    return copy
+
+
+def _privatize(loop: ir.Operation, allocs: list[ir.Operation]) -> list[ir.Operation]:
+    """A buffer of its own for `loop` in place of each of `allocs` (allocated before it, freed
+    where it is): legal for a buffer no iteration reads before writing it in that iteration
+    (expansion_refusal), since no value then flows through it between loops. Returns the new
+    allocs."""
+    out = []
+    for alloc in allocs:
+        copy = alloc.clone(ip=ir.InsertionPoint(alloc))
+        users = [(mlir.operation(u.owner), u.operand_number) for u in alloc.results[0].uses]
+        for user, k in users:
+            if user.name == "memref.dealloc":
+                free = user.clone(ip=ir.InsertionPoint(user))
+                free.operands[0] = copy.results[0]
+            elif nested_in(user, loop):
+                user.operands[k] = copy.results[0]
+        out.append(copy)
+    return out
+
+
+def _in_strips(loop: ir.Operation, scope: Scope, budget: int, strip: int):
+    """(new loops, expanded shapes) when `loop`, cut into strips of `strip` iterations (whole
+    strips, then the iterations left over in a loop of their own: the same iterations in the same
+    order), has each strip's buffers expanded and split; else None (nothing changed). Each
+    strip's copies fit `budget`; the strip loop steps over the strips around the split. The
+    pieces are built beside `loop` with buffers of their own (`_privatize`), so that each piece's
+    buffers are used by it alone; `loop` goes once every piece is split."""
+    from ...transforms.tiling import loop_tiling
+
+    candidates = expandable_buffers(loop, scope, UNBOUNDED)
+    lo, hi = constant_bounds(loop)
+    main = lo + (hi - lo) // strip * strip
+    pieces, private = [], []
+    if main - lo > strip:
+        head = _with_bounds(loop, lo, main)
+        private += _privatize(head, candidates)
+        tile, point = loop_tiling(head, strip)
+        pieces.append((tile, point))
+    elif main > lo:  # one whole strip: no loop over strips (a loop of one iteration would be split off)
+        head = _with_bounds(loop, lo, main)
+        private += _privatize(head, candidates)
+        pieces.append((head, head))
+    if hi > main:
+        rest = _with_bounds(loop, main, hi)
+        private += _privatize(rest, candidates)
+        pieces.append((rest, rest))
+    built, expanded, made = [], [], list(private)  # the split pieces' loops, shapes, buffers
+    for k, (top, inner) in enumerate(pieces):
+        found = _expand_and_split(inner, scope, budget)
+        if found is None:  # put everything back: the pieces (split or not) and their buffers go
+            for op in built + [t for t, _ in pieces[k:]]:
+                mlir.erase_innermost_first(op)
+            for a in made:
+                _drop_if_unused(a)
+            return None
+        built += [top] if top is not inner else found[0]
+        expanded += found[1]
+        made += found[2]
+    mlir.erase_innermost_first(loop)
+    for alloc in candidates:
+        _drop_if_unused(alloc)
+    return built, expanded
 
 
 def isolate_products_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
@@ -558,15 +689,21 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
             tried.add(key)
             where = mlir.location_of(loop, filename)
             before = [sum(1 for o in [loop, *mlir.walk(loop)] if o.name == "affine.for")]
-            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope)))
+            refusals: list[str] = []
+            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope, refusals)))
+            for why in refusals:  # a budget never keeps a product in place silently
+                log.add(PASS, MISSED, f"{STOP} {why}", function=fname, location=where, args={"reason": why})
             if result is None:
                 continue
-            new_loops, expanded = result[0], result[1]
+            new_loops, expanded, strip = result[0], result[1], result[2]
             text = f"[PRODUCT ISOLATION] loop split into {len(new_loops)} loops: a matrix product in a nest of its own"
+            if strip:
+                text = (f"[PRODUCT ISOLATION] loop cut into strips of {strip} iterations, each split: a matrix product "
+                        f"in a nest of its own (all iterations' copies would exceed the budget, {options.sb_budget} bytes)")
             if expanded:
-                text += f" (buffer expanded per iteration to {', '.join(expanded)})"
+                text += f" (buffer expanded per {'strip' if strip else 'iteration'} to {', '.join(expanded)})"
             log.add(PASS, PASSED, text, function=fname, location=where,
-                    args={"loops": len(new_loops), "expanded": expanded,
+                    args={"loops": len(new_loops), "expanded": expanded, "strip": strip,
                           "loops_added": sum(1 for lp in new_loops for o in [lp, *mlir.walk(lp)]
                                              if o.name == "affine.for") - before[0]})
             count += 1
@@ -578,11 +715,11 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
 
 def _wrap(result):
     """rewriter.replace's build protocol: the new loops per replaced op (None: unchanged); the
-    expanded shapes ride along."""
+    expanded shapes and the strip length ride along."""
     if result is None:
         return None
-    loops, expanded = result
-    return [loops, expanded]
+    loops, expanded, strip = result
+    return [loops, expanded, strip]
 
 
 def run(fn: ir.Operation, ctx: StepContext) -> int:

@@ -730,7 +730,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
                 "accumulators": plan.accumulators, "fma": plan.fma, "reductions": [r.kind for r in plan.all_reductions]}
         text = describe(plan)
         if plan.col_block:
-            text += f"; columns in blocks of {plan.col_block} (B's panel in L2)"
+            text += f"; columns in blocks of {plan.col_block} (B's panel exceeds half of L2: each micro-panel serves every row tile)"
         if plan.cover:
             cols = constant_trip_count(plan.loop)
             text += f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"

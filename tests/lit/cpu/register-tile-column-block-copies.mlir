@@ -1,10 +1,10 @@
-// Issue 33, class 1: B's 64 x 4160 f32 panel (1040 KiB) is larger than half the L2, so the
-// columns of a product come in blocks, and building the blocks runs the row loop's other ops
-// once per block. Only pure ops may be copied so: a load of C[i, 0] before the product (which
-// an earlier block has overwritten) makes the plan build the tile without column blocks and say
-// which op; a value computed from the row's counter alone keeps the blocks.
-// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --vector-bits 256 -o %t && mlir-opt %t > /dev/null
+// Issue 33, class 1: B's 64 x 4160 f32 panel (1040 KiB) exceeds half the L2 (2 MiB, given), so the
+// columns come in blocks of one tile (section 18), and the blocks run the row loop's other ops once
+// per block. Only pure ops may be copied so: a load of C[i, 0] before the product (which an earlier
+// block has overwritten) makes the plan build the tile without column blocks and say which op; a
+// value computed from the row's counter alone keeps the blocks. (A 32 MiB L3: no cache blocks.)
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 48K,2M,32M --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 48K,2M,32M -o %t && mlir-opt %t > /dev/null
 // REQUIRES: mlir-opt
 func.func @load_before(%A: memref<8x64xf32>, %B: memref<64x4160xf32>, %C: memref<8x4160xf32>) {
   affine.for %i = 0 to 8 {
@@ -43,7 +43,7 @@ func.func @pure_before(%A: memref<8x64xf32>, %B: memref<64x4160xf32>, %C: memref
 
 // CHECK: column-block-copies.mlir:12:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @load_before)
 // CHECK-NEXT: column-block-copies.mlir:12:5: missed: [STOP COLUMN BLOCKS] an op beside the product in the loop around it would run once per block (in @load_before) [affine.load at {{.*}}column-block-copies.mlir:11:11 reads memory]
-// CHECK-NEXT: column-block-copies.mlir:30:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; columns in blocks of 4096 (B's panel in L2) (in @pure_before)
+// CHECK-NEXT: column-block-copies.mlir:30:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; columns in blocks of 32 (B's panel exceeds half of L2: each micro-panel serves every row tile) (in @pure_before)
 
 // No blocks: each row's C[i, 0] is loaded once, before its sweep of all 4160 columns.
 // CHECK-LABEL: func.func @load_before
@@ -53,9 +53,9 @@ func.func @pure_before(%A: memref<8x64xf32>, %B: memref<64x4160xf32>, %C: memref
 // CHECK: affine.for %{{.*}} = 0 to 4160 step 32 {
 // CHECK: vector.broadcast %[[C0]] : f32 to vector<8xf32>
 
-// Blocks of 4096 columns, the row's value recomputed in each block.
+// Blocks of 32 columns (one tile), the row's value recomputed in each block.
 // CHECK-LABEL: func.func @pure_before
-// CHECK: affine.for %{{.*}} = 0 to 4096 step 4096 {
+// CHECK: affine.for %[[J:.*]] = 0 to 4160 step 32 {
 // CHECK: affine.for %[[R:.*]] = 0 to 6 step 3 {
 // CHECK: arith.index_cast %[[R]] : index to i32
-// CHECK: affine.for %{{.*}} = 4096 to 4160 step 32 {
+// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[J]]) to #map{{[0-9]*}}(%[[J]], %[[J]]) step 32 {

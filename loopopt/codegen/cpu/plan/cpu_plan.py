@@ -380,7 +380,7 @@ class TilePlan:
     rows_why: str = ""  # why rows == 1, for the remark
     refusal: Refusal | None = None
     in_memory: tuple[MemoryReduction, ...] = ()  # sums the loop keeps in memory (before scalar replacement)
-    col_block: int = 0  # NC: P's iterations in blocks of NC (a multiple of vectors x width) for L2; 0: none
+    col_block: int = 0  # NC: P's iterations in blocks of NC (one tile's columns: column_block); 0: none
     carried: tuple[Reduction, ...] = ()  # P's own reductions (a row maximum): lane-wise partials, combined after
     block_refusal: Refusal | None = None  # why the columns are not in blocks although B's panel exceeds L2
     band: tuple = ()  # the reduction band, outermost first (band[0] is reduction_loop): a conv's c, kh, kw
@@ -1092,19 +1092,21 @@ def lane_reductions(p: ir.Operation) -> tuple[list[Reduction], str | None]:
 
 
 def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int, options) -> int:
-    """NC, the columns of B one block of row tiles sweeps, when B's K x N panel is larger than
-    half the L2 (`sb_budget`, the cpu target's 2 MiB): the largest multiple of the tile's columns
-    whose K x NC panel fits that half, at least one tile (0 when everything fits, or a trip
-    count is unknown). The rows of a block then read the panel from L2, not memory."""
+    """NC, the columns one block of row tiles sweeps: one tile's columns when B's K x N panel
+    (R's trip count x P's, the lanes' element size) is larger than half of L2
+    (`options.plan_cache_sizes`: the host's), else 0 (no blocks: the panel stays in L2 while
+    each row tile sweeps it). With blocks of one tile, the tile's micro-panel of B (K x NC) serves
+    every row tile before the next (BLIS's order of its jr and ir loops; docs/cpu_codegen.md
+    section 18 measures it against blocks that fill half of L2). A trip count unknown at compile
+    time: 0 (codegen/cpu/cache_tile.py blocks such a nest first)."""
     k, n = constant_trip_count(r), constant_trip_count(p)
     if k is None or n is None:
         return 0
     elem = max(4, lane_bits(p, r, lanes) // 8)
-    half = options.sb_budget // 2
-    if k * n * elem <= half:
+    _, l2, _ = options.plan_cache_sizes
+    if k * n * elem <= l2 // 2 or n <= tile_cols:
         return 0
-    nc = max(tile_cols, (half // (k * elem)) // tile_cols * tile_cols)
-    return nc if nc < n else 0
+    return tile_cols
 
 
 # Ops the column blocks may copy into every block: no effect on memory, a value that depends only

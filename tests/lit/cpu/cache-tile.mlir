@@ -1,0 +1,123 @@
+// Issue 35, cache tiling: with an 8 KiB L2 and a 16 KiB L3 share (given: --cache-sizes), small
+// products take every block of the size model (docs/cpu_codegen.md section 18) around their 4 x 24
+// register tile (256 bits): the reduction in blocks of at most 10 (B's 10 x 24 micro-panel in an
+// eighth of L2), rows while A's block fits half of L2, columns while B's panel fits half of L3.
+// Whole blocks first, then the iterations left over in nests of their own; the register tiler
+// takes each nest. The sum scalar replacement carries from C's element is loaded and stored by
+// each block of the reduction (bit-exact); a sum carried from 0.0 is not cut (rows and columns
+// are), and a load beside the product refuses the blocks; both say why by default.
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K --remarks 2>&1 | filecheck %s --check-prefix=REMARK
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K -o %t && mlir-opt %t > /dev/null
+// REQUIRES: mlir-opt
+func.func @reduction_blocks(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<37x61xf32>) {
+  affine.for %i = 0 to 37 {
+    affine.for %j = 0 to 61 {
+      affine.for %k = 0 to 53 {
+        %a = affine.load %A[%i, %k] : memref<37x53xf32>
+        %b = affine.load %B[%k, %j] : memref<53x61xf32>
+        %c = affine.load %C[%i, %j] : memref<37x61xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<37x61xf32>
+      }
+    }
+  }
+  return
+}
+
+func.func @every_block(%A: memref<257x23xf32>, %B: memref<23x263xf32>, %C: memref<257x263xf32>) {
+  affine.for %i = 0 to 257 {
+    affine.for %j = 0 to 263 {
+      affine.for %k = 0 to 23 {
+        %a = affine.load %A[%i, %k] : memref<257x23xf32>
+        %b = affine.load %B[%k, %j] : memref<23x263xf32>
+        %c = affine.load %C[%i, %j] : memref<257x263xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %p : f32
+        affine.store %s, %C[%i, %j] : memref<257x263xf32>
+      }
+    }
+  }
+  return
+}
+
+func.func @from_zero(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<37x61xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %i = 0 to 37 {
+    affine.for %j = 0 to 61 {
+      %r = affine.for %k = 0 to 53 iter_args(%acc = %z) -> (f32) {
+        %a = affine.load %A[%i, %k] : memref<37x53xf32>
+        %b = affine.load %B[%k, %j] : memref<53x61xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %acc, %p : f32
+        affine.yield %s : f32
+      }
+      affine.store %r, %C[%i, %j] : memref<37x61xf32>
+    }
+  }
+  return
+}
+
+func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<37x61xf32>, %D: memref<37xf32>) {
+  affine.for %i = 0 to 37 {
+    %d = affine.load %D[%i] : memref<37xf32>
+    affine.for %j = 0 to 61 {
+      affine.for %k = 0 to 53 {
+        %a = affine.load %A[%i, %k] : memref<37x53xf32>
+        %b = affine.load %B[%k, %j] : memref<53x61xf32>
+        %c = affine.load %C[%i, %j] : memref<37x61xf32>
+        %p = arith.mulf %a, %b : f32
+        %q = arith.mulf %p, %d : f32
+        %s = arith.addf %c, %q : f32
+        affine.store %s, %C[%i, %j] : memref<37x61xf32>
+      }
+    }
+  }
+  return
+}
+
+// REMARK: cache-tile.mlir:15:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): the reduction in blocks of 9 (B's 9 x 24 micro-panel in L2); caches L1 1K, L2 8K, L3 16K (in @reduction_blocks)
+// REMARK: cache-tile.mlir:31:5: passed: [CACHE TILING] 257 x 263 x 23 product (3 x 32 register tile): the reduction in blocks of 8 (B's 8 x 32 micro-panel in L2), rows in blocks of 87 (A's 87 x 8 block in half of L2), columns in blocks of 160 (B's 8 x 160 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @every_block)
+// REMARK: cache-tile.mlir:48:5: missed: [STOP CACHE TILING] the reduction is not blocked (in @from_zero) [it is carried in registers (iter_args) from an init other than the element it ends in, or with ops after it: its first block would need the init and its last the ops]
+// REMARK-NEXT: cache-tile.mlir:48:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): rows in blocks of 16 (A's 16 x 53 block in half of L2), columns in blocks of 24 (B's 53 x 24 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @from_zero)
+// REMARK-NEXT: cache-tile.mlir:65:5: missed: [STOP CACHE TILING] an op beside the product in the loop around it would run once per block (in @load_beside) [affine.load at {{.*}}cache-tile.mlir:64:10 reads memory]
+
+// Five whole blocks of 9 of the reduction, each a 4 x 24 tile loading C, summing 9 terms and
+// storing C; then the last 8 terms (45 to 53) in a nest of their own.
+// CHECK-LABEL: func.func @reduction_blocks
+// CHECK-NEXT: affine.for %[[KB:.*]] = 0 to 45 step 9 {
+// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 36 step 4 {
+// CHECK: affine.for %[[J:.*]] = 0 to 48 step 24 {
+// CHECK: affine.vector_load %arg2[%[[I]], %[[J]]] : memref<37x61xf32>, vector<8xf32>
+// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[KB]]) to #map{{[0-9]*}}(%[[KB]]) iter_args(
+// CHECK: affine.vector_store %{{.*}}, %arg2[%[[I]], %[[J]]] : memref<37x61xf32>, vector<8xf32>
+// CHECK: affine.for %{{.*}} = 0 to 36 step 4 {
+// CHECK: affine.for %{{.*}} = 45 to 53 iter_args(
+
+// The columns in blocks of 160 (one whole, then 160 to 263), the reduction in blocks of 8 (two
+// whole, then 16 to 23), the rows in blocks of 87 (two whole, then 174 to 257); inside, the
+// register tile sweeps each block's columns one tile (32) wide.
+// CHECK-LABEL: func.func @every_block
+// CHECK-NEXT: affine.for %[[JC:.*]] = 0 to 160 step 160 {
+// CHECK-NEXT: affine.for %[[KB2:.*]] = 0 to 16 step 8 {
+// CHECK-NEXT: affine.for %[[IB:.*]] = 0 to 174 step 87 {
+// CHECK-NEXT: affine.for %[[JR:.*]] = #map{{[0-9]*}}(%[[JC]]) to #map{{[0-9]*}}(%[[JC]], %[[JC]]) step 32 {
+// CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB]]) to #map{{[0-9]*}}(%[[IB]], %[[IB]]) step 3 {
+// CHECK: affine.for %{{.*}} = 174 to 255 step 3 {
+// CHECK: affine.for %{{.*}} = 16 to 23 iter_args(
+// CHECK: affine.for %{{.*}} = 160 to 256 step 32 {
+// CHECK: affine.for %{{.*}} = 256 to 263 {
+
+// Rows in blocks of 16 inside columns in blocks of 24: the sum runs all 53 terms from 0.0.
+// CHECK-LABEL: func.func @from_zero
+// CHECK: affine.for %[[JC3:.*]] = 0 to 48 step 24 {
+// CHECK-NEXT: affine.for %[[IB3:.*]] = 0 to 32 step 16 {
+// CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB3]]) to #map{{[0-9]*}}(%[[IB3]], %[[IB3]]) step 4 {
+// CHECK: affine.for %{{.*}} = 0 to 53 iter_args(
+
+// No blocks: D[i] is loaded once per row.
+// CHECK-LABEL: func.func @load_beside
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 36 step 4 {
+// CHECK-NOT: func.func
+// CHECK: affine.for %{{.*}} = 0 to 53 iter_args(
