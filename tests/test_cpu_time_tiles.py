@@ -17,7 +17,7 @@ from loopopt import mlir, native
 from loopopt.analysis.facts import Facts
 from loopopt.codegen.cpu import time_tiles
 from loopopt.codegen.cpu.plan import time_tiles as plan_mod
-from loopopt.codegen.cpu.plan.time_tiles import TimeCode, plan_time_tiles
+from loopopt.codegen.cpu.plan.time_tiles import MAX_OUTER_LOOPS, TimeCode, plan_time_tiles
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results
@@ -247,3 +247,23 @@ def test_the_legality_guard_is_needed(monkeypatch, small_tiles):
         assert remarks[0].args["skew"] == 0
         with pytest.raises(AssertionError):
             assert_same_results(src, out)
+
+
+def _in_loops(src: str, depth: int) -> str:
+    """jacobi's time loop inside `depth` unit loops around it."""
+    head, body = src.split("{\n", 1)
+    body, tail = body.rsplit("  return", 1)
+    opens = "".join(f"  affine.for %o{k} = 0 to 1 {{\n" for k in range(depth))
+    return head + "{\n" + opens + body + "  }\n" * depth + "  return" + tail
+
+
+def test_a_time_loop_nested_deeper_than_the_dependence_test_takes_is_refused_by_name():
+    """Eight loops around the time loop are tiled as at the top; nine are refused by name (each
+    loop around is two more dimensions of every isl set: a time loop at the bottom of a 500-deep
+    nest took 2.5 s for one emptiness test)."""
+    out, remarks = tile(_in_loops(jacobi(700, 8), MAX_OUTER_LOOPS))
+    assert [r.message for r in remarks if "TIME TILING] " in r.message and "STOP" not in r.message], remarks
+    assert_same_results(_in_loops(jacobi(700, 8), MAX_OUTER_LOOPS), out)
+    out, remarks = tile(_in_loops(jacobi(700, 8), MAX_OUTER_LOOPS + 1))
+    assert [r.message for r in remarks] == [TimeCode.DEEP.message], remarks
+    assert f"{MAX_OUTER_LOOPS + 1} loops around it, at most {MAX_OUTER_LOOPS}" in remarks[0].render()

@@ -50,7 +50,7 @@ from ... import mlir
 from ...analysis.accesses import access_pattern
 from ...analysis.affine import Scope
 from ...analysis.legality import innermost_body, is_recomputable
-from ...analysis.loops import collect_interchangeable_loops, constant_bounds, nested_in
+from ...analysis.loops import body_ops, collect_interchangeable_loops, constant_bounds, nested_in
 from ...mlir import ir
 from ...options import Options
 from ...remarks import MISSED, PASSED, RemarkLog
@@ -492,11 +492,13 @@ def _drop_if_unused(alloc: ir.Operation) -> None:
 
 # ----------------------------------------------------------------------------- the step
 
-def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list | None = None):
+def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list | None = None,
+              nests: dict | None = None):
     """(new loops, expanded buffers' shapes, strip) when `loop` was split (strip: the iterations
     per strip when the loop was first cut into strips, else 0), else None; with `refusals`, why
-    a product that expansion would isolate but for the budget stays where it is (appended)."""
-    band = collect_interchangeable_loops(loop)
+    a product that expansion would isolate but for the budget stays where it is (appended).
+    `nests`: perfect nests already walked in this round (`_perfect_nest`)."""
+    band = collect_interchangeable_loops(loop) if nests is None else _interchangeable(loop, nests)
     if not band:
         return None
     stmts = innermost_body(band)
@@ -682,15 +684,17 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
     count, tried = 0, set()
     for _ in range(MAX_ROUNDS):
         scope = Scope()
+        nests: dict = {}
+        counts = _loop_counts(fn)
         for loop in [o for o in mlir.walk(fn) if o.name == "affine.for"]:
             key = (mlir.op_key(loop), str(loop.location))
             if key in tried:
                 continue
             tried.add(key)
             where = mlir.location_of(loop, filename)
-            before = [sum(1 for o in [loop, *mlir.walk(loop)] if o.name == "affine.for")]
+            before = [counts[mlir.op_key(loop)]]
             refusals: list[str] = []
-            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope, refusals)))
+            result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope, refusals, nests)))
             for why in refusals:  # a budget never keeps a product in place silently
                 log.add(PASS, MISSED, f"{STOP} {why}", function=fname, location=where, args={"reason": why})
             if result is None:
@@ -711,6 +715,49 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
         else:
             return count
     return count
+
+
+def _perfect_nest(loop: ir.Operation, memo: dict) -> list[ir.Operation]:
+    """`loops.perfect_nest(loop)`, each nest walked once per round: the nest of a loop's only inner
+    loop is the rest of its own (a 500-deep nest is not walked from every level)."""
+    chain, cur = [], loop
+    while True:
+        rest = memo.get(mlir.op_key(cur))
+        if rest is not None:
+            break
+        chain.append(cur)
+        ops = body_ops(cur)
+        if len(ops) != 1 or ops[0].name != "affine.for":
+            rest = []
+            break
+        cur = ops[0]
+    full = chain + rest
+    for k, lp in enumerate(chain):
+        memo[mlir.op_key(lp)] = full[k:]
+    return full
+
+
+def _interchangeable(loop: ir.Operation, memo: dict) -> list[ir.Operation]:
+    """`loops.collect_interchangeable_loops(loop)` on the memoized perfect nest."""
+    out = []
+    for lp in _perfect_nest(loop, memo):
+        if len(lp.results):
+            break
+        out.append(lp)
+    return out
+
+
+def _loop_counts(fn: ir.Operation) -> dict:
+    """The affine.for ops in each affine.for of `fn` (itself included), by op key: one walk."""
+    loops = [o for o in mlir.walk(fn) if o.name == "affine.for"]
+    counts = {mlir.op_key(o): 1 for o in loops}
+    for o in reversed(loops):  # inner loops come after their parents in the walk
+        p = o.parent
+        while p is not None and p.name not in ("affine.for", "func.func"):
+            p = p.parent
+        if p is not None and p.name == "affine.for":
+            counts[mlir.op_key(p)] += counts[mlir.op_key(o)]
+    return counts
 
 
 def _wrap(result):

@@ -505,14 +505,25 @@ def reduction_band_of(loop: ir.Operation, scope=None) -> list[ir.Operation] | No
     inner = [op for op in body_ops(loop) if op.name in LOOP_LIKE]
     if len(inner) != 1 or inner[0].name != "affine.for":
         return None
-    band = band_loops(inner[0])
+    first = inner[0]
+    if not has_iter_args_op(first):  # sums in memory: one innermost loop
+        return [first] if _innermost(first) and memory_reductions(first, scope) else None
+    band = [first]  # every loop of the chain carries values (the walk stops at the first that does not)
+    while True:
+        nested = [op for op in body_ops(band[-1]) if op.name in LOOP_LIKE]
+        if not nested:
+            break
+        if len(nested) != 1 or nested[0].name != "affine.for" or not has_iter_args_op(nested[0]):
+            return None
+        band.append(nested[0])
     if not is_innermost(band[-1]):
         return None
-    if all(has_iter_args_op(b) for b in band):
-        return band if band_link_refusal(band) is None else None
-    if len(band) == 1 and memory_reductions(band[0], scope):
-        return band
-    return None
+    return band if band_link_refusal(band) is None else None
+
+
+def _innermost(op: ir.Operation) -> bool:
+    """`is_innermost`, answering first from the body's own ops (a deep nest is not walked per level)."""
+    return not any(o.name in LOOP_LIKE for o in body_ops(op)) and is_innermost(op)
 
 
 def band_link_refusal(band: list[ir.Operation]) -> str | None:
