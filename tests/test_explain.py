@@ -13,8 +13,9 @@ import pytest
 import yaml
 
 import loopopt
-from loopopt import cli, mlir
+from loopopt import cli, mlir, pipeline
 from loopopt.analysis.facts import Facts
+from loopopt.options import TARGETS, Options
 from loopopt.analysis.liveness import live_between
 from loopopt.analysis.loops import loops_in_block
 from loopopt.errors import LoopOptError
@@ -302,21 +303,13 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
     text = (work / "__loop_opt_chkpt.txt").read_text()
     assert "// params: distanceThreshold = 8 SBSize = 2097152 PSUMSize = 0" in text
     heads = re.findall(r"^// -----// (.*) //----- //$", text, re.M)
-    assert heads == ["the input module", "IR Dump After fusion ('func.func' operation: @explain)",
-                     "IR Dump After contraction ('func.func' operation: @explain)",
-                     "IR Dump After untile ('func.func' operation: @explain)",
-                     "IR Dump After scalar-replacement ('func.func' operation: @explain)",
-                     "IR Dump After dead-stores ('func.func' operation: @explain)",
-                     "IR Dump After isolate-products ('func.func' operation: @explain)",
-                     "IR Dump After fold-constant-copies ('func.func' operation: @explain)",
-                     "IR Dump After pack-operands ('func.func' operation: @explain)",
-                     "IR Dump After loop-order ('func.func' operation: @explain)",
-                     "IR Dump After block-transposes ('func.func' operation: @explain)",
-                     "IR Dump After licm ('func.func' operation: @explain)",
-                     "IR Dump After register-tile ('func.func' operation: @explain)",
-                     "IR Dump After pack-constant-panels ('func.func' operation: @explain)",
-                     *(["IR Dump After vectorize ('func.func' operation: @explain)"] if default_exact_math() else []),
-                     "IR Dump After cleanup ('func.func' operation: @explain)", "the output module"]
+    # the step table's default cpu pipeline, in its order (a step whose switch is off is left out)
+    steps = pipeline.default_pipeline(pipeline.resolve_options(Options(target=TARGETS["cpu"]), False))
+    assert heads == (["the input module"] + [f"IR Dump After {s.name} ('func.func' operation: @explain)" for s in steps]
+                     + ["the output module"])
+    assert ("IR Dump After vectorize ('func.func' operation: @explain)" in heads) == default_exact_math()
+    for name in ("fusion", "contraction", "licm", "register-tile", "cleanup"):
+        assert f"IR Dump After {name} ('func.func' operation: @explain)" in heads
     after_fusion = text.split(heads[1])[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2
     mlir.parse_module(text.split("// -----// the output module //----- //")[1])

@@ -27,8 +27,9 @@ native = pytest.mark.skipif(find_tool("mlir-runner") is None or find_tool("mlir-
 
 
 def cli(*args, cwd=None, stdin=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "loopopt", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd or ROOT, input=stdin)
+                          cwd=cwd or ROOT, input=stdin, env=env)
 
 
 def block_path(name: str) -> str:

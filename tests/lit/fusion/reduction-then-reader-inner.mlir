@@ -40,15 +40,20 @@ func.func @atax_like(%A: memref<8x16xf32>, %y: memref<16xf32>, %tmp: memref<8xf3
 // TRN1-NEXT: arith.addf %{{[a-z0-9_]+}}, %[[T]]
 // On cpu the accumulator tmp[i] is carried in iter_args, the stored value forwarded to the read
 // of y's update, and (issue 35) the rows run 8 at a time: the sums in vector lanes from tmp's
-// vector, stored once, the update of y row by row.
-// CPU-NEXT: affine.for %[[I0:[a-z0-9_]+]] = 0 to 8 step 8 {
-// CPU-NEXT: %[[INIT:[a-z0-9_]+]] = affine.vector_load %[[TMP]][%[[I0]]] : memref<8xf32>, vector<8xf32>
+// vector, stored once; the loop over the 8 rows, one iteration of 8, is replaced by its body, and
+// the update of y is jammed: each y[j] gets the 8 rows' values in row order (bit for bit).
+// CPU-NEXT: %[[C0:[a-z0-9_]+]] = arith.constant 0 : index
+// CPU-NEXT: %[[INIT:[a-z0-9_]+]] = affine.vector_load %[[TMP]][%[[C0]]] : memref<8xf32>, vector<8xf32>
 // CPU-NEXT: %[[R:[a-z0-9_]+]] = affine.for %{{[a-z0-9_]+}} = 0 to 16 step 8 iter_args(%{{[a-z0-9_]+}} = %[[INIT]]) -> (vector<8xf32>) {
 // CPU: affine.yield
 // CPU-NEXT: }
-// CPU-NEXT: affine.vector_store %[[R]], %[[TMP]][%[[I0]]] : memref<8xf32>, vector<8xf32>
-// CPU-NEXT: affine.for %[[L:[a-z0-9_]+]] = 0 to 8 {
-// CPU-NEXT: %[[T:[a-z0-9_]+]] = vector.extract %[[R]][%[[L]]] : f32 from vector<8xf32>
+// CPU-NEXT: affine.vector_store %[[R]], %[[TMP]][%[[C0]]] : memref<8xf32>, vector<8xf32>
+// CPU-NEXT: %[[T0:[a-z0-9_]+]] = vector.extract %[[R]][0] : f32 from vector<8xf32>
+// CPU: %[[T7:[a-z0-9_]+]] = vector.extract %[[R]][7] : f32 from vector<8xf32>
 // CPU-NEXT: affine.for %{{[a-z0-9_]+}} = 0 to 16 {
 // CPU-NEXT: affine.load
-// CPU-NEXT: arith.addf %{{[a-z0-9_]+}}, %[[T]]
+// CPU-NEXT: arith.addf %{{[a-z0-9_]+}}, %[[T0]]
+// CPU: arith.addf %{{[a-z0-9_]+}}, %[[T7]]
+// CPU-NEXT: affine.store
+// CPU-NEXT: }
+// CPU-NEXT: return
