@@ -382,6 +382,35 @@ def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored
         assert [m for m in messages(remarks, "[CACHE TILING]") if "columns in blocks" in m], [r.message for r in remarks]
 
 
+@has_runner
+def test_rows_from_a_loop_further_out_keep_the_product_unblocked():
+    """A 1x1 convolution in channels-first order (f, oh, ow, c): the register tile takes its rows
+    from f, two loops out (section 17), oh between. The blocks are built around a product
+    directly inside its rows' loop, so the plan refuses, naming oh; results unchanged."""
+    src = """func.func @k(%W: memref<16x40xf32>, %I: memref<40x3x64xf32>, %O: memref<16x3x64xf32>) {
+  affine.for %f = 0 to 16 {
+    affine.for %oh = 0 to 3 {
+      affine.for %ow = 0 to 64 {
+        affine.for %c = 0 to 40 {
+          %w = affine.load %W[%f, %c] : memref<16x40xf32>
+          %x = affine.load %I[%c, %oh, %ow] : memref<40x3x64xf32>
+          %o = affine.load %O[%f, %oh, %ow] : memref<16x3x64xf32>
+          %p = arith.mulf %w, %x : f32
+          %s = arith.addf %o, %p : f32
+          affine.store %s, %O[%f, %oh, %ow] : memref<16x3x64xf32>
+        }
+      }
+    }
+  }
+  return
+}"""
+    remarks = check(src, cpu(), passes=["cache-tile", "register-tile"])
+    refused = [r for r in remarks if r.message.startswith("[STOP CACHE TILING]")]
+    assert refused and "t.mlir:3:5 lies between the rows' loop and the product" in refused[0].args["reason"], \
+        [r.message for r in remarks]
+    assert not messages(remarks, "[CACHE TILING]")
+
+
 # ============================================================================= panels of a local B
 
 def transposed_product(m: int, n: int, k: int, extra: str = "") -> str:
