@@ -353,7 +353,10 @@ MUTATIONS = [
     ("panel layout: a vector access stays within one panel", "loopopt/codegen/cpu/plan/panel_layout.py",
      [("            why = crossing(op, panel, scope)", "            why = None")]),
     ("panel layout: every use of the buffer is an access the layout rewrites", "loopopt/codegen/cpu/plan/panel_layout.py",
-     [("        if user.name not in ACCESS_OPS or use.operand_number != mpos:", "        if False:")]),
+     [("        if user.name not in ACCESS_OPS + MASKED_OPS or use.operand_number != mpos:", "        if False:")]),
+    ("panel layout: a masked vector access stays within one panel", "loopopt/codegen/cpu/plan/panel_layout.py",
+     [("        if op.name.startswith(\"affine.vector_\") or op.name in MASKED_OPS:",
+       "        if op.name.startswith(\"affine.vector_\"):")]),
     ("isolation strips: each piece gets buffers of its own", "loopopt/codegen/cpu/isolate_products.py",
      [("        private += _privatize(rest, candidates)", "        pass")]),
 ]

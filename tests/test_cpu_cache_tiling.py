@@ -346,7 +346,10 @@ def test_the_order_check_refuses_a_dependence_the_blocks_would_reverse():
 def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored):
     """P carries its own reduction (a row maximum, section 11b): its column loop is not cut into
     blocks (the partial maximum would have to cross them), and the default remarks say so; the
-    rows may still be blocked (unused, the value is dead and register tiling removes it later)."""
+    rows may still be blocked. An unused maximum is dead: the default pipeline's dead-carried step
+    removes it before cache tiling, so cache-tile's own rule is checked on it with cache-tile and
+    register-tile alone (which removes it later), and the default pipeline then blocks the
+    columns of what is left, a plain product."""
     store = "    affine.store %mx, %M[%i] : memref<130xf32>\n" if stored else ""
     src = f"""func.func @k(%A: memref<130x20xf32>, %B: memref<20x263xf32>, %C: memref<130x263xf32>, %M: memref<130xf32>) {{
   %ninf = arith.constant 0xFF800000 : f32
@@ -367,12 +370,45 @@ def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored
 {store}  }}
   return
 }}"""
-    remarks = check(src, cpu(caches=(1024, 4096, 8192)))
+    remarks = check(src, cpu(caches=(1024, 4096, 8192)), passes=None if stored else ["cache-tile", "register-tile"])
     assert not [m for m in messages(remarks, "[CACHE TILING]") if "columns in blocks" in m]
     assert not messages(remarks, "[STOP CACHE TILING] the blocked order")  # the plan's rule, not the check's
     assert stored or [m for m in messages(remarks, "[CACHE TILING]") if "rows in blocks" in m]
     kept = [r for r in remarks if r.message.startswith("[STOP CACHE TILING] the columns are not blocked")]
     assert kept and "a row maximum" in kept[0].args["reason"], [r.message for r in remarks]  # said by default
+    if not stored:
+        remarks = check(src, cpu(caches=(1024, 4096, 8192)))
+        assert [r for r in remarks if r.pass_name == "dead-carried" and r.message.startswith("[DEAD VALUE]")]
+        assert [m for m in messages(remarks, "[CACHE TILING]") if "columns in blocks" in m], [r.message for r in remarks]
+
+
+@has_runner
+def test_rows_from_a_loop_further_out_keep_the_product_unblocked():
+    """A 1x1 convolution in channels-first order (f, oh, ow, c): the register tile takes its rows
+    from f, two loops out (section 17), oh between. The blocks are built around a product
+    directly inside its rows' loop, so the plan refuses, naming oh; results unchanged."""
+    src = """func.func @k(%W: memref<16x40xf32>, %I: memref<40x3x64xf32>, %O: memref<16x3x64xf32>) {
+  affine.for %f = 0 to 16 {
+    affine.for %oh = 0 to 3 {
+      affine.for %ow = 0 to 64 {
+        affine.for %c = 0 to 40 {
+          %w = affine.load %W[%f, %c] : memref<16x40xf32>
+          %x = affine.load %I[%c, %oh, %ow] : memref<40x3x64xf32>
+          %o = affine.load %O[%f, %oh, %ow] : memref<16x3x64xf32>
+          %p = arith.mulf %w, %x : f32
+          %s = arith.addf %o, %p : f32
+          affine.store %s, %O[%f, %oh, %ow] : memref<16x3x64xf32>
+        }
+      }
+    }
+  }
+  return
+}"""
+    remarks = check(src, cpu(), passes=["cache-tile", "register-tile"])
+    refused = [r for r in remarks if r.message.startswith("[STOP CACHE TILING]")]
+    assert refused and "t.mlir:3:5 lies between the rows' loop and the product" in refused[0].args["reason"], \
+        [r.message for r in remarks]
+    assert not messages(remarks, "[CACHE TILING]")
 
 
 # ============================================================================= panels of a local B
@@ -489,6 +525,69 @@ def test_the_panel_check_finds_a_crossing_vector():
         loads = [o for o in mlir.walk(module.operation) if o.name == "affine.vector_load"]
         assert crossing(loads[0], 16, Scope()) is None
         assert crossing(loads[1], 16, Scope()) is not None
+
+
+@has_runner
+def test_the_masked_last_vectors_of_the_tile_are_laid_out_with_the_rest():
+    """101 columns in tiles of 24: the register tile reads the last 5 with a masked vector
+    (vector.maskedload, affine.apply indices); panel layout rewrites it with the tile's other
+    loads (all 17 accesses), and the results stay bit-exact natively."""
+    remarks = check(transposed_product(37, 101, 29), cpu(), passes=PANEL_STEPS)
+    assert [m for m in messages(remarks, "[REGISTER TILING]")], [r.message for r in remarks]
+    res = optimize(transposed_product(37, 101, 29), cpu(), filename="t.mlir", passes=PANEL_STEPS)
+    masked = [ln for ln in res.text.splitlines() if "vector.maskedload" in ln and "memref<5x29x24xf32>" in ln]
+    assert masked and "memref<29x101xf32>" not in res.text, res.text
+
+
+@has_runner
+def test_a_masked_write_and_read_within_a_panel_are_rewritten():
+    """A masked store and a masked load of 8 lanes from column c + 8 (c a multiple of 24) stay in
+    one panel: rewritten, and what the store wrote is what the loads read."""
+    extra = """  %c3 = arith.constant 3 : index
+  %pz = arith.constant dense<0.0> : vector<8xf32>
+  %mk = vector.create_mask %c3 : vector<8xi1>
+  %one = arith.constant dense<1.5> : vector<8xf32>
+  affine.for %r = 0 to 29 {
+    affine.for %c = 0 to 96 step 24 {
+      %e = affine.apply affine_map<(d0) -> (d0 + 8)>(%c)
+      vector.maskedstore %T[%r, %e], %mk, %one : memref<29x101xf32>, vector<8xi1>, vector<8xf32>
+      %v = vector.maskedload %T[%r, %e], %mk, %pz : memref<29x101xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+      %w = affine.vector_load %T[%r, %c + 8] : memref<29x101xf32>, vector<8xf32>
+      %s = arith.addf %v, %w : vector<8xf32>
+      affine.vector_store %s, %C[%r, %c] : memref<37x101xf32>, vector<8xf32>
+    }
+  }
+"""
+    remarks = check(transposed_product(37, 101, 29, extra), cpu(), passes=PANEL_STEPS)
+    assert messages(remarks, "[PANEL LAYOUT]"), [r.message for r in remarks]
+    text = optimize(transposed_product(37, 101, 29, extra), cpu(), filename="t.mlir", passes=PANEL_STEPS).text
+    assert [ln for ln in text.splitlines() if "vector.maskedstore" in ln and "memref<5x29x24xf32>" in ln], text
+    assert "memref<29x101xf32>" not in text, text
+
+
+@has_runner
+@pytest.mark.parametrize("column", ["%c20", "%e"])
+def test_a_masked_read_across_a_panel_or_at_an_unknown_column_keeps_the_rows(column):
+    """A masked vector of 8 lanes from column 20 (5 of them set: columns 20 to 24) crosses a panel
+    of 24 columns, and one from a column computed in the loop (2 r by arith.muli) is not modelled:
+    the layout is refused, naming the op."""
+    extra = f"""  %c20 = arith.constant 20 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %pz = arith.constant dense<0.0> : vector<8xf32>
+  %mk = vector.create_mask %c5 : vector<8xi1>
+  affine.for %r = 0 to 29 {{
+    %e = arith.muli %r, %c2 : index
+    %v = vector.maskedload %T[%r, {column}], %mk, %pz : memref<29x101xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+    affine.vector_store %v, %C[%r, 0] : memref<37x101xf32>, vector<8xf32>
+  }}
+"""
+    remarks = check(transposed_product(37, 101, 29, extra), cpu(), passes=PANEL_STEPS)
+    refused = messages(remarks, "[STOP PANEL LAYOUT]")
+    assert refused and "may cross a panel" in refused[0], [r.message for r in remarks]
+    why = [r.args["reason"] for r in remarks if r.message.startswith("[STOP PANEL LAYOUT]")][0]
+    assert why.startswith("vector.maskedload") and ("not affine" if column == "%e" else "8 lanes") in why, why
+    assert not messages(remarks, "[PANEL LAYOUT]")
 
 
 # ============================================================================= isolation in strips

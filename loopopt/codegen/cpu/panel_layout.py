@@ -4,7 +4,8 @@ out as the register tile reads it.
 Applies codegen/cpu/plan/panel_layout.py's PanelLayout (the rule and its exactness are there): a
 new `memref.alloc` of ceil(N / P) x R x P elements (64-byte aligned) replaces the R x N buffer,
 every load and store of it reads or writes `[e floordiv P, r, e mod P]` for its old `[r, e]`
-(the map's other operands unchanged), and its deallocs free the new buffer. The step runs after
+(the map's other operands unchanged; a masked access's indices by affine.apply), and its
+deallocs free the new buffer. The step runs after
 register tiling, whose vector loads of B it rewrites with the buffer's other accesses; LLVM
 computes the panel's address once per tile column (the division and remainder move out of the
 reduction loop with the column index).
@@ -16,11 +17,11 @@ cross a panel keeps it row-major.
 from __future__ import annotations
 
 from ... import mlir
-from ...mlir import ir
+from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
-from .plan.panel_layout import PanelLayout, plan_panel_layouts
+from .plan.panel_layout import MASKED_OPS, PanelLayout, plan_panel_layouts
 
 PASS = "panel-layout"
 
@@ -50,6 +51,38 @@ def _rewrite(op: ir.Operation, buf: ir.Value, panel: int) -> None:
     op.erase()
 
 
+def _panel_index(col: ir.Value, expr, ip) -> ir.Value:
+    """`expr(e)` (e the column) as an index value: one affine.apply, composed with the
+    affine.apply that computes `col` when there is one."""
+    owner, _ = mlir.value_owner(col)
+    if owner is not None and owner.name == "affine.apply":
+        amap = mlir.affine_map_attr(owner, "map")
+        operands = list(owner.operands)
+    else:
+        amap, operands = ir.AffineMap.get_identity(1), [col]
+    one = ir.AffineMap.get(amap.n_dims, amap.n_symbols, [expr(amap.results[0])])
+    return affine_d.AffineApplyOp(one, operands, ip=ip).result
+
+
+def _rewrite_masked(op: ir.Operation, buf: ir.Value, panel: int) -> None:
+    """Rebuild the masked access `op` (base, row, column, mask, ..) on `buf` at
+    `[e floordiv P, r, e mod P]`; `op` is erased."""
+    _, row, col, *rest = list(op.operands)
+    ip = ir.InsertionPoint(op)
+    with op.location:
+        hi = _panel_index(col, lambda e: ir.AffineExpr.get_floor_div(e, panel), ip)
+        lo = _panel_index(col, lambda e: ir.AffineExpr.get_mod(e, panel), ip)
+        attrs = {name: attr for name, attr in op.attributes.items()}
+        new = ir.Operation.create(op.name, results=[r.type for r in op.results], operands=[buf, hi, row, lo, *rest],
+                                  attributes=attrs, ip=ip)
+    for old, fresh in zip(op.results, new.results):
+        old.replace_all_uses_with(fresh)
+    op.erase()
+    owner, _ = mlir.value_owner(col)
+    if owner is not None and owner.name == "affine.apply" and not list(col.uses):
+        owner.erase()  # the old column, composed into both new indices
+
+
 def apply_layout(plan: PanelLayout) -> ir.Operation:
     """Replace the plan's buffer by its panels; returns the new alloc."""
     alloc = plan.alloc
@@ -64,7 +97,10 @@ def apply_layout(plan: PanelLayout) -> ir.Operation:
                                   ip=ir.InsertionPoint(alloc))
     buf = new.results[0]
     for op in plan.accesses:
-        _rewrite(op, buf, plan.panel)
+        if op.name in MASKED_OPS:
+            _rewrite_masked(op, buf, plan.panel)
+        else:
+            _rewrite(op, buf, plan.panel)
     for d in plan.deallocs:
         d.operands[0] = buf
     alloc.erase()

@@ -187,6 +187,10 @@ def plan_cache_tile(p: ir.Operation, facts, options) -> CachePlan | None:
         nc = 0  # P's own reductions (a row maximum) would have to cross the column blocks
         partial.append(Refusal(CacheCode.COLUMNS, "the column loop carries a value of its own (a row maximum), "
                                "which would have to cross the blocks", (p,)))
+    if (kc or nc) and tile.between:  # the blocks cut a band of P directly inside Q (cache_tile.band_of)
+        lp = tile.between[0]
+        return _refuse(tile, sizes, caches, CacheCode.BESIDE, f"{lp.name} at {mlir.location_of(lp)} lies between "
+                       "the rows' loop and the product (its blocks are built around a product directly inside it)")
     if kc or nc:
         copied = block_copy_refusal(q, p)  # each block runs Q's body: only pure ops may be copied
         if copied is not None:

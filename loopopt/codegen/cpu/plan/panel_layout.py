@@ -16,13 +16,17 @@ element keeps its own address for every access (the map is one to one), so every
 the same store wrote before: bit-exact. A vector access of W lanes reads or writes W elements
 that are consecutive in the new layout only when they stay in one panel, `(e mod P) + W <= P` on
 every iteration: checked with isl over the access's loops (exact; the register tile's whole tiles
-start at multiples of P, the single vectors left over at multiples of W).
+start at multiples of P, the single vectors left over at multiples of W). A masked access is
+checked over all its W lanes, whatever its mask: its lanes that are set lie within the row (MLIR
+leaves a set lane out of bounds undefined), so in one panel they keep their elements, and the
+lanes that are not set touch no memory.
 
 `plan_panel_layout` takes a buffer only where that is exact:
 
 * a `memref.alloc` of rank 2 with a static shape and the identity layout, whose every use is an
-  affine load or store (scalar or vector) or a `memref.dealloc` (no view, call or escape: the
-  new layout must be the only one anyone sees);
+  affine load or store (scalar or vector), a `vector.maskedload` or `vector.maskedstore` whose
+  two indices are affine in the loops (the register tile's masked last vectors), or a
+  `memref.dealloc` (no view, call or escape: the new layout must be the only one anyone sees);
 * read by a register tile: a 1-D affine.vector_load whose column index is `J + c` with J the IV
   of a loop of step P >= W whose row index moves with a loop inside J's (the walk down a panel);
 * more than P columns, and B's rows x columns larger than half of L2 (a B that stays in L2 gains
@@ -35,12 +39,14 @@ from dataclasses import dataclass
 
 from .... import mlir
 from ....analysis.accesses import access_pattern
-from ....analysis.affine import Scope
+from ....analysis.affine import NonAffine, Scope
+from ....analysis.loops import domain_loops
 from ....analysis.refusal import Refusal
 from ....mlir import ir
 from .constant_panels import _iv_owner, _uses_iv_inside, iv_plus_constant
 
 ACCESS_OPS = ("affine.load", "affine.store", "affine.vector_load", "affine.vector_store")
+MASKED_OPS = ("vector.maskedload", "vector.maskedstore")  # base, row, column, mask, pass-through or value
 MAX_PANEL = 1024
 
 
@@ -118,20 +124,40 @@ def buffer_bytes(alloc: ir.Operation) -> int:
     return rows * cols * mlir.element_size_bytes(mt.element_type)
 
 
+def vector_type(op: ir.Operation) -> ir.Type:
+    """The vector a vector access reads (its result) or writes (its stored value)."""
+    if op.name in ("affine.vector_load", "vector.maskedload"):
+        return op.results[0].type
+    return (op.operands[-1] if op.name == "vector.maskedstore" else op.operands[0]).type
+
+
+def column_index(op: ir.Operation, scope: Scope) -> tuple[list, str | None]:
+    """(the loops around the vector access `op`, the isl text of its column index over them), the
+    text None when the index is not affine in them."""
+    if op.name in MASKED_OPS:
+        try:
+            return domain_loops(op, scope), scope.value_expr(op.operands[2])
+        except NonAffine:
+            return [], None
+    a = access_pattern(op, scope)
+    if a.index is None or len(a.index) != 2:
+        return list(a.loops), None
+    return list(a.loops), a.index[1]
+
+
 def crossing(op: ir.Operation, panel: int, scope: Scope) -> str | None:
     """Why the vector access `op` may cross a panel of `panel` columns (isl: some iteration has
     (column mod panel) + lanes > panel, or the column index is not affine), else None."""
     import islpy as isl
 
-    vt = (op.results[0] if op.name == "affine.vector_load" else op.operands[0]).type
-    lanes = ir.VectorType(vt).shape[-1]
-    a = access_pattern(op, scope)
-    if a.index is None or len(a.index) != 2:
+    lanes = ir.VectorType(vector_type(op)).shape[-1]
+    loops, column = column_index(op, scope)
+    if column is None:
         return f"{op.name} at {mlir.location_of(op)}: its index is not affine"
-    dims = [lp.name for lp in a.loops]
-    cons = [c for lp in a.loops for c in lp.constraints()]
+    dims = [lp.name for lp in loops]
+    cons = [c for lp in loops for c in lp.constraints()]
     params = sorted(scope.params)
-    text = (f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(cons + [f'({a.index[1]}) mod {panel} > {panel - lanes}'])} }}")
+    text = (f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(cons + [f'({column}) mod {panel} > {panel - lanes}'])} }}")
     try:
         bad = isl.Set(text)
     except isl.Error:
@@ -150,12 +176,12 @@ def plan_panel_layout(alloc: ir.Operation, panel: int, reader: ir.Operation, sco
         if user.name == "memref.dealloc":
             deallocs.append(user)
             continue
-        if user.name not in ACCESS_OPS or use.operand_number != mpos:
+        if user.name not in ACCESS_OPS + MASKED_OPS or use.operand_number != mpos:
             return PanelLayout(alloc, panel, reader, refusal=Refusal(
                 PanelCode.ESCAPES, f"{user.name} at {mlir.location_of(user)}", (alloc, user)))
         accesses.append(user)
     for op in accesses:
-        if op.name.startswith("affine.vector_"):
+        if op.name.startswith("affine.vector_") or op.name in MASKED_OPS:
             why = crossing(op, panel, scope)
             if why is not None:
                 return PanelLayout(alloc, panel, reader, refusal=Refusal(PanelCode.CROSSES, why, (alloc, op)))
