@@ -114,6 +114,16 @@ def collect_interchangeable_loops(loop: ir.Operation) -> list[ir.Operation]:
     return out
 
 
+def loop_bound(loop: ir.Operation, which: str) -> tuple[ir.AffineMap, list[ir.Value]]:
+    """An affine.for's lower ("lb") or upper ("ub") bound: its map and the operands the map takes."""
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    ub = mlir.affine_map_attr(loop, "upperBoundMap")
+    ops = list(loop.operands)
+    if which == "lb":
+        return lb, ops[:lb.n_inputs]
+    return ub, ops[lb.n_inputs:lb.n_inputs + ub.n_inputs]
+
+
 def constant_bounds(loop: ir.Operation) -> tuple[int, int] | None:
     """(lower, upper) of an affine.for whose bounds are single constants, else None."""
     lb = mlir.affine_map_attr(loop, "lowerBoundMap")

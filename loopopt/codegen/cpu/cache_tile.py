@@ -33,7 +33,7 @@ from ... import mlir
 from ...analysis.affine import Scope
 from ...analysis.facts import Facts
 from ...analysis.legality import permutation_violation
-from ...analysis.loops import body_block, body_ops, perfect_nest
+from ...analysis.loops import body_block, body_ops, loop_bound, perfect_nest
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import ANALYSIS, MISSED, PASSED, RemarkLog
@@ -168,15 +168,6 @@ def _make_perfect(top: ir.Operation, depth: int, reduction: bool) -> str | None:
 
 
 # ----------------------------------------------------------------------------- blocks
-
-def loop_bound(loop: ir.Operation, which: str) -> tuple[ir.AffineMap, list[ir.Value]]:
-    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
-    ub = mlir.affine_map_attr(loop, "upperBoundMap")
-    ops = list(loop.operands)
-    if which == "lb":
-        return lb, ops[:lb.n_inputs]
-    return ub, ops[lb.n_inputs:lb.n_inputs + ub.n_inputs]
-
 
 def _constant(bound: tuple) -> int | None:
     m, _ = bound

@@ -39,7 +39,7 @@ import dataclasses
 
 from ... import mlir
 from ...analysis.facts import Facts
-from ...analysis.loops import body_block, body_ops, constant_bounds, constant_trip_count
+from ...analysis.loops import body_block, body_ops, constant_bounds, constant_trip_count, loop_bound
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
@@ -55,15 +55,6 @@ TILED = "[REGISTER TILING]"
 
 
 # ----------------------------------------------------------------------------- bounds
-
-def _bound(loop: ir.Operation, which: str) -> tuple[ir.AffineMap, list[ir.Value]]:
-    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
-    ub = mlir.affine_map_attr(loop, "upperBoundMap")
-    ops = list(loop.operands)
-    if which == "lb":
-        return lb, ops[:lb.n_inputs]
-    return ub, ops[lb.n_inputs:lb.n_inputs + ub.n_inputs]
-
 
 def multiple_bound(lb: tuple, ub: tuple, step: int) -> tuple[ir.AffineMap, list[ir.Value]]:
     """`lb + ((ub - lb) floordiv step) * step` as one affine map and its operands: the end of
@@ -328,7 +319,7 @@ class _Sweep:
                 load = mem[k - len(carried)].load
                 self.emit_copy(load, m, c, ip)
                 inits.append(self.get(load.results[0], m, c, True, ip))
-        lo, hi = _bound(r, "lb"), _bound(r, "ub")
+        lo, hi = loop_bound(r, "lb"), loop_bound(r, "ub")
         new = _new_for(lo, hi, 1, inits, ip, r.location)
         nblock = body_block(new)
         inner = ir.InsertionPoint.at_block_begin(nblock)
@@ -413,7 +404,7 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     combined after the segment (the vectors elementwise, then `vector.reduction` across lanes)
     and passed to the next; their values after the last segment go to `finals`."""
     p = plan.loop
-    lb, ub = (span[0], span[1]) if span is not None else (_bound(p, "lb"), _bound(p, "ub"))
+    lb, ub = (span[0], span[1]) if span is not None else (loop_bound(p, "lb"), loop_bound(p, "ub"))
     floor = span[2] if span is not None and len(span) > 2 else None  # P's own lb, when lb may lie below it
     pargs = list(body_block(p).arguments)[1:]
     py = mlir.block_ops(body_block(p))[-1]
@@ -536,7 +527,7 @@ def _emit_rows_block(plan: TilePlan, lanes: Lanes, outer: ir.Operation, rowmaps:
                     rowmaps[m][plan.loop.results[red.position]] = v
             continue
         if mlir.op_key(op) in between:  # a loop between Q and P: its bounds do not move with Q
-            lo, hi = _bound(op, "lb"), _bound(op, "ub")
+            lo, hi = loop_bound(op, "lb"), loop_bound(op, "ub")
             lo = (lo[0], [row_value(rowmaps, 0, v) for v in lo[1]])
             hi = (hi[0], [row_value(rowmaps, 0, v) for v in hi[1]])
             loop = _new_for(lo, hi, 1, [], ip, op.location)
@@ -558,7 +549,7 @@ def _emit_rows_block(plan: TilePlan, lanes: Lanes, outer: ir.Operation, rowmaps:
 def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments=None) -> list[ir.Operation]:
     """Q's iterations: blocks of MR rows, then the rows left one at a time, each sweeping P over
     `span` in `segments`."""
-    lb, ub = _bound(q, "lb"), _bound(q, "ub")
+    lb, ub = loop_bound(q, "lb"), loop_bound(q, "ub")
     main = multiple_bound(lb, ub, plan.rows)
     out = []
     head = _new_for(lb, main, plan.rows, [], ip, q.location)
@@ -602,7 +593,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
         if not plan.col_block:
             return _rows(plan, lanes, q, ip)
         p = plan.loop
-        lb, ub = _bound(p, "lb"), _bound(p, "ub")
+        lb, ub = loop_bound(p, "lb"), loop_bound(p, "ub")
         blocks_end = multiple_bound(lb, ub, plan.col_block)
         jc_loop = _new_for(lb, blocks_end, plan.col_block, [], ip, p.location)
         jin = ir.InsertionPoint(mlir.block_ops(body_block(jc_loop))[-1])

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from ... import mlir
 from ...analysis.facts import Facts
-from ...analysis.loops import body_block, body_ops
+from ...analysis.loops import body_block, body_ops, loop_bound
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
@@ -45,7 +45,7 @@ from ...transforms.rewriter import Rewriter
 from . import dead_stores
 from .plan.rows_in_lanes import (GATHER, LANES, PASS, ROWS, UNIFORM, LaneReduction, RowsPlan, candidates,
                                  plan_rows_in_lanes, transpose_masks)
-from .register_tile import _bound, _constant, _new_for, at_least, multiple_bound
+from .register_tile import _constant, _new_for, at_least, multiple_bound
 from .scalar_replacement import forward_in_block
 
 DONE = "[ROWS IN LANES]"
@@ -301,7 +301,7 @@ def _emit_reduction(lr: LaneReduction, strip: _Strip, ip) -> None:
     carried = list(body_block(r).arguments)[1:]
     n_bounds = len(list(r.operands)) - len(carried)
     inits = [strip.vector(v, ip) for v in list(r.operands)[n_bounds:]]
-    lo, hi = _bound(r, "lb"), _bound(r, "ub")
+    lo, hi = loop_bound(r, "lb"), loop_bound(r, "ub")
     lo = (lo[0], [strip.scalar(v, {}, ip) for v in lo[1]])
     hi = (hi[0], [strip.scalar(v, {}, ip) for v in hi[1]])
     main = multiple_bound(lo, hi, width)
@@ -476,7 +476,7 @@ def _emit_jammed(seg, strip: _Strip, ip) -> None:
                 subst[v] = _create("vector.extract", [v.type], [strip.vec[v]], ip,
                                    {"static_position": ir.DenseI64ArrayAttr.get([lane])}).result
         lanes.append(subst)
-    lo, hi = _bound(lp, "lb"), _bound(lp, "ub")
+    lo, hi = loop_bound(lp, "lb"), loop_bound(lp, "ub")
     lo = (lo[0], [strip.scalar(v, {}, ip) for v in lo[1]])
     hi = (hi[0], [strip.scalar(v, {}, ip) for v in hi[1]])
     new = _new_for(lo, hi, 1, [], ip, lp.location)
@@ -503,7 +503,7 @@ def build_rows_in_lanes(plan: RowsPlan) -> list[ir.Operation]:
     (moved), P is left empty for the caller to erase. Returns the new loops."""
     p, width = plan.loop, plan.width
     ip = ir.InsertionPoint(p)
-    lb, ub = _bound(p, "lb"), _bound(p, "ub")
+    lb, ub = loop_bound(p, "lb"), loop_bound(p, "ub")
     main = multiple_bound(lb, ub, width)
     out = []
     with p.context, p.location:

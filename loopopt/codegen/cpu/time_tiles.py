@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from ... import mlir
 from ...analysis.facts import Facts
-from ...analysis.loops import body_block, body_ops, loop_dims
+from ...analysis.loops import body_block, body_ops, loop_bound
 from ...mlir import ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
 from ...transforms.rewriter import Rewriter
 from .plan.time_tiles import PASS, TimeTilePlan, candidates, plan_time_tiles
-from .register_tile import _bound, _new_for
+from .register_tile import _new_for
 
 DONE = "[TIME TILING]"
 
@@ -61,11 +61,11 @@ def _origin(plan: TimeTilePlan, which: str, pick) -> tuple[ir.AffineMap, list[ir
     sweep when all are equal, else the one with the least (greatest) constant."""
     best, value = plan.sweeps[0], None
     for s in plan.sweeps:
-        m, _ = _bound(s, which)
+        m, _ = loop_bound(s, which)
         e = m.results[0]
         if isinstance(e, ir.AffineConstantExpr) and (value is None or pick(e.value, value) == e.value):
             best, value = s, e.value
-    return _bound(best, which)
+    return loop_bound(best, which)
 
 
 def build_time_tiles(plan: TimeTilePlan) -> ir.Operation:
@@ -74,7 +74,7 @@ def build_time_tiles(plan: TimeTilePlan) -> ir.Operation:
     t_loop, f, bt, bx = plan.loop, plan.skew, plan.time_block, plan.width
     k_count = len(plan.sweeps)
     fk = f * k_count
-    lb_t, ub_t = _bound(t_loop, "lb"), _bound(t_loop, "ub")
+    lb_t, ub_t = loop_bound(t_loop, "lb"), loop_bound(t_loop, "ub")
     loc = t_loop.location
     with t_loop.context, loc:
         blocks = _new_for(lb_t, ub_t, bt, [], ir.InsertionPoint(t_loop), loc)
@@ -91,9 +91,9 @@ def build_time_tiles(plan: TimeTilePlan) -> ir.Operation:
         at_t = ir.InsertionPoint(mlir.block_ops(body_block(steps))[-1])
         body_block(t_loop).arguments[0].replace_all_uses_with(t)
         for k, s in enumerate(plan.sweeps):
-            lo = combine([_bound(s, "lb"), _identity(xx), _identity(t), lb_t],
+            lo = combine([loop_bound(s, "lb"), _identity(xx), _identity(t), lb_t],
                          lambda lb, x, tv, l0, k=k: [lb, x - ((tv - l0) * k_count + k) * f])
-            hi = combine([_bound(s, "ub"), _identity(xx), _identity(t), lb_t],
+            hi = combine([loop_bound(s, "ub"), _identity(xx), _identity(t), lb_t],
                          lambda ub, x, tv, l0, k=k: [ub, x + bx - ((tv - l0) * k_count + k) * f])
             row = _new_for(lo, hi, 1, [], at_t, s.location)
             term = mlir.block_ops(body_block(row))[-1]
