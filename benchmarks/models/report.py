@@ -202,6 +202,57 @@ def summary_table(data: dict, regime: str, blocks: list | None = None) -> list[s
     return lines
 
 
+def _geomean(xs: list) -> float | None:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def is_convolution(block: dict) -> bool:
+    """A block whose description names a convolution (its exporter's `what`: conv, Conv1d,
+    depthwise)."""
+    what = block.get("what", "").lower()
+    return "conv" in what or "depthwise" in what
+
+
+def goal_lines(data: dict) -> list[str]:
+    """Issue 35's measures, per regime and set: loopopt's time over the faster framework
+    (geomean, convolutions and the rest apart, the worst block, the blocks over 2x) and each
+    block's FLOP rate as a share of the peak measured in the same run."""
+    main, heldout = split_sets(data)
+    peak = (data.get("roofline") or {}).get("peak_flops")
+    out = []
+    for r in data.get("regimes", ["flushed", "warm"]):
+        for title, blocks in (("main", main), ("held-out", heldout)):
+            rows = []
+            for b in blocks:
+                lo, fw = time_of(b["columns"].get("loopopt"), r), framework_time(b, r)
+                if lo and fw:
+                    rows.append((b, lo / fw))
+            if not rows:
+                continue
+            conv = [x for b, x in rows if is_convolution(b)]
+            rest = [x for b, x in rows if not is_convolution(b)]
+            worst_b, worst = max(rows, key=lambda bx: bx[1])
+            over = [f"{b['name']} {x:.2f}x" for b, x in rows if x > 2]
+            parts = [f"geomean **{_geomean([x for _, x in rows]):.2f}x** over {len(rows)} blocks"]
+            if conv:
+                parts.append(f"convolutions {_geomean(conv):.2f}x ({len(conv)})")
+            if rest:
+                parts.append(f"the others {_geomean(rest):.2f}x ({len(rest)})")
+            out.append(f"* {r}, {title}: loopopt / the faster of torch and IREE: " + ", ".join(parts)
+                       + f"; worst {worst_b['name']} {worst:.2f}x; over 2x: {', '.join(over) or 'none'}")
+            if peak:
+                shares = []
+                for b, _ in rows:
+                    t = time_of(b["columns"].get("loopopt"), r)
+                    if b.get("flops") and t:
+                        shares.append((b["flops"] / t / peak, b))
+                shares.sort(key=lambda sb: -sb[0])
+                out.append(f"  * share of the measured peak ({peak / 1e9:.0f} GFLOP/s), loopopt: "
+                           + ", ".join(f"{b['name']} {_pct(sh)}" + (" (conv)" if is_convolution(b) else "")
+                                       for sh, b in shares))
+    return out
+
+
 def block_table(block: dict, data: dict) -> list[str]:
     """Every column of one block: correctness, loops, and per regime time, best, speedup over
     plain, time over the faster framework and share of the roofline."""
@@ -313,6 +364,9 @@ def markdown(data: dict) -> list[str]:
             out += [f"## {r}", ""] + summary_table(data, r, main) + [""]
         if heldout:
             out += [f"## {r}: {HELDOUT_TITLE}", ""] + summary_table(data, r, heldout) + [""]
+    goals = goal_lines(data)
+    if goals:
+        out += ["## Against the frameworks and the peak", ""] + goals + [""]
     if any(runtime_table(data, r) for r in regimes):
         out += ["## loopopt's runtime", ""] + runtime_lines(data) + [""]
     out += ["## Per block", "", "roofline = attainable time / the column's time (above 100% only where the warm "
@@ -388,6 +442,9 @@ def readme_lines(data: dict) -> list[str]:
             out += [f"**{r}**:", ""] + summary_table(data, r, main) + [""]
         if heldout:
             out += [f"**{r}, {HELDOUT_TITLE}**:", ""] + summary_table(data, r, heldout) + [""]
+    goals = goal_lines(data)
+    if goals:
+        out += goals + [""]
     out += [run_line(data), "", roofline_line(data)]
     if _busy(data):
         out += ["", "The machine was shared during this run: ratios measured in it compare; the numbers are to be "

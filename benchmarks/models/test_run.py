@@ -208,3 +208,26 @@ def test_a_slow_column_gets_fewer_calls_within_the_budget():
     assert budgeted(10, 2, 3, 12.0) == (1, 0)
     reps, warmup = budgeted(10, 2, 3, 2.0)
     assert warmup == 0 and 1 <= reps < 10 and reps * 3 * 2.0 <= run.BUDGET_SECONDS
+
+
+def test_goal_lines_geomean_worst_and_peak_share():
+    """The issue 35 summary: loopopt / the faster framework per regime and set (geomean, the
+    convolutions apart, the worst block, the blocks over 2x) and each block's share of the peak."""
+    def col(ms):
+        return {"status": "ok", "correct": True, "times": {"warm": [ms / 1e3] * 4}}
+
+    blocks = [{"name": "c", "set": "main", "what": "conv3x3", "flops": 2e9,
+               "columns": {"loopopt": col(40.0), "torch": col(10.0), "iree": col(20.0)}},
+              {"name": "m", "set": "main", "what": "a product", "flops": 1e9,
+               "columns": {"loopopt": col(10.0), "torch": col(40.0), "iree": col(20.0)}},
+              {"name": "h", "set": "heldout", "what": "depthwise", "flops": None,
+               "columns": {"loopopt": col(30.0), "torch": col(10.0), "iree": col(12.0)}}]
+    data = {"regimes": ["warm"], "roofline": {"peak_flops": 100e9}, "blocks": blocks}
+    lines = report.goal_lines(data)
+    main = next(ln for ln in lines if ln.startswith("* warm, main"))
+    assert "geomean **1.41x** over 2 blocks" in main  # 40 / 10 and 10 / 20
+    assert "convolutions 4.00x (1), the others 0.50x (1)" in main and "worst c 4.00x; over 2x: c 4.00x" in main
+    share = next(ln for ln in lines if "share of the measured peak (100 GFLOP/s)" in ln)
+    assert share.endswith("m 100%, c 50% (conv)")
+    held = next(ln for ln in lines if ln.startswith("* warm, held-out"))
+    assert "geomean **3.00x** over 1 blocks" in held and "convolutions 3.00x (1)" in held
