@@ -180,24 +180,44 @@ def split_sets(data: dict) -> tuple[list, list]:
 HELDOUT_TITLE = "held-out blocks (benchmarks/models/heldout/: never tuned on)"
 
 
+def measured_keys(blocks: list) -> list[str]:
+    """The SUMMARY columns some block of the run measured (a run with --columns has fewer)."""
+    names = {n for b in blocks for n in b["columns"]}
+
+    def has(key: str) -> bool:
+        if key == "best-mlir":
+            return any(n.startswith("mlir-") for n in names)
+        if key == "best-lf-mlir":
+            return any(n.startswith("linalg-fusion+mlir-") for n in names)
+        return key in names
+
+    return [k for k in SUMMARY if has(k)]
+
+
 def summary_table(data: dict, regime: str, blocks: list | None = None) -> list[str]:
-    """Blocks (default: all of the run's) x columns: each column's time (ms), the best correct
-    MLIR pipeline named, the miscompiles listed, loopopt's speedup over plain and its time over
-    the faster framework."""
-    head = ("| block | " + " | ".join(TITLES[k] for k in SUMMARY)
-            + " | loopopt speedup | loopopt x fw | loopopt --vector-bits 256 x fw | linalg-fusion + loopopt x fw"
-              " | WRONG (error vs reference) |")
-    lines = [head, "|---" * (len(SUMMARY) + 6) + "|"]
-    for b in data["blocks"] if blocks is None else blocks:
-        plain = time_of(b["columns"].get("plain"), regime)
+    """Blocks (default: all of the run's) x the columns the run measured: each column's time
+    (ms), the best correct MLIR pipeline named, the miscompiles listed, loopopt's speedup over
+    plain and its time over the faster framework."""
+    blocks = data["blocks"] if blocks is None else blocks
+    keys = measured_keys(blocks)
+    ratios = [("loopopt speedup", "plain", "loopopt", False), ("loopopt x fw", None, "loopopt", True),
+              ("loopopt --vector-bits 256 x fw", None, "loopopt-256", True),
+              ("linalg-fusion + loopopt x fw", None, "linalg-fusion+loopopt", True)]
+    ratios = [r for r in ratios if r[2] in keys and (r[1] is None or r[1] in keys)]
+    head = ("| block | " + " | ".join(TITLES[k] for k in keys) + "".join(f" | {r[0]}" for r in ratios)
+            + " | WRONG (error vs reference) |")
+    lines = [head, "|---" * (len(keys) + len(ratios) + 2) + "|"]
+    for b in blocks:
         fw = framework_time(b, regime)
-        lo = time_of(b["columns"].get("loopopt"), regime)
-        lh = time_of(b["columns"].get("loopopt-256"), regime)
-        lf = time_of(b["columns"].get("linalg-fusion+loopopt"), regime)
-        cells = [summary_cell(b, k, regime) for k in SUMMARY]
-        cells += [_x(plain / lo if plain and lo else None), _x(lo / fw if lo and fw else None),
-                  _x(lh / fw if lh and fw else None), _x(lf / fw if lf and fw else None),
-                  "; ".join(miscompiles(b)) or "none"]
+        cells = [summary_cell(b, k, regime) for k in keys]
+        for _, base, col, over_fw in ratios:
+            t = time_of(b["columns"].get(col), regime)
+            if over_fw:
+                cells.append(_x(t / fw if t and fw else None))
+            else:
+                p = time_of(b["columns"].get(base), regime)
+                cells.append(_x(p / t if p and t else None))
+        cells.append("; ".join(miscompiles(b)) or "none")
         lines.append(f"| {b['name']} | " + " | ".join(cells) + " |")
     return lines
 

@@ -231,3 +231,13 @@ def test_goal_lines_geomean_worst_and_peak_share():
     assert share.endswith("m 100%, c 50% (conv)")
     held = next(ln for ln in lines if ln.startswith("* warm, held-out"))
     assert "geomean **3.00x** over 1 blocks" in held and "convolutions 3.00x (1)" in held
+
+
+def test_summary_shows_only_the_columns_the_run_measured():
+    """A run with --columns loopopt,torch,iree has no plain or MLIR columns: its table has none."""
+    col = {"status": "ok", "correct": True, "times": {"warm": [0.002] * 4}}
+    data = {"regimes": ["warm"], "blocks": [{"name": "b", "set": "main", "what": "x",
+                                            "columns": {"loopopt": col, "torch": col, "iree": col}}]}
+    head, _, row = report.summary_table(data, "warm")
+    assert head == "| block | loopopt | torch | IREE | loopopt x fw | WRONG (error vs reference) |"
+    assert row == "| b | 2.00 | 2.00 | 2.00 | 1.00x | none |"
