@@ -345,11 +345,10 @@ MUTATIONS = [
     ("runtime alloc: the cache of freed blocks is per thread", "loopopt/runtime/alloc.py",
      [("static _Thread_local struct loopopt_cache loopopt_cache;", "static struct loopopt_cache loopopt_cache;")]),
     ("runtime alloc: the memo serves only the same arrays", "loopopt/runtime/kernel.py",
-     [("            if len(full) == len(refs) and _same_arrays(full, refs, facts):",
-       "            if len(full) == len(refs):")]),
+     [("                    if r() is not a or a.shape != shape", "                    if a.shape != shape")]),
     ("runtime alloc: the memo serves only arrays unchanged since checked", "loopopt/runtime/kernel.py",
-     [("        if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \\\n"
-       "                or (writes and not a.flags.writeable):", "        if r() is not a:")]),
+     [("                    if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \\\n"
+       "                            or (writes and not a.flags.writeable):", "                    if r() is not a:")]),
 ]
 
 

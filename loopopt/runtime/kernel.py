@@ -95,6 +95,7 @@ class Kernel:
         # the last checked call whose arrays were all the caller's (_memo_of): a call with the same
         # arrays, unchanged, runs on its descriptors without checking or packing again
         self._memo = None
+        self._one_output = spec.n_outputs == 1
 
     def _wrapped(self, wrapper, result_type):
         """A function taking the kernel's C arguments that calls `wrapper` (loopopt_call_NAME) and
@@ -121,15 +122,28 @@ class Kernel:
     def __call__(self, *args, out=None):
         memo = self._memo  # a local reference: the descriptors stay alive until the call returns
         if memo is not None:
-            full = args if out is None else self._with_out(args, out)
             refs, facts, call, _buf = memo
-            if len(full) == len(refs) and _same_arrays(full, refs, facts):
-                got = self._fn(*call)
-                if self._checked:
-                    if got:
-                        self._failed(got)
-                    got = None
-                return self._returned(full, got)
+            if out is None:
+                full = args
+            elif type(out) is np.ndarray and len(args) == self._n_in and self._one_output:
+                full = args + (out,)
+            else:
+                full = self._with_out(args, out)
+            if len(full) == len(refs):
+                # the same arrays, each with the shape, strides and dtype it had when checked (all
+                # settable in place; its data pointer is not) and still writable where written: then
+                # every check passes again (sizes, layout, alignment and overlap follow from these)
+                for a, r, (shape, strides, dtype, writes) in zip(full, refs, facts):
+                    if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \
+                            or (writes and not a.flags.writeable):
+                        break
+                else:
+                    got = self._fn(*call)
+                    if self._checked:
+                        if got:
+                            self._failed(got)
+                        return full[-1] if self._one_output else self._returned(full, None)
+                    return full[-1] if self._one_output else self._returned(full, got)
         call, buf, args = self._prepare(args, out)
         got = self._fn(*call)
         if self._checked:
@@ -318,18 +332,6 @@ def _memo_of(args: tuple, slots: tuple, call: list, buf) -> tuple:
     refs = tuple(weakref.ref(a) for a in args)
     facts = tuple((a.shape, a.strides, a.dtype, s.writes) for a, s in zip(args, slots))
     return refs, facts, call, buf
-
-
-def _same_arrays(args: tuple, refs: tuple, facts: tuple) -> bool:
-    """Whether `args` are the memo's arrays, each with the shape, strides and dtype it had when
-    checked (all of them can be set on an array in place; its data pointer cannot) and still
-    writable where the kernel writes it: then every check of the call passes again (sizes, layout,
-    alignment, overlap: all follow from those facts and the pointers)."""
-    for a, r, (shape, strides, dtype, writes) in zip(args, refs, facts):
-        if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \
-                or (writes and not a.flags.writeable):
-            return False
-    return True
 
 
 def _sizes_text(dims: dict) -> str:
