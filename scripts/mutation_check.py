@@ -51,6 +51,7 @@ FOCUS = {
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
     "runtime": ["tests/test_runtime.py", "tests/test_runtime_checks.py"],
+    "runtime alloc": ["tests/test_runtime_alloc.py"],
     "powers": ["tests/test_cpu_powers.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
@@ -359,6 +360,21 @@ MUTATIONS = [
        "        if op.name.startswith(\"affine.vector_\"):")]),
     ("isolation strips: each piece gets buffers of its own", "loopopt/codegen/cpu/isolate_products.py",
      [("        private += _privatize(rest, candidates)", "        pass")]),
+    # issue 36, the kernels' temporaries and the repeated call (runtime/alloc.py, kernel.py's memo)
+    ("runtime alloc: a cached block leaves the cache before it is given out", "loopopt/runtime/alloc.py",
+     [("    loopopt_take(c, best);\n", "")]),
+    ("runtime alloc: the cache of freed blocks is bounded in bytes", "loopopt/runtime/alloc.py",
+     [("  while (c->n == LOOPOPT_SLOTS || (c->n && c->held + size > limit)) {{",
+       "  while (c->n == LOOPOPT_SLOTS) {{")]),
+    ("runtime alloc: a block larger than the limit is freed, not kept", "loopopt/runtime/alloc.py",
+     [("  if (size > limit) {{\n    free(b);\n    return;\n  }}\n", "")]),
+    ("runtime alloc: the cache of freed blocks is per thread", "loopopt/runtime/alloc.py",
+     [("static _Thread_local struct loopopt_cache loopopt_cache;", "static struct loopopt_cache loopopt_cache;")]),
+    ("runtime alloc: the memo serves only the same arrays", "loopopt/runtime/kernel.py",
+     [("                    if r() is not a or a.shape != shape", "                    if a.shape != shape")]),
+    ("runtime alloc: the memo serves only arrays unchanged since checked", "loopopt/runtime/kernel.py",
+     [("                    if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \\\n"
+       "                            or (writes and not a.flags.writeable):", "                    if r() is not a:")]),
 ]
 
 

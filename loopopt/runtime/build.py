@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import LoopOptError
-from .lowering import LOWERING_PASSES
+from .lowering import LOWERING_PASSES, RUNTIME_LOWERING_PASSES
 
 LLVM_MAJOR = 22
 LLVM_BIN = f"/usr/lib/llvm-{LLVM_MAJOR}/bin"
@@ -207,10 +207,14 @@ def _first_error(stderr: str) -> str:
     return lines[0] if lines else "(no message)"
 
 
-def to_llvm_ir(marked_text: str, tc: Toolchain | None = None, timeout: float = 1800) -> bytes:
-    """LLVM IR text of a module whose entry points are marked (lowering.mark_entry_points)."""
+def to_llvm_ir(marked_text: str, tc: Toolchain | None = None, timeout: float = 1800,
+               generic_alloc: bool = False) -> bytes:
+    """LLVM IR text of a module whose entry points are marked (lowering.mark_entry_points);
+    generic_alloc: memref.alloc/dealloc call MLIR's generic allocation functions (runtime.alloc),
+    which the library must then define."""
     tc = tc or toolchain()
-    llvm_dialect = _run("mlir-opt", [tc.mlir_opt, *LOWERING_PASSES], marked_text.encode("utf-8"), timeout)
+    passes = RUNTIME_LOWERING_PASSES if generic_alloc else LOWERING_PASSES
+    llvm_dialect = _run("mlir-opt", [tc.mlir_opt, *passes], marked_text.encode("utf-8"), timeout)
     return _run("mlir-translate", [tc.mlir_translate, "--mlir-to-llvmir"], llvm_dialect, timeout)
 
 
@@ -270,14 +274,21 @@ def to_shared(obj: bytes, tc: Toolchain | None = None, timeout: float = 600, ext
     return _link([obj, *extra], cc_flags(), tc or toolchain(), timeout)
 
 
-def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: str | None = None) -> bytes:
+def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: str | None = None,
+          generic_alloc: bool = False) -> bytes:
     """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module. checks_c: the
     C source of its check wrappers (runtime.checks), compiled and linked in (object: one
-    relocatable object by `cc -r`); the module's cf.asserts must then be lowered to its calls."""
+    relocatable object by `cc -r`); the module's cf.asserts must then be lowered to its calls.
+    generic_alloc (loopopt.compile's libraries): temporaries through runtime.alloc's cache, whose C
+    is compiled and linked in beside checks_c."""
     if emit not in EMIT_KINDS:
         raise ValueError(f"loopopt: unknown emit kind {emit!r} (known: {', '.join(EMIT_KINDS)})")
     tc = tc or toolchain()
-    ll = to_llvm_ir(marked_text, tc)
+    if generic_alloc:
+        from . import alloc
+
+        checks_c = (checks_c or "") + "\n" + alloc.source()
+    ll = to_llvm_ir(marked_text, tc, generic_alloc=generic_alloc)
     if emit == "llvm":
         return ll
     obj = to_object(ll, tc)

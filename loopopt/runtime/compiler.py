@@ -16,7 +16,7 @@ import time
 from ..version import __version__
 from . import build as buildmod
 from . import cache as cachemod
-from .lowering import LOWERING_PASSES, entry_points, mark_entry_points
+from .lowering import RUNTIME_LOWERING_PASSES, entry_points, mark_entry_points
 from .spec import KernelSpec, SpecError, kernel_spec
 
 
@@ -111,7 +111,7 @@ def key_material(source_text: str, options, passes, function: str | None, tc: bu
 
     return {"format": cachemod.FORMAT, "source": hashlib.sha256(source_text.encode("utf-8")).hexdigest(),
             "options": repr(options), "passes": list(passes) if passes is not None else None, "function": function,
-            "loopopt": __version__, "code": cachemod.code_digest(), "lowering": list(LOWERING_PASSES),
+            "loopopt": __version__, "code": cachemod.code_digest(), "lowering": list(RUNTIME_LOWERING_PASSES),
             "opt": buildmod.opt_flags(tc), "llc": buildmod.llc_flags(tc), "cc": buildmod.cc_flags(),
             "checks_cc": buildmod.wrapper_cc_flags(), **tc.key()}
 
@@ -132,7 +132,7 @@ def compile_kernel(source_text: str, options, *, optimize, function: str | None 
         result = optimize(source_text, options, filename=filename, passes=passes)
         t1 = time.perf_counter()
         marked, spec, checks_c = prepare(result.text, counts, function)
-        library = buildmod.build(marked, "shared", tc, checks_c)
+        library = buildmod.build(marked, "shared", tc, checks_c, generic_alloc=True)
         t2 = time.perf_counter()
         info = {"optimize_seconds": round(t1 - t0, 4), "build_seconds": round(t2 - t1, 4), "loopopt": __version__,
                 "llvm": tc.llvm_version, "cpu": tc.host_cpu, "filename": filename}

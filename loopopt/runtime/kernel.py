@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import numbers
+import weakref
 
 import numpy as np
 
@@ -91,6 +92,10 @@ class Kernel:
         self._outputs = self._slots[spec.n_inputs:]
         self._inputs_write = any(s.writes for s in self._slots[:spec.n_inputs] if s.param.kind == "memref")
         self._only_memrefs = all(s.param.kind == "memref" for s in self._slots)
+        # the last checked call whose arrays were all the caller's (_memo_of): a call with the same
+        # arrays, unchanged, runs on its descriptors without checking or packing again
+        self._memo = None
+        self._one_output = spec.n_outputs == 1
 
     def _wrapped(self, wrapper, result_type):
         """A function taking the kernel's C arguments that calls `wrapper` (loopopt_call_NAME) and
@@ -115,7 +120,31 @@ class Kernel:
     # ------------------------------------------------------------------------- the call
 
     def __call__(self, *args, out=None):
-        call, _buf, args = self._prepare(args, out)  # _buf: the descriptors, alive until the call returns
+        memo = self._memo  # a local reference: the descriptors stay alive until the call returns
+        if memo is not None:
+            refs, facts, call, _buf = memo
+            if out is None:
+                full = args
+            elif type(out) is np.ndarray and len(args) == self._n_in and self._one_output:
+                full = args + (out,)
+            else:
+                full = self._with_out(args, out)
+            if len(full) == len(refs):
+                # the same arrays, each with the shape, strides and dtype it had when checked (all
+                # settable in place; its data pointer is not) and still writable where written: then
+                # every check passes again (sizes, layout, alignment and overlap follow from these)
+                for a, r, (shape, strides, dtype, writes) in zip(full, refs, facts):
+                    if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \
+                            or (writes and not a.flags.writeable):
+                        break
+                else:
+                    got = self._fn(*call)
+                    if self._checked:
+                        if got:
+                            self._failed(got)
+                        return full[-1] if self._one_output else self._returned(full, None)
+                    return full[-1] if self._one_output else self._returned(full, got)
+        call, buf, args = self._prepare(args, out)
         got = self._fn(*call)
         if self._checked:
             if got:
@@ -190,7 +219,10 @@ class Kernel:
         self._format.pack_into(buf, 0, *values)
         base = addressof(buf)
         if self._only_memrefs:
-            return [base + c for c in calls], buf, args
+            call = [base + c for c in calls]
+            if not allocate:  # every array the caller's: the next call with the same arrays reuses this
+                self._memo = _memo_of(args, self._slots, call, buf)
+            return call, buf, args
         return [base + c if s.offset is not None else c for s, c in zip(self._slots, calls)], buf, args
 
     def _with_out(self, args: tuple, out) -> tuple:
@@ -290,6 +322,16 @@ class Kernel:
                 if (sa.writes or sb.writes) and a0 < b1 and b0 < a1:
                     raise ValueError(f"{self.name}(): {sa.param.name} and {sb.param.name} overlap in memory, and the "
                                      "kernel writes one of them (its arguments must not alias)")
+
+
+def _memo_of(args: tuple, slots: tuple, call: list, buf) -> tuple:
+    """What a later call needs to reuse a checked call's descriptors: a weak reference to each
+    array (the memo keeps no array alive, and a dead array's id reused by a new one is not
+    mistaken for it), the facts the checks depended on (shape, strides, dtype; writability where
+    the kernel writes), the C arguments and the buffer they point into."""
+    refs = tuple(weakref.ref(a) for a in args)
+    facts = tuple((a.shape, a.strides, a.dtype, s.writes) for a, s in zip(args, slots))
+    return refs, facts, call, buf
 
 
 def _sizes_text(dims: dict) -> str:

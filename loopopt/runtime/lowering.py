@@ -34,6 +34,12 @@ LOWERING_PASSES: tuple[str, ...] = (
     "--reconcile-unrealized-casts",
 )
 
+# The runtime's libraries (loopopt.compile) lower memref.alloc/dealloc to MLIR's generic allocation
+# functions, which the library defines (runtime/alloc.py); every other pass is the harness's.
+RUNTIME_LOWERING_PASSES: tuple[str, ...] = tuple(
+    "--finalize-memref-to-llvm=use-generic-functions=1" if p == "--finalize-memref-to-llvm" else p
+    for p in LOWERING_PASSES)
+
 C_INTERFACE_ATTR = "llvm.emit_c_interface"
 C_INTERFACE_PREFIX = "_mlir_ciface_"
 
