@@ -29,11 +29,21 @@ if os.path.dirname(HERE) not in sys.path:
 from loopopt import native  # noqa: E402
 
 
+def resource_blobs(text: str, suffix: str) -> tuple[str, list[str]]:
+    """(`text` without its `{-# ... #-}` trailer, its builtin resource entries), each resource
+    renamed by `suffix` in both (two variants built from one model name their blobs alike)."""
+    module, trailer = native.split_resources(text.strip() + "\n")
+    entries = re.findall(r'^\s*([\w$.-]+): ("0x[0-9A-Fa-f]*")', trailer, re.M)
+    for name, _ in sorted(entries, key=lambda e: -len(e[0])):
+        module = re.sub(r"dense_resource<" + re.escape(name) + ">", f"dense_resource<{name}{suffix}>", module)
+    return module, [f"      {name}{suffix}: {blob}" for name, blob in entries]
+
+
 def module_body(text: str, kernel: str, suffix: str) -> str:
     """The ops of `text`'s module with @kernel and its private globals renamed by `suffix`; the
     attribute aliases printed before the module (`#map = affine_map<...>`) are written inline, so
-    two variants' aliases of one name do not clash."""
-    t = text.strip()
+    two variants' aliases of one name do not clash. Resource blobs: `resource_blobs`."""
+    t = resource_blobs(text, suffix)[0].strip()
     aliases = {}
     while t.startswith("#"):
         line, _, t = t.partition("\n")
@@ -81,6 +91,9 @@ def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_float
              "      %da = arith.subf %t1, %t0 : f64", "      %db = arith.subf %t3, %t2 : f64",
              f"      affine.store %da, %times[0, %r] : memref<2x{pairs}xf64>",
              f"      affine.store %db, %times[1, %r] : memref<2x{pairs}xf64>", "    }", "    return", "  }", "}"]
+    blobs = resource_blobs(a_text, "_A")[1] + resource_blobs(b_text, "_B")[1]
+    if blobs:
+        lines += ["{-#", "  dialect_resources: {", "    builtin: {", ",\n".join(blobs), "    }", "  }", "#-}"]
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,7 @@ Run: python3 -m pytest benchmarks/test_harness.py   (needs mlir-opt and mlir-run
 from __future__ import annotations
 
 import os
+import struct
 import sys
 
 import numpy as np
@@ -288,6 +289,40 @@ func.func @k(%out: memref<4xf32>) {{
     assert list(run.outputs[0].values) == [2.0] * 4
     result = paired.measure(a, b, "k", pairs=5)
     assert len(result["a"]) == len(result["b"]) == 5 and all(t >= 0 for t in result["a"] + result["b"])
+
+
+def test_paired_keeps_each_variants_resource_blobs_apart():
+    """Both variants built from one model name their `dense_resource` blobs alike: each keeps its
+    own, renamed, in one trailer (the bindings' printer writes blobs after the module)."""
+    import paired
+
+    def variant(x: float) -> str:
+        blob = "0x04000000" + struct.pack("<4f", x, x, x, x).hex().upper()
+        return (f"""module {{
+  memref.global "private" constant @w : memref<4xf32> = dense_resource<w_blob>
+  func.func @k(%out: memref<4xf32>) {{
+    %g = memref.get_global @w : memref<4xf32>
+    affine.for %i = 0 to 4 {{
+      %x = affine.load %g[%i] : memref<4xf32>
+      affine.store %x, %out[%i] : memref<4xf32>
+    }}
+    return
+  }}
+}}
+{{-#
+  dialect_resources: {{
+    builtin: {{
+      w_blob: "{blob}"
+    }}
+  }}
+#-}}
+""")
+
+    text = paired.paired_module(variant(1.0), variant(3.0), "k", pairs=3)
+    assert "dense_resource<w_blob_A>" in text and "dense_resource<w_blob_B>" in text
+    sig = native.kernel_signature(text, "paired")
+    run = native.run_native(text, "paired", [None] * len(sig.args), reps=1, warmup=0)
+    assert list(run.outputs[0].values) == [3.0] * 4  # B's blob, B called last
 
 
 def test_readme_roofline_line():
