@@ -118,16 +118,34 @@ def expr_dims(expr) -> set[int]:
     return set()
 
 
-def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
-    """The PanelLoad for one affine.vector_load (module doc), or None."""
-    src_def, _ = mlir.value_owner(load.operands[0])
-    if src_def is None or src_def.name != "memref.get_global":
+@dataclass(frozen=True)
+class ColumnWalk:
+    """A 1-D affine.vector_load of a 2-D buffer whose column is a loop's counter plus a constant,
+    as a register tile reads B: `width` lanes from column `j + offset` of the row `row`."""
+
+    width: int
+    row: ir.AffineExpr
+    operands: list
+    j_loop: ir.Operation
+    offset: int
+
+    @property
+    def step(self) -> int:
+        return mlir.int_attr(self.j_loop, "step")
+
+    def row_moves_inside(self) -> bool:
+        """The row index uses a loop nested in the column loop (the reduction walks B's rows)."""
+        return _uses_iv_inside(self.row, self.operands, self.j_loop)
+
+
+def column_walk(load: ir.Operation) -> ColumnWalk | None:
+    """The ColumnWalk of `load`, or None (another op, shape or index)."""
+    if load.name != "affine.vector_load":
         return None
-    t = load.operands[0].type
-    vt = load.results[0].type
-    if not static_type(t) or len(t.shape) != 2 or not isinstance(vt, ir.VectorType) or len(vt.shape) != 1:
+    t, vt = load.operands[0].type, load.results[0].type
+    if not isinstance(t, ir.MemRefType) or len(t.shape) != 2 or not isinstance(vt, ir.VectorType) \
+            or len(vt.shape) != 1:
         return None
-    width = vt.shape[0]
     amap = mlir.affine_map_attr(load, "map")
     operands = list(load.operands)[1:]
     if amap.n_symbols or len(amap.results) != 2:
@@ -135,15 +153,25 @@ def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
     col = iv_plus_constant(amap.results[1], operands)
     if col is None:
         return None
-    j, offset = col
-    j_loop = _iv_owner(j)
-    step = mlir.int_attr(j_loop, "step")
+    return ColumnWalk(vt.shape[0], amap.results[0], operands, _iv_owner(col[0]), col[1])
+
+
+def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
+    """The PanelLoad for one affine.vector_load (module doc), or None."""
+    src_def, _ = mlir.value_owner(load.operands[0])
+    if src_def is None or src_def.name != "memref.get_global":
+        return None
+    t = load.operands[0].type
+    walk = column_walk(load)
+    if not static_type(t) or walk is None:
+        return None
+    width, j_loop, offset, step = walk.width, walk.j_loop, walk.offset, walk.step
     lb = mlir.affine_map_attr(j_loop, "lowerBoundMap")  # the upper bound may be anything
     lo = (ir.AffineConstantExpr(lb.results[0]).value
           if len(lb.results) == 1 and isinstance(lb.results[0], ir.AffineConstantExpr) else None)
     if lo is None or lo % step or not (0 <= offset and offset + width <= step <= MAX_PANEL):
         return None
-    if t.shape[1] <= step or not _uses_iv_inside(amap.results[0], operands, j_loop):
+    if t.shape[1] <= step or not walk.row_moves_inside():
         return None
     gop = constant_global(src_def, module_op)
     if gop is None:

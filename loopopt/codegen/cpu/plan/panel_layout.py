@@ -43,7 +43,7 @@ from ....analysis.affine import NonAffine, Scope
 from ....analysis.loops import domain_loops
 from ....analysis.refusal import Refusal
 from ....mlir import ir
-from .constant_panels import _iv_owner, _uses_iv_inside, iv_plus_constant
+from .constant_panels import column_walk
 
 ACCESS_OPS = ("affine.load", "affine.store", "affine.vector_load", "affine.vector_store")
 MASKED_OPS = ("vector.maskedload", "vector.maskedstore")  # base, row, column, mask, pass-through or value
@@ -95,23 +95,12 @@ def _local_matrix(v: ir.Value) -> ir.Operation | None:
 def tile_panel(load: ir.Operation) -> tuple[ir.Operation, int] | None:
     """(the buffer's alloc, P) when `load` reads a local matrix the way a register tile reads B
     (module doc), else None."""
-    if load.name != "affine.vector_load":
+    walk = column_walk(load)
+    alloc = _local_matrix(load.operands[0]) if walk is not None else None
+    if alloc is None:
         return None
-    alloc = _local_matrix(load.operands[0])
-    vt = load.results[0].type
-    if alloc is None or not isinstance(vt, ir.VectorType) or len(vt.shape) != 1:
-        return None
-    width = vt.shape[0]
-    amap = mlir.affine_map_attr(load, "map")
-    operands = list(load.operands)[1:]
-    if amap.n_symbols or len(amap.results) != 2:
-        return None
-    col = iv_plus_constant(amap.results[1], operands)
-    if col is None:
-        return None
-    j_loop = _iv_owner(col[0])
-    step = mlir.int_attr(j_loop, "step")
-    if not width <= step <= MAX_PANEL or not _uses_iv_inside(amap.results[0], operands, j_loop):
+    step = walk.step
+    if not walk.width <= step <= MAX_PANEL or not walk.row_moves_inside():
         return None
     if mlir.memref_type(alloc.results[0]).shape[1] <= step:
         return None
