@@ -61,7 +61,12 @@ def _flush_lines(flush: int, tag: str) -> list[str]:
 
 
 def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_floats: int = 0) -> str:
-    """One module holding both variants and @paired(args..., %times: memref<2 x pairs x f64>)."""
+    """One module holding both variants and @paired(args..., %times: memref<2 x pairs x f64>).
+    The variants' `{-# ... #-}` trailers (constants' blobs) are written once, after the module:
+    both must hold the same ones (one blob per name)."""
+    (a_text, a_res), (b_text, b_res) = native.split_resources(a_text), native.split_resources(b_text)
+    if a_res and b_res and a_res.strip() != b_res.strip():
+        raise ValueError("the two variants hold different resource blobs")
     sig = native.kernel_signature(a_text, kernel)
     types = [slot.spec.text for slot in sig.args]
     params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
@@ -81,7 +86,7 @@ def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_float
              "      %da = arith.subf %t1, %t0 : f64", "      %db = arith.subf %t3, %t2 : f64",
              f"      affine.store %da, %times[0, %r] : memref<2x{pairs}xf64>",
              f"      affine.store %db, %times[1, %r] : memref<2x{pairs}xf64>", "    }", "    return", "  }", "}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + (a_res or b_res)
 
 
 def measure(a_text: str, b_text: str, kernel: str, pairs: int = 40, flush_mib: int = 0) -> dict:
