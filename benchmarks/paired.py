@@ -71,7 +71,8 @@ def _flush_lines(flush: int, tag: str) -> list[str]:
 
 
 def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_floats: int = 0) -> str:
-    """One module holding both variants and @paired(args..., %times: memref<2 x pairs x f64>)."""
+    """One module holding both variants and @paired(args..., %times: memref<2 x pairs x f64>);
+    each variant's constant blobs renamed apart (`resource_blobs`) in one trailer after it."""
     sig = native.kernel_signature(a_text, kernel)
     types = [slot.spec.text for slot in sig.args]
     params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))

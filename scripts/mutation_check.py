@@ -61,6 +61,8 @@ FOCUS = {
     "cache tiling": ["tests/test_cpu_cache_tiling.py"],
     "panel layout": ["tests/test_cpu_cache_tiling.py"],
     "isolation strips": ["tests/test_cpu_cache_tiling.py"],
+    "product fusion": ["tests/test_cpu_product_fusion.py"],
+    "gathered lanes": ["tests/test_cpu_gathered_lanes.py", "tests/test_cpu_powers.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -375,6 +377,16 @@ MUTATIONS = [
     ("runtime alloc: the memo serves only arrays unchanged since checked", "loopopt/runtime/kernel.py",
      [("                    if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \\\n"
        "                            or (writes and not a.flags.writeable):", "                    if r() is not a:")]),
+    # issue 35 (gpt2_layer: a sum fused into a product's output loop blocks its register tile)
+    ("product fusion: a product's output loop takes on no sum its tile's lanes may not share",
+     "loopopt/codegen/cpu/hooks.py",
+     [("        if kind is not None:", "        if False:")]),
+    ("gathered lanes: no masked tail with a gathered load", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("    if gathered:\n        return \"a load of i1 reads every lane on its own\"",
+       "    if False:\n        return \"a load of i1 reads every lane on its own\"")]),
+    ("gathered lanes: a load of i1 is never read as two vectors", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("            if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):",
+       "            if strided is not None and strided_lane_load(p, a, axis.name):")]),
 ]
 
 

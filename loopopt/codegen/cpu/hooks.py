@@ -3,9 +3,10 @@
 Where the cpu departs from the seed (docs/cost_model.md): no partition dimension; a pair also
 earns the bytes of an external buffer it reads twice or reads back (plan/sibling_reuse.py); two
 innermost loops of which one is a reduction stay apart unless a shared input pays for it (the
-vectorization guard); a longer loop whose extra iterations are read later is split; a consumer
-that reads an intermediate in another order recomputes it; an interchange that aligns a pair may
-not add strided innermost walks (plan/pair_locality.py).
+vectorization guard); a loop holding a product's reduction loop takes on no sum from its partner
+(the register tiling guard); a longer loop whose extra iterations are read later is split; a
+consumer that reads an intermediate in another order recomputes it; an interchange that aligns a
+pair may not add strided innermost walks (plan/pair_locality.py).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ...analysis.vectorization import carried_dependence, is_innermost
 from ...loop_optimization import rescues
 from ...loop_optimization.hooks import TargetHooks
 from ...mlir import ir
+from .plan.cpu_plan import LANE_REDUCTIONS, memory_reductions, reduction_loop_of, reductions_of
 from .plan.pair_locality import pair_private_buffers, split_reductions, strided_walks
 from .plan.sibling_reuse import (accumulates_only, reuse_reasons, reuses_produced_elements, reuses_read_elements,
                                  streams_shared_input)
@@ -34,20 +36,9 @@ class CpuHooks(TargetHooks):
     }
 
     def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
-        """Two innermost loops where exactly one carries a dependence (a reduction) must not
-        fuse, since the parallel one's work would run sequentially in the fused loop and lose
-        vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
-        outer loops are never refused here (their inner loops stay separate)."""
-        if not (is_innermost(l1, facts) and is_innermost(l2, facts)):
-            return None
-        c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
-        if (c1 is None) == (c2 is None):
-            return None
-        par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
-        if accumulates_only(seq, facts) and streams_shared_input(l1, l2, facts):
-            return None  # the input streamed once pays for the scalar reduction (sibling_reuse)
-        return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
-                       f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
+        """The vectorization guard (`innermost_refusal`), then the register tiling guard
+        (`product_refusal`)."""
+        return innermost_refusal(l1, l2, facts) or product_refusal(l1, l2, facts)
 
     def reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
         return reuses_read_elements(l1, l2, root, facts)
@@ -71,3 +62,47 @@ class CpuHooks(TargetHooks):
             return lambda root: strided_walks(root, private) <= before and split_reductions(root) <= outside
 
         return check
+
+
+def innermost_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
+    """Two innermost loops where exactly one carries a dependence (a reduction) must not
+    fuse, since the parallel one's work would run sequentially in the fused loop and lose
+    vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
+    outer loops are never refused here (their inner loops stay separate)."""
+    if not (is_innermost(l1, facts) and is_innermost(l2, facts)):
+        return None
+    c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
+    if (c1 is None) == (c2 is None):
+        return None
+    par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
+    if accumulates_only(seq, facts) and streams_shared_input(l1, l2, facts):
+        return None  # the input streamed once pays for the scalar reduction (sibling_reuse)
+    return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
+                   f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
+
+
+def product_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
+    """A loop that holds a product's reduction loop (`reduction_loop_of`: the loop register
+    tiling blocks) must not fuse with a loop that carries a reduction along itself of a kind
+    whose partials may not start from the init (`unshared_reduction`: a sum): the fused loop would
+    carry it, the tile would be refused, and the product would run one scalar dot product per
+    element (layer norm's row sum after a projection). A maximum or minimum is not refused."""
+    for p, q in ((l1, l2), (l2, l1)):
+        if reduction_loop_of(p, facts.scope) is None:
+            continue
+        kind = unshared_reduction(q, facts)
+        if kind is not None:
+            return Refusal(Code.LOSES_REGISTER_TILING, f"the loop at {mlir.location_of(p)} holds a product's "
+                           f"reduction loop; the loop at {mlir.location_of(q)} carries a reduction by {kind}, "
+                           "not one the tile's lanes may share", ops=(l1, l2))
+    return None
+
+
+def unshared_reduction(q: ir.Operation, facts) -> str | None:
+    """The kind of a reduction `q` carries along itself, in iter_args or in memory (a load and a
+    store of one element that does not move with `q`), that is not in LANE_REDUCTIONS; else None."""
+    if carried_dependence(q, facts) is None:
+        return None
+    reds, _ = reductions_of(q)
+    kinds = [r.kind for r in reds] + [m.kind for m in memory_reductions(q, facts.scope)]
+    return next((k for k in kinds if k not in LANE_REDUCTIONS), None)

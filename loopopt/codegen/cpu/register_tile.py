@@ -145,6 +145,7 @@ class _Sweep:
         self.band = {mlir.op_key(b) for b in (plan.band or (plan.reduction_loop,))}
         self.unrolled = {mlir.op_key(b) for b in plan.unrolled}
         self.strided = {mlir.op_key(x) for x in plan.strided}
+        self.gathered = {mlir.op_key(x) for x in plan.gathered}  # never with a mask (masked_tail_refusal)
         self.masks: dict = {}  # vector -> the lanes that exist (a masked tail); absent: all of them
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
@@ -218,7 +219,9 @@ class _Sweep:
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[1:]]
             with loc:
                 vt = self.vtype(op.results[0].type)
-                if c in self.masks:
+                if mlir.op_key(op) in self.gathered:
+                    new = self.gathered_load(op, ops, vt, ip)
+                elif c in self.masks:
                     new = self.masked_load(op, ops, vt, self.masks[c], ip)
                 elif mlir.op_key(op) in self.strided:
                     new = self.strided_load(op, ops, vt, ip)
@@ -275,6 +278,19 @@ class _Sweep:
         pas = self.bcast[key]
         return ir.Operation.create("vector.maskedload", results=[vt], operands=[op.operands[0], *idx, mask, pas],
                                    ip=ip)
+
+    def gathered_load(self, op: ir.Operation, ops: list, vt: ir.Type, ip) -> ir.Operation:
+        """The lanes of a load of i1 (cpu_plan.lane_width_refusal's `gathered`): a vector of i1 is
+        bit-packed and the buffer holds a byte per element, so lane l is the scalar load of the
+        element l after the first one, and `vector.from_elements` puts the W values together."""
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        exprs = list(amap.results)
+        lanes = []
+        for lane in range(self.width):
+            shifted = ir.AffineMap.get(amap.n_dims, amap.n_symbols, exprs[:-1] + [exprs[-1] + lane])
+            lanes.append(ir.Operation.create("affine.load", results=[op.results[0].type], operands=[op.operands[0], *ops],
+                                             attributes={"map": ir.AffineMapAttr.get(shifted)}, ip=ip).result)
+        return ir.Operation.create("vector.from_elements", results=[vt], operands=lanes, ip=ip)
 
     def strided_load(self, op: ir.Operation, ops: list, vt: ir.Type, ip) -> ir.Operation:
         """The lanes of a load of stride 2 (cpu_plan.strided_lane_load): the elements e, e + 2,

@@ -386,6 +386,7 @@ class TilePlan:
     band: tuple = ()  # the reduction band, outermost first (band[0] is reduction_loop): a conv's c, kh, kw
     between: tuple = ()  # loops between the rows loop and P (outermost first), run as they are for all rows
     strided: tuple = ()  # loads of stride 2 along P: two vectors and a shuffle per lane vector
+    gathered: tuple = ()  # loads of i1 (bit-packed in a vector): one scalar load per lane, vector.from_elements
     masked_tail: bool = False  # the columns left over run as one masked vector (else one at a time)
     unrolled: tuple = ()  # loops of the band run as copies of their body (a kernel's 3 columns)
     cover: bool = False  # the tile's vectors cover all of P's (constant) iterations, the last one masked
@@ -712,11 +713,13 @@ def strided_lane_load(p: ir.Operation, a: AccessPattern, axis: str) -> bool:
 
 
 def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts,
-                       strided: list | None = None) -> str | None:
+                       strided: list | None = None, gathered: list | None = None) -> str | None:
     """Why P's iterations cannot be vector lanes (then they are scalar copies), or None: every
     access that moves with P is an affine access contiguous along it (the next element of the
     last dimension, the buffer's last stride 1), or, given a `strided` list to collect them in,
-    a load of stride LANE_STRIDE (`strided_lane_load`); stores move with P; values moving with P
+    a load of stride LANE_STRIDE (`strided_lane_load`), and, given a `gathered` list, a contiguous
+    load of elements narrower than a byte (i1: a vector of them is bit-packed, the buffer holds a
+    byte each, so each lane is loaded alone); stores move with P; values moving with P
     are float or integer data, or index values that only address such accesses; and every
     operand of an op that becomes a lane op has a lane form (`lane_operand_refusal`)."""
     from ....analysis.loops import loop_dims
@@ -733,20 +736,22 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts,
                 return f"affine.store at {mlir.location_of(op)} writes one element for every iteration"
             if not moves:
                 continue
-            why = vector_access_refusal(op)
-            if why is not None:
-                return why
+            narrow = vector_access_refusal(op)
+            if narrow is not None and (gathered is None or op.name != "affine.load"):
+                return narrow
             a = by_op.get(mlir.op_key(op))
             if a is None:
                 return f"{op.name} at {mlir.location_of(op)}: unknown access"
-            if strided is not None and strided_lane_load(p, a, axis.name):
+            if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):
                 strided.append(op)
                 continue
             why = access_refusal(p, [a], facts.scope)
             if why is not None:
                 return why[0]
             if index_strides(a, axis.name) is None or stride_class(index_strides(a, axis.name)) != "contiguous":
-                return f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+                return narrow or f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+            if narrow is not None:
+                gathered.append(op)
             if op.name == "affine.store":  # the stored value: a vector of W lanes
                 why = lane_operand_refusal(op, op.operands[0], piv, lanes)
                 if why is not None:
@@ -944,9 +949,11 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.CARRIED, why.reason)
     lanes = lanes_of(p, r, None, mem)
     strided: list = []
-    narrow = lane_width_refusal(p, r, lanes, facts, strided)
+    gathered: list = []
+    narrow = lane_width_refusal(p, r, lanes, facts, strided, gathered)
     width = 1 if narrow is not None else max(1, options.plan_vector_bits // lane_bits(p, r, lanes))
     strided = strided if width > 1 else []
+    gathered = gathered if width > 1 else []
     ordered = [x for x in (*reds, *mem) if not x.exact]
     if width == 1 and (not ordered or bool(options.reassociate)):
         return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
@@ -958,7 +965,7 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
     nred = len(reds) + len(mem)
-    masked = width > 1 and masked_tail_refusal(p, r, lanes, carried, strided) is None
+    masked = width > 1 and masked_tail_refusal(p, r, lanes, carried, strided, gathered) is None
     rows_q, between, rows_why, mr, nv = choose_rows(p, r, band, facts, mem, registers, nred, width, cols, masked)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     single = len(band) == 1 and not between
@@ -969,7 +976,7 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
         nc, block_refusal = 0, Refusal(TileCode.COLUMN_BLOCKS, copied[0], (p, copied[1]))
     return TilePlan(p, r, rows_q, width, nv, mr, fma, tuple(reds), rows_why if rows_q is None else "",
                     in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal,
-                    band=tuple(band), between=tuple(between), strided=tuple(strided),
+                    band=tuple(band), between=tuple(between), strided=tuple(strided), gathered=tuple(gathered),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
                     masked_tail=masked, cover=masked and covering(cols, nv, width))
 
@@ -995,17 +1002,21 @@ TRAPPING_OPS = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.re
                           "arith.ceildivui", "arith.floordivsi"})
 
 
-def masked_tail_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, carried, strided) -> str | None:
+def masked_tail_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, carried, strided,
+                        gathered=()) -> str | None:
     """Why the columns left over after the last whole vector may not run as one vector with a
     mask (then they run one at a time), or None. The masked lanes load nothing
     (`vector.maskedload`), store nothing (`vector.maskedstore`) and compute on the pass-through
     value 0, so every op on lanes must be harmless on any value: no integer division or
     remainder; P carries no values (a partial from a masked lane would join the result); no
-    stride-2 load (its second vector would reach past the last lane's element)."""
+    stride-2 load (its second vector would reach past the last lane's element); no gathered load
+    (it loads every lane, a masked one too)."""
     if carried:
         return "the loop carries values across its lanes"
     if strided:
         return "a load reads every second element"
+    if gathered:
+        return "a load of i1 reads every lane on its own"
     for op in body_ops(p) + band_ops(band_loops(r)):
         if op.name in TRAPPING_OPS and any(lanes.varies(v) for v in op.results):
             return f"{op.name} at {mlir.location_of(op)} may trap on a masked lane"
