@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -10,6 +11,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("LOOPOPT_CHECK_ERASE", "1")
 
 import pytest
+
+# A suite started in the background by a shell without job control inherits SIGINT ignored
+# (POSIX), and so would every process it starts: Python then installs no KeyboardInterrupt
+# handler, and the interrupt tests (tests/test_interrupts.py, test_interfaces.py) could not pass.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
