@@ -686,6 +686,18 @@ def int_attr(op: ir.Operation, name: str) -> int:
     return ir.IntegerAttr(op.attributes[name]).value
 
 
+def affine_for(lo: tuple, hi: tuple, step: int, inits: list, ip: ir.InsertionPoint, loc) -> ir.Operation:
+    """A new affine.for at `ip` from `lo` to `hi` (each a bound map and its operands) by `step`;
+    with `inits`, carrying them (the caller yields), else with its empty yield."""
+    (lm, lops), (hm, hops) = lo, hi
+    with loc:
+        loop = affine_d.AffineForOp(lm, hm, step, inits or None, lower_bound_operands=lops,
+                                    upper_bound_operands=hops, ip=ip).operation
+        if not inits:
+            affine_d.AffineYieldOp([], ip=ir.InsertionPoint(loop.regions[0].blocks[0]))
+    return loop
+
+
 def for_with_bounds_of(loop: ir.Operation, step: int, inits, ip: ir.InsertionPoint) -> ir.Operation:
     """A new affine.for at `ip` with `loop`'s bound maps and operands, the given step and
     iter_args inits, and an empty body block (no terminator: the caller fills it)."""

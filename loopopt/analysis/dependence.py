@@ -292,17 +292,11 @@ def index_residue(text: str, names: tuple[str, ...], params: tuple[str, ...]) ->
     parameters: g is the gcd of the coefficients a_k (0 when the index is constant), so every
     value of the index is congruent to c modulo g. None for anything else (floor, mod, ceil,
     names isl does not know): such an index may take any value."""
-    try:
-        aff = isl.Aff(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] -> [({text})] }}")
-    except isl.Error:
+    form = affine_form(text, names, params)
+    if form is None:
         return None
-    if aff.dim(isl.dim_type.div) or aff.get_denominator_val().to_python() != 1:
-        return None
-    g = 0
-    for kind in (isl.dim_type.in_, isl.dim_type.param):
-        for k in range(aff.dim(kind)):
-            g = math.gcd(g, int(aff.get_coefficient_val(kind, k).to_python()))
-    return g, int(aff.get_constant_val().to_python())
+    ivs, pars, c = form
+    return math.gcd(0, *ivs, *pars), c
 
 
 @functools.lru_cache(maxsize=65536)

@@ -80,7 +80,7 @@ def sum_to_memory(p: ir.Operation) -> bool:
     (red,), _ = reductions_of(r)
     lo, hi = loop_bound(r, "lb"), loop_bound(r, "ub")
     with r.context:
-        new = _new_for(lo, hi, mlir.int_attr(r, "step"), ir.InsertionPoint(r), r.location)
+        new = mlir.affine_for(lo, hi, mlir.int_attr(r, "step"), [], ir.InsertionPoint(r), r.location)
         term = mlir.block_ops(body_block(new))[-1]
         first = ld.clone(ip=ir.InsertionPoint(term))
         for op in mlir.block_ops(body_block(r))[:-1]:
@@ -182,18 +182,6 @@ def _empty(lo: tuple, hi: tuple) -> bool:
     return a is not None and b is not None and a >= b
 
 
-def _new_for(lo: tuple, hi: tuple, step: int, ip, loc, inits: list | None = None) -> ir.Operation:
-    """An affine.for from `lo` to `hi`; with `inits`, carrying them (the caller yields), else
-    with its empty yield."""
-    (lm, lops), (hm, hops) = lo, hi
-    with loc:
-        loop = affine_d.AffineForOp(lm, hm, step, inits or None, lower_bound_operands=lops,
-                                    upper_bound_operands=hops, ip=ip).operation
-        if not inits:
-            affine_d.AffineYieldOp([], ip=ir.InsertionPoint(body_block(loop)))
-    return loop
-
-
 def _at_end(loop: ir.Operation) -> ir.InsertionPoint:
     return ir.InsertionPoint(mlir.block_ops(body_block(loop))[-1])
 
@@ -210,7 +198,7 @@ def _leaf(band: list[ir.Operation], ranges: list[tuple], ip) -> ir.Operation:
         lo, hi = ranges[d]
         n_bound = len(loop_bound(old, "lb")[1]) + len(loop_bound(old, "ub")[1])
         inits = list(old.operands)[n_bound:]
-        new = _new_for(lo, hi, 1, at, band[d].location, inits)
+        new = mlir.affine_for(lo, hi, 1, inits, at, band[d].location)
         block = body_block(new)
         ops = mlir.block_ops(body_block(old))
         if inits:  # the innermost level: its body and its yield move as they are
@@ -266,7 +254,7 @@ def build_blocks(plan: CachePlan) -> list[ir.Operation]:
         lo, hi = ranges[level]
         main = multiple_bound(lo, hi, size)
         if not _empty(lo, main):
-            loop = _new_for(lo, main, size, ip, band[level].location)
+            loop = mlir.affine_for(lo, main, size, [], ip, band[level].location)
             if top_level:
                 out.append(loop)
             iv = body_block(loop).arguments[0]

@@ -95,16 +95,6 @@ def _constant(bound: tuple) -> int | None:
     return e.value if isinstance(e, ir.AffineConstantExpr) else None
 
 
-def _new_for(lo: tuple, hi: tuple, step: int, inits: list, ip, loc) -> ir.Operation:
-    (lm, lops), (hm, hops) = lo, hi
-    with loc:
-        loop = affine_d.AffineForOp(lm, hm, step, inits or None, lower_bound_operands=lops,
-                                    upper_bound_operands=hops, ip=ip).operation
-        if not inits:
-            affine_d.AffineYieldOp([], ip=ir.InsertionPoint(body_block(loop)))
-        return loop
-
-
 def _offset_index(base: ir.Value, offset: int, ip, loc) -> ir.Value:
     """`base + offset` as an affine.apply (base itself for 0)."""
     if offset == 0:
@@ -336,7 +326,7 @@ class _Sweep:
                 self.emit_copy(load, m, c, ip)
                 inits.append(self.get(load.results[0], m, c, True, ip))
         lo, hi = loop_bound(r, "lb"), loop_bound(r, "ub")
-        new = _new_for(lo, hi, 1, inits, ip, r.location)
+        new = mlir.affine_for(lo, hi, 1, inits, ip, r.location)
         nblock = body_block(new)
         inner = ir.InsertionPoint.at_block_begin(nblock)
         for (m, c, k), arg in zip(slots, list(nblock.arguments)[1:]):
@@ -441,7 +431,7 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
         seg_inits = [x for row in cur for v in row for x in [_splat(v, width, ip, p.location)] * nv]
         start = lo if lo is lb and floor is None else at_least(lo, floor or lb)
-        loop = _new_for(start, hi, step, seg_inits, ip, p.location)
+        loop = mlir.affine_for(start, hi, step, seg_inits, ip, p.location)
         block = body_block(loop)
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
                  else ir.InsertionPoint(block))
@@ -546,7 +536,7 @@ def _emit_rows_block(plan: TilePlan, lanes: Lanes, outer: ir.Operation, rowmaps:
             lo, hi = loop_bound(op, "lb"), loop_bound(op, "ub")
             lo = (lo[0], [row_value(rowmaps, 0, v) for v in lo[1]])
             hi = (hi[0], [row_value(rowmaps, 0, v) for v in hi[1]])
-            loop = _new_for(lo, hi, 1, [], ip, op.location)
+            loop = mlir.affine_for(lo, hi, 1, [], ip, op.location)
             for rm in rowmaps:
                 rm[body_block(op).arguments[0]] = body_block(loop).arguments[0]
             inner = ir.InsertionPoint(mlir.block_ops(body_block(loop))[-1])
@@ -568,7 +558,7 @@ def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments
     lb, ub = loop_bound(q, "lb"), loop_bound(q, "ub")
     main = multiple_bound(lb, ub, plan.rows)
     out = []
-    head = _new_for(lb, main, plan.rows, [], ip, q.location)
+    head = mlir.affine_for(lb, main, plan.rows, [], ip, q.location)
     inner = ir.InsertionPoint(mlir.block_ops(body_block(head))[-1])
     i0 = body_block(head).arguments[0]
     rows = [_offset_index(i0, m, inner, q.location) for m in range(plan.rows)]
@@ -578,7 +568,7 @@ def _rows(plan: TilePlan, lanes: Lanes, q: ir.Operation, ip, span=None, segments
     if not (a is not None and b is not None and a >= b):
         # the rows left over: one block of them when their number is known, else one at a time
         left = (b - a) if a is not None and b is not None else 1
-        tail = _new_for(at_least(main, lb), ub, left, [], ip, q.location)
+        tail = mlir.affine_for(at_least(main, lb), ub, left, [], ip, q.location)
         tin = ir.InsertionPoint(mlir.block_ops(body_block(tail))[-1])
         t0 = body_block(tail).arguments[0]
         rest = dataclasses.replace(plan, rows=left, col_block=0)
@@ -611,7 +601,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
         p = plan.loop
         lb, ub = loop_bound(p, "lb"), loop_bound(p, "ub")
         blocks_end = multiple_bound(lb, ub, plan.col_block)
-        jc_loop = _new_for(lb, blocks_end, plan.col_block, [], ip, p.location)
+        jc_loop = mlir.affine_for(lb, blocks_end, plan.col_block, [], ip, p.location)
         jin = ir.InsertionPoint(mlir.block_ops(body_block(jc_loop))[-1])
         jc = body_block(jc_loop).arguments[0]
         with p.location:

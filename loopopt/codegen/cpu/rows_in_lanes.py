@@ -45,7 +45,7 @@ from ...transforms.rewriter import Rewriter
 from . import dead_stores
 from .plan.rows_in_lanes import (GATHER, LANES, PASS, ROWS, UNIFORM, LaneReduction, RowsPlan, candidates,
                                  plan_rows_in_lanes, transpose_masks)
-from .register_tile import _constant, _new_for, at_least, multiple_bound
+from .register_tile import _constant, at_least, multiple_bound
 from .scalar_replacement import forward_in_block
 
 DONE = "[ROWS IN LANES]"
@@ -308,7 +308,7 @@ def _emit_reduction(lr: LaneReduction, strip: _Strip, ip) -> None:
     a, b = _constant(lo), _constant(main)
     current = inits
     if not (a is not None and b is not None and a >= b):
-        blk = _new_for(lo, main, width, current, ip, r.location)
+        blk = mlir.affine_for(lo, main, width, current, ip, r.location)
         bb = body_block(blk)
         inner = ir.InsertionPoint(bb)
         j0 = bb.arguments[0]
@@ -326,7 +326,7 @@ def _emit_reduction(lr: LaneReduction, strip: _Strip, ip) -> None:
         current = list(blk.results)
     c, d = _constant(main), _constant(hi)
     if not (c is not None and d is not None and c >= d):
-        rem = _new_for(at_least(main, lo), hi, 1, current, ip, r.location)
+        rem = mlir.affine_for(at_least(main, lo), hi, 1, current, ip, r.location)
         rb = body_block(rem)
         inner = ir.InsertionPoint(rb)
         accs = _emit_body(lr, strip, {riv: rb.arguments[0]}, dict(zip(carried, list(rb.arguments)[1:])), {}, None, inner)
@@ -425,7 +425,7 @@ def _emit_rows(ops: tuple, later: set, strip: _Strip, ip) -> None:
     inits = [_dense_zero(v.type, width, ip).result for v in out]
     with ops[0].location:
         zero, w = ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(width)
-    lanes = _new_for((zero, []), (w, []), 1, inits, ip, ops[0].location)
+    lanes = mlir.affine_for((zero, []), (w, []), 1, inits, ip, ops[0].location)
     block = body_block(lanes)
     inner = ir.InsertionPoint(block) if inits else ir.InsertionPoint(mlir.block_ops(block)[-1])
     lane = block.arguments[0]
@@ -479,7 +479,7 @@ def _emit_jammed(seg, strip: _Strip, ip) -> None:
     lo, hi = loop_bound(lp, "lb"), loop_bound(lp, "ub")
     lo = (lo[0], [strip.scalar(v, {}, ip) for v in lo[1]])
     hi = (hi[0], [strip.scalar(v, {}, ip) for v in hi[1]])
-    new = _new_for(lo, hi, 1, [], ip, lp.location)
+    new = mlir.affine_for(lo, hi, 1, [], ip, lp.location)
     block = body_block(new)
     inner = ir.InsertionPoint(mlir.block_ops(block)[-1])
     liv = body_block(lp).arguments[0]
@@ -509,7 +509,7 @@ def build_rows_in_lanes(plan: RowsPlan) -> list[ir.Operation]:
     with p.context, p.location:
         pending = _Strip(plan, None)
         copies = allocate_copies(plan, pending, ip)
-        strips = _new_for(lb, main, width, [], ip, p.location)
+        strips = mlir.affine_for(lb, main, width, [], ip, p.location)
         sin = ir.InsertionPoint(mlir.block_ops(body_block(strips))[-1])
         strip = _Strip(plan, body_block(strips).arguments[0])
         strip.private = pending.private
@@ -531,7 +531,7 @@ def build_rows_in_lanes(plan: RowsPlan) -> list[ir.Operation]:
         out.append(strips)
         a, b = _constant(main), _constant(ub)
         if not (a is not None and b is not None and a >= b):
-            rest = _new_for(at_least(main, lb), ub, 1, [], ip, p.location)
+            rest = mlir.affine_for(at_least(main, lb), ub, 1, [], ip, p.location)
             rblock = body_block(rest)
             term = mlir.block_ops(rblock)[-1]
             body_block(p).arguments[0].replace_all_uses_with(rblock.arguments[0])

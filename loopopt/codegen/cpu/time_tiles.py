@@ -29,7 +29,6 @@ from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
 from ...transforms.rewriter import Rewriter
 from .plan.time_tiles import PASS, TimeTilePlan, candidates, plan_time_tiles
-from .register_tile import _new_for
 
 DONE = "[TIME TILING]"
 
@@ -77,16 +76,16 @@ def build_time_tiles(plan: TimeTilePlan) -> ir.Operation:
     lb_t, ub_t = loop_bound(t_loop, "lb"), loop_bound(t_loop, "ub")
     loc = t_loop.location
     with t_loop.context, loc:
-        blocks = _new_for(lb_t, ub_t, bt, [], ir.InsertionPoint(t_loop), loc)
+        blocks = mlir.affine_for(lb_t, ub_t, bt, [], ir.InsertionPoint(t_loop), loc)
         tt = body_block(blocks).arguments[0]
         at_tt = ir.InsertionPoint(mlir.block_ops(body_block(blocks))[-1])
         x_lo = combine([_origin(plan, "lb", min), _identity(tt), lb_t], lambda o, a, lo: [o + (a - lo) * fk])
         x_hi = combine([_origin(plan, "ub", max), _identity(tt), lb_t],
                        lambda u, a, lo: [u + (a - lo) * fk + fk * bt])
-        tiles = _new_for(x_lo, x_hi, bx, [], at_tt, loc)
+        tiles = mlir.affine_for(x_lo, x_hi, bx, [], at_tt, loc)
         xx = body_block(tiles).arguments[0]
         at_xx = ir.InsertionPoint(mlir.block_ops(body_block(tiles))[-1])
-        steps = _new_for(_identity(tt), combine([_identity(tt), ub_t], lambda a, u: [a + bt, u]), 1, [], at_xx, loc)
+        steps = mlir.affine_for(_identity(tt), combine([_identity(tt), ub_t], lambda a, u: [a + bt, u]), 1, [], at_xx, loc)
         t = body_block(steps).arguments[0]
         at_t = ir.InsertionPoint(mlir.block_ops(body_block(steps))[-1])
         body_block(t_loop).arguments[0].replace_all_uses_with(t)
@@ -95,7 +94,7 @@ def build_time_tiles(plan: TimeTilePlan) -> ir.Operation:
                          lambda lb, x, tv, l0, k=k: [lb, x - ((tv - l0) * k_count + k) * f])
             hi = combine([loop_bound(s, "ub"), _identity(xx), _identity(t), lb_t],
                          lambda ub, x, tv, l0, k=k: [ub, x + bx - ((tv - l0) * k_count + k) * f])
-            row = _new_for(lo, hi, 1, [], at_t, s.location)
+            row = mlir.affine_for(lo, hi, 1, [], at_t, s.location)
             term = mlir.block_ops(body_block(row))[-1]
             body_block(s).arguments[0].replace_all_uses_with(body_block(row).arguments[0])
             for op in body_ops(s):
