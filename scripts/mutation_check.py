@@ -380,7 +380,7 @@ MUTATIONS = [
     # issue 35 (gpt2_layer: a sum fused into a product's output loop blocks its register tile)
     ("product fusion: a product's output loop takes on no sum its tile's lanes may not share",
      "loopopt/codegen/cpu/hooks.py",
-     [("        if kind is not None:", "        if False:")]),
+     [("        if kind is None or reduction_loop_of(p, facts.scope) is None:", "        if True:")]),
     ("gathered lanes: no masked tail with a gathered load", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    if gathered:\n        return \"a load of i1 reads every lane on its own\"",
        "    if False:\n        return \"a load of i1 reads every lane on its own\"")]),

@@ -86,15 +86,21 @@ def product_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None
     tiling blocks) must not fuse with a loop that carries a reduction along itself of a kind
     whose partials may not start from the init (`unshared_reduction`: a sum): the fused loop would
     carry it, the tile would be refused, and the product would run one scalar dot product per
-    element (layer norm's row sum after a projection). A maximum or minimum is not refused."""
+    element (layer norm's row sum after a projection). A maximum or minimum is not refused; nor
+    is a sum an outer loop keeps in memory in its own body (a profit guard: refusing less only
+    leaves a fusion that may cost the tile)."""
     for p, q in ((l1, l2), (l2, l1)):
-        if reduction_loop_of(p, facts.scope) is None:
+        # cheap questions first: q carries a sum only in its iter_args or, innermost, in memory;
+        # p, innermost, holds no loop (listing a fused chain's long body, or asking an outer
+        # loop's dependences, on every pair made the guard quadratic)
+        if not (len(q.results) or is_innermost(q, facts)) or is_innermost(p, facts):
             continue
         kind = unshared_reduction(q, facts)
-        if kind is not None:
-            return Refusal(Code.LOSES_REGISTER_TILING, f"the loop at {mlir.location_of(p)} holds a product's "
-                           f"reduction loop; the loop at {mlir.location_of(q)} carries a reduction by {kind}, "
-                           "not one the tile's lanes may share", ops=(l1, l2))
+        if kind is None or reduction_loop_of(p, facts.scope) is None:
+            continue
+        return Refusal(Code.LOSES_REGISTER_TILING, f"the loop at {mlir.location_of(p)} holds a product's "
+                       f"reduction loop; the loop at {mlir.location_of(q)} carries a reduction by {kind}, "
+                       "not one the tile's lanes may share", ops=(l1, l2))
     return None
 
 
