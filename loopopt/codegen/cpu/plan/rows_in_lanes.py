@@ -225,7 +225,27 @@ def address_value(v: ir.Value, p: ir.Operation, ivs: tuple) -> bool:
         return False
     if owner.name == "arith.constant":
         return True
-    return owner.name == "affine.apply" and all(address_value(x, p, ivs) for x in owner.operands)
+    if owner.name != "affine.apply":
+        return False
+    if _semi_affine(mlir.affine_map_attr(owner, "map")) and any(_depends_on(x, ivs, p) for x in owner.operands):
+        return False  # a lane's row through mod / floordiv by a symbol: no access form models it
+    return all(address_value(x, p, ivs) for x in owner.operands)
+
+
+def _semi_affine(amap: ir.AffineMap) -> bool:
+    """The map divides or takes a remainder (`mod`, `floordiv`, `ceildiv`)."""
+    text = str(amap)
+    return any(w in text for w in (" mod ", "floordiv", "ceildiv"))
+
+
+def _depends_on(v: ir.Value, ivs: tuple, p: ir.Operation) -> bool:
+    """`v` is one of `ivs` or computed inside P from one."""
+    if any(v == iv for iv in ivs):
+        return True
+    if not defined_inside(v, p):
+        return False
+    owner, _ = mlir.value_owner(v)
+    return owner is not None and any(_depends_on(x, ivs, p) for x in owner.operands)
 
 
 def index_operands(op: ir.Operation) -> list[ir.Value]:
@@ -305,7 +325,7 @@ def lane_reduction(r: ir.Operation, p: ir.Operation, facts, pname: str, width: i
         if op.name == "affine.load":
             if not all(address_value(v, p, (piv, riv)) for v in index_operands(op)):
                 return None, (LanesCode.UNSUPPORTED_OP, f"the address of {op.name} at {mlir.location_of(op)} "
-                              "is computed from loaded data", op)
+                              "is computed from loaded data, or from a row by mod / floordiv", op)
             acc = next(a for a in facts.accesses(op) if a.op == op)
             loads.append(LaneLoad(op, load_form(acc, pname, rdim.name, any(acc.root == b for b in private))))
             continue
