@@ -103,19 +103,27 @@ def _nests(model: Program) -> list:
     return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, Nest)]
 
 
-def _simplify_nests(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+def _simplify_each(prog: GeneratedProgram, still_fails: StillFails, budget: list, items, edits_of,
+                   takes_model: bool) -> GeneratedProgram:
+    """Try each edit (`edits_of`) of each statement `items(model)` lists, on a copy of the model,
+    keeping the copy when the program still fails; an edit takes the statement (and the model,
+    with `takes_model`) and returns False when it does not apply."""
     best = prog
-    for k in range(len(_nests(best.model))):
-        for edit in _nest_edits(_nests(best.model)[k]):
+    for k in range(len(items(best.model))):
+        for edit in edits_of(items(best.model)[k]):
             if budget[0] <= 0:
                 return best
             model = copy.deepcopy(best.model)
-            nests = _nests(model)
-            if k < len(nests) and edit(nests[k], model):
+            found = items(model)
+            if k < len(found) and (edit(found[k], model) if takes_model else edit(found[k])):
                 cand = _try(model, still_fails, budget)
                 if cand is not None:
                     best = cand
     return best
+
+
+def _simplify_nests(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+    return _simplify_each(prog, still_fails, budget, _nests, _nest_edits, True)
 
 
 def _nest_edits(w: Nest) -> list:
@@ -225,17 +233,7 @@ def _products(model: Program) -> list:
 
 
 def _simplify_products(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
-    best = prog
-    for k in range(len(_products(best.model))):
-        for edit in _product_edits(_products(best.model)[k]):
-            if budget[0] <= 0:
-                return best
-            model = copy.deepcopy(best.model)
-            if edit(_products(model)[k]):
-                cand = _try(model, still_fails, budget)
-                if cand is not None:
-                    best = cand
-    return best
+    return _simplify_each(prog, still_fails, budget, _products, _product_edits, False)
 
 
 def _product_edits(p: Product) -> list:
