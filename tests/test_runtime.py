@@ -90,6 +90,26 @@ def test_outputs_are_written_in_place_and_inputs_are_not_copied():
     assert fresh is not out and np.array_equal(fresh, out)
 
 
+def test_allocated_outputs_start_on_a_cache_line():
+    """The outputs the callable allocates start at a multiple of 64 bytes, as the harness's
+    arrays do (numpy's own are 16-byte aligned: a 64-byte vector there spans two cache lines),
+    at every batch size, static and dynamic; they are ordinary writable C-contiguous arrays."""
+    fx = fixtures.load_fixture("mlp_dynamic_small")
+    k = loopopt.compile(fx.text)
+    x = fixtures.run_inputs(fx.runs[1])[0]
+    for batch in (1, 2, 3, 5, 7, 33):
+        xb = np.ascontiguousarray(np.resize(x, (batch, x.shape[1])))
+        y = k(xb)
+        assert y.ctypes.data % 64 == 0 and y.flags.c_contiguous and y.flags.writeable, batch
+        assert y.shape == (batch, x.shape[1]) and np.array_equal(y, k(xb, out=np.empty_like(y)))
+    from loopopt.runtime import aligned_empty
+
+    for shape, dtype in (((3, 5), np.float32), ((0, 4), np.float64), ((7,), np.bool_), ((), np.int64)):
+        a = aligned_empty(shape, dtype)
+        assert (a.ctypes.data % 64 == 0 or a.size == 0) and a.shape == shape and a.dtype == dtype
+        assert a.flags.c_contiguous and a.flags.writeable
+
+
 # ----------------------------------------------------------------------------- affine examples
 
 # name -> (memref shapes or None for static, scalar values) for the examples with symbolic sizes or scalars

@@ -153,8 +153,11 @@ def _import_loopopt():
 
 def run_loopopt_callable(a) -> dict:
     """The block as torch-mlir printed it through loopopt.compile (the loopopt column's code,
-    built into a shared object), called in this process: k(*inputs, out=outputs)."""
+    built into a shared object), called in this process: k(*inputs, out=outputs), every array
+    64-byte aligned as the harness's are."""
     loopopt = _import_loopopt()
+    from loopopt.runtime import aligned_empty
+
     with open(os.path.join(BLOCKS_DIR, f"{a.block}.mlir")) as f:
         k = loopopt.compile(f.read(), filename=f"{a.block}.mlir")
     runs = fixture_runs(a.block)
@@ -164,8 +167,11 @@ def run_loopopt_callable(a) -> dict:
         for r, run in enumerate(runs):
             got = k(*run_inputs(run))
             saved.append(save_outputs(a.save, r, got if isinstance(got, tuple) else (got,)))
-    inputs = run_inputs(runs[0])
-    outs = k(*inputs)
+    inputs = []
+    for x in run_inputs(runs[0]):  # placed as the harness places its arguments: 64-byte aligned
+        inputs.append(aligned_empty(x.shape, x.dtype))
+        inputs[-1][...] = x
+    outs = k(*inputs)  # the callable aligns its outputs so
     outs = outs if isinstance(outs, tuple) else (outs,)
     times = time_calls(lambda: k(*inputs, out=outs), a.reps, a.warmup, flush)
     return {"framework": "loopopt-callable", "version": loopopt.__version__, "times": times, "saved": saved,

@@ -17,3 +17,11 @@ Layers, each a module of its own:
 here imports numpy, ctypes or the MLIR bindings until it is used.
 """
 from .checks import CheckFailed  # noqa: E402,F401  (numpy- and MLIR-free)
+
+
+def aligned_empty(shape, dtype, alignment: int = 64):
+    """An uninitialised numpy array whose data starts at a multiple of `alignment` bytes (the
+    callable allocates its outputs so; give it inputs so placed for the harness's speed)."""
+    from .memref import aligned_empty as make
+
+    return make(shape, dtype, alignment)

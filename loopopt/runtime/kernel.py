@@ -286,7 +286,7 @@ class Kernel:
         outs = []
         for s, rule in zip(self._outputs, self.spec.output_dims):
             if s.static:
-                outs.append(np.empty(s.shape, s.dtype))
+                outs.append(memref.aligned_empty(s.shape, s.dtype))
                 continue
             shape = []
             for k, (d, r) in enumerate(zip(s.shape, rule)):
@@ -301,7 +301,7 @@ class Kernel:
                         raise ValueError(f"{self.name}(): dim {k} of output {s.param.name} would be {n}")
                     shape.append(n)
                     dims[(s.index, k)] = n
-            outs.append(np.empty(tuple(shape), s.dtype))
+            outs.append(memref.aligned_empty(shape, s.dtype))
         return tuple(outs)
 
     def _eval(self, expr, dims: dict, scalars: dict, what: str) -> int:

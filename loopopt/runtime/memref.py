@@ -50,6 +50,28 @@ def data_pointer(a) -> int:
         return a.__array_interface__["data"][0]
 
 
+ALIGNMENT = 64  # a cache line, and one AVX-512 vector: the harness's memref.alloc {alignment = 64}
+
+
+def aligned_empty(shape, dtype, alignment: int = ALIGNMENT):
+    """An uninitialised C-contiguous numpy array of `shape` and `dtype` whose data starts at a
+    multiple of `alignment` bytes (numpy's own arrays are 16-byte aligned: a vector of 64 bytes
+    at a 16-byte offset spans two cache lines, and every such load splits). The array is a view
+    of a byte buffer it keeps alive; an array of no elements is numpy's own."""
+    import numpy as np
+
+    dtype = np.dtype(dtype)
+    shape = tuple(int(d) for d in shape)
+    nbytes = dtype.itemsize
+    for d in shape:
+        nbytes *= d
+    if nbytes == 0:  # no element to place (numpy gives an empty view any data pointer)
+        return np.empty(shape, dtype)
+    raw = np.empty(nbytes + alignment, np.uint8)
+    start = (-raw.__array_interface__["data"][0]) % alignment
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def descriptor_bytes(arrays) -> bytes:
     """The descriptors of C-contiguous numpy arrays back to back (tests and the C example)."""
     fmt = descriptor_format([a.ndim for a in arrays])
