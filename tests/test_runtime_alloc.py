@@ -195,12 +195,66 @@ FAILING = textwrap.dedent('''
 
 
 def test_a_failing_check_leaves_the_cache_usable(tmp_path):
-    """A check failing inside the kernel jumps past its deallocs: the two blocks it took are not
-    freed, and never reach the cache; the calls after it still get distinct blocks and the right
+    """A check failing inside the kernel jumps past its deallocs: the wrapper hands the two blocks
+    it took back to the cache; the calls after it still get distinct blocks and the right
     results."""
     p = _child(FAILING, CHECKED, tmp_path)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.split() == ["failed", "100", "right", "100"]
+
+
+FAILING_MANY = textwrap.dedent('''
+    import sys
+    import numpy as np
+    sys.path.insert(0, sys.argv[2])
+    import loopopt
+    from test_runtime_alloc import _cached, _library, _live, _rss
+    from loopopt.runtime import alloc
+    k = _library(open(sys.argv[1]).read(), sys.argv[3], True)
+    bad = np.ones(100000, np.float32)  # two temporaries of 400 KB each, above malloc's mmap threshold
+    bad[-1] = -1.0  # the last product is negative: the check fails after both were taken and filled
+    out = np.empty_like(bad)
+    rss = []
+    for i in range(400):
+        try:
+            k(bad, out)
+            print("passed?")
+        except loopopt.runtime.CheckFailed:
+            pass
+        assert _live(k) == (0, 0), (i, _live(k))  # every block the call took was handed back
+        held, blocks = _cached(k)
+        assert held <= alloc.LIMIT_BYTES and blocks <= alloc.SLOTS, (held, blocks)
+        if i in (20, 399):
+            rss.append(_rss())
+    print("grew_kib", rss[1] - rss[0], "cached_blocks", _cached(k)[1])
+''')
+
+
+def _live(k: Kernel) -> tuple[int, int]:
+    """(bytes, blocks) of `k`'s library's temporaries handed out on this thread and not freed."""
+    f = getattr(k._lib, alloc.LIVE_SYMBOL)
+    f.restype, f.argtypes = ctypes.c_size_t, [ctypes.POINTER(ctypes.c_size_t)]
+    blocks = ctypes.c_size_t()
+    held = f(ctypes.byref(blocks))
+    return held, blocks.value
+
+
+def _rss() -> int:
+    """This process's resident set in KiB (/proc/self/status)."""
+    with open("/proc/self/status") as f:
+        return next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
+
+
+def test_a_failing_check_returns_its_temporaries(tmp_path):
+    """400 calls of a kernel whose check fails after it took two 400 KB temporaries: after each,
+    no block is left handed out, the cache is within its bounds and holds the two blocks (the next
+    call reuses them), and the process's memory does not grow (leaked, it would grow 800 KB a
+    call: 300 MB)."""
+    p = _child(FAILING_MANY, CHECKED, tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    words = p.stdout.split()
+    assert words[0] == "grew_kib" and words[2:] == ["cached_blocks", "2"], p.stdout
+    assert int(words[1]) < 16 * 1024, p.stdout
 
 
 # ----------------------------------------------------------------------------- the allocator alone

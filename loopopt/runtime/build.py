@@ -287,7 +287,7 @@ def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: st
     if generic_alloc:
         from . import alloc
 
-        checks_c = (checks_c or "") + "\n" + alloc.source()
+        checks_c = alloc.source() + "\n" + (checks_c or "")  # first: the wrappers test its macro
     ll = to_llvm_ir(marked_text, tc, generic_alloc=generic_alloc)
     if emit == "llvm":
         return ll

@@ -15,8 +15,10 @@ calls from several threads stay apart. FAIL reached without a wrapper (`_mlir_ci
 called directly) prints the check's message to stderr and aborts, as MLIR's lowering does.
 
 What a jump leaves behind: the kernel's frames are dropped without running the rest of the
-kernel, so the `memref.alloc` temporaries it made before the failing check are not freed (at
-most what one call allocates, per failing call), and the outputs are partly written.
+kernel, so the outputs are partly written and its deallocs do not run. In a library with the
+temporaries' cache (runtime/alloc.py, whose C comes first and defines LOOPOPT_TEMPORARIES) the
+wrapper then hands back every block the call took and still held; in one without it (a malloc
+build) they are leaked.
 """
 from __future__ import annotations
 
@@ -118,6 +120,7 @@ def wrapper_source(header: str, specs: list, messages: tuple, symbol: str) -> st
     """The C source linked into the library: the failure function `symbol` and, per spec, the
     wrapper and the message function. `header` is the C header of the same specs (its
     declarations are the prototypes the definitions must match)."""
+    from . import alloc
     from .memref import c_parameters, C_ELEMENT
 
     n = len(messages)
@@ -155,13 +158,22 @@ def wrapper_source(header: str, specs: list, messages: tuple, symbol: str) -> st
             f"int32_t {wrapper_name(spec.name)}({', '.join(params) or 'void'}) {{",
             "  jmp_buf here;",
             "  jmp_buf *outer = loopopt_active;",
+            f"#ifdef {alloc.TEMPORARIES_MACRO}",
+            f"  size_t outer_call = {alloc.BEGIN}();",
+            "#endif",
             "  if (setjmp(here)) {",
             "    loopopt_active = outer;",
+            f"#ifdef {alloc.TEMPORARIES_MACRO}",
+            f"    {alloc.ABANDON}(outer_call); /* the temporaries the kernel held when it stopped */",
+            "#endif",
             "    return loopopt_failed;",
             "  }",
             "  loopopt_active = &here;",
             f"  {'*result = ' if spec.result else ''}{call};",
             "  loopopt_active = outer;",
+            f"#ifdef {alloc.TEMPORARIES_MACRO}",
+            f"  {alloc.END}(outer_call);",
+            "#endif",
             "  return 0;",
             "}", "",
         ]
