@@ -109,12 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cpu: the vector register width the code generation plans for (host: this machine's "
                         "widest, e.g. 512 with AVX-512; default: host; 256 plans for any AVX2 core); "
                         "bit-exact output stays bit-exact")
-    p.add_argument("--emit", choices=("mlir", "llvm", "object", "shared"), default="mlir",
-                   help="what -o receives (default mlir: the optimized module); with --target cpu: llvm (LLVM IR text), "
-                        "object (a relocatable object) or shared (a shared library) built for this machine, plus a C "
-                        "header of the entry points beside -o (OUT with the extension .h; see --header)")
+    p.add_argument("--emit", choices=("mlir", "prepared", "llvm", "object", "shared"), default="mlir",
+                   help="what -o receives (default mlir: the optimized module); with --target cpu, a stage of the build "
+                        "loopopt.compile runs: prepared (the module as the build's mlir-opt reads it), llvm (LLVM IR "
+                        "text), object (a relocatable object) or shared (a shared library) for this machine, plus a C "
+                        "header of the entry points beside -o (OUT with the extension .h; see --header) and, for "
+                        "prepared and llvm, the library's C the kernel calls (OUT with the extension .c)")
     p.add_argument("--header", metavar="FILE", default=None,
-                   help="with --emit llvm|object|shared: write the C header here (default: beside -o; none for -o -)")
+                   help="with --emit prepared|llvm|object|shared: write the C header here (default: beside -o; none for -o -)")
     p.add_argument("--cache-sizes", default=None, metavar="L1,L2,L3",
                    help="cpu: the data cache sizes of one core the cache tiling plans for, in bytes, K or M "
                         "(e.g. 48K,2M,8M; the third is the core's share of L3; default: the host's, from sysfs)")
@@ -233,6 +235,8 @@ def validate(args: argparse.Namespace) -> Request:
             outputs.append(Output(flag, path))
     if header is not None:
         outputs.append(Output("--header", header))
+    if args.emit in SOURCE_EMITS and args.output != "-":
+        outputs.append(Output("--emit", source_path(args.output)))
     outputs.append(Output("-o", args.output))
     check_outputs(outputs, args.input)
     if args.emit != "mlir":
@@ -246,6 +250,13 @@ def validate(args: argparse.Namespace) -> Request:
 
 
 BINARY_EMITS = ("object", "shared")
+SOURCE_EMITS = ("prepared", "llvm")  # stages before the link: the library's C goes beside them
+
+
+def source_path(output: str) -> str:
+    """Where --emit prepared|llvm writes the library's C: -o's path with the extension .c."""
+    root, ext = os.path.splitext(output)
+    return (root if ext else output) + ".c"
 
 
 def header_path(output: str) -> str:
@@ -260,7 +271,7 @@ def check_emit(args: argparse.Namespace) -> str | None:
     header's path (None: no header)."""
     if args.emit == "mlir":
         if args.header is not None:
-            raise UsageError("loopopt: error: --header goes with --emit llvm|object|shared (the C interface of a build)")
+            raise UsageError("loopopt: error: --header goes with --emit prepared|llvm|object|shared (the C interface of a build)")
         return None
     if args.target != "cpu":
         raise UsageError(f"loopopt: error: --emit {args.emit} builds for this machine's CPU: it needs --target cpu "
@@ -349,7 +360,7 @@ def print_backend(args: argparse.Namespace) -> int:
     why = build.missing_tools()
     if why is not None:
         raise LoopOptError(f"loopopt: error: --emit {args.emit}: {why}")
-    write_output(Output("-o", "-"), build.recipe(build.toolchain()))
+    write_output(Output("-o", "-"), build.recipe(build.toolchain(), args.emit))
     return EXIT_OK
 
 
@@ -456,36 +467,35 @@ def write_outputs(req: Request, result, data: bytes) -> None:
     texts = {"--checkpoint": result.checkpoint_text, "--remarks-json": result.remarks_json,
              "--remarks-yaml": result.remarks_yaml, "--fpg-dot": result.fpg_dot, "-o": lambda: result.text}
     if a.emit != "mlir":
-        built, header = build_outputs(req, result, data)
-        texts["-o"], texts["--header"] = (lambda: built), (lambda: header)
+        built, header, c_source = build_outputs(req, result, data)
+        texts["-o"], texts["--header"], texts["--emit"] = (lambda: built), (lambda: header), (lambda: c_source)
     for out in req.outputs:
         write_output(out, texts[out.flag]())
     if a.timing:
         _err(result.timing_text())
 
 
-def build_outputs(req: Request, result, data: bytes) -> tuple[bytes, str]:
-    """(what --emit asks for, the C header) of the optimized module, built before anything is
-    written: a failed build leaves every output untouched."""
+def build_outputs(req: Request, result, data: bytes) -> tuple[bytes | str, str, str]:
+    """(what --emit asks for, the C header, the library's C) of the optimized module, built before
+    anything is written: a failed build leaves every output untouched. Every kind is a stage of
+    loopopt.compile's build (runtime.build.build): the module marked and its checks lowered as
+    compiler.prepare does it, the same passes, the same C."""
     from .runtime import build, compiler, memref
     from .mlir import call_with_big_stack
 
     def work():
         counts = compiler.output_counts(data.decode("utf-8"), req.filename)
-        marked, names = compiler.mark_all(result.text)
+        marked, _ = compiler.mark_all(result.text)
         specs = compiler.all_specs(marked, counts)
-        return marked, specs
+        return (*compiler.with_checks(marked, specs, result.text), specs)
 
-    marked, specs = call_with_big_stack(work, interrupt="raise")
-    checks_c, messages = None, None
-    if req.args.emit != "llvm":  # the library's checks return to the caller (runtime/checks.py)
-        marked, checks_c, messages = call_with_big_stack(lambda: compiler.with_checks(marked, specs),
-                                                         interrupt="raise")
-    built = build.build(marked, req.args.emit, checks_c=checks_c)
+    prepared, checks_c, messages, specs = call_with_big_stack(work, interrupt="raise")
+    c_source = build.runtime_source(checks_c)
+    built = prepared if req.args.emit == "prepared" else build.build(prepared, req.args.emit, checks_c=checks_c)
     named = [o.path for o in req.outputs if o.flag == "--header" and o.path != "-"]
     guard = os.path.splitext(os.path.basename(named[0]))[0] if named else "loopopt_kernel"
     header = memref.c_header(specs, guard, source=req.filename, messages=messages)
-    return built, header
+    return built, header, c_source
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -423,16 +423,59 @@ def test_cache_directory_defaults(monkeypatch):
 
 # ----------------------------------------------------------------------------- the build
 
-def test_the_printed_recipe_builds_the_same_kernel(tmp_path):
-    """`build.recipe()`'s commands, run by a shell on the marked module, give a library whose
-    kernel computes what loopopt.compile's computes."""
-    optimized = loopopt.optimize(CHAIN3, target="cpu").text
-    marked, _ = compiler.mark_all(optimized)
-    (tmp_path / "k.mlir").write_text(marked)
-    p = subprocess.run(["sh", "-e", "-c", build.recipe()], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+def _cli(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    p = subprocess.run([sys.executable, "-m", "loopopt", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                       timeout=900)
     assert p.returncode == 0, p.stderr
-    spec = compiler.prepare(optimized, {}, None)[1]
-    assert _chain3_ok(Kernel(spec, str(tmp_path / "libk.so")))
+    return p.stdout
+
+
+@pytest.mark.parametrize("source, emit", [("layernorm_small", "shared"), ("checked", "object")])
+def test_the_printed_recipe_builds_what_compile_builds(tmp_path, source, emit):
+    """`loopopt IN --target cpu --emit prepared` and the commands `--print-lowering --emit KIND`
+    prints, run by a shell with LLVM 22's tools, build what loopopt.compile builds: the same
+    module handed to mlir-opt, the same C, the same LLVM IR (the same passes: temporaries through
+    the library's cache, checks through its wrappers). The library runs: layernorm_small (whose
+    optimized code keeps four temporaries) gives the fixture's results and leaves its blocks in
+    the cache (a malloc build has none); a check failing inside a kernel raises CheckFailed and
+    leaves no block handed out."""
+    from test_runtime_alloc import CHECKED, _cached, _live
+
+    fx = fixtures.load_fixture(source) if source != "checked" else None
+    text = fx.text if fx else CHECKED
+    (tmp_path / "in.mlir").write_text(text)
+    _cli("in.mlir", "--target", "cpu", "--emit", "prepared", "-o", "k.mlir", cwd=tmp_path)
+    script = _cli("--print-lowering", "--target", "cpu", "--emit", emit, cwd=tmp_path)
+    p = subprocess.run(["sh", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+
+    counts = compiler.output_counts(text, "in.mlir")
+    marked, spec, checks_c = compiler.prepare(loopopt.optimize(text, target="cpu").text, counts, None)
+    assert (tmp_path / "k.mlir").read_text() == marked
+    assert (tmp_path / "k.c").read_text() == build.runtime_source(checks_c)
+    assert (tmp_path / "k.ll").read_bytes() == build.to_llvm_ir(marked)
+    if emit == "object":  # the object, linked as a user would: it must hold all the library's code
+        link = subprocess.run([build.toolchain().cc, "-shared", "k.all.o", "-o", "libk.so", "-lm"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert link.returncode == 0, link.stderr
+    k = Kernel(spec, str(tmp_path / "libk.so"))
+    if fx is not None:
+        for run in fx.runs:
+            got = k(*fixtures.run_inputs(run))
+            assert fixtures.compare_arrays_with_expected(fixtures.run_inputs(run), [got], run) is None
+            assert _live(k) == (0, 0) and _cached(k)[1] > 0
+        return
+    good = np.arange(1000, dtype=np.float32) * np.float32(0.25)
+    bad = good.copy()
+    bad[-1] = -1.0
+    out = np.empty_like(good)
+    for _ in range(3):
+        with pytest.raises(loopopt.runtime.CheckFailed):
+            k(bad, out)
+        assert _live(k) == (0, 0)
+        k(good, out)
+        assert out.tobytes() == ((good * np.float32(2.0)) * (good + np.float32(3.0))).tobytes()
 
 
 def test_the_pipeline_text_is_the_flags_pipeline():

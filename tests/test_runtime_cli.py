@@ -39,21 +39,33 @@ def elf_type(data: bytes) -> int:
     return int.from_bytes(data[16:18], "little")  # 1 relocatable, 3 shared
 
 
-def test_emit_llvm_object_and_shared(tmp_path):
-    for emit, name in (("llvm", "k.ll"), ("object", "k.o"), ("shared", "libk.so")):
+def test_emit_prepared_llvm_object_and_shared(tmp_path):
+    """Each kind is a stage of one build: the stages before the link (prepared MLIR, LLVM IR) come
+    with the library's C beside them (OUT.c), whose functions their code calls."""
+    for emit, name in (("prepared", "k.mlir"), ("llvm", "k.ll"), ("object", "k.o"), ("shared", "libk.so")):
+        (tmp_path / emit).mkdir()
+        name = os.path.join(emit, name)
         p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", emit, "-o", str(tmp_path / name))
         assert p.returncode == 0, p.stderr
         data = (tmp_path / name).read_bytes()
-        if emit == "llvm":
+        c_file = tmp_path / (os.path.splitext(name)[0] + ".c")
+        assert c_file.exists() == (emit in ("prepared", "llvm"))
+        if emit == "prepared":
+            text = data.decode()
+            assert "llvm.emit_c_interface" in text and "cf.assert" not in text and "loopopt_check_failed_" in text
+        elif emit == "llvm":
             text = data.decode()
             assert "define void @_mlir_ciface_mlp_dynamic_small(ptr" in text and "define void @mlp_dynamic_small(" in text
+            assert "_mlir_memref_to_llvm_alloc" in text or "malloc" not in text  # temporaries through the cache
+            c = c_file.read_text()
+            assert "int32_t loopopt_call_mlp_dynamic_small(" in c and "_mlir_memref_to_llvm_alloc(size_t" in c
         else:
             assert elf_type(data) == (1 if emit == "object" else 3)
         header = (tmp_path / (os.path.splitext(name)[0] + ".h")).read_text()
         assert "void _mlir_ciface_mlp_dynamic_small(loopopt_memref_f32_2d *arg0, loopopt_memref_f32_2d *arg1);" in header
-        # LLVM IR keeps MLIR's lowering of a check (abort()); objects and libraries have the wrappers
-        assert ("int32_t loopopt_call_mlp_dynamic_small(" in header) == (emit != "llvm")
-    nm = subprocess.run(["nm", "-D", "--defined-only", str(tmp_path / "libk.so")], capture_output=True, text=True)
+        assert "int32_t loopopt_call_mlp_dynamic_small(" in header
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(tmp_path / "shared" / "libk.so")], capture_output=True,
+                        text=True)
     assert "_mlir_ciface_mlp_dynamic_small" in nm.stdout
 
 
@@ -180,7 +192,7 @@ def test_binary_to_stdout_goes_to_a_pipe_never_a_terminal(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--emit", "shared", "--target", "trn1"], "--emit shared builds for this machine's CPU: it needs --target cpu (not trn1)"),
     (["--emit", "object"], "--emit object builds for this machine's CPU: it needs --target cpu (not trn1)"),
-    (["--header", "x.h"], "--header goes with --emit llvm|object|shared"),
+    (["--header", "x.h"], "--header goes with --emit prepared|llvm|object|shared"),
     (["--emit", "wasm"], "argument --emit: invalid choice"),
     (["--target", "cpu", "--emit", "shared", "-o", "k.h"], "-o k.h and --header k.h name the same file"),
 ])
@@ -210,9 +222,10 @@ def test_print_lowering_with_emit_prints_the_build():
     p = loopopt_cli("--print-lowering", "--target", "cpu", "--emit", "shared")
     assert p.returncode == 0, p.stderr
     lines = [ln for ln in p.stdout.decode().splitlines() if not ln.startswith("#")]
-    assert [os.path.basename(ln.split()[0]) for ln in lines] == ["mlir-opt", "mlir-translate", "opt", "llc", "cc"]
+    assert [os.path.basename(ln.split()[0]) for ln in lines] == ["mlir-opt", "mlir-translate", "opt", "llc", "cc", "cc"]
+    assert "--finalize-memref-to-llvm=use-generic-functions=1" in lines[0]
     assert "-O3" in lines[2] and "-mcpu=native" in lines[3] and "-relocation-model=pic" in lines[3]
-    assert lines[4].endswith("-lm")
+    assert "-fPIC" in lines[4] and lines[5].endswith("-lm") and "k.runtime.o" in lines[5]
 
 
 def test_missing_tools_are_one_line_before_the_input_is_read(monkeypatch, tmp_path):
@@ -220,3 +233,46 @@ def test_missing_tools_are_one_line_before_the_input_is_read(monkeypatch, tmp_pa
     with pytest.raises(LoopOptError, match="--emit shared: LLVM 22 tools not found: opt, llc"):
         cli.run([str(tmp_path / "does-not-exist.mlir"), "--target", "cpu", "--emit", "shared", "-o",
                  str(tmp_path / "k.so")])
+
+
+C_TWO = r'''
+#include <stdio.h>
+#include "a.h"
+#include "b.h"
+int main(void) {
+  enum { B = 5, D = 16 };
+  static float x[B * D], y[B * D], a[4] = {0, 1, 4, -9}, r[4];
+  for (int i = 0; i < B * D; i++) x[i] = (float)(((7 * i + 3) % 251) * (2.0 / 251) - 1.0);
+  loopopt_memref_f32_2d in = {x, x, 0, {B, D}, {D, 1}}, out = {y, y, 0, {B, D}, {D, 1}};
+  loopopt_memref_f32_1d va = {a, a, 0, {3}, {1}}, vr = {r, r, 0, {3}, {1}};
+  printf("%d ", (int)loopopt_call_mlp_dynamic_small(&in, &out));
+  int n = loopopt_call_k(&va, &vr);
+  printf("%d %a ", n, r[2]);
+  va.sizes[0] = 4;
+  printf("%d\n", (int)loopopt_call_k(&va, &vr));
+  for (int i = 0; i < B * D; i++) printf("%a\n", y[i]);
+  return 0;
+}
+'''
+
+
+def test_objects_of_two_kernels_link_into_one_program(tmp_path):
+    """Every object carries the library's C (the temporaries' cache, the check wrappers); its
+    hidden names are made local and its public ones are weak, so two kernels' objects link into
+    one C program, and each kernel runs right there (a failed check returns its number)."""
+    (tmp_path / "k.mlir").write_text(CHECKED)
+    for src, out in ((BLOCK, "a.o"), ("k.mlir", "b.o")):
+        p = loopopt_cli(src, "--target", "cpu", "--emit", "object", "-o", out, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+    (tmp_path / "main.c").write_text(C_TWO)
+    c = subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "main.c", "a.o", "b.o", "-o", "main", "-lm"],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert c.returncode == 0, c.stderr
+    run = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    n1, n2, r2, n3 = lines[0].split()
+    assert (n1, n2, float.fromhex(r2), n3) == ("0", "0", 2.0, "1")
+    got = np.array([float.fromhex(v) for v in lines[1:]], np.float32).reshape(5, 16)
+    k = loopopt.compile(open(BLOCK).read(), filename=BLOCK)
+    assert np.array_equal(got, k(fixtures.harness_fill([5, 16], 0, "float32")))

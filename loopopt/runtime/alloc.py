@@ -58,7 +58,9 @@ def source() -> str:
 #define LOOPOPT_SLOTS {SLOTS}
 #define LOOPOPT_HEADER {HEADER_BYTES} /* struct loopopt_head, before the pointer the kernel gets */
 
-size_t {LIMIT_SYMBOL} = {LIMIT_BYTES}u;
+/* The three public names are weak: objects of two kernels (`loopopt --emit object`) link into one
+   program, which then has one limit, and the counters of the first object's cache. */
+__attribute__((weak)) size_t {LIMIT_SYMBOL} = {LIMIT_BYTES}u;
 
 /* A block's header. While the kernel holds the block it is on its thread's live list, stamped
    with the call that took it (0: no wrapper was running). */
@@ -206,13 +208,13 @@ __attribute__((visibility("hidden"))) void {ABANDON}(size_t outer) {{
   c->call = outer;
 }}
 
-size_t {STATS_SYMBOL}(size_t *blocks) {{
+__attribute__((weak)) size_t {STATS_SYMBOL}(size_t *blocks) {{
   if (blocks)
     *blocks = (size_t)loopopt_cache.n;
   return loopopt_cache.held;
 }}
 
-size_t {LIVE_SYMBOL}(size_t *blocks) {{
+__attribute__((weak)) size_t {LIVE_SYMBOL}(size_t *blocks) {{
   if (blocks)
     *blocks = loopopt_cache.live_n;
   return loopopt_cache.live_bytes;

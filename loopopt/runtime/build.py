@@ -35,7 +35,7 @@ from .lowering import LOWERING_PASSES, RUNTIME_LOWERING_PASSES
 LLVM_MAJOR = 22
 LLVM_BIN = f"/usr/lib/llvm-{LLVM_MAJOR}/bin"
 INSTALL_HINT = f"apt-get install -y --no-install-recommends llvm-{LLVM_MAJOR} mlir-{LLVM_MAJOR}-tools (scripts/setup.sh)"
-EMIT_KINDS = ("llvm", "object", "shared")
+EMIT_KINDS = ("prepared", "llvm", "object", "shared")
 
 
 class BuildError(LoopOptError):
@@ -55,6 +55,7 @@ class Toolchain:
     triple: str  # llc's default target, this machine's
     host_cpu: str  # the CPU -mcpu=native names ("rocketlake", "znver4")
     host_features: str  # digest of the features -mcpu=native enables
+    objcopy: str = ""  # llvm-objcopy: an object's hidden symbols made local (--emit object)
 
     def key(self) -> dict:
         """What a built object depends on besides its input: for the cache key."""
@@ -62,7 +63,7 @@ class Toolchain:
                 "features": self.host_features}
 
 
-TOOLS = ("mlir-opt", "mlir-translate", "opt", "llc")
+TOOLS = ("mlir-opt", "mlir-translate", "opt", "llc", "llvm-objcopy")
 
 
 def _version_text(path: str) -> str:
@@ -97,7 +98,7 @@ def _fingerprint() -> dict:
         cpu = hashlib.sha256(wanted.encode()).hexdigest()
     except OSError:
         pass
-    return {"files": files, "cpu": cpu, "format": 1}
+    return {"files": files, "cpu": cpu, "format": 2}
 
 
 def _probe() -> dict:
@@ -166,7 +167,7 @@ def toolchain() -> Toolchain:
     m = re.search(r"LLVM version (\S+)", text)
     return Toolchain(llvm_tool("mlir-opt"), llvm_tool("mlir-translate"), llvm_tool("opt"), llvm_tool("llc"),
                      shutil.which("cc"), m.group(1) if m else "unknown", _field(text, "Default target") or "unknown",
-                     _field(text, "Host CPU") or "unknown", probe["features"])
+                     _field(text, "Host CPU") or "unknown", probe["features"], llvm_tool("llvm-objcopy"))
 
 
 def _field(text: str, label: str) -> str | None:
@@ -208,10 +209,10 @@ def _first_error(stderr: str) -> str:
 
 
 def to_llvm_ir(marked_text: str, tc: Toolchain | None = None, timeout: float = 1800,
-               generic_alloc: bool = False) -> bytes:
+               generic_alloc: bool = True) -> bytes:
     """LLVM IR text of a module whose entry points are marked (lowering.mark_entry_points);
-    generic_alloc: memref.alloc/dealloc call MLIR's generic allocation functions (runtime.alloc),
-    which the library must then define."""
+    generic_alloc (every build but the tests' malloc variant): memref.alloc/dealloc call MLIR's
+    generic allocation functions, which the library's C (runtime_source) defines."""
     tc = tc or toolchain()
     passes = RUNTIME_LOWERING_PASSES if generic_alloc else LOWERING_PASSES
     llvm_dialect = _run("mlir-opt", [tc.mlir_opt, *passes], marked_text.encode("utf-8"), timeout)
@@ -274,39 +275,78 @@ def to_shared(obj: bytes, tc: Toolchain | None = None, timeout: float = 600, ext
     return _link([obj, *extra], cc_flags(), tc or toolchain(), timeout)
 
 
-def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: str | None = None,
-          generic_alloc: bool = False) -> bytes:
-    """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module. checks_c: the
-    C source of its check wrappers (runtime.checks), compiled and linked in (object: one
-    relocatable object by `cc -r`); the module's cf.asserts must then be lowered to its calls.
-    generic_alloc (loopopt.compile's libraries): temporaries through runtime.alloc's cache, whose C
-    is compiled and linked in beside checks_c."""
-    if emit not in EMIT_KINDS:
-        raise ValueError(f"loopopt: unknown emit kind {emit!r} (known: {', '.join(EMIT_KINDS)})")
-    tc = tc or toolchain()
-    if generic_alloc:
-        from . import alloc
+def runtime_source(checks_c: str | None, generic_alloc: bool = True) -> str | None:
+    """The C compiled into the library beside the kernel: the temporaries' cache (runtime.alloc,
+    first: the check wrappers test its macro) and the check wrappers (runtime.checks); None when
+    there is neither."""
+    from . import alloc
 
-        checks_c = alloc.source() + "\n" + (checks_c or "")  # first: the wrappers test its macro
+    if not generic_alloc:
+        return checks_c
+    return alloc.source() + "\n" + (checks_c or "")
+
+
+def localize_hidden(obj: bytes, tc: Toolchain, timeout: float = 600) -> bytes:
+    """`obj` with its hidden symbols made local (llvm-objcopy --localize-hidden): the runtime's
+    allocation functions, the failure function and the wrappers' helpers then bind inside this
+    object only, so objects of two kernels link into one program."""
+    with tempfile.TemporaryDirectory(prefix="loopopt-build-") as d:
+        path = os.path.join(d, "k.o")
+        with open(path, "wb") as f:
+            f.write(obj)
+        _run("llvm-objcopy", [tc.objcopy, "--localize-hidden", path], b"", timeout)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: str | None = None,
+          generic_alloc: bool = True) -> bytes:
+    """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module: the one build
+    of loopopt.compile and `loopopt --emit`. checks_c: the C source of its check wrappers
+    (runtime.checks; the module's cf.asserts must then be lowered to its calls). The library's C
+    (runtime_source: the temporaries' cache and the wrappers) is compiled and linked in; an
+    object is the two linked by `cc -r` with their hidden symbols made local. generic_alloc=False
+    (tests only): temporaries through malloc, as the harness's."""
+    if emit not in EMIT_KINDS or emit == "prepared":
+        raise ValueError(f"loopopt: unknown emit kind {emit!r} (known: llvm, object, shared)")
+    tc = tc or toolchain()
+    c_source = runtime_source(checks_c, generic_alloc)
     ll = to_llvm_ir(marked_text, tc, generic_alloc=generic_alloc)
     if emit == "llvm":
         return ll
     obj = to_object(ll, tc)
-    extra = (compile_c(checks_c, tc),) if checks_c is not None else ()
+    extra = (compile_c(c_source, tc),) if c_source is not None else ()
     if emit == "object":
-        return _link([obj, *extra], ["-r", "-nostdlib"], tc, 600) if extra else obj
+        return localize_hidden(_link([obj, *extra], ["-r", "-nostdlib"], tc, 600), tc) if extra else obj
     return to_shared(obj, tc, extra=extra)
 
 
-def recipe(tc: Toolchain | None = None, name: str = "k") -> str:
-    """The build as shell commands a user can rerun on `NAME.mlir` (loopopt's output with its entry
-    points marked `llvm.emit_c_interface`), one step a line."""
+def recipe(tc: Toolchain | None = None, emit: str = "shared", name: str = "k") -> str:
+    """The build of `emit` as shell commands a user can rerun, one step a line: the same passes,
+    flags and C as loopopt.compile's build. They start from NAME.mlir and NAME.c, which
+    `loopopt IN --target cpu --emit prepared -o NAME.mlir` writes."""
     tc = tc or toolchain()
-    passes = " ".join(LOWERING_PASSES)
-    return (f"# loopopt's back end (loopopt.runtime.build): {name}.mlir is `loopopt IN --target cpu` output whose public\n"
-            f"# functions carry the unit attribute llvm.emit_c_interface (the C interface _mlir_ciface_NAME)\n"
-            f"{tc.mlir_opt} {name}.mlir {passes} -o {name}.llvm.mlir\n"
-            f"{tc.mlir_translate} --mlir-to-llvmir {name}.llvm.mlir -o {name}.ll\n"
-            f"{tc.opt} {' '.join(opt_flags(tc))} {name}.ll -o {name}.bc\n"
-            f"{tc.llc} {' '.join(llc_flags(tc))} {name}.bc -o {name}.o\n"
-            f"{tc.cc} {' '.join(cc_flags()[:1])} {name}.o -o lib{name}.so {' '.join(cc_flags()[1:])}\n")
+    passes = " ".join(RUNTIME_LOWERING_PASSES)
+    lines = [
+        f"# loopopt's back end (loopopt.runtime.build), the build of loopopt.compile and --emit. First:",
+        f"#   loopopt IN --target cpu [options] --emit prepared -o {name}.mlir",
+        f"# writes {name}.mlir (the optimized module, its entry points marked llvm.emit_c_interface, its run-time",
+        f"# checks lowered to calls of the library's failure function), {name}.c (the library's C: the temporaries'",
+        f"# cache and the check wrappers) and {name}.h (the C interface).",
+        f"{tc.mlir_opt} {name}.mlir {passes} -o {name}.llvm.mlir",
+        f"{tc.mlir_translate} --mlir-to-llvmir {name}.llvm.mlir -o {name}.ll",
+    ]
+    if emit == "llvm":
+        return "\n".join(lines) + "\n"
+    lines += [
+        f"{tc.opt} {' '.join(opt_flags(tc))} {name}.ll -o {name}.bc",
+        f"{tc.llc} {' '.join(llc_flags(tc))} {name}.bc -o {name}.o",
+        f"{tc.cc} {' '.join(wrapper_cc_flags())} -c {name}.c -o {name}.runtime.o",
+    ]
+    if emit == "object":
+        lines += [f"{tc.cc} -r -nostdlib {name}.o {name}.runtime.o -o {name}.all.o",
+                  f"{tc.objcopy} --localize-hidden {name}.all.o"]
+    else:
+        lines.append(f"{tc.cc} {' '.join(cc_flags()[:1])} {name}.o {name}.runtime.o -o lib{name}.so "
+                     f"{' '.join(cc_flags()[1:])}")
+    return "\n".join(lines) + "\n"

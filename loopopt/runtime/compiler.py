@@ -68,16 +68,17 @@ def lower_checks(module, specs: list[KernelSpec], text: str) -> str:
     return checks.wrapper_source(header, specs, messages, symbol)
 
 
-def with_checks(marked_text: str, specs: list) -> tuple[str, str, tuple[str, ...]]:
+def with_checks(marked_text: str, specs: list, optimized_text: str) -> tuple[str, str, tuple[str, ...]]:
     """(the marked module with its checks lowered, the C source of the wrappers of the entry
-    points that have a spec, the module's check messages): for --emit object|shared."""
+    points that have a spec, the module's check messages): for --emit. The failure function is
+    named from `optimized_text` (the module before marking), as `prepare` names it."""
     from .. import mlir
     from . import checks
 
     module = mlir.parse_module(marked_text)
     with module.context:
         messages = tuple(checks.message(op) for op in checks.assert_ops(module))
-        source = lower_checks(module, [s for _, s, _ in specs if s is not None], marked_text)
+        source = lower_checks(module, [s for _, s, _ in specs if s is not None], optimized_text)
         return mlir.print_module(module), source, messages
 
 
