@@ -338,6 +338,10 @@ def recipe(tc: Toolchain | None = None, emit: str = "shared", name: str = "k") -
         f"# writes {name}.mlir (the optimized module, its entry points marked llvm.emit_c_interface, its run-time",
         f"# checks lowered to calls of the library's failure function), {name}.c (the library's C: the temporaries'",
         f"# cache and the check wrappers) and {name}.h (the C interface).",
+    ]
+    if emit == "prepared":
+        return "\n".join(lines) + "\n"
+    lines += [
         f"{tc.mlir_opt} {name}.mlir {passes} -o {name}.llvm.mlir",
         f"{tc.mlir_translate} --mlir-to-llvmir {name}.llvm.mlir -o {name}.ll",
     ]
