@@ -532,3 +532,20 @@ def test_the_toolchain_probe_is_kept_while_its_fingerprint_holds(cache_dir):
         assert json.load(open(path))["fingerprint"] == build._fingerprint()
     finally:
         build._probed.cache_clear()
+
+
+def test_the_models_benchmarks_in_process_worker_runs(tmp_path):
+    """benchmarks/models/workers.py's loopopt-callable column (run.py starts it per block) builds,
+    calls and times a block, and saves outputs the fixture accepts."""
+    env = dict(os.environ, PYTHONPATH=REPO, **{cachemod.CACHE_ENV: str(tmp_path / "cache")})
+    p = subprocess.run([sys.executable, os.path.join(REPO, "benchmarks", "models", "workers.py"), "loopopt-callable",
+                        "--block", "mlp_relu_small", "--reps", "2", "--warmup", "1", "--save", str(tmp_path)],
+                       env=env, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-2000:]
+    got = json.loads(p.stdout.splitlines()[-1])
+    assert got["framework"] == "loopopt-callable" and len(got["times"]) == 2 and all(t > 0 for t in got["times"])
+    fx = fixtures.load_fixture("mlp_relu_small")
+    saved = sorted(f for f in os.listdir(tmp_path) if f.endswith(".npy"))
+    assert saved, os.listdir(tmp_path)
+    out = np.load(tmp_path / saved[0])
+    assert fixtures.compare_arrays_with_expected(fixtures.run_inputs(fx.runs[0]), [out], fx.runs[0]) is None

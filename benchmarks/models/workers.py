@@ -158,7 +158,7 @@ def run_loopopt_callable(a) -> dict:
     loopopt = _import_loopopt()
     from loopopt.runtime import aligned_empty
 
-    with open(os.path.join(BLOCKS_DIR, f"{a.block}.mlir")) as f:
+    with open(os.path.join(fixture_dir(a.block), f"{a.block}.mlir")) as f:
         k = loopopt.compile(f.read(), filename=f"{a.block}.mlir")
     runs = fixture_runs(a.block)
     flush = Flusher(a.flush_mib)
