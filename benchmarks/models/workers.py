@@ -155,7 +155,7 @@ def run_loopopt_callable(a) -> dict:
     """The block as torch-mlir printed it through loopopt.compile (the loopopt column's code,
     built into a shared object), called in this process: k(*inputs, out=outputs)."""
     loopopt = _import_loopopt()
-    with open(os.path.join(BLOCKS_DIR, f"{a.block}.mlir")) as f:
+    with open(os.path.join(fixture_dir(a.block), f"{a.block}.mlir")) as f:
         k = loopopt.compile(f.read(), filename=f"{a.block}.mlir")
     runs = fixture_runs(a.block)
     flush = Flusher(a.flush_mib)
