@@ -308,6 +308,7 @@ func.func @k(%a: memref<1024x1024xf32>, %b: memref<16xf32>) {
 }"""
     text = native.make_harness(k, "k", [None, None], reps=1, flush_bytes=8 << 20, huge_pages=True)
     assert text.count("call @madvise(") == 2  # %a and the flush buffer, not the 64-byte %b
+    assert text.count(f"alignment = {native.HUGE_PAGE_ALIGNMENT}") == 2
     assert "call @madvise(" not in native.make_harness(k, "k", [None, None], reps=1, flush_bytes=8 << 20)
     lowered = native.lower_to_llvm(text)
     with_pages = native.parse_output(native.run_lowered(lowered), native.kernel_signature(k, "k"))[1]

@@ -307,15 +307,17 @@ def _fill_value(e: _Emitter, i: str, argno: int, elem: str) -> str:
 
 
 HUGE_PAGE_BYTES = 1 << 22  # numpy asks for transparent huge pages from this size on
+HUGE_PAGE_ALIGNMENT = 1 << 21  # an x86-64 huge page: a buffer aligned to it is huge pages throughout
 MADV_HUGEPAGE = 14
 _ELEM_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
 
 
 def _advise_huge_pages(e: _Emitter, m: str, mtype: str, nbytes: int) -> None:
-    """madvise(MADV_HUGEPAGE) on the whole pages of buffer `m` (nbytes long), as numpy does for
-    the arrays of the torch and IREE columns (their buffers then take fewer TLB entries; with
-    THP in `madvise` mode, as here, plain malloc'd memory gets 4 KiB pages). Before the fill, so
-    the pages are faulted in as huge pages; the kernel's code is not changed."""
+    """madvise(MADV_HUGEPAGE) on the whole pages of buffer `m` (nbytes long, allocated aligned to
+    HUGE_PAGE_ALIGNMENT), as numpy does for the arrays of the torch and IREE columns (their
+    buffers then take fewer TLB entries; with THP in `madvise` mode, as here, plain malloc'd
+    memory gets 4 KiB pages). Before the fill, so the pages are faulted in as huge pages; the
+    kernel's code is not changed."""
     p = e.op(f"memref.extract_aligned_pointer_as_index {m} : {mtype} -> index")
     pi = e.op(f"arith.index_cast {p} : index to i64")
     up = e.op(f"arith.addi {pi}, {e.const(4095, 'i64')} : i64")
@@ -328,8 +330,9 @@ def _advise_huge_pages(e: _Emitter, m: str, mtype: str, nbytes: int) -> None:
 
 def _alloc_and_fill(e: _Emitter, slot: Slot, shape: list[int], argno: int, huge_pages: bool = False) -> str:
     dyn = [e.const(d, "index") for d, s in zip(shape, slot.shape) if s == -1]
-    m = e.op(f"memref.alloc({', '.join(dyn)}) {{alignment = 64 : i64}} : {slot.type}", "m")
     nbytes = math.prod(shape) * _ELEM_BYTES.get(slot.elem, 8)
+    align = HUGE_PAGE_ALIGNMENT if huge_pages and nbytes >= HUGE_PAGE_BYTES else 64
+    m = e.op(f"memref.alloc({', '.join(dyn)}) {{alignment = {align} : i64}} : {slot.type}", "m")
     if huge_pages and nbytes >= HUGE_PAGE_BYTES:
         _advise_huge_pages(e, m, slot.type, nbytes)
     if slot.rank == 0:
@@ -413,8 +416,9 @@ def _flush_buffer(e: _Emitter, flush_bytes: int, huge_pages: bool = False) -> tu
     to huge pages with `huge_pages`, as the workers' numpy buffer is)."""
     n = max(8, flush_bytes // 8)
     btype = f"memref<{n}xi64>"
-    buf = e.op(f"memref.alloc() {{alignment = 64 : i64}} : {btype}", "flush")
-    if huge_pages and n * 8 >= HUGE_PAGE_BYTES:
+    huge = huge_pages and n * 8 >= HUGE_PAGE_BYTES
+    buf = e.op(f"memref.alloc() {{alignment = {HUGE_PAGE_ALIGNMENT if huge else 64} : i64}} : {btype}", "flush")
+    if huge:
         _advise_huge_pages(e, buf, btype, n * 8)
     i = e.fresh("i")
     # written once so every page is real memory (unwritten pages all map one shared zero page)
