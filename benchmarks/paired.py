@@ -11,7 +11,8 @@ position bias (about 0.98-1.0 here).
 Both files must define @KERNEL with the same signature of static memref arguments (sizes from
 the types). Private globals and the kernel are renamed per variant (`_A`, `_B`); the kernel's
 arguments are allocated and filled once by the native harness (loopopt/native.py), then each
-pair calls A and B (each once untimed first), optionally reading --flush-mib MiB before each call.
+pair calls A and B (each once untimed first), optionally reading --flush-mib MiB before each call
+(one word of every 64-byte line of a buffer written at run time, as the native harness does).
 Prints one line: each variant's median and best time, and the median (quartiles) of B/A.
 """
 from __future__ import annotations
@@ -60,33 +61,47 @@ def module_body(text: str, kernel: str, suffix: str) -> str:
 
 
 def _flush_lines(flush: int, tag: str) -> list[str]:
+    """Read one i64 of every 64-byte line of the flush buffer (written once at run time, so the
+    loads cannot be folded) and store the sum to %sink, which the harness prints."""
     if not flush:
         return []
-    return [f"      %fb{tag} = memref.get_global @paired_flush : memref<{flush}xf32>",
-            f"      %fs{tag} = affine.for %q{tag} = 0 to {flush} iter_args(%acc{tag} = %zero) -> (f32) {{",
-            f"        %fv{tag} = affine.load %fb{tag}[%q{tag}] : memref<{flush}xf32>",
-            f"        %fa{tag} = arith.addf %acc{tag}, %fv{tag} : f32",
-            f"        affine.yield %fa{tag} : f32", "      }",
-            f"      affine.store %fs{tag}, %sink[0] : memref<1xf32>"]
+    return [f"      %fs{tag} = affine.for %q{tag} = 0 to {flush} step 8 iter_args(%acc{tag} = %zero) -> (i64) {{",
+            f"        %fv{tag} = affine.load %fbuf[%q{tag}] : memref<{flush}xi64>",
+            f"        %fa{tag} = arith.addi %acc{tag}, %fv{tag} : i64",
+            f"        affine.yield %fa{tag} : i64", "      }",
+            f"      %fo{tag} = affine.load %sink[0] : memref<1xi64>",
+            f"      %fn{tag} = arith.addi %fo{tag}, %fs{tag} : i64",
+            f"      affine.store %fn{tag}, %sink[0] : memref<1xi64>"]
 
 
-def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_floats: int = 0) -> str:
-    """One module holding both variants and @paired(args..., %times: memref<2 x pairs x f64>);
-    each variant's constant blobs renamed apart (`resource_blobs`) in one trailer after it."""
+def _flush_buffer(flush: int) -> list[str]:
+    """The flush buffer, every word written once (unwritten pages all map one shared zero page)."""
+    if not flush:
+        return []
+    return [f"    %fbuf = memref.alloc() {{alignment = 64 : i64}} : memref<{flush}xi64>",
+            f"    affine.for %w = 0 to {flush} {{",
+            "      %wi = arith.index_cast %w : index to i64",
+            f"      affine.store %wi, %fbuf[%w] : memref<{flush}xi64>", "    }"]
+
+
+def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_words: int = 0) -> str:
+    """One module holding both variants and @paired(args..., %sink: memref<1xi64>, %times:
+    memref<2 x pairs x f64>); each variant's constant blobs renamed apart (`resource_blobs`) in
+    one trailer after it. With flush_words > 0, every timed call is preceded by reading one word
+    of every 64-byte line of a buffer of that many i64 (as loopopt.native's harness flushes)."""
     sig = native.kernel_signature(a_text, kernel)
     types = [slot.spec.text for slot in sig.args]
     params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
     args, tys = ", ".join(f"%a{i}" for i in range(len(types))), ", ".join(types)
     call = lambda s: f"      func.call @{kernel}{s}({args}) : ({tys}) -> ()"  # noqa: E731
-    flush_global = (f'  memref.global "private" @paired_flush : memref<{flush_floats}xf32> = dense<1.0>'
-                    if flush_floats else "")
-    lines = ["module {", module_body(a_text, kernel, "_A"), module_body(b_text, kernel, "_B"), flush_global,
+    lines = ["module {", module_body(a_text, kernel, "_A"), module_body(b_text, kernel, "_B"),
              "  func.func private @rtclock() -> f64",
-             f"  func.func @paired({params}, %times: memref<2x{pairs}xf64>) {{",
-             "    %zero = arith.constant 0.0 : f32", "    %sink = memref.alloca() : memref<1xf32>",
+             f"  func.func @paired({params}, %sink: memref<1xi64>, %times: memref<2x{pairs}xf64>) {{",
+             "    %zero = arith.constant 0 : i64", "    affine.store %zero, %sink[0] : memref<1xi64>",
+             *_flush_buffer(flush_words),
              call("_A").strip(), call("_B").strip(), f"    affine.for %r = 0 to {pairs} {{",
-             *_flush_lines(flush_floats, "a"), "      %t0 = func.call @rtclock() : () -> f64", call("_A"),
-             "      %t1 = func.call @rtclock() : () -> f64", *_flush_lines(flush_floats, "b"),
+             *_flush_lines(flush_words, "a"), "      %t0 = func.call @rtclock() : () -> f64", call("_A"),
+             "      %t1 = func.call @rtclock() : () -> f64", *_flush_lines(flush_words, "b"),
              "      %t2 = func.call @rtclock() : () -> f64", call("_B"),
              "      %t3 = func.call @rtclock() : () -> f64",
              "      %da = arith.subf %t1, %t0 : f64", "      %db = arith.subf %t3, %t2 : f64",
@@ -100,13 +115,14 @@ def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_float
 
 def measure(a_text: str, b_text: str, kernel: str, pairs: int = 40, flush_mib: int = 0) -> dict:
     """Run the paired module; returns the two lists of times (s) and the per-pair ratios B/A."""
-    text = paired_module(a_text, b_text, kernel, pairs, (flush_mib << 20) // 4)
+    text = paired_module(a_text, b_text, kernel, pairs, (flush_mib << 20) // 8)
     sig = native.kernel_signature(text, "paired")
     run = native.run_native(text, "paired", [None] * len(sig.args), reps=1, warmup=0, full_limit=2 * pairs)
     values = run.outputs[-1].values
     ta, tb = list(values[:pairs]), list(values[pairs:])
     # a pair faster than the clock's resolution has no ratio
-    return {"a": ta, "b": tb, "ratios": sorted(b / a for a, b in zip(ta, tb) if a > 0)}
+    return {"a": ta, "b": tb, "ratios": sorted(b / a for a, b in zip(ta, tb) if a > 0),
+            "flush_sum": int(run.outputs[-2].values[0])}
 
 
 def summary(result: dict) -> str:

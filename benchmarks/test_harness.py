@@ -291,6 +291,52 @@ func.func @k(%out: memref<4xf32>) {{
     assert len(result["a"]) == len(result["b"]) == 5 and all(t >= 0 for t in result["a"] + result["b"])
 
 
+def test_huge_pages_are_advised_for_large_buffers_only_and_change_no_output():
+    """native.make_harness(huge_pages=True): madvise(MADV_HUGEPAGE) on each argument of 4 MiB or
+    more and on the flush buffer, as numpy does for the framework columns' arrays; the outputs
+    are those of the harness without it."""
+    k = """
+func.func @k(%a: memref<1024x1024xf32>, %b: memref<16xf32>) {
+  affine.for %i = 0 to 1024 {
+    affine.for %j = 0 to 1024 {
+      %x = affine.load %a[%i, %j] : memref<1024x1024xf32>
+      %y = arith.mulf %x, %x : f32
+      affine.store %y, %a[%i, %j] : memref<1024x1024xf32>
+    }
+  }
+  return
+}"""
+    text = native.make_harness(k, "k", [None, None], reps=1, flush_bytes=8 << 20, huge_pages=True)
+    assert text.count("call @madvise(") == 2  # %a and the flush buffer, not the 64-byte %b
+    assert text.count(f"alignment = {native.HUGE_PAGE_ALIGNMENT}") == 2
+    assert "call @madvise(" not in native.make_harness(k, "k", [None, None], reps=1, flush_bytes=8 << 20)
+    lowered = native.lower_to_llvm(text)
+    with_pages = native.parse_output(native.run_lowered(lowered), native.kernel_signature(k, "k"))[1]
+    without = native.run_native(k, "k", [None, None], reps=1, flush_bytes=8 << 20).outputs
+    assert native.compare_outputs(with_pages, without) is None
+
+
+def test_paired_flush_reads_a_buffer_written_at_run_time():
+    """--flush-mib: before each of the 2 x pairs timed calls one word of every 64-byte line of the
+    buffer is read and summed into the printed sink (a buffer LLVM can see the contents of, a
+    constant global, had its loads folded away: the flushed times were the warm ones)."""
+    import paired
+
+    k = """
+func.func @k(%out: memref<4xf32>) {
+  %c = arith.constant 1.0 : f32
+  affine.for %i = 0 to 4 {
+    affine.store %c, %out[%i] : memref<4xf32>
+  }
+  return
+}"""
+    text = paired.paired_module(k, k, "k", pairs=3, flush_words=64)
+    assert "constant" not in text.split("@paired")[1].split("return")[0].replace("arith.constant", "")
+    result = paired.measure(k, k, "k", pairs=3, flush_mib=1)
+    words = (1 << 20) // 8
+    assert result["flush_sum"] == 2 * 3 * sum(range(0, words, 8))
+
+
 def test_paired_keeps_each_variants_resource_blobs_apart():
     """Both variants built from one model name their `dense_resource` blobs alike: each keeps its
     own, renamed, in one trailer (the bindings' printer writes blobs after the module)."""

@@ -220,8 +220,16 @@ def _expf(a):
     return np.exp(a)
 
 
+def _ldexp(p, n):
+    """llvm.intr.ldexp: p * 2^n rounded once to p's type (numpy's ldexp, libm's ldexpf on f32),
+    inf beyond the range, subnormal or zero below it."""
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(p, np.asarray(n, dtype=np.int32) if isinstance(n, np.ndarray) else np.int32(n))
+
+
 _HELPERS = {
     "_amod": _amod,
+    "_ldexp": _ldexp,
     "_expf": _expf,
     "_afloordiv": _afloordiv,
     "_aceildiv": _aceildiv,
@@ -918,6 +926,13 @@ def _e_float_unary(w, op):
 def _e_fma(w, op):
     a, b, c = (w.n(v) for v in op.operands)
     w.line(f"{w.define(op.results[0])} = _fma({a}, {b}, {c})")
+
+
+@_emits("llvm.intr.ldexp")
+def _e_ldexp(w, op):
+    p, n = (w.n(v) for v in op.operands)
+    w.kind(op.operands[1])
+    w.line(f"{w.define(op.results[0])} = _ldexp({p}, {n})")
 
 
 @_emits("math.isnan", "math.isinf", "math.isfinite")

@@ -306,9 +306,35 @@ def _fill_value(e: _Emitter, i: str, argno: int, elem: str) -> str:
     return v if elem == "f64" else e.op(f"arith.truncf {v} : f64 to {elem}")
 
 
-def _alloc_and_fill(e: _Emitter, slot: Slot, shape: list[int], argno: int) -> str:
+HUGE_PAGE_BYTES = 1 << 22  # numpy asks for transparent huge pages from this size on
+HUGE_PAGE_ALIGNMENT = 1 << 21  # an x86-64 huge page: a buffer aligned to it is huge pages throughout
+MADV_HUGEPAGE = 14
+_ELEM_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
+
+
+def _advise_huge_pages(e: _Emitter, m: str, mtype: str, nbytes: int) -> None:
+    """madvise(MADV_HUGEPAGE) on the whole pages of buffer `m` (nbytes long, allocated aligned to
+    HUGE_PAGE_ALIGNMENT), as numpy does for the arrays of the torch and IREE columns (their
+    buffers then take fewer TLB entries; with THP in `madvise` mode, as here, plain malloc'd
+    memory gets 4 KiB pages). Before the fill, so the pages are faulted in as huge pages; the
+    kernel's code is not changed."""
+    p = e.op(f"memref.extract_aligned_pointer_as_index {m} : {mtype} -> index")
+    pi = e.op(f"arith.index_cast {p} : index to i64")
+    up = e.op(f"arith.addi {pi}, {e.const(4095, 'i64')} : i64")
+    start = e.op(f"arith.andi {up}, {e.const(-4096, 'i64')} : i64")
+    end = e.op(f"arith.addi {pi}, {e.const(nbytes, 'i64')} : i64")
+    length = e.op(f"arith.subi {end}, {start} : i64")
+    ptr = e.op(f"llvm.inttoptr {start} : i64 to !llvm.ptr")
+    e.op(f"func.call @madvise({ptr}, {length}, {e.const(MADV_HUGEPAGE, 'i32')}) : (!llvm.ptr, i64, i32) -> i32")
+
+
+def _alloc_and_fill(e: _Emitter, slot: Slot, shape: list[int], argno: int, huge_pages: bool = False) -> str:
     dyn = [e.const(d, "index") for d, s in zip(shape, slot.shape) if s == -1]
-    m = e.op(f"memref.alloc({', '.join(dyn)}) {{alignment = 64 : i64}} : {slot.type}", "m")
+    nbytes = math.prod(shape) * _ELEM_BYTES.get(slot.elem, 8)
+    align = HUGE_PAGE_ALIGNMENT if huge_pages and nbytes >= HUGE_PAGE_BYTES else 64
+    m = e.op(f"memref.alloc({', '.join(dyn)}) {{alignment = {align} : i64}} : {slot.type}", "m")
+    if huge_pages and nbytes >= HUGE_PAGE_BYTES:
+        _advise_huge_pages(e, m, slot.type, nbytes)
     if slot.rank == 0:
         e.emit(f"memref.store {_fill_value(e, e.const(0, 'index'), argno, slot.elem)}, {m}[] : {slot.type}")
         return m
@@ -385,11 +411,15 @@ def _call(e: _Emitter, sig: KernelSignature, args: list[str]) -> list[str]:
     return [f"{r}#{k}" for k in range(len(sig.results))]
 
 
-def _flush_buffer(e: _Emitter, flush_bytes: int) -> tuple[str, str, str]:
-    """(buffer, its type, a one-element accumulator) for evicting the caches by reading."""
+def _flush_buffer(e: _Emitter, flush_bytes: int, huge_pages: bool = False) -> tuple[str, str, str]:
+    """(buffer, its type, a one-element accumulator) for evicting the caches by reading (advised
+    to huge pages with `huge_pages`, as the workers' numpy buffer is)."""
     n = max(8, flush_bytes // 8)
     btype = f"memref<{n}xi64>"
-    buf = e.op(f"memref.alloc() {{alignment = 64 : i64}} : {btype}", "flush")
+    huge = huge_pages and n * 8 >= HUGE_PAGE_BYTES
+    buf = e.op(f"memref.alloc() {{alignment = {HUGE_PAGE_ALIGNMENT if huge else 64} : i64}} : {btype}", "flush")
+    if huge:
+        _advise_huge_pages(e, buf, btype, n * 8)
     i = e.fresh("i")
     # written once so every page is real memory (unwritten pages all map one shared zero page)
     e.open(f"scf.for {i} = {e.const(0, 'index')} to {e.const(n, 'index')} step {e.const(1, 'index')}")
@@ -415,15 +445,15 @@ def _flush(e: _Emitter, buf: str, btype: str, acc: str) -> None:
 
 
 def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_limit: int,
-               flush_bytes: int = 0) -> list[str]:
+               flush_bytes: int = 0, huge_pages: bool = False) -> list[str]:
     e = _Emitter()
     args: list[str] = []
     for k, (slot, size) in enumerate(zip(sig.args, sizes)):
         if slot.kind == "memref":
-            args.append(_alloc_and_fill(e, slot, size, k))
+            args.append(_alloc_and_fill(e, slot, size, k, huge_pages))
         else:
             args.append(e.const(size, slot.type))
-    flush = _flush_buffer(e, flush_bytes) if flush_bytes > 0 else None
+    flush = _flush_buffer(e, flush_bytes, huge_pages) if flush_bytes > 0 else None
     results: list[str] = []
     for _ in range(max(1, warmup)):
         results = _call(e, sig, args)
@@ -473,10 +503,11 @@ _DECLS = {
 
 
 def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
-                 full_limit: int = FULL_LIMIT, flush_bytes: int = 0) -> str:
+                 full_limit: int = FULL_LIMIT, flush_bytes: int = 0, huge_pages: bool = False) -> str:
     """The kernel module plus a `@main` that allocates, fills, times and prints (see module doc).
     With flush_bytes > 0 every timed call is preceded (untimed) by reading a buffer that large,
-    so each call starts with cold caches."""
+    so each call starts with cold caches. With huge_pages, arguments of HUGE_PAGE_BYTES or more
+    are advised to transparent huge pages, as numpy advises the arrays it allocates."""
     if reps < 1:
         raise NativeError("reps must be at least 1")
     module_text, sig = _noinline_module(text, kernel)
@@ -484,7 +515,9 @@ def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup:
     parsed = mlir.parse_module(module_text)  # kept alive while its functions are read
     existing = {mlir.func_name(f) for f in mlir.functions(parsed)}
     decls = [d for name, d in _DECLS.items() if name not in existing]
-    body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes)
+    body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes, huge_pages)
+    if huge_pages and "madvise" not in existing and any("@madvise(" in ln for ln in body):
+        decls.append("func.func private @madvise(!llvm.ptr, i64, i32) -> i32")
     driver = ["", *("  " + d for d in decls), "  func.func @main() {", *("  " + ln for ln in body), "  }"]
     module_part, resources = split_resources(module_text)
     end = module_part.rstrip().rfind("}")

@@ -57,6 +57,8 @@ FOCUS = {
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
+    "math scaling": ["tests/test_cpu_vectorize.py::test_ldexp_scaling_keeps_the_bits_of_the_two_halves",
+                     "tests/test_cpu_math.py::test_max_error_against_libm"],
     "signatures": ["tests/test_compile_scaling.py"],
     "rescue preconditions": ["tests/test_rescue_preconditions.py", "tests/test_compile_scaling.py"],
     "cache tiling": ["tests/test_cpu_cache_tiling.py"],
@@ -182,6 +184,11 @@ MUTATIONS = [
     ("powers: powf becomes a product only with approximate_math", "loopopt/codegen/cpu/powers.py",
      [("        if not approximate_math:\n            return (f\"math.powf to the power {n}: libm's powf",
        "        if False:\n            return (f\"math.powf to the power {n}: libm's powf")]),
+    # section 25 (exp scaled by ldexp only where the plan is for AVX-512, and only on scalars)
+    ("math scaling: ldexp only for a 512-bit plan", "loopopt/codegen/cpu/math/math_approx.py",
+     [("    return vector_bits >= 512", "    return True")]),
+    ("math scaling: ops on vectors keep the two halves", "loopopt/codegen/cpu/math/math_approx.py",
+     [("        if not self.ldexp or isinstance(self.ftype, ir.VectorType):", "        if not self.ldexp:")]),
     ("vector math: fpowi is never put on vector lanes", "loopopt/codegen/cpu/plan/vector_math.py",
      [("    if op.name in NO_VECTOR_LOWERING:", "    if False:")]),
     # issue 35 (run-time checks: analysis/checks.py's rule in every transform that moves ops)

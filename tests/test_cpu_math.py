@@ -22,12 +22,17 @@ import pytest
 
 from loopopt import mlir, native
 from loopopt.toolchain import find_tool
+from loopopt.codegen.cpu.host import host_vector_bits
 from loopopt.codegen.cpu.math import math_approx
 
 pytestmark = [pytest.mark.toolchain,
               pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")]
 
 FUNCTIONS = ("math.exp", "math.log", "math.tanh", "math.erf")
+SCALED = ("math.exp", "math.tanh")  # the approximations that scale by 2^n (Ops.scale): two forms
+# (fn, ldexp, lanes): the ldexp form exists on scalars only (asked for on vectors, they keep
+# the two halves: MLIR's llvm.intr.ldexp takes a scalar exponent)
+FORMS = [(fn, False, lanes) for fn in FUNCTIONS for lanes in (1, 8)] + [(fn, True, n) for fn in SCALED for n in (1, 8)]
 
 
 def _bits(x: float) -> int:
@@ -158,46 +163,132 @@ func.func @sweep(%out: memref<2xi64>) {{
     return head + "\n" + "\n".join(body) + "\n  return\n}\n"
 
 
-def approximated(text: str) -> str:
-    """`text` with every f32 (or vector of f32) math op approximated by math_approx."""
+def approximated(text: str, ldexp: bool = False) -> str:
+    """`text` with every f32 (or vector of f32) math op approximated by math_approx (exp scaled
+    by llvm.intr.ldexp with `ldexp`)."""
     module = mlir.parse_module(text)
     with module.context:
         for op in list(mlir.walk(module.operation)):
             if op.name in math_approx.APPROXIMATIONS and math_approx.approximation_refusal(op) is None:
-                math_approx.approximate(op)
+                math_approx.approximate(op, ldexp=ldexp)
         assert mlir.verify(module.operation) is None
         return mlir.print_module(module)
 
 
-def max_error(fn: str, lanes: int, count: int, stride: int, start: int = 0, timeout: float = 600
-              ) -> tuple[int, float]:
+def max_error(fn: str, lanes: int, count: int, stride: int, start: int = 0, timeout: float = 600,
+              ldexp: bool = False) -> tuple[int, float]:
     """(largest ulp error, the input at it) of fn's approximation on the sweep, run natively
     (the harness calls the kernel twice: once untimed, once timed)."""
-    text = approximated(sweep_kernel(fn, lanes, count, stride, edge_cases(fn), start))
+    text = approximated(sweep_kernel(fn, lanes, count, stride, edge_cases(fn), start), ldexp)
     assert f"{fn} %x" not in text  # the f32 op was replaced; the f64 reference stays libm's
+    assert ("llvm.intr.ldexp" in text) == (ldexp and fn in SCALED and lanes == 1)
     run = native.run_native(text, "sweep", [None], reps=1, warmup=1, timeout=timeout)
     err, xbits = run.outputs[0].values
     return int(err), _f32(int(xbits))
 
 
-@pytest.mark.parametrize("lanes", [1, 8])
-@pytest.mark.parametrize("fn", FUNCTIONS)
-def test_max_error_against_libm(fn, lanes):
+@pytest.mark.parametrize("fn,ldexp,lanes", FORMS)
+def test_max_error_against_libm(fn, ldexp, lanes):
     # 2^22 inputs: every 1024th bit pattern of the 2^32, so every exponent and sign, 4096
     # mantissas each (the stride is odd times 1024 apart from the start, so lanes differ)
-    err, at = max_error(fn, lanes, 1 << 22, 1024 + 1)
+    err, at = max_error(fn, lanes, 1 << 22, 1024 + 1, ldexp=ldexp)
     assert err <= math_approx.MAX_ULP[fn], f"{fn}: {err} ulp at x = {at!r}"
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("LOOPOPT_EXHAUSTIVE_MATH"),
                     reason="every f32 input takes ~10 min per function; set LOOPOPT_EXHAUSTIVE_MATH=1")
-@pytest.mark.parametrize("fn", FUNCTIONS)
-def test_max_error_on_every_f32_input(fn):
-    """All 2^32 inputs in vector form, in 8 runs of 2^29 (some 10 minutes per function here)."""
+@pytest.mark.parametrize("fn,ldexp,lanes", [f for f in FORMS if (f[2] == 8) != f[1]])
+def test_max_error_on_every_f32_input(fn, ldexp, lanes):
+    """All 2^32 inputs in vector form (the ldexp form: scalar), in 8 runs of 2^29 (some 10
+    minutes per function here)."""
     chunk = 1 << 29
-    worst = max(max_error(fn, 8, chunk, 1, start=k * chunk, timeout=3600) for k in range(8))
+    worst = max(max_error(fn, lanes, chunk, 1, start=k * chunk, timeout=3600, ldexp=ldexp) for k in range(8))
     assert worst[0] <= math_approx.MAX_ULP[fn], f"{fn}: {worst[0]} ulp at x = {worst[1]!r}"
+
+
+def mismatches_kernel(fn: str, count: int, stride: int, edges: list[int]) -> str:
+    """@cmp(%out: memref<1xi64>): how many of the inputs (bits i * stride, i < count, and
+    `edges`) `fn` applied twice gives other bits on, NaN alike (both_forms makes the two
+    applications the two forms of the approximation). Scalar ops in a loop of stores only, which
+    LLVM's loop vectorizer widens (ldexp to vscalefps on AVX-512); a second loop counts."""
+    n = count + len(edges)
+    return f"""
+memref.global "private" constant @edges : memref<{len(edges)}xi32> = dense<[{", ".join(map(str, edges))}]>
+func.func @cmp(%out: memref<1xi64>) {{
+  %c0_64 = arith.constant 0 : i64
+  %stride = arith.constant {stride} : i32
+  %edges = memref.get_global @edges : memref<{len(edges)}xi32>
+  %xs = memref.alloc() : memref<{n}xi32>
+  %bad = memref.alloc() : memref<{n}xi32>
+  affine.for %i = 0 to {count} {{
+    %ii = arith.index_cast %i : index to i32
+    %w = arith.muli %ii, %stride : i32
+    affine.store %w, %xs[%i] : memref<{n}xi32>
+  }}
+  affine.for %i = 0 to {len(edges)} {{
+    %e = affine.load %edges[%i] : memref<{len(edges)}xi32>
+    affine.store %e, %xs[%i + {count}] : memref<{n}xi32>
+  }}
+  affine.for %i = 0 to {n} {{
+    %bits = affine.load %xs[%i] : memref<{n}xi32>
+    %x = arith.bitcast %bits : i32 to f32
+    %y1 = {fn} %x : f32
+    %y2 = {fn} %x : f32
+    %b1 = arith.bitcast %y1 : f32 to i32
+    %b2 = arith.bitcast %y2 : f32 to i32
+    %differ = arith.cmpi ne, %b1, %b2 : i32
+    %n1 = arith.cmpf ord, %y1, %y1 : f32
+    %n2 = arith.cmpf ord, %y2, %y2 : f32
+    %either = arith.ori %n1, %n2 : i1
+    %b = arith.andi %differ, %either : i1
+    %bi = arith.extui %b : i1 to i32
+    affine.store %bi, %bad[%i] : memref<{n}xi32>
+  }}
+  %s = affine.for %i = 0 to {n} iter_args(%acc = %c0_64) -> (i64) {{
+    %v = affine.load %bad[%i] : memref<{n}xi32>
+    %v64 = arith.extui %v : i32 to i64
+    %acc2 = arith.addi %acc, %v64 : i64
+    affine.yield %acc2 : i64
+  }}
+  affine.store %s, %out[0] : memref<1xi64>
+  memref.dealloc %xs : memref<{n}xi32>
+  memref.dealloc %bad : memref<{n}xi32>
+  return
+}}
+"""
+
+
+def both_forms(text: str, fn: str) -> str:
+    """The two ops `fn` on f32 of `text` approximated: the first by the two-halves scaling, the
+    second by ldexp."""
+    module = mlir.parse_module(text)
+    with module.context:
+        ops = [op for op in mlir.walk(module.operation) if op.name == fn]
+        assert len(ops) == 2
+        for k, op in enumerate(ops):
+            math_approx.approximate(op, ldexp=(k == 1))
+        assert mlir.verify(module.operation) is None
+        return mlir.print_module(module)
+
+
+@pytest.mark.parametrize("fn", SCALED)
+def test_ldexp_scaling_gives_the_same_bits(fn):
+    """The two forms of Ops.scale (exponent bits in two halves; llvm.intr.ldexp, vscalefps on
+    this AVX-512 host) round p * 2^n once alike: the same bits on 2^22 inputs spread over the whole
+    f32 space and the edge cases (subnormal and overflowing results, infinities, NaN)."""
+    text = both_forms(mismatches_kernel(fn, 1 << 22, 1024 + 1, edge_cases(fn)), fn)
+    assert text.count("llvm.intr.ldexp") == 1  # the second op; the first keeps the two halves
+    if host_vector_bits() >= 512:  # the loop of both forms runs on vectors: vscalefps, not vscalefss
+        n = (1 << 22) + len(edge_cases(fn))
+        remarks = native.llvm_vectorizer_remarks(text, "cmp", [None])
+        assert any(r.vectorized and r.in_kernel and r.source_line.endswith(f"= 0 to {n} {{") for r in remarks), remarks
+    run = native.run_native(text, "cmp", [None], reps=1, warmup=0)
+    assert run.outputs[0].values[0] == 0
+
+
+def _to_int_minus_one(self, a):
+    return self._bin("arith.subi", self._op("arith.fptosi", [a], self.itype), self.i(1), self.itype)
 
 
 MATH_MUTANTS = {
@@ -212,6 +303,8 @@ MATH_MUTANTS = {
     "exp overflow": ("math.exp", lambda mp: mp.setattr(math_approx, "EXP_HI", 1e30)),
     # tanh's argument of exp not clamped
     "tanh clamp": ("math.tanh", lambda mp: mp.setattr(math_approx, "TANH_CLAMP", 1e30)),
+    # the ldexp form's exponent one too small (exp and tanh in that form are half the size)
+    "ldexp exponent": ("math.exp", lambda mp: mp.setattr(math_approx.IROps, "to_int", _to_int_minus_one)),
     # erf's middle branch cut short
     "erf branch": ("math.erf", lambda mp: mp.setattr(math_approx, "ERFC_MID_CENTRE", 2.5)),
 }
@@ -222,5 +315,6 @@ def test_the_sweep_finds_an_error(mutant, monkeypatch):
     """The check can fail: each mutation of an approximation is seen by the sweep."""
     fn, mutate = MATH_MUTANTS[mutant]
     mutate(monkeypatch)
-    err, _ = max_error(fn, 8, 1 << 18, 16384 + 1)
+    ldexp = mutant.startswith("ldexp")
+    err, _ = max_error(fn, 1 if ldexp else 8, 1 << 18, 16384 + 1, ldexp=ldexp)
     assert err > math_approx.MAX_ULP[fn]

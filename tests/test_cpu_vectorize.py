@@ -353,6 +353,50 @@ def test_native_results_and_what_llvm_vectorizes():
     assert all(any(r.vectorized and r.width in lanes for r in v1.get(ln, [])) for ln in loops_after), v1
 
 
+# tanh, a sigmoid and an exp of a product, as the elementwise block chains them (section 25)
+CHAIN = """func.func @chain(%x: memref<4x200xf32>, %y: memref<4x200xf32>) {
+  %one = arith.constant 1.0 : f32
+  %k = arith.constant -3.7 : f32
+  affine.for %i = 0 to 4 {
+    affine.for %j = 0 to 200 {
+      %v = affine.load %x[%i, %j] : memref<4x200xf32>
+      %w = arith.mulf %v, %k : f32
+      %t = math.tanh %w : f32
+      %n = arith.negf %w : f32
+      %e = math.exp %n : f32
+      %d = arith.addf %e, %one : f32
+      %s = arith.divf %one, %d : f32
+      %p = arith.mulf %w, %w : f32
+      %q = arith.negf %p : f32
+      %g = math.exp %q : f32
+      %a = arith.mulf %t, %s : f32
+      %b = arith.subf %a, %g : f32
+      affine.store %b, %y[%i, %j] : memref<4x200xf32>
+    }
+  }
+  return
+}
+"""
+
+
+@has_runner
+def test_ldexp_scaling_keeps_the_bits_of_the_two_halves():
+    """The 512-bit plan scales exp by llvm.intr.ldexp, the 256-bit plan by exponent bits in two
+    halves: natively, on a chain of tanh, sigmoid and exp, the same bits, and both close to the
+    libm calls of the plain lowering (1 ulp per approximation)."""
+    wide = _optimize(CHAIN, Options(target=TARGETS["cpu"], approximate_math=True, vector_bits=512)).text
+    narrow = _optimize(CHAIN, Options(target=TARGETS["cpu"], approximate_math=True, vector_bits=256)).text
+    assert wide.count("llvm.intr.ldexp") == 3 and "llvm.intr.ldexp" not in narrow
+    assert "arith.shrsi" in narrow and "arith.shrsi" not in wide
+    runs = [native.run_native(t, "chain", [None, None], reps=1) for t in (CHAIN, narrow, wide)]
+    assert native.compare_outputs(runs[1].outputs, runs[2].outputs) is None  # bit for bit
+    assert native.compare_outputs(runs[0].outputs, runs[2].outputs, rtol=1e-6) is None
+    # the reference interpreter's ldexp (numpy's) gives the same bits as the two halves
+    inputs = make_inputs(CHAIN, None, 3)
+    for a, b in zip(run_on_inputs(narrow, None, inputs), run_on_inputs(wide, None, inputs)):
+        assert np.array_equal(np.asarray(a).view(np.int32), np.asarray(b).view(np.int32))
+
+
 # ----------------------------------------------------------------------------- legality fuzzing
 
 def _random_loop(rng: random.Random) -> tuple[str, str]:

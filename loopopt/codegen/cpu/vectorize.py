@@ -72,9 +72,11 @@ def replace_in_block(rewriter: Rewriter, op: ir.Operation, rewrite) -> None:
     rewriter.replace([op], build)
 
 
-def approximate_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict) -> None:
-    """math_approx.approximate(op) as one rewriter replacement (constants go before `const_anchor`)."""
-    replace_in_block(rewriter, op, lambda: math_approx.approximate(op, const_anchor, constants))
+def approximate_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict,
+                        ldexp: bool = False) -> None:
+    """math_approx.approximate(op) as one rewriter replacement (constants go before `const_anchor`;
+    exp scaled by ldexp with `ldexp`: math_approx.scales_by_ldexp)."""
+    replace_in_block(rewriter, op, lambda: math_approx.approximate(op, const_anchor, constants, ldexp))
 
 
 def exact_through(rewriter: Rewriter, op: ir.Operation, const_anchor: ir.Operation, constants: dict,
@@ -91,16 +93,16 @@ def libm_note() -> str:
 
 
 def apply_plan(plan: VectorPlan, nest_root: ir.Operation, rewriter: Rewriter, constants: dict,
-               filename: str | None = None, table: str | None = None) -> list:
+               filename: str | None = None, table: str | None = None, ldexp: bool = False) -> list:
     """Apply one vectorizable loop's rewrites (constants of approximations before `nest_root`,
-    shared through `constants`; the exact ops read the global `table`, which plan.exact needs);
-    returns [(what, op name, location)] for the remarks."""
+    shared through `constants`; exp scaled by ldexp with `ldexp`; the exact ops read the global
+    `table`, which plan.exact needs); returns [(what, op name, location)] for the remarks."""
     done = []
     for op in plan.approximate:
         where = mlir.location_of(op, filename)
         name = op.name
 
-        approximate_through(rewriter, op, nest_root, constants)
+        approximate_through(rewriter, op, nest_root, constants, ldexp)
         done.append(("approximated", name, where))
     for op in plan.exact:
         where, name = mlir.location_of(op, filename), op.name
@@ -129,6 +131,7 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
     use_approx = options.approximate_math if approximate_math is None else approximate_math
     module_op = enclosing_module(fn)
     table, table_exists = None, False  # the module's expf table, looked up at the first exact op
+    ldexp = math_approx.scales_by_ldexp(options.plan_vector_bits)
     count = 0
     for nest in plans:
         constants: dict = {}
@@ -148,7 +151,7 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
                     "approximated": [op.name for op in plan.approximate], "exact": [op.name for op in plan.exact]}
             if plan.exact and table is None:
                 table, table_exists = exact_math.table_name(module_op)
-            done = apply_plan(plan, nest.root, rewriter, constants, filename, table)
+            done = apply_plan(plan, nest.root, rewriter, constants, filename, table, ldexp)
             log.add(PASS, PASSED, f"{VECTORIZABLE} at width {plan.width}", function=fname, location=where,
                     args=args)
             for what, name, site in done:
@@ -165,14 +168,14 @@ def vectorize_function(fn: ir.Operation, options: Options, log: RemarkLog, filen
     if table is not None and not table_exists:
         exact_math.add_table(module_op, table)
     if use_approx:
-        count += approximate_vector_math(fn, rewriter, log, fname, filename)
+        count += approximate_vector_math(fn, rewriter, log, fname, filename, ldexp)
     if count:
         hint_vector_width(fn, options, log, fname, filename)
     return count
 
 
 def approximate_vector_math(fn: ir.Operation, rewriter: Rewriter, log: RemarkLog, fname: str,
-                            filename: str) -> int:
+                            filename: str, ldexp: bool = False) -> int:
     """Math functions the register tiling has already put on vectors (an epilogue such as a GELU
     after a product, codegen/cpu/register_tile.py) become polynomials too, as in a loop the plan
     vectorizes (constants before the outermost loop around them); one remark per source op and
@@ -187,7 +190,7 @@ def approximate_vector_math(fn: ir.Operation, rewriter: Rewriter, log: RemarkLog
         loops = [p for p in ancestors(op) if p.name == "affine.for"]
         anchor = loops[-1] if loops else op
         key = (mlir.location_of(op, filename), op.name)
-        approximate_through(rewriter, op, anchor, constants)
+        approximate_through(rewriter, op, anchor, constants, ldexp)
         counts[key] = counts.get(key, 0) + 1
     for (where, name), n in counts.items():
         log.add(PASS, PASSED, f"{APPROXIMATED}: {name} on {n} {VECTOR_TEXT} (max error "

@@ -14,8 +14,10 @@ libm by tests/test_cpu_math.py (`MAX_ULP`, 1 ulp for each, is what it asserts; e
 2^32 f32 inputs was checked, see docs/cpu_codegen.md):
 
   exp   range reduction x = n ln2 + r (|r| <= ln2/2, two-constant Cody-Waite with fma), e^r by a
-        degree-6 polynomial (1 + r + r^2 P(r)), times 2^n built in the exponent bits in two
-        halves so that subnormal results round once and large ones overflow to inf;
+        degree-6 polynomial (1 + r + r^2 P(r)), times 2^n rounded once (`Ops.scale`): built in
+        the exponent bits in two halves so that subnormal results round once and large ones
+        overflow to inf, or, for a 512-bit plan, one `llvm.intr.ldexp` (AVX-512's vscalefps), which
+        gives the same bits;
         x < ln(2^-150) -> +0, x > ln(FLT_MAX) -> inf, NaN -> NaN.
   log   x = m 2^e with m in [sqrt(1/2), sqrt(2)) from the bits (subnormals scaled by 2^23 first),
         log(m) = f - f^2/2 + f^3 P(f) with f = m - 1 (exact), P of degree 7, plus e ln2 in two
@@ -90,6 +92,17 @@ class Ops:
     def shl(self, a, k: int): raise NotImplementedError
     def ashr(self, a, k: int): raise NotImplementedError
 
+    def scale(self, p, n):
+        """p * 2^n rounded once, for p in [0.7, 1.5) and the integral float n in [-150, 128]: 2^n
+        in the exponent bits in two halves (each a normal f32; the first product is exact, the
+        second rounds once, to a subnormal or to inf where the result is one)."""
+        ni = self.to_int(n)
+        n1 = self.ashr(ni, 1)
+        n2 = self.isub(ni, n1)
+        s1 = self.from_bits(self.shl(self.iadd(n1, self.i(127)), 23))
+        s2 = self.from_bits(self.shl(self.iadd(n2, self.i(127)), 23))
+        return self.mul(self.mul(p, s1), s2)
+
     def horner(self, x, coeffs):
         """c0 + x (c1 + x (c2 + ...)), one fma per coefficient."""
         acc = self.f(coeffs[-1])
@@ -107,12 +120,7 @@ def _exp_finite(b: Ops, xc):
     r = b.fma(n, b.f(-LN2_LO), r)
     q = b.horner(r, EXP_P)
     p = b.add(b.fma(q, b.mul(r, r), r), b.f(1.0))
-    ni = b.to_int(n)
-    n1 = b.ashr(ni, 1)
-    n2 = b.isub(ni, n1)
-    s1 = b.from_bits(b.shl(b.iadd(n1, b.i(127)), 23))
-    s2 = b.from_bits(b.shl(b.iadd(n2, b.i(127)), 23))
-    return b.mul(b.mul(p, s1), s2)
+    return b.scale(p, n)
 
 
 def exp_f32(b: Ops, x):
@@ -186,6 +194,16 @@ MAX_ULP: dict[str, float] = {"math.exp": 1.0, "math.log": 1.0, "math.tanh": 1.0,
 _CMPF = {"oeq": 1, "ogt": 2, "olt": 4, "uno": 14}  # arith.cmpf predicate numbers
 
 
+def scales_by_ldexp(vector_bits: int) -> bool:
+    """Whether exp's 2^n scaling on scalars is one `llvm.intr.ldexp` (IROps(ldexp=True)) for a
+    plan of this width: a 512-bit plan is for AVX-512, whose vscalefps LLVM 22 emits for ldexp in
+    the loops its vectorizer widens (one instruction for the nine of the two halves, the same
+    bits: both round p * 2^n once); AVX2 has no such instruction, and LLVM would call libm's
+    ldexpf lane by lane. Ops already on vectors keep the two halves (MLIR's op takes a scalar
+    exponent only)."""
+    return vector_bits >= 512
+
+
 def approximation_refusal(op: ir.Operation) -> str | None:
     """None if `op` has an approximation here (one of APPROXIMATIONS on f32 or a vector of f32,
     without fast-math flags asking for less), else why not."""
@@ -203,8 +221,9 @@ class IROps(Ops):
     of f32); constants go before `const_anchor` (outside the loops, once per value)."""
 
     def __init__(self, anchor: ir.Operation, ftype: ir.Type, const_anchor: ir.Operation | None = None,
-                 cache: dict | None = None) -> None:
+                 cache: dict | None = None, ldexp: bool = False) -> None:
         self.ip = ir.InsertionPoint(anchor)
+        self.ldexp = ldexp
         self.const_ip = ir.InsertionPoint(const_anchor or anchor)
         self.ftype = ftype
         self.cache = cache if cache is not None else {}
@@ -271,13 +290,21 @@ class IROps(Ops):
     def shl(self, a, k): return self._bin("arith.shli", a, self.i(k), self.itype)
     def ashr(self, a, k): return self._bin("arith.shrsi", a, self.i(k), self.itype)
 
+    def scale(self, p, n):
+        # MLIR's llvm.intr.ldexp takes a scalar exponent only: vectors keep the two halves
+        if not self.ldexp or isinstance(self.ftype, ir.VectorType):
+            return super().scale(p, n)
+        return self._op("llvm.intr.ldexp", [p, self.to_int(n)], self.ftype)
 
-def approximate(op: ir.Operation, const_anchor: ir.Operation | None = None, cache: dict | None = None) -> ir.Value:
+
+def approximate(op: ir.Operation, const_anchor: ir.Operation | None = None, cache: dict | None = None,
+                ldexp: bool = False) -> ir.Value:
     """Replace the math op `op` (approximation_refusal(op) is None) by its approximation, built
-    right before it (constants before `const_anchor`, shared through `cache`); returns the value
-    that now stands for op's result. `op` is erased."""
+    right before it (constants before `const_anchor`, shared through `cache`; exp's scaling by
+    `llvm.intr.ldexp` with `ldexp`, see scales_by_ldexp); returns the value that now stands for
+    op's result. `op` is erased."""
     with op.context, op.location:
-        b = IROps(op, op.results[0].type, const_anchor, cache)
+        b = IROps(op, op.results[0].type, const_anchor, cache, ldexp)
         value = APPROXIMATIONS[op.name](b, op.operands[0])
     op.results[0].replace_all_uses_with(value)
     op.erase()
