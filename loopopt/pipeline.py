@@ -20,7 +20,8 @@ from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, fold_constant_copies,
                           isolate_products, loop_order, pack_constant_panels, pack_operands, panel_layout, powers,
-                          register_tile, rows_in_lanes, scalar_replacement, time_tiles, untile, vectorize)
+                          register_tile, rows_in_lanes, scalar_replacement, time_tiles, transpose_tiles, untile,
+                          vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -126,6 +127,8 @@ STEPS: tuple[Step, ...] = (
          "across its reduction", explained="one remark per refused nest, with its code"),
     Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "
          "panels of its register tile", finalize=fold_constant_copies.erase_unread_sources),
+    Step("transpose-tiles", transpose_tiles.run, CPU, "a transposing copy moved in vector tiles: row loads, a "
+         "network of shuffles, row stores"),
     Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "
          "than half of L2, laid out in column panels of its register tile"),
     Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "

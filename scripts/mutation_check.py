@@ -66,6 +66,7 @@ FOCUS = {
     "isolation strips": ["tests/test_cpu_cache_tiling.py"],
     "product fusion": ["tests/test_cpu_product_fusion.py"],
     "gathered lanes": ["tests/test_cpu_gathered_lanes.py", "tests/test_cpu_powers.py"],
+    "transpose tiles": ["tests/test_cpu_transpose_tiles.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -373,6 +374,13 @@ MUTATIONS = [
     ("panel layout: a masked vector access stays within one panel", "loopopt/codegen/cpu/plan/panel_layout.py",
      [("        if op.name.startswith(\"affine.vector_\") or op.name in MASKED_OPS:",
        "        if op.name.startswith(\"affine.vector_\"):")]),
+    ("transpose tiles: the copy's source and destination cannot alias", "loopopt/codegen/cpu/plan/transpose_tiles.py",
+     [("    if keys_may_alias(la.key, sa.key):", "    if False:")]),
+    ("transpose tiles: each loop is a whole number of tiles", "loopopt/codegen/cpu/plan/transpose_tiles.py",
+     [("    if None in trips or any(t % lanes or not t for t in trips):", "    if None in trips:")]),
+    ("transpose tiles: no two iterations store to one element", "loopopt/codegen/cpu/plan/transpose_tiles.py",
+     [("and walks_last(index_strides(sa, nb)) and walks_across(index_strides(sa, na))):",
+       "and walks_last(index_strides(sa, nb))):")]),
     ("isolation strips: each piece gets buffers of its own", "loopopt/codegen/cpu/isolate_products.py",
      [("        private += _privatize(rest, candidates)", "        pass")]),
     # issue 36, the kernels' temporaries and the repeated call (runtime/alloc.py, kernel.py's memo)

@@ -69,6 +69,40 @@ def test_tile_order_places_the_tile_loops_and_keeps_the_point_loop_innermost():
     assert tile_order(2, 0, True) == [0, 2, 1, 3]  # (it, ip, jt, jp) -> (it, jt, ip, jp)
     assert tile_order(3, 0, True) == [0, 3, 1, 2, 4]  # (kt, kp, m, it, ip) -> (kt, it, kp, m, ip)
     assert tile_order(3, 1, True) == [0, 1, 3, 2, 4]
+    # the innermost loop's tiles outside the level loop's (the shorter sweep inside)
+    assert tile_order(2, 0, True, True) == [2, 0, 1, 3]  # (it, ip, jt, jp) -> (jt, it, ip, jp)
+    assert tile_order(3, 1, True, True) == [0, 3, 1, 2, 4]  # (b, it, ip, jt, jp) -> (b, jt, it, ip, jp)
+
+
+def test_the_tile_loop_with_fewer_iterations_runs_inside_and_results_are_kept():
+    """A 48 x 128 strip of a transposed weight (the level loop i shorter than the innermost j):
+    j's tiles go outside, so one sweep of the inner tile loop touches 48 rows of dst instead of
+    128 rows of src; a level loop at least as long keeps its tiles outside. Batched too."""
+    src = transpose(m=48, n=128)
+    out, remarks = block(src)
+    assert loop_headers(out) == ["affine.for %arg2 = 0 to 128 step 16 {", "affine.for %arg3 = 0 to 48 step 16 {",
+                                 "affine.for %arg4 = 0 to 16 {", "affine.for %arg5 = 0 to 16 {"], out
+    assert "affine.load %arg0[%arg5 + %arg2, %arg4 + %arg3]" in out, out
+    assert "the innermost loop's tiles outside" in remarks[0], remarks
+    assert_same_results(src, out, seed=5)
+    assert [p.inner_tiles_outside for p in plans(transpose(m=128, n=128))] == [False]
+    assert [p.inner_tiles_outside for p in plans(transpose(m=128, n=48))] == [False]
+    batched = """func.func @t(%src: memref<2x128x32xf32>, %dst: memref<2x32x128xf32>) {
+  affine.for %b = 0 to 2 {
+    affine.for %i = 0 to 32 {
+      affine.for %j = 0 to 128 {
+        %v = affine.load %src[%b, %j, %i] : memref<2x128x32xf32>
+        affine.store %v, %dst[%b, %i, %j] : memref<2x32x128xf32>
+      }
+    }
+  }
+  return
+}
+"""
+    out, remarks = block(batched)
+    assert loop_headers(out)[:3] == ["affine.for %arg2 = 0 to 2 {", "affine.for %arg3 = 0 to 128 step 16 {",
+                                     "affine.for %arg4 = 0 to 32 step 16 {"], out
+    assert_same_results(batched, out, seed=6)
 
 
 def test_a_transpose_is_tiled_by_one_cache_line_a_side_and_keeps_its_results():

@@ -39,14 +39,16 @@ from ...step import StepContext
 PASS = "block-transposes"
 
 
-def tile_order(depth: int, level: int, tile_level: bool) -> list[int]:
+def tile_order(depth: int, level: int, tile_level: bool, inner_tiles_outside: bool = False) -> list[int]:
     """The permutation of a tiled band of `depth` loops: its innermost loop strip-mined (..., I
     tile, I point) and, with `tile_level`, band[level] too (K tile, K point at level, level + 1).
-    The tile loops go to `level`, K's first; the point loops keep their order inside them, the
-    innermost point loop innermost."""
+    The tile loops go to `level`, K's first (I's with `inner_tiles_outside`: the shorter sweep
+    inside, plan/locality.py); the point loops keep their order inside them, the innermost point
+    loop innermost."""
     if not tile_level:
         return [*range(level), depth - 1, *range(level, depth - 1), depth]
-    return [*range(level), level, depth, level + 1, *range(level + 2, depth), depth + 1]
+    tiles = [depth, level] if inner_tiles_outside else [level, depth]
+    return [*range(level), *tiles, level + 1, *range(level + 2, depth), depth + 1]
 
 
 def _tiled(top: ir.Operation, plan: TransposeBlock) -> list[ir.Operation]:
@@ -62,7 +64,7 @@ def _tiled(top: ir.Operation, plan: TransposeBlock) -> list[ir.Operation]:
 
 
 def _order(plan: TransposeBlock) -> list[int]:
-    return tile_order(len(plan.band), plan.level, plan.tile_level)
+    return tile_order(len(plan.band), plan.level, plan.tile_level, plan.inner_tiles_outside)
 
 
 def transpose_violation(plan: TransposeBlock) -> str | None:
@@ -106,12 +108,14 @@ def block_transposes_function(fn: ir.Operation, options: Options, log: RemarkLog
         outside = mlir.location_of(plan.band[plan.level], filename)  # before the band is rewritten
         rewriter.replace([plan.band[0]], lambda plan=plan: [block_transpose(plan)])
         shape = (f"{plan.lines} x {plan.lines} tiles of the loop at {outside} and the innermost loop"
+                 + (" (the innermost loop's tiles outside: the shorter sweep inside)" if plan.inner_tiles_outside else "")
                  if plan.tile_level else
                  f"strips of {plan.lines} iterations of the innermost loop, outside the loop at {outside}")
         log.add(PASS, PASSED, f"[BLOCK TRANSPOSE] {shape} (one {CACHE_LINE_BYTES}-byte cache line a side): the "
                 f"column walk reuses {plan.lines} cache lines instead of touching one per iteration",
                 function=fname, location=where,
                 args={"lines": plan.lines, "level": plan.level, "tile_level": plan.tile_level,
+                      "inner_tiles_outside": plan.inner_tiles_outside,
                       "loops_added": 1 + plan.tile_level})
         count += 1
     return count

@@ -22,9 +22,10 @@ func.func @linear(%A: memref<12x32xf32>, %W: memref<48x32xf32>, %C: memref<12x48
 // CHECK: pack-operand.mlir:11:14: passed: [PACK] operand %arg1 copied before the product into a 32x48 buffer whose rows run along the lanes loop (in @linear)
 // CHECK: passed: [BLOCK TRANSPOSE] 16 x 16 tiles
 // CHECK: passed: [REGISTER TILING]
+// CHECK: passed: [TRANSPOSE TILE] a 16 x 16 transposing copy in 8 x 8 tiles
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x48xf32>
-// CHECK: affine.store %{{.*}}, %[[P]][%{{.*}}, %{{.*}}] : memref<32x48xf32>
+// CHECK: affine.vector_store %{{.*}}, %[[P]][%{{.*}}, %{{.*}}] : memref<32x48xf32>, vector<8xf32>
 // CHECK: affine.vector_load %[[P]][%{{.*}}, %{{.*}}] : memref<32x48xf32>, vector<8xf32>
 // CHECK: memref.dealloc %[[P]] : memref<32x48xf32>
 // CHECK-NEXT: return

@@ -273,6 +273,11 @@ def _band_conflicts(band: list, facts, accesses: list, names: list[str]):
 # outside reads their next element. Tiling the innermost loop and the loop the column access
 # walks contiguously by one cache line each keeps the lines of one tile in L1 while the loops
 # inside walk along them (a strip of the innermost loop alone when the other loop is short).
+# Of the two tile loops, the one with fewer iterations runs inside: one sweep of the inner tile
+# loop walks one access across rows, a row (and on long rows a page) per iteration, so the
+# shorter sweep touches fewer lines and pages before it comes back (a 3072 x 128 strip of a
+# transposed weight: 128 rows of the copy per sweep instead of 3072 rows of the weight, each in a
+# page of its own).
 
 CACHE_LINE_BYTES = 64
 
@@ -288,6 +293,7 @@ class TransposeBlock:
     lines: int  # iterations per tile side (CACHE_LINE_BYTES / element bytes)
     tile_level: bool  # band[level] is tiled too (its trip count is a multiple of `lines` above it)
     strided: object  # the access (accesses.AccessPattern) the tile keeps in cache
+    inner_tiles_outside: bool = False  # the innermost loop's tile loop runs outside band[level]'s
 
 
 def _tileable(loop, lines: int) -> bool:
@@ -328,4 +334,15 @@ def plan_transpose_block(band: list, facts) -> TransposeBlock | None:
     if lines < 2 or not _tileable(band[-1], lines):
         return None
     level = along[-1]
-    return TransposeBlock(tuple(band), level, lines, _tileable(band[level], lines), strided[0])
+    tile_level = _tileable(band[level], lines)
+    return TransposeBlock(tuple(band), level, lines, tile_level, strided[0],
+                          tile_level and shorter_sweep_outside(band[level], band[-1]))
+
+
+def shorter_sweep_outside(level_loop, inner_loop) -> bool:
+    """Whether the innermost loop's tiles should run outside the level loop's: the level loop
+    has fewer iterations (constant trip counts; the block comment above says why)."""
+    from ....analysis.loops import constant_trip_count
+
+    a, b = constant_trip_count(level_loop), constant_trip_count(inner_loop)
+    return a is not None and b is not None and a < b

@@ -1,0 +1,183 @@
+"""Transposing copies in vector registers (cpu): the plan.
+
+A product's B operand is often a transposed copy (torch's Linear: `T[k, j] = W[j, k]`), which
+block-transposes (codegen/cpu/block_transposes.py) walks in tiles of one cache line a side. Element
+by element such a tile is one scalar load and one scalar store per element; BERT's feed-forward
+layer spends about a third of its time there (docs/cpu_codegen.md section 22). As BLIS packs B, a
+W x W tile (W the lanes of the element) becomes W vector loads along the source's rows, a
+transposing network of two-input interleaves (`transpose_network`: log2 W stages of W shuffles)
+and W vector stores along the destination's rows.
+
+`plan_transpose_tile(outer)` takes a perfect band of two loops (outer, inner) only where that is
+exact:
+
+* the inner body is one `affine.load` whose only use is one `affine.store` (a copy of one
+  element); neither loop carries values; both step 1 with constant trip counts that are
+  multiples of W (`options.plan_vector_bits` over the element's bits, 2 <= W <= MAX_LANES);
+* there is a loop `a` along which the load walks its last dimension by 1 and no other, and the
+  other loop `b` along which the store does; along `a` the store leaves its last dimension and
+  moves another (`b` likewise for the load): so no two iterations store to one element (the
+  last dimension fixes b, the other fixes a), and the tile may write its elements in any order;
+* the two buffers cannot alias (`memory.keys_may_alias`): the tile reads all its elements before
+  it writes any, which keeps every value only when nothing it reads is written in the band.
+
+Each element is moved unchanged: bit-exact. A band that copies along a row on one side and along
+a column on the other but fails a later rule is a `TransposeTileCode` refusal with its reason.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from .... import mlir
+from ....analysis.accesses import access_pattern
+from ....analysis.affine import Scope
+from ....analysis.loops import body_ops, constant_trip_count, loop_dims
+from ....analysis.refusal import Refusal
+from ....mlir import ir
+from .locality import index_strides
+
+MAX_LANES = 16  # a tile of W x W unrolled: W loads, W log2 W shuffles, W stores (96 ops at 16)
+
+
+class TransposeTileCode(enum.Enum):
+    """Why a transposing copy stays element by element (the remark)."""
+
+    ALIAS = "[STOP TRANSPOSE TILE] the copy's source and destination may be one buffer"
+    TRIPS = "[STOP TRANSPOSE TILE] a loop of the copy is not a whole number of vector tiles"
+    LANES = "[STOP TRANSPOSE TILE] the element gives no vector tile"
+
+    @property
+    def message(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class TransposeTile:
+    """The band (outer, inner) whose body copies `load` to `store` transposed: the load walks its
+    last dimension along `a`, the store along `b`; tiles of `lanes` x `lanes`; `trips` (a's, b's).
+    With `refusal`, the band is a transposing copy left element by element."""
+
+    outer: ir.Operation
+    inner: ir.Operation
+    a: ir.Operation | None
+    b: ir.Operation | None
+    load: ir.Operation
+    store: ir.Operation
+    lanes: int
+    trips: tuple[int, int]
+    refusal: Refusal | None = None
+
+
+def element_bits(t: ir.Type) -> int | None:
+    """Bits of a float or integer element, else None."""
+    if isinstance(t, ir.FloatType):
+        return ir.FloatType(t).width
+    if isinstance(t, ir.IntegerType):
+        return ir.IntegerType(t).width
+    return None
+
+
+def walks_last(strides) -> bool:
+    """The access moves its last dimension by exactly 1 along the loop and no other dimension."""
+    return strides is not None and None not in strides and strides[-1] == 1 and all(s == 0 for s in strides[:-1])
+
+
+def walks_across(strides) -> bool:
+    """The access leaves its last dimension along the loop and moves another (a constant stride)."""
+    return strides is not None and None not in strides and strides[-1] == 0 and any(s != 0 for s in strides[:-1])
+
+
+def copy_band(outer: ir.Operation) -> tuple[ir.Operation, ir.Operation, ir.Operation] | None:
+    """(inner, load, store) when `outer` is `for { for { x = load; store x } }`, both loops
+    step 1 and carrying nothing, the load's value used by the store alone."""
+    if outer.name != "affine.for" or mlir.int_attr(outer, "step") != 1 or list(outer.results):
+        return None
+    ops = [o for o in body_ops(outer) if o.name != "affine.yield"]
+    if len(ops) != 1 or ops[0].name != "affine.for":
+        return None
+    inner = ops[0]
+    if mlir.int_attr(inner, "step") != 1 or list(inner.results):
+        return None
+    body = [o for o in body_ops(inner) if o.name != "affine.yield"]
+    if len(body) != 2 or body[0].name != "affine.load" or body[1].name != "affine.store":
+        return None
+    load, store = body
+    if store.operands[0] != load.results[0] or len(list(load.results[0].uses)) != 1:
+        return None
+    return inner, load, store
+
+
+def plan_transpose_tile(outer: ir.Operation, options, scope: Scope) -> TransposeTile | None:
+    """The TransposeTile of the band at `outer` (module doc): None when it is not a transposing
+    copy, a plan with `refusal` when it is one that stays element by element."""
+    from ....analysis.memory import keys_may_alias
+
+    found = copy_band(outer)
+    if found is None:
+        return None
+    inner, load, store = found
+    la, sa = access_pattern(load, scope), access_pattern(store, scope)
+    if la.index is None or sa.index is None or la.rank < 2 or sa.rank < 2:
+        return None
+    names = {id(lp): loop_dims(lp, scope)[0].name for lp in (outer, inner)}
+    for a, b in ((outer, inner), (inner, outer)):
+        na, nb = names[id(a)], names[id(b)]
+        if (walks_last(index_strides(la, na)) and walks_across(index_strides(la, nb))
+                and walks_last(index_strides(sa, nb)) and walks_across(index_strides(sa, na))):
+            break
+    else:
+        return None
+    trips = (constant_trip_count(a), constant_trip_count(b))
+    bits = element_bits(load.results[0].type)
+    lanes = options.plan_vector_bits // bits if bits and bits % 8 == 0 else 0
+
+    def refuse(code: TransposeTileCode, detail: str) -> TransposeTile:
+        return TransposeTile(outer, inner, None, None, load, store, lanes, trips, Refusal(code, detail, (outer,)))
+
+    if lanes < 2 or lanes > MAX_LANES or lanes & (lanes - 1):
+        return refuse(TransposeTileCode.LANES, f"{load.results[0].type} in {options.plan_vector_bits}-bit vectors "
+                      f"gives {lanes} lanes (a tile needs 2 to {MAX_LANES}, a power of two)")
+    if None in trips or any(t % lanes or not t for t in trips):
+        return refuse(TransposeTileCode.TRIPS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes}")
+    if keys_may_alias(la.key, sa.key):
+        return refuse(TransposeTileCode.ALIAS, "the tile reads all its elements before it writes any")
+    return TransposeTile(outer, inner, a, b, load, store, lanes, trips)
+
+
+def transpose_network(lanes: int) -> list[list[tuple[int, int, bool]]]:
+    """The stages of a `lanes` x `lanes` transpose by two-input interleaves. Per stage and output
+    vector, in order, (x, y, high): interleave the low (high: the upper) halves of input vectors
+    x and y element by element. Stage inputs i and i + lanes / 2 give outputs 2i and 2i + 1;
+    after log2(lanes) stages output k holds column k of the rows given to the first stage
+    (`transpose_by_network` is the same on lists, the tests' oracle)."""
+    half = lanes // 2
+    stage = [pair for i in range(half) for pair in ((i, i + half, False), (i, i + half, True))]
+    return [stage] * (lanes.bit_length() - 1)
+
+
+def zip_mask(lanes: int, high: bool) -> list[int]:
+    """vector.shuffle's mask interleaving the low (high) halves of two `lanes`-vectors."""
+    base = lanes // 2 if high else 0
+    return [m for k in range(lanes // 2) for m in (base + k, lanes + base + k)]
+
+
+def transpose_by_network(rows: list) -> list:
+    """`transpose_network` applied to plain lists: rows -> columns."""
+    lanes = len(rows)
+    cur = [list(r) for r in rows]
+    for stage in transpose_network(lanes):
+        cur = [[(cur[x] + cur[y])[m] for m in zip_mask(lanes, high)] for x, y, high in stage]
+    return cur
+
+
+def plan_transpose_tiles(fn: ir.Operation, options) -> list[TransposeTile]:
+    """A TransposeTile (or refusal) per transposing copy band of the function."""
+    scope = Scope()
+    out = []
+    for op in mlir.walk(fn):
+        if op.name == "affine.for":
+            plan = plan_transpose_tile(op, options, scope)
+            if plan is not None:
+                out.append(plan)
+    return out
