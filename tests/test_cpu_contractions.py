@@ -772,3 +772,51 @@ def test_fusion_keeps_a_reduction_band_inside_its_output_loops():
     body = out[out.index("iter_args"):]
     body = body[:body.index("affine.yield")]
     assert "vector_store" not in body and "affine.store" not in body
+
+
+# ----------------------------------------------------------------------------- registers a tile holds
+# (docs/cpu_codegen.md section 24)
+
+def test_a_masked_tail_after_one_vector_that_runs_once_is_live_with_it():
+    """A row of 28 columns at 16 lanes: the whole vector and the masked one run once each, as one
+    block: 2 accumulator vectors per row are live; not so for a covering tile, a multiple of the
+    width, a tail left scalar, a row of two vectors or more, or an unknown count."""
+    assert cpu_plan.live_vectors(1, 16, 28, False, True) == 2
+    assert cpu_plan.live_vectors(1, 8, 12, False, True) == 2
+    assert cpu_plan.live_vectors(2, 16, 28, True, True) == 2
+    assert cpu_plan.live_vectors(1, 16, 32, False, True) == 1
+    assert cpu_plan.live_vectors(1, 16, 28, False, False) == 1
+    assert cpu_plan.live_vectors(1, 16, 40, False, True) == 1
+    assert cpu_plan.live_vectors(1, 16, None, False, True) == 1
+
+
+def test_the_tile_counts_the_live_tail_and_the_held_registers():
+    """28 columns at 16 lanes in 32 registers: 16 rows of one vector without the tail counted;
+    with it 14 rows (28 accumulators + 3 spare); with 9 weights held as well, 10 rows."""
+    assert cpu_plan.choose_tile(32, 1, 16, 16, 28, 28) == (16, 1)
+    assert cpu_plan.choose_tile(32, 1, 16, 16, 28, 28, tail=True) == (14, 1)
+    assert cpu_plan.choose_tile(32, 1, 16, 16, 28, 28, tail=True, held=9) == (10, 1)
+
+
+@pytest.mark.parametrize("bits,ow,rows,held", [(512, 28, 10, 9), (256, 12, 6, 0)])
+def test_depthwise_with_a_masked_tail_keeps_its_accumulators_and_weights_in_registers(bits, ow, rows, held):
+    """A 3x3 depthwise convolution whose output rows are one vector and a masked tail: at 512 bits
+    the 9 weights (loaded once, used by every row) and 2 vectors per row fit 32 registers with 10
+    rows (16 rows spilled: mobilenet_block); at 256 bits 9 weights are more than a third of 16
+    registers, so none are counted as held and 6 rows of 2 vectors fit. Bit for bit natively and
+    in the interpreter (every lane a masked vector reads in bounds)."""
+    out, messages = check(conv2d(depthwise=True, f=3, oh=rows + 3, ow=ow), bits)
+    (tiled,) = tiles(messages)
+    assert tiled.startswith(f"[REGISTER TILING] {rows} x ")
+    assert f"{2 * rows} accumulators live at once" in tiled
+    assert ("9 registers hold values loaded once for all rows" in tiled) == (held == 9)
+    assert "vector.maskedload" in out
+
+
+def test_a_product_whose_rows_are_two_vectors_or_more_keeps_its_tile():
+    """The rule is for rows shorter than two vectors: a product of 40 columns at 8 lanes keeps its
+    tile of 3 rows x 4 vectors (the sweep, a single vector, no masked vector after one that runs
+    once)."""
+    _, messages = check(bmm(b=1, m=7, n=40, k=9), 256)
+    (tiled,) = tiles(messages)
+    assert "accumulators live at once" not in tiled and "registers hold" not in tiled

@@ -233,6 +233,22 @@ def _modules():
         def forward(self, x):
             return F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
 
+    class ResNeXtBlock(nn.Module):
+        """ResNeXt's bottleneck (stride 1, in = out): 1x1, BN, ReLU, 3x3 grouped conv, BN, ReLU,
+        1x1, BN, + x, ReLU."""
+
+        def __init__(self, c, width, groups):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(c, width, 1, bias=False), bn(nn.BatchNorm2d(width))
+            self.conv2 = nn.Conv2d(width, width, 3, padding=1, groups=groups, bias=False)
+            self.bn2 = bn(nn.BatchNorm2d(width))
+            self.conv3, self.bn3 = nn.Conv2d(width, c, 1, bias=False), bn(nn.BatchNorm2d(c))
+
+        def forward(self, x):
+            y = F.relu(self.bn1(self.conv1(x)))
+            y = F.relu(self.bn2(self.conv2(y)))
+            return F.relu(self.bn3(self.conv3(y)) + x)
+
     class FFN(nn.Module):
         """BERT's feed-forward layer with its weights as inputs: Linear, GELU (erf), Linear."""
 
@@ -365,7 +381,7 @@ def _modules():
 
     return dict(MLP=MLP, LayerNorm=LayerNorm, Softmax=Softmax, Attention=Attention, SDPA=SDPA,
                 Elementwise=Elementwise, RowMax=RowMax, EncoderLayer=EncoderLayer, BasicBlock=BasicBlock,
-                SmallCNN=SmallCNN, InvertedResidual=InvertedResidual, ConvBNReLU=ConvBNReLU, VGGStack=VGGStack,
+                SmallCNN=SmallCNN, InvertedResidual=InvertedResidual, ResNeXtBlock=ResNeXtBlock, ConvBNReLU=ConvBNReLU, VGGStack=VGGStack,
                 FFN=FFN, BertAttention=BertAttention, Cell=Cell, RNNSequence=RNNSequence, CrossEntropy=CrossEntropy,
                 NLLLoss=NLLLoss, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats)
 
@@ -426,6 +442,10 @@ def model_blocks() -> list[Block]:
         out.append(Block(f"mobilenet_block{sfx}", f"MobileNetV2 inverted residual: 1x1 expand {c}->{c * e}, BN, ReLU6, "
                          f"3x3 depthwise, BN, ReLU6, 1x1 project ->{c}, BN, + x on {n}x{c}x{hw}x{hw}",
                          lambda c=c, e=e: M()["InvertedResidual"](c, e), [(n, c, hw, hw)]))
+    for sfx, (n, c, w, g, hw) in (("", (4, 128, 128, 32, 28)), ("_small", (1, 8, 8, 4, 6))):
+        out.append(Block(f"resnext_block{sfx}", f"ResNeXt bottleneck: 1x1 {c}->{w}, BN, ReLU, 3x3 grouped conv "
+                         f"{w}->{w} groups={g}, BN, ReLU, 1x1 {w}->{c}, BN, + x, ReLU on {n}x{c}x{hw}x{hw}",
+                         lambda c=c, w=w, g=g: M()["ResNeXtBlock"](c, w, g), [(n, c, hw, hw)]))
     for sfx, (n, ci, co, hw) in (("", (4, 64, 128, 32)), ("_small", (1, 4, 8, 8))):
         out.append(Block(f"strided_conv{sfx}", f"conv3x3 stride 2 {ci}->{co} (pad 1), BN, ReLU, avgpool 2 on "
                          f"{n}x{ci}x{hw}x{hw}", lambda ci=ci, co=co: M()["ConvBNReLU"](ci, co, 3, stride=2, pool="avg2"),

@@ -732,6 +732,13 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             cols = constant_trip_count(plan.loop)
             text += f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"
             args["cover"] = cols
+        if plan.live > plan.vectors:
+            text += (f"; {plan.live * plan.rows} accumulators live at once (the whole vector and the masked tail "
+                     "run once each, as one block)")
+            args["live"] = plan.live * plan.rows
+        if plan.held:
+            text += f"; {plan.held} registers hold values loaded once for all rows"
+            args["held"] = plan.held
         if plan.carried:
             kinds = ", ".join(red.kind for red in plan.carried)
             parts = plan.rows * plan.vectors * len(plan.carried)

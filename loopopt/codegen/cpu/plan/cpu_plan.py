@@ -390,6 +390,8 @@ class TilePlan:
     masked_tail: bool = False  # the columns left over run as one masked vector (else one at a time)
     unrolled: tuple = ()  # loops of the band run as copies of their body (a kernel's 3 columns)
     cover: bool = False  # the tile's vectors cover all of P's (constant) iterations, the last one masked
+    held: int = 0  # registers holding loads of neither rows nor lanes for the whole tile (held_registers)
+    live: int = 0  # accumulator vectors per row live at once (live_vectors)
 
     @property
     def accumulators(self) -> int:
@@ -843,8 +845,34 @@ class LoadCopies:
 GEMM_LOADS = LoadCopies()
 
 
+def live_vectors(nv: int, width: int, cols: int | None, covers: bool, tail: bool) -> int:
+    """Accumulator vectors per row that are live at once for a tile of NV vectors: NV, or 2 for
+    one vector over a constant number of columns between one and two vectors followed by a
+    masked tail (`tail`): the whole vector and the masked one each run once, straight-line code
+    that LLVM schedules together (a depthwise convolution's 28 output columns at 16 lanes)."""
+    if nv == 1 and tail and not covers and cols is not None and width < cols < 2 * width:
+        return 2
+    return nv
+
+
+def held_registers(band: list[ir.Operation], loads: LoadCopies, registers: int) -> int:
+    """Registers a tile holds besides its accumulators: each load that moves with neither the
+    rows nor the lanes (a depthwise convolution's weight under rows of output), once per copy of
+    the band's short loops unrolled around it (`short_band_loop`): those copies are one block, in
+    which LLVM loads each once and keeps it for every row (3 x 3 weights: 9 registers). None
+    when they exceed a third of the registers: then LLVM broadcasts them from memory at each use
+    rather than give up the accumulators (9 weights in AVX2's 16 registers)."""
+    copies = 1
+    for b in band:
+        if short_band_loop(b, band):
+            copies *= constant_trip_count(b) or 1
+    held = loads.neither * copies
+    return held if held <= registers // 3 else 0
+
+
 def choose_tile(registers: int, reductions: int, width: int, rows_max: int | None, cols_trip: int | None,
-                rows_trip: int | None, loads: LoadCopies = GEMM_LOADS, cover: bool = False) -> tuple[int, int]:
+                rows_trip: int | None, loads: LoadCopies = GEMM_LOADS, cover: bool = False,
+                tail: bool = False, held: int = 0) -> tuple[int, int]:
     """(MR, NV): the tile of accumulators with the most reuse, multiply-adds per load of one
     step of the reduction (for a product, MR x NV / (MR + NV): broadcasts of A and vector loads
     of B; `loads` in general), with MR x NV x reductions accumulators and SPARE_REGISTERS more
@@ -852,7 +880,9 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
     NV x width up to the column trip count, or, with `cover` (masks allowed), the NV vectors
     that cover all of a constant number of columns that is no multiple of the width, the last
     vector masked (a 1x1 convolution's 28 output columns: 2 vectors of 16), its reuse counted
-    on the columns that exist; ties go to more accumulators (independent chains hide the
+    on the columns that exist. The registers hold MR x `live_vectors` x reductions accumulators
+    (with `tail`, a masked vector after one that runs once is live with it) and
+    `held` values besides (`held_registers`); ties go to more accumulators (independent chains hide the
     latency of each add: a sum over a transposed operand, whose loads are as many for any
     tile), then to the tile leaving fewer iterations to remainder loops, then to more rows (a
     vector of B then serves more of them)."""
@@ -862,7 +892,8 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
             break
         for nv in range(1, MAX_VECTORS + 1):
             covers = covering(cols_trip, nv, width) if cover else False
-            if mr * nv * reductions + SPARE_REGISTERS > registers or \
+            live = live_vectors(nv, width, cols_trip, covers, tail)
+            if mr * live * reductions + held + SPARE_REGISTERS > registers or \
                     (cols_trip is not None and nv * width > cols_trip and not covers):
                 continue
             left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip and not covers else 0)
@@ -966,7 +997,7 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     registers = vector_registers(options) if width > 1 else 16
     nred = len(reds) + len(mem)
     masked = width > 1 and masked_tail_refusal(p, r, lanes, carried, strided, gathered) is None
-    rows_q, between, rows_why, mr, nv = choose_rows(p, r, band, facts, mem, registers, nred, width, cols, masked)
+    rows_q, between, rows_why, mr, nv, held = choose_rows(p, r, band, facts, mem, registers, nred, width, cols, masked)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     single = len(band) == 1 and not between
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried and single else 0
@@ -978,7 +1009,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
                     in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal,
                     band=tuple(band), between=tuple(between), strided=tuple(strided), gathered=tuple(gathered),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
-                    masked_tail=masked, cover=masked and covering(cols, nv, width))
+                    masked_tail=masked, held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width), masked),
+                    cover=masked and covering(cols, nv, width))
 
 
 # Loops of a reduction band this short run as copies of their body inside the loop around them
@@ -1042,7 +1074,7 @@ def rows_candidates(p: ir.Operation) -> list[tuple[ir.Operation, tuple]]:
 
 def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, registers: int, nred: int, width: int,
                 cols: int | None, cover: bool = False) -> tuple:
-    """(Q, the loops between Q and P, why no rows, MR, NV): of the loops around P
+    """(Q, the loops between Q and P, why no rows, MR, NV, held registers): of the loops around P
     (`rows_candidates`) the one whose rows give the tile the most multiply-adds per load
     (`choose_tile` over `load_copies`: GEMM's i, a convolution's output channel f, not its output
     row oh, whose rows share nothing), among those whose rows may be jammed (`_rows_loop`); ties
@@ -1055,7 +1087,8 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     for k, (q, between) in enumerate(rows_candidates(p)):
         lanes = lanes_of(p, r, q, mem, between)
         loads = load_copies(band, lanes)
-        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k)
+        held = held_registers(band, loads, registers)
+        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k, cover, held)
                           for c in ((False, True) if cover else (False,)))
         if best is not None and key <= best[0]:
             continue
@@ -1066,23 +1099,25 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
         if mr == 1:
             first_why = first_why if k else "one row fits the registers best"
             continue
-        best = (key, q, between, mr, nv)
+        best = (key, q, between, mr, nv, held)
     if best is None:
-        lanes = lanes_of(p, r, None, mem)
-        _, nv = choose_tile(registers, nred, width, 1, cols, None, load_copies(band, lanes), cover)
-        return None, (), first_why, 1, nv
-    _, q, between, mr, nv = best
-    return q, between, "", mr, nv
+        loads = load_copies(band, lanes_of(p, r, None, mem))
+        held = held_registers(band, loads, registers)
+        _, nv = choose_tile(registers, nred, width, 1, cols, None, loads, cover, cover, held)
+        return None, (), first_why, 1, nv, held
+    _, q, between, mr, nv, held = best
+    return q, between, "", mr, nv, held
 
 
 def _tile_for_rows(registers: int, nred: int, width: int, cols: int | None, rows_trip: int | None,
-                   loads: LoadCopies, cover: bool, k: int) -> tuple:
+                   loads: LoadCopies, cover: bool, k: int, tail: bool = False, held: int = 0) -> tuple:
     """(key, MR, NV) of the tile `choose_tile` gives rows of trip count `rows_trip` (the k-th
     candidate), within `rows_limit` for tiles that may (`cover`) or may not cover P's columns:
     the key counts multiply-adds per load on the columns that exist, then accumulators, then
-    fewer vector loads, then the nearer loop. Ties go to the tile without a mask (tried first)."""
+    fewer vector loads, then the nearer loop. Ties go to the tile without a mask (tried first).
+    `tail`: a masked tail may follow; `held`: registers the tile holds besides (`choose_tile`)."""
     mr, nv = choose_tile(registers, nred, width, rows_limit(width, cols, registers, cover), cols, rows_trip, loads,
-                         cover)
+                         cover, tail, held)
     useful = mr * (cols / width if cover and covering(cols, nv, width) else nv)
     return (useful / max(1, loads.per_step(mr, nv)), mr * nv, -loads.vectors(mr, nv), -k, not cover), mr, nv
 
