@@ -63,6 +63,7 @@ FOCUS = {
     "isolation strips": ["tests/test_cpu_cache_tiling.py"],
     "product fusion": ["tests/test_cpu_product_fusion.py"],
     "gathered lanes": ["tests/test_cpu_gathered_lanes.py", "tests/test_cpu_powers.py"],
+    "row streams": ["tests/test_row_streams.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -392,6 +393,21 @@ MUTATIONS = [
     ("gathered lanes: a load of i1 is never read as two vectors", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("            if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):",
        "            if strided is not None and strided_lane_load(p, a, axis.name):")]),
+    # docs/cpu_codegen.md section 23: a parallel loop joins only a reduction that stays vector; a
+    # gathered element is recomputed only from a producer whose body is its value at that point
+    ("row streams: a reduction joined by a parallel loop stays vector (exact, or reassociated)",
+     "loopopt/codegen/cpu/hooks.py",
+     [("    return bool(reds) and len(reds) == len(writes) and all(r.exact or reassociate for r in reds)",
+       "    return bool(reds)")]),
+    ("row streams: a gather's producer has no reduction loop", "loopopt/frontend/gather_recompute.py",
+     [('    if any("parallel" not in k for k in kinds):', "    if False:")]),
+    ("row streams: a gather's producer does not read its output's initial value", "loopopt/frontend/gather_recompute.py",
+     [("        if next(iter(arg.uses), None) is not None:\n            return \"its producer's body reads its output's initial value\"",
+       "        if False:\n            return \"its producer's body reads its output's initial value\"")]),
+    ("row streams: a gather's producer body holds only pure arith/math ops", "loopopt/frontend/gather_recompute.py",
+     [('        if op.name in ("linalg.yield", "linalg.index") or _pure_body_op(op):', "        if True:")]),
+    ("row streams: an extract runs no more often than its producer has points", "loopopt/frontend/gather_recompute.py",
+     [("    if here > points:", "    if False:")]),
 ]
 
 
