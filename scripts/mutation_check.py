@@ -408,6 +408,20 @@ MUTATIONS = [
      [('        if op.name in ("linalg.yield", "linalg.index") or _pure_body_op(op):', "        if True:")]),
     ("row streams: an extract runs no more often than its producer has points", "loopopt/frontend/gather_recompute.py",
      [("    if here > points:", "    if False:")]),
+    ("row streams: a store is overwritten only by a later store of the same element", "loopopt/codegen/cpu/dead_stores.py",
+     [('        if o.name == "affine.store" and _same_address(store, o):', '        if o.name == "affine.store":')]),
+    ("row streams: an argument's store is dead only if no op between uses the argument", "loopopt/codegen/cpu/dead_stores.py",
+     [("        for b in ops[ops.index(a) + 1:]:\n            if _non_store_uses(b, users):\n                return False",
+       "        for b in ops[ops.index(a) + 1:]:\n            if False:\n                return False")]),
+    ("row streams: the later nest writes every element the store wrote", "loopopt/codegen/cpu/dead_stores.py",
+     [("    return fa is not None and fb is not None and _nested_text(fa, fb)", "    return True")]),
+    ("row streams: the overwriting store runs in every iteration", "loopopt/codegen/cpu/dead_stores.py",
+     [('        if all(p.name == "affine.for" for p in', '        if all(True for p in')]),
+    ("row streams: an argument whose store is removed shares memory with no other", "loopopt/codegen/cpu/dead_stores.py",
+     [("    key = buffer_key(buf)\n    if key is not buf:\n        return False", "    return True")]),
+    ("row streams: no use of the buffer between a store and the store overwriting it", "loopopt/codegen/cpu/dead_stores.py",
+     [('            if mlir.op_key(x) in users and x.name not in ("affine.store", "memref.store", "affine.vector_store"):',
+       "            if False:")]),
 ]
 
 

@@ -340,3 +340,160 @@ func.func @g(%x: tensor<4x8xf32>, %k: index) -> f32 {
 """
     note = _note(text)
     assert note.startswith("kept:") and "reduction loop" in note
+
+
+# ------------------------------------------- dead stores: a value overwritten before it is read
+
+# the row maximum and its first index (torch's aten.max.dim); the index is stored into a buffer
+# that the same row iteration then overwrites with the target (as bufferization reuses an i64
+# buffer), and only the target is read back
+ARGMAX_OVERWRITTEN = """
+func.func @rows(%x: memref<8x100xf32>, %t: memref<8xi64>, %m: memref<8xf32>, %out: memref<8xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %idx = memref.alloc() : memref<8xi64>
+  affine.for %i = 0 to 8 {
+    affine.store %c0, %idx[%i] : memref<8xi64>
+  }
+  affine.for %i = 0 to 8 {
+    %r:2 = affine.for %j = 0 to 100 iter_args(%mx = %ninf, %ix = %c0) -> (f32, i64) {
+      %v = affine.load %x[%i, %j] : memref<8x100xf32>
+      %jj = arith.index_cast %j : index to i64
+      %nm = arith.maximumf %v, %mx : f32
+      %gt = arith.cmpf ogt, %v, %mx : f32
+      %ni = arith.select %gt, %jj, %ix : i64
+      affine.yield %nm, %ni : f32, i64
+    }
+    affine.store %r#0, %m[%i] : memref<8xf32>
+    affine.store %r#1, %idx[%i] : memref<8xi64>
+    READ_BETWEEN
+    %tv = affine.load %t[%i] : memref<8xi64>
+    affine.store %tv, %idx[%i] : memref<8xi64>
+  }
+  affine.for %i = 0 to 8 {
+    %v = affine.load %idx[%i] : memref<8xi64>
+    %o = affine.load %out[%i] : memref<8xi64>
+    %v1 = arith.addi %v, %one : i64
+    %w = arith.addi %v1, %o : i64
+    affine.store %w, %out[%i] : memref<8xi64>
+  }
+  memref.dealloc %idx : memref<8xi64>
+  return
+}
+"""
+
+
+def test_an_index_overwritten_before_it_is_read_is_dropped_and_the_maximum_vectorizes():
+    src = ARGMAX_OVERWRITTEN.replace("READ_BETWEEN", "")
+    res = optimize_checked(src, "cpu")
+    assert "arith.select" not in res.text and "arith.cmpf ogt" not in res.text  # the argmax is gone
+    msgs = res.remarks.messages()
+    assert any(m.startswith("[DEAD VALUE]") for m in msgs)
+    assert not any(m.startswith("[STOP VECTORIZE] a value carried in iter_args is not a reduction") for m in msgs)
+    _native_close(src, res.text, "rows")
+
+
+def test_a_read_between_the_two_stores_keeps_the_first():
+    # read at an element known only at run time (no store-to-load forwarding takes it away)
+    src = ARGMAX_OVERWRITTEN.replace("READ_BETWEEN", """%t0 = affine.load %t[%i] : memref<8xi64>
+    %k = arith.index_cast %t0 : i64 to index
+    %c8 = arith.constant 8 : index
+    %km = arith.remui %k, %c8 : index
+    %seen = memref.load %idx[%km] : memref<8xi64>
+    affine.store %seen, %out[%i] : memref<8xi64>""")
+    res = optimize_checked(src, "cpu")
+    assert "arith.select" in res.text  # the index is read before it is overwritten: kept
+    _native_close(src, res.text, "rows")
+
+
+def test_a_later_store_of_another_element_keeps_the_first():
+    src = ARGMAX_OVERWRITTEN.replace("READ_BETWEEN", "").replace(
+        "affine.store %tv, %idx[%i] : memref<8xi64>", "affine.store %tv, %idx[(%i + 1) mod 8] : memref<8xi64>")
+    res = optimize_checked(src, "cpu")
+    assert "arith.select" in res.text  # idx[i] keeps row i's index until the next row: read
+    _native_close(src, res.text, "rows")
+
+
+# ---------------------- dead stores: an argument's elements written again before they are read
+
+# each row of %out first gets exp(x), summed, then x - log(sum): the first writes are dead
+OUT_WRITTEN_TWICE = """
+func.func @lsm(%x: memref<8x100xf32>, %out: memref<8x100xf32>) {
+  %zero = arith.constant 0.0 : f32
+  affine.for %i = 0 to 8 {
+    %s = affine.for %j = 0 to 100 iter_args(%acc = %zero) -> (f32) {
+      %v = affine.load %x[%i, %j] : memref<8x100xf32>
+      %e = math.exp %v : f32
+      affine.store %e, %out[%i, %j] : memref<8x100xf32>
+      %n = arith.addf %acc, %e : f32
+      affine.yield %n : f32
+    }
+    %l = math.log %s : f32
+    BETWEEN
+    affine.for %j = LOWER to 100 {
+      %v = affine.load %x[%i, %j] : memref<8x100xf32>
+      %r = arith.subf %v, %l : f32
+      affine.store %r, %out[%i, %j] : memref<8x100xf32>
+    }
+  }
+  return
+}
+"""
+
+
+def _argument_stores_removed(res) -> int:
+    from loopopt.codegen.cpu.dead_stores import OVERWRITTEN
+
+    return sum(1 for m in res.remarks.messages() if m.startswith(OVERWRITTEN))
+
+
+def _variant(between: str = "", lower: str = "0") -> str:
+    return OUT_WRITTEN_TWICE.replace("BETWEEN", between).replace("LOWER", lower)
+
+
+def test_an_output_row_written_again_before_any_read_loses_its_first_write():
+    src = _variant()
+    res = optimize_checked(src, "cpu", passes=["dead-stores"])
+    assert _argument_stores_removed(res) == 1
+    assert res.text.count("affine.store") == 1 and "math.exp" in res.text  # the exp still feeds the sum
+    _native_close(src, res.text, "lsm")
+
+
+@pytest.mark.parametrize("between, lower, why", [
+    ("%peek = affine.load %out[%i, 0] : memref<8x100xf32>\n    affine.store %peek, %x[%i, 0] : memref<8x100xf32>", "0",
+     "a read between the nests"),
+    ("", "1", "the later nest skips column 0"),
+])
+def test_a_first_write_someone_may_see_is_kept(between, lower, why):
+    src = _variant(between, lower)
+    res = optimize_checked(src, "cpu", passes=["dead-stores"])
+    assert _argument_stores_removed(res) == 0, why
+    assert res.text.count("affine.store") >= 2
+    _native_close(src, res.text, "lsm")
+
+
+def test_a_later_write_under_a_condition_does_not_cover():
+    src = _variant().replace("""      affine.store %r, %out[%i, %j] : memref<8x100xf32>
+    }
+  }""", """      affine.if affine_set<(d0) : (d0 - 50 >= 0)>(%j) {
+        affine.store %r, %out[%i, %j] : memref<8x100xf32>
+      }
+    }
+  }""")
+    res = optimize_checked(src, "cpu", passes=["dead-stores"])
+    assert _argument_stores_removed(res) == 0
+    _native_close(src, res.text, "lsm")
+
+
+def test_an_argument_that_may_share_memory_with_another_keeps_its_writes():
+    """A private function called with one buffer for both arguments: a store into %out may be
+    read through %x (the exp's load of the next row), so none is removed."""
+    src = _variant().replace("func.func @lsm(", "func.func private @lsm(") + """
+func.func @main(%b: memref<8x100xf32>) {
+  func.call @lsm(%b, %b) : (memref<8x100xf32>, memref<8x100xf32>) -> ()
+  return
+}
+"""
+    res = driver.optimize(src, Options(target=TARGETS["cpu"]), "t.mlir", passes=["dead-stores"])
+    assert _argument_stores_removed(res) == 0
