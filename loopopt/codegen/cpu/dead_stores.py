@@ -107,6 +107,33 @@ def buffer_violation(buf: ir.Value) -> str | None:
     return None
 
 
+class BlockOrder:
+    """The ops of a block after a given op, each block listed once (a store's question lists
+    the ops after it; listing the block again for every store was quadratic in a long chain of
+    loops). Cleared whenever an op is erased."""
+
+    def __init__(self):
+        self._blocks: dict = {}
+
+    def clear(self) -> None:
+        self._blocks.clear()
+
+    def after(self, op: ir.Operation) -> list[ir.Operation]:
+        block = op.block
+        first = next(iter(block.operations))
+        key = (mlir.op_key(mlir.operation(block.owner)), mlir.op_key(mlir.operation(first)))
+        hit = self._blocks.get(key)
+        if hit is None:
+            ops = mlir.block_ops(block)
+            hit = self._blocks[key] = (ops, {mlir.op_key(o): k for k, o in enumerate(ops)})
+        ops, index = hit
+        return ops[index[mlir.op_key(op)] + 1:]
+
+
+# A store's question scans at most this many later ops of a block (keeping a store is sound).
+MAX_SCAN = 64
+
+
 def _same_address(a: ir.Operation, b: ir.Operation) -> bool:
     """Two affine.store ops write one element: the same memref, map and index operands (SSA
     values, which do not change between them)."""
@@ -114,7 +141,7 @@ def _same_address(a: ir.Operation, b: ir.Operation) -> bool:
             and list(a.operands)[2:] == list(b.operands)[2:])
 
 
-def overwritten_before_read(store: ir.Operation, buf: ir.Value) -> bool:
+def overwritten_before_read(store: ir.Operation, buf: ir.Value, order: BlockOrder | None = None) -> bool:
     """A later affine.store of the same block writes the same element (`_same_address`) and no op
     between them uses the buffer but to store into it: every read of the element after `store`
     sees the later value, so `store`'s is never read (the buffer does not escape: the caller's
@@ -123,8 +150,7 @@ def overwritten_before_read(store: ir.Operation, buf: ir.Value) -> bool:
     if store.name != "affine.store":
         return False
     users = {mlir.op_key(mlir.operation(u.owner)) for u in buf.uses}
-    ops = mlir.block_ops(store.block)
-    for o in ops[ops.index(store) + 1:]:
+    for o in (order or BlockOrder()).after(store)[:MAX_SCAN]:
         if o.name == "affine.store" and _same_address(store, o):
             return True
         inner = [o, *mlir.walk(o)] if len(o.regions) else [o]
@@ -177,7 +203,7 @@ def _covers(store: ir.Operation, later: ir.Operation, loop: ir.Operation | None,
     return fa is not None and fb is not None and _nested_text(fa, fb)
 
 
-def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope) -> bool:
+def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope, order: BlockOrder | None = None) -> bool:
     """The elements `store` writes are all written again, before anything reads them: at some
     level the op holding the store (A) is followed in its block by an op (B) holding an
     unconditional store (`_unconditional_stores`) that writes, in every iteration of the loop
@@ -195,8 +221,7 @@ def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope) 
         parent = mlir.operation(a.parent)
         if parent.name not in ("affine.for", "func.func"):
             continue
-        ops = mlir.block_ops(a.block)
-        for b in ops[ops.index(a) + 1:]:
+        for b in (order or BlockOrder()).after(a)[:MAX_SCAN]:
             if _non_store_uses(b, users):
                 return False
             for later in _unconditional_stores(b, buf):
@@ -219,7 +244,8 @@ def _argument_alone(buf: ir.Value, fn: ir.Operation) -> bool:
     return escaping_use(buf, {**READ_OPS, **WRITE_OPS}) is None
 
 
-def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool = False) -> str | None:
+def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool = False,
+                         order: BlockOrder | None = None) -> str | None:
     """None iff `store` can be removed without changing the program (see the module rule);
     otherwise why it is kept. `buffer_checked`: the caller has found `buffer_violation` None."""
     if store.name != "affine.store":
@@ -229,7 +255,7 @@ def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool
         why = buffer_violation(buf)
         if why is not None:
             return why
-    if overwritten_before_read(store, buf) or overwritten_by_later_nest(store, buf, scope):
+    if overwritten_before_read(store, buf, order) or overwritten_by_later_nest(store, buf, scope, order):
         return None
     chain = _chain(store)
     top = mlir.operation(chain[0].parent)
@@ -267,6 +293,7 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
     how many stores were removed. Only stores into buffers the function allocates are looked at."""
     fname = mlir.func_name(fn)
     scope = Scope()
+    order = BlockOrder()
     rewriter = Rewriter()
     count = 0
     allocs = [o for o in mlir.walk(fn) if o.name in ("memref.alloc", "memref.alloca")]
@@ -282,9 +309,10 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
             continue
         removed = 0
         for st in stores:
-            if dead_store_violation(st, scope, buffer_checked=True) is None:
+            if dead_store_violation(st, scope, buffer_checked=True, order=order) is None:
                 where = mlir.location_of(st, filename)
                 rewriter.erase(st)
+                order.clear()
                 removed += 1
                 log.add(PASS, PASSED, REMOVED, function=fname, location=where)
         count += removed
@@ -294,6 +322,7 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
             for u in users:
                 rewriter.erase(u)
             rewriter.erase(alloc)
+            order.clear()
             log.add(PASS, PASSED, BUFFER_REMOVED, function=fname, location=where)
         elif removed:
             box = footprint(alloc, scope)
@@ -301,18 +330,23 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
                 where = mlir.location_of(alloc, filename)
                 old = mlir.memref_type(buf).shape
                 rewriter.replace([alloc], lambda: [[shift_to_footprint(alloc, box)]])
+                order.clear()
                 log.add(PASS, PASSED, BUFFER_SHRUNK.format(old="x".join(map(str, old)),
                                                            new="x".join(str(hi - lo + 1) for lo, hi in box)),
                         function=fname, location=where, args={"offsets": [lo for lo, _ in box]})
     for buf in mlir.func_body(fn).arguments if mlir.func_body(fn) is not None else []:
         if not isinstance(buf.type, ir.MemRefType) or not _argument_alone(buf, fn):
             continue
-        for st in [mlir.operation(x.owner) for x in buf.uses]:
-            if st.name == "affine.store" and st.operands[1] == buf and overwritten_by_later_nest(st, buf, scope):
-                where = mlir.location_of(st, filename)
-                rewriter.erase(st)
-                count += 1
-                log.add(PASS, PASSED, OVERWRITTEN, function=fname, location=where)
+        stores = [mlir.operation(x.owner) for x in buf.uses]
+        dead = [st for st in stores if st.name == "affine.store" and st.operands[1] == buf
+                and overwritten_by_later_nest(st, buf, scope, order)]
+        for st in dead:  # decided first: a removed store is no use the others' questions look at
+            where = mlir.location_of(st, filename)
+            rewriter.erase(st)
+            count += 1
+            log.add(PASS, PASSED, OVERWRITTEN, function=fname, location=where)
+        if dead:
+            order.clear()
     return count
 
 
