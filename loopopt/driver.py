@@ -29,7 +29,7 @@ from .analysis.memory import clear_argument_classes
 from .errors import LoopOptError
 from .mlir import ir
 from .options import Options
-from .remarks import ANALYSIS, MISSED, RemarkLog
+from .remarks import ANALYSIS, MISSED, PASSED, RemarkLog
 from .step import StepContext
 
 
@@ -111,7 +111,23 @@ def lower_input(module: ir.Module, options: Options, log: RemarkLog, timer: Phas
             f"({low.seconds:.3f} s): {low.pipeline}", args={"kind": kind, "pipeline": low.pipeline})
     for check in low.checks:
         log.add("lowering", ANALYSIS, f"[LOWERING] checked at run time, at function entry: {check}")
+    _gather_remarks(low, log)
     return kind != "affine"
+
+
+def _gather_remarks(low, log: RemarkLog) -> None:
+    """One remark per decision of the lowering's gather step (frontend/gather_recompute.py):
+    Passed for an element recomputed from its producer's body, Missed (with the reason) for one
+    read from the materialised tensor."""
+    from .frontend import gather_recompute as gr
+
+    for step in low.steps:
+        if step.name != gr.STEP or not step.note:
+            continue
+        for entry in step.note.split(gr.DECISION_SEPARATOR):
+            kept = entry.startswith("kept")
+            head = gr.MISSED_REMARK if kept else gr.PASSED_REMARK
+            log.add("lowering", MISSED if kept else PASSED, f"{head}: {entry.split(': ', 1)[1]}")
 
 
 # A step bound to its context, as `guarded` runs it: transforms one function in place and returns

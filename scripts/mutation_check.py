@@ -67,6 +67,7 @@ FOCUS = {
     "product fusion": ["tests/test_cpu_product_fusion.py"],
     "gathered lanes": ["tests/test_cpu_gathered_lanes.py", "tests/test_cpu_powers.py"],
     "transpose tiles": ["tests/test_cpu_transpose_tiles.py"],
+    "row streams": ["tests/test_row_streams.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -427,6 +428,35 @@ MUTATIONS = [
     ("gathered lanes: a load of i1 is never read as two vectors", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("            if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):",
        "            if strided is not None and strided_lane_load(p, a, axis.name):")]),
+    # docs/cpu_codegen.md section 23: a parallel loop joins only a reduction that stays vector; a
+    # gathered element is recomputed only from a producer whose body is its value at that point
+    ("row streams: a reduction joined by a parallel loop stays vector (exact, or reassociated)",
+     "loopopt/codegen/cpu/hooks.py",
+     [("    return bool(reds) and len(reds) == len(writes) and all(r.exact or reassociate for r in reds)",
+       "    return bool(reds)")]),
+    ("row streams: a gather's producer has no reduction loop", "loopopt/frontend/gather_recompute.py",
+     [('    if any("parallel" not in k for k in kinds):', "    if False:")]),
+    ("row streams: a gather's producer does not read its output's initial value", "loopopt/frontend/gather_recompute.py",
+     [("        if next(iter(arg.uses), None) is not None:\n            return \"its producer's body reads its output's initial value\"",
+       "        if False:\n            return \"its producer's body reads its output's initial value\"")]),
+    ("row streams: a gather's producer body holds only pure arith/math ops", "loopopt/frontend/gather_recompute.py",
+     [('        if op.name in ("linalg.yield", "linalg.index") or _pure_body_op(op):', "        if True:")]),
+    ("row streams: an extract runs no more often than its producer has points", "loopopt/frontend/gather_recompute.py",
+     [("    if here > points:", "    if False:")]),
+    ("row streams: a store is overwritten only by a later store of the same element", "loopopt/codegen/cpu/dead_stores.py",
+     [('        if o.name == "affine.store" and _same_address(store, o):', '        if o.name == "affine.store":')]),
+    ("row streams: an argument's store is dead only if no op between uses the argument", "loopopt/codegen/cpu/dead_stores.py",
+     [("        for b in (order or BlockOrder()).after(a)[:MAX_SCAN]:\n            if _non_store_uses(b, users):\n                return False",
+       "        for b in (order or BlockOrder()).after(a)[:MAX_SCAN]:\n            if False:\n                return False")]),
+    ("row streams: the later nest writes every element the store wrote", "loopopt/codegen/cpu/dead_stores.py",
+     [("    return fa is not None and fb is not None and _nested_text(fa, fb)", "    return True")]),
+    ("row streams: the overwriting store runs in every iteration", "loopopt/codegen/cpu/dead_stores.py",
+     [('        if all(p.name == "affine.for" for p in', '        if all(True for p in')]),
+    ("row streams: an argument whose store is removed shares memory with no other", "loopopt/codegen/cpu/dead_stores.py",
+     [("    key = buffer_key(buf)\n    if key is not buf:\n        return False", "    return True")]),
+    ("row streams: no use of the buffer between a store and the store overwriting it", "loopopt/codegen/cpu/dead_stores.py",
+     [('            if mlir.op_key(x) in users and x.name not in ("affine.store", "memref.store", "affine.vector_store"):',
+       "            if False:")]),
 ]
 
 

@@ -328,6 +328,14 @@ def _modules():
         def forward(self, logits, targets):
             return F.nll_loss(F.log_softmax(logits, dim=-1), targets.remainder(logits.shape[-1]))
 
+    class LogProbsNLL(nn.Module):
+        """A language model's head output: the log-probabilities over the vocabulary (returned)
+        and their mean negative log-likelihood at the targets (modulo the class count)."""
+
+        def forward(self, logits, targets):
+            logp = F.log_softmax(logits, dim=-1)
+            return logp, F.nll_loss(logp, targets.remainder(logits.shape[-1]))
+
     class GPT2Layer(nn.Module):
         """GPT-2's decoder layer on one sequence (seq x d), weights as inputs (its Conv1D layout:
         x @ W + b, W is in x out): x + c_proj(causal attention(LN1(x))), then
@@ -383,7 +391,7 @@ def _modules():
                 Elementwise=Elementwise, RowMax=RowMax, EncoderLayer=EncoderLayer, BasicBlock=BasicBlock,
                 SmallCNN=SmallCNN, InvertedResidual=InvertedResidual, ResNeXtBlock=ResNeXtBlock, ConvBNReLU=ConvBNReLU, VGGStack=VGGStack,
                 FFN=FFN, BertAttention=BertAttention, Cell=Cell, RNNSequence=RNNSequence, CrossEntropy=CrossEntropy,
-                NLLLoss=NLLLoss, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats)
+                NLLLoss=NLLLoss, LogProbsNLL=LogProbsNLL, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats)
 
 
 def blocks() -> list[Block]:
@@ -473,6 +481,15 @@ def model_blocks() -> list[Block]:
     for sfx, (b, k) in (("", (128, 1000)), ("_small", (8, 16))):
         out.append(Block(f"cross_entropy{sfx}", f"F.cross_entropy (mean) over {b}x{k} logits, i64 targets (input 1, "
                          f"taken modulo {k})", lambda: M()["CrossEntropy"](), [(b, k), (b,)], dtypes={1: "int64"}))
+    # language-model losses: long rows (a vocabulary); the small rows are odd (no whole vector)
+    for sfx, (b, k) in (("", (32, 50257)), ("_small", (4, 75))):
+        out.append(Block(f"lm_loss{sfx}", f"F.cross_entropy (mean) over {b}x{k} logits (a GPT-2 vocabulary), i64 "
+                         f"targets (input 1, taken modulo {k})", lambda: M()["CrossEntropy"](), [(b, k), (b,)],
+                         dtypes={1: "int64"}))
+    for sfx, (b, k) in (("", (16, 30522)), ("_small", (3, 40))):
+        out.append(Block(f"lm_logprobs{sfx}", f"F.log_softmax over {b}x{k} logits (a BERT vocabulary), returned, and "
+                         f"F.nll_loss (mean) of it, i64 targets (input 1, taken modulo {k})",
+                         lambda: M()["LogProbsNLL"](), [(b, k), (b,)], dtypes={1: "int64"}))
     for sfx, (s, d, h, f) in (("", (128, 512, 8, 2048)), ("_small", (8, 16, 2, 32))):
         out.append(Block(f"gpt2_layer{sfx}", f"GPT-2 decoder layer, causal mask: seq {s}, d {d}, {h} heads, mlp {f} "
                          "(LN, / sqrt(d), qkv, causal softmax attention, projection, + x, LN, MLP with GPT-2's gelu_new (tanh, written out), + x); weights are inputs "

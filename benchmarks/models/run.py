@@ -93,7 +93,9 @@ BLOCKS = ("mlp_relu", "mlp_gelu", "mlp_dynamic", "layernorm", "softmax", "attent
           # issue 35: convolutions, BERT-size GEMMs and attention, RNN cells, a loss, a causal decoder, outer reductions
           "resnet_block", "small_cnn", "mobilenet_block", "strided_conv", "conv1d_block", "bert_ffn", "bert_attention",
           "lstm_cell", "gru_cell", "cross_entropy", "gpt2_layer", "reduce_dim0", "bn_stats",
-          "resnext_block")
+          "resnext_block",
+          # issue 35, round 4: language-model losses over a vocabulary
+          "lm_loss", "lm_logprobs")
 # the held-out set (benchmarks/models/heldout/): same kinds, other shapes; reported in a table of its own, never tuned on
 HELDOUT = ("vgg_stack", "conv5x5_stride", "grouped_conv", "rnn_seq", "llama_mlp", "nll_loss")
 HELDOUT_DIR = os.path.join(HERE, "heldout")

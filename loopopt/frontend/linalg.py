@@ -8,6 +8,8 @@ the `loopopt-*` ones (rewrites.py):
                                        drop the unit dims of row reductions (tensor<512x1xf32>)
                                        and the expand_shape views joining them
   [func.func(linalg-fuse-elementwise-ops, canonicalize, cse)]   with elementwise_fusion
+  loopopt-recompute-gathered-elements  a gather of an elementwise result recomputes the element
+                                       (gather_recompute.py): no log-softmax materialised for nll
   loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
   eliminate-empty-tensors, empty-tensor-to-alloc-tensor,
   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
@@ -43,6 +45,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
     if elementwise_fusion:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [
+        "loopopt-recompute-gathered-elements",
         "loopopt-duplicate-shared-fills",
         "eliminate-empty-tensors",
         "empty-tensor-to-alloc-tensor",

@@ -315,5 +315,5 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         if need > options.sb_budget:
             r = Refusal(Code.OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")
     if r is None:
-        r = hooks.vectorization_refusal(l1, l2, facts)
+        r = hooks.vectorization_refusal(l1, l2, facts, options)
     return (hoist, None) if r is None else ([], r)

@@ -37,8 +37,9 @@ class TargetHooks:
         Code.BLOCKED_BY_OPS: (rescues.distribute,),
     }
 
-    def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
-        """A pair that would cost the target its vectors (None: the seed has no such rule)."""
+    def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts, options=None) -> Refusal | None:
+        """A pair that would cost the target its vectors under `options` (the numeric switches)
+        (None: the seed has no such rule)."""
         return None
 
     def reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:

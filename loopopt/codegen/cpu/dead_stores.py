@@ -36,6 +36,7 @@ from ...step import StepContext
 PASS = "dead-stores"
 REMOVED = "[DEAD STORE] store removed: nothing that runs after it reads what it writes"
 BUFFER_REMOVED = "[DEAD STORE] buffer removed: nothing reads it"
+OVERWRITTEN = "[DEAD STORE] store into an argument removed: every element it writes is written again before it is read"
 # Ops that may enclose the store: their iterations are loops the analysis sees, or a body that
 # runs at most once per execution of its parent.
 STORE_NESTING = ("affine.for", "affine.if", "scf.if")
@@ -106,7 +107,145 @@ def buffer_violation(buf: ir.Value) -> str | None:
     return None
 
 
-def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool = False) -> str | None:
+class BlockOrder:
+    """The ops of a block after a given op, each block listed once (a store's question lists
+    the ops after it; listing the block again for every store was quadratic in a long chain of
+    loops). Cleared whenever an op is erased."""
+
+    def __init__(self):
+        self._blocks: dict = {}
+
+    def clear(self) -> None:
+        self._blocks.clear()
+
+    def after(self, op: ir.Operation) -> list[ir.Operation]:
+        block = op.block
+        first = next(iter(block.operations))
+        key = (mlir.op_key(mlir.operation(block.owner)), mlir.op_key(mlir.operation(first)))
+        hit = self._blocks.get(key)
+        if hit is None:
+            ops = mlir.block_ops(block)
+            hit = self._blocks[key] = (ops, {mlir.op_key(o): k for k, o in enumerate(ops)})
+        ops, index = hit
+        return ops[index[mlir.op_key(op)] + 1:]
+
+
+# A store's question scans at most this many later ops of a block (keeping a store is sound).
+MAX_SCAN = 64
+
+
+def _same_address(a: ir.Operation, b: ir.Operation) -> bool:
+    """Two affine.store ops write one element: the same memref, map and index operands (SSA
+    values, which do not change between them)."""
+    return (a.operands[1] == b.operands[1] and str(a.attributes["map"]) == str(b.attributes["map"])
+            and list(a.operands)[2:] == list(b.operands)[2:])
+
+
+def overwritten_before_read(store: ir.Operation, buf: ir.Value, order: BlockOrder | None = None) -> bool:
+    """A later affine.store of the same block writes the same element (`_same_address`) and no op
+    between them uses the buffer but to store into it: every read of the element after `store`
+    sees the later value, so `store`'s is never read (the buffer does not escape: the caller's
+    `buffer_violation`). The rule of the module's docstring, for a value overwritten in
+    straight-line code (an argmax written to a buffer that bufferization reuses for the targets)."""
+    if store.name != "affine.store":
+        return False
+    users = {mlir.op_key(mlir.operation(u.owner)) for u in buf.uses}
+    for o in (order or BlockOrder()).after(store)[:MAX_SCAN]:
+        if o.name == "affine.store" and _same_address(store, o):
+            return True
+        inner = [o, *mlir.walk(o)] if len(o.regions) else [o]
+        for x in inner:
+            if mlir.op_key(x) in users and x.name not in ("affine.store", "memref.store", "affine.vector_store"):
+                return False
+    return False
+
+
+def _non_store_uses(op: ir.Operation, users: set) -> bool:
+    """`op` or an op nested in it uses the buffer (whose users' keys are `users`) but to store
+    into it."""
+    for x in [op, *mlir.walk(op)] if len(op.regions) else [op]:
+        if mlir.op_key(x) in users and x.name != "affine.store":
+            return True
+    return False
+
+
+def _unconditional_stores(nest: ir.Operation, buf: ir.Value) -> list[ir.Operation]:
+    """The affine.store ops into `buf` in `nest` (or `nest` itself) that run in every iteration
+    of the loops between: every op from `nest` down to the store is an affine.for."""
+    out = []
+    for x in [nest, *mlir.walk(nest)] if len(nest.regions) else [nest]:
+        if x.name != "affine.store" or x.operands[1] != buf:
+            continue
+        if all(p.name == "affine.for" for p in _chain(x)[_chain(x).index(nest) if nest in _chain(x) else 0:-1]):
+            out.append(x)
+    return out
+
+
+def _covers(store: ir.Operation, later: ir.Operation, loop: ir.Operation | None, scope: Scope) -> bool:
+    """In every iteration of `loop` (the loop whose body holds both nests; None: the function's
+    body), the elements `later` writes include every element `store` writes (isl, exactly; a
+    store that never runs is not said to be covered)."""
+    from .plan.sibling_reuse import _nested_text, iteration_footprint
+
+    try:
+        a, b = access_pattern(store, scope), access_pattern(later, scope)
+    except NonAffine:
+        return False
+    if a.index is None or b.index is None or len(a.index) != len(b.index):
+        return False
+    if loop is None:
+        ea, eb = element_set(a, scope), element_set(b, scope)
+        return not ea.is_empty() and ea.is_subset(eb)
+    from ...analysis.loops import loop_dims
+
+    (axis,) = loop_dims(loop, scope)
+    fa, fb = iteration_footprint(a, axis, scope), iteration_footprint(b, axis, scope)
+    return fa is not None and fb is not None and _nested_text(fa, fb)
+
+
+def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope, order: BlockOrder | None = None) -> bool:
+    """The elements `store` writes are all written again, before anything reads them: at some
+    level the op holding the store (A) is followed in its block by an op (B) holding an
+    unconditional store (`_unconditional_stores`) that writes, in every iteration of the loop
+    around them, every element A's store wrote in that iteration (`_covers`); neither A, B nor
+    any op between them uses the buffer but to store into it. The buffer must not escape and, an
+    argument, must share memory with no other argument or global (the caller checks). The exp
+    of a log-softmax written to the output, then overwritten by the normalised row."""
+    if store.name != "affine.store":
+        return False
+    users = {mlir.op_key(mlir.operation(u.owner)) for u in buf.uses}
+    chain = _chain(store)
+    for a in reversed(chain):  # the store itself, then each enclosing op outward
+        if _non_store_uses(a, users):
+            return False  # a read inside A (or, further out, anywhere around it)
+        parent = mlir.operation(a.parent)
+        if parent.name not in ("affine.for", "func.func"):
+            continue
+        for b in (order or BlockOrder()).after(a)[:MAX_SCAN]:
+            if _non_store_uses(b, users):
+                return False
+            for later in _unconditional_stores(b, buf):
+                if _covers(store, later, parent if parent.name == "affine.for" else None, scope):
+                    return True
+    return False
+
+
+def _argument_alone(buf: ir.Value, fn: ir.Operation) -> bool:
+    """`buf` is an argument of `fn` no other memref argument may share memory with (their
+    alias classes, `buffer_key`), and no view, call or return lets it escape."""
+    from ...analysis.memory import buffer_key, escaping_use
+
+    key = buffer_key(buf)
+    if key is not buf:
+        return False
+    others = [a for a in mlir.func_body(fn).arguments if a != buf and isinstance(a.type, ir.MemRefType)]
+    if any(buffer_key(a) == key for a in others):
+        return False
+    return escaping_use(buf, {**READ_OPS, **WRITE_OPS}) is None
+
+
+def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool = False,
+                         order: BlockOrder | None = None) -> str | None:
     """None iff `store` can be removed without changing the program (see the module rule);
     otherwise why it is kept. `buffer_checked`: the caller has found `buffer_violation` None."""
     if store.name != "affine.store":
@@ -116,6 +255,8 @@ def dead_store_violation(store: ir.Operation, scope: Scope, buffer_checked: bool
         why = buffer_violation(buf)
         if why is not None:
             return why
+    if overwritten_before_read(store, buf, order) or overwritten_by_later_nest(store, buf, scope, order):
+        return None
     chain = _chain(store)
     top = mlir.operation(chain[0].parent)
     if top.name != "func.func" or len(list(top.regions[0].blocks)) != 1:
@@ -152,6 +293,7 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
     how many stores were removed. Only stores into buffers the function allocates are looked at."""
     fname = mlir.func_name(fn)
     scope = Scope()
+    order = BlockOrder()
     rewriter = Rewriter()
     count = 0
     allocs = [o for o in mlir.walk(fn) if o.name in ("memref.alloc", "memref.alloca")]
@@ -167,9 +309,10 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
             continue
         removed = 0
         for st in stores:
-            if dead_store_violation(st, scope, buffer_checked=True) is None:
+            if dead_store_violation(st, scope, buffer_checked=True, order=order) is None:
                 where = mlir.location_of(st, filename)
                 rewriter.erase(st)
+                order.clear()
                 removed += 1
                 log.add(PASS, PASSED, REMOVED, function=fname, location=where)
         count += removed
@@ -179,6 +322,7 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
             for u in users:
                 rewriter.erase(u)
             rewriter.erase(alloc)
+            order.clear()
             log.add(PASS, PASSED, BUFFER_REMOVED, function=fname, location=where)
         elif removed:
             box = footprint(alloc, scope)
@@ -186,9 +330,23 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
                 where = mlir.location_of(alloc, filename)
                 old = mlir.memref_type(buf).shape
                 rewriter.replace([alloc], lambda: [[shift_to_footprint(alloc, box)]])
+                order.clear()
                 log.add(PASS, PASSED, BUFFER_SHRUNK.format(old="x".join(map(str, old)),
                                                            new="x".join(str(hi - lo + 1) for lo, hi in box)),
                         function=fname, location=where, args={"offsets": [lo for lo, _ in box]})
+    for buf in mlir.func_body(fn).arguments if mlir.func_body(fn) is not None else []:
+        if not isinstance(buf.type, ir.MemRefType) or not _argument_alone(buf, fn):
+            continue
+        stores = [mlir.operation(x.owner) for x in buf.uses]
+        dead = [st for st in stores if st.name == "affine.store" and st.operands[1] == buf
+                and overwritten_by_later_nest(st, buf, scope, order)]
+        for st in dead:  # decided first: a removed store is no use the others' questions look at
+            where = mlir.location_of(st, filename)
+            rewriter.erase(st)
+            count += 1
+            log.add(PASS, PASSED, OVERWRITTEN, function=fname, location=where)
+        if dead:
+            order.clear()
     return count
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ... import mlir
 from ...analysis.refusal import Code, Refusal
+from ...analysis.memory import UNTRACED
 from ...analysis.vectorization import carried_dependence, is_innermost
 from ...loop_optimization import rescues
 from ...loop_optimization.hooks import TargetHooks
@@ -35,10 +36,10 @@ class CpuHooks(TargetHooks):
         Code.BLOCKED_BY_OPS: (rescues.distribute,),
     }
 
-    def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
+    def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts, options=None) -> Refusal | None:
         """The vectorization guard (`innermost_refusal`), then the register tiling guard
         (`product_refusal`)."""
-        return innermost_refusal(l1, l2, facts) or product_refusal(l1, l2, facts)
+        return innermost_refusal(l1, l2, facts, options) or product_refusal(l1, l2, facts)
 
     def reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
         return reuses_read_elements(l1, l2, root, facts)
@@ -64,11 +65,16 @@ class CpuHooks(TargetHooks):
         return check
 
 
-def innermost_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
+def innermost_refusal(l1: ir.Operation, l2: ir.Operation, facts, options=None) -> Refusal | None:
     """Two innermost loops where exactly one carries a dependence (a reduction) must not
     fuse, since the parallel one's work would run sequentially in the fused loop and lose
     vectorization. Fusing two sequential loops, or two parallel ones, is left to the battery;
-    outer loops are never refused here (their inner loops stay separate)."""
+    outer loops are never refused here (their inner loops stay separate). Two exceptions, where
+    the reduction loop only accumulates: the pair streams a shared input once; or the parallel
+    loop runs first and the reduction reads, in the same iteration, what it has just written,
+    and every accumulator is one the vectorizer keeps in vector partials (`vector_reductions`:
+    the fused loop stays vector, and the intermediate lives in registers, not in a buffer read
+    back: a sum of exponentials over a long row)."""
     if not (is_innermost(l1, facts) and is_innermost(l2, facts)):
         return None
     c1, c2 = carried_dependence(l1, facts), carried_dependence(l2, facts)
@@ -77,8 +83,32 @@ def innermost_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | No
     par, seq, why = (l1, l2, c2) if c1 is None else (l2, l1, c1)
     if accumulates_only(seq, facts) and streams_shared_input(l1, l2, facts):
         return None  # the input streamed once pays for the scalar reduction (sibling_reuse)
+    if par is l1 and accumulates_only(seq, facts) and vector_reductions(seq, facts, options) \
+            and consumes_produced_elements(l1, l2, facts):
+        return None
     return Refusal(Code.LOSES_VECTORIZATION, f"the loop at {mlir.location_of(par)} is parallel; the loop at "
                    f"{mlir.location_of(seq)} is sequential ({why.reason})", ops=(l1, l2))
+
+
+def vector_reductions(loop: ir.Operation, facts, options) -> bool:
+    """Every write of the innermost `loop` is a reduction in memory (`memory_reductions`) of a
+    kind the vectorizer keeps in vector partial sums: one whose result is the same in any order
+    (max/min, integers), or a float sum or product when `options.reassociate` allows reordering
+    it. Without options (or with reassociation off) a float sum keeps its order: scalar."""
+    writes = [a for a in facts.classes(loop).flat if a.is_write]
+    reds = memory_reductions(loop, facts.scope)
+    reassociate = bool(options is not None and getattr(options, "reassociate", False))
+    return bool(reds) and len(reds) == len(writes) and all(r.exact or reassociate for r in reds)
+
+
+def consumes_produced_elements(l1: ir.Operation, l2: ir.Operation, facts) -> bool:
+    """Some buffer l1 writes and l2 reads but does not write is read by l2, per fused iteration,
+    only at elements l1 has just written there (`reuses_produced_elements`)."""
+    e1, e2 = facts.effects(l1), facts.effects(l2)
+    for k in sorted(e1.writes & e2.reads - e2.writes, key=str):
+        if k is not UNTRACED and reuses_produced_elements(l1, l2, k, facts):
+            return True
+    return False
 
 
 def product_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:

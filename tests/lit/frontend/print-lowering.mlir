@@ -11,6 +11,7 @@
 // CHECK:      builtin.module(
 // CHECK-NEXT:   loopopt-check-input,
 // CHECK-NEXT:   func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
+// CHECK-NEXT:   loopopt-recompute-gathered-elements,
 // CHECK-NEXT:   loopopt-duplicate-shared-fills,
 // CHECK-NEXT:   eliminate-empty-tensors,
 // CHECK-NEXT:   empty-tensor-to-alloc-tensor,
@@ -38,4 +39,5 @@
 
 // FUSE:      func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // FUSE-NEXT: func.func(linalg-fuse-elementwise-ops,canonicalize,cse),
+// FUSE-NEXT: loopopt-recompute-gathered-elements,
 // FUSE-NEXT: loopopt-duplicate-shared-fills,
