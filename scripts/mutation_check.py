@@ -31,7 +31,7 @@ FOCUS = {
     "licm": ["tests/test_licm.py"],
     "interchange": ["tests/test_interchange.py", "tests/test_reorder_property.py"],
     "contraction": ["tests/test_fusion.py", "tests/test_restructure_in_driver.py"],
-    "dead iterations": ["tests/test_restructure_in_driver.py"],
+    "dead iterations": ["tests/test_restructure_in_driver.py", "tests/test_soundness_transforms.py"],
     "effects": SOUNDNESS + FUZZ,
     "fusion legality": SOUNDNESS + FUZZ,
     "memory": SOUNDNESS + FUZZ,
@@ -128,6 +128,9 @@ MUTATIONS = [
     ("dead iterations: later reads", "loopopt/loop_optimization/pair_restructuring.py",
      [("            if dependence.sets_intersect(tails[b.key], dependence.element_set(b, scope)):",
        "            if False:")]),
+    ("dead iterations: kept iterations read the removed head", "loopopt/loop_optimization/pair_restructuring.py",
+     [("        if dependence.sets_intersect(heads[b.key], dependence.element_set(b, scope, [kept_cut])):",
+       "        if False:")]),
     # issue 10 ("sound by default")
     ("effects: untraced memref is a barrier", "loopopt/analysis/effects.py",
      [("        if k is UNTRACED:\n            self.untraced(root)",

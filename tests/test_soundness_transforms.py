@@ -585,6 +585,65 @@ func.func @f(%a: memref<16xf32>, %out: memref<1xf32>) {
     assert_same_results(src, out, seed=4)
 
 
+HEAD_READ = """
+func.func @f(%a: memref<16xf32>, %out: memref<12xf32>) {
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() : memref<16xf32>
+  affine.for %i = 0 to 16 {
+    %v = affine.load %a[%i] : memref<16xf32>
+    affine.store %v, %t[%i] : memref<16xf32>
+  }
+  affine.for %i = 0 to 16 {
+    %v = affine.load %t[READ] : memref<16xf32>
+    %w = arith.addf %v, %one : f32
+    affine.store %w, %t[%i] : memref<16xf32>
+  }
+  affine.for %j = 4 to 16 {
+    %v = affine.load %t[%j] : memref<16xf32>
+    affine.store %v, %out[%j - 4] : memref<12xf32>
+  }
+  memref.dealloc %t : memref<16xf32>
+  return
+}
+"""
+
+
+def shrink_head_if_dead(src: str, start: int, keep: int) -> tuple[str, str | None]:
+    """Dead-iteration elimination of the function's second loop to its iterations
+    `start..start + keep - 1` if legal: (output text, the refusal)."""
+    module = mlir.parse_module(src)
+    fn = mlir.functions(module)[0]
+    loop = [o for o in mlir.walk(fn) if o.name == "affine.for"][1]
+    why = pr.dead_tail_violation(loop, keep, Scope(), start=start)
+    if why is None:
+        pr.shrink_loop(loop, keep, start)
+    return mlir.print_module(module), why
+
+
+def test_dead_head_iterations_read_by_kept_iterations_are_kept():
+    # Iteration 0 writes %t[0], which every later iteration reads; nothing after the loop reads
+    # %t[0..3]. Dropping the head changed the kept iterations' results (fuzz seed 569479676).
+    src = HEAD_READ.replace("READ", "0")
+    out, why = shrink_head_if_dead(src, 4, 12)
+    assert why is not None and "kept iteration" in why and "uses the removed iterations" in why
+    assert out.count("= 0 to 16") == 2  # the loop under test keeps its head
+    assert_same_results(src, out, seed=5)
+
+
+def test_dead_head_iterations_read_by_no_kept_iteration_are_removed():
+    # Each iteration reads only its own element: the head's writes reach nobody.
+    src = HEAD_READ.replace("READ", "%i")
+    out, why = shrink_head_if_dead(src, 4, 12)
+    assert why is None and out.count("= 0 to 16") == 1 and out.count("= 4 to 16") == 2
+    assert_same_results(src, out, seed=5)
+
+
+def test_the_fuzzers_dead_head_program_keeps_its_results_through_the_driver():
+    src = HEAD_READ.replace("READ", "0")
+    res = optimize(src)
+    assert_same_results(src, res.text, seed=6)
+
+
 # ----------------------------------------------------------------- native cross-check
 
 NATIVE = {
@@ -594,6 +653,7 @@ NATIVE = {
     "band": (BAND_PRIVATE, "band", [None, None]),
     "vector-chain": (VECTOR_CHAIN, "vchain", [None, None]),
     "dead-tail-blocks": (DEAD_TAIL_BLOCKS.replace("READ", "14"), "f", [None, None, 1]),
+    "dead-head-read": (HEAD_READ.replace("READ", "0"), "f", [None, None]),
 }
 
 

@@ -126,6 +126,10 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=es
                 return "a write at unknown elements"
             tails.setdefault(a.key, []).extend(dependence.element_set(a, scope, [cut]) for cut in cuts)
     tails = {key: dependence.union_all(sets) for key, sets in tails.items()}
+    if start:
+        why = _head_read_by_kept(loop, ax, cb[0], step, start, keep, accesses, scope)
+        if why is not None:
+            return why
     for later in ops_after(loop):
         for b in accesses(later):
             if not _may_read(b):
@@ -138,6 +142,34 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=es
                 return "a later access reads unknown elements"
             if dependence.sets_intersect(tails[b.key], dependence.element_set(b, scope)):
                 return f"a later read at {mlir.location_of(b.op)} uses the removed iterations"
+    return None
+
+
+def _head_read_by_kept(loop: ir.Operation, ax, lb: int, step: int, start: int, keep: int,
+                       accesses, scope: Scope) -> str | None:
+    """None iff no kept iteration of `loop` (iteration numbers `start..start + keep - 1`) may read
+    an element a removed head iteration (before `start`) wrote: the head runs before the kept
+    iterations, so its writes can reach them inside the loop (exact, with isl; any overlap refuses,
+    also one the kept iteration overwrites before reading)."""
+    head_cut = f"{ax.name} < {lb + start * step}"
+    kept_cut = f"{ax.name} >= {lb + start * step} and {ax.name} < {lb + (start + keep) * step}"
+    own = accesses(loop)
+    heads = {}
+    for a in own:
+        if a.is_write:
+            heads.setdefault(a.key, []).append(dependence.element_set(a, scope, [head_cut]))
+    heads = {key: dependence.union_all(sets) for key, sets in heads.items()}
+    for b in own:
+        if not _may_read(b):
+            continue
+        if b.key is UNTRACED:
+            return f"the access at {mlir.location_of(b.op)} may read any buffer"
+        if b.key not in heads:
+            continue
+        if b.index is None:
+            return "an access in the loop reads unknown elements"
+        if dependence.sets_intersect(heads[b.key], dependence.element_set(b, scope, [kept_cut])):
+            return f"a kept iteration's read at {mlir.location_of(b.op)} uses the removed iterations"
     return None
 
 
