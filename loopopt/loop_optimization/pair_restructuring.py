@@ -119,57 +119,49 @@ def dead_tail_violation(loop: ir.Operation, keep: int, scope: Scope, escaping=es
     cuts = [f"{ax.name} >= {cb[0] + (start + keep) * step}"]
     if start:
         cuts.append(f"{ax.name} < {cb[0] + start * step}")
-    tails = {}
+    tails, heads = {}, {}
     for a in accesses(loop):
         if a.is_write:
             if a.index is None:
                 return "a write at unknown elements"
-            tails.setdefault(a.key, []).extend(dependence.element_set(a, scope, [cut]) for cut in cuts)
+            removed = [dependence.element_set(a, scope, [cut]) for cut in cuts]
+            tails.setdefault(a.key, []).extend(removed)
+            heads.setdefault(a.key, []).extend(removed[1:])  # cuts[1]: the head, when start
     tails = {key: dependence.union_all(sets) for key, sets in tails.items()}
-    if start:
-        why = _head_read_by_kept(loop, ax, cb[0], step, start, keep, accesses, scope)
+    if start:  # the head runs before the kept iterations: its writes may reach them in the loop
+        heads = {key: dependence.union_all(sets) for key, sets in heads.items()}
+        kept = f"{ax.name} >= {cb[0] + start * step} and {ax.name} < {cb[0] + (start + keep) * step}"
+        why = removed_read_violation(accesses(loop), heads, scope, [kept], KEPT_READS)
         if why is not None:
             return why
     for later in ops_after(loop):
-        for b in accesses(later):
-            if not _may_read(b):
-                continue
-            if b.key is UNTRACED:
-                return f"the access at {mlir.location_of(b.op)} may read any buffer"
-            if b.key not in tails:
-                continue
-            if b.index is None:
-                return "a later access reads unknown elements"
-            if dependence.sets_intersect(tails[b.key], dependence.element_set(b, scope)):
-                return f"a later read at {mlir.location_of(b.op)} uses the removed iterations"
+        why = removed_read_violation(accesses(later), tails, scope, [], LATER_READS)
+        if why is not None:
+            return why
     return None
 
 
-def _head_read_by_kept(loop: ir.Operation, ax, lb: int, step: int, start: int, keep: int,
-                       accesses, scope: Scope) -> str | None:
-    """None iff no kept iteration of `loop` (iteration numbers `start..start + keep - 1`) may read
-    an element a removed head iteration (before `start`) wrote: the head runs before the kept
-    iterations, so its writes can reach them inside the loop (exact, with isl; any overlap refuses,
-    also one the kept iteration overwrites before reading)."""
-    head_cut = f"{ax.name} < {lb + start * step}"
-    kept_cut = f"{ax.name} >= {lb + start * step} and {ax.name} < {lb + (start + keep) * step}"
-    own = accesses(loop)
-    heads = {}
-    for a in own:
-        if a.is_write:
-            heads.setdefault(a.key, []).append(dependence.element_set(a, scope, [head_cut]))
-    heads = {key: dependence.union_all(sets) for key, sets in heads.items()}
-    for b in own:
+# Who reads, in removed_read_violation's refusals: (an access of unknown index, a read).
+LATER_READS = ("a later access", "a later read")
+KEPT_READS = ("an access in the loop", "a kept iteration's read")
+
+
+def removed_read_violation(reads, removed: dict, scope: Scope, extra: list[str], who: tuple[str, str]) -> str | None:
+    """None iff no access in `reads` that may read (restricted to the iterations `extra` states)
+    touches an element in `removed` (per buffer key: the elements the removed iterations write),
+    exact with isl; an untraced access or a read of unknown index refuses. A refusal where the
+    kept iteration overwrites the element before reading it is sound, not exact."""
+    for b in reads:
         if not _may_read(b):
             continue
         if b.key is UNTRACED:
             return f"the access at {mlir.location_of(b.op)} may read any buffer"
-        if b.key not in heads:
+        if b.key not in removed:
             continue
         if b.index is None:
-            return "an access in the loop reads unknown elements"
-        if dependence.sets_intersect(heads[b.key], dependence.element_set(b, scope, [kept_cut])):
-            return f"a kept iteration's read at {mlir.location_of(b.op)} uses the removed iterations"
+            return f"{who[0]} reads unknown elements"
+        if dependence.sets_intersect(removed[b.key], dependence.element_set(b, scope, extra)):
+            return f"{who[1]} at {mlir.location_of(b.op)} uses the removed iterations"
     return None
 
 
