@@ -6,13 +6,16 @@ Called alternately in one process, A and B see the same machine state pair by pa
 median of the per-pair ratios B/A is what the code changes. Run A against itself to see the
 position bias (about 0.98-1.0 here).
 
-    python3 benchmarks/paired.py A.mlir B.mlir KERNEL [--pairs 40] [--flush-mib 0]
+    python3 benchmarks/paired.py A.mlir B.mlir KERNEL [--pairs 40] [--flush-mib 0] [--temporaries cache|malloc]
 
 Both files must define @KERNEL with the same signature of static memref arguments (sizes from
 the types). Private globals and the kernel are renamed per variant (`_A`, `_B`); the kernel's
 arguments are allocated and filled once by the native harness (loopopt/native.py), then each
 pair calls A and B (each once untimed first), optionally reading --flush-mib MiB before each call
 (one word of every 64-byte line of a buffer written at run time, as the native harness does).
+Temporaries (`memref.alloc` left in a kernel) are served as loopopt.compile's libraries serve them
+(`--temporaries cache`, the default: loopopt.native's allocator library, freed blocks kept and
+reused, shared by A and B) or by malloc/free (`--temporaries malloc`, MLIR's default lowering).
 Prints one line: each variant's median and best time, and the median (quartiles) of B/A.
 """
 from __future__ import annotations
@@ -113,11 +116,13 @@ def paired_module(a_text: str, b_text: str, kernel: str, pairs: int, flush_words
     return "\n".join(lines) + "\n"
 
 
-def measure(a_text: str, b_text: str, kernel: str, pairs: int = 40, flush_mib: int = 0) -> dict:
+def measure(a_text: str, b_text: str, kernel: str, pairs: int = 40, flush_mib: int = 0,
+            temporaries: str = "cache") -> dict:
     """Run the paired module; returns the two lists of times (s) and the per-pair ratios B/A."""
     text = paired_module(a_text, b_text, kernel, pairs, (flush_mib << 20) // 8)
     sig = native.kernel_signature(text, "paired")
-    run = native.run_native(text, "paired", [None] * len(sig.args), reps=1, warmup=0, full_limit=2 * pairs)
+    run = native.run_native(text, "paired", [None] * len(sig.args), reps=1, warmup=0, full_limit=2 * pairs,
+                            temporaries=temporaries)
     values = run.outputs[-1].values
     ta, tb = list(values[:pairs]), list(values[pairs:])
     # a pair faster than the clock's resolution has no ratio
@@ -142,10 +147,13 @@ def main(argv=None) -> int:
     ap.add_argument("kernel")
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--flush-mib", type=int, default=0, help="read this much memory before each timed call")
+    ap.add_argument("--temporaries", choices=native.TEMPORARIES, default="cache",
+                    help="the kernels' memref.alloc: cache (default; loopopt.compile's allocator, blocks reused) "
+                         "or malloc (malloc/free every call)")
     a = ap.parse_args(argv)
     try:
         texts = [open(p).read() for p in (a.a, a.b)]
-        print(summary(measure(*texts, a.kernel, a.pairs, a.flush_mib)))
+        print(summary(measure(*texts, a.kernel, a.pairs, a.flush_mib, a.temporaries)))
     except (OSError, native.NativeError, ValueError) as e:
         print(f"paired.py: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
         return 1

@@ -1,16 +1,20 @@
 """loopopt.compile's callable against loopopt.native's harness on the same optimized code, paired.
 
-    python3 benchmarks/runtime_vs_harness.py                       # the full-size PyTorch blocks
-    python3 benchmarks/runtime_vs_harness.py --only mlp_relu,softmax --rounds 5
+    python3 benchmarks/runtime_vs_harness.py                       # the main blocks, flushed and warm
+    python3 benchmarks/runtime_vs_harness.py --only mlp_relu,softmax --rounds 5 --regimes warm
 
 For each block: `loopopt.optimize(BLOCK.mlir, target="cpu")` (the models benchmark's loopopt
-column), run by the harness (`native.run_native`, mlir-runner -O3, calls timed inside the JIT
-process), and the same text through `loopopt.compile`, called in this process with
-`k(*inputs, out=outputs)` on the harness's inputs, placed as the harness places them (64-byte
-aligned; the outputs are the callable's own, which it aligns so too). The two alternate, round by round, so the
-machine's load (shared, 2 cores) weighs on both alike; each round is `--reps` calls after
-`--warmup` untimed ones, back to back (the warm regime). Reported: the lower quartile of all calls
-of each and their ratio (callable / harness), with the load averages.
+column), run by the harness (`native`'s, mlir-runner -O3, calls timed inside the JIT process, as
+the models benchmark runs it: temporaries served by loopopt.compile's allocator, buffers of 4 MiB
+and more on huge pages; `--temporaries malloc` for MLIR's malloc/free), and the same text through
+`loopopt.compile`, called in this process with `k(*inputs, out=outputs)` on the harness's inputs,
+placed as the harness places them (64-byte aligned; the outputs are the callable's own, which it
+aligns so too). The two alternate, round by round and regime by regime (the order reversed every
+round), so the machine's load (shared, 2 cores) weighs on both alike; each round is `--reps` calls
+after `--warmup` untimed ones: warm, back to back; flushed, each timed call after reading
+`--flush-mib` MiB (one word per 64-byte line: the harness's flush in the JIT process, the models
+benchmark's workers.Flusher here). Reported per regime: the lower quartile of all calls of each and
+their ratio (callable / harness), with the load averages.
 """
 from __future__ import annotations
 
@@ -31,6 +35,9 @@ from loopopt import native  # noqa: E402
 from loopopt.frontend import fixtures  # noqa: E402
 
 from run import BLOCKS  # noqa: E402  (benchmarks/models/run.py: the main set, never the held-out one)
+from workers import Flusher  # noqa: E402  (the models benchmark's flush of the callable's column)
+
+REGIMES = ("flushed", "warm")
 
 
 def aligned_copy(x):
@@ -47,7 +54,8 @@ def q1(xs: list[float]) -> float:
     return xs[len(xs) // 4]
 
 
-def pair(name: str, rounds: int, reps: int, warmup: int) -> dict:
+def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_mib: int = 128,
+         temporaries: str = "cache") -> dict:
     import run as models_run  # benchmarks/models/run.py: inline_resources
 
     fx = fixtures.load_fixture(name)
@@ -59,17 +67,34 @@ def pair(name: str, rounds: int, reps: int, warmup: int) -> dict:
     outs = k(*inputs)
     outs = outs if isinstance(outs, tuple) else (outs,)
     assert fixtures.compare_arrays_with_expected(inputs, outs, fx.runs[0]) is None
-    harness, callable_ = [], []
-    for _ in range(rounds):
-        harness += native.run_native(harness_text, fx.function, sizes, reps=reps, warmup=warmup).times
-        for _ in range(warmup):
-            k(*inputs, out=outs)
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            k(*inputs, out=outs)
-            callable_.append(time.perf_counter() - t0)
-    return {"name": name, "harness": harness, "callable": callable_, "harness_q1": q1(harness),
-            "callable_q1": q1(callable_), "ratio": q1(callable_) / q1(harness)}
+    sig = native.kernel_signature(harness_text, fx.function)
+    lowered = {}
+    for regime in regimes:  # lowered once per regime, run in a new mlir-runner process every round
+        flush_bytes = flush_mib << 20 if regime == "flushed" else 0
+        h = native.make_harness(harness_text, fx.function, sizes, reps=reps, warmup=warmup, flush_bytes=flush_bytes,
+                                huge_pages=True, temporaries=temporaries)
+        lowered[regime] = native.lower_to_llvm(h, temporaries=temporaries)
+    flushers = {r: Flusher(flush_mib if r == "flushed" else 0) for r in regimes}
+    harness = {r: [] for r in regimes}
+    callable_ = {r: [] for r in regimes}
+    for rnd in range(rounds):
+        for regime in (regimes if rnd % 2 == 0 else tuple(reversed(regimes))):
+            times, _ = native.parse_output(native.run_lowered(lowered[regime]), sig)
+            harness[regime] += times
+            flush, clock = flushers[regime], time.perf_counter
+            for _ in range(warmup):
+                k(*inputs, out=outs)
+            for _ in range(reps):
+                flush()
+                t0 = clock()
+                k(*inputs, out=outs)  # the call alone between the clock reads, as workers.time_calls
+                t1 = clock()
+                callable_[regime].append(t1 - t0)
+    out = {"name": name}
+    for r in regimes:
+        out[r] = {"harness": harness[r], "callable": callable_[r], "harness_q1": q1(harness[r]),
+                  "callable_q1": q1(callable_[r]), "ratio": q1(callable_[r]) / q1(harness[r])}
+    return out
 
 
 def main(argv=None) -> int:
@@ -78,23 +103,33 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--regimes", default=",".join(REGIMES), help="flushed, warm (default both)")
+    ap.add_argument("--flush-mib", type=int, default=128, help="flushed: MiB read before every timed call (128)")
+    ap.add_argument("--temporaries", choices=native.TEMPORARIES, default="cache",
+                    help="the harness's memref.alloc: cache (default; loopopt.compile's allocator) or malloc")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "runtime_vs_harness.json"))
     a = ap.parse_args(argv)
+    regimes = tuple(r.strip() for r in a.regimes.split(",") if r.strip())
+    if not regimes or set(regimes) - set(REGIMES):
+        raise SystemExit(f"runtime_vs_harness.py: error: --regimes takes some of {', '.join(REGIMES)}")
     load_before = os.getloadavg()
     rows = []
-    print("| block | harness ms | callable ms | callable / harness |\n|---|---|---|---|")
+    print("| block | regime | harness ms | callable ms | callable / harness |\n|---|---|---|---|---|")
     for name in a.only.split(","):
-        r = pair(name.strip(), a.rounds, a.reps, a.warmup)
+        r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries)
         rows.append(r)
-        print(f"| {r['name']} | {r['harness_q1'] * 1e3:.3f} | {r['callable_q1'] * 1e3:.3f} | {r['ratio']:.2f}x |",
-              flush=True)
+        for regime in regimes:
+            x = r[regime]
+            print(f"| {r['name']} | {regime} | {x['harness_q1'] * 1e3:.3f} | {x['callable_q1'] * 1e3:.3f} | "
+                  f"{x['ratio']:.2f}x |", flush=True)
     load_after = os.getloadavg()
     print(f"load averages before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs); {a.rounds} rounds x {a.reps} calls each")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
-        json.dump({"date": time.time(), "rounds": a.rounds, "reps": a.reps, "warmup": a.warmup,
-                   "load_before": load_before, "load_after": load_after, "blocks": rows}, f, indent=1)
+        json.dump({"date": time.time(), "rounds": a.rounds, "reps": a.reps, "warmup": a.warmup, "regimes": regimes,
+                   "flush_mib": a.flush_mib, "temporaries": a.temporaries, "load_before": load_before,
+                   "load_after": load_after, "blocks": rows}, f, indent=1)
     return 0
 
 

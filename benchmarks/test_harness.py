@@ -388,3 +388,77 @@ def test_readme_roofline_line():
     assert "gemm 50.0 GFLOP/s (50%)" in line and "1 memory-bound chains at 80-80%" in line
     measured = line.split("compulsory byte ")[1]  # the machine's own kernels are not listed
     assert measured.startswith("gemm 50.0") and "copy" not in measured and "peak" not in measured
+
+
+# A temporary of 256 KiB (above glibc's first mmap threshold) written and read back reversed, and a
+# small one allocated in every iteration of a loop: out[i] = a[65535 - i]^2 + 1.
+TEMPS = """
+func.func @k(%a: memref<65536xf32>, %out: memref<65536xf32>) {
+  %one = arith.constant 1.0 : f32
+  %t = memref.alloc() {alignment = 64 : i64} : memref<65536xf32>
+  affine.for %i = 0 to 65536 {
+    %x = affine.load %a[%i] : memref<65536xf32>
+    %y = arith.mulf %x, %x : f32
+    affine.store %y, %t[%i] : memref<65536xf32>
+  }
+  affine.for %i = 0 to 256 {
+    %s = memref.alloc() : memref<256xf32>
+    affine.for %j = 0 to 256 {
+      %x = affine.load %t[65535 - (%i * 256 + %j)] : memref<65536xf32>
+      %y = arith.addf %x, %one : f32
+      affine.store %y, %s[%j] : memref<256xf32>
+    }
+    affine.for %j = 0 to 256 {
+      %y = affine.load %s[%j] : memref<256xf32>
+      affine.store %y, %out[%i * 256 + %j] : memref<65536xf32>
+    }
+    memref.dealloc %s : memref<256xf32>
+  }
+  memref.dealloc %t : memref<65536xf32>
+  return
+}"""
+
+
+def test_the_cache_temporaries_give_the_same_results_and_reuse_blocks_across_calls():
+    """temporaries="cache": memref.alloc/dealloc lowered as loopopt.compile's libraries lower them
+    and served by the allocator library built from the same C (runtime/alloc.py). The outputs are
+    malloc's, bit for bit, and numpy's; between the warm-up call and the end of the timed calls no
+    block is taken from malloc (the 256 KiB temporary and the loop's small one are the cache's
+    blocks again) and none is left handed out (the blocks live after the timed calls are the
+    harness's own arguments and times)."""
+    from loopopt.runtime import alloc
+
+    malloc = native.run_native(TEMPS, "k", [None, None], reps=3, warmup=1)
+    cached = native.run_native(TEMPS, "k", [None, None], reps=7, warmup=1, temporaries="cache")
+    assert malloc.temporaries is None
+    assert native.compare_outputs(malloc.outputs, cached.outputs) is None
+    a = np.array([native_fill(i, 0) for i in range(65536)], dtype=np.float32)
+    want = (a[::-1] * a[::-1] + np.float32(1)).astype(np.float64)
+    assert cached.outputs[1].checksum[0] == pytest.approx(float(want.sum()), rel=1e-9)
+    warm, end = cached.temporaries["warm"], cached.temporaries["end"]
+    assert end["mallocs"] == warm["mallocs"], cached.temporaries  # 7 calls, no malloc: blocks reused
+    assert end["live_bytes"] == warm["live_bytes"] and end["live_blocks"] == warm["live_blocks"] == 3  # a, out, times
+    assert end["cached_blocks"] == 2 and end["cached_bytes"] >= 65536 * 4 + 256 * 4  # the two temporaries
+    assert end["cached_bytes"] <= alloc.LIMIT_BYTES
+    text = native.make_harness(TEMPS, "k", [None, None], reps=1, temporaries="cache")
+    lowered = native.lower_to_llvm(text, temporaries="cache")
+    assert native.uses_allocator(lowered) and "@malloc(" not in lowered
+    assert not native.uses_allocator(native.lower_to_llvm(native.make_harness(TEMPS, "k", [None, None], reps=1)))
+
+
+def native_fill(i: int, k: int) -> float:
+    """Element i of argument k as the harness fills a float argument."""
+    return float(np.float32(((7 * i + 131 * k + 3) % native.FILL_MODULUS) * 2.0 / native.FILL_MODULUS - 1.0))
+
+
+def test_the_cache_temporaries_under_paired_and_a_flush():
+    """paired.py (default --temporaries cache) runs both variants on the allocator library, and a
+    flushed harness run too; a bad value is one line."""
+    import paired
+
+    result = paired.measure(TEMPS, TEMPS, "k", pairs=3, flush_mib=1)
+    assert len(result["ratios"]) == 3 and result["flush_sum"] == 2 * 3 * sum(range(0, (1 << 20) // 8, 8))
+    run = native.run_native(TEMPS, "k", [None, None], reps=2, flush_bytes=1 << 20, temporaries="cache")
+    assert run.temporaries["end"]["mallocs"] == run.temporaries["warm"]["mallocs"]
+    with pytest.raises(native.NativeError, match="temporaries must be one of malloc, cache, not 'mmap'"):
+        native.run_native(TEMPS, "k", [None, None], temporaries="mmap")

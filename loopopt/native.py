@@ -9,6 +9,17 @@ Three steps, each a pure function of text:
 Every variant of a program goes through the same harness and the same pipeline, so the only
 difference between two runs is the kernel's own body.
 
+Temporaries (`temporaries=`): "malloc" (the default) lowers `memref.alloc`/`dealloc` to
+`malloc`/`free`, MLIR's default; "cache" lowers them as loopopt.compile's libraries do
+(RUNTIME_LOWERING_PASSES: MLIR's generic allocation functions) and gives mlir-runner
+`allocator_library()`, built from the same C as the libraries' (runtime/alloc.py): freed blocks
+are kept per thread and handed out again, so a kernel's temporaries above glibc's mmap threshold
+are not mapped and page-faulted anew on every call. The benchmarks time with "cache" (the models
+benchmark's affine columns, paired.py, runtime_vs_harness.py), so a kernel costs in the harness
+what it costs called through loopopt.compile. With "cache" @main also prints, after its end mark,
+the allocator's counters (alloc.HARNESS_STATS) after the warm-up calls and after the timed calls
+(`NativeResult.temporaries`).
+
 What @main prints (one integer per line, via printI64 from libmlir_c_runner_utils):
   MARK, reps, one f64 bit pattern per timed call (seconds), the cache flush's sum (0 without
   a flush), number of outputs, then per output:
@@ -43,6 +54,8 @@ MARK = 7_340_033_001  # brackets the harness output so a truncated run is detect
 WEIGHT_MODULUS = 1009  # position weight of element i is (i mod 1009) + 1
 FILL_MODULUS = 251  # element i of argument k holds ((7 i + 131 k + 3) mod 251) * 2/251 - 1
 FULL_LIMIT = 4096  # outputs with at most this many elements are printed whole
+TEMPORARIES = ("malloc", "cache")  # how memref.alloc/dealloc are lowered and served (module doc)
+ALLOC_MARK = 7_340_033_002  # starts the allocator's counters, printed after the end mark ("cache")
 
 
 class NativeError(Exception):
@@ -111,6 +124,9 @@ class NativeResult:
     times: tuple[float, ...]  # seconds per timed kernel call
     outputs: tuple[Output, ...]
     stdout: str
+    # temporaries="cache": {"warm": {stat: value}, "end": {...}}, the allocator's counters
+    # (alloc.HARNESS_STATS) after the warm-up calls and after the timed calls; None with malloc
+    temporaries: dict | None = None
 
     @property
     def median(self) -> float:
@@ -444,8 +460,15 @@ def _flush(e: _Emitter, buf: str, btype: str, acc: str) -> None:
     e.emit(f"memref.store {e.op(f'arith.addi {old}, {total} : i64')}, {acc}[{c0}] : memref<1xi64>")
 
 
+def _alloc_stats(e: _Emitter) -> list[str]:
+    """The allocator's counters now (temporaries="cache"), as i64 values."""
+    from .runtime.alloc import HARNESS_STAT, HARNESS_STATS
+
+    return [e.op(f"func.call @{HARNESS_STAT}({e.const(n, 'i64')}) : (i64) -> i64") for n in range(len(HARNESS_STATS))]
+
+
 def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_limit: int,
-               flush_bytes: int = 0, huge_pages: bool = False) -> list[str]:
+               flush_bytes: int = 0, huge_pages: bool = False, temporaries: str = "malloc") -> list[str]:
     e = _Emitter()
     args: list[str] = []
     for k, (slot, size) in enumerate(zip(sig.args, sizes)):
@@ -459,6 +482,7 @@ def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_l
         results = _call(e, sig, args)
     c0, c1 = e.const(0, "index"), e.const(1, "index")
     times = e.op(f"memref.alloc() : memref<{reps}xf64>", "times")
+    warm_stats = _alloc_stats(e) if temporaries == "cache" else []
     it = e.fresh("it")
     rtypes = [s.type for s in sig.results]
     carried = [e.fresh("acc") for _ in results]
@@ -479,6 +503,7 @@ def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_l
     e.close()
     if results:
         results = [f"{loop}#{k}" for k in range(len(results))]
+    end_stats = _alloc_stats(e) if temporaries == "cache" else []
     _print_int(e, MARK)
     _print_int(e, reps)
     j = e.fresh("j")
@@ -491,6 +516,11 @@ def _main_body(sig: KernelSignature, sizes: list, reps: int, warmup: int, full_l
     for value, slot in outputs:
         _print_output(e, value, slot, full_limit)
     _print_int(e, MARK)
+    if temporaries == "cache":
+        _print_int(e, ALLOC_MARK)
+        _print_int(e, len(warm_stats))
+        for x in warm_stats + end_stats:
+            _print(e, x)
     e.emit("return")
     return e.lines
 
@@ -503,19 +533,29 @@ _DECLS = {
 
 
 def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
-                 full_limit: int = FULL_LIMIT, flush_bytes: int = 0, huge_pages: bool = False) -> str:
+                 full_limit: int = FULL_LIMIT, flush_bytes: int = 0, huge_pages: bool = False,
+                 temporaries: str = "malloc") -> str:
     """The kernel module plus a `@main` that allocates, fills, times and prints (see module doc).
     With flush_bytes > 0 every timed call is preceded (untimed) by reading a buffer that large,
     so each call starts with cold caches. With huge_pages, arguments of HUGE_PAGE_BYTES or more
-    are advised to transparent huge pages, as numpy advises the arrays it allocates."""
+    are advised to transparent huge pages, as numpy advises the arrays it allocates. With
+    temporaries="cache" @main also prints the allocator's counters (module doc); lower it with
+    the same `temporaries`."""
     if reps < 1:
         raise NativeError("reps must be at least 1")
+    _check_temporaries(temporaries)
     module_text, sig = _noinline_module(text, kernel)
     sizes = resolve_sizes(sig, sizes)
     parsed = mlir.parse_module(module_text)  # kept alive while its functions are read
     existing = {mlir.func_name(f) for f in mlir.functions(parsed)}
     decls = [d for name, d in _DECLS.items() if name not in existing]
-    body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes, huge_pages)
+    body = _main_body(sig, sizes, reps, warmup, full_limit, flush_bytes, huge_pages, temporaries)
+    if temporaries == "cache":
+        from .runtime.alloc import HARNESS_STAT
+
+        if HARNESS_STAT in existing:
+            raise NativeError(f"the kernel module defines @{HARNESS_STAT}, which the harness's allocator defines")
+        decls.append(f"func.func private @{HARNESS_STAT}(i64) -> i64")
     if huge_pages and "madvise" not in existing and any("@madvise(" in ln for ln in body):
         decls.append("func.func private @madvise(!llvm.ptr, i64, i32) -> i32")
     driver = ["", *("  " + d for d in decls), "  func.func @main() {", *("  " + ln for ln in body), "  }"]
@@ -538,9 +578,24 @@ def split_resources(text: str) -> tuple[str, str]:
 
 # ----------------------------------------------------------------------------- lower and run
 
-def lower_to_llvm(text: str, timeout: float = 600) -> str:
-    """`text` lowered to the LLVM dialect with LOWERING_PASSES."""
-    p = mlir_opt(text, list(LOWERING_PASSES), timeout=timeout)
+def _check_temporaries(temporaries: str) -> None:
+    if temporaries not in TEMPORARIES:
+        raise NativeError(f"temporaries must be one of {', '.join(TEMPORARIES)}, not {temporaries!r}")
+
+
+def lowering_passes(temporaries: str = "malloc") -> tuple[str, ...]:
+    """The harness's lowering: LOWERING_PASSES, or with temporaries="cache" the runtime's
+    (memref.alloc/dealloc through MLIR's generic allocation functions, which
+    `allocator_library()` defines)."""
+    from .runtime.lowering import RUNTIME_LOWERING_PASSES
+
+    _check_temporaries(temporaries)
+    return RUNTIME_LOWERING_PASSES if temporaries == "cache" else LOWERING_PASSES
+
+
+def lower_to_llvm(text: str, timeout: float = 600, temporaries: str = "malloc") -> str:
+    """`text` lowered to the LLVM dialect with `lowering_passes(temporaries)`."""
+    p = mlir_opt(text, list(lowering_passes(temporaries)), timeout=timeout)
     if p.returncode != 0:
         raise NativeError("lowering failed: " + first_error_line(p.stderr))
     return p.stdout
@@ -563,16 +618,58 @@ def runtime_library() -> str:
     return os.path.normpath(found[0])
 
 
+_ALLOCATOR: dict = {}  # the process's allocator_library(): {"path": ..., "dir": TemporaryDirectory}
+
+
+def allocator_library() -> str:
+    """Path of the harness's allocation library (temporaries="cache"): runtime/alloc.py's C with
+    its two functions visible and the counters' probe (alloc.harness_source), compiled with the
+    flags of the libraries' C into a shared object, once per process (a temporary directory
+    removed at exit)."""
+    if "path" in _ALLOCATOR:
+        return _ALLOCATOR["path"]
+    import shutil
+
+    from .runtime import alloc
+    from .runtime.build import wrapper_cc_flags
+
+    cc = shutil.which("cc")
+    if cc is None:
+        raise NativeError("cc not found: the harness's allocator (temporaries=\"cache\") is C built here; "
+                          "apt-get install -y gcc")
+    d = tempfile.TemporaryDirectory(prefix="loopopt-harness-alloc-")
+    src, lib = os.path.join(d.name, "alloc.c"), os.path.join(d.name, "libloopopt_harness_alloc.so")
+    with open(src, "w") as f:
+        f.write(alloc.harness_source())
+    p = subprocess.run([cc, *wrapper_cc_flags(), "-shared", src, "-o", lib], capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        d.cleanup()
+        raise NativeError("building the harness's allocator failed: " + first_error_line(p.stderr))
+    _ALLOCATOR.update(path=lib, dir=d)  # the directory lives (and is removed) with the process
+    return lib
+
+
+def uses_allocator(llvm_text: str) -> bool:
+    """Whether LLVM-dialect text calls the generic allocation functions or the harness's probe
+    (lowered with temporaries="cache"): mlir-runner then needs allocator_library()."""
+    from .runtime.alloc import ALLOC, FREE, HARNESS_STAT
+
+    return any(f"@{name}(" in llvm_text for name in (ALLOC, FREE, HARNESS_STAT))
+
+
 def run_lowered(llvm_text: str, timeout: float = 600) -> str:
-    """Run LLVM-dialect text's @main with mlir-runner -O3; returns its stdout."""
+    """Run LLVM-dialect text's @main with mlir-runner -O3; returns its stdout. Text lowered with
+    temporaries="cache" gets the harness's allocator library too (uses_allocator)."""
     runner = find_tool("mlir-runner")
     if runner is None:
         raise NativeError("mlir-runner 22 not found: apt-get install -y mlir-22-tools")
+    libs = [runtime_library()] + ([allocator_library()] if uses_allocator(llvm_text) else [])
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(llvm_text)
         path = f.name
     try:
-        cmd = [*_line_buffered(), runner, *RUNNER_FLAGS, f"-shared-libs={runtime_library()}", path]
+        cmd = [*_line_buffered(), runner, *RUNNER_FLAGS, *(f"-shared-libs={lib}" for lib in libs), path]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -656,15 +753,35 @@ def parse_output(stdout: str, sig: KernelSignature) -> tuple[tuple[float, ...], 
     return times, tuple(outputs)
 
 
+def parse_alloc_stats(stdout: str) -> dict | None:
+    """The allocator's counters a temporaries="cache" harness printed after its end mark:
+    {"warm": {stat: n}, "end": {stat: n}} (alloc.HARNESS_STATS), or None when there are none."""
+    from .runtime.alloc import HARNESS_STATS
+
+    n = len(HARNESS_STATS)
+    tokens = stdout.split()[-(2 + 2 * n):]  # the last lines: ALLOC_MARK, n, the counters twice
+    if len(tokens) != 2 + 2 * n or tokens[0] != str(ALLOC_MARK):
+        return None
+    try:
+        values = [int(t) for t in tokens[2:]]
+    except ValueError:
+        raise NativeError("harness output is malformed (the allocator's counters)") from None
+    if tokens[1] != str(n):
+        raise NativeError(f"harness output is malformed ({tokens[1]} allocator counters, expected {n})")
+    return {"warm": dict(zip(HARNESS_STATS, values[:n])), "end": dict(zip(HARNESS_STATS, values[n:]))}
+
+
 def run_native(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup: int = 1,
-               full_limit: int = FULL_LIMIT, flush_bytes: int = 0, timeout: float = 600) -> NativeResult:
-    """Build the harness around @kernel, lower it, run it, and return times and outputs."""
+               full_limit: int = FULL_LIMIT, flush_bytes: int = 0, timeout: float = 600,
+               temporaries: str = "malloc", huge_pages: bool = False) -> NativeResult:
+    """Build the harness around @kernel, lower it, run it, and return times and outputs
+    (temporaries: "malloc" or "cache", module doc)."""
     harness = make_harness(text, kernel, sizes, reps=reps, warmup=warmup, full_limit=full_limit,
-                           flush_bytes=flush_bytes)
+                           flush_bytes=flush_bytes, huge_pages=huge_pages, temporaries=temporaries)
     sig = kernel_signature(text, kernel)
-    stdout = run_lowered(lower_to_llvm(harness, timeout=timeout), timeout=timeout)
+    stdout = run_lowered(lower_to_llvm(harness, timeout=timeout, temporaries=temporaries), timeout=timeout)
     times, outputs = parse_output(stdout, sig)
-    return NativeResult(times, outputs, stdout)
+    return NativeResult(times, outputs, stdout, parse_alloc_stats(stdout) if temporaries == "cache" else None)
 
 
 # ----------------------------------------------------------------------------- comparison

@@ -24,8 +24,11 @@ torch's outputs on the native harness's inputs). Its columns, all on one thread:
   torch-compile              torch.compile(model, backend=loopopt.torch_backend) in the torch Python; eager is
                              timed in the same process, calls alternating (its times: eager_times)
 
-The affine columns are verified with mlir-opt 22, lowered with loopopt.native.LOWERING_PASSES and run
-with mlir-runner -O3 in loopopt.native's harness; torch and IREE run in benchmarks/models/workers.py.
+The affine columns are verified with mlir-opt 22, lowered with loopopt.native's lowering and run
+with mlir-runner -O3 in its harness, every one with the temporaries served as loopopt.compile's
+libraries serve them (native temporaries="cache", TEMPORARIES: freed blocks kept per thread and
+reused, the same C), so no column pays for mapping and page-faulting its temporaries on every call
+where the callable does not; torch and IREE run in benchmarks/models/workers.py.
 Correctness: every column's outputs, for every run size the fixture saves, against the fixture's
 saved torch outputs, against torch's outputs in full when torch is installed, and (affine columns)
 against the plain lowering: each within RTOL of the output's largest magnitude. A column outside it
@@ -112,6 +115,9 @@ IREE_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-
 TORCH_PYTHONS = (sys.executable, "/work/venv-torch/bin/python")  # tried in order (after --torch-python)
 FRAMEWORKS = ("torch", "iree")
 RUNTIME_COLUMNS = ("loopopt-callable", "torch-compile")  # loopopt's runtime, run like the frameworks (workers.py)
+# how every affine column's memref.alloc/dealloc are lowered and served in the harness (loopopt.native):
+# through the allocator of loopopt.compile's libraries, for every column alike
+TEMPORARIES = "cache"
 
 
 @dataclass(frozen=True)
@@ -410,7 +416,7 @@ def check_affine(block: Block, prep: Prepared, references: dict, log) -> dict | 
     for r, run in enumerate(block.runs):
         try:
             res = native.run_native(prep.text, block.kernel, block.sizes(r), reps=1, warmup=1, full_limit=FULL,
-                                    timeout=1800)
+                                    timeout=1800, temporaries=TEMPORARIES)
             outs = output_arrays(res.outputs, block.n_inputs)
         except Exception as e:  # NativeError, or a parse error in a broken variant
             col.status = f"run: {e}"
@@ -445,8 +451,9 @@ def time_affine(block: Block, prep: Prepared, regime: str, reps: int, warmup: in
     try:
         if regime not in prep.llvm:
             harness = native.make_harness(prep.text, block.kernel, block.sizes(), reps=reps, warmup=warmup,
-                                          flush_bytes=flush_bytes if regime == "flushed" else 0, huge_pages=True)
-            prep.llvm[regime] = native.lower_to_llvm(harness, timeout=1800)
+                                          flush_bytes=flush_bytes if regime == "flushed" else 0, huge_pages=True,
+                                          temporaries=TEMPORARIES)
+            prep.llvm[regime] = native.lower_to_llvm(harness, timeout=1800, temporaries=TEMPORARIES)
         stdout = native.run_lowered(prep.llvm[regime], timeout=1800)
         times, _ = native.parse_output(stdout, native.kernel_signature(prep.text, block.kernel))
     except Exception as e:
@@ -719,7 +726,7 @@ def machine_roofline(reps: int, warmup: int, rounds: int, flush_mib: int, log=pr
         for _ in range(rounds):
             try:
                 run = native.run_native(prog.text, prog.kernel, prog.sizes, reps=reps, warmup=warmup,
-                                        flush_bytes=flush_mib << 20)
+                                        flush_bytes=flush_mib << 20, temporaries=TEMPORARIES)
             except Exception as e:
                 kernels[prog.name] = {"status": f"run: {e}"}
                 break
@@ -836,7 +843,7 @@ def main(argv=None) -> int:
             "warmup": warmup, "rounds": rounds, "quick": a.quick, "regimes": list(regimes), "flush_mib": a.flush_mib,
             "niceness": niceness, "rtol": RTOL, "lowering": frontend.lowering_pipeline(),
             "lowering_fused": frontend.lowering_pipeline(frontend.LoweringOptions(elementwise_fusion=True)),
-            "native_lowering": list(native.LOWERING_PASSES), "mlir_pipelines": {k: list(v) for k, v in MLIR_PIPELINES.items()},
+            "native_lowering": list(native.lowering_passes(TEMPORARIES)), "native_temporaries": TEMPORARIES, "mlir_pipelines": {k: list(v) for k, v in MLIR_PIPELINES.items()},
             "iree_flags": list(IREE_FLAGS), "frameworks": {k: {"tool": t, "note": n} for k, (t, n) in frameworks.items()},
             "blocks": []}
     print(f"{len(names)} block(s); per column and regime {rounds} process(es) of {warmup} warm-up + {reps} timed calls")
