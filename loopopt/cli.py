@@ -114,9 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "loopopt.compile runs: prepared (the module as the build's mlir-opt reads it), llvm (LLVM IR "
                         "text), object (a relocatable object) or shared (a shared library) for this machine, plus a C "
                         "header of the entry points beside -o (OUT with the extension .h; see --header) and, for "
-                        "prepared and llvm, the library's C the kernel calls (OUT with the extension .c)")
+                        "prepared and llvm, the library's C the kernel's code calls (OUT with the extension .c; see "
+                        "--library-c)")
     p.add_argument("--header", metavar="FILE", default=None,
                    help="with --emit prepared|llvm|object|shared: write the C header here (default: beside -o; none for -o -)")
+    p.add_argument("--library-c", metavar="FILE", default=None,
+                   help="with --emit prepared|llvm: write the library's C here, which the emitted code calls (the "
+                        "temporaries' allocator, the run-time check wrappers; compile it with cc -std=gnu11 -O2 -fPIC "
+                        "-c and link it beside the kernel's object) (default: -o's path with the extension .c; "
+                        "required with -o -)")
     p.add_argument("--cache-sizes", default=None, metavar="L1,L2,L3",
                    help="cpu: the data cache sizes of one core the cache tiling plans for, in bytes, K or M "
                         "(e.g. 48K,2M,8M; the third is the core's share of L3; default: the host's, from sysfs)")
@@ -235,8 +241,9 @@ def validate(args: argparse.Namespace) -> Request:
             outputs.append(Output(flag, path))
     if header is not None:
         outputs.append(Output("--header", header))
-    if args.emit in SOURCE_EMITS and args.output != "-":
-        outputs.append(Output("--emit", source_path(args.output)))
+    library_c = library_c_path(args)
+    if library_c is not None:
+        outputs.append(Output("--library-c", library_c))
     outputs.append(Output("-o", args.output))
     check_outputs(outputs, args.input)
     if args.emit != "mlir":
@@ -254,9 +261,27 @@ SOURCE_EMITS = ("prepared", "llvm")  # stages before the link: the library's C g
 
 
 def source_path(output: str) -> str:
-    """Where --emit prepared|llvm writes the library's C: -o's path with the extension .c."""
+    """Where --emit prepared|llvm writes the library's C by default: -o's path with the extension .c."""
     root, ext = os.path.splitext(output)
     return (root if ext else output) + ".c"
+
+
+def library_c_path(args: argparse.Namespace) -> str | None:
+    """Where the library's C goes (None: nowhere, for a kind that links it in or has no build):
+    --library-c, else beside -o. UsageError (exit 2, before any input is read) for --library-c
+    with a kind that has no use for it, and for --emit prepared|llvm to stdout without
+    --library-c: the emitted code calls functions only that C defines."""
+    if args.emit not in SOURCE_EMITS:
+        if args.library_c is not None:
+            raise UsageError("loopopt: error: --library-c goes with --emit prepared|llvm (object and shared "
+                             "have the library's C compiled in)")
+        return None
+    if args.library_c is not None:
+        return args.library_c
+    if args.output == "-":
+        raise UsageError(f"loopopt: error: --emit {args.emit} -o - leaves the library's C its code calls unwritten: "
+                         "name a file with -o FILE (FILE.c is written beside it) or add --library-c FILE")
+    return source_path(args.output)
 
 
 def header_path(output: str) -> str:
@@ -468,9 +493,15 @@ def write_outputs(req: Request, result, data: bytes) -> None:
              "--remarks-yaml": result.remarks_yaml, "--fpg-dot": result.fpg_dot, "-o": lambda: result.text}
     if a.emit != "mlir":
         built, header, c_source = build_outputs(req, result, data)
-        texts["-o"], texts["--header"], texts["--emit"] = (lambda: built), (lambda: header), (lambda: c_source)
+        texts["-o"], texts["--header"], texts["--library-c"] = (lambda: built), (lambda: header), (lambda: c_source)
     for out in req.outputs:
         write_output(out, texts[out.flag]())
+    if a.emit in SOURCE_EMITS:
+        c_out = next(o for o in req.outputs if o.flag == "--library-c")
+        o_out = next(o for o in req.outputs if o.flag == "-o")
+        _err(f"loopopt: note: {o_out.shown} calls functions of the library's C, written to {c_out.shown}: compile it "
+             f"with `cc -std=gnu11 -O2 -fPIC -c` and link its object beside the kernel's (the whole build: "
+             f"loopopt --print-lowering --target cpu --emit shared)\n")
     if a.timing:
         _err(result.timing_text())
 

@@ -115,6 +115,9 @@ def check_outputs(outputs: list[Output], input_path: str) -> None:
     seen: dict = {}
     source = input_identity(input_path)
     for out in outputs:
+        if out.path == "":
+            raise UsageError(f"loopopt: error: {out.flag} '' names no file (an empty path); give a path, or - for stdout")
+    for out in outputs:
         ident = output_identity(out.path)
         if source is not None and source[0] == "fifo" and out.flag != "-o" and out.path != "-":
             ident = input_identity(out.path) or ident

@@ -195,6 +195,14 @@ def test_binary_to_stdout_goes_to_a_pipe_never_a_terminal(tmp_path):
     (["--header", "x.h"], "--header goes with --emit prepared|llvm|object|shared"),
     (["--emit", "wasm"], "argument --emit: invalid choice"),
     (["--target", "cpu", "--emit", "shared", "-o", "k.h"], "-o k.h and --header k.h name the same file"),
+    (["--target", "cpu", "--emit", "llvm", "-o", "k.c"], "-o k.c and --library-c k.c name the same file"),
+    (["--target", "cpu", "--emit", "llvm", "-o", "-"], "--emit llvm -o - leaves the library's C its code calls "
+     "unwritten: name a file with -o FILE (FILE.c is written beside it) or add --library-c FILE"),
+    (["--target", "cpu", "--emit", "prepared"], "--emit prepared -o - leaves the library's C its code calls unwritten"),
+    (["--target", "cpu", "--emit", "shared", "-o", "k.so", "--library-c", "k.c"],
+     "--library-c goes with --emit prepared|llvm (object and shared have the library's C compiled in)"),
+    (["--target", "cpu", "--emit", "llvm", "-o", ""], "-o '' names no file (an empty path)"),
+    (["--target", "cpu", "--emit", "llvm", "-o", "k.ll", "--library-c", ""], "--library-c '' names no file"),
 ])
 def test_bad_emit_combinations_are_usage_errors(tmp_path, args, message):
     p = loopopt_cli(BLOCK, *args, cwd=tmp_path)
@@ -277,3 +285,38 @@ def test_objects_of_two_kernels_link_into_one_program(tmp_path):
     got = np.array([float.fromhex(v) for v in lines[1:]], np.float32).reshape(5, 16)
     k = loopopt.compile(open(BLOCK).read(), filename=BLOCK)
     assert np.array_equal(got, k(fixtures.harness_fill([5, 16], 0, "float32")))
+
+
+def test_the_library_c_goes_beside_the_code_or_where_named_and_the_run_says_where(tmp_path):
+    """--emit llvm|prepared: the emitted code calls functions only the library's C defines, so
+    that C is always written: beside -o (OUT.c), or where --library-c says (then -o - works: the
+    IR on stdout, the C in the named file); the run says on stderr which file holds it and how it
+    is built, and the C says what it is. A path that cannot be written is one line, exit 1,
+    before the input is read; nothing is left behind."""
+    p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "llvm", "-o", "k.ll", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    note = [ln for ln in p.stderr.decode().splitlines() if ln.startswith("loopopt: note:")]
+    assert note == ["loopopt: note: k.ll calls functions of the library's C, written to k.c: compile it with "
+                    "`cc -std=gnu11 -O2 -fPIC -c` and link its object beside the kernel's (the whole build: "
+                    "loopopt --print-lowering --target cpu --emit shared)"]
+    c = (tmp_path / "k.c").read_text()
+    assert c.startswith("/* The library's C of a kernel built by loopopt") and "_mlir_memref_to_llvm_alloc(size_t" in c
+    assert sorted(os.listdir(tmp_path)) == ["k.c", "k.h", "k.ll"]
+    (tmp_path / "piped").mkdir()
+    p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "llvm", "-o", "-", "--library-c", "lib.c",
+                    cwd=tmp_path / "piped")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == (tmp_path / "k.ll").read_bytes() and (tmp_path / "piped" / "lib.c").read_text() == c
+    assert os.listdir(tmp_path / "piped") == ["lib.c"]  # no header for -o - without --header
+    assert "loopopt: note: <stdout> calls functions of the library's C, written to lib.c" in p.stderr.decode()
+    for bad in ("missing/k.ll", str(tmp_path / "k.ll" / "x.ll")):
+        (tmp_path / "bad").mkdir(exist_ok=True)
+        p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "llvm", "-o", bad, cwd=tmp_path / "bad")
+        err = p.stderr.decode().strip()
+        assert p.returncode == 1 and len(err.splitlines()) == 1 and "error: cannot write output:" in err, err
+        assert os.listdir(tmp_path / "bad") == []
+    p = loopopt_cli(BLOCK, "--target", "cpu", "--emit", "llvm", "-o", "k2.ll", "--library-c", "missing/k.c",
+                    cwd=tmp_path / "bad")
+    err = p.stderr.decode().strip()
+    assert p.returncode == 1 and err == "missing/k.c: error: cannot write output: No such file or directory", err
+    assert os.listdir(tmp_path / "bad") == []

@@ -288,7 +288,16 @@ def runtime_source(checks_c: str | None, generic_alloc: bool = True) -> str | No
 
     if not generic_alloc:
         return checks_c
-    return alloc.source() + "\n" + (checks_c or "")
+    return LIBRARY_C_PREAMBLE + alloc.source() + "\n" + (checks_c or "")
+
+
+LIBRARY_C_PREAMBLE = """\
+/* The library's C of a kernel built by loopopt (docs/runtime.md): the functions the kernel's code
+   calls, which nothing else defines (its temporaries' allocator; its run-time checks' wrappers).
+   `loopopt --emit prepared|llvm` writes it beside the code; build it with
+     cc -std=gnu11 -O2 -fPIC -c THIS.c -o THIS.o
+   and link THIS.o with the kernel's object (cc -shared k.o THIS.o -o libk.so -lm). */
+"""
 
 
 def localize_hidden(obj: bytes, tc: Toolchain, timeout: float = 600) -> bytes:
