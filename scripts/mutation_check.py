@@ -419,8 +419,10 @@ MUTATIONS = [
     ("runtime alloc: the memo serves only the same arrays", "loopopt/runtime/kernel.py",
      [("                    if r() is not a or a.shape != shape", "                    if a.shape != shape")]),
     ("runtime alloc: the memo serves only arrays unchanged since checked", "loopopt/runtime/kernel.py",
-     [("                    if r() is not a or a.shape != shape or a.strides != strides or a.dtype is not dtype \\\n"
-       "                            or (writes and not a.flags.writeable):", "                    if r() is not a:")]),
+     [("                    if r() is not a or a.shape != shape or a.dtype is not dtype or a.flags.num & mask != want:",
+       "                    if r() is not a:")]),
+    ("runtime alloc: the memo's out= tuple goes with the inputs' count", "loopopt/runtime/kernel.py",
+     [("            elif type(out) is tuple and len(args) == n_in:", "            elif type(out) is tuple:")]),
     # issue 35 (gpt2_layer: a sum fused into a product's output loop blocks its register tile)
     ("product fusion: a product's output loop takes on no sum its tile's lanes may not share",
      "loopopt/codegen/cpu/hooks.py",

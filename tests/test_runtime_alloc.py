@@ -15,6 +15,8 @@ import subprocess
 import sys
 import textwrap
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -411,3 +413,36 @@ def test_a_repeated_call_is_checked_again_when_its_arrays_change(tmp_path):
     a.dtype = np.float32
     k(a, b)
     assert b.tobytes() == _want(a).tobytes()
+    with warnings.catch_warnings():  # setting strides in place: deprecated in numpy 2.4, still possible
+        warnings.simplefilter("ignore", DeprecationWarning)
+        b.strides = (0,)  # the same memory, no longer C-contiguous
+    with pytest.raises(ValueError, match="C-contiguous"):
+        k(a, b)
+
+
+ADD = """
+func.func @add(%a: memref<8xf32>, %b: memref<8xf32>, %out: memref<8xf32>) {
+  affine.for %i = 0 to 8 {
+    %x = affine.load %a[%i] : memref<8xf32>
+    %y = affine.load %b[%i] : memref<8xf32>
+    %s = arith.addf %x, %y : f32
+    affine.store %s, %out[%i] : memref<8xf32>
+  }
+  return
+}"""
+
+
+def test_a_repeated_call_takes_out_as_a_first_call_does(tmp_path):
+    """The memo's path for out= (one array, or a tuple) gives a call the memo's arrays only in the
+    places a first call would: two inputs and out=(third array) after k(a, b, out=c) runs again
+    through the memo; the same three arrays split as one input and a two-array out= are refused
+    as on a first call, memo or not."""
+    k = _library(ADD, tmp_path, True, counts={"add": 1})
+    a, b, c = np.arange(8, dtype=np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)
+    for out in (c, (c,), [c]):
+        c[...] = 0
+        assert k(a, b, out=out) is c and k(a, b, out=out) is c  # the second through the memo
+        assert c.tolist() == (a + b).tolist()
+    for _ in range(2):
+        with pytest.raises(TypeError, match=r"takes 2 input\(s\) and out= with 1 array\(s\), got 1 and 2"):
+            k(a, out=(b, c))
