@@ -8,8 +8,8 @@ column), run by the harness (`native`'s, mlir-runner -O3, calls timed inside the
 the models benchmark runs it: temporaries served by loopopt.compile's allocator, buffers of 4 MiB
 and more on huge pages; `--temporaries malloc` for MLIR's malloc/free), and the same text through
 `loopopt.compile`, called in this process with `k(*inputs, out=outputs)` on the harness's inputs,
-placed as the harness places them (64-byte aligned; the outputs are the callable's own, which it
-aligns so too). The two alternate, round by round and regime by regime (the order reversed every
+placed as the harness places them (64-byte aligned, and those of 4 MiB or more aligned to 2 MiB
+huge pages, as the harness's huge_pages places them; the outputs too). The two alternate, round by round and regime by regime (the order reversed every
 round), so the machine's load (shared, 2 cores) weighs on both alike; each round is `--reps` calls
 after `--warmup` untimed ones: warm, back to back; flushed, each timed call after reading
 `--flush-mib` MiB (one word per 64-byte line: the harness's flush in the JIT process, the models
@@ -41,10 +41,14 @@ REGIMES = ("flushed", "warm")
 
 
 def aligned_copy(x):
-    """`x` copied to a 64-byte aligned array: the harness allocates its arguments so (native.py)."""
+    """`x` copied to an array placed as the harness (huge_pages=True, as the models benchmark runs
+    it) places its arguments: 64-byte aligned, and from native.HUGE_PAGE_BYTES on aligned to a
+    huge page (numpy advises such an allocation to huge pages itself; aligned, every 2 MiB of it
+    can be one)."""
     from loopopt.runtime import aligned_empty
 
-    y = aligned_empty(x.shape, x.dtype)
+    big = x.nbytes >= native.HUGE_PAGE_BYTES
+    y = aligned_empty(x.shape, x.dtype, native.HUGE_PAGE_ALIGNMENT if big else 64)
     y[...] = x
     return y
 
@@ -65,7 +69,7 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
     sizes = fixtures.harness_sizes(fx.runs[0])
     inputs = [aligned_copy(x) for x in fixtures.run_inputs(fx.runs[0])]  # placed as the harness's
     outs = k(*inputs)
-    outs = outs if isinstance(outs, tuple) else (outs,)
+    outs = tuple(aligned_copy(o) for o in (outs if isinstance(outs, tuple) else (outs,)))  # placed alike
     assert fixtures.compare_arrays_with_expected(inputs, outs, fx.runs[0]) is None
     sig = native.kernel_signature(harness_text, fx.function)
     lowered = {}

@@ -174,12 +174,19 @@ def run_loopopt_callable(a) -> dict:
         for r, run in enumerate(runs):
             got = k(*run_inputs(run))
             saved.append(save_outputs(a.save, r, got if isinstance(got, tuple) else (got,)))
-    inputs = []
-    for x in run_inputs(runs[0]):  # placed as the harness places its arguments: 64-byte aligned
-        inputs.append(aligned_empty(x.shape, x.dtype))
-        inputs[-1][...] = x
-    outs = k(*inputs)  # the callable aligns its outputs so
-    outs = outs if isinstance(outs, tuple) else (outs,)
+    from loopopt.native import HUGE_PAGE_ALIGNMENT, HUGE_PAGE_BYTES
+
+    def placed(x):
+        """`x` copied where the harness (huge_pages) puts its arguments: 64-byte aligned, and from
+        HUGE_PAGE_BYTES on aligned to a huge page (numpy advises the allocation to huge pages; the
+        harness aligns and advises it, so after a flush its pages cost one TLB entry per 2 MiB)."""
+        y = aligned_empty(x.shape, x.dtype, HUGE_PAGE_ALIGNMENT if x.nbytes >= HUGE_PAGE_BYTES else 64)
+        y[...] = x
+        return y
+
+    inputs = [placed(x) for x in run_inputs(runs[0])]
+    outs = k(*inputs)
+    outs = tuple(placed(o) for o in (outs if isinstance(outs, tuple) else (outs,)))
     times = time_calls(k, tuple(inputs), a.reps, a.warmup, flush, {"out": outs})
     return {"framework": "loopopt-callable", "version": loopopt.__version__, "times": times, "saved": saved,
             "cache": k.info.get("cache"), "flush_sum": flush.total}
