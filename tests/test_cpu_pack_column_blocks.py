@@ -79,7 +79,7 @@ def test_the_copy_moves_into_the_column_blocks():
     assert "vector.shuffle" in out
 
 
-@pytest.mark.parametrize("m, n, k", [(24, 320, 128), (13, 384, 96), (7, 512, 128)])
+@pytest.mark.parametrize("m, n, k", [(24, 320, 128), (13, 384, 96), (7, 512, 128), (12, 320, 256)])
 def test_results_are_bit_for_bit_those_without_the_step_in_the_interpreter(m, n, k):
     src = linear(m, n, k)
     options = cpu(512)
@@ -90,11 +90,22 @@ def test_results_are_bit_for_bit_those_without_the_step_in_the_interpreter(m, n,
     assert_same_results(src, packed, seed=5, trials=1)
 
 
+def test_a_blocked_reduction_packs_per_reduction_and_column_block():
+    """Cache tiling cuts the reduction in blocks of 128 (L2 256K) around the column blocks: the
+    copy runs per (reduction block, column block) into one 128 x 64 buffer."""
+    out, remarks = compile_(linear(24, 320, 256), cpu())
+    assert remarks == ["[PACK B] the 256 x 320 transposed copy is made per reduction and column block of 64 at "
+                       "t.mlir:10:5 into one 128 x 64 buffer (32 KiB): the source is read once, in the product's "
+                       "order, and the whole copy is gone"], remarks
+    assert "memref<256x320xf32>" not in out
+
+
 @has_runner
-@pytest.mark.parametrize("bits", [512])
-def test_results_are_bit_for_bit_natively(bits):
+@pytest.mark.parametrize("m, n, k", [(37, 384, 128), (30, 320, 256)])
+def test_results_are_bit_for_bit_natively(m, n, k):
     """The default pipeline with and without the step, natively; and against the input."""
-    src = linear(37, 384, 128)
+    bits = 512
+    src = linear(m, n, k)
     options = cpu(bits)
     packed, remarks = compile_(src, options)
     assert remarks and remarks[0].startswith("[PACK B]"), remarks
@@ -183,10 +194,20 @@ def test_another_reader_refuses():
 
 
 def test_another_writer_refuses():
+    """A store to the buffer that is not a copy's (a constant, outside any loop)."""
     between = """  %one = arith.constant 1.0 : f32
   affine.store %one, %t[3, 5] : memref<128x320xf32>
 """
     remarks = refused(linear(24, 320, 128, between=between))
+    assert remarks[0].startswith("[STOP PACK B] the nest that fills the buffer is not a plain copy"), remarks
+
+
+def test_another_use_refuses():
+    """The buffer passed to a call (which may read or write it)."""
+    after = """  func.call @peek(%t) : (memref<128x320xf32>) -> ()
+"""
+    src = linear(24, 320, 128, after=after) + "func.func private @peek(memref<128x320xf32>)\n"
+    remarks = refused(src)
     assert remarks[0].startswith("[STOP PACK B] the buffer has a use other than the copy, the product's loads "
                                  "and its dealloc"), remarks
 

@@ -30,8 +30,9 @@ PASS = "pack-column-blocks"
 MAP_OPERAND = {"affine.load": 1, "affine.vector_load": 1, "affine.store": 2}
 
 
-def _shift_columns(op: ir.Operation, buf: ir.Value, jb: ir.Value) -> None:
-    """Rebuild the access `op` on `buf` at `[r, e - jb]` for its `[r, e]`; `op` is erased."""
+def _shift(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None) -> None:
+    """Rebuild the access `op` on `buf` at `[r - kb, e - jb]` (`[r, e - jb]` without kb) for its
+    `[r, e]`; `op` is erased."""
     first = MAP_OPERAND[op.name]
     amap = mlir.affine_map_attr(op, "map")
     operands = list(op.operands)
@@ -39,12 +40,15 @@ def _shift_columns(op: ir.Operation, buf: ir.Value, jb: ir.Value) -> None:
     nd = amap.n_dims
     dims, syms = operands[first:first + nd], operands[first + nd:]
     r, e = amap.results
-    new_map = ir.AffineMap.get(nd + 1, amap.n_symbols, [r, e - ir.AffineExpr.get_dim(nd)])
+    extra = [jb] if kb is None else [jb, kb]
+    if kb is not None:
+        r = r - ir.AffineExpr.get_dim(nd + 1)
+    new_map = ir.AffineMap.get(nd + len(extra), amap.n_symbols, [r, e - ir.AffineExpr.get_dim(nd)])
     attrs = {name: attr for name, attr in op.attributes.items()}
     attrs["map"] = ir.AffineMapAttr.get(new_map)
     with op.location:
         new = ir.Operation.create(op.name, results=[t.type for t in op.results],
-                                  operands=operands[:first] + dims + [jb] + syms, attributes=attrs,
+                                  operands=operands[:first] + dims + extra + syms, attributes=attrs,
                                   ip=ir.InsertionPoint(op))
     for old, fresh in zip(op.results, new.results):
         old.replace_all_uses_with(fresh)
@@ -60,34 +64,45 @@ def _at(ops_a: list, target: ir.Operation, ops_b: list) -> ir.Operation:
     raise ValueError("op not in the walk")
 
 
-def build_clone(plan: BlockPacking) -> tuple[ir.Operation, ir.Operation, ir.Operation, ir.Value]:
+def _restrict(loop: ir.Operation, extent: int, base: ir.Value) -> None:
+    """`loop` (constant bounds) runs `0 to extent` with its old counter as `new + base`."""
+    with loop.location:
+        loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(0)]))
+        loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(
+            ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(extent)]))
+        iv = body_block(loop).arguments[0]
+        uses = [(mlir.operation(u.owner), u.operand_number) for u in iv.uses]
+        amap = ir.AffineMap.get(2, 0, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_dim(1)])
+        shifted = affine_d.AffineApplyOp(amap, [iv, base],
+                                         ip=ir.InsertionPoint(mlir.operation(body_block(loop).operations[0]))).result
+        for owner, k in uses:
+            owner.operands[k] = shifted
+
+
+def build_clone(plan: BlockPacking):
     """The copy cloned at the head of the block loop, its column loop running `0 to NB` with the
-    old counter `new + jb`: (clone, its store, its column loop, jb)."""
+    old counter `new + jb` (and its row loop `0 to KC` as `new + kb` with a reduction block):
+    (clone, its store, its column loop, its row loop or None, jb, kb or None)."""
     body = body_block(plan.block)
     jb = body.arguments[0]
+    kb = body_block(plan.row_block).arguments[0] if plan.row_block is not None else None
     clone = mlir.operation(plan.copy.clone(ip=ir.InsertionPoint(mlir.operation(body.operations[0]))))
     walk0, walk1 = [plan.copy, *mlir.walk(plan.copy)], [clone, *mlir.walk(clone)]
     store, col = _at(walk0, plan.store, walk1), _at(walk0, plan.col_loop, walk1)
-    with col.location:
-        col.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(0)]))
-        col.attributes["upperBoundMap"] = ir.AffineMapAttr.get(
-            ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(plan.width)]))
-        iv = body_block(col).arguments[0]
-        uses = [(mlir.operation(u.owner), u.operand_number) for u in iv.uses]
-        amap = ir.AffineMap.get(2, 0, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_dim(1)])
-        shifted = affine_d.AffineApplyOp(amap, [iv, jb],
-                                         ip=ir.InsertionPoint(mlir.operation(body_block(col).operations[0]))).result
-        for owner, k in uses:
-            owner.operands[k] = shifted
-    return clone, store, col, jb
+    row = _at(walk0, plan.row_loop, walk1) if plan.row_loop is not None else None
+    _restrict(col, plan.width, jb)
+    if row is not None:
+        _restrict(row, plan.height, kb)
+    return clone, store, col, row, jb, kb
 
 
-def apply_packing(plan: BlockPacking, clone: ir.Operation, store: ir.Operation, jb: ir.Value) -> ir.Operation:
-    """Replace the buffer by one of rows x NB read and written at `[r, e - jb]`; erase the copy."""
+def apply_packing(plan: BlockPacking, store: ir.Operation, jb: ir.Value, kb: ir.Value | None) -> ir.Operation:
+    """Give the pair its own buffer of rows x NB, read and written at `[r, e - jb]`, freed before
+    each of the old buffer's deallocs; erase the copy. Returns the new alloc."""
     alloc = plan.alloc
     mt = mlir.memref_type(alloc.results[0])
     with alloc.context, alloc.location:
-        ntype = ir.MemRefType.get([plan.rows, plan.width], mt.element_type, memory_space=mt.memory_space)
+        ntype = ir.MemRefType.get([plan.height, plan.width], mt.element_type, memory_space=mt.memory_space)
         attrs = {n: a for n, a in alloc.attributes.items() if n != "operandSegmentSizes"}
         align = mlir.int_attr(alloc, "alignment") if "alignment" in attrs else 0
         attrs["alignment"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), max(64, align or 0))
@@ -96,12 +111,25 @@ def apply_packing(plan: BlockPacking, clone: ir.Operation, store: ir.Operation, 
                                   ip=ir.InsertionPoint(alloc))
     buf = new.results[0]
     for op in (store, *plan.reads):
-        _shift_columns(op, buf, jb)
+        _shift(op, buf, jb, kb)
     for d in plan.deallocs:
-        d.operands[0] = buf
+        with d.location:
+            ir.Operation.create("memref.dealloc", operands=[buf], ip=ir.InsertionPoint(d))
     mlir.erase_innermost_first(plan.copy)
-    alloc.erase()
     return new
+
+
+def drop_if_unused(alloc: ir.Operation) -> None:
+    """Erase `alloc` and its deallocs when nothing else uses it any more."""
+    users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
+    if all(u.name == "memref.dealloc" for u in users):
+        for u in users:
+            u.erase()
+        alloc.erase()
+
+
+def mt_of(alloc: ir.Operation) -> ir.MemRefType:
+    return mlir.memref_type(alloc.results[0])
 
 
 def candidates(fn: ir.Operation) -> list[ir.Operation]:
@@ -124,26 +152,30 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
     with fn.context:
         for alloc in candidates(fn):
             where = mlir.location_of(alloc, filename)
-            plan = plan_block_packing(alloc, Scope())
-            if plan is None:
-                continue
-            if plan.refusal is None:
-                clone, store, col, jb = build_clone(plan)
-                refusal = check_clone(plan, store, col, Scope())
-                if refusal is not None:
-                    mlir.erase_innermost_first(clone)
-                    plan.refusal = refusal
-            if plan.refusal is not None:
-                log.refused(PASS, plan.refusal, function=fname, location=where)
-                continue
-            size = plan.rows * plan.width * mlir.element_size_bytes(mlir.memref_type(alloc.results[0]).element_type)
-            apply_packing(plan, clone, store, jb)
-            log.add(PASS, PASSED, f"[PACK B] the {plan.rows} x {plan.cols} transposed copy is made per column block "
-                    f"of {plan.width} at {mlir.location_of(plan.block, filename)} into one {plan.rows} x {plan.width} "
-                    f"buffer ({size // 1024} KiB): the source is read once, in the product's order, and the whole "
-                    f"copy is gone", function=fname, location=where,
-                    args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "bytes": size})
-            count += 1
+            done = 0
+            for plan in plan_block_packing(alloc, Scope()):
+                if plan.refusal is None:
+                    clone, store, col, row, jb, kb = build_clone(plan)
+                    refusal = check_clone(plan, store, col, row, Scope())
+                    if refusal is not None:
+                        mlir.erase_innermost_first(clone)
+                        plan.refusal = refusal
+                if plan.refusal is not None:
+                    log.refused(PASS, plan.refusal, function=fname, location=where)
+                    continue
+                size = plan.height * plan.width * mlir.element_size_bytes(mt_of(alloc).element_type)
+                apply_packing(plan, store, jb, kb)
+                per = "column block" if plan.row_block is None else "reduction and column block"
+                log.add(PASS, PASSED, f"[PACK B] the {plan.rows} x {plan.cols} transposed copy is made per {per} "
+                        f"of {plan.width} at {mlir.location_of(plan.block, filename)} into one {plan.height} x "
+                        f"{plan.width} buffer ({size // 1024} KiB): the source is read once, in the product's order, "
+                        f"and the whole copy is gone", function=fname, location=where,
+                        args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "height": plan.height,
+                              "bytes": size})
+                done += 1
+            if done:
+                drop_if_unused(alloc)
+            count += done
     return count
 
 

@@ -75,9 +75,10 @@ class PackCode(enum.Enum):
 
 @dataclass
 class BlockPacking:
-    """Pack `alloc`'s buffer (rows x cols) per iteration of `block` (step `width`): `copy` the
-    nest that fills it (its `store` of `load`), `col_loop` the copy's loop that moves the column,
-    `reads` the product's loads, `deallocs` its frees. With `refusal`, the buffer stays."""
+    """Pack `alloc`'s buffer (rows x cols) per iteration of `block` (step `width`), and of
+    `row_block` when the reduction is blocked around it: `copy` the nest that fills it (its
+    `store` of `load`), `col_loop` (`row_loop`) the copy's loop that moves the column (row),
+    `reads` the product's loads, `deallocs` its frees. With `refusal`, the pair stays."""
 
     alloc: ir.Operation
     rows: int = 0
@@ -88,6 +89,9 @@ class BlockPacking:
     store: ir.Operation | None = None
     col_loop: ir.Operation | None = None
     block: ir.Operation | None = None
+    row_block: ir.Operation | None = None  # the reduction-block loop around `block`, or None
+    row_loop: ir.Operation | None = None  # the copy's loop that moves the row (with row_block)
+    height: int = 0  # rows of the packed buffer: row_block's step, else rows
     reads: tuple = ()
     deallocs: tuple = ()
     refusal: Refusal | None = None
@@ -134,35 +138,33 @@ def _is_plain_copy(nest: ir.Operation, store: ir.Operation) -> ir.Operation | st
     return loads[0]
 
 
-def _column_block_of(load: ir.Operation, block: ir.Operation) -> bool:
-    """`load` walks B's columns from `block`'s counter: its column loop is `block` or starts at
-    `block`'s counter (the register tile's column blocks)."""
-    from .constant_panels import column_walk
-
-    walk = column_walk(load)
-    if walk is None:
-        return False
-    if mlir.op_key(walk.j_loop) == mlir.op_key(block):
-        return True
-    iv = body_block(block).arguments[0]
-    return any(v == iv for v in walk.j_loop.operands)
-
-
-def column_loop(nest: ir.Operation, store: ir.Operation, scope: Scope) -> ir.Operation | None:
-    """The outermost loop of the copy nest whose counter moves the store's column."""
+def _moving_loop(nest: ir.Operation, store: ir.Operation, dim: int, scope: Scope) -> ir.Operation | None:
+    """The outermost loop of the copy nest whose counter moves dimension `dim` of the store."""
     a = access_pattern(store, scope)
     for lp in enclosing_loops(store):
-        if not _nested_in(lp, nest):
-            continue
-        if a.uses_iv(loop_dims(lp, scope)[0].name, dim=1):
+        if _nested_in(lp, nest) and a.uses_iv(loop_dims(lp, scope)[0].name, dim=dim):
             return lp
     return None
 
 
-def plan_block_packing(alloc: ir.Operation, scope: Scope) -> BlockPacking | None:
-    """The plan (or refusal) for the local B buffer `alloc` (module doc), None when the product
-    has no column blocks (L's counter does not move T's column: no remark); the isl checks that
-    need the clone are `check_clone`'s."""
+def _holder(op: ir.Operation, block_ops: list[ir.Operation]) -> int:
+    """The position in `block_ops` of the op that is or holds `op` (-1: none)."""
+    keys = {mlir.op_key(o): k for k, o in enumerate(block_ops)}
+    cur = op
+    while cur is not None:
+        k = keys.get(mlir.op_key(cur))
+        if k is not None:
+            return k
+        p = cur.parent
+        cur = mlir.operation(p) if p is not None and p.name != "func.func" else None
+    return -1
+
+
+def plan_block_packing(alloc: ir.Operation, scope: Scope) -> list[BlockPacking]:
+    """The plans (or refusals) for the local B buffer `alloc` (module doc), one per copy and the
+    product after it (a buffer bufferization shares between several transposes has several);
+    a product without column blocks (its column loop does not start at L's counter) gets none
+    and no remark. The isl checks that need the clone are `check_clone`'s."""
     rows, cols = mlir.memref_type(alloc.results[0]).shape
     stores, reads, deallocs = [], [], []
     for use in alloc.results[0].uses:
@@ -174,32 +176,87 @@ def plan_block_packing(alloc: ir.Operation, scope: Scope) -> BlockPacking | None
         elif user.name in READ_OPS and use.operand_number == 0:
             reads.append(user)
         else:
-            return _refuse(alloc, PackCode.OTHER_USE, f"{user.name} at {mlir.location_of(user)}", user)
-    if len(stores) != 1 or not reads:
-        return _refuse(alloc, PackCode.OTHER_USE, f"{len(stores)} stores and {len(reads)} loads")
-    store = stores[0]
-    nest, load = _copy_nest(store)
-    if nest is None or isinstance(load, str):
-        return _refuse(alloc, PackCode.NOT_A_COPY, load, *(x for x in [nest] if x is not None))
-    if load.operands[0] == alloc.results[0]:
-        return _refuse(alloc, PackCode.NOT_A_COPY, "the copy reads the buffer itself", nest)
-    # L: the loop beside the copy (in its block) around every read.
-    beside = [lp for lp in enclosing_loops(reads[0]) if lp.operation.block == nest.operation.block]
-    block = beside[0] if beside else None
-    if block is None or not all(_nested_in(r, block) for r in reads):
-        return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"no loop in the block of the copy at {mlir.location_of(nest)} "
-                       "holds every read", nest)
-    if not any(_column_block_of(r, block) for r in reads):
-        return None  # L is not a column loop: the tile takes no column blocks (B fits half of L2)
+            return [_refuse(alloc, PackCode.OTHER_USE, f"{user.name} at {mlir.location_of(user)}", user)]
+    if not stores or not reads:
+        return [_refuse(alloc, PackCode.OTHER_USE, f"{len(stores)} stores and {len(reads)} loads")]
+    copies = []
+    for store in stores:
+        nest, load = _copy_nest(store)
+        if nest is None or isinstance(load, str):
+            return [_refuse(alloc, PackCode.NOT_A_COPY, load, *(x for x in [nest] if x is not None))]
+        if load.operands[0] == alloc.results[0]:
+            return [_refuse(alloc, PackCode.NOT_A_COPY, "the copy reads the buffer itself", nest)]
+        copies.append((nest, load, store))
+    # Each copy's L: the first op after it in its block that touches the buffer.
+    pairs, covered = [], set()
+    for nest, load, store in copies:
+        ops = _block_of(nest)
+        at_copy = _index(ops, nest)
+        holders = sorted({_holder(u, ops) for u in (*stores, *reads)} - {-1, at_copy})
+        after = [k for k in holders if k > at_copy]
+        block = ops[after[0]] if after else None
+        mine = [r for r in reads if block is not None and _nested_in(r, block)]
+        if block is None or block.name != "affine.for" or not mine \
+                or any(_nested_in(st, block) for st in stores):
+            return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the first op after the copy at "
+                            f"{mlir.location_of(nest)} that touches the buffer is not a loop of loads of it", nest)]
+        covered.update(mlir.op_key(r) for r in mine)
+        pairs.append((nest, load, store, block, mine, ops[at_copy + 1:after[0] + 1]))
+    if len(covered) != len(reads):
+        loose = next(r for r in reads if mlir.op_key(r) not in covered)
+        return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"{loose.name} at {mlir.location_of(loose)} reads the "
+                        "buffer outside the loop after its copy", loose)]
+    out = []
+    for nest, load, store, holder, mine, between in pairs:
+        block = _column_block_loop(mine, holder)
+        if block is None:
+            continue  # no column blocks: the tile sweeps B's columns inside its rows (B fits half of L2)
+        out.append(_plan_pair(alloc, rows, cols, nest, load, store, holder, block, mine, between, deallocs, scope))
+    return out
+
+
+def _column_block_loop(reads: list[ir.Operation], holder: ir.Operation) -> ir.Operation | None:
+    """The register tile's column-block loop: the loop inside `holder` (or `holder`) whose counter
+    starts the column walk of a read (`holder` itself when the walk's loop is `holder`)."""
+    from .constant_panels import column_walk
+
+    for r in reads:
+        walk = column_walk(r)
+        if walk is None:
+            continue
+        if mlir.op_key(walk.j_loop) == mlir.op_key(holder):
+            return holder
+        for v in walk.j_loop.operands:
+            owner = v.owner if isinstance(v, ir.BlockArgument) else None
+            if owner is None:
+                continue
+            lp = mlir.operation(owner.owner) if hasattr(owner, "owner") else None
+            if lp is not None and lp.name == "affine.for" and _nested_in(lp, holder):
+                return lp
+    return None
+
+
+def _plan_pair(alloc, rows, cols, nest, load, store, holder, block, reads, between, deallocs, scope) -> BlockPacking:
+    """The plan of one copy and the product after it (module doc), or its refusal."""
     if not 1 < mlir.int_attr(block, "step") < cols:
         return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the loop at {mlir.location_of(block)} steps by "
                        f"{mlir.int_attr(block, 'step')}, not by a column block narrower than the buffer", block)
-    ops = _block_of(nest)
-    at_copy, at_block = _index(ops, nest), _index(ops, block)
-    if at_block < at_copy:
-        return _refuse(alloc, PackCode.NO_BLOCK_LOOP, "the product runs before the copy", block)
+    if not all(_nested_in(r, block) for r in reads):
+        return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"a read of the buffer lies outside the column-block loop at "
+                       f"{mlir.location_of(block)}", block)
+    chain = [lp for lp in enclosing_loops(block) if _nested_in(lp, holder)]
+    row_block = row_loop = None
+    if chain:
+        if len(chain) != 1 or not 1 < mlir.int_attr(chain[0], "step") < rows:
+            return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the column-block loop at {mlir.location_of(block)} lies "
+                           f"inside {len(chain)} other loops (one reduction-block loop at most: the copy would "
+                           "repeat)", block)
+        row_block = chain[0]
+        row_loop = _moving_loop(nest, store, 0, scope)
+        if row_loop is None or constant_bounds(row_loop) is None or list(row_loop.operands):
+            return _refuse(alloc, PackCode.PARTIAL, "no loop of the copy with constant bounds moves the row", nest)
     wkey = access_pattern(load, scope).key
-    for op in ops[at_copy + 1:at_block + 1]:
+    for op in between:
         eff = op_effects(op)
         if eff.unknown:
             return _refuse(alloc, PackCode.SOURCE_WRITTEN, f"{op.name} at {mlir.location_of(op)} has effects that "
@@ -207,11 +264,13 @@ def plan_block_packing(alloc: ir.Operation, scope: Scope) -> BlockPacking | None
         if any(keys_may_alias(k, wkey) for k in eff.writes):
             return _refuse(alloc, PackCode.SOURCE_WRITTEN, f"{op.name} at {mlir.location_of(op)} writes a buffer "
                            "that may be the source", op)
-    col = column_loop(nest, store, scope)
-    if col is None or constant_bounds(col) is None:
+    col = _moving_loop(nest, store, 1, scope)
+    if col is None or constant_bounds(col) is None or list(col.operands) \
+            or (row_loop is not None and mlir.op_key(col) == mlir.op_key(row_loop)):
         return _refuse(alloc, PackCode.PARTIAL, "no loop of the copy with constant bounds moves the column", nest)
-    return BlockPacking(alloc, rows, cols, mlir.int_attr(block, "step"), nest, load, store, col, block,
-                        tuple(reads), tuple(deallocs))
+    height = mlir.int_attr(row_block, "step") if row_block is not None else rows
+    return BlockPacking(alloc, rows, cols, mlir.int_attr(block, "step"), nest, load, store, col, block, row_block,
+                        row_loop, height, tuple(reads), tuple(deallocs))
 
 
 def _block_of(op: ir.Operation) -> list[ir.Operation]:
@@ -253,10 +312,11 @@ def _elements(op: ir.Operation, outer: list[str], scope: Scope):
     return s.project_out(isl.dim_type.set, len(outer), len(inner))
 
 
-def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Operation, scope: Scope) -> Refusal | None:
+def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Operation,
+                clone_row: ir.Operation | None, scope: Scope) -> Refusal | None:
     """The exactness checks of the module doc on the built clone (at the head of the block loop;
-    `clone_store` its store, `clone_col`'s counter plus jb stands for the copy's column counter).
-    None when exact."""
+    `clone_store` its store; `clone_col`'s counter plus jb stands for the copy's column counter,
+    `clone_row`'s plus kb for its row counter). None when exact."""
     import islpy as isl
 
     def refuse(detail: str) -> Refusal:
@@ -266,6 +326,7 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
     outer_loops = domain_loops(block, scope) + loop_dims(block, scope)
     outer = [lp.name for lp in outer_loops]
     jb = outer[-1]
+    kb = loop_dims(plan.row_block, scope)[0].name if plan.row_block is not None else None
     try:
         # C's store is one to one over C's iterations (each iteration of the loops around C).
         a0 = access_pattern(plan.store, scope)
@@ -287,7 +348,8 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
             return refuse("the clone's loops do not match the copy's")
         ren = {}
         for lp0, lpc in zip(inner_0, inner_c):
-            ren[lp0.name] = (f"({lpc.name} + {jb})" if lpc.op == clone_col else lpc.name)
+            ren[lp0.name] = (f"({lpc.name} + {jb})" if lpc.op == clone_col else
+                             f"({lpc.name} + {kb})" if clone_row is not None and lpc.op == clone_row else lpc.name)
         from ....analysis.loops import substitute
         dims = outer + [lp.name for lp in inner_c]
         clone_dom = _isl_set(dims, [c for lp in ac.loops for c in lp.constraints()], scope)
@@ -304,8 +366,9 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
                 return refuse(f"{r.name} at {mlir.location_of(r)}: its index is not affine")
             read = s if read is None else read.union(s)
         outer_cons = [c for lp in outer_loops for c in lp.constraints()]
-        window = _isl_set(outer + ["r_", "e_"], outer_cons + [f"e_ >= {jb}", f"e_ < {jb} + {plan.width}",
-                                                              "r_ >= 0", f"r_ < {plan.rows}"], scope)
+        rows_in = [f"r_ >= {kb}", f"r_ < {kb} + {plan.height}"] if kb else []
+        window = _isl_set(outer + ["r_", "e_"], outer_cons + rows_in + [
+            f"e_ >= {jb}", f"e_ < {jb} + {plan.width}", "r_ >= 0", f"r_ < {plan.rows}"], scope)
         if not read.is_subset(written):
             return refuse("the block reads an element its copy does not write before")
         if not written.is_subset(window):
@@ -328,7 +391,5 @@ def plan_block_packings(fn: ir.Operation) -> list[BlockPacking]:
         if mlir.op_key(alloc) in seen:
             continue
         seen.add(mlir.op_key(alloc))
-        plan = plan_block_packing(alloc, scope)
-        if plan is not None:
-            out.append(plan)
+        out.extend(plan_block_packing(alloc, scope))
     return out
