@@ -239,3 +239,50 @@ def test_a_product_without_column_blocks_is_left_silently():
     """B's panel fits half of L2: the tile sweeps rows outside, nothing to pack per block."""
     out, remarks = compile_(linear(24, 64, 32), cpu())
     assert remarks == [] and "memref<32x64xf32>" in out
+
+
+OVERLAPPING = """func.func @k(%x: memref<24x128xf32>, %w: memref<320x128xf32>, %y: memref<24x320xf32>) {
+  %t = memref.alloc() : memref<128x320xf32>
+  affine.for %n0 = 0 to 289 step 16 {
+    affine.for %a = 0 to 128 {
+      affine.for %n = 0 to 32 {
+        %v = affine.load %w[%n, %a] : memref<320x128xf32>
+        affine.store %v, %t[%a, %n0 + %n] : memref<128x320xf32>
+      }
+    }
+  }
+  affine.for %i = 0 to 24 {
+    affine.for %j = 0 to 320 {
+      %c = affine.load %y[%i, %j] : memref<24x320xf32>
+      %r = affine.for %q = 0 to 128 iter_args(%acc = %c) -> (f32) {
+        %p = affine.load %x[%i, %q] : memref<24x128xf32>
+        %s = affine.load %t[%q, %j] : memref<128x320xf32>
+        %u = arith.mulf %p, %s : f32
+        %v2 = arith.addf %acc, %u : f32
+        affine.yield %v2 : f32
+      }
+      affine.store %r, %y[%i, %j] : memref<24x320xf32>
+    }
+  }
+  memref.dealloc %t : memref<128x320xf32>
+  return
+}
+"""
+
+
+def test_a_copy_writing_elements_twice_refuses():
+    """Tiles of 32 columns every 16: two iterations write one element, and a block's copy would
+    write 16 columns past its block; refused, results kept."""
+    remarks = refused(OVERLAPPING)
+    assert remarks[0].startswith("[STOP PACK B] the copy per block would not write exactly what the block reads")
+    out, _ = compile_(OVERLAPPING, cpu(), passes=STEPS)
+    assert_same_results(OVERLAPPING, out, seed=1, trials=1)
+
+
+def test_a_copy_of_part_of_the_rows_refuses():
+    """The copy fills rows 0 .. 120 of 128: the product reads rows no copy wrote (every block's
+    copy runs only iterations of the copy and writes within its columns; the reads are not
+    covered)."""
+    src = linear(24, 320, 128).replace("  affine.for %a = 0 to 128 {", "  affine.for %a = 0 to 120 {", 1)
+    remarks = refused(src)
+    assert remarks == ["[STOP PACK B] the copy per block would not write exactly what the block reads"], remarks
