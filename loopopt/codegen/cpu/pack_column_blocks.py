@@ -2,13 +2,16 @@
 column block of the register tile, into one reused buffer of the block's columns.
 
 Applies codegen/cpu/plan/column_block_packing.py's BlockPacking (the rule and its exactness are
-there): the copy nest C is cloned at the head of the block loop L (step NB), the clone's column
-loop runs `0 to NB` with its old counter as `affine.apply(new + jb)`, a new `memref.alloc` of
-rows x NB (64-byte aligned) replaces the rows x N buffer, every access `[r, e]` of it becomes
-`[r, e - jb]` (jb appended to the access's map operands), its deallocs free the new buffer and C
-is erased. The isl checks run on the built clone; a refused clone is erased and nothing else
-changes. The step runs after register tiling (whose column blocks it uses) and before
-`transpose-tiles`, which then moves the clone's tiles in vector registers.
+there), per copy and the product after it: the copy nest C is cloned at the head of the block
+loop L (step NB), the clone's column loop runs `0 to NB` with its old counter as
+`affine.apply(new + jb)` (with a reduction-block loop around L, its row loop `0 to KC` as
+`new + kb` too), a new `memref.alloc` of KC x NB (R x NB without reduction blocks; 64-byte
+aligned) is allocated beside the old buffer and freed before each of its deallocs, every access
+`[r, e]` of the pair becomes `[r - kb, e - jb]` (jb and kb appended to the access's map
+operands) and C is erased; the old buffer goes when only its deallocs are left. The isl checks
+run on the built clone; a refused clone is erased and nothing else changes. The step runs after
+register tiling (whose column blocks it uses) and before `transpose-tiles`, which then moves the
+clone's tiles in vector registers.
 
 Remarks (pass `pack-column-blocks`, by default): `[PACK B] ...` (Passed) per buffer;
 `[STOP PACK B] ...` (Missed) when a transposed B that a register tile reads stays whole.

@@ -17,28 +17,36 @@ of R x NB that every block reuses:
 
 C' is a clone of C whose outermost loop that moves T's column (`col_loop`, constant bounds)
 runs `0 to NB step s` with its old counter replaced by `new + jb`. Every access of T becomes
-`T'[r, e - jb]`. `plan_block_packing` takes a buffer only where that is exact:
+`T'[r, e - jb]`. When cache tiling blocks the reduction around the column blocks
+(`H: for kb step KC { L: for jb { .. } }`), the copy's outermost loop that moves T's row is
+restricted the same way (`new + kb`), T' is KC x NB and the accesses `T'[r - kb, e - jb]`.
+A buffer several copies fill (bufferization shares one for several transposes) is taken per
+copy C and the op H after it that is the first to touch T; each pair gets a T' of its own.
+`plan_block_packing` takes a pair only where that is exact:
 
 * T is a rank-2 static `memref.alloc` of the identity layout a register tile reads as B
-  (`panel_layout.tile_panel`), and every use of it is the one store of C, an affine load or
-  vector load inside L, or a dealloc (`OTHER_USE`: no view, call, other reader or writer);
-* C is nothing but the copy: loops without iter_args, `affine.apply`, one `affine.load` of a
-  buffer W that is not T, and the store of its value to T (`NOT_A_COPY`);
-* L is the loop in C's block, after C, that holds every read of T, with a step NB > 1 smaller
-  than T's columns (`NO_BLOCK_LOOP`: the copy runs once per iteration of L, so L must be the
-  product's outermost loop, the tile's column blocks; a row or reduction loop around the blocks
-  would repeat the copy);
-* nothing from C to the end of L writes a buffer that may be W, and nothing there has effects
+  (`panel_layout.tile_panel`), and every use of it is a copy's store, an affine load or
+  vector load, or a dealloc (`OTHER_USE`: no view, call or other escape);
+* each store's nest C is nothing but the copy: loops without iter_args, `affine.apply`, one
+  `affine.load` of a buffer W that is not T, the store of its value to T (`NOT_A_COPY`);
+* the first op H after C in its block that touches T is a loop holding loads of T and no store,
+  every load of T lies in such an H, L is H or lies directly in it (H then the one
+  reduction-block loop), L steps by 1 < NB < N, and every load of the pair is in L
+  (`NO_BLOCK_LOOP`: C' runs once per iteration of the loops around it inside H, so a row-block
+  loop there would repeat the copy). A pair whose tile has no column blocks (the loop of its
+  column walk does not start at an IV inside H) is left without a remark;
+* nothing from C to the end of H writes a buffer that may be W, and nothing there has effects
   that are not modelled (`SOURCE_WRITTEN`): each W element C' reads holds what C read;
-* C's store is one to one over C's iterations (isl: no two iterations write one element), C''s
-  iterations are iterations of C (the clone's counter `new + jb` within C's bounds and step),
-  every element of T the block reads is written by C' in the same iteration of L, and every
-  element C' writes lies in the block's columns (`PARTIAL`, all isl, exact): so each element a
-  load reads was written by C' from the same W element as by C, before the load, in this block.
+* isl, on the built clone: C's store is one to one over C's iterations (for each iteration of
+  the loops around C), C''s iterations are iterations of C, every element of T that an
+  iteration of L (and H) reads is written by C' in that iteration, and every element C' writes
+  lies in the block's columns (and rows) (`PARTIAL`, exact): so each element a load reads was
+  written by C' from the same W element as by C, before the load, in this block.
 
-C writes T and nothing else, and only L reads T: C is erased. Each element moves unchanged, and
-the product reads the same values in the same order: bit-exact. The copy's tiles stay as they
-are (`transpose-tiles` turns each into a W x W vector transpose afterwards).
+Between C and H nothing touches T, so H's loads read what C wrote; C writes T and nothing else
+and only H reads what it wrote: C is erased. Each element moves unchanged, and the product reads
+the same values in the same order: bit-exact. The copy's tiles stay as they are
+(`transpose-tiles` turns each into a W x W vector transpose afterwards).
 """
 from __future__ import annotations
 
