@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, fold_constant_copies,
-                          isolate_products, loop_order, pack_constant_panels, pack_operands, panel_layout, powers,
-                          register_tile, rows_in_lanes, scalar_replacement, time_tiles, transpose_tiles, untile,
-                          vectorize)
+                          isolate_products, loop_order, pack_column_blocks, pack_constant_panels, pack_operands,
+                          panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, time_tiles,
+                          transpose_tiles, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -127,6 +127,8 @@ STEPS: tuple[Step, ...] = (
          "across its reduction", explained="one remark per refused nest, with its code"),
     Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "
          "panels of its register tile", finalize=fold_constant_copies.erase_unread_sources),
+    Step("pack-column-blocks", pack_column_blocks.run, CPU, "a transposing copy of a product's B made per column "
+         "block of its register tile, into one buffer of the block's columns (BLIS's packed B)"),
     Step("transpose-tiles", transpose_tiles.run, CPU, "a transposing copy moved in vector tiles: row loads, a "
          "network of shuffles, row stores"),
     Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "

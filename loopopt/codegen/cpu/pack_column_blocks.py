@@ -1,0 +1,187 @@
+"""B packed per column block (cpu): the transposing copy of a product's B runs at the head of each
+column block of the register tile, into one reused buffer of the block's columns.
+
+Applies codegen/cpu/plan/column_block_packing.py's BlockPacking (the rule and its exactness are
+there), per copy and the product after it: the copy nest C is cloned at the head of the block
+loop L (step NB), the clone's column loop runs `0 to NB` with its old counter as
+`affine.apply(new + jb)` (with a reduction-block loop around L, its row loop `0 to KC` as
+`new + kb` too), a new `memref.alloc` of KC x NB (R x NB without reduction blocks; 64-byte
+aligned) is allocated beside the old buffer and freed before each of its deallocs, every access
+`[r, e]` of the pair becomes `[r - kb, e - jb]` (jb and kb appended to the access's map
+operands) and C is erased; the old buffer goes when only its deallocs are left. The isl checks
+run on the built clone; a refused clone is erased and nothing else changes. The step runs after
+register tiling (whose column blocks it uses) and before `transpose-tiles`, which then moves the
+clone's tiles in vector registers.
+
+Remarks (pass `pack-column-blocks`, by default): `[PACK B] ...` (Passed) per buffer;
+`[STOP PACK B] ...` (Missed) when a transposed B that a register tile reads stays whole.
+"""
+from __future__ import annotations
+
+from ... import mlir
+from ...analysis.affine import Scope
+from ...analysis.loops import body_block
+from ...mlir import affine_d, ir
+from ...options import Options
+from ...remarks import PASSED, RemarkLog
+from ...step import StepContext
+from .plan.column_block_packing import BlockPacking, check_clone, plan_block_packing
+from .plan.panel_layout import tile_panel
+
+PASS = "pack-column-blocks"
+
+MAP_OPERAND = {"affine.load": 1, "affine.vector_load": 1, "affine.store": 2}
+
+
+def _shift(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None) -> None:
+    """Rebuild the access `op` on `buf` at `[r - kb, e - jb]` (`[r, e - jb]` without kb) for its
+    `[r, e]`; `op` is erased."""
+    first = MAP_OPERAND[op.name]
+    amap = mlir.affine_map_attr(op, "map")
+    operands = list(op.operands)
+    operands[first - 1] = buf
+    nd = amap.n_dims
+    dims, syms = operands[first:first + nd], operands[first + nd:]
+    r, e = amap.results
+    extra = [jb] if kb is None else [jb, kb]
+    if kb is not None:
+        r = r - ir.AffineExpr.get_dim(nd + 1)
+    new_map = ir.AffineMap.get(nd + len(extra), amap.n_symbols, [r, e - ir.AffineExpr.get_dim(nd)])
+    attrs = {name: attr for name, attr in op.attributes.items()}
+    attrs["map"] = ir.AffineMapAttr.get(new_map)
+    with op.location:
+        new = ir.Operation.create(op.name, results=[t.type for t in op.results],
+                                  operands=operands[:first] + dims + extra + syms, attributes=attrs,
+                                  ip=ir.InsertionPoint(op))
+    for old, fresh in zip(op.results, new.results):
+        old.replace_all_uses_with(fresh)
+    op.erase()
+
+
+def _at(ops_a: list, target: ir.Operation, ops_b: list) -> ir.Operation:
+    """The op of `ops_b` at `target`'s position in `ops_a` (a walk of a nest and of its clone)."""
+    key = mlir.op_key(target)
+    for x, y in zip(ops_a, ops_b):
+        if mlir.op_key(x) == key:
+            return y
+    raise ValueError("op not in the walk")
+
+
+def _restrict(loop: ir.Operation, extent: int, base: ir.Value) -> None:
+    """`loop` (constant bounds) runs `0 to extent` with its old counter as `new + base`."""
+    with loop.location:
+        loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(0)]))
+        loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(
+            ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(extent)]))
+        iv = body_block(loop).arguments[0]
+        uses = [(mlir.operation(u.owner), u.operand_number) for u in iv.uses]
+        amap = ir.AffineMap.get(2, 0, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_dim(1)])
+        shifted = affine_d.AffineApplyOp(amap, [iv, base],
+                                         ip=ir.InsertionPoint(mlir.operation(body_block(loop).operations[0]))).result
+        for owner, k in uses:
+            owner.operands[k] = shifted
+
+
+def build_clone(plan: BlockPacking):
+    """The copy cloned at the head of the block loop, its column loop running `0 to NB` with the
+    old counter `new + jb` (and its row loop `0 to KC` as `new + kb` with a reduction block):
+    (clone, its store, its column loop, its row loop or None, jb, kb or None)."""
+    body = body_block(plan.block)
+    jb = body.arguments[0]
+    kb = body_block(plan.row_block).arguments[0] if plan.row_block is not None else None
+    clone = mlir.operation(plan.copy.clone(ip=ir.InsertionPoint(mlir.operation(body.operations[0]))))
+    walk0, walk1 = [plan.copy, *mlir.walk(plan.copy)], [clone, *mlir.walk(clone)]
+    store, col = _at(walk0, plan.store, walk1), _at(walk0, plan.col_loop, walk1)
+    row = _at(walk0, plan.row_loop, walk1) if plan.row_loop is not None else None
+    _restrict(col, plan.width, jb)
+    if row is not None:
+        _restrict(row, plan.height, kb)
+    return clone, store, col, row, jb, kb
+
+
+def apply_packing(plan: BlockPacking, store: ir.Operation, jb: ir.Value, kb: ir.Value | None) -> ir.Operation:
+    """Give the pair its own buffer of rows x NB, read and written at `[r, e - jb]`, freed before
+    each of the old buffer's deallocs; erase the copy. Returns the new alloc."""
+    alloc = plan.alloc
+    mt = mlir.memref_type(alloc.results[0])
+    with alloc.context, alloc.location:
+        ntype = ir.MemRefType.get([plan.height, plan.width], mt.element_type, memory_space=mt.memory_space)
+        attrs = {n: a for n, a in alloc.attributes.items() if n != "operandSegmentSizes"}
+        align = mlir.int_attr(alloc, "alignment") if "alignment" in attrs else 0
+        attrs["alignment"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), max(64, align or 0))
+        attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([0, 0])
+        new = ir.Operation.create("memref.alloc", results=[ntype], operands=[], attributes=attrs,
+                                  ip=ir.InsertionPoint(alloc))
+    buf = new.results[0]
+    for op in (store, *plan.reads):
+        _shift(op, buf, jb, kb)
+    for d in plan.deallocs:
+        with d.location:
+            ir.Operation.create("memref.dealloc", operands=[buf], ip=ir.InsertionPoint(d))
+    mlir.erase_innermost_first(plan.copy)
+    return new
+
+
+def drop_if_unused(alloc: ir.Operation) -> None:
+    """Erase `alloc` and its deallocs when nothing else uses it any more."""
+    users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
+    if all(u.name == "memref.dealloc" for u in users):
+        for u in users:
+            u.erase()
+        alloc.erase()
+
+
+def mt_of(alloc: ir.Operation) -> ir.MemRefType:
+    return mlir.memref_type(alloc.results[0])
+
+
+def candidates(fn: ir.Operation) -> list[ir.Operation]:
+    """The local buffers of `fn` a register tile reads as B, once each, in program order."""
+    seen, out = set(), []
+    for op in mlir.walk(fn):
+        found = tile_panel(op) if op.name == "affine.vector_load" else None
+        if found is not None and mlir.op_key(found[0]) not in seen:
+            seen.add(mlir.op_key(found[0]))
+            out.append(found[0])
+    return out
+
+
+def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
+    """Pack every transposed B of `fn` per column block of its register tile; returns how many."""
+    if mlir.func_body(fn) is None:
+        return 0
+    fname = mlir.func_name(fn)
+    count = 0
+    with fn.context:
+        for alloc in candidates(fn):
+            where = mlir.location_of(alloc, filename)
+            done = 0
+            for plan in plan_block_packing(alloc, Scope()):
+                if plan.refusal is None:
+                    clone, store, col, row, jb, kb = build_clone(plan)
+                    refusal = check_clone(plan, store, col, row, Scope())
+                    if refusal is not None:
+                        mlir.erase_innermost_first(clone)
+                        plan.refusal = refusal
+                if plan.refusal is not None:
+                    log.refused(PASS, plan.refusal, function=fname, location=where)
+                    continue
+                size = plan.height * plan.width * mlir.element_size_bytes(mt_of(alloc).element_type)
+                apply_packing(plan, store, jb, kb)
+                per = "column block" if plan.row_block is None else "reduction and column block"
+                log.add(PASS, PASSED, f"[PACK B] the {plan.rows} x {plan.cols} transposed copy is made per {per} "
+                        f"of {plan.width} at {mlir.location_of(plan.block, filename)} into one {plan.height} x "
+                        f"{plan.width} buffer ({size // 1024} KiB): the source is read once, in the product's order, "
+                        f"and the whole copy is gone", function=fname, location=where,
+                        args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "height": plan.height,
+                              "bytes": size})
+                done += 1
+            if done:
+                drop_if_unused(alloc)
+            count += done
+    return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `pack-column-blocks` (loopopt/pipeline.py)."""
+    return pack_column_blocks_function(fn, ctx.options, ctx.log, ctx.filename)

@@ -1,0 +1,289 @@
+"""B packed per column block (docs/cpu_codegen.md section 26): a transposed weight's copy made at
+the head of each column block of the register tile into one small buffer; its refusals with
+their remarks; results bit for bit against the pipeline without the step, in the interpreter
+and natively."""
+from __future__ import annotations
+
+import pytest
+
+from loopopt import native
+from loopopt.driver import optimize
+from loopopt.options import TARGETS, Options
+from loopopt.pipeline import default_pipeline, pipeline_text, resolve_options
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+
+# Small caches so that small products take the tile's column blocks (B's panel over half of L2)
+# and no reduction blocks (kc up to 128).
+SMALL = (32 * 1024, 256 * 1024, 8 * 1024 * 1024)
+
+
+def cpu(bits: int = 512, **kw) -> Options:
+    kw.setdefault("cache_sizes", SMALL)
+    return Options(target=TARGETS["cpu"], vector_bits=bits, **kw)
+
+
+def linear(m: int, n: int, k: int, between: str = "", after: str = "", extra_args: str = "",
+           store: str = "%t[%a, %b]", copy_n: int | None = None) -> str:
+    """y = x W^T + y, W (n x k) an argument transposed into %t first; `between` runs after the
+    copy and before the product, `after` after it."""
+    copy_n = n if copy_n is None else copy_n
+    return f"""func.func @k(%x: memref<{m}x{k}xf32>, %w: memref<{n}x{k}xf32>, %y: memref<{m}x{n}xf32>{extra_args}) {{
+  %t = memref.alloc() : memref<{k}x{n}xf32>
+  affine.for %a = 0 to {k} {{
+    affine.for %b = 0 to {copy_n} {{
+      %v = affine.load %w[%b, %a] : memref<{n}x{k}xf32>
+      affine.store %v, {store} : memref<{k}x{n}xf32>
+    }}
+  }}
+{between}  affine.for %i = 0 to {m} {{
+    affine.for %j = 0 to {n} {{
+      %c = affine.load %y[%i, %j] : memref<{m}x{n}xf32>
+      %r = affine.for %q = 0 to {k} iter_args(%acc = %c) -> (f32) {{
+        %p = affine.load %x[%i, %q] : memref<{m}x{k}xf32>
+        %s = affine.load %t[%q, %j] : memref<{k}x{n}xf32>
+        %u = arith.mulf %p, %s : f32
+        %v2 = arith.addf %acc, %u : f32
+        affine.yield %v2 : f32
+      }}
+      affine.store %r, %y[%i, %j] : memref<{m}x{n}xf32>
+    }}
+  }}
+{after}  memref.dealloc %t : memref<{k}x{n}xf32>
+  return
+}}
+"""
+
+
+def without_step(options: Options) -> list[str]:
+    steps = default_pipeline(resolve_options(options, False))
+    return [s.name for s in steps if s.name != "pack-column-blocks"]
+
+
+def compile_(src: str, options: Options, passes=None):
+    res = optimize(src, options, filename="t.mlir", passes=passes)
+    assert not [r for r in res.remarks if "[INTERNAL]" in r.message], [r.message for r in res.remarks]
+    return res.text, [r.message for r in res.remarks if "PACK B" in r.message]
+
+
+def test_the_copy_moves_into_the_column_blocks():
+    """The copy runs at the head of each block of 64 columns into one 128 x 64 buffer; no buffer
+    of the whole transposed weight is left; the clone's tiles are vector transposes."""
+    out, remarks = compile_(linear(24, 320, 128), cpu())
+    assert remarks == ["[PACK B] the 128 x 320 transposed copy is made per column block of 64 at t.mlir:10:5 "
+                       "into one 128 x 64 buffer (32 KiB): the source is read once, in the product's order, "
+                       "and the whole copy is gone"], remarks
+    assert "memref<128x320xf32>" not in out and "memref.alloc() {alignment = 64 : i64} : memref<128x64xf32>" in out
+    assert "vector.shuffle" in out
+
+
+@pytest.mark.parametrize("m, n, k", [(24, 320, 128), (13, 384, 96), (7, 512, 128), (12, 320, 256)])
+def test_results_are_bit_for_bit_those_without_the_step_in_the_interpreter(m, n, k):
+    src = linear(m, n, k)
+    options = cpu(512)
+    packed, remarks = compile_(src, options)
+    assert remarks and remarks[0].startswith("[PACK B]"), remarks
+    whole, _ = compile_(src, options, passes=without_step(options))
+    assert_same_results(whole, packed, seed=3, trials=2)
+    assert_same_results(src, packed, seed=5, trials=1)
+
+
+def test_a_blocked_reduction_packs_per_reduction_and_column_block():
+    """Cache tiling cuts the reduction in blocks of 128 (L2 256K) around the column blocks: the
+    copy runs per (reduction block, column block) into one 128 x 64 buffer."""
+    out, remarks = compile_(linear(24, 320, 256), cpu())
+    assert remarks == ["[PACK B] the 256 x 320 transposed copy is made per reduction and column block of 64 at "
+                       "t.mlir:10:5 into one 128 x 64 buffer (32 KiB): the source is read once, in the product's "
+                       "order, and the whole copy is gone"], remarks
+    assert "memref<256x320xf32>" not in out
+
+
+@has_runner
+@pytest.mark.parametrize("m, n, k", [(37, 384, 128), (30, 320, 256)])
+def test_results_are_bit_for_bit_natively(m, n, k):
+    """The default pipeline with and without the step, natively; and against the input."""
+    bits = 512
+    src = linear(m, n, k)
+    options = cpu(bits)
+    packed, remarks = compile_(src, options)
+    assert remarks and remarks[0].startswith("[PACK B]"), remarks
+    whole, _ = compile_(src, options, passes=without_step(options))
+    sizes = [None, None, None]
+    want = native.run_native(whole, "k", sizes, reps=1, full_limit=200_000).outputs
+    got = native.run_native(packed, "k", sizes, reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(want, got) is None
+    base = native.run_native(src, "k", sizes, reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(base, got) is None
+
+
+TORCH_LINEAR = """#map = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func @k(%x: tensor<64x256xf32>, %w: tensor<512x256xf32>) -> tensor<64x512xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %e = tensor.empty() : tensor<256x512xf32>
+    %t = linalg.transpose ins(%w : tensor<512x256xf32>) outs(%e : tensor<256x512xf32>) permutation = [1, 0]
+    %o = tensor.empty() : tensor<64x512xf32>
+    %f = linalg.fill ins(%cst : f32) outs(%o : tensor<64x512xf32>) -> tensor<64x512xf32>
+    %r = linalg.matmul ins(%x, %t : tensor<64x256xf32>, tensor<256x512xf32>) outs(%f : tensor<64x512xf32>) -> tensor<64x512xf32>
+    return %r : tensor<64x512xf32>
+  }
+}
+"""
+
+
+@has_runner
+def test_torch_linear_natively_through_strips():
+    """torch-mlir's form of x @ W^T (a fresh transposed buffer, then the matmul), with the
+    isolation budget small enough to cut strips: one packing per strip, natively bit for bit."""
+    options = cpu(512, sb_size=256 * 1024)
+    packed, remarks = compile_(TORCH_LINEAR, options)
+    assert remarks and all(r.startswith("[PACK B]") for r in remarks), remarks
+    whole, _ = compile_(TORCH_LINEAR, options, passes=without_step(options))
+    want = native.run_native(whole, "k", [None, None, None], reps=1, full_limit=200_000).outputs
+    got = native.run_native(packed, "k", [None, None, None], reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(want, got) is None
+
+
+# Refusals: each with its remark in the default remarks, the buffer kept whole.
+
+STEPS = ["cache-tile", "register-tile", "pack-column-blocks"]
+
+
+def refused(src: str, options: Options | None = None) -> list[str]:
+    """The step after the register tile alone (no fusion to move the ops the tests place)."""
+    out, remarks = compile_(src, options or cpu(), passes=STEPS)
+    assert remarks and all(r.startswith("[STOP PACK B]") for r in remarks), remarks
+    assert "memref<128x320xf32>" in out or "x320xf32>" in out
+    return remarks
+
+
+def test_a_product_writing_the_source_refuses():
+    """The product's output may be the weight: a function whose arguments are not assumed apart
+    (LOOPOPT's noalias assumption covers public functions only; this one has a caller passing
+    one buffer as both)."""
+    src = linear(24, 320, 128).replace("func.func @k(", "func.func private @k(")
+    src += """func.func @main(%x: memref<24x128xf32>, %b: memref<40960xf32>) {
+  %w = memref.reinterpret_cast %b to offset: [0], sizes: [320, 128], strides: [128, 1] : memref<40960xf32> to memref<320x128xf32>
+  %y = memref.reinterpret_cast %b to offset: [0], sizes: [24, 320], strides: [320, 1] : memref<40960xf32> to memref<24x320xf32>
+  func.call @k(%x, %w, %y) : (memref<24x128xf32>, memref<320x128xf32>, memref<24x320xf32>) -> ()
+  return
+}
+"""
+    remarks = refused(src)
+    assert remarks[0].startswith("[STOP PACK B] the copy's source may be written before the product's last read")
+
+
+def test_a_write_of_the_source_between_copy_and_product_refuses():
+    between = """  affine.for %z = 0 to 128 {
+    %zero = arith.constant 0.0 : f32
+    affine.store %zero, %w[0, %z] : memref<320x128xf32>
+  }
+"""
+    remarks = refused(linear(24, 320, 128, between=between))
+    assert remarks[0].startswith("[STOP PACK B] the copy's source may be written before the product's last read")
+
+
+def test_another_reader_refuses():
+    after = """  %o0 = affine.load %t[3, 5] : memref<128x320xf32>
+  affine.store %o0, %extra[0] : memref<1xf32>
+"""
+    remarks = refused(linear(24, 320, 128, after=after, extra_args=", %extra: memref<1xf32>"))
+    assert remarks[0].startswith("[STOP PACK B] no column-block loop beside the copy holds every read of the buffer"), remarks
+
+
+def test_another_writer_refuses():
+    """A store to the buffer that is not a copy's (a constant, outside any loop)."""
+    between = """  %one = arith.constant 1.0 : f32
+  affine.store %one, %t[3, 5] : memref<128x320xf32>
+"""
+    remarks = refused(linear(24, 320, 128, between=between))
+    assert remarks[0].startswith("[STOP PACK B] the nest that fills the buffer is not a plain copy"), remarks
+
+
+def test_another_use_refuses():
+    """The buffer passed to a call (which may read or write it)."""
+    after = """  func.call @peek(%t) : (memref<128x320xf32>) -> ()
+"""
+    src = linear(24, 320, 128, after=after) + "func.func private @peek(memref<128x320xf32>)\n"
+    remarks = refused(src)
+    assert remarks[0].startswith("[STOP PACK B] the buffer has a use other than the copy, the product's loads "
+                                 "and its dealloc"), remarks
+
+
+def test_a_partial_copy_refuses():
+    """The copy writes columns 0 .. 304 only: the last block reads what no copy wrote."""
+    remarks = refused(linear(24, 320, 128, copy_n=304))
+    assert remarks[0].startswith("[STOP PACK B] the copy per block would not write exactly what the block reads")
+
+
+def test_a_copy_that_computes_refuses():
+    src = linear(24, 320, 128).replace(
+        "      affine.store %v, %t[%a, %b] : memref<128x320xf32>",
+        "      %v2 = arith.negf %v : f32\n      affine.store %v2, %t[%a, %b] : memref<128x320xf32>")
+    remarks = refused(src)
+    assert remarks[0].startswith("[STOP PACK B] the nest that fills the buffer is not a plain copy"), remarks
+
+
+def test_column_blocks_that_split_the_copys_tiles_refuse():
+    """At 256 bits the tile's column blocks are 24 wide and the copy's tiles 16: a block would
+    need part of a tile, which the clone's column loop cannot run; refused, results kept."""
+    src = linear(13, 384, 96)
+    out, remarks = compile_(src, cpu(256))
+    assert remarks == ["[STOP PACK B] the copy per block would not write exactly what the block reads"], remarks
+    assert_same_results(src, out, seed=2, trials=1)
+
+
+def test_a_product_without_column_blocks_is_left_silently():
+    """B's panel fits half of L2: the tile sweeps rows outside, nothing to pack per block."""
+    out, remarks = compile_(linear(24, 64, 32), cpu())
+    assert remarks == [] and "memref<32x64xf32>" in out
+
+
+OVERLAPPING = """func.func @k(%x: memref<24x128xf32>, %w: memref<320x128xf32>, %y: memref<24x320xf32>) {
+  %t = memref.alloc() : memref<128x352xf32>
+  affine.for %n0 = 0 to 320 step 16 {
+    affine.for %a = 0 to 128 {
+      affine.for %n = 0 to 32 {
+        %v = affine.load %w[%n, %a] : memref<320x128xf32>
+        affine.store %v, %t[%a, %n0 + %n] : memref<128x352xf32>
+      }
+    }
+  }
+  affine.for %i = 0 to 24 {
+    affine.for %j = 0 to 320 {
+      %c = affine.load %y[%i, %j] : memref<24x320xf32>
+      %r = affine.for %q = 0 to 128 iter_args(%acc = %c) -> (f32) {
+        %p = affine.load %x[%i, %q] : memref<24x128xf32>
+        %s = affine.load %t[%q, %j] : memref<128x352xf32>
+        %u = arith.mulf %p, %s : f32
+        %v2 = arith.addf %acc, %u : f32
+        affine.yield %v2 : f32
+      }
+      affine.store %r, %y[%i, %j] : memref<24x320xf32>
+    }
+  }
+  memref.dealloc %t : memref<128x352xf32>
+  return
+}
+"""
+
+
+def test_a_copy_writing_elements_twice_refuses():
+    """Tiles of 32 columns every 16 (into a buffer wider than the product reads): two iterations
+    write one element, and a block's copy would write 16 columns past its block; refused,
+    results kept."""
+    remarks = refused(OVERLAPPING)
+    assert remarks[0].startswith("[STOP PACK B] the copy per block would not write exactly what the block reads")
+    out, _ = compile_(OVERLAPPING, cpu(), passes=STEPS)
+    assert_same_results(OVERLAPPING, out, seed=1, trials=1)
+
+
+def test_a_copy_of_part_of_the_rows_refuses():
+    """The copy fills rows 0 .. 120 of 128: the product reads rows no copy wrote (every block's
+    copy runs only iterations of the copy and writes within its columns; the reads are not
+    covered)."""
+    src = linear(24, 320, 128).replace("  affine.for %a = 0 to 128 {", "  affine.for %a = 0 to 120 {", 1)
+    remarks = refused(src)
+    assert remarks == ["[STOP PACK B] the copy per block would not write exactly what the block reads"], remarks
