@@ -124,6 +124,29 @@ def access_refusal(op: ir.Operation, h_iv: ir.Value, w_iv: ir.Value, rows: int, 
     return None
 
 
+def pair_indexed(p: ir.Operation) -> bool:
+    """Some access in P's body indexes its last two dimensions by exactly (h, w), h the counter of
+    the loop around P: the nest is a candidate (a product's rows and columns are not)."""
+    h = mlir.operation(p.parent)
+    if h.name != "affine.for":
+        return False
+    h_iv, w_iv = body_block(h).arguments[0], body_block(p).arguments[0]
+    for u in w_iv.uses:
+        op = mlir.operation(u.owner)
+        if op.name not in ACCESSES:
+            continue
+        first = ACCESSES[op.name]
+        amap = mlir.affine_map_attr(op, "map")
+        idx = list(op.operands)[first:]
+        if len(amap.results) < 2:
+            continue
+        forms = [_linear(e, (amap.n_dims, idx)) for e in amap.results[-2:]]
+        if all(f is not None for f in forms) and _is(forms[0], {k for k, v in enumerate(idx) if v == h_iv}) \
+                and _is(forms[1], {k for k, v in enumerate(idx) if v == w_iv}):
+            return True
+    return False
+
+
 def flat_pair_refusal(p: ir.Operation, width: int) -> str | None:
     """Why P and the loop around it do not run as one loop (the module's rule), or None."""
     h = mlir.operation(p.parent)
@@ -197,7 +220,8 @@ def flatten_pair(p: ir.Operation) -> int:
 
 def flatten_rows_function(fn: ir.Operation, facts, options, log: RemarkLog, filename: str = "<input>") -> int:
     """Flatten the rows and columns of every reduction nest whose tile would need a column tail
-    (the rule); returns how many. A nest with a tail refused says why (`[STOP FLAT ROWS]`)."""
+    (the rule); returns how many. A nest with a tail and an access indexed by (row, column)
+    (`pair_indexed`) that the rule refuses says why (`[STOP FLAT ROWS]`)."""
     from .plan.cpu_plan import plan_register_tiles
 
     count = 0
@@ -207,8 +231,10 @@ def flatten_rows_function(fn: ir.Operation, facts, options, log: RemarkLog, file
             continue
         p = plan.loop
         cols = constant_bounds(p)
-        if cols is None or cols[1] % plan.width == 0:
+        if cols is None or cols[1] % plan.width == 0 or not pair_indexed(p):
             continue
+        if plan.rows_loop is not None and plan.rows_loop == mlir.operation(p.parent):
+            continue  # the rows of the tile itself (a product's i): joined, the tile would lose them
         where = mlir.location_of(p, filename)
         why = flat_pair_refusal(p, plan.width)
         if why is not None:
