@@ -7,7 +7,9 @@ by (h, w), runs P over the H x W elements of the pair as one loop, each access t
 A 1x1 convolution over NCHW rows of 28 columns is then a product over 784 contiguous columns:
 49 whole vectors of 16 lanes instead of a whole vector and a masked one per row.
 
-Rule (`flat_pair_refusal`): H and P are affine.for from 0 by 1 to constants (H, W), carry no
+Candidates (`flatten_rows_function`): nests the planner tiles with lanes and a column tail, where
+some access indexes its last two dimensions by exactly (h, w) (`pair_indexed`) and H is not the
+tile's own rows loop. Rule (`flat_pair_refusal`): H and P are affine.for from 0 by 1 to constants (H, W), carry no
 values, and H's body is P alone; W is no multiple of the tile's lanes (else nothing is gained);
 the IVs h and w are used only as map operands (dims) of affine.load / affine.store in P's body,
 and each such access's map gives, after its constant operands are folded, exactly `h` and `w`
