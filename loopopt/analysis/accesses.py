@@ -33,6 +33,9 @@ class AccessPattern:
     loops: tuple[Loop, ...]  # enclosing loop dimensions, outermost first
     index: tuple[str, ...] | None  # per root dimension; None = any element
     extent: tuple[int, ...] | None = None  # elements per dimension from `index` on (None: 1 each)
+    # A scalar access through a memref.collapse_shape view: its index in the view's own
+    # coordinates (the view is contiguous, so these give its strides in memory); else None.
+    view_index: tuple[str, ...] | None = None
 
     @cached_property
     def key(self):
@@ -96,6 +99,10 @@ def _to_root(memref: ir.Value, index: tuple[str, ...], scope: Scope,
     """Compose an index through view ops down to the root buffer's coordinates."""
     while True:
         owner, _ = mlir.value_owner(memref)
+        if owner is not None and owner.name == "memref.collapse_shape":
+            index = _through_collapse(owner, index, extent)
+            memref = owner.operands[0]
+            continue
         if owner is None or owner.name not in ("memref.cast", "memref.subview", "memref.assume_alignment"):
             root = alias_root(memref)
             if root != memref:
@@ -104,6 +111,30 @@ def _to_root(memref: ir.Value, index: tuple[str, ...], scope: Scope,
         if owner.name == "memref.subview":
             index = _through_subview(owner, index, scope, extent)
         memref = owner.operands[0]
+
+
+def _through_collapse(op: ir.Operation, index: tuple[str, ...], extent: tuple[int, ...] | None) -> tuple[str, ...]:
+    """The source coordinates of a scalar access through `memref.collapse_shape`: index d of a
+    group [k1..kn] of source dimensions is element (d floordiv prod(size k(j+1)..kn)) mod size kj
+    of dimension kj (the first without the mod), exact for static inner sizes. A vector access
+    through it may span several source rows, a box the index cannot say: NonAffine."""
+    if extent is not None and any(w != 1 for w in extent):
+        raise NonAffine("vector access through a collapse_shape view")
+    shape = list(mlir.memref_type(op.operands[0]).shape)
+    groups = [[ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)] for g in ir.ArrayAttr(op.attributes["reassociation"])]
+    if len(groups) != len(index):
+        raise NonAffine("collapse_shape view of another rank")
+    out: list = [None] * len(shape)
+    for g, group in enumerate(groups):
+        if any(shape[k] < 0 for k in group[1:]):
+            raise NonAffine("collapse_shape view with a dynamic inner size")
+        for j, k in enumerate(group):
+            inner = 1
+            for m in group[j + 1:]:
+                inner *= shape[m]
+            e = f"floor(({index[g]})/{inner})" if inner != 1 else f"({index[g]})"
+            out[k] = f"({e} mod {shape[k]})" if j > 0 else e
+    return tuple(out)
 
 
 def _through_subview(op: ir.Operation, index: tuple[str, ...], scope: Scope,
@@ -129,13 +160,17 @@ def access_pattern(op: ir.Operation, scope: Scope, stop: ir.Operation | None = N
     memref = op.operands[WRITE_OPS[op.name] if is_write else READ_OPS[op.name]]
     loops = tuple(domain_loops(op, scope, stop))
     extent = None
+    view_index = None
     try:
         _, idx = _raw_index(op, scope)
         extent = vector_extent(op, len(idx))
         index = _to_root(memref, idx, scope, extent)
+        owner, _ = mlir.value_owner(memref)
+        if owner is not None and owner.name == "memref.collapse_shape":
+            view_index = idx
     except NonAffine:
         index, extent = None, None
-    return AccessPattern(op, alias_root(memref), is_write, loops, index, extent)
+    return AccessPattern(op, alias_root(memref), is_write, loops, index, extent, view_index)
 
 
 def collect_accesses(op: ir.Operation, scope: Scope, stop: ir.Operation | None = None) -> list[AccessPattern]:

@@ -45,6 +45,7 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...transforms.dead_carried import DEAD, dead_positions, dead_slice, drop_carried
 from ...transforms.rewriter import Rewriter
+from .flat_rows import flatten_rows_function
 from ...transforms.unit_loops import promote_unit_loop, runs_once
 from .plan.cpu_plan import (LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, is_hot, lanes_of, nest_iterations,
                              plan_register_tiles)
@@ -707,6 +708,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
     fname = mlir.func_name(fn)
     drop_unit_loops(fn, log, filename)
     drop_dead_carried(fn, log, filename)
+    flatten_rows_function(fn, Facts(), options, log, filename)
     facts = Facts()
     rewriter = Rewriter(facts)
     plans = plan_register_tiles(fn, facts, options)

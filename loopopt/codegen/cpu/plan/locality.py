@@ -59,7 +59,8 @@ def index_strides(a, iv: str) -> tuple[int | None, ...] | None:
     if a.index is None:
         return None
     out = []
-    for text in a.index:
+    view = getattr(a, "view_index", None)  # a contiguous collapsed view: its own coordinates
+    for text in (view if view is not None else a.index):
         names = sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", text)) - _ISL_WORDS)
         if iv not in names:
             out.append(0)
