@@ -32,6 +32,10 @@ from ..options import TARGETS
 # scalar replacement, the recompute rescue, register tiling and constant panels (the transforms
 # they aim at) run; the rest keep the random target.
 FORWARD_CPU_SHARE = 0.75
+# Programs one checking process answers before a new one takes over (IsolatedChecker.recycle_after):
+# the caches a process keeps across programs are bounded, this bounds them to a few hundred
+# programs' worth (a new process costs about a second).
+RECYCLE_AFTER = 400
 from .shrink import shrink
 
 
@@ -49,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-shrink", action="store_true", help="save failing programs as generated")
     p.add_argument("--max-per-class", type=int, default=2, metavar="N",
                    help="shrink and save at most N failures of each class (default 2)")
+    p.add_argument("--recycle-after", type=int, default=RECYCLE_AFTER, metavar="N",
+                   help=f"start a new checking process after N programs (default {RECYCLE_AFTER}; 0 = never)")
     p.add_argument("--in-process", action="store_true",
                    help="check programs in this process (a crash ends the run) instead of a child process")
     return p
@@ -81,7 +87,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     exercised: collections.Counter = collections.Counter()  # (probe class, "all" | "cpu") -> programs
     k = 0
     old_term = signal.signal(signal.SIGTERM, _interrupt) if _main_thread() else None
-    checker = None if args.in_process else IsolatedChecker()
+    checker = None if args.in_process else IsolatedChecker(recycle_after=args.recycle_after)
     args.check = _checking(checker)
     try:
         while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
