@@ -576,6 +576,66 @@ def test_shrink_keeps_the_failure_and_removes_the_rest():
     assert small.text.count("affine.for") <= 2
 
 
+def _planted_contraction_failure(p) -> bool:
+    """A planted miscompile: any contraction that multiplies X by W under a reduction loop
+    "fails". Each candidate must parse and verify."""
+    parse_module(p.text)
+    return any(c.w is not None and c.red for c in _contractions(p.model))
+
+
+@pytest.mark.parametrize("seed", [28, 16])  # a conv with 3 reduction loops; a batched product in the carried form
+def test_shrink_reduces_a_contraction_keeping_it_valid(seed, monkeypatch):
+    """The shrinker's contraction edits take a failing convolution / batched product down to one
+    unit reduction loop, unit parallel loops, no fill, the memory form and X and W of one
+    element per subscript's reach; the result runs in the interpreter. Without those edits (only
+    statements dropped) the contraction stays as generated."""
+    prog = generate_program(random.Random(seed), GeneratorConfig(force=frozenset({"contraction"})))
+    (before,) = [c for c in _contractions(prog.model) if len(c.red) >= 2]
+    small = shrink(prog, _planted_contraction_failure)
+    assert _planted_contraction_failure(small)
+    (c,) = _contractions(small.model)
+    assert len(c.red) == 1 and set(c.trips) == {1} and c.fill is None and c.form == "memory"
+    assert c.x.min_shape == (1,) * len(c.x.min_shape) and c.w.min_shape == (1,) * len(c.w.min_shape)
+    assert small.text.count("affine.for") == len(c.trips)
+    run_on_inputs(small.text, small.func_name, make_inputs(small.text, small.func_name, 0, sizes=small.sizes))
+    if find_tool("mlir-opt") is not None:
+        assert verify_with_mlir_opt(small.text) is None
+
+    import loopopt.fuzz.shrink as shrink_mod
+
+    monkeypatch.setattr(shrink_mod, "_simplify_contractions", lambda p, still_fails, budget: p)
+    old = shrink(prog, _planted_contraction_failure)
+    (o,) = _contractions(old.model)
+    assert (o.par, o.red) == (before.par, before.red) and len(old.text) > len(small.text)
+
+
+def test_shrink_drops_a_loop_of_a_nest_fixing_its_variable():
+    """A nest's loop (a reduction loop of a 3-deep reduce_acc nest) is dropped with its variable
+    fixed at the lower bound: subscripts that used it become constants, inner loops renumbered."""
+    prog = _first_with_model(lambda m: any(n.kind == "reduce_acc" and len(n.loops) == 3 for n in _all_nests(m)))
+
+    def deep(p):
+        parse_module(p.text)
+        return any(n.kind == "reduce_acc" for n in _all_nests(p.model))
+
+    small = shrink(prog, deep)
+    (nest,) = [n for n in _all_nests(small.model) if n.kind == "reduce_acc"]
+    assert len(nest.loops) == 1
+    run_on_inputs(small.text, small.func_name, make_inputs(small.text, small.func_name, 0, sizes=small.sizes))
+
+
+def _all_nests(model) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, Nest)]
+
+
+def _first_with_model(pred, config=None):
+    for seed in range(400):
+        prog = generate_program(random.Random(seed), config or GeneratorConfig())
+        if pred(prog.model):
+            return prog
+    raise AssertionError("no generated program has it")
+
+
 def test_fuzz_command_saves_a_shrunk_failure(monkeypatch, tmp_path):
     """A miscompile (here: subtraction for addition whenever a subview exists) is found,
     shrunk, and saved with the failing options in its header."""
