@@ -693,6 +693,27 @@ def test_shrink_reduces_a_contraction_keeping_it_valid(seed, monkeypatch):
     assert (o.par, o.red) == (before.par, before.red) and len(old.text) > len(small.text)
 
 
+def test_shrink_reduces_the_codegen_classes_keeping_them_valid():
+    """A planted failure on a loss and a transposing copy shrinks the loss to one row and the
+    columns up to its gathered one, the copy to smaller extents without its read-back, and the
+    rest of the program away; the result runs in the interpreter."""
+    cfg = GeneratorConfig(force=frozenset({"transpose_copy", "row_loss"}))
+    prog = generate_program(random.Random(3), cfg)
+
+    def planted(p):
+        parse_module(p.text)
+        return bool(_codegen_stmts(p.model, RowLoss)) and bool(_codegen_stmts(p.model, TransposeCopy))
+
+    small = shrink(prog, planted)
+    (loss,) = _codegen_stmts(small.model, RowLoss)
+    (copy,) = _codegen_stmts(small.model, TransposeCopy)
+    (before,) = _codegen_stmts(prog.model, TransposeCopy)
+    assert loss.rows == 1 and loss.cols // 2 <= loss.t
+    assert copy.rows * copy.cols < before.rows * before.cols and copy.out is None
+    assert len(small.text) < len(prog.text) / 2
+    run_on_inputs(small.text, small.func_name, make_inputs(small.text, small.func_name, 0, sizes=small.sizes))
+
+
 def test_shrink_drops_a_loop_of_a_nest_fixing_its_variable():
     """A nest's loop (a reduction loop of a 3-deep reduce_acc nest) is dropped with its variable
     fixed at the lower bound: subscripts that used it become constants, inner loops renumbered."""

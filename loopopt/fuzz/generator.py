@@ -1911,17 +1911,25 @@ def _stmt_accesses(stmts: list, trips: int):
             yield from _probe_accesses(w)
         elif isinstance(w, Product):
             yield from _product_accesses(w)
-        elif isinstance(w, (TransposeCopy, RowLoss)):
-            refs = (w.src, w.dst, w.out) if isinstance(w, TransposeCopy) else (w.x, w.o, w.l, w.m, w.s)
-            for ref in refs:  # their shapes are exact: the last element of each
+        elif isinstance(w, (TransposeCopy, RowLoss, Contraction)):
+            for ref, last in _last_elements(w):  # the last element each touches
                 if ref is not None:
-                    yield Access(ref, tuple(Idx(None, 1, n - 1) for n in ref.min_shape)), [], 1, 1
-        elif isinstance(w, Contraction):
-            for ref in (w.o, w.x, w.w):  # their shapes are exact: the last element of each
-                if ref is not None:
-                    yield Access(ref, tuple(Idx(None, 1, n - 1) for n in ref.min_shape)), [], 1, 1
+                    yield Access(ref, tuple(Idx(None, 1, n) for n in last)), [], 1, 1
         elif isinstance(w, Region):
             yield from _stmt_accesses(w.body, w.trips)
+
+
+def _last_elements(w) -> list:
+    """(ref, its largest subscripts) of a transposing copy, a loss or a contraction."""
+    if isinstance(w, TransposeCopy):
+        r, c = w.rows - 1, w.cols - 1
+        return [(w.src, (r, c)), (w.dst, (c, r)), (w.out, (c, r))]
+    if isinstance(w, RowLoss):
+        r, c = w.rows - 1, w.cols - 1
+        return [(w.x, (r, c)), (w.o, (r, c)), (w.l, (r,)), (w.m, (r,)), (w.s, (r,))]
+    trips = w.trips
+    reach = lambda subs: tuple(sum(coef * (trips[k] - 1) for k, coef in terms) for terms in subs)  # noqa: E731
+    return [(w.o, tuple(n - 1 for n in w.par)), (w.x, reach(w.xsub)), (w.w, reach(w.wsub))]
 
 
 def _probe_accesses(p: Probe):

@@ -15,7 +15,8 @@ buffer's readers go with its init nest). Passes, repeated to a fixpoint:
      contraction (issue 35): drop a reduction loop (its variable fixed at 0 in every subscript),
      make a loop a unit loop or halve it, drop the second operand (`O += X`), the fill, the
      iter_args accumulators (the memory form) and a permuted loop order; X's and W's shapes
-     follow the subscripts;
+     follow the subscripts; per loss over rows or transposing copy: one row, half the columns
+     (a copy's extents halved), the copy's read-back;
   4. call the body once with distinct buffers; drop unused arguments and shrink buffers to what
      their accesses need.
 A candidate the sizer or renderer rejects is skipped.
@@ -27,7 +28,7 @@ from dataclasses import replace
 from typing import Callable
 
 from .generator import GeneratedProgram, Loop, Nest, Program, _loop_max, finish, without
-from .model import AllocOp, Contraction, GlobalOp, Idx, Product, Region, ViewOp, walk_stmts
+from .model import AllocOp, Contraction, GlobalOp, Idx, Product, Region, RowLoss, TransposeCopy, ViewOp, walk_stmts
 
 StillFails = Callable[[GeneratedProgram], bool]
 
@@ -45,6 +46,7 @@ def shrink(prog: GeneratedProgram, still_fails: StillFails, max_checks: int = 40
         best = _simplify_nests(best, still_fails, budget)
         best = _simplify_products(best, still_fails, budget)
         best = _simplify_contractions(best, still_fails, budget)
+        best = _simplify_codegen_rows(best, still_fails, budget)
         best = _simplify_program(best, still_fails, budget)
         best = _simplify_buffers(best, still_fails, budget)
         if len(best.text) >= size:
@@ -435,6 +437,57 @@ def _fit_operands(c: Contraction) -> None:
     for ref, subs in ((c.x, c.xsub), (c.w, c.wsub)):
         if ref is not None:
             ref.min_shape = tuple(1 + sum(coef * (trips[k] - 1) for k, coef in terms) for terms in subs)
+
+
+def _codegen_rows(model: Program) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, (TransposeCopy, RowLoss))]
+
+
+def _simplify_codegen_rows(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+    return _simplify_each(prog, still_fails, budget, _codegen_rows, _codegen_row_edits, False)
+
+
+def _codegen_row_edits(c) -> list:
+    """Edits of a loss over rows or a transposing copy (each returns False when it does not
+    apply); the buffers' minimum shapes follow the extents."""
+    def one_row(q):
+        if isinstance(q, TransposeCopy) or q.rows <= 1:
+            return False
+        q.rows = 1
+        _fit_codegen_rows(q)
+        return True
+
+    def half(attr):
+        def edit(q):
+            n = getattr(q, attr) // 2
+            if n < 1 or (isinstance(q, RowLoss) and (attr != "cols" or n <= q.t)):
+                return False  # a loss keeps its gathered column
+            if isinstance(q, TransposeCopy) and q.src is q.dst:
+                q.rows = q.cols = n  # in place: square
+            else:
+                setattr(q, attr, n)
+            _fit_codegen_rows(q)
+            return True
+        return edit
+
+    def no_read_back(q):
+        if not isinstance(q, TransposeCopy) or q.out is None:
+            return False
+        q.out = None
+        return True
+
+    return [one_row, half("rows"), half("cols"), no_read_back]
+
+
+def _fit_codegen_rows(c) -> None:
+    if isinstance(c, TransposeCopy):
+        c.src.min_shape = (c.rows, c.cols)
+        c.dst.min_shape = (c.cols, c.rows)
+        if c.out is not None:
+            c.out.min_shape = (c.cols, c.rows)
+        return
+    c.x.min_shape = c.o.min_shape = (c.rows, c.cols)
+    c.l.min_shape = c.m.min_shape = c.s.min_shape = (c.rows,)
 
 
 def _simplify_program(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
