@@ -26,6 +26,7 @@ from typing import Callable
 
 from . import mlir, pipeline
 from .analysis.memory import clear_argument_classes
+from .analysis.run_memo import clear_run_memos
 from .errors import LoopOptError
 from .mlir import ir
 from .options import Options
@@ -271,7 +272,16 @@ def optimize(source, options: Options | None = None, filename: str = "<input>",
     """Run the whole LoopOptimization pass (or an explicit pipeline) on MLIR text or a module.
 
     `explain` also collects the seed's log lines and the Fusion Profit Graphs (remarks.RemarkLog);
-    `dump_ir` keeps the IR of each function after each step (PassResult.ir_after)."""
+    `dump_ir` keeps the IR of each function after each step (PassResult.ir_after). The run's memo
+    tables (`analysis.run_memo`) are emptied before and after it: they hold the run's IR."""
+    clear_run_memos()
+    try:
+        return _optimize(source, options, filename, passes, wrap, explain, dump_ir)
+    finally:
+        clear_run_memos()
+
+
+def _optimize(source, options, filename, passes, wrap, explain, dump_ir) -> PassResult:
     options = options or Options()
     timer = PhaseTimer()
     with timer.phase("parse"):

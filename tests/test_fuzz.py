@@ -25,8 +25,9 @@ from loopopt.fuzz.differential import (CRASH, INTERNAL, INVALID, MISMATCH, Isola
                                        check_program, check_regression, failure_signature, options_flags,
                                        parse_options_flags, parse_regression, random_options, regression_text)
 from loopopt.fuzz.generator import _FEATURE_KNOB, BIG_PANEL, CLASS_RATES, ISSUE33_CLASSES, ISSUE35_CLASSES, Nest
-from loopopt.fuzz.generator import CONTRACTION_ITERATIONS
-from loopopt.fuzz.model import CARRIED_REGIONS, AllocOp, Contraction, Probe, Product, Region, View, ViewOp, walk_stmts
+from loopopt.fuzz.generator import CODEGEN_CLASSES, CONTRACTION_ITERATIONS
+from loopopt.fuzz.model import (CARRIED_REGIONS, AllocOp, Contraction, Probe, Product, Region, RowLoss, TransposeCopy, View,
+                                ViewOp, walk_stmts)
 from loopopt.remarks import MISSED, Remark
 from loopopt.fuzz.shrink import shrink
 from loopopt.mlir import parse_module
@@ -94,6 +95,9 @@ TEXT_MARKERS = {
     "row_init": r"%mm\d+_r0 = affine\.load %\w+\[%mm\d+_i\][^\n]*\n\s*%mm\d+_row = affine\.for [^\n]*"
                 r"iter_args\(%mm\d+_acc = %mm\d+_r0\)",
     "big_panel": r"affine\.for %mm\d+_j = 0 to 4160 [^\n]*\{\n\s*%mm\d+_s = affine\.for %mm\d+_k = 0 to 64 ",
+    "transpose_copy": r"%tp\d+_v = affine\.load %\w+\[%tp\d+_i, %tp\d+_j\][^\n]*\n\s*"
+                      r"affine\.store %tp\d+_v, %\w+\[%tp\d+_j, %tp\d+_i\]",
+    "row_loss": r"%rl\d+_e\d+ = (math\.exp|arith\.muli) %rl\d+_d\d+",
     "generated_names": r'memref\.global "private" constant @(\w+_panels\d+|\w+_folded0|loopopt_expf_table) ',
     "around_product": r"%mm\d+_pc = affine\.load %\w+\[%mm\d+_i, \d\][^\n]*\n(.*\n)*?\s*"
                       r"affine\.store %mm\d+_d\d+, %\w+\[%mm\d+_i\]",
@@ -374,7 +378,7 @@ def test_issue35_contractions_keep_their_results_on_cpu():
 def test_issue35_class_runs_on_cpu_mostly_and_keeps_other_programs_unchanged():
     """Programs with the contraction class run on cpu three times in four; its draws come from a
     side stream, so a program without it is what the generator made before it existed."""
-    cases = [fuzz_main.program_case(4242, k) for k in range(300)]
+    cases = [fuzz_main.program_case(4242, k) for k in range(600)]  # 35 with the class: the cpu share is a draw each
     with35 = [o for p, o, _ in cases if p.features & ISSUE35_CLASSES]
     assert len(with35) > 8 and sum(o.target.name == "cpu" for o in with35) > 0.6 * len(with35)
     cfg = GeneratorConfig(adversarial_rate=1.0, contractions=False)
@@ -382,6 +386,86 @@ def test_issue35_class_runs_on_cpu_mostly_and_keeps_other_programs_unchanged():
         a = generate_program(random.Random(f"7/{k}"), cfg)
         b = generate_program(random.Random(f"7/{k}"), GeneratorConfig(adversarial_rate=1.0))
         if not b.features & ISSUE35_CLASSES:
+            assert a.text == b.text
+
+
+def _codegen_stmts(model, kind) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, kind)]
+
+
+def test_codegen_classes_have_each_shape():
+    """Over 40 forced programs each: transposing copies in whole 16 x 16 tiles (and 8-lane ones,
+    and extents that are neither), both loop orders, into a placed buffer read back, into an
+    output, and in place; losses over rows of odd and even lengths with a sum (log of it for
+    floats) or a maximum, as the lowering's nests and in one row loop, into an output or a
+    placed buffer, with exp between the reductions for floats."""
+    seen = collections.Counter()
+    for seed in range(40):
+        elem = "i32" if seed % 4 == 0 else "f32"
+        cfg = GeneratorConfig(force=frozenset({"transpose_copy", "row_loss"}), element_type=elem)
+        prog = generate_program(random.Random(seed), cfg)
+        for c in _codegen_stmts(prog.model, TransposeCopy):
+            seen["tiles of 16"] += c.rows % 16 == 0 and c.cols % 16 == 0
+            seen["tiles of 8 only"] += c.rows % 8 == 0 and c.cols % 8 == 0 and bool(c.rows % 16 or c.cols % 16)
+            seen["no whole tiles"] += bool(c.rows % 8 or c.cols % 8)
+            seen["j outer"] += c.j_outer
+            seen["in place"] += c.src is c.dst
+            seen["placed copy"] += c.dst.placed and c.out is not None
+            seen["into an output"] += c.dst.kind == "output" and c.src is not c.dst
+        for c in _codegen_stmts(prog.model, RowLoss):
+            seen["odd row"] += c.cols % 2
+            seen["sum" if c.sum else "max"] += 1
+            seen["fused" if c.fused else "nests"] += 1
+            seen["placed o" if c.o.placed else "output o"] += 1
+            if elem == "f32":
+                seen["exp"] += "math.exp" in prog.text
+                seen["log"] += c.sum and "math.log" in prog.text
+    for key in ("tiles of 16", "tiles of 8 only", "no whole tiles", "j outer", "in place", "placed copy",
+                "into an output", "odd row", "sum", "max", "fused", "nests", "placed o", "output o", "exp", "log"):
+        assert seen[key] >= 2, (key, seen)
+
+
+def test_codegen_classes_reach_their_steps_and_keep_results_on_cpu(monkeypatch):
+    """Forced programs through the cpu pipeline at 512 and 256 bits keep their results, and the
+    steps the classes aim at run: transposing copies tiled in vector registers (and refused),
+    the exp loop joining the sum that reads it, stores overwritten before they are read
+    (in one body, by a later nest, into an argument)."""
+    from loopopt.codegen.cpu import dead_stores, hooks
+
+    hits = collections.Counter()
+    for mod, name in ((hooks, "consumes_produced_elements"), (dead_stores, "overwritten_before_read"),
+                      (dead_stores, "overwritten_by_later_nest")):
+        def counted(*a, _f=getattr(mod, name), _n=name, **kw):
+            out = _f(*a, **kw)
+            hits[_n] += bool(out)
+            return out
+        monkeypatch.setattr(mod, name, counted)
+    for seed in range(6):
+        elem = "i32" if seed % 3 == 0 else "f32"
+        cfg = GeneratorConfig(force=frozenset({"transpose_copy", "row_loss"}), element_type=elem,
+                              min_nests=1, max_nests=2)
+        prog = generate_program(random.Random(seed), cfg)
+        for bits in (512, 256):
+            opts = Options(target=TARGETS["cpu"], vector_bits=bits)
+            assert check_program(prog, opts, seed=seed) is None, (seed, elem, bits)
+            for r in driver.optimize(prog.text, opts).remarks:
+                for tag in ("[TRANSPOSE TILE]", "[STOP TRANSPOSE TILE]", "[DEAD STORE] store into an argument"):
+                    hits[tag] += r.message.startswith(tag)
+    for key in ("[TRANSPOSE TILE]", "[STOP TRANSPOSE TILE]", "[DEAD STORE] store into an argument",
+                "consumes_produced_elements", "overwritten_before_read", "overwritten_by_later_nest"):
+        assert hits[key] >= 1, (key, hits)
+
+
+def test_codegen_classes_run_on_cpu_mostly_and_keep_other_programs_unchanged():
+    """The codegen classes draw from a side stream of their own: a program without one is what the
+    generator made before they existed; with one, it runs on cpu three times in four."""
+    cases = [fuzz_main.program_case(4242, k) for k in range(300)]
+    withc = [o for p, o, _ in cases if p.features & CODEGEN_CLASSES]
+    assert len(withc) > 8 and sum(o.target.name == "cpu" for o in withc) > 0.6 * len(withc)
+    for k in range(40):
+        a = generate_program(random.Random(f"7/{k}"), GeneratorConfig(adversarial_rate=1.0, codegen_rows=False))
+        b = generate_program(random.Random(f"7/{k}"), GeneratorConfig(adversarial_rate=1.0))
+        if not b.features & CODEGEN_CLASSES:
             assert a.text == b.text
 
 
@@ -574,6 +658,87 @@ def test_shrink_keeps_the_failure_and_removes_the_rest():
     assert still_fails(small)
     assert len(small.text) < len(prog.text) / 2
     assert small.text.count("affine.for") <= 2
+
+
+def _planted_contraction_failure(p) -> bool:
+    """A planted miscompile: any contraction that multiplies X by W under a reduction loop
+    "fails". Each candidate must parse and verify."""
+    parse_module(p.text)
+    return any(c.w is not None and c.red for c in _contractions(p.model))
+
+
+@pytest.mark.parametrize("seed", [28, 16])  # a conv with 3 reduction loops; a batched product in the carried form
+def test_shrink_reduces_a_contraction_keeping_it_valid(seed, monkeypatch):
+    """The shrinker's contraction edits take a failing convolution / batched product down to one
+    unit reduction loop, unit parallel loops, no fill, the memory form and X and W of one
+    element per subscript's reach; the result runs in the interpreter. Without those edits (only
+    statements dropped) the contraction stays as generated."""
+    prog = generate_program(random.Random(seed), GeneratorConfig(force=frozenset({"contraction"})))
+    (before,) = [c for c in _contractions(prog.model) if len(c.red) >= 2]
+    small = shrink(prog, _planted_contraction_failure)
+    assert _planted_contraction_failure(small)
+    (c,) = _contractions(small.model)
+    assert len(c.red) == 1 and set(c.trips) == {1} and c.fill is None and c.form == "memory"
+    assert c.x.min_shape == (1,) * len(c.x.min_shape) and c.w.min_shape == (1,) * len(c.w.min_shape)
+    assert small.text.count("affine.for") == len(c.trips)
+    run_on_inputs(small.text, small.func_name, make_inputs(small.text, small.func_name, 0, sizes=small.sizes))
+    if find_tool("mlir-opt") is not None:
+        assert verify_with_mlir_opt(small.text) is None
+
+    import loopopt.fuzz.shrink as shrink_mod
+
+    monkeypatch.setattr(shrink_mod, "_simplify_contractions", lambda p, still_fails, budget: p)
+    old = shrink(prog, _planted_contraction_failure)
+    (o,) = _contractions(old.model)
+    assert (o.par, o.red) == (before.par, before.red) and len(old.text) > len(small.text)
+
+
+def test_shrink_reduces_the_codegen_classes_keeping_them_valid():
+    """A planted failure on a loss and a transposing copy shrinks the loss to one row and the
+    columns up to its gathered one, the copy to smaller extents without its read-back, and the
+    rest of the program away; the result runs in the interpreter."""
+    cfg = GeneratorConfig(force=frozenset({"transpose_copy", "row_loss"}))
+    prog = generate_program(random.Random(3), cfg)
+
+    def planted(p):
+        parse_module(p.text)
+        return bool(_codegen_stmts(p.model, RowLoss)) and bool(_codegen_stmts(p.model, TransposeCopy))
+
+    small = shrink(prog, planted)
+    (loss,) = _codegen_stmts(small.model, RowLoss)
+    (copy,) = _codegen_stmts(small.model, TransposeCopy)
+    (before,) = _codegen_stmts(prog.model, TransposeCopy)
+    assert loss.rows == 1 and loss.cols // 2 <= loss.t
+    assert copy.rows * copy.cols < before.rows * before.cols and copy.out is None
+    assert len(small.text) < len(prog.text) / 2
+    run_on_inputs(small.text, small.func_name, make_inputs(small.text, small.func_name, 0, sizes=small.sizes))
+
+
+def test_shrink_drops_a_loop_of_a_nest_fixing_its_variable():
+    """A nest's loop (a reduction loop of a 3-deep reduce_acc nest) is dropped with its variable
+    fixed at the lower bound: subscripts that used it become constants, inner loops renumbered."""
+    prog = _first_with_model(lambda m: any(n.kind == "reduce_acc" and len(n.loops) == 3 for n in _all_nests(m)))
+
+    def deep(p):
+        parse_module(p.text)
+        return any(n.kind == "reduce_acc" for n in _all_nests(p.model))
+
+    small = shrink(prog, deep)
+    (nest,) = [n for n in _all_nests(small.model) if n.kind == "reduce_acc"]
+    assert len(nest.loops) == 1
+    run_on_inputs(small.text, small.func_name, make_inputs(small.text, small.func_name, 0, sizes=small.sizes))
+
+
+def _all_nests(model) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, Nest)]
+
+
+def _first_with_model(pred, config=None):
+    for seed in range(400):
+        prog = generate_program(random.Random(seed), config or GeneratorConfig())
+        if pred(prog.model):
+            return prog
+    raise AssertionError("no generated program has it")
 
 
 def test_fuzz_command_saves_a_shrunk_failure(monkeypatch, tmp_path):

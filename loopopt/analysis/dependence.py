@@ -18,6 +18,7 @@ from .accesses import AccessPattern
 from .affine import Scope
 from .loops import Loop, substitute
 from .memory import UNTRACED, root_origin
+from .run_memo import run_memo
 
 
 def may_alias(a: AccessPattern, b: AccessPattern) -> bool:
@@ -165,7 +166,7 @@ def _distance_text(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope
     return f"[{', '.join(p.params)}] -> {{ [{', '.join(dims)}] -> [d] : {body} }}"
 
 
-_SIDES: dict = {}  # (access, fixed, tag) -> its pieces of a positional distance text
+_SIDES: dict = run_memo()  # (access, fixed, tag) -> its pieces of a positional distance text (one run's)
 
 
 def _side(a: AccessPattern, fixed: int, tag: str) -> tuple:

@@ -25,13 +25,18 @@ from dataclasses import replace
 
 from .differential import (BAD_INPUT, IsolatedChecker, Regression, check_program, options_flags, random_options,
                            save_regression)
-from .generator import FORWARD_CLASSES, ISSUE33_CLASSES, ISSUE35_CLASSES, GeneratorConfig, generate_program, probe_classes
+from .generator import (CODEGEN_CLASSES, FORWARD_CLASSES, ISSUE33_CLASSES, ISSUE35_CLASSES, GeneratorConfig,
+                        generate_program, probe_classes)
 from ..options import TARGETS
 
 # Share of programs with a forwarding probe (issue 22) or an issue 33 class that run on cpu, where
 # scalar replacement, the recompute rescue, register tiling and constant panels (the transforms
 # they aim at) run; the rest keep the random target.
 FORWARD_CPU_SHARE = 0.75
+# Programs one checking process answers before a new one takes over (IsolatedChecker.recycle_after):
+# the caches a process keeps across programs are bounded, this bounds them to a few hundred
+# programs' worth (a new process costs about a second).
+RECYCLE_AFTER = 400
 from .shrink import shrink
 
 
@@ -49,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-shrink", action="store_true", help="save failing programs as generated")
     p.add_argument("--max-per-class", type=int, default=2, metavar="N",
                    help="shrink and save at most N failures of each class (default 2)")
+    p.add_argument("--recycle-after", type=int, default=RECYCLE_AFTER, metavar="N",
+                   help=f"start a new checking process after N programs (default {RECYCLE_AFTER}; 0 = never)")
     p.add_argument("--in-process", action="store_true",
                    help="check programs in this process (a crash ends the run) instead of a child process")
     return p
@@ -64,7 +71,8 @@ def program_case(seed: int, k: int, config: GeneratorConfig | None = None):
         config = GeneratorConfig(element_type="i32" if rng.random() < 0.2 else "f32", adversarial_rate=1.0)
     prog = generate_program(rng, config)
     options = random_options(rng)
-    if prog.features & (FORWARD_CLASSES | ISSUE33_CLASSES | ISSUE35_CLASSES) and rng.random() < FORWARD_CPU_SHARE:
+    if prog.features & (FORWARD_CLASSES | ISSUE33_CLASSES | ISSUE35_CLASSES | CODEGEN_CLASSES) \
+            and rng.random() < FORWARD_CPU_SHARE:
         options = replace(options, target=TARGETS["cpu"])
     return prog, options, rng.randrange(2 ** 31)
 
@@ -81,7 +89,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:
     exercised: collections.Counter = collections.Counter()  # (probe class, "all" | "cpu") -> programs
     k = 0
     old_term = signal.signal(signal.SIGTERM, _interrupt) if _main_thread() else None
-    checker = None if args.in_process else IsolatedChecker()
+    checker = None if args.in_process else IsolatedChecker(recycle_after=args.recycle_after)
     args.check = _checking(checker)
     try:
         while time.monotonic() < deadline and (not args.max_programs or k < args.max_programs):
@@ -137,6 +145,7 @@ def _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out):
     classes = probe_classes(prog.model) if prog.model is not None else set()
     classes |= {f"issue33:{c}" for c in prog.features & ISSUE33_CLASSES}
     classes |= {f"issue35:{c}" for c in prog.features & ISSUE35_CLASSES}
+    classes |= {f"codegen:{c}" for c in prog.features & CODEGEN_CLASSES}
     for c in classes | ({"any"} if classes - _ISSUE33_KEYS else set()):
         exercised[c, "all"] += 1
         if options.target.name == "cpu":
@@ -154,7 +163,8 @@ def _one_case(args, seed, k, tried, failures, by_class, exercised, saved, out):
 
 
 # The cpu classes counted apart from the forwarding probes (issue 33's and issue 35's): keys "issueNN:class".
-_ISSUE33_KEYS = frozenset(f"issue33:{c}" for c in ISSUE33_CLASSES) | frozenset(f"issue35:{c}" for c in ISSUE35_CLASSES)
+_ISSUE33_KEYS = frozenset(f"issue33:{c}" for c in ISSUE33_CLASSES) | frozenset(f"issue35:{c}" for c in ISSUE35_CLASSES) \
+    | frozenset(f"codegen:{c}" for c in CODEGEN_CLASSES)
 
 
 def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
@@ -171,7 +181,9 @@ def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
               file=out, flush=True)
     for c in sorted({c for c, _ in exercised} & _ISSUE33_KEYS):
         fails = ", ".join(f"{w[5:]} {n}" for (k, w), n in sorted(exercised.items()) if k == c and w.startswith("fail:"))
-        print(f"fuzz: issue {c[5:7]} class {c[8:]}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu; "
+        group, name = c.split(":", 1)
+        label = f"issue {group[5:]}" if group.startswith("issue") else group
+        print(f"fuzz: {label} class {name}: {exercised[c, 'all']} programs, {exercised[c, 'cpu']} on cpu; "
               f"failures: {fails or 'none'}", file=out, flush=True)
     return 1 if failures else 0
 
@@ -179,8 +191,9 @@ def _summary(start, tried, failures, saved, by_class, exercised, out) -> int:
 def _report(k, prog, options, check_seed, failure, use_opt, args, out, keep=True) -> str | None:
     print(f"  FAIL case {k} [{failure.signature}] {failure.message}", file=out, flush=True)
     print(f"       options: {options_flags(options)}", file=out, flush=True)
-    if prog.features & (ISSUE33_CLASSES | ISSUE35_CLASSES):
-        print(f"       issue 33/35 classes: {', '.join(sorted(prog.features & (ISSUE33_CLASSES | ISSUE35_CLASSES)))}",
+    if prog.features & (ISSUE33_CLASSES | ISSUE35_CLASSES | CODEGEN_CLASSES):
+        named = sorted(prog.features & (ISSUE33_CLASSES | ISSUE35_CLASSES | CODEGEN_CLASSES))
+        print(f"       issue 33/35 and codegen classes: {', '.join(named)}",
               file=out, flush=True)
     if failure.kind == BAD_INPUT:
         print("       (the generator produced an invalid program; not saved)", file=out, flush=True)

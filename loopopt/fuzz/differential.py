@@ -224,16 +224,24 @@ class IsolatedChecker:
     `crash:SegmentationFault` etc., not the end of a campaign or of the test run. The child is a
     new interpreter (`python -c`; not a fork, whose copies of MLIR's thread pools would lack their
     threads) serving requests on its stdin and stdout, pickled. `serve` ("module:function"):
-    the child's loop (tests give one that crashes)."""
+    the child's loop (tests give one that crashes). `recycle_after`: a child that has answered
+    that many checks is closed and the next check starts a new one (0: never), so whatever a
+    long-lived interpreter accumulates (bounded caches of every program's analyses, the
+    reference interpreter's compiled modules) is given back every so often."""
 
-    def __init__(self, serve: str = "loopopt.fuzz.differential:serve_checks") -> None:
+    def __init__(self, serve: str = "loopopt.fuzz.differential:serve_checks", recycle_after: int = 0) -> None:
         self._serve = serve
         self._proc = None
+        self.recycle_after = recycle_after
+        self._answered = 0  # checks the current child has answered
+        self.started = 0  # children started so far
 
     def _start(self) -> None:
         import subprocess
         import sys
 
+        self._answered = 0
+        self.started += 1
         module, fn = self._serve.split(":")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self._proc = subprocess.Popen([sys.executable, "-c", f"import {module} as m; m.{fn}()"],
@@ -244,6 +252,8 @@ class IsolatedChecker:
         import pickle
         import select
 
+        if self._proc is not None and self.recycle_after and self._answered >= self.recycle_after:
+            self.close()
         if self._proc is None or self._proc.poll() is not None:
             self._start()
         kw = dict(seed=seed, use_mlir_opt=use_mlir_opt, timeout=timeout)
@@ -257,6 +267,7 @@ class IsolatedChecker:
         except (EOFError, OSError, pickle.UnpicklingError):
             answered = None
         if answered:
+            self._answered += 1
             return answer
         if answered is False:
             self._proc.kill()

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 
 from .model import (ALIAS_KINDS, CARRIED_REGIONS, PROBE_WRITES, Access, AllocOp, BlockSplit, Buffer, CallOp,
                     Compute, Contraction, DeallocOp, GlobalOp, Idx, Loop, Nest, Probe, ProbeWrite, Product, Program, Region,
+                    RowLoss, TransposeCopy,
                     ReshapeOp, ScalarOp, Stmt, View, ViewOp, walk_stmts)
 from .render import memref_type_text, render  # noqa: F401  (re-exported)
 
@@ -105,6 +106,9 @@ FEATURES = (
     "around_product",  # ops before and after a product's column loop in its row loop (C and other buffers)
     # issue 35 class
     "contraction",     # a convolution, pooling window or batched product as linalg's lowering writes it
+    # the cpu code generator's round 4 constructs (docs/cpu_codegen.md sections 22-23)
+    "transpose_copy",  # dst[j, i] = src[i, j] in whole vector tiles (mostly), read back; or in place
+    "row_loss",        # a row max, exp(x - m) stored, its sum (or max) read back, x - m - log(s) over it, a gathered element
 )
 # The issue 22 classes whose probes say where the untraced memref comes from.
 FORWARD_CLASSES = frozenset({"forward_select", "forward_if", "forward_callee"})
@@ -114,6 +118,13 @@ PRODUCT_CLASSES = ("big_panel", "generated_names", "row_init", "around_product")
 # Issue 35's class: its draws come from a side stream of its own too.
 ISSUE35_CLASSES = frozenset({"contraction"})
 CONTRACTION_KINDS = ("conv", "depthwise", "pool", "batched")
+# The classes of the cpu code generator's round 4 steps (transpose tiles, dead stores overwritten,
+# a parallel loop joining the reduction that reads it); their draws come from a side stream too.
+CODEGEN_CLASSES = frozenset({"transpose_copy", "row_loss"})
+# A transposing copy's extents: whole 8- and 16-lane tiles mostly, and some that are not.
+TRANSPOSE_EXTENTS = (16, 16, 32, 32, 16, 8, 24, 12)
+# A loss's row lengths (odd ones leave a vector tail) and row counts.
+LOSS_COLS = (17, 33, 40, 64, 75)
 # A contraction's iterations at most (the reference interpreter runs it in well under a second).
 CONTRACTION_ITERATIONS = 12_000
 # K x N of a big panel: 64 x 4160 f32 is 1.06 MB, over half the cpu target's 2 MiB L2, so the
@@ -139,6 +150,7 @@ CLASS_RATES = {
     "forward_select": 0.05, "forward_if": 0.05, "forward_callee": 0.05,
     "iv_data": 0.05, "row_init": 0.04, "big_panel": 0.02, "generated_names": 0.03, "around_product": 0.04,
     "contraction": 0.06,
+    "transpose_copy": 0.05, "row_loss": 0.05,
 }
 
 
@@ -189,6 +201,7 @@ class GeneratorConfig:
     iv_data: bool = True  # loop counters stored as data (issue 33)
     products: bool = True  # row_init / big_panel / generated_names / around_product (issue 33)
     contractions: bool = True  # convolutions, pooling, batched products (issue 35)
+    codegen_rows: bool = True  # transpose_copy / row_loss (the cpu code generator's round 4 steps)
     # Scales CLASS_RATES and the incidental rates of those classes. 0 (the default): plain affine
     # programs, the classes only when forced; the fuzz command uses 1.
     adversarial_rate: float = 0.0
@@ -226,6 +239,7 @@ _FEATURE_KNOB = {
     "forward_in_loop": "forwarding", "forward_traced": "forwarding",
     "iv_data": "iv_data", "row_init": "products", "big_panel": "products", "generated_names": "products",
     "around_product": "products", "contraction": "contractions",
+    "transpose_copy": "codegen_rows", "row_loss": "codegen_rows",
 }
 
 
@@ -263,6 +277,7 @@ class _Gen:
         self.prng = _side_stream(rng)  # draws of the issue 22 classes
         self.qrng = _side_stream(rng, "issue33")  # draws of the issue 33 classes
         self.crng = _side_stream(rng, "issue35")  # draws of the issue 35 class
+        self.rrng = _side_stream(rng, "codegen4")  # draws of the round 4 code generator classes
         self.expf_decoy = False  # a global named as exact_math's table exists
         self.cfg = config
         self.features: set = set()
@@ -431,7 +446,7 @@ def _choose_classes(g: _Gen) -> None:
     for f, p in CLASS_RATES.items():
         needs = {f} | _IMPLIES.get(f, set())
         stream = (g.prng if f in FORWARD_CLASSES else g.qrng if f in ISSUE33_CLASSES
-                  else g.crng if f in ISSUE35_CLASSES else g.rng)
+                  else g.crng if f in ISSUE35_CLASSES else g.rrng if f in CODEGEN_CLASSES else g.rng)
         if all(g.cfg.allows(x) for x in needs) and _coin(stream, p * rate):
             g.pending |= needs
 
@@ -1189,6 +1204,7 @@ def _maybe_between(g: _Gen) -> None:
         _maybe_iv_nest(g)
         _maybe_product(g)
         _maybe_contraction(g)
+        _maybe_codegen_rows(g)
     _maybe_reshape(g)
     if g.chance(0.15, "call"):
         bases = [r for r in g.readable if isinstance(r, Buffer) and r.kind not in ("input", "global")]
@@ -1563,6 +1579,64 @@ def _gen_contraction(g: _Gen) -> None:
     g.writable.append(o)
 
 
+def _maybe_codegen_rows(g: _Gen) -> None:
+    """A transposing copy or a loss over rows (`model.TransposeCopy`, `model.RowLoss`), each into
+    outputs of its own, when owed (CLASS_RATES; the draws from the side stream `rrng`)."""
+    if g.chance(0.0, "transpose_copy", g.rrng):
+        _gen_transpose_copy(g)
+    if g.chance(0.0, "row_loss", g.rrng):
+        _gen_row_loss(g)
+
+
+def _gen_transpose_copy(g: _Gen) -> None:
+    """`dst[j, i] = src[i, j]` in either loop order: into a placed buffer read back into an
+    output, into an output, or (one in eight) in place in a square output."""
+    rng = g.rrng
+    rows, cols = rng.choice(TRANSPOSE_EXTENTS), rng.choice(TRANSPOSE_EXTENTS)
+    tag = g.fresh("tp")
+    if _coin(rng, 0.125):
+        dst = _new_arg(g, "output", (rows, rows))
+        c = TransposeCopy(dst, dst, rows, rows, j_outer=_coin(rng, 0.5), tag=tag)
+        g.emit(c, set(), {dst.name})
+    else:
+        src = _new_arg(g, "input", (rows, cols))
+        if _coin(rng, 0.6):
+            dst = Buffer(g.fresh("tq"), 2, "alloc", (cols, rows))
+            g.emit(AllocOp(dst), {dst.name}, ())
+            out = _new_arg(g, "output", (cols, rows))
+        else:
+            dst, out = _new_arg(g, "output", (cols, rows)), None
+        c = TransposeCopy(src, dst, rows, cols, j_outer=_coin(rng, 0.5), out=out, tag=tag)
+        g.emit(c, set(), {src.name, dst.name} | ({out.name} if out is not None else set()))
+        if dst.placed:
+            g.use("placed")
+    g.use("transpose_copy")
+
+
+def _gen_row_loss(g: _Gen) -> None:
+    """A loss over 2-4 rows of a length in LOSS_COLS, as the lowering's nests or in one row loop:
+    o an output (its first stores overwritten) or a placed buffer (only the gathered element
+    read); the second reduction a sum or a maximum."""
+    rng = g.rrng
+    rows, cols = rng.randint(2, 4), rng.choice(LOSS_COLS)
+    x = _new_arg(g, "input", (rows, cols))
+    placed = []
+    if _coin(rng, 0.4):
+        o = Buffer(g.fresh("lo"), 2, "alloc", (rows, cols))
+        placed.append(o)
+    else:
+        o = _new_arg(g, "output", (rows, cols))
+    l = _new_arg(g, "output", (rows,))  # noqa: E741
+    m, s = Buffer(g.fresh("lm"), 1, "alloc", (rows,)), Buffer(g.fresh("ls"), 1, "alloc", (rows,))
+    for b in placed + [m, s]:
+        g.emit(AllocOp(b), {b.name}, ())
+    c = RowLoss(x, o, l, m, s, rows, cols, rng.randrange(cols), sum=_coin(rng, 0.6), fused=_coin(rng, 0.3),
+                tag=g.fresh("rl"))
+    g.emit(c, set(), {x.name, o.name, l.name, m.name, s.name})
+    g.use("placed")
+    g.use("row_loss")
+
+
 def _constant_operand(g: _Gen, p: Product) -> set:
     """B of a `generated_names` product: a constant global read through get_global, or a placed
     buffer its transposing copy fills (constant_copies folds that); and the decoys, globals named
@@ -1837,12 +1911,25 @@ def _stmt_accesses(stmts: list, trips: int):
             yield from _probe_accesses(w)
         elif isinstance(w, Product):
             yield from _product_accesses(w)
-        elif isinstance(w, Contraction):
-            for ref in (w.o, w.x, w.w):  # their shapes are exact: the last element of each
+        elif isinstance(w, (TransposeCopy, RowLoss, Contraction)):
+            for ref, last in _last_elements(w):  # the last element each touches
                 if ref is not None:
-                    yield Access(ref, tuple(Idx(None, 1, n - 1) for n in ref.min_shape)), [], 1, 1
+                    yield Access(ref, tuple(Idx(None, 1, n) for n in last)), [], 1, 1
         elif isinstance(w, Region):
             yield from _stmt_accesses(w.body, w.trips)
+
+
+def _last_elements(w) -> list:
+    """(ref, its largest subscripts) of a transposing copy, a loss or a contraction."""
+    if isinstance(w, TransposeCopy):
+        r, c = w.rows - 1, w.cols - 1
+        return [(w.src, (r, c)), (w.dst, (c, r)), (w.out, (c, r))]
+    if isinstance(w, RowLoss):
+        r, c = w.rows - 1, w.cols - 1
+        return [(w.x, (r, c)), (w.o, (r, c)), (w.l, (r,)), (w.m, (r,)), (w.s, (r,))]
+    trips = w.trips
+    reach = lambda subs: tuple(sum(coef * (trips[k] - 1) for k, coef in terms) for terms in subs)  # noqa: E731
+    return [(w.o, tuple(n - 1 for n in w.par)), (w.x, reach(w.xsub)), (w.w, reach(w.wsub))]
 
 
 def _probe_accesses(p: Probe):

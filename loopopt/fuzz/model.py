@@ -403,6 +403,54 @@ class Contraction:
 
 
 @dataclass(eq=False)
+class TransposeCopy:
+    """A transposing copy (docs/cpu_codegen.md section 22):
+
+        for i < rows { for j < cols { dst[j, i] = src[i, j] } }    (`j_outer`: the j loop outside)
+
+    then, when `out` is set, `out[j, i] = dst[j, i] + out[j, i]` over the same loops (a placed
+    dst is read back). Trip counts are mostly multiples of the vector tile (8 or 16 lanes);
+    `src is dst` (square): an in-place transpose, which must not be tiled."""
+
+    src: object  # Buffer: rows x cols
+    dst: Buffer  # cols x rows
+    rows: int
+    cols: int
+    j_outer: bool = False
+    out: Buffer | None = None  # cols x rows
+    tag: str = ""
+
+
+@dataclass(eq=False)
+class RowLoss:
+    """A loss over rows as torch-mlir lowers log-softmax and its gather (section 23), its
+    reductions in memory as linalg's lowering keeps them:
+
+        M[i] = x[i, 0];  for j { M[i] = max(M[i], x[i, j]) }
+        for j { o[i, j] = f(x[i, j] - M[i]) }                 f: exp (floats) or * 2 (i32)
+        S[i] = 0;  for j { S[i] = S[i] + o[i, j] or max(S[i], o[i, j]) }   reads what the loop before wrote
+        for j { o[i, j] = x[i, j] - M[i] - g(S[i]) }          g: log of a float sum, else S itself; the
+                                                              exp loop's stores are overwritten
+        l[i] = o[i, t]                                        the gathered element (a constant column)
+
+    each step in a loop over the rows of its own (`fused` False: the lowering's nests) or all in
+    one row loop. `o` is an output or a placed buffer (then only the gather reads it); M and S
+    are placed; `sum`: S is a sum (a maximum otherwise)."""
+
+    x: Buffer  # rows x cols
+    o: Buffer  # rows x cols
+    l: Buffer  # rows
+    m: Buffer  # rows (placed)
+    s: Buffer  # rows (placed)
+    rows: int
+    cols: int
+    t: int
+    sum: bool = True
+    fused: bool = False
+    tag: str = ""
+
+
+@dataclass(eq=False)
 class Program:
     func_name: str
     element_type: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from .model import (ALIAS_KINDS, AllocOp, BlockSplit, Buffer, CallOp, Contraction, DeallocOp, GlobalOp, Idx, Loop, Nest,
+                    RowLoss, TransposeCopy,
                     Probe, Product, Program, Region, ReshapeOp, ScalarOp, View, ViewOp)
 
 
@@ -187,6 +188,10 @@ def _render_stmt(r: _Renderer, w, ind: str) -> list:
         return _render_product(r, w, ind)
     if isinstance(w, Contraction):
         return _render_contraction(r, w, ind)
+    if isinstance(w, TransposeCopy):
+        return _render_transpose_copy(r, w, ind)
+    if isinstance(w, RowLoss):
+        return _render_row_loss(r, w, ind)
     raise TypeError(f"unknown statement {w!r}")
 
 
@@ -758,6 +763,94 @@ def _render_contraction(r: _Renderer, c: Contraction, ind: str) -> list:
     lines.append(f"{pi}affine.store {val}, %{c.o.name}[{out_subs}] : {to}")
     for d in reversed(range(npar)):
         lines.append(f"{ind}{'  ' * d}}}")
+    return lines
+
+
+def _render_transpose_copy(r: _Renderer, c: TransposeCopy, ind: str) -> list:
+    """The copy band (see `model.TransposeCopy`), then the read of the copy into `out`."""
+    t = c.tag
+    i, j = f"%{t}_i", f"%{t}_j"
+    ts, td = r.ty(c.src), r.ty(c.dst)
+    first, second = ((j, c.cols), (i, c.rows)) if c.j_outer else ((i, c.rows), (j, c.cols))
+    lines = [f"{ind}affine.for {first[0]} = 0 to {first[1]} {{", f"{ind}  affine.for {second[0]} = 0 to {second[1]} {{",
+             f"{ind}    %{t}_v = affine.load {ssa(c.src)}[{i}, {j}] : {ts}",
+             f"{ind}    affine.store %{t}_v, %{c.dst.name}[{j}, {i}] : {td}", f"{ind}  }}", f"{ind}}}"]
+    if c.out is not None:
+        to = r.ty(c.out)
+        lines += [f"{ind}affine.for {i}r = 0 to {c.rows} {{", f"{ind}  affine.for {j}r = 0 to {c.cols} {{",
+                  f"{ind}    %{t}_d = affine.load %{c.dst.name}[{j}r, {i}r] : {td}",
+                  f"{ind}    %{t}_o = affine.load %{c.out.name}[{j}r, {i}r] : {to}",
+                  f"{ind}    %{t}_s = {r.op('add')} %{t}_d, %{t}_o : {r.elem}",
+                  f"{ind}    affine.store %{t}_s, %{c.out.name}[{j}r, {i}r] : {to}", f"{ind}  }}", f"{ind}}}"]
+    return lines
+
+
+def _render_row_loss(r: _Renderer, c: RowLoss, ind: str) -> list:
+    """The steps of a loss (see `model.RowLoss`), each in a row loop of its own or all in one."""
+    t, elem = c.tag, r.elem
+    tx, to, tl, tv = r.ty(c.x), r.ty(c.o), r.ty(c.l), r.ty(c.m)
+    flt = elem != "i32"
+    mx = "arith.maximumf" if flt else "arith.maxsi"
+    x, o, M, S = f"%{c.x.name}", f"%{c.o.name}", f"%{c.m.name}", f"%{c.s.name}"
+
+    def row_fill(i, n, buf, value):
+        return [f"affine.store {value}, {buf}[{i}] : {tv}"]
+
+    def row_reduce(i, n, buf, op, src, ty):
+        j = f"%{t}_j{n}"
+        return [f"affine.for {j} = 0 to {c.cols} {{",
+                f"  %{t}_a{n} = affine.load {buf}[{i}] : {tv}",
+                f"  %{t}_b{n} = affine.load {src}[{i}, {j}] : {ty}",
+                f"  %{t}_c{n} = {op} %{t}_a{n}, %{t}_b{n} : {elem}",
+                f"  affine.store %{t}_c{n}, {buf}[{i}] : {tv}", "}"]
+
+    def first(i, n):
+        return [f"%{t}_x0{n} = affine.load {x}[{i}, 0] : {tx}"] + row_fill(i, n, M, f"%{t}_x0{n}")
+
+    def exps(i, n):
+        j = f"%{t}_j{n}"
+        body = [f"  %{t}_m{n} = affine.load {M}[{i}] : {tv}", f"  %{t}_x{n} = affine.load {x}[{i}, {j}] : {tx}",
+                f"  %{t}_d{n} = {r.op('sub')} %{t}_x{n}, %{t}_m{n} : {elem}"]
+        if flt:
+            body.append(f"  %{t}_e{n} = math.exp %{t}_d{n} : {elem}")
+        else:
+            body += [f"  %{t}_two{n} = arith.constant 2 : i32", f"  %{t}_e{n} = arith.muli %{t}_d{n}, %{t}_two{n} : i32"]
+        return [f"affine.for {j} = 0 to {c.cols} {{"] + body + [f"  affine.store %{t}_e{n}, {o}[{i}, {j}] : {to}", "}"]
+
+    def zero(i, n):
+        return [f"%{t}_z{n} = arith.constant {_const_text(0, elem)}"] + row_fill(i, n, S, f"%{t}_z{n}")
+
+    def result(i, n):
+        j = f"%{t}_j{n}"
+        body = [f"  %{t}_m{n} = affine.load {M}[{i}] : {tv}", f"  %{t}_s{n} = affine.load {S}[{i}] : {tv}"]
+        g = f"%{t}_s{n}"
+        if flt and c.sum:
+            body.append(f"  %{t}_lg{n} = math.log %{t}_s{n} : {elem}")
+            g = f"%{t}_lg{n}"
+        body += [f"  %{t}_x{n} = affine.load {x}[{i}, {j}] : {tx}",
+                 f"  %{t}_d{n} = {r.op('sub')} %{t}_x{n}, %{t}_m{n} : {elem}",
+                 f"  %{t}_r{n} = {r.op('sub')} %{t}_d{n}, {g} : {elem}",
+                 f"  affine.store %{t}_r{n}, {o}[{i}, {j}] : {to}"]
+        return [f"affine.for {j} = 0 to {c.cols} {{"] + body + ["}"]
+
+    def gather(i, n):
+        return [f"%{t}_g{n} = affine.load {o}[{i}, {c.t}] : {to}", f"affine.store %{t}_g{n}, %{c.l.name}[{i}] : {tl}"]
+
+    steps = [first, lambda i, n: row_reduce(i, n, M, mx, x, tx), exps, zero,
+             lambda i, n: row_reduce(i, n, S, r.op("add") if c.sum else mx, o, to), result, gather]
+    lines: list = []
+    if c.fused:
+        i = f"%{t}_i"
+        lines.append(f"{ind}affine.for {i} = 0 to {c.rows} {{")
+        for n, step in enumerate(steps):
+            lines += [f"{ind}  {line}" for line in step(i, n)]
+        lines.append(f"{ind}}}")
+        return lines
+    for n, step in enumerate(steps):
+        i = f"%{t}_i{n}"
+        lines.append(f"{ind}affine.for {i} = 0 to {c.rows} {{")
+        lines += [f"{ind}  {line}" for line in step(i, n)]
+        lines.append(f"{ind}}}")
     return lines
 
 

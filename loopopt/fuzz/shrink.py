@@ -8,9 +8,15 @@ buffer's readers go with its init nest). Passes, repeated to a fixpoint:
   2. per nest: drop single terms of the arithmetic, extra stores, the call in the body, local
      reshapes, the affine.if guard, the in-body invariant;
   3. per loop: untile, replace symbolic bounds by their constant maximum, make max(...) / band /
-     triangular bounds and steps plain, halve constant bounds; per product (issue 33): two rows,
-     halve K and N, drop the ops around the column loop, the row reduction, the counter in the
-     stored value, each decoy global;
+     triangular bounds and steps plain, halve constant bounds, drop the loop (its variable fixed
+     at its lower bound: a reduction loop of a nest with several goes, a parallel one leaves a
+     slice); per product (issue 33): two rows, halve K and N, drop the ops around the column
+     loop, the row reduction, the counter in the stored value, each decoy global; per
+     contraction (issue 35): drop a reduction loop (its variable fixed at 0 in every subscript),
+     make a loop a unit loop or halve it, drop the second operand (`O += X`), the fill, the
+     iter_args accumulators (the memory form) and a permuted loop order; X's and W's shapes
+     follow the subscripts; per loss over rows or transposing copy: one row, half the columns
+     (a copy's extents halved), the copy's read-back;
   4. call the body once with distinct buffers; drop unused arguments and shrink buffers to what
      their accesses need.
 A candidate the sizer or renderer rejects is skipped.
@@ -22,7 +28,7 @@ from dataclasses import replace
 from typing import Callable
 
 from .generator import GeneratedProgram, Loop, Nest, Program, _loop_max, finish, without
-from .model import AllocOp, GlobalOp, Product, Region, ViewOp, walk_stmts
+from .model import AllocOp, Contraction, GlobalOp, Idx, Product, Region, RowLoss, TransposeCopy, ViewOp, walk_stmts
 
 StillFails = Callable[[GeneratedProgram], bool]
 
@@ -39,6 +45,8 @@ def shrink(prog: GeneratedProgram, still_fails: StillFails, max_checks: int = 40
         best = _inline_regions(best, still_fails, budget)
         best = _simplify_nests(best, still_fails, budget)
         best = _simplify_products(best, still_fails, budget)
+        best = _simplify_contractions(best, still_fails, budget)
+        best = _simplify_codegen_rows(best, still_fails, budget)
         best = _simplify_program(best, still_fails, budget)
         best = _simplify_buffers(best, still_fails, budget)
         if len(best.text) >= size:
@@ -146,7 +154,58 @@ def _nest_edits(w: Nest) -> list:
         edits.append(lambda nest, m, d=d: _constant_bound(nest.loops[d], m))
         edits.append(lambda nest, m, d=d: _plain_bounds(nest, d, m))
         edits.append(lambda nest, m, d=d: _halve_bound(nest.loops[d]))
+    for d in reversed(range(len(w.loops))):  # inner loops first: the reduction loops of a nest are inside
+        edits.append(lambda nest, m, d=d: _drop_loop(nest, d))
     return edits
+
+
+def _drop_loop(nest: Nest, d: int) -> bool:
+    """Fix loop d's variable at its lower bound `lo` and remove the loop: every subscript
+    `coef * v + c` becomes `coef * lo + c` and the loops inside are renumbered. Only for a
+    plain constant loop that runs (`lo to hi`, step 1, hi > lo, untiled) of a nest of two or
+    more loops that is not an init nest (a placed buffer would be left partly unwritten); not
+    the vector loop nor the loop a reduce_iter nest carries its sum in, nor a loop that another
+    loop's bounds name, a semi-affine subscript uses or whose counter is stored as data."""
+    loops = nest.loops
+    if nest.kind == "init" or len(loops) < 2 or d >= len(loops):
+        return False
+    last = d == len(loops) - 1
+    if last and (nest.width > 1 or nest.kind == "reduce_iter"):
+        return False
+    lp = loops[d]
+    if lp.lb is not None or lp.step != 1 or lp.tile is not None or not isinstance(lp.hi, int) or lp.hi <= lp.lo:
+        return False  # a loop that may run no iteration (or not from lo): fixing it would add work
+    for other in loops:
+        named = [other.hi, other.lb] + ([other.lb[1]] if other.lb is not None and other.lb[0] == "max" else [])
+        if any(isinstance(x, tuple) and len(x) == 3 and x[0] in ("var", "band") and x[1] == d for x in named):
+            return False
+    accesses = [dst for dst, _ in nest.statements()] + nest.loads()
+    if any(s.var == d and s.semi for a in accesses for s in a.idx):
+        return False
+    if any(k == "iv" and t == d for _, c in nest.statements() for k, t in c.terms):
+        return False
+
+    def level(k):
+        return k - 1 if k > d else k
+
+    def fix(s: Idx) -> Idx:
+        if s.var == d:
+            return replace(s, var=None, coef=1, const=s.coef * lp.lo + s.const)
+        return replace(s, var=level(s.var)) if s.var is not None else s
+
+    for a in accesses:
+        a.idx = tuple(fix(s) for s in a.idx)
+    for _, c in nest.statements():
+        c.terms[:] = [(k, level(t)) if k == "iv" else (k, t) for k, t in c.terms]
+    del loops[d]
+    for other in loops:
+        if isinstance(other.hi, tuple) and other.hi[0] == "var":
+            other.hi = ("var", level(other.hi[1]), other.hi[2])
+        if other.lb is not None and other.lb[0] == "band":
+            other.lb = ("band", level(other.lb[1]), other.lb[2])
+        elif other.lb is not None and other.lb[0] == "max" and other.lb[1][0] == "var":
+            other.lb = ("max", ("var", level(other.lb[1][1]), other.lb[1][2]))
+    return True
 
 
 def _drop_term(nest: Nest, t: int) -> bool:
@@ -287,6 +346,148 @@ def _product_edits(p: Product) -> list:
     edits = [two_rows, halve("k", 1), halve("n", 1), no_around, drop("before", "read_e"), drop("after", "write_c"),
              clear("row_init"), clear("iv")]
     return edits + [drop_decoy(d[0]) for d in p.decoys]
+
+
+def _contractions(model: Program) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, Contraction)]
+
+
+def _simplify_contractions(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+    return _simplify_each(prog, still_fails, budget, _contractions, _contraction_edits, False)
+
+
+def _contraction_edits(c: Contraction) -> list:
+    """Edits of one contraction (each returns False when it does not apply); each keeps the
+    nest one that `convert-linalg-to-affine-loops` could write, and X's and W's minimum shapes
+    what the subscripts reach."""
+    n = len(c.par) + len(c.red)
+    edits = [lambda q, r=r: _drop_reduction(q, r) for r in reversed(range(len(c.red)))]
+    edits += [_drop_operand, _memory_form, _plain_order, _drop_fill]
+    for loop in range(n):
+        edits.append(lambda q, loop=loop: _set_trip(q, loop, 1))
+        edits.append(lambda q, loop=loop: _set_trip(q, loop, q.trips[loop] // 2 if loop < len(q.trips) else 0))
+    return edits
+
+
+def _drop_reduction(c: Contraction, r: int) -> bool:
+    """Reduction loop r goes: its variable is 0 (its lower bound) in every subscript."""
+    if r >= len(c.red):
+        return False
+    gone = len(c.par) + r
+
+    def sub(terms):
+        return tuple((k - 1 if k > gone else k, coef) for k, coef in terms if k != gone)
+
+    c.xsub = tuple(sub(t) for t in c.xsub)
+    c.wsub = tuple(sub(t) for t in c.wsub)
+    c.order = tuple(k - 1 if k > gone else k for k in c.order if k != gone)
+    c.red = c.red[:r] + c.red[r + 1:]
+    _fit_operands(c)
+    return True
+
+
+def _drop_operand(c: Contraction) -> bool:
+    """`O += X * W` becomes `O += X` (W is no longer read)."""
+    if c.w is None or c.kind != "sum":
+        return False
+    c.w, c.wsub = None, ()
+    return True
+
+
+def _memory_form(c: Contraction) -> bool:
+    """The reductions' iter_args accumulators go: O is loaded, updated and stored innermost."""
+    if c.form == "memory":
+        return False
+    c.form, c.order = "memory", tuple(range(len(c.trips)))
+    return True
+
+
+def _plain_order(c: Contraction) -> bool:
+    if c.order == tuple(range(len(c.trips))):
+        return False
+    c.order = tuple(range(len(c.trips)))
+    return True
+
+
+def _drop_fill(c: Contraction) -> bool:
+    if c.fill is None:
+        return False
+    c.fill = c.fill_name = None
+    return True
+
+
+def _set_trip(c: Contraction, loop: int, trip: int) -> bool:
+    """Loop `loop` runs `trip` times (at least 1, fewer than now)."""
+    if loop >= len(c.trips) or trip < 1 or trip >= c.trips[loop]:
+        return False
+    if loop < len(c.par):
+        c.par = c.par[:loop] + (trip,) + c.par[loop + 1:]
+        c.o.min_shape = tuple(c.par)
+    else:
+        r = loop - len(c.par)
+        c.red = c.red[:r] + (trip,) + c.red[r + 1:]
+    _fit_operands(c)
+    return True
+
+
+def _fit_operands(c: Contraction) -> None:
+    """X's and W's minimum shapes: one past the largest value of each subscript (the sizer
+    keeps them larger where another statement reads further)."""
+    trips = c.trips
+    for ref, subs in ((c.x, c.xsub), (c.w, c.wsub)):
+        if ref is not None:
+            ref.min_shape = tuple(1 + sum(coef * (trips[k] - 1) for k, coef in terms) for terms in subs)
+
+
+def _codegen_rows(model: Program) -> list:
+    return [st.what for st in walk_stmts(model.stmts) if isinstance(st.what, (TransposeCopy, RowLoss))]
+
+
+def _simplify_codegen_rows(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:
+    return _simplify_each(prog, still_fails, budget, _codegen_rows, _codegen_row_edits, False)
+
+
+def _codegen_row_edits(c) -> list:
+    """Edits of a loss over rows or a transposing copy (each returns False when it does not
+    apply); the buffers' minimum shapes follow the extents."""
+    def one_row(q):
+        if isinstance(q, TransposeCopy) or q.rows <= 1:
+            return False
+        q.rows = 1
+        _fit_codegen_rows(q)
+        return True
+
+    def half(attr):
+        def edit(q):
+            n = getattr(q, attr) // 2
+            if n < 1 or (isinstance(q, RowLoss) and (attr != "cols" or n <= q.t)):
+                return False  # a loss keeps its gathered column
+            if isinstance(q, TransposeCopy) and q.src is q.dst:
+                q.rows = q.cols = n  # in place: square
+            else:
+                setattr(q, attr, n)
+            _fit_codegen_rows(q)
+            return True
+        return edit
+
+    def no_read_back(q):
+        if not isinstance(q, TransposeCopy) or q.out is None:
+            return False
+        q.out = None
+        return True
+
+    return [one_row, half("rows"), half("cols"), no_read_back]
+
+
+def _fit_codegen_rows(c) -> None:
+    if isinstance(c, TransposeCopy):
+        c.src.min_shape = (c.rows, c.cols)
+        c.dst.min_shape = (c.cols, c.rows)
+        if c.out is not None:
+            c.out.min_shape = (c.cols, c.rows)
+        return
+    c.x.min_shape = c.o.min_shape = (c.rows, c.cols)
+    c.l.min_shape = c.m.min_shape = c.s.min_shape = (c.rows,)
 
 
 def _simplify_program(prog: GeneratedProgram, still_fails: StillFails, budget: list) -> GeneratedProgram:

@@ -27,6 +27,7 @@ from ..analysis.effects import READ_OPS, WRITE_OPS, op_effects
 from ..analysis.loops import (collect_interchangeable_loops, constant_bounds, constant_trip,
                               has_iter_args, known_trip_count, loop_dims, nested_in)
 from ..analysis.memory import UNTRACED, block_reentered, buffer_key_of, escaping_use, is_placed
+from ..analysis.run_memo import run_memo
 from ..mlir import ir
 
 DEAD_ITERATIONS = "[DEAD ITERATIONS] shrink loop to the iterations whose writes are read"
@@ -301,7 +302,7 @@ def interchange_cannot_align(outer_trip: tuple | None, partner_trip: tuple | Non
     return outer_trip is not None and partner_trip is not None and outer_trip != partner_trip
 
 
-_HEADS: dict = {}  # (a loop's accesses, the head's upper bound) -> (head Loop, the accesses cut to it)
+_HEADS: dict = run_memo()  # (a loop's accesses, the head's upper bound) -> (head Loop, the accesses cut to it); one run's
 
 
 def head_refusal(loop: ir.Operation, keep: int, partner: ir.Operation, facts, loop_first: bool) -> str | None:
