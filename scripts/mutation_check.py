@@ -224,7 +224,7 @@ MUTATIONS = [
     ("checks: dead stores keep an argument's store a check between may see", "loopopt/codegen/cpu/dead_stores.py",
      [("            check = check_between(*pair)", "            check = None")]),
     ("checks: dead stores look for checks in the nest of the store and of the later store", "loopopt/codegen/cpu/dead_stores.py",
-     [("    for op in ops[ops.index(a):ops.index(b) + 1]:", "    for op in ops[ops.index(a) + 1:ops.index(b)]:")]),
+     [("    for op in ops[first:last + 1]:", "    for op in ops[first + 1:last]:")]),
     ("checks: scalar replacement keeps a seen accumulator in memory", "loopopt/codegen/cpu/scalar_replacement.py",
      [("    bad = hazards(acc.ops, facts.scope) if checks else []", "    bad = []")]),
     ("checks: a reordered nest keeps a check with its hazards", "loopopt/analysis/checks.py",

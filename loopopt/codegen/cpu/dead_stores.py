@@ -232,7 +232,9 @@ def check_between(a: ir.Operation, b: ir.Operation) -> ir.Operation | None:
     from ...analysis.checks import checks_in
 
     ops = mlir.block_ops(a.block)
-    for op in ops[ops.index(a):ops.index(b) + 1]:
+    keys = [mlir.op_key(o) for o in ops]
+    first, last = keys.index(mlir.op_key(mlir.operation(a))), keys.index(mlir.op_key(mlir.operation(b)))
+    for op in ops[first:last + 1]:
         found = checks_in(op)
         if found:
             return found[0]
