@@ -12,7 +12,8 @@ Each guard has a program its removal breaks (scripts/mutation_check.py "checks: 
 fusion's order battery (a write of the output gained or lost at the abort, two messages swapped, a
 gather run before the check that guards it), the checks-first step (a visible write, a condition
 that reads what the loop writes, a condition that may trap run ahead in lanes), LICM (a check
-hoisted past a store, a guarded load hoisted before its check), scalar replacement (an argument's
+hoisted past a store, a guarded load hoisted before its check), dead stores (an output's first
+write removed though a check between the two writes sees it), scalar replacement (an argument's
 accumulator kept in a register across a check), interchange and distribution (a store reordered
 with a check).
 """
@@ -478,6 +479,72 @@ def test_an_output_accumulator_stays_in_memory_across_a_check():
     assert same_abort(private, res.text, args) == "assertion failed: zero term"
 
 
+# ----------------------------------------------------------------------------- dead stores
+
+# %O's first writes are written again by the third loop and read by no one: dead, unless a check
+# between may abort, when %O (seen at the abort) must hold them
+DEAD_OUTPUT = """
+func.func @k(%A: memref<8xf32>, %O: memref<8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  affine.for %i = 0 to 8 {
+    %a = affine.load %A[%i] : memref<8xf32>
+    affine.store %a, %O[%i] : memref<8xf32>
+  }
+  CHECK_LOOP
+  affine.for %i = 0 to 8 {
+    %a = affine.load %A[%i] : memref<8xf32>
+    %d = arith.mulf %a, %two : f32
+    affine.store %d, %O[%i] : memref<8xf32>
+  }
+  return
+}
+"""
+DEAD_OUTPUT_CHECK = """affine.for %i = 0 to 8 {
+    %a = affine.load %A[%i] : memref<8xf32>
+    %c = arith.cmpf one, %a, %z : f32
+    cf.assert %c, "zero"
+  }"""
+
+
+def _dead_stores(src: str):
+    res = optimize(src, cpu(), filename="t.mlir", passes=["dead-stores"])
+    no_internal(res)
+    return res
+
+
+@pytest.mark.parametrize("where", ["between", "inside the first loop", "inside the second loop"])
+def test_an_output_store_a_check_may_see_is_kept(where):
+    src = DEAD_OUTPUT.replace("CHECK_LOOP", DEAD_OUTPUT_CHECK if where == "between" else "")
+    if where == "inside the first loop":
+        src = src.replace("    affine.store %a, %O[%i] : memref<8xf32>\n", "    affine.store %a, %O[%i] : memref<8xf32>\n"
+                          "    %c = arith.cmpf one, %a, %z : f32\n    cf.assert %c, \"zero\"\n", 1)
+    if where == "inside the second loop":
+        src = src.replace("    %d = arith.mulf", "    %c = arith.cmpf one, %a, %z : f32\n    cf.assert %c, \"zero\"\n"
+                          "    %d = arith.mulf", 1)
+    res = _dead_stores(src)
+    assert remarks(res, "[DEAD STORE] store into an argument kept: the run-time check")
+    assert res.text.count("affine.store") == 2
+    args = [f32(1, 2, 3, 0, 5, 6, 7, 8), np.zeros(8, np.float32)]
+    assert same_abort(src, res.text, args) == "assertion failed: zero"
+    assert same_abort(src, res.text, [f32(*range(1, 9)), np.zeros(8, np.float32)]) is None
+
+
+@pytest.mark.parametrize("where", ["none", "before", "after"])
+def test_an_output_store_no_check_can_see_is_removed(where):
+    check = DEAD_OUTPUT_CHECK
+    src = DEAD_OUTPUT.replace("CHECK_LOOP", "")
+    if where == "before":
+        src = src.replace("  %two = arith.constant 2.0 : f32\n", "  %two = arith.constant 2.0 : f32\n  " + check + "\n", 1)
+    if where == "after":
+        src = src.replace("  return\n}", "  " + check + "\n  return\n}", 1)
+    res = _dead_stores(src)
+    assert not remarks(res, "store into an argument kept")
+    assert remarks(res, "[DEAD STORE] store into an argument removed") and res.text.count("affine.store") == 1
+    args = [f32(1, 2, 3, 0, 5, 6, 7, 8), np.zeros(8, np.float32)]
+    assert same_abort(src, res.text, args) == (None if where == "none" else "assertion failed: zero")
+
+
 # ----------------------------------------------------------------------------- reordering nests
 
 NEST = """
@@ -557,8 +624,10 @@ func.func @k(%A: memref<8x16xf32>, %B: memref<16x32xf32>, %C: memref<8x32xf32>) 
 # ----------------------------------------------------------------------------- the whole pipeline, natively
 
 @needs_runner
-@pytest.mark.parametrize("src", [BATCH_NORM, CHECK_THEN_OUTPUT, PRIVATE_ONLY, WRITE_BEFORE_CHECK],
-                         ids=["batch-norm", "check then output", "private only", "write before check"])
+@pytest.mark.parametrize("src", [BATCH_NORM, CHECK_THEN_OUTPUT, PRIVATE_ONLY, WRITE_BEFORE_CHECK,
+                                 DEAD_OUTPUT.replace("CHECK_LOOP", DEAD_OUTPUT_CHECK)],
+                         ids=["batch-norm", "check then output", "private only", "write before check",
+                              "output written again after a check"])
 def test_a_failing_check_aborts_natively_with_its_message_after_loopopt(src):
     """The harness fills A with ((7 i + 3) mod 251) * 2/251 - 1, from -0.98 up by 0.056: each
     check `a != 0` becomes `a < -0.7`, which fails at i = 5, in the middle of the loop (the

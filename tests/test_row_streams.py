@@ -464,6 +464,8 @@ def test_an_output_row_written_again_before_any_read_loses_its_first_write():
     ("%peek = affine.load %out[%i, 0] : memref<8x100xf32>\n    affine.store %peek, %x[%i, 0] : memref<8x100xf32>", "0",
      "a read between the nests"),
     ("", "1", "the later nest skips column 0"),
+    ("%ok = arith.cmpf one, %l, %zero : f32\n    cf.assert %ok, \"zero log\"", "0",
+     "a run-time check between the nests may abort and show the first writes"),
 ])
 def test_a_first_write_someone_may_see_is_kept(between, lower, why):
     src = _variant(between, lower)

@@ -17,6 +17,13 @@ the pairs (store instance, read instance) on one element with the read after the
 computed exactly with isl; any such pair keeps the store. Anything not modelled keeps it, and
 so does every store of a buffer with more than MAX_PAIR_CHECKS (store, read) pairs (the check is
 one isl set per pair; removing a store is an optimization, keeping it is always sound).
+
+A store into an argument is removed only by `overwriting_nest`'s rule (every element it writes is
+written again by a later nest before anything reads it; the argument shares memory with no other
+argument), and only when no run-time check that may abort runs between the two writes
+(`check_between`): the arguments are what an abort shows (docs/soundness.md), so a first write a
+failing check would have left in the output must stay. Such a store is kept with
+`[DEAD STORE] store into an argument kept: the run-time check at ... may abort ...` (Missed).
 """
 from __future__ import annotations
 
@@ -29,7 +36,7 @@ from ...analysis.loops import ancestors
 from ...analysis.memory import escaping_use, is_placed
 from ...mlir import ir
 from ...options import Options
-from ...remarks import PASSED, RemarkLog
+from ...remarks import MISSED, PASSED, RemarkLog
 from ...transforms.rewriter import Rewriter
 from ...step import StepContext
 
@@ -37,6 +44,8 @@ PASS = "dead-stores"
 REMOVED = "[DEAD STORE] store removed: nothing that runs after it reads what it writes"
 BUFFER_REMOVED = "[DEAD STORE] buffer removed: nothing reads it"
 OVERWRITTEN = "[DEAD STORE] store into an argument removed: every element it writes is written again before it is read"
+KEPT_FOR_CHECK = ("[DEAD STORE] store into an argument kept: the run-time check at {at} may abort between it and the "
+                  "store that writes its elements again, and the argument is seen at the abort")
 # Ops that may enclose the store: their iterations are loops the analysis sees, or a body that
 # runs at most once per execution of its parent.
 STORE_NESTING = ("affine.for", "affine.if", "scf.if")
@@ -211,23 +220,47 @@ def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope, 
     any op between them uses the buffer but to store into it. The buffer must not escape and, an
     argument, must share memory with no other argument or global (the caller checks). The exp
     of a log-softmax written to the output, then overwritten by the normalised row."""
+    return overwriting_nest(store, buf, scope, order) is not None
+
+
+def check_between(a: ir.Operation, b: ir.Operation) -> ir.Operation | None:
+    """The first run-time check that may abort (`checks.checks_in`) in `a`, in an op between `a`
+    and `b` of their block, or in `b`: one that may run after a store of `a` and before the store
+    of `b` that writes its element again. An argument is seen at an abort (docs/soundness.md), so
+    its store is dead only when no such check exists; a check before `a` runs before every store
+    of `a`, one after `b` after its element is written again."""
+    from ...analysis.checks import checks_in
+
+    ops = mlir.block_ops(a.block)
+    keys = [mlir.op_key(o) for o in ops]
+    first, last = keys.index(mlir.op_key(mlir.operation(a))), keys.index(mlir.op_key(mlir.operation(b)))
+    for op in ops[first:last + 1]:
+        found = checks_in(op)
+        if found:
+            return found[0]
+    return None
+
+
+def overwriting_nest(store: ir.Operation, buf: ir.Value, scope: Scope,
+                     order: BlockOrder | None = None) -> tuple[ir.Operation, ir.Operation] | None:
+    """(A, B) of `overwritten_by_later_nest`'s rule when it holds for `store`, else None."""
     if store.name != "affine.store":
-        return False
+        return None
     users = {mlir.op_key(mlir.operation(u.owner)) for u in buf.uses}
     chain = _chain(store)
     for a in reversed(chain):  # the store itself, then each enclosing op outward
         if _non_store_uses(a, users):
-            return False  # a read inside A (or, further out, anywhere around it)
+            return None  # a read inside A (or, further out, anywhere around it)
         parent = mlir.operation(a.parent)
         if parent.name not in ("affine.for", "func.func"):
             continue
         for b in (order or BlockOrder()).after(a)[:MAX_SCAN]:
             if _non_store_uses(b, users):
-                return False
+                return None
             for later in _unconditional_stores(b, buf):
                 if _covers(store, later, parent if parent.name == "affine.for" else None, scope):
-                    return True
-    return False
+                    return a, b
+    return None
 
 
 def _argument_alone(buf: ir.Value, fn: ir.Operation) -> bool:
@@ -338,8 +371,19 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
         if not isinstance(buf.type, ir.MemRefType) or not _argument_alone(buf, fn):
             continue
         stores = [mlir.operation(x.owner) for x in buf.uses]
-        dead = [st for st in stores if st.name == "affine.store" and st.operands[1] == buf
-                and overwritten_by_later_nest(st, buf, scope, order)]
+        dead = []
+        for st in stores:
+            if st.name != "affine.store" or st.operands[1] != buf:
+                continue
+            pair = overwriting_nest(st, buf, scope, order)
+            if pair is None:
+                continue
+            check = check_between(*pair)
+            if check is not None:
+                log.add(PASS, MISSED, KEPT_FOR_CHECK.format(at=mlir.location_of(check, filename)),
+                        function=fname, location=mlir.location_of(st, filename))
+                continue
+            dead.append(st)
         for st in dead:  # decided first: a removed store is no use the others' questions look at
             where = mlir.location_of(st, filename)
             rewriter.erase(st)
