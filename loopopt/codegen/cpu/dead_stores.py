@@ -223,7 +223,7 @@ def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope, 
     return overwriting_nest(store, buf, scope, order) is not None
 
 
-def check_between(a: ir.Operation, b: ir.Operation) -> ir.Operation | None:
+def check_between(a: ir.Operation, b: ir.Operation, order: BlockOrder | None = None) -> ir.Operation | None:
     """The first run-time check that may abort (`checks.checks_in`) in `a`, in an op between `a`
     and `b` of their block, or in `b`: one that may run after a store of `a` and before the store
     of `b` that writes its element again. An argument is seen at an abort (docs/soundness.md), so
@@ -231,14 +231,15 @@ def check_between(a: ir.Operation, b: ir.Operation) -> ir.Operation | None:
     of `a`, one after `b` after its element is written again."""
     from ...analysis.checks import checks_in
 
-    ops = mlir.block_ops(a.block)
-    keys = [mlir.op_key(o) for o in ops]
-    first, last = keys.index(mlir.op_key(mlir.operation(a))), keys.index(mlir.op_key(mlir.operation(b)))
-    for op in ops[first:last + 1]:
+    first, last = mlir.op_key(mlir.operation(a)), mlir.op_key(mlir.operation(b))
+    for op in [mlir.operation(a), *(order or BlockOrder()).after(mlir.operation(a))]:
+        at_b = mlir.op_key(op) == last
         found = checks_in(op)
         if found:
             return found[0]
-    return None
+        if at_b:
+            return None
+    raise ValueError("check_between: b does not follow a in their block")
 
 
 def overwriting_nest(store: ir.Operation, buf: ir.Value, scope: Scope,
@@ -378,7 +379,7 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
             pair = overwriting_nest(st, buf, scope, order)
             if pair is None:
                 continue
-            check = check_between(*pair)
+            check = check_between(*pair, order)
             if check is not None:
                 log.add(PASS, MISSED, KEPT_FOR_CHECK.format(at=mlir.location_of(check, filename)),
                         function=fname, location=mlir.location_of(st, filename))
