@@ -437,6 +437,13 @@ MUTATIONS = [
      "loopopt/codegen/cpu/plan/column_block_packing.py",
      [("        if not m.is_injective():", "        if False:"),
       ("        if not written.is_subset(window):", "        if False:")]),
+    ("pack B: a row-blocked product keeps the whole copy", "loopopt/codegen/cpu/plan/column_block_packing.py",
+     [("        if plan.refusal is None and plan.repeats and not PACK_PER_ROW_BLOCK:", "        if False:")]),
+    ("pack B: a copy read by several loop nests stays whole", "loopopt/codegen/cpu/plan/column_block_packing.py",
+     [("        elif plan.refusal is None and products > 1 and not PACK_PER_ROW_BLOCK:", "        elif False:")]),
+    ("pack B: a loop around the column blocks restricts the copy's rows only if the block reads within it",
+     "loopopt/codegen/cpu/plan/column_block_packing.py",
+     [("        (reduction if within else repeats).append(lp)", "        reduction.append(lp)")]),
     ("isolation strips: each piece gets buffers of its own", "loopopt/codegen/cpu/isolate_products.py",
      [("        private += _privatize(rest, candidates)", "        pass")]),
     # issue 36, the kernels' temporaries and the repeated call (runtime/alloc.py, kernel.py's memo)

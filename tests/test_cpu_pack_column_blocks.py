@@ -287,3 +287,61 @@ def test_a_copy_of_part_of_the_rows_refuses():
     src = linear(24, 320, 128).replace("  affine.for %a = 0 to 128 {", "  affine.for %a = 0 to 120 {", 1)
     remarks = refused(src)
     assert remarks == ["[STOP PACK B] the copy per block would not write exactly what the block reads"], remarks
+
+
+# Row-blocked products (cache tiling's row blocks around the column blocks, and the remainder
+# nest after them): the copy would be made once per row block and nest; measured slower than the
+# whole copy, so refused. The form itself (PACK_PER_ROW_BLOCK) stays exact.
+
+ROW_BLOCKED = (300, 320, 128)  # row blocks of 150 around the column blocks of 64
+REMAINDER = (310, 320, 128)  # two nests after the copy (rows 0 .. 306 and the remainder)
+
+
+@pytest.mark.parametrize("shape, detail", [(ROW_BLOCKED, "the row-block loop at t.mlir:9:3 (step 150) lies around "
+                                            "the column blocks"),
+                                           (REMAINDER, "2 loop nests after the copy at t.mlir:4:5 read it")])
+def test_row_blocked_products_refuse(shape, detail):
+    """One remark per buffer, the text that the pipeline without the step gives."""
+    src = linear(*shape)
+    options = cpu()
+    res = optimize(src, options, filename="t.mlir")
+    got = [(r.message, r.args.get("detail", "")) for r in res.remarks if "PACK B" in r.message]
+    assert len(got) == 1 and got[0][0] == (
+        "[STOP PACK B] the product's rows are split around its column blocks (row blocks or a remainder nest): "
+        "the copy would be made once per row block") and got[0][1].startswith(detail), got
+    whole, _ = compile_(src, options, passes=without_step(options))
+    assert res.text == whole
+
+
+@pytest.fixture
+def per_row_block(monkeypatch):
+    from loopopt.codegen.cpu.plan import column_block_packing
+
+    monkeypatch.setattr(column_block_packing, "PACK_PER_ROW_BLOCK", True)
+
+
+@pytest.mark.parametrize("shape, remarks", [(ROW_BLOCKED, 1), (REMAINDER, 2)])
+def test_packing_per_row_block_is_bit_for_bit_in_the_interpreter(per_row_block, shape, remarks):
+    """Turned on, each row block's column blocks (and each nest's) pack their own copy; the whole
+    copy goes only when every nest that reads it is packed."""
+    src = linear(*shape)
+    options = cpu()
+    packed, got = compile_(src, options)
+    assert len(got) == remarks and all(r.startswith("[PACK B]") for r in got), got
+    assert f"memref<{shape[2]}x{shape[1]}xf32>" not in packed
+    if shape == ROW_BLOCKED:
+        assert "per row block of 150 and column block of 64" in got[0] and "read once per row block" in got[0]
+    whole, _ = compile_(src, options, passes=without_step(options))
+    assert_same_results(whole, packed, seed=3, trials=1)
+
+
+@has_runner
+def test_packing_per_row_block_is_bit_for_bit_natively(per_row_block):
+    src = linear(*ROW_BLOCKED)
+    options = cpu()
+    packed, got = compile_(src, options)
+    assert got and got[0].startswith("[PACK B]"), got
+    whole, _ = compile_(src, options, passes=without_step(options))
+    want = native.run_native(whole, "k", [None, None, None], reps=1, full_limit=200_000).outputs
+    out = native.run_native(packed, "k", [None, None, None], reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(want, out) is None

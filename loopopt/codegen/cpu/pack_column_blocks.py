@@ -101,7 +101,8 @@ def build_clone(plan: BlockPacking):
 
 def apply_packing(plan: BlockPacking, store: ir.Operation, jb: ir.Value, kb: ir.Value | None) -> ir.Operation:
     """Give the pair its own buffer of rows x NB, read and written at `[r, e - jb]`, freed before
-    each of the old buffer's deallocs; erase the copy. Returns the new alloc."""
+    each of the old buffer's deallocs (the caller erases the copy once every product that reads
+    it is packed). Returns the new alloc."""
     alloc = plan.alloc
     mt = mlir.memref_type(alloc.results[0])
     with alloc.context, alloc.location:
@@ -118,7 +119,6 @@ def apply_packing(plan: BlockPacking, store: ir.Operation, jb: ir.Value, kb: ir.
     for d in plan.deallocs:
         with d.location:
             ir.Operation.create("memref.dealloc", operands=[buf], ip=ir.InsertionPoint(d))
-    mlir.erase_innermost_first(plan.copy)
     return new
 
 
@@ -156,6 +156,7 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
         for alloc in candidates(fn):
             where = mlir.location_of(alloc, filename)
             done = 0
+            packed: dict = {}  # copy -> (the copy, how many of its products are packed, how many it has)
             for plan in plan_block_packing(alloc, Scope()):
                 if plan.refusal is None:
                     clone, store, col, row, jb, kb = build_clone(plan)
@@ -168,14 +169,22 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
                     continue
                 size = plan.height * plan.width * mlir.element_size_bytes(mt_of(alloc).element_type)
                 apply_packing(plan, store, jb, kb)
+                c = packed.setdefault(mlir.op_key(plan.copy), [plan.copy, 0, plan.products])
+                c[1] += 1
                 per = "column block" if plan.row_block is None else "reduction and column block"
+                per_rows = " per row block" if plan.repeats else ""
+                if plan.repeats:
+                    per = f"row block of {mlir.int_attr(plan.repeats[0], 'step')} and {per}"
                 log.add(PASS, PASSED, f"[PACK B] the {plan.rows} x {plan.cols} transposed copy is made per {per} "
                         f"of {plan.width} at {mlir.location_of(plan.block, filename)} into one {plan.height} x "
-                        f"{plan.width} buffer ({size // 1024} KiB): the source is read once, in the product's order, "
+                        f"{plan.width} buffer ({size // 1024} KiB): the source is read once{per_rows}, in the product's order, "
                         f"and the whole copy is gone", function=fname, location=where,
                         args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "height": plan.height,
                               "bytes": size})
                 done += 1
+            for copy, n, of in packed.values():
+                if n == of:
+                    mlir.erase_innermost_first(copy)
             if done:
                 drop_if_unused(alloc)
             count += done

@@ -29,12 +29,17 @@ copy C and the op H after it that is the first to touch T; each pair gets a T' o
   vector load, or a dealloc (`OTHER_USE`: no view, call or other escape);
 * each store's nest C is nothing but the copy: loops without iter_args, `affine.apply`, one
   `affine.load` of a buffer W that is not T, the store of its value to T (`NOT_A_COPY`);
-* the first op H after C in its block that touches T is a loop holding loads of T and no store,
-  every load of T lies in such an H, L is H or lies directly in it (H then the one
-  reduction-block loop), L steps by 1 < NB < N, and every load of the pair is in L
-  (`NO_BLOCK_LOOP`: C' runs once per iteration of the loops around it inside H, so a row-block
-  loop there would repeat the copy). A pair whose tile has no column blocks (the loop of its
-  column walk does not start at an IV inside H) is left without a remark;
+* the ops H after C in its block that touch T, up to the next copy, are loops holding loads of
+  T and no store, every load of T lies in such an H, L is H or lies in it, L steps by
+  1 < NB < N, and every load of the pair is in L (`NO_BLOCK_LOOP`). C' runs once per iteration
+  of the loops between H and L: one of them whose iterations read only rows kb .. kb + KC of T
+  (isl, over the reads' elements) is the reduction-block loop, at most one; any other is a row
+  block. A pair whose tile has no column blocks (the loop of its column walk does not start at
+  an IV inside H) is left without a remark;
+* the copy is made once: no row-block loop between H and L and one H per C (`ROW_BLOCKS`: cache
+  tiling's row blocks and their remainder nest). Packing per row block and per nest is exact
+  (`PACK_PER_ROW_BLOCK`, the copy then erased once every H of it is packed) but measured slower
+  than the whole copy, which panel-layout lays out as BLIS's packed B and every row block reuses;
 * nothing from C to the end of H writes a buffer that may be W, and nothing there has effects
   that are not modelled (`SOURCE_WRITTEN`): each W element C' reads holds what C read;
 * isl, on the built clone: C's store is one to one over C's iterations (for each iteration of
@@ -64,6 +69,10 @@ from ....mlir import ir
 from .panel_layout import tile_panel
 
 READ_OPS = ("affine.load", "affine.vector_load")
+# Pack a row-blocked product per row block too (the copy made once per row block and per loop
+# nest that reads it). Exact, but measured 2-5% slower than the whole copy on this host
+# (docs/cpu_codegen.md section 26): off, the form is refused (ROW_BLOCKS); tests turn it on.
+PACK_PER_ROW_BLOCK = False
 COPY_OPS = ("affine.for", "affine.yield", "affine.apply", "affine.load", "affine.store")
 
 
@@ -75,6 +84,8 @@ class PackCode(enum.Enum):
     NO_BLOCK_LOOP = "[STOP PACK B] no column-block loop beside the copy holds every read of the buffer"
     SOURCE_WRITTEN = "[STOP PACK B] the copy's source may be written before the product's last read"
     PARTIAL = "[STOP PACK B] the copy per block would not write exactly what the block reads"
+    ROW_BLOCKS = ("[STOP PACK B] the product's rows are split around its column blocks (row blocks or a remainder "
+                  "nest): the copy would be made once per row block")
 
     @property
     def message(self) -> str:
@@ -103,6 +114,8 @@ class BlockPacking:
     reads: tuple = ()
     deallocs: tuple = ()
     refusal: Refusal | None = None
+    repeats: tuple = ()  # the row-block loop around `block` the copy repeats in, or ()
+    products: int = 1  # how many products (loops after it) read the copy: each is a pair
 
 
 def _refuse(alloc, code: PackCode, detail: str, *ops) -> BlockPacking:
@@ -202,25 +215,68 @@ def plan_block_packing(alloc: ir.Operation, scope: Scope) -> list[BlockPacking]:
         at_copy = _index(ops, nest)
         holders = sorted({_holder(u, ops) for u in (*stores, *reads)} - {-1, at_copy})
         after = [k for k in holders if k > at_copy]
-        block = ops[after[0]] if after else None
-        mine = [r for r in reads if block is not None and _nested_in(r, block)]
-        if block is None or block.name != "affine.for" or not mine \
-                or any(_nested_in(st, block) for st in stores):
-            return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the first op after the copy at "
-                            f"{mlir.location_of(nest)} that touches the buffer is not a loop of loads of it", nest)]
-        covered.update(mlir.op_key(r) for r in mine)
-        pairs.append((nest, load, store, block, mine, ops[at_copy + 1:after[0] + 1]))
+        # The copy's products: the ops after it that touch the buffer, up to the next copy.
+        mine_at = []
+        for k in after:
+            if mine_at and any(_nested_in(st, ops[k]) for st in stores):
+                break
+            mine_at.append(k)
+        if not mine_at:
+            return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"no op after the copy at {mlir.location_of(nest)} "
+                            "reads the buffer", nest)]
+        for k in mine_at:
+            block = ops[k]
+            mine = [r for r in reads if _nested_in(r, block)]
+            if block.name != "affine.for" or not mine or any(_nested_in(st, block) for st in stores):
+                return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the op at {mlir.location_of(block)} after the copy "
+                                f"at {mlir.location_of(nest)} that touches the buffer is not a loop of loads of it",
+                                nest)]
+            covered.update(mlir.op_key(r) for r in mine)
+            pairs.append((nest, load, store, block, mine, ops[at_copy + 1:k + 1], len(mine_at)))
     if len(covered) != len(reads):
         loose = next(r for r in reads if mlir.op_key(r) not in covered)
         return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"{loose.name} at {mlir.location_of(loose)} reads the "
                         "buffer outside the loop after its copy", loose)]
-    out = []
-    for nest, load, store, holder, mine, between in pairs:
+    out, split = [], set()  # split: the copies refused for several products (one remark each)
+    for nest, load, store, holder, mine, between, products in pairs:
         block = _column_block_loop(mine, holder)
-        if block is None:
+        if block is None or mlir.op_key(nest) in split:
             continue  # no column blocks: the tile sweeps B's columns inside its rows (B fits half of L2)
-        out.append(_plan_pair(alloc, rows, cols, nest, load, store, holder, block, mine, between, deallocs, scope))
+        plan = _plan_pair(alloc, rows, cols, nest, load, store, holder, block, mine, between, deallocs, scope)
+        plan.products = products
+        if plan.refusal is None and plan.repeats and not PACK_PER_ROW_BLOCK:
+            plan = _refuse(alloc, PackCode.ROW_BLOCKS, f"the row-block loop at {mlir.location_of(plan.repeats[0])} "
+                           f"(step {mlir.int_attr(plan.repeats[0], 'step')}) lies around the column blocks; the whole "
+                           "copy, laid out in panels, is packed once for every row block", plan.repeats[0])
+        elif plan.refusal is None and products > 1 and not PACK_PER_ROW_BLOCK:
+            plan = _refuse(alloc, PackCode.ROW_BLOCKS, f"{products} loop nests after the copy at "
+                           f"{mlir.location_of(nest)} read it; the whole copy serves them all", nest)
+        if plan.refusal is not None and products > 1:
+            split.add(mlir.op_key(nest))  # the copy stays whole for all its products: one remark
+        out.append(plan)
     return out
+
+
+def _blocks_rows(reads: list[ir.Operation], block: ir.Operation, loop: ir.Operation, scope: Scope) -> bool | None:
+    """isl: in every iteration of the loops around and of `block`, the rows of T that `reads`
+    touch lie in `loop`'s block (counter .. counter + step); None when not modelled."""
+    import islpy as isl
+
+    outer_loops = domain_loops(block, scope) + loop_dims(block, scope)
+    outer = [lp.name for lp in outer_loops]
+    name = loop_dims(loop, scope)[0].name
+    try:
+        read = None
+        for r in reads:
+            s = _elements(r, outer, scope)
+            if s is None:
+                return None
+            read = s if read is None else read.union(s)
+        window = _isl_set(outer + ["r_", "e_"], [c for lp in outer_loops for c in lp.constraints()] + [
+            f"r_ >= {name}", f"r_ < {name} + {mlir.int_attr(loop, 'step')}"], scope)
+        return read.is_subset(window)
+    except isl.Error:
+        return None
 
 
 def _column_block_loop(reads: list[ir.Operation], holder: ir.Operation) -> ir.Operation | None:
@@ -254,12 +310,19 @@ def _plan_pair(alloc, rows, cols, nest, load, store, holder, block, reads, betwe
                        f"{mlir.location_of(block)}", block)
     chain = [lp for lp in enclosing_loops(block) if _nested_in(lp, holder)]
     row_block = row_loop = None
-    if chain:
-        if len(chain) != 1 or not 1 < mlir.int_attr(chain[0], "step") < rows:
-            return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the column-block loop at {mlir.location_of(block)} lies "
-                           f"inside {len(chain)} other loops (one reduction-block loop at most: the copy would "
-                           "repeat)", block)
-        row_block = chain[0]
+    reduction, repeats = [], []
+    for lp in chain:
+        within = _blocks_rows(reads, block, lp, scope) if 1 < mlir.int_attr(lp, "step") < rows else False
+        if within is None:
+            return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the rows the loop at {mlir.location_of(lp)} reads "
+                           "are not modelled", lp)
+        (reduction if within else repeats).append(lp)
+    if len(reduction) > 1 or (repeats and not _repeat_ok(repeats)):
+        return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the column-block loop at {mlir.location_of(block)} lies "
+                       f"inside {len(reduction)} reduction-block loops and {len(repeats)} other loops (one "
+                       "reduction-block loop and one row-block loop at most)", block)
+    if reduction:
+        row_block = reduction[0]
         row_loop = _moving_loop(nest, store, 0, scope)
         if row_loop is None or constant_bounds(row_loop) is None or list(row_loop.operands):
             return _refuse(alloc, PackCode.PARTIAL, "no loop of the copy with constant bounds moves the row", nest)
@@ -278,7 +341,13 @@ def _plan_pair(alloc, rows, cols, nest, load, store, holder, block, reads, betwe
         return _refuse(alloc, PackCode.PARTIAL, "no loop of the copy with constant bounds moves the column", nest)
     height = mlir.int_attr(row_block, "step") if row_block is not None else rows
     return BlockPacking(alloc, rows, cols, mlir.int_attr(block, "step"), nest, load, store, col, block, row_block,
-                        row_loop, height, tuple(reads), tuple(deallocs))
+                        row_loop, height, tuple(reads), tuple(deallocs), repeats=tuple(repeats))
+
+
+def _repeat_ok(repeats: list[ir.Operation]) -> bool:
+    """One row-block loop (cache tiling's mc blocks) between the copy and the column blocks,
+    stepping by more than one row: the copy then runs once per row block."""
+    return len(repeats) == 1 and mlir.int_attr(repeats[0], "step") > 1
 
 
 def _block_of(op: ir.Operation) -> list[ir.Operation]:
