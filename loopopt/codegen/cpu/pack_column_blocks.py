@@ -26,7 +26,7 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
 from .plan.column_block_packing import BlockPacking, check_clone, plan_block_packing
-from .plan.panel_layout import tile_panel
+from .plan.panel_layout import tile_b_buffers
 
 PASS = "pack-column-blocks"
 
@@ -137,13 +137,7 @@ def mt_of(alloc: ir.Operation) -> ir.MemRefType:
 
 def candidates(fn: ir.Operation) -> list[ir.Operation]:
     """The local buffers of `fn` a register tile reads as B, once each, in program order."""
-    seen, out = set(), []
-    for op in mlir.walk(fn):
-        found = tile_panel(op) if op.name == "affine.vector_load" else None
-        if found is not None and mlir.op_key(found[0]) not in seen:
-            seen.add(mlir.op_key(found[0]))
-            out.append(found[0])
-    return out
+    return [alloc for alloc, _, _ in tile_b_buffers(fn)]
 
 
 def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:

@@ -62,11 +62,10 @@ from .... import mlir
 from ....analysis.accesses import access_pattern
 from ....analysis.affine import Scope
 from ....analysis.effects import op_effects
-from ....analysis.loops import body_block, body_ops, constant_bounds, domain_loops, enclosing_loops, loop_dims
+from ....analysis.loops import constant_bounds, domain_loops, enclosing_loops, loop_dims
 from ....analysis.memory import keys_may_alias
 from ....analysis.refusal import Refusal
 from ....mlir import ir
-from .panel_layout import tile_panel
 
 READ_OPS = ("affine.load", "affine.vector_load")
 # Pack a row-blocked product per row block too (the copy made once per row block and per loop
@@ -454,19 +453,3 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
         return refuse(f"not modelled ({str(e).splitlines()[0] if str(e) else 'isl'})")
     return None
 
-
-def plan_block_packings(fn: ir.Operation) -> list[BlockPacking]:
-    """A BlockPacking (or refusal) per local buffer of `fn` a register tile reads as B."""
-    scope = Scope()
-    seen: set = set()
-    out = []
-    for op in mlir.walk(fn):
-        found = tile_panel(op) if op.name == "affine.vector_load" else None
-        if found is None:
-            continue
-        alloc, _ = found
-        if mlir.op_key(alloc) in seen:
-            continue
-        seen.add(mlir.op_key(alloc))
-        out.extend(plan_block_packing(alloc, scope))
-    return out

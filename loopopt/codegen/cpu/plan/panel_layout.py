@@ -182,15 +182,18 @@ def plan_panel_layouts(fn: ir.Operation, options) -> list[PanelLayout]:
     rows x columns exceed half of L2; one per buffer, P from its first such load."""
     _, l2, _ = options.plan_cache_sizes
     scope = Scope()
+    return [plan_panel_layout(alloc, panel, op, scope) for alloc, panel, op in tile_b_buffers(fn)
+            if buffer_bytes(alloc) > l2 // 2]
+
+
+def tile_b_buffers(fn: ir.Operation) -> list[tuple[ir.Operation, int, ir.Operation]]:
+    """(alloc, P, the load) per local buffer of `fn` a register tile reads as B (`tile_panel`),
+    from its first such load, once each, in program order."""
     seen: set = set()
     out = []
     for op in mlir.walk(fn):
         found = tile_panel(op) if op.name == "affine.vector_load" else None
-        if found is None:
-            continue
-        alloc, panel = found
-        if mlir.op_key(alloc) in seen or buffer_bytes(alloc) <= l2 // 2:
-            continue
-        seen.add(mlir.op_key(alloc))
-        out.append(plan_panel_layout(alloc, panel, op, scope))
+        if found is not None and mlir.op_key(found[0]) not in seen:
+            seen.add(mlir.op_key(found[0]))
+            out.append((found[0], found[1], op))
     return out
