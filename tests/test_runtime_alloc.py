@@ -80,13 +80,15 @@ def _want(a: np.ndarray) -> np.ndarray:
     return (a * np.float32(2.0)) * (a + np.float32(3.0))
 
 
-def _library(text: str, directory, generic_alloc: bool, counts=None) -> Kernel:
-    """`text` (not optimized) built as loopopt.compile builds it, with or without the cache."""
+def _library(text: str, directory, generic_alloc: bool, counts=None, call: str = "auto") -> Kernel:
+    """`text` (not optimized) built as loopopt.compile builds it, with or without the cache;
+    call="ctypes": called through ctypes even where the extension (runtime/callext.py) is loaded."""
     marked, spec, checks_c = compiler.prepare(text, counts or {}, None)
     path = os.path.join(str(directory), f"k{int(generic_alloc)}-{spec.name}.so")
-    with open(path, "wb") as f:
-        f.write(build.build(marked, "shared", None, checks_c, generic_alloc=generic_alloc))
-    return Kernel(spec, path)
+    if not os.path.exists(path):
+        with open(path, "wb") as f:
+            f.write(build.build(marked, "shared", None, checks_c, generic_alloc=generic_alloc))
+    return Kernel(spec, path, call=call)
 
 
 def _cached(k: Kernel) -> tuple[int, int]:
@@ -384,11 +386,15 @@ def test_threads_in_c_never_share_a_block(tmp_path):
 
 # ----------------------------------------------------------------------------- the call's memo
 
-def test_a_repeated_call_is_checked_again_when_its_arrays_change(tmp_path):
+CALLS = ["auto", "ctypes"]  # the memo in C (the extension, where it is built) and in Python
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_a_repeated_call_is_checked_again_when_its_arrays_change(tmp_path, call):
     """The memo of the last call's descriptors is used only for the same arrays, unchanged: other
     arrays of the same shape get their own results; an array given another shape or dtype, or made
     read-only, in place is checked (and refused) as on a first call."""
-    k = _library(PLAIN, tmp_path, True)
+    k = _library(PLAIN, tmp_path, True, call=call)
     a, b = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
     k(a, b)
     k(a, b)  # through the memo
@@ -432,12 +438,13 @@ func.func @add(%a: memref<8xf32>, %b: memref<8xf32>, %out: memref<8xf32>) {
 }"""
 
 
-def test_a_repeated_call_takes_out_as_a_first_call_does(tmp_path):
+@pytest.mark.parametrize("call", CALLS)
+def test_a_repeated_call_takes_out_as_a_first_call_does(tmp_path, call):
     """The memo's path for out= (one array, or a tuple) gives a call the memo's arrays only in the
     places a first call would: two inputs and out=(third array) after k(a, b, out=c) runs again
     through the memo; the same three arrays split as one input and a two-array out= are refused
     as on a first call, memo or not."""
-    k = _library(ADD, tmp_path, True, counts={"add": 1})
+    k = _library(ADD, tmp_path, True, counts={"add": 1}, call=call)
     a, b, c = np.arange(8, dtype=np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)
     for out in (c, (c,), [c]):
         c[...] = 0

@@ -20,12 +20,13 @@ releases the GIL.
 from __future__ import annotations
 
 import ctypes
+import functools
 import numbers
 import weakref
 
 import numpy as np
 
-from . import checks, memref, spec as specmod
+from . import callext, checks, memref, spec as specmod
 from .spec import KernelSpec
 
 _NDARRAY = np.ndarray
@@ -57,11 +58,20 @@ class _Slot:
         self.offset = None  # the descriptor's byte offset in the call's buffer (memrefs)
 
 
-class Kernel:
-    """A built entry function, loaded into this process. `spec` describes its arguments;
-    `library` is the shared object's path; `info` says how it was built (or found in the cache)."""
+# The repeated call in C (runtime/callext.py): Kernel's base is the extension's Base, whose call runs
+# the memo's call from `_entry` and sends every other call to `_call`; without the extension, object
+# (and `__call__` is `_call`).
+_BASE = callext.base()
 
-    def __init__(self, spec: KernelSpec, library: str, info: dict | None = None):
+
+class Kernel(_BASE):
+    """A built entry function, loaded into this process. `spec` describes its arguments;
+    `library` is the shared object's path; `info` says how it was built (or found in the cache).
+    call="ctypes": this kernel is called through ctypes even where the extension is loaded."""
+
+    def __init__(self, spec: KernelSpec, library: str, info: dict | None = None, call: str = "auto"):
+        if call not in ("auto", "ctypes"):
+            raise ValueError(f"Kernel: call must be 'auto' or 'ctypes', got {call!r}")
         self.spec = spec
         self.library = library
         self.info = dict(info or {})
@@ -109,6 +119,22 @@ class Kernel:
         # arrays, unchanged, runs on its descriptors without checking or packing again
         self._memo = None
         self._one_output = spec.n_outputs == 1
+        # The repeated call in C (runtime/callext.py), where the kernel's C function takes only
+        # descriptor pointers and the extension is loaded; else every call is _call, through ctypes.
+        self._entry = None
+        self.call_path = "ctypes (a scalar argument or result)" if self._fn_prebuilt is None else ""
+        if self._fn_prebuilt is not None:
+            ext, why = (None, "call='ctypes'") if call == "ctypes" else callext.extension()
+            if ext is not None and len(spec.params) > callext.MAX_ARGS:
+                ext, why = None, f"more than {callext.MAX_ARGS} arguments"
+            if ext is None:
+                self.call_path = f"ctypes ({why})"
+            else:
+                address = ctypes.cast(self._fn_prebuilt, ctypes.c_void_p).value
+                self._entry = ext.Entry(address, len(spec.params), spec.n_inputs, spec.n_outputs, int(self._checked),
+                                        np.ndarray, functools.partial(_raise_failed, self.name, spec.messages))
+                self._masks = tuple(_C_CONTIGUOUS | (_WRITEABLE if s.writes else 0) for s in self._slots)
+                self.call_path = "extension"
 
     def _wrapped(self, wrapper, result_type):
         """A function taking the kernel's C arguments that calls `wrapper` (loopopt_call_NAME) and
@@ -122,17 +148,16 @@ class Kernel:
         return call
 
     def _failed(self, n: int):
-        messages = self.spec.messages
-        msg = messages[n - 1] if 1 <= n <= len(messages) else f"check {n} (unknown)"
-        raise checks.CheckFailed(f"{self.name}(): run-time check failed: {msg} (the kernel stopped at the check: "
-                                 "its outputs are partly written)", n, msg, True)
+        _raise_failed(self.name, self.spec.messages, n)
 
     def __repr__(self) -> str:
         return f"<loopopt.Kernel {self.spec.signature_text()} from {self.library}>"
 
     # ------------------------------------------------------------------------- the call
 
-    def __call__(self, *args, out=None):
+    def _call(self, *args, out=None):
+        """The call in Python (Kernel.__call__ without the extension; with it, every call its C
+        does not take). A repeated call with the extension never gets here: its memo is the Entry's."""
         # A repeated call (the memo, _memo_of) touches as little as it can: a call right after the
         # caches were flushed pays a memory access for every object it reads (cross_entropy: 37 µs
         # over the kernel's 93 when this path read each array's strides, its flags object and five
@@ -169,6 +194,9 @@ class Kernel:
                 self._failed(got)
             got = None
         return self._returned(args, got)
+
+    if _BASE is object:  # no extension: the call is _call (else Base's, which calls _call for what it does not take)
+        __call__ = _call
 
     def bind(self, *args, out=None) -> "BoundCall":
         """Check and pack the arguments once; the returned BoundCall runs the kernel on them again
@@ -239,7 +267,10 @@ class Kernel:
         if self._only_memrefs:
             call = [base + c for c in calls]
             if not allocate:  # every array the caller's: the next call with the same arrays reuses this
-                self._memo = _memo_of(self, args, call, buf)
+                if self._entry is not None:
+                    self._entry.remember(args, self._masks, tuple(call), buf)
+                else:
+                    self._memo = _memo_of(self, args, call, buf)
             return call, buf, args
         return [base + c if s.offset is not None else c for s, c in zip(self._slots, calls)], buf, args
 
@@ -365,6 +396,13 @@ def _prebuilt(k: Kernel, call: list) -> tuple:
     if k._fn_prebuilt is None:
         return k._fn, tuple(call)
     return k._fn_prebuilt, tuple(ctypes.c_void_p(p) for p in call)
+
+
+def _raise_failed(name: str, messages: tuple, n: int):
+    """Raise the CheckFailed of the kernel's run-time check n (1, 2, ...), found inside the kernel."""
+    msg = messages[n - 1] if 1 <= n <= len(messages) else f"check {n} (unknown)"
+    raise checks.CheckFailed(f"{name}(): run-time check failed: {msg} (the kernel stopped at the check: "
+                             "its outputs are partly written)", n, msg, True)
 
 
 def _sizes_text(dims: dict) -> str:
