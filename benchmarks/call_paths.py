@@ -11,10 +11,13 @@ Paths (one library, the same arrays; each a Kernel of its own, so each keeps its
   ext+frame  a Python __call__ that hands (args, out) to the extension's Entry.call (the memo's
              comparisons and the call in C, one Python frame)
   extension  the Kernel as loopopt.compile makes it with the extension: its C base's call, no Python frame
+  ext no-op  the extension's call on the same arrays and descriptors of a C function that does nothing
+             (kernels of at most 8 arguments): the call path alone
 Per round every path is called once after a flush of --flush-mib MiB (flushed) and once after a
 warm-up call (warm), in an order rotated round by round; the clock reads surround the call alone.
 `C floor`: the kernel timed inside C after the same flush done in C (the trampoline's; no
-interpreter between the clock reads), this process's floor for the harness's measurement.
+interpreter between the clock reads), this process's floor for the harness's measurement; in the
+rotation as a path of its own.
 Reported: per path and regime the lower quartile and median µs, and the paired ratio to `ctypes`
 (median and quartiles of the per-round ratios). `fma4` is benchmarks/runtime_overhead.py's kernel
 (out = a * b + c, 64 f32, 4 arguments); other names are model blocks (benchmarks/models/blocks).
@@ -52,6 +55,9 @@ int32_t call_packed(const struct packed *c) {
   }
   return -1;
 }
+/* a kernel that does nothing: what the call path costs by itself */
+void noop(void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h) {}
+int32_t noop_checked(void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h) { return 0; }
 /* the floor in this process: read `words` (one per 64-byte line) as the flush does, then time the call in C */
 double flushed_call(const struct packed *c, const volatile int64_t *words, int64_t n, int64_t *sink) {
   int64_t s = 0;
@@ -81,6 +87,7 @@ def trampoline(directory: str):
     lib = ctypes.CDLL(so)
     fn = lib.call_packed
     fn.argtypes, fn.restype = None, ctypes.c_int32
+    fn.noop = lib.noop
     fn.flushed_call = lib.flushed_call
     fn.flushed_call.restype = ctypes.c_double
     return fn
@@ -174,6 +181,13 @@ def measure(name: str, pairs: int, flush_mib: int, tramp) -> dict:
     for label, kk in kernels.items():
         for o in outs:
             o[...] = 0
+        if label == "ext no-op":  # the memo made by hand: the same arrays and descriptors as the kernel's
+            e = kk._entry
+            e.remember(tuple(inputs) + tuple(outs), k._masks, tuple(c.value for c in kernels["ctypes"]._memo[2]),
+                       kernels["ctypes"]._memo[6])
+            kk(*inputs, out=outs)
+            assert e.has_memo()
+            continue
         kk(*inputs, out=outs)  # a first call: checked, its memo made
         if label == "packed":
             kk.pack(tramp, inputs, outs)
@@ -182,13 +196,29 @@ def measure(name: str, pairs: int, flush_mib: int, tramp) -> dict:
         kk(*inputs, out=outs)  # through the path's memo
         for o, w in zip(outs, want):
             assert o.tobytes() == w.tobytes(), f"{name}: {label} gives other bits"
-    labels = list(kernels)
+    if len(k.spec.params) <= 8:  # the same call on a C function that does nothing (the kernel's own argument count)
+        nop = Kernel(k.spec, k.library)
+        nop._entry = type(k._entry)(ctypes.cast(tramp.noop, ctypes.c_void_p).value, len(k.spec.params),
+                                    k.spec.n_inputs, k.spec.n_outputs, 0, np.ndarray, print)
+        kernels["ext no-op"] = nop
+    labels = list(kernels) + ["C floor"]
     flush = Flusher(flush_mib)
     clock = time.perf_counter
+    # the floor: the kernel timed in C after the same flush in C (no interpreter between the clock reads)
+    packed = kernels["packed"]._memo[2]
+    words = flush.words if flush.words is not None else np.zeros(8, np.int64)
+    sink = ctypes.c_int64()
+    floor_args = (packed, ctypes.c_void_p(words.ctypes.data), ctypes.c_int64(words.size), ctypes.byref(sink))
+    warm_args = (packed, ctypes.c_void_p(words.ctypes.data), ctypes.c_int64(0), ctypes.byref(sink))
     times = {r: {x: [] for x in labels} for r in ("flushed", "warm")}
     for rnd in range(pairs):
         order = labels[rnd % len(labels):] + labels[:rnd % len(labels)]
         for label in order:
+            if label == "C floor":
+                times["flushed"][label].append(tramp.flushed_call(*floor_args))
+                tramp.flushed_call(*warm_args)
+                times["warm"][label].append(tramp.flushed_call(*warm_args))
+                continue
             kk = kernels[label]
             flush()
             t0 = clock()
@@ -200,21 +230,9 @@ def measure(name: str, pairs: int, flush_mib: int, tramp) -> dict:
             kk(*inputs, out=outs)
             t1 = clock()
             times["warm"][label].append(t1 - t0)
-    # the floor: the kernel timed in C after the same flush in C (no interpreter between the clock reads)
-    packed = kernels["packed"]._memo[2]
-    words = flush.words if flush.words is not None else np.zeros(8, np.int64)
-    sink = ctypes.c_int64()
-    floor = {"flushed": [], "warm": []}
-    for _ in range(pairs):
-        floor["flushed"].append(tramp.flushed_call(packed, ctypes.c_void_p(words.ctypes.data),
-                                                   ctypes.c_int64(words.size), ctypes.byref(sink)))
-        floor["warm"].append(tramp.flushed_call(packed, ctypes.c_void_p(words.ctypes.data), ctypes.c_int64(0),
-                                                ctypes.byref(sink)))
     out = {"name": name}
     for regime, per in times.items():
-        out[regime] = {"C floor": {"q1_us": q(floor[regime], 0.25) * 1e6, "median_us": q(floor[regime], 0.5) * 1e6,
-                                   "ratio_median": float("nan"), "ratio_q1": float("nan"), "ratio_q3": float("nan"),
-                                   "times": floor[regime]}}
+        out[regime] = {}
         for label in labels:
             ratios = [a / b for a, b in zip(per[label], per["ctypes"])]
             out[regime][label] = {"q1_us": q(per[label], 0.25) * 1e6, "median_us": q(per[label], 0.5) * 1e6,

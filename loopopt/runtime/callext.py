@@ -18,14 +18,18 @@ function pointer:
   for it), its rank, dims, dtype object and `flags & mask` (numpy's bits: C-contiguous, and
   writable where the kernel writes it), then the descriptors' addresses and `keep`, the buffer
   they are in (held while a call runs on them, so a concurrent `remember` cannot free it).
-* `Dispatch(slow)` is `Kernel.__call__`: a method descriptor whose call gets the Kernel as its
-  first argument. With the Kernel's `_entry` an Entry, and the arguments the memo's arrays in the
-  places a first call takes them (the positional ones, then `out=` one array or a tuple of them,
-  as the Python memo), each unchanged, it runs the kernel with the GIL released and returns what
-  the call returns. Anything else (another array, a changed one, another form of the call, no
-  Entry) goes to `slow`, the Python call with every check and message (`Kernel._call`): an
-  argument error is raised there, as on a first call.
-* `entry.invoke(pointers)`: the kernel on descriptors given as addresses (the checked first call).
+* `Base` is Kernel's base class (kernel.py; `base()`). Its call (tp_call) takes a Kernel whose
+  `_entry` is an Entry and whose arguments are the memo's arrays in the places a first call takes
+  them (the positional ones, then `out=` one array or a tuple of them, as the Python memo), each
+  unchanged: it runs the kernel with the GIL released and returns what the call returns. Anything
+  else (another array, a changed one, another form of the call, no Entry) goes to the Kernel's
+  `_call`, the Python call with every check and message: an argument error is raised there, as on
+  a first call.
+* `entry.pointers(*pointers)`: the kernel on descriptors given as addresses, the first call's C
+  function (`Kernel._fn`): it returns what the ctypes function returns (a failed check's number,
+  or None).
+* `entry.call(args, out)`: the memo's call as Base's call makes it, NotImplemented when it is not
+  one (benchmarks/call_paths.py times it behind a Python frame).
 
 The extension is generic (no kernel's code in it): built once per Python ABI, numpy C ABI and C
 compiler, and kept in the kernel cache's directory under a key of those facts and this source,
@@ -214,26 +218,26 @@ static PyObject *entry_run(Entry *e, void *const *p, PyObject *keep) {
   Py_RETURN_NONE;
 }
 
-static PyObject *entry_invoke(Entry *e, PyObject *const *args, Py_ssize_t nargs) {
-  if (nargs != 1) {
-    PyErr_SetString(PyExc_TypeError, "invoke(pointers)");
-    return NULL;
-  }
-  PyObject *seq = PySequence_Fast(args[0], "invoke: a sequence of addresses");
-  if (!seq)
-    return NULL;
+static PyObject *entry_pointers(Entry *e, PyObject *const *args, Py_ssize_t nargs) {
+  /* pointers(p0, p1, ...): the kernel on descriptors at these addresses, GIL released; returns the
+     wrapper's number (0: every check passed) when checked, else None (as the ctypes function) */
   void *p[MAX_ARGS];
-  if (PySequence_Fast_GET_SIZE(seq) != e->n) {
-    Py_DECREF(seq);
-    PyErr_SetString(PyExc_ValueError, "invoke: one address per argument");
+  if (nargs != e->n) {
+    PyErr_Format(PyExc_TypeError, "pointers: takes %d addresses, got %zd", e->n, nargs);
     return NULL;
   }
-  for (int i = 0; i < e->n; i++)
-    p[i] = PyLong_AsVoidPtr(PySequence_Fast_GET_ITEM(seq, i));
-  Py_DECREF(seq);
-  if (PyErr_Occurred())
-    return NULL;
-  return entry_run(e, p, NULL);
+  for (int i = 0; i < e->n; i++) {
+    p[i] = PyLong_AsVoidPtr(args[i]);
+    if (p[i] == NULL && PyErr_Occurred())
+      return NULL;
+  }
+  int32_t got;
+  Py_BEGIN_ALLOW_THREADS
+  got = loopopt_invoke(e->fn, e->checked, e->n, p);
+  Py_END_ALLOW_THREADS
+  if (e->checked)
+    return PyLong_FromLong((long)got);
+  Py_RETURN_NONE;
 }
 
 static PyObject *entry_have(Entry *e, PyObject *unused) { return PyBool_FromLong(e->have); }
@@ -316,7 +320,7 @@ static int entry_try(Entry *e, PyObject *const *pos, Py_ssize_t npos, PyObject *
 }
 
 static PyObject *entry_call_py(Entry *e, PyObject *const *args, Py_ssize_t nargs) {
-  /* call(args, out): the memo's call as Dispatch makes it, NotImplemented when it is not one */
+  /* call(args, out): the memo's call as Base's call makes it, NotImplemented when it is not one */
   PyObject *result;
   if (nargs != 2 || !PyTuple_Check(args[0])) {
     PyErr_SetString(PyExc_TypeError, "call(args, out): a tuple and out (None, an array or a tuple)");
@@ -330,7 +334,8 @@ static PyObject *entry_call_py(Entry *e, PyObject *const *args, Py_ssize_t nargs
 static PyMethodDef entry_methods[] = {
     {"call", (PyCFunction)(void (*)(void))entry_call_py, METH_FASTCALL, "call(args, out): the memo's call, or NotImplemented"},
     {"remember", (PyCFunction)(void (*)(void))entry_remember, METH_FASTCALL, "remember(arrays, masks, pointers, keep)"},
-    {"invoke", (PyCFunction)(void (*)(void))entry_invoke, METH_FASTCALL, "invoke(pointers): the kernel on them"},
+    {"pointers", (PyCFunction)(void (*)(void))entry_pointers, METH_FASTCALL,
+     "pointers(p0, ...): the kernel on them; the failed check's number (checked) or None"},
     {"has_memo", (PyCFunction)entry_have, METH_NOARGS, "whether a memo is held"},
     {"forget", (PyCFunction)entry_forget_py, METH_NOARGS, "drop the memo"},
     {NULL}};

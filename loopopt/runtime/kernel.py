@@ -134,6 +134,7 @@ class Kernel(_BASE):
                 self._entry = ext.Entry(address, len(spec.params), spec.n_inputs, spec.n_outputs, int(self._checked),
                                         np.ndarray, functools.partial(_raise_failed, self.name, spec.messages))
                 self._masks = tuple(_C_CONTIGUOUS | (_WRITEABLE if s.writes else 0) for s in self._slots)
+                self._fn = self._entry.pointers  # the first call's C function too: no ctypes conversion
                 self.call_path = "extension"
 
     def _wrapped(self, wrapper, result_type):

@@ -68,8 +68,8 @@ def aligned_empty(shape, dtype, alignment: int = ALIGNMENT):
     if nbytes == 0:  # no element to place (numpy gives an empty view any data pointer)
         return np.empty(shape, dtype)
     raw = np.empty(nbytes + alignment, np.uint8)
-    start = (-raw.__array_interface__["data"][0]) % alignment
-    return raw[start:start + nbytes].view(dtype).reshape(shape)
+    start = (-data_pointer(raw)) % alignment
+    return np.ndarray(shape, dtype, raw, start)  # a view of raw from `start` (its base keeps raw alive)
 
 
 def descriptor_bytes(arrays) -> bytes:
