@@ -180,6 +180,13 @@ def test_the_memo_keeps_no_array_alive(tmp_path):
     for _ in range(20):  # new arrays, perhaps at the dead ones' addresses: checked, right
         a, b, o = np.full(8, 2, np.float32), np.full(8, 3, np.float32), np.zeros(8, np.float32)
         assert k(a, b, out=o) is o and (o == 5).all()
+    k(a, b, out=o)
+    b2 = np.ones(8, np.float32)
+    k(a, b2, out=o)
+    del b2  # the memo's second array is dead: None in its place is not taken for it
+    gc.collect()
+    with pytest.raises(TypeError, match="arg1 must be a numpy array"):
+        k(a, None, out=o)
 
 
 def _child(code: str, env: dict) -> subprocess.CompletedProcess:
