@@ -1,8 +1,8 @@
 // Issue 35, bit-exact affine input: a sweep reading one buffer at three offsets along the loop
 // (sweep-vectors) loads one vector of 8 per block and makes the two shifted operands by shuffles
-// of that vector and the one carried from the block before; the ends are peeled (a scalar loop
+// of that vector and the one carried from the block before; the ends are peeled (a masked vector
 // up to the store's first multiple of 8, the blocks while the next vector stays inside the
-// elements the loop reads, whole vectors of three loads, a scalar loop for the rest), each lane
+// elements the loop reads, whole vectors of three loads, a masked vector for the rest), each lane
 // computing its point with the same ops in the same order. An in-place Gauss-Seidel sweep, whose
 // shifted load reads what the iteration before stored, is refused with the dependence (said by
 // default); a loop without shifted loads is left to LLVM and said only in the explained form.
@@ -50,6 +50,7 @@ func.func @add(%n: index, %A: memref<?xf32>, %C: memref<?xf32>, %B: memref<?xf32
 // CHECK: sweep-vectors.mlir:27:3: missed: [STOP SWEEP VECTORS] a load reads what an earlier iteration stored: the blocks would read it early (in @gauss_seidel) [affine.store at {{.*}}:34:5 writes what affine.load at {{.*}}:28:10 reads at a later iteration]
 // CHECK-NOT: SWEEP VECTORS
 // CHECK-DAG: #[[ALIGN:.*]] = affine_map<(d0, d1) -> (d0 + (-d1) mod 8)>
+// CHECK-DAG: #[[COUNT:.*]] = affine_map<(d0, d1) -> (d1 - d0)>
 // CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1) -> (d0, d0 + ((d1 - d0 - 6) floordiv 8) * 8)>
 // CHECK-DAG: #[[WHOLE:.*]] = affine_map<(d0, d1) -> (d0 + ((d1 - d0) floordiv 8) * 8)>
 // CHECK-LABEL: func.func @sweep
@@ -57,8 +58,12 @@ func.func @add(%n: index, %A: memref<?xf32>, %C: memref<?xf32>, %B: memref<?xf32
 // CHECK-NEXT: %[[HI:.*]] = affine.apply #{{.*}}()[%arg0]
 // CHECK: %[[AL:.*]] = affine.apply #[[ALIGN]](%[[LO]],
 // CHECK-NEXT: %[[P0:.*]] = affine.min #{{.*}}(%[[AL]], %[[HI]])
-// CHECK-NEXT: scf.for %{{.*}} = %[[LO]] to %[[P0]] step %c1 {
-// CHECK: memref.store
+// CHECK-NEXT: %[[HEAD:.*]] = arith.cmpi sgt, %[[P0]], %[[LO]] : index
+// CHECK-NEXT: scf.if %[[HEAD]] {
+// CHECK-NEXT: %[[N0:.*]] = affine.apply #[[COUNT]](%[[LO]], %[[P0]])
+// CHECK-NEXT: %[[M0:.*]] = vector.create_mask %[[N0]] : vector<8xi1>
+// CHECK-COUNT-3: vector.maskedload %arg1[%{{.*}}], %[[M0]]
+// CHECK: vector.maskedstore %arg2[%{{.*}}], %[[M0]]
 // CHECK: %[[VE:.*]] = affine.max #[[LAST]](%[[P0]], %[[HI]])
 // CHECK-NEXT: %[[GO:.*]] = arith.cmpi sgt, %[[VE]], %[[P0]] : index
 // CHECK-NEXT: scf.if %[[GO]] {
@@ -81,8 +86,12 @@ func.func @add(%n: index, %A: memref<?xf32>, %C: memref<?xf32>, %B: memref<?xf32
 // CHECK-NEXT: scf.for %{{.*}} = %[[VE]] to %[[TE]] step %c8 {
 // CHECK-COUNT-3: vector.load %arg1
 // CHECK: vector.store
-// CHECK: scf.for %{{.*}} = %[[TE]] to %[[HI]] step %c1 {
-// CHECK: memref.store
+// CHECK: %[[TAIL:.*]] = arith.cmpi sgt, %[[HI]], %[[TE]] : index
+// CHECK-NEXT: scf.if %[[TAIL]] {
+// CHECK-NEXT: %[[N1:.*]] = affine.apply #[[COUNT]](%[[TE]], %[[HI]])
+// CHECK-NEXT: %[[M1:.*]] = vector.create_mask %[[N1]] : vector<8xi1>
+// CHECK-COUNT-3: vector.maskedload %arg1[%{{.*}}], %[[M1]]
+// CHECK: vector.maskedstore %arg2[%{{.*}}], %[[M1]]
 // CHECK-LABEL: func.func @gauss_seidel
 // CHECK-NEXT: arith.constant
 // CHECK-NEXT: affine.for
