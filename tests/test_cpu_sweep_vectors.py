@@ -7,7 +7,7 @@ the elements the loop read fails) and natively: a 3-point sweep at symbolic leng
 W - 1, W, W + 1, 2W + 3, ... at widths 8 and 16, rows of a 2-D array, two windows and a load of
 one offset with int and float ops, an in-place sweep that reads only ahead (legal, exact), the
 time-tiled jacobi. Refused: an in-place Gauss-Seidel sweep whose shifted load reads this sweep's
-own writes (said by default), a second store that would write an element before its first\nstore's later write, a load after a store, a strided walk, a view
+own writes (said by default), 40 seeded random sweeps, a second store that would write an element before its first\nstore's later write, a load after a store, a strided walk, a view
 with strides, no shared loads (quiet). The legality guard is shown to be needed.
 """
 from __future__ import annotations
@@ -298,3 +298,46 @@ def test_the_legality_guard_is_needed(monkeypatch):
     out, _ = rewrite(WAW_BAD)
     with pytest.raises(AssertionError):
         assert_same_results(WAW_BAD, out, trials=1)
+
+
+def random_sweep(rng) -> str:
+    """A sweep of 2-5 loads of A or B at offsets -3 .. 3, a chain of float ops, then one or two
+    stores to A or B at offsets -2 .. 2 (in place or not, in either order)."""
+    loads, lines = [], []
+    for k in range(rng.randint(2, 5)):
+        buf, c = rng.choice("AB"), rng.randint(-3, 3)
+        lines.append(f"    %l{k} = affine.load %{buf}[%i + {c}] : memref<?xf32>")
+        loads.append(f"%l{k}")
+    acc = loads[0]
+    for k, x in enumerate(loads[1:]):
+        op = rng.choice(["addf", "mulf", "subf", "maximumf"])
+        lines.append(f"    %v{k} = arith.{op} {acc}, {x} : f32")
+        acc = f"%v{k}"
+    lines.append(f"    %w = arith.mulf {acc}, %h : f32")
+    for s in range(rng.randint(1, 2)):
+        value = acc if s else "%w"
+        lines.append(f"    affine.store {value}, %{rng.choice('AB')}[%i + {rng.randint(-2, 2)}] : memref<?xf32>")
+    return ("func.func @k(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {\n"
+            "  %h = arith.constant 0.5 : f32\n"
+            "  affine.for %i = 3 to affine_map<()[s0] -> (s0 - 3)>()[%n] {\n" + "\n".join(lines) + "\n  }\n  return\n}\n")
+
+
+def test_random_sweeps_keep_their_results_rewritten_or_refused():
+    """40 seeded random sweeps at lengths 0 .. 45 in the interpreter (arrays exactly as long as
+    the loop reads): every rewritten one computes what it computed before, every refused one is
+    left as it was; both kinds occur."""
+    import random
+
+    rng = random.Random(35)
+    done = refused = 0
+    for _ in range(40):
+        src = random_sweep(rng)
+        out, remarks = rewrite(src, W8)
+        if remarks[0].message.startswith("[SWEEP VECTORS]"):
+            done += 1
+        else:
+            refused += 1
+            assert "vector" not in out
+        for n in (0, 6, 7, 13, 14, 15, 22, 23, 30, 45):
+            assert_same_results(src, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)
+    assert done >= 8 and refused >= 8, (done, refused)
