@@ -3,12 +3,13 @@ codegen/cpu/sweep_vectors.py).
 
 Every rewrite is checked bit for bit in the reference interpreter (which refuses any vector
 lane outside its memref: each test array is exactly what the loop reads, so a vector read past
-the elements the loop read fails) and natively: a 3-point sweep at symbolic lengths 0, 1, 2, 3,
-W - 1, W, W + 1, 2W + 3, ... at widths 8 and 16, rows of a 2-D array, two windows and a load of
-one offset with int and float ops, an in-place sweep that reads only ahead (legal, exact), the
-time-tiled jacobi. Refused: an in-place Gauss-Seidel sweep whose shifted load reads this sweep's
-own writes (said by default), 40 seeded random sweeps, a second store that would write an element before its first\nstore's later write, a load after a store, a strided walk, a view
-with strides, no shared loads (quiet). The legality guard is shown to be needed.
+the elements the loop read fails) and natively: a 3-point sweep at symbolic lengths 0 .. 51 at
+widths 8 and 16, rows of a 2-D array, two windows and a load of one offset with int and float
+ops, an in-place sweep that reads only ahead (legal, exact), two stores, the time-tiled jacobi,
+40 seeded random sweeps. Refused: an in-place Gauss-Seidel sweep whose shifted load reads this
+sweep's own writes (said by default), a second store that would write an element before the
+first store's later write, a load after a store, a strided walk, a view with strides, no shared
+loads (quiet). The legality guard is shown to be needed.
 """
 from __future__ import annotations
 
