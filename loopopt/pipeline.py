@@ -20,7 +20,7 @@ from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, fold_constant_copies,
                           isolate_products, loop_order, pack_column_blocks, pack_constant_panels, pack_operands,
-                          panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, time_tiles,
+                          panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
@@ -141,6 +141,9 @@ STEPS: tuple[Step, ...] = (
          forces=(("approximate_math", True),), finalize=exact_math.erase_unused_tables),
     Step("vector-reductions", vectorize.run, CPU, "vectorize with --reassociate on", default=False,
          forces=(("reassociate", True),), finalize=exact_math.erase_unused_tables),
+    Step("sweep-vectors", sweep_vectors.run, CPU, "a sweep reading one buffer at several offsets along the loop "
+         "loads each vector once and shuffles the shifted operands from it (ends peeled)",
+         explained="one remark per candidate refused, with its code"),
     Step("cleanup", cleanup.run, ALL, "empty loops the other steps left are erased"),
     Step("tiling", tiling.run, ALL, "each band's loops tiled by N (seed 001's GCD tiling, standalone)",
          default=False, aliases=("tile",), argument=Argument("N", "a tile size N", _tile_size)),

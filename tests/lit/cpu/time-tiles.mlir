@@ -4,8 +4,9 @@
 // the same order (checked with isl against every dependence; bit-exact) while a tile's data stays
 // in L1. The L2 budget is lowered so that this small program counts as streaming. A time loop in
 // which every point reads the last point of the step before cannot be tiled by any skew: refused,
-// with the dependence.
-// RUN: loopopt %s --target cpu --vector-bits 256 --loop-opt-sb-size 1024 --remarks 2>&1 | filecheck %s
+// with the dependence. (The step alone: sweep-vectors then rewrites the tiles' sweeps, which
+// tests/lit/cpu/sweep-vectors.mlir checks.)
+// RUN: loopopt %s --target cpu --vector-bits 256 --loop-opt-sb-size 1024 --passes time-tiles --remarks 2>&1 | filecheck %s
 // RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s --check-prefix=FITS
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes time-tiles --remarks 2>&1 | filecheck %s --check-prefix=EXPLAINED
 func.func @jacobi(%A: memref<16384xf32>, %B: memref<16384xf32>) {
@@ -49,8 +50,8 @@ func.func @last_point(%A: memref<16384xf32>, %B: memref<16384xf32>) {
   return
 }
 
-// CHECK: time-tiles.mlir:13:3: passed: [TIME TILING] 2 sweep(s) in tiles of 10 time steps x 2048 points, skewed by 1: each tile's data stays in L1 across its time steps (in @jacobi)
-// CHECK: time-tiles.mlir:37:3: missed: [STOP TIME TILING] the tiled order would reverse a dependence (in @last_point) [with every skew up to 4, e.g. unskewed: a {{.*}} dependence from {{.*}}]
+// CHECK: time-tiles.mlir:14:3: passed: [TIME TILING] 2 sweep(s) in tiles of 10 time steps x 2048 points, skewed by 1: each tile's data stays in L1 across its time steps (in @jacobi)
+// CHECK: time-tiles.mlir:38:3: missed: [STOP TIME TILING] the tiled order would reverse a dependence (in @last_point) [with every skew up to 4, e.g. unskewed: a {{.*}} dependence from {{.*}}]
 // CHECK-DAG: #[[XLO:.*]] = affine_map<(d0) -> (d0 * 2 + 1)>
 // CHECK-DAG: #[[XHI:.*]] = affine_map<(d0) -> (d0 * 2 + 16403)>
 // CHECK-DAG: #[[TLO:.*]] = affine_map<(d0) -> (d0)>
@@ -79,4 +80,4 @@ func.func @last_point(%A: memref<16384xf32>, %B: memref<16384xf32>) {
 // FITS-LABEL: func.func @jacobi
 // FITS-NEXT: %{{.*}} = arith.constant
 // FITS-NEXT: affine.for %{{.*}} = 0 to 10 {
-// EXPLAINED: time-tiles.mlir:13:3: missed: [STOP TIME TILING] the arrays fit in the L2 budget: nothing to gain (in @jacobi) [131072 bytes, budget 2097152]
+// EXPLAINED: time-tiles.mlir:14:3: missed: [STOP TIME TILING] the arrays fit in the L2 budget: nothing to gain (in @jacobi) [131072 bytes, budget 2097152]

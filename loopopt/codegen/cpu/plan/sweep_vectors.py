@@ -1,0 +1,243 @@
+"""Sweep vectors (cpu): a sweep whose loads read one array at several constant offsets along the
+loop gets one vector load per W points, the shifted operands made by shuffles.
+
+A *sweep* is an innermost affine.for of step 1, without iter_args, whose body is loads, elementwise
+arith ops and stores, every load before every store; every load and store walk their last index along the loop by one
+(`A[.., i + c]`, the other indices not moving with i), and nothing else uses the counter. Its
+loads fall in *groups*: one buffer, the same indices but for the constant c. A group of two or
+more offsets (span d = c_max - c_min, 1 <= d < W) is a *window*: the points [a, a + W) read
+A[a + c_min .. a + c_min + W + d), which two consecutive vectors V0 = A[a + c_min, +W) and
+V1 = A[a + c_min + W, +W) hold; the operand at offset c is lanes (c - c_min) .. (c - c_min + W - 1)
+of V0 ++ V1 (`vector.shuffle`), and V1 is the next block's V0 (carried). LLVM's vectorizer loads
+each operand on its own (jacobi_1d: three unaligned loads and one store per vector); the window
+loads once. A group of one offset is one vector load per block.
+
+Every lane computes its own point with the same ops in the same order: the results are the
+loop's. The blocks read their loads earlier than the loop did (a block's loads, and the next
+block's V0, before the block's store), so the rule (`carried_violation`, isl, exact): no store
+of the loop writes an element a load reads in a later iteration, and none writes an element that
+a store at or before it in the body writes again later (each store runs for the block's lanes in
+body order). The vector loads stay inside the elements the loop reads (`codegen/cpu/sweep_vectors.py`
+peels the ends): never a read the input did not make.
+
+Not a candidate (said only in the explained form): another shape (`SHAPE`), no window (`NO_WINDOW`:
+LLVM's vectors already load each operand once), a constant trip count below 4 W (`SHORT`).
+Said by default: a dependence the blocks would reverse (`CARRIED`: an in-place Gauss-Seidel
+sweep, `A[i] = f(A[i - 1], A[i], A[i + 1])`).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .... import mlir
+from ....analysis.dependence import affine_form, conflicts, instance_pair, pair_set
+from ....analysis.loops import body_ops, constant_trip_count, domain_loops, loop_dims
+from ....analysis.refusal import Refusal
+from ....mlir import ir
+from .cpu_plan import defined_inside
+
+PASS = "sweep-vectors"
+MAX_LANE_BITS = 512  # measured on jacobi_1d (docs/cpu_codegen.md 19.6): 16 f32 lanes beat 8
+MIN_VECTORS = 4  # a constant trip count below MIN_VECTORS * W is left to LLVM
+
+# elementwise ops with one vector form per lane (arith.constant: a uniform value)
+ELEMENTWISE = frozenset({
+    "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf", "arith.maximumf", "arith.minimumf",
+    "arith.maxnumf", "arith.minnumf", "arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori",
+    "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.cmpf", "arith.cmpi",
+    "arith.select", "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui",
+    "arith.extsi", "arith.extui", "arith.trunci", "arith.constant"})
+
+
+class SweepCode(enum.Enum):
+    """Why a sweep does not get window vectors."""
+
+    SHAPE = "[STOP SWEEP VECTORS] not a sweep of contiguous loads, one contiguous store and elementwise ops"
+    NO_WINDOW = "[STOP SWEEP VECTORS] no buffer is read at two offsets along the loop: nothing to share"
+    SHORT = "[STOP SWEEP VECTORS] fewer iterations than four vectors"
+    CARRIED = "[STOP SWEEP VECTORS] a load reads what an earlier iteration stored: the blocks would read it early"
+
+    @property
+    def message(self) -> str:
+        return self.value
+
+    @property
+    def quiet(self) -> bool:
+        """Said only when the step is named in --passes (LLVM vectorizes these loops anyway)."""
+        return self is not SweepCode.CARRIED
+
+
+@dataclass
+class Group:
+    """The loads of one buffer with equal indices but for a constant along the loop."""
+
+    anchor: ir.Operation  # the load with the least offset (the window's base)
+    loads: list = field(default_factory=list)  # (op, offset - least offset)
+
+    @property
+    def span(self) -> int:
+        return max(r for _, r in self.loads)
+
+
+@dataclass
+class SweepPlan:
+    loop: ir.Operation
+    width: int = 0
+    groups: list = field(default_factory=list)
+    store: ir.Operation | None = None  # the first store (its last index is aligned to W)
+    refusal: Refusal | None = None
+
+
+def _refuse(loop, code: SweepCode, detail: str, *ops) -> SweepPlan:
+    return SweepPlan(loop, refusal=Refusal(code, detail, (loop, *ops)))
+
+
+def is_candidate(loop: ir.Operation) -> bool:
+    """An innermost affine.for of step 1 without results whose body holds a load."""
+    if loop.name != "affine.for" or len(loop.results) or mlir.int_attr(loop, "step") != 1:
+        return False
+    ops = body_ops(loop)
+    return (any(o.name == "affine.load" for o in ops)
+            and not any(o.regions for o in ops))
+
+
+def candidates(fn: ir.Operation) -> list[ir.Operation]:
+    return [op for op in mlir.walk(fn) if is_candidate(op)]
+
+
+def _elem_bits(t: ir.Type) -> int | None:
+    """Bits of a scalar int or float type (i1 counts as 8); None for anything else (index,
+    vectors, memrefs): those are not lanes."""
+    if isinstance(t, ir.IntegerType):
+        return max(8, t.width)
+    if isinstance(t, ir.FloatType) and t.width in (16, 32, 64):
+        return t.width
+    return None
+
+
+def _walk_form(acc, iv: str, names: tuple, params: tuple) -> tuple | None:
+    """(the key of its indices without the constant along the loop, that constant) of an access
+    whose last index is `iv + e + c` (e not moving with the loop) and whose other indices do not
+    move with it; None for any other access."""
+    if acc.index is None or not acc.index:
+        return None
+    key = []
+    for k, text in enumerate(acc.index):
+        form = affine_form(text, names, params)
+        last = k == len(acc.index) - 1
+        if form is None:
+            if last or iv in text:
+                return None
+            key.append(text)
+            continue
+        ivs, pars, c = form
+        if ivs[0] != (1 if last else 0):
+            return None
+        key.append((ivs[1:], pars) if last else text)
+        if last:
+            return tuple(key), c
+    return None
+
+
+def _identity_layout(v: ir.Value) -> bool:
+    """A memref whose last index is contiguous in memory: the identity layout (vector.load's rule)."""
+    mt = mlir.memref_type(v)
+    if mt is None or mt.rank == 0:
+        return False
+    try:
+        return ir.AffineMapAttr(mt.layout).value == ir.AffineMap.get_identity(mt.rank)
+    except (ValueError, TypeError):
+        return False
+
+
+def carried_violation(loop: ir.Operation, facts) -> str | None:
+    """None iff the blocks keep every dependence (exact, isl): no store writes an element a load
+    reads at a later iteration (the blocks read early), and no store writes an element a store
+    at or before it in the body writes again at a later iteration (a block runs each store for
+    all its lanes in body order). The loads come before the stores in the body (the plan's
+    shape), so a load still reads before every store of its own or a later iteration. Else the
+    first such pair."""
+    scope = facts.scope
+    (iv,) = loop_dims(loop, scope)
+    fixed = len(domain_loops(loop, scope))
+    order = {mlir.op_key(o): k for k, o in enumerate(body_ops(loop))}
+    accs = facts.accesses(loop)
+    for a in accs:
+        if not a.is_write:
+            continue
+        for b in accs:
+            if b.is_write and order.get(mlir.op_key(b.op), 0) > order.get(mlir.op_key(a.op), 0):
+                continue
+            if not conflicts(a, b):
+                continue
+            pair = instance_pair(a, b, scope, fixed=fixed)
+            if pair is None:
+                continue
+            s, t = pair.src_rename[iv.name], pair.dst_rename[iv.name]
+            if not pair_set(pair, [f"{s} < {t}"]).is_empty():
+                what = "writes again" if b.is_write else "reads"
+                return (f"{a.op.name} at {mlir.location_of(a.op)} writes what {b.op.name} at "
+                        f"{mlir.location_of(b.op)} {what} at a later iteration")
+    return None
+
+
+def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
+    """The plan of a candidate loop (see the module docstring)."""
+    scope = facts.scope
+    ops = body_ops(loop)
+    iv_value = loop.regions[0].blocks[0].arguments[0]
+    stores = [o for o in ops if o.name == "affine.store"]
+    bits = set()
+    for o in ops:
+        if o.name not in ("affine.load", "affine.store") and o.name not in ELEMENTWISE:
+            return _refuse(loop, SweepCode.SHAPE, f"{o.name} at {mlir.location_of(o)}", o)
+        values = list(o.results) + ([o.operands[0]] if o.name == "affine.store" else [])
+        if o.name in ELEMENTWISE:
+            values += list(o.operands)
+        for v in values:
+            b = _elem_bits(v.type)
+            if b is None:
+                return _refuse(loop, SweepCode.SHAPE, f"{o.name} at {mlir.location_of(o)} on {v.type}", o)
+            bits.add(b)
+    if not stores:
+        return _refuse(loop, SweepCode.SHAPE, "no store")
+    first_store = next(k for k, o in enumerate(ops) if o.name == "affine.store")
+    late = [o for o in ops[first_store:] if o.name == "affine.load"]
+    if late:
+        return _refuse(loop, SweepCode.SHAPE, f"the load at {mlir.location_of(late[0])} comes after a store", late[0])
+    width = max(2, MAX_LANE_BITS // max(bits)) if bits else 0
+    width = min(width, max(2, options.plan_vector_bits // max(bits)))
+    (dim,) = loop_dims(loop, scope)
+    outer = tuple(lp.name for lp in domain_loops(loop, scope))
+    names, params = (dim.name, *outer), tuple(sorted(scope.params))
+    by_op = {mlir.op_key(a.op): a for a in facts.accesses(loop)}
+    groups: dict = {}
+    for o in ops:
+        if o.name not in ("affine.load", "affine.store"):
+            continue
+        acc = by_op.get(mlir.op_key(o))
+        mem = o.operands[0] if o.name == "affine.load" else o.operands[1]
+        form = None if acc is None or not _identity_layout(mem) else _walk_form(acc, dim.name, names, params)
+        if form is None:
+            return _refuse(loop, SweepCode.SHAPE, f"{o.name} at {mlir.location_of(o)} does not walk its last index by one", o)
+        if o.name == "affine.load":
+            key, c = form
+            groups.setdefault((mem, key), []).append((o, c))
+    wins = []
+    for members in groups.values():
+        least = min(c for _, c in members)
+        anchor = next(op for op, c in members if c == least)
+        wins.append(Group(anchor, [(op, c - least) for op, c in members]))
+    if not any(g.span > 0 for g in wins):
+        return _refuse(loop, SweepCode.NO_WINDOW, f"the loop at {mlir.location_of(loop)}")
+    too_wide = [g for g in wins if g.span >= width]
+    if too_wide:
+        return _refuse(loop, SweepCode.SHAPE, f"a window of {too_wide[0].span + 1} offsets, vectors of {width}")
+    trips = constant_trip_count(loop)
+    if trips is not None and trips < MIN_VECTORS * width:
+        return _refuse(loop, SweepCode.SHORT, f"{trips} iterations, vectors of {width}")
+    why = carried_violation(loop, facts)
+    if why is not None:
+        return _refuse(loop, SweepCode.CARRIED, why)
+    return SweepPlan(loop, width, wins, stores[0])

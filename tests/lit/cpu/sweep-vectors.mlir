@@ -1,0 +1,101 @@
+// Issue 35, bit-exact affine input: a sweep reading one buffer at three offsets along the loop
+// (sweep-vectors) loads one vector of 8 per block and makes the two shifted operands by shuffles
+// of that vector and the one carried from the block before; the ends are peeled (a masked vector
+// up to the store's first multiple of 8, the blocks while the next vector stays inside the
+// elements the loop reads, whole vectors of three loads, a masked vector for the rest), each lane
+// computing its point with the same ops in the same order. An in-place Gauss-Seidel sweep, whose
+// shifted load reads what the iteration before stored, is refused with the dependence (said by
+// default); a loop without shifted loads is left to LLVM and said only in the explained form.
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes sweep-vectors --remarks 2>&1 | filecheck %s --check-prefix=EXPLAINED
+func.func @sweep(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {
+  %third = arith.constant 0.333333343 : f32
+  affine.for %i = 1 to affine_map<()[s0] -> (s0 - 1)>()[%n] {
+    %l = affine.load %A[%i - 1] : memref<?xf32>
+    %c = affine.load %A[%i] : memref<?xf32>
+    %r = affine.load %A[%i + 1] : memref<?xf32>
+    %s0 = arith.addf %l, %c : f32
+    %s = arith.addf %s0, %r : f32
+    %v = arith.mulf %third, %s : f32
+    affine.store %v, %B[%i] : memref<?xf32>
+  }
+  return
+}
+
+func.func @gauss_seidel(%n: index, %A: memref<?xf32>) {
+  %third = arith.constant 0.333333343 : f32
+  affine.for %i = 1 to affine_map<()[s0] -> (s0 - 1)>()[%n] {
+    %l = affine.load %A[%i - 1] : memref<?xf32>
+    %c = affine.load %A[%i] : memref<?xf32>
+    %r = affine.load %A[%i + 1] : memref<?xf32>
+    %s0 = arith.addf %l, %c : f32
+    %s = arith.addf %s0, %r : f32
+    %v = arith.mulf %third, %s : f32
+    affine.store %v, %A[%i] : memref<?xf32>
+  }
+  return
+}
+
+func.func @add(%n: index, %A: memref<?xf32>, %C: memref<?xf32>, %B: memref<?xf32>) {
+  affine.for %i = 0 to %n {
+    %x = affine.load %A[%i] : memref<?xf32>
+    %y = affine.load %C[%i] : memref<?xf32>
+    %s = arith.addf %x, %y : f32
+    affine.store %s, %B[%i] : memref<?xf32>
+  }
+  return
+}
+
+// CHECK: sweep-vectors.mlir:13:3: passed: [SWEEP VECTORS] vectors of 8, one load per window (3 offsets), the shifted operands shuffled from it; ends peeled (in @sweep)
+// CHECK: sweep-vectors.mlir:27:3: missed: [STOP SWEEP VECTORS] a load reads what an earlier iteration stored: the blocks would read it early (in @gauss_seidel) [affine.store at {{.*}}:34:5 writes what affine.load at {{.*}}:28:10 reads at a later iteration]
+// CHECK-NOT: SWEEP VECTORS
+// CHECK-DAG: #[[ALIGN:.*]] = affine_map<(d0, d1) -> (d0 + (-d1) mod 8)>
+// CHECK-DAG: #[[COUNT:.*]] = affine_map<(d0, d1) -> (d1 - d0)>
+// CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1) -> (d0, d0 + ((d1 - d0 - 6) floordiv 8) * 8)>
+// CHECK-DAG: #[[WHOLE:.*]] = affine_map<(d0, d1) -> (d0 + ((d1 - d0) floordiv 8) * 8)>
+// CHECK-LABEL: func.func @sweep
+// CHECK: %[[LO:.*]] = affine.apply #{{.*}}()
+// CHECK-NEXT: %[[HI:.*]] = affine.apply #{{.*}}()[%arg0]
+// CHECK: %[[AL:.*]] = affine.apply #[[ALIGN]](%[[LO]],
+// CHECK-NEXT: %[[P0:.*]] = affine.min #{{.*}}(%[[AL]], %[[HI]])
+// CHECK-NEXT: %[[HEAD:.*]] = arith.cmpi sgt, %[[P0]], %[[LO]] : index
+// CHECK-NEXT: scf.if %[[HEAD]] {
+// CHECK-NEXT: %[[N0:.*]] = affine.apply #[[COUNT]](%[[LO]], %[[P0]])
+// CHECK-NEXT: %[[M0:.*]] = vector.create_mask %[[N0]] : vector<8xi1>
+// CHECK-COUNT-3: vector.maskedload %arg1[%{{.*}}], %[[M0]]
+// CHECK: vector.maskedstore %arg2[%{{.*}}], %[[M0]]
+// CHECK: %[[VE:.*]] = affine.max #[[LAST]](%[[P0]], %[[HI]])
+// CHECK-NEXT: %[[GO:.*]] = arith.cmpi sgt, %[[VE]], %[[P0]] : index
+// CHECK-NEXT: scf.if %[[GO]] {
+// CHECK-NEXT: %[[I0:.*]] = affine.apply #{{.*}}(%[[P0]])
+// CHECK-NEXT: %[[V0:.*]] = vector.load %arg1[%[[I0]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT: scf.for %[[A:.*]] = %[[P0]] to %[[VE]] step %c8 iter_args(%[[PREV:.*]] = %[[V0]]) -> (vector<8xf32>) {
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: %[[NEXT:.*]] = vector.load %arg1
+// CHECK-NEXT: %[[C:.*]] = vector.shuffle %[[PREV]], %[[NEXT]] [1, 2, 3, 4, 5, 6, 7, 8]
+// CHECK-NEXT: %[[R:.*]] = vector.shuffle %[[PREV]], %[[NEXT]] [2, 3, 4, 5, 6, 7, 8, 9]
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[PREV]], %[[C]] : vector<8xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[S0]], %[[R]] : vector<8xf32>
+// CHECK-NEXT: %[[T:.*]] = vector.broadcast %cst : f32 to vector<8xf32>
+// CHECK-NEXT: %[[V:.*]] = arith.mulf %[[T]], %[[S]] : vector<8xf32>
+// CHECK-NEXT: %[[AI:.*]] = affine.apply #{{.*}}(%[[A]])
+// CHECK-NEXT: vector.store %[[V]], %arg2[%[[AI]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT: scf.yield %[[NEXT]] : vector<8xf32>
+// CHECK: %[[TE:.*]] = affine.apply #[[WHOLE]](%[[VE]], %[[HI]])
+// CHECK-NEXT: scf.for %{{.*}} = %[[VE]] to %[[TE]] step %c8 {
+// CHECK-COUNT-3: vector.load %arg1
+// CHECK: vector.store
+// CHECK: %[[TAIL:.*]] = arith.cmpi sgt, %[[HI]], %[[TE]] : index
+// CHECK-NEXT: scf.if %[[TAIL]] {
+// CHECK-NEXT: %[[N1:.*]] = affine.apply #[[COUNT]](%[[TE]], %[[HI]])
+// CHECK-NEXT: %[[M1:.*]] = vector.create_mask %[[N1]] : vector<8xi1>
+// CHECK-COUNT-3: vector.maskedload %arg1[%{{.*}}], %[[M1]]
+// CHECK: vector.maskedstore %arg2[%{{.*}}], %[[M1]]
+// CHECK-LABEL: func.func @gauss_seidel
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: affine.for
+// CHECK-LABEL: func.func @add
+// CHECK-NEXT: affine.for
+
+// EXPLAINED: sweep-vectors.mlir:40:3: missed: [STOP SWEEP VECTORS] no buffer is read at two offsets along the loop: nothing to share (in @add)

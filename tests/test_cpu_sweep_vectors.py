@@ -1,0 +1,344 @@
+"""Issue 35: a sweep's shifted loads shared through vector windows (codegen/cpu/plan/sweep_vectors.py,
+codegen/cpu/sweep_vectors.py).
+
+Every rewrite is checked bit for bit in the reference interpreter (which refuses any vector
+lane outside its memref: each test array is exactly what the loop reads, so a vector read past
+the elements the loop read fails) and natively: a 3-point sweep at symbolic lengths 0 .. 51 at
+widths 8 and 16, rows of a 2-D array, two windows and a load of one offset with int and float
+ops, an in-place sweep that reads only ahead (legal, exact), two stores, the time-tiled jacobi,
+40 seeded random sweeps. Refused: an in-place Gauss-Seidel sweep whose shifted load reads this
+sweep's own writes (said by default), a second store that would write an element before the
+first store's later write, a load after a store, a strided walk, a view with strides, no shared
+loads (quiet). The legality guard is shown to be needed.
+"""
+from __future__ import annotations
+
+import pytest
+
+import os
+
+from loopopt import driver, mlir, native
+from loopopt.analysis.facts import Facts
+from loopopt.codegen.cpu import sweep_vectors
+from loopopt.codegen.cpu.plan import sweep_vectors as plan_mod
+from loopopt.codegen.cpu.plan.sweep_vectors import SweepCode, plan_sweep_vectors
+from loopopt.options import TARGETS, Options
+from loopopt.remarks import RemarkLog
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+
+W8 = Options(target=TARGETS["cpu"], vector_bits=256)
+W16 = Options(target=TARGETS["cpu"], vector_bits=512)
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+
+SWEEP = """func.func @k(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {
+  %third = arith.constant 0.333333343 : f32
+  affine.for %i = 1 to affine_map<()[s0] -> (s0 - 1)>()[%n] {
+    %l = affine.load %A[%i - 1] : memref<?xf32>
+    %c = affine.load %A[%i] : memref<?xf32>
+    %r = affine.load %A[%i + 1] : memref<?xf32>
+    %s0 = arith.addf %l, %c : f32
+    %s = arith.addf %s0, %r : f32
+    %v = arith.mulf %third, %s : f32
+    affine.store %v, %B[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+
+# In place: A[i] = f(A[i - 1], A[i], A[i + 1]); the load of A[i - 1] reads this sweep's own store.
+GAUSS_SEIDEL = SWEEP.replace("affine.store %v, %B[%i]", "affine.store %v, %A[%i]")
+
+# In place but reading only ahead: A[i] = f(A[i], A[i + 1], A[i + 2]); nothing stored is read later.
+AHEAD = """func.func @k(%n: index, %A: memref<?xf32>) {
+  %third = arith.constant 0.333333343 : f32
+  affine.for %i = 0 to affine_map<()[s0] -> (s0 - 2)>()[%n] {
+    %l = affine.load %A[%i] : memref<?xf32>
+    %c = affine.load %A[%i + 1] : memref<?xf32>
+    %r = affine.load %A[%i + 2] : memref<?xf32>
+    %s0 = arith.addf %l, %c : f32
+    %s = arith.subf %s0, %r : f32
+    %v = arith.mulf %third, %s : f32
+    affine.store %v, %A[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+
+# Two stores: B[i] then B[i + 1]; the next iteration's B[i + 1] must be the last one written
+# (WAW_BAD), or B[i + 1] then B[i] (WAW_OK: every element's last writer stays the same).
+WAW_BAD = """func.func @k(%A: memref<300xf32>, %B: memref<301xf32>) {
+  affine.for %i = 1 to 299 {
+    %l = affine.load %A[%i - 1] : memref<300xf32>
+    %r = affine.load %A[%i + 1] : memref<300xf32>
+    %s = arith.addf %l, %r : f32
+    %d = arith.subf %l, %r : f32
+    affine.store %s, %B[%i] : memref<301xf32>
+    affine.store %d, %B[%i + 1] : memref<301xf32>
+  }
+  return
+}
+"""
+WAW_OK = WAW_BAD.replace("affine.store %s, %B[%i] : memref<301xf32>\n    affine.store %d, %B[%i + 1]",
+                         "affine.store %d, %B[%i + 1] : memref<301xf32>\n    affine.store %s, %B[%i]")
+
+# The store comes first, then a load of the element it wrote (same iteration) and of the next.
+STORE_FIRST = """func.func @k(%A: memref<300xf32>, %B: memref<300xf32>) {
+  affine.for %i = 0 to 299 {
+    %b = affine.load %B[%i] : memref<300xf32>
+    affine.store %b, %A[%i] : memref<300xf32>
+    %x = affine.load %A[%i] : memref<300xf32>
+    %y = affine.load %A[%i + 1] : memref<300xf32>
+    %s = arith.addf %x, %y : f32
+    %t = arith.addf %s, %b : f32
+    affine.store %t, %B[%i] : memref<300xf32>
+  }
+  return
+}
+"""
+
+# Rows of a 2-D array (the rows' loop outside), two windows (A's three columns, C's two), a load
+# of one offset (Q), int ops on a window and a select.
+ROWS = """func.func @k(%m: index, %n: index, %A: memref<?x?xf32>, %C: memref<?x?xi32>, %Q: memref<?x?xf32>, %B: memref<?x?xf32>) {
+  %z = arith.constant 0 : i32
+  affine.for %j = 0 to %m {
+    affine.for %i = 2 to affine_map<()[s0] -> (s0 - 1)>()[%n] {
+      %a = affine.load %A[%j, %i - 2] : memref<?x?xf32>
+      %b = affine.load %A[%j, %i + 1] : memref<?x?xf32>
+      %c = affine.load %A[%j, %i] : memref<?x?xf32>
+      %q = affine.load %Q[%j, %i] : memref<?x?xf32>
+      %x = affine.load %C[%j, %i - 1] : memref<?x?xi32>
+      %y = affine.load %C[%j, %i] : memref<?x?xi32>
+      %d = arith.subi %x, %y : i32
+      %p = arith.cmpi sgt, %d, %z : i32
+      %s0 = arith.mulf %a, %b : f32
+      %s1 = arith.addf %s0, %c : f32
+      %s2 = arith.divf %s1, %q : f32
+      %v = arith.select %p, %s2, %a : f32
+      affine.store %v, %B[%j, %i] : memref<?x?xf32>
+    }
+  }
+  return
+}
+"""
+
+STRIDED_WALK = """func.func @k(%A: memref<600xf32>, %B: memref<300xf32>) {
+  affine.for %i = 0 to 299 {
+    %x = affine.load %A[%i * 2] : memref<600xf32>
+    %y = affine.load %A[%i * 2 + 1] : memref<600xf32>
+    %s = arith.addf %x, %y : f32
+    affine.store %s, %B[%i] : memref<300xf32>
+  }
+  return
+}
+"""
+
+STRIDED_VIEW = """func.func @k(%A: memref<300xf32, strided<[2]>>, %B: memref<300xf32>) {
+  affine.for %i = 1 to 299 {
+    %x = affine.load %A[%i - 1] : memref<300xf32, strided<[2]>>
+    %y = affine.load %A[%i] : memref<300xf32, strided<[2]>>
+    %s = arith.addf %x, %y : f32
+    affine.store %s, %B[%i] : memref<300xf32>
+  }
+  return
+}
+"""
+
+ELEMENTWISE = """func.func @k(%A: memref<300xf32>, %C: memref<300xf32>, %B: memref<300xf32>) {
+  affine.for %i = 0 to 300 {
+    %x = affine.load %A[%i] : memref<300xf32>
+    %y = affine.load %C[%i] : memref<300xf32>
+    %s = arith.addf %x, %y : f32
+    affine.store %s, %B[%i] : memref<300xf32>
+  }
+  return
+}
+"""
+
+
+def rewrite(src: str, options: Options = W8, explicit: bool = True) -> tuple[str, list]:
+    module = mlir.parse_module(src)
+    log = RemarkLog()
+    with module.context:
+        for fn in mlir.functions(module):
+            sweep_vectors.sweep_vectors_function(fn, options, log, "t.mlir", report_refusals=explicit)
+        assert mlir.verify(module.operation) is None
+        return mlir.print_module(module), list(log)
+
+
+def plan_of(src: str, options: Options = W8):
+    module = mlir.parse_module(src)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        return plan_sweep_vectors(plan_mod.candidates(fn)[0], Facts(), options)
+
+
+def same_natively(before: str, after: str, sizes: list) -> str | None:
+    a = native.run_native(before, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)  # every element
+    b = native.run_native(after, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)
+    return native.compare_outputs(a.outputs, b.outputs)
+
+
+JACOBI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "programs",
+                      "jacobi_1d.mlir")
+# every residue modulo 8 and 16 up to three vectors of 16 (the peeled ends' every case), then longer
+LENGTHS = list(range(0, 52)) + [67, 130, 1000]
+NATIVE_LENGTHS = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 18, 30, 35, 67, 130, 1000]
+
+
+# ----------------------------------------------------------------------------- the rewrite
+
+def test_the_three_point_sweep_loads_one_vector_per_block_and_shuffles_the_rest():
+    out, remarks = rewrite(SWEEP, W16)
+    (r,) = remarks
+    assert r.message.startswith("[SWEEP VECTORS] vectors of 16, one load per window (3 offsets)")
+    assert r.args == {"width": 16, "windows": 1}
+    main = out.split("iter_args")[1].split("scf.yield")[0]
+    assert main.count("vector.load") == 1 and main.count("vector.shuffle") == 2
+    assert main.count("vector.store") == 1 and "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]" in main
+    assert out.count("scf.for") == 2 and "affine.for" not in out  # the blocks, then whole vectors
+    assert out.count("vector.create_mask") == 2 and out.count("vector.maskedstore") == 2  # the two ends
+    assert out.count("vector.maskedload") == 6
+
+
+@pytest.mark.parametrize("options", [W8, W16], ids=["w8", "w16"])
+def test_every_length_keeps_every_bit_in_the_interpreter(options):
+    out, remarks = rewrite(SWEEP, options)
+    assert remarks[0].message.startswith("[SWEEP VECTORS]")
+    for n in LENGTHS:  # %A and %B hold exactly n elements: a lane past them fails in the interpreter
+        assert_same_results(SWEEP, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1,
+                            allow_zero=True)
+
+
+@has_runner
+@pytest.mark.parametrize("options", [W8, W16], ids=["w8", "w16"])
+def test_every_length_keeps_every_bit_natively(options):
+    out, _ = rewrite(SWEEP, options)
+    for n in NATIVE_LENGTHS:
+        assert same_natively(SWEEP, out, [n, [max(n, 1)], [max(n, 1)]]) is None, n
+
+
+def test_rows_two_windows_and_a_single_load_keep_every_bit():
+    out, remarks = rewrite(ROWS, W8)
+    assert remarks[0].args == {"width": 8, "windows": 2}, remarks
+    for m, n in ((3, 40), (2, 11), (1, 3), (0, 5), (2, 1), (4, 26)):
+        assert_same_results(ROWS, out, sizes={0: m, 1: n, 2: (m, n), 3: (m, n), 4: (m, n), 5: (m, n)},
+                            trials=1, allow_zero=True)
+
+
+@has_runner
+def test_rows_two_windows_and_a_single_load_keep_every_bit_natively():
+    out, _ = rewrite(ROWS, W16)
+    for m, n in ((3, 40), (2, 17), (1, 3), (5, 100)):
+        assert same_natively(ROWS, out, [m, n, [m, n], [m, n], [m, n], [m, n]]) is None
+
+
+def test_an_in_place_sweep_reading_only_ahead_is_rewritten_and_keeps_every_bit():
+    out, remarks = rewrite(AHEAD, W8)
+    assert remarks[0].message.startswith("[SWEEP VECTORS]"), remarks
+    for n in (0, 2, 3, 9, 10, 11, 19, 100):
+        assert_same_results(AHEAD, out, sizes={0: n, 1: (n,)}, trials=1, allow_zero=True)
+
+
+@has_runner
+def test_jacobi_time_tiles_then_sweep_vectors_keep_every_bit_natively():
+    src = open(JACOBI).read().replace("1048576", "20000").replace("1048575", "19999").replace("to 100 {", "to 7 {")
+    res = driver.optimize(src, Options(target=TARGETS["cpu"], vector_bits=512, sb_size=1024))
+    out, remarks = res.text, list(res.remarks)
+    assert sum(r.message.startswith("[SWEEP VECTORS]") for r in remarks) == 2
+    assert any(r.message.startswith("[TIME TILING]") for r in remarks)
+    assert same_natively(src.replace("@jacobi_1d", "@k"), out.replace("@jacobi_1d", "@k"), [None] * 3) is None
+
+
+# ----------------------------------------------------------------------------- refusals
+
+def test_an_in_place_gauss_seidel_sweep_is_refused_by_default():
+    plan = plan_of(GAUSS_SEIDEL)
+    assert plan.refusal is not None and plan.refusal.code is SweepCode.CARRIED, plan
+    out, remarks = rewrite(GAUSS_SEIDEL, explicit=False)
+    assert len(remarks) == 1 and remarks[0].message == SweepCode.CARRIED.message
+    assert "reads at a later iteration" in remarks[0].args["reason"]
+    assert "vector" not in out
+
+
+def test_a_load_after_a_store_is_not_a_sweep():
+    plan = plan_of(STORE_FIRST)
+    assert plan.refusal.code is SweepCode.SHAPE and "comes after a store" in plan.refusal.detail
+
+
+def test_two_stores_keep_each_elements_last_writer_or_are_refused():
+    plan = plan_of(WAW_BAD)
+    assert plan.refusal.code is SweepCode.CARRIED and "writes again at a later iteration" in plan.refusal.detail
+    assert WAW_OK != WAW_BAD
+    out, remarks = rewrite(WAW_OK)
+    assert remarks[0].message.startswith("[SWEEP VECTORS]"), remarks
+    assert_same_results(WAW_OK, out, trials=2)
+
+
+def test_other_shapes_are_left_quietly():
+    assert plan_of(STRIDED_WALK).refusal.code is SweepCode.SHAPE
+    assert plan_of(STRIDED_VIEW).refusal.code is SweepCode.SHAPE
+    assert plan_of(ELEMENTWISE).refusal.code is SweepCode.NO_WINDOW
+    short = SWEEP.replace("affine_map<()[s0] -> (s0 - 1)>()[%n]", "20")
+    assert plan_of(short, W8).refusal.code is SweepCode.SHORT
+    for src in (STRIDED_WALK, STRIDED_VIEW, ELEMENTWISE, short):
+        out, remarks = rewrite(src, explicit=False)
+        assert remarks == [] and "vector" not in out
+        _, remarks = rewrite(src, explicit=True)
+        assert remarks[0].message.startswith("[STOP SWEEP VECTORS]")
+
+
+def test_the_legality_guard_is_needed(monkeypatch):
+    """Without the dependence check the Gauss-Seidel sweep and the store-first loop compute
+    other results."""
+    monkeypatch.setattr(plan_mod, "carried_violation", lambda *a: None)
+    out, remarks = rewrite(GAUSS_SEIDEL)
+    assert remarks[0].message.startswith("[SWEEP VECTORS]")
+    with pytest.raises(AssertionError):
+        assert_same_results(GAUSS_SEIDEL, out, sizes={0: 100, 1: (100,), 2: (100,)}, trials=1)
+    out, _ = rewrite(WAW_BAD)
+    with pytest.raises(AssertionError):
+        assert_same_results(WAW_BAD, out, trials=1)
+
+
+def random_sweep(rng) -> str:
+    """A sweep of 2-5 loads of A or B at offsets -3 .. 3, a chain of float ops, then one or two
+    stores to A or B at offsets -2 .. 2 (in place or not, in either order)."""
+    loads, lines = [], []
+    for k in range(rng.randint(2, 5)):
+        buf, c = rng.choice("AB"), rng.randint(-3, 3)
+        lines.append(f"    %l{k} = affine.load %{buf}[%i + {c}] : memref<?xf32>")
+        loads.append(f"%l{k}")
+    acc = loads[0]
+    for k, x in enumerate(loads[1:]):
+        op = rng.choice(["addf", "mulf", "subf", "maximumf"])
+        lines.append(f"    %v{k} = arith.{op} {acc}, {x} : f32")
+        acc = f"%v{k}"
+    lines.append(f"    %w = arith.mulf {acc}, %h : f32")
+    for s in range(rng.randint(1, 2)):
+        value = acc if s else "%w"
+        lines.append(f"    affine.store {value}, %{rng.choice('AB')}[%i + {rng.randint(-2, 2)}] : memref<?xf32>")
+    return ("func.func @k(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {\n"
+            "  %h = arith.constant 0.5 : f32\n"
+            "  affine.for %i = 3 to affine_map<()[s0] -> (s0 - 3)>()[%n] {\n" + "\n".join(lines) + "\n  }\n  return\n}\n")
+
+
+def test_random_sweeps_keep_their_results_rewritten_or_refused():
+    """40 seeded random sweeps at lengths 0 .. 45 in the interpreter (arrays exactly as long as
+    the loop reads): every rewritten one computes what it computed before, every refused one is
+    left as it was; both kinds occur."""
+    import random
+
+    rng = random.Random(35)
+    done = refused = 0
+    for _ in range(40):
+        src = random_sweep(rng)
+        out, remarks = rewrite(src, W8)
+        if remarks[0].message.startswith("[SWEEP VECTORS]"):
+            done += 1
+        else:
+            refused += 1
+            assert "vector" not in out
+        for n in (0, 6, 7, 13, 14, 15, 22, 23, 30, 45):
+            assert_same_results(src, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)
+    assert done >= 8 and refused >= 8, (done, refused)
