@@ -466,10 +466,12 @@ def test_three_thousand_deep_nest_is_optimized(tmp_path):
     assert out.count("affine.for") == 3000 and out.count("affine.store") == 1
 
 
-def test_recursive_walks_fit_deep_nests():
-    """1,500 levels through the whole default pipeline: no step rolled back (fusion's and LICM's
-    walks recurse once per level; the default limit of 1,000 frames made them [INTERNAL])."""
-    res = loopopt.optimize(_deep(1500), "cpu")
+@pytest.mark.parametrize("target", ["trn1", pytest.param("cpu", marks=pytest.mark.long)])
+def test_recursive_walks_fit_deep_nests(target):
+    """1,500 levels through the whole pipeline: no step rolled back (fusion's and LICM's walks
+    recurse once per level; the default limit of 1,000 frames made them [INTERNAL]). The cpu
+    pipeline's steps on top take 100 s here: `long`."""
+    res = loopopt.optimize(_deep(1500), target)
     assert not [r.message for r in res.remarks if "[INTERNAL]" in r.message]
     assert res.text.count("affine.for") == 1500 and sys.getrecursionlimit() == 1000
 

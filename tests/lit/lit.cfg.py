@@ -49,6 +49,11 @@ def _mlir_opt() -> str | None:
     return None
 
 
+# `%cat A B`: the files' text, one after the other (a RUN line checks a run's remarks and its output as
+# `2>&1` would show them, from one run). lit's own `cat` builtin is not used: in lit 23 it leaves its
+# PYTHONPATH in the shell's environment, and the RUN lines after it no longer find loopopt.
+config.substitutions.append(("%cat", f'"{sys.executable}" -c "import shutil, sys; '
+                             f'[shutil.copyfileobj(open(f), sys.stdout) for f in sys.argv[1:]]"'))
 config.substitutions.append((_tool_pattern("loopopt"), _python_tool("loopopt")))
 config.substitutions.append((_tool_pattern("filecheck"), _python_tool("filecheck")))
 MLIR_OPT = _mlir_opt()

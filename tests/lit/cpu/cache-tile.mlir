@@ -6,9 +6,9 @@
 // takes each nest. The sum scalar replacement carries from C's element is loaded and stored by
 // each block of the reduction (bit-exact); a sum carried from 0.0 is not cut (rows and columns
 // are), and a load beside the product refuses the blocks; both say why by default.
-// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K --remarks 2>&1 | filecheck %s --check-prefix=REMARK
-// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K -o %t && mlir-opt %t > /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K --remarks -o %t.8.mlir 2> %t.8.remarks && %cat %t.8.remarks %t.8.mlir | filecheck %s --check-prefix=REMARK
+// RUN: filecheck %s < %t.8.mlir
+// RUN: mlir-opt %t.8.mlir > /dev/null
 // REQUIRES: mlir-opt
 func.func @reduction_blocks(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<37x61xf32>) {
   affine.for %i = 0 to 37 {

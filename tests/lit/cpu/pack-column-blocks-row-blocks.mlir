@@ -3,9 +3,9 @@
 // of 64. Packing per column block there would make the transposing copy once per row block
 // (measured slower than the whole copy); the whole 128 x 320 buffer stays, laid out in panels of
 // 64 columns, and the remark says why.
-// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M --remarks 2>&1 | filecheck %s --check-prefix=REMARK
-// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M -o %t && mlir-opt %t > /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M --remarks -o %t.5.mlir 2> %t.5.remarks && %cat %t.5.remarks %t.5.mlir | filecheck %s --check-prefix=REMARK
+// RUN: filecheck %s < %t.5.mlir
+// RUN: mlir-opt %t.5.mlir > /dev/null
 // REQUIRES: mlir-opt
 func.func @row_blocked(%x: memref<300x128xf32>, %w: memref<320x128xf32>, %y: memref<300x320xf32>) {
   %t = memref.alloc() : memref<128x320xf32>

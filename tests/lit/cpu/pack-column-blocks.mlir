@@ -4,9 +4,9 @@
 // to the block's 64 columns, into one 128 x 64 buffer every block reuses (`[r, e - jb]`); its
 // tiles are then vector transposes. A copy that leaves the last block's columns unwritten (304 of
 // 320) keeps the whole buffer (laid out in panels as before) and says why.
-// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M --remarks 2>&1 | filecheck %s --check-prefix=REMARK
-// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M -o %t && mlir-opt %t > /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 512 --cache-sizes 32K,256K,8M --remarks -o %t.6.mlir 2> %t.6.remarks && %cat %t.6.remarks %t.6.mlir | filecheck %s --check-prefix=REMARK
+// RUN: filecheck %s < %t.6.mlir
+// RUN: mlir-opt %t.6.mlir > /dev/null
 // REQUIRES: mlir-opt
 func.func @packed(%x: memref<24x128xf32>, %w: memref<320x128xf32>, %y: memref<24x320xf32>) {
   %t = memref.alloc() : memref<128x320xf32>

@@ -2,8 +2,8 @@
 // make (@b_panels32, holding other data, read by @g). The panels get a fresh name (@b_panels32_1);
 // @b_panels32 keeps its data and its reader. Before the fix, @f read @b_panels32's data instead
 // of the panels (a wrong result).
-// RUN: loopopt %s --target cpu --vector-bits 256 --passes pack-constant-panels --remarks 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --vector-bits 256 --passes pack-constant-panels -o %t.mlir && mlir-opt %t.mlir -o /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 256 --passes pack-constant-panels --remarks -o %t.4.mlir 2> %t.4.remarks && %cat %t.4.remarks %t.4.mlir | filecheck %s
+// RUN: mlir-opt %t.4.mlir > /dev/null
 // REQUIRES: mlir-opt
 module {
   memref.global "private" constant @b : memref<8x128xf32> = dense<1.5> {alignment = 64 : i64}

@@ -4,9 +4,9 @@
 // elements are laid out in panels of the tile's 24 columns, 5 x 29 x 24, every access of the
 // buffer rewritten: the copy stores and the tile loads [e floordiv 24, r, e mod 24] for [r, e].
 // A vector read that would cross a panel (8 lanes from column 20) keeps the rows, and says why.
-// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K --remarks 2>&1 | filecheck %s --check-prefix=REMARK
-// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K 2>&1 | filecheck %s
-// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K -o %t && mlir-opt %t > /dev/null
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K --remarks -o %t.6.mlir 2> %t.6.remarks && %cat %t.6.remarks %t.6.mlir | filecheck %s --check-prefix=REMARK
+// RUN: filecheck %s < %t.6.mlir
+// RUN: mlir-opt %t.6.mlir > /dev/null
 // REQUIRES: mlir-opt
 func.func @panels(%X: memref<37x29xf32>, %W: memref<101x29xf32>, %C: memref<37x101xf32>) {
   %T = memref.alloc() : memref<29x101xf32>
