@@ -71,6 +71,7 @@ FOCUS = {
     "gathered lanes": ["tests/test_cpu_gathered_lanes.py", "tests/test_cpu_powers.py"],
     "transpose tiles": ["tests/test_cpu_transpose_tiles.py"],
     "pack B": ["tests/test_cpu_pack_column_blocks.py"],
+    "adversarial round 4": ["tests/test_adversarial_round4.py"],
     "row streams": ["tests/test_row_streams.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
@@ -256,6 +257,19 @@ MUTATIONS = [
     ("register tiling: each row's partials start from its own row's init", "loopopt/codegen/cpu/register_tile.py",
      [("    cur = [[row_value(rowmaps, m, inits[red.position])", "    cur = [[row_value(rowmaps, 0, inits[red.position])")]),
     # issue 35: rows and columns as one loop through a collapsed view (codegen/cpu/flat_rows.py)
+    ("adversarial round 4: a collapse view's own index gives strides only for a row-major view",
+     "loopopt/analysis/accesses.py",
+     [('owner.name == "memref.collapse_shape" and _row_major(mlir.memref_type(memref)):',
+       'owner.name == "memref.collapse_shape":')]),
+    ("adversarial round 4: dead stores keep an argument's store a call between may see",
+     "loopopt/codegen/cpu/dead_stores.py",
+     [("        found = _may_end_the_run(op)\n", "        found = None\n")]),
+    ("adversarial round 4: pack B leaves a shared buffer whole while a product reading it is unpacked",
+     "loopopt/codegen/cpu/pack_column_blocks.py",
+     [("            unpacked = _unpacked_reader(alloc, plans)\n", "            unpacked = None\n")]),
+    ("adversarial round 4: pack B keeps every copy while a refused clone's product reads the buffer",
+     "loopopt/codegen/cpu/pack_column_blocks.py",
+     [("                if n == of and unpacked is None:", "                if n == of:")]),
     ("flat rows: every access through the view ends in H x W elements", "loopopt/codegen/cpu/flat_rows.py",
      [("    if mt is None or len(mt.shape) < 2 or list(mt.shape[-2:]) != [rows, cols] or not _identity_contiguous(mt):",
        "    if mt is None or len(mt.shape) < 2 or not _identity_contiguous(mt):")]),

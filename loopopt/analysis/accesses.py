@@ -33,8 +33,9 @@ class AccessPattern:
     loops: tuple[Loop, ...]  # enclosing loop dimensions, outermost first
     index: tuple[str, ...] | None  # per root dimension; None = any element
     extent: tuple[int, ...] | None = None  # elements per dimension from `index` on (None: 1 each)
-    # A scalar access through a memref.collapse_shape view: its index in the view's own
-    # coordinates (the view is contiguous, so these give its strides in memory); else None.
+    # A scalar access through a memref.collapse_shape view of a row-major contiguous type
+    # (`_row_major`): its index in the view's own coordinates (these give its strides in
+    # memory); else None (a strided view's strides are read in the buffer's coordinates).
     view_index: tuple[str, ...] | None = None
 
     @cached_property
@@ -154,6 +155,20 @@ def _through_subview(op: ir.Operation, index: tuple[str, ...], scope: Scope,
     return tuple(out)
 
 
+def _row_major(mt: ir.MemRefType) -> bool:
+    """The view's elements are contiguous in row-major order (static sizes, each stride the product
+    of the sizes after it): only then are its own coordinates its strides in memory. A collapse
+    of a strided buffer (a group of one strided dimension, or rows apart) is not."""
+    if any(d < 0 for d in mt.shape):
+        return False
+    strides, _ = mt.get_strides_and_offset()
+    want, acc = [], 1
+    for d in reversed(list(mt.shape)):
+        want.append(acc)
+        acc *= d
+    return list(strides) == want[::-1]
+
+
 def access_pattern(op: ir.Operation, scope: Scope, stop: ir.Operation | None = None) -> AccessPattern:
     """The access pattern of one load or store (loops counted below `stop`)."""
     is_write = op.name in WRITE_OPS
@@ -166,7 +181,7 @@ def access_pattern(op: ir.Operation, scope: Scope, stop: ir.Operation | None = N
         extent = vector_extent(op, len(idx))
         index = _to_root(memref, idx, scope, extent)
         owner, _ = mlir.value_owner(memref)
-        if owner is not None and owner.name == "memref.collapse_shape":
+        if owner is not None and owner.name == "memref.collapse_shape" and _row_major(mlir.memref_type(memref)):
             view_index = idx
     except NonAffine:
         index, extent = None, None

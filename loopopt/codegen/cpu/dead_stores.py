@@ -20,10 +20,12 @@ one isl set per pair; removing a store is an optimization, keeping it is always 
 
 A store into an argument is removed only by `overwriting_nest`'s rule (every element it writes is
 written again by a later nest before anything reads it; the argument shares memory with no other
-argument), and only when no run-time check that may abort runs between the two writes
+argument), and only when no run-time check that may abort, and no op whose effects are not
+modelled (a call: its callee may check, abort or exit), runs between the two writes
 (`check_between`): the arguments are what an abort shows (docs/soundness.md), so a first write a
 failing check would have left in the output must stay. Such a store is kept with
-`[DEAD STORE] store into an argument kept: the run-time check at ... may abort ...` (Missed).
+`[DEAD STORE] store into an argument kept: the run-time check at ... may abort ...` or
+`... kept: func.call at ..., whose effects are not modelled, may end the run ...` (Missed).
 """
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ BUFFER_REMOVED = "[DEAD STORE] buffer removed: nothing reads it"
 OVERWRITTEN = "[DEAD STORE] store into an argument removed: every element it writes is written again before it is read"
 KEPT_FOR_CHECK = ("[DEAD STORE] store into an argument kept: the run-time check at {at} may abort between it and the "
                   "store that writes its elements again, and the argument is seen at the abort")
+KEPT_FOR_CALL = ("[DEAD STORE] store into an argument kept: {op} at {at}, whose effects are not modelled, may end "
+                 "the run between it and the store that writes its elements again, and the argument is seen then")
 # Ops that may enclose the store: their iterations are loops the analysis sees, or a body that
 # runs at most once per execution of its parent.
 STORE_NESTING = ("affine.for", "affine.if", "scf.if")
@@ -223,9 +227,23 @@ def overwritten_by_later_nest(store: ir.Operation, buf: ir.Value, scope: Scope, 
     return overwriting_nest(store, buf, scope, order) is not None
 
 
+def _may_end_the_run(op: ir.Operation) -> ir.Operation | None:
+    """The first op in `op` (itself included) whose effects the analysis does not model (a call:
+    the callee may hold a check, abort or exit, and the caller's arguments are seen then), or None."""
+    from ...analysis.effects import REGION_OPS, op_effects
+
+    for x in [op, *mlir.walk(op)] if len(op.regions) else [op]:
+        if len(x.regions) and x.name in REGION_OPS:
+            continue  # its body's ops are looked at one by one
+        if op_effects(x).unknown:
+            return x
+    return None
+
+
 def check_between(a: ir.Operation, b: ir.Operation, order: BlockOrder | None = None) -> ir.Operation | None:
-    """The first run-time check that may abort (`checks.checks_in`) in `a`, in an op between `a`
-    and `b` of their block, or in `b`: one that may run after a store of `a` and before the store
+    """The first run-time check that may abort (`checks.checks_in`), or op whose effects are not
+    modelled (`_may_end_the_run`: a call), in `a`, in an op between `a` and `b` of their block, or
+    in `b`: one that may run after a store of `a` and before the store
     of `b` that writes its element again. An argument is seen at an abort (docs/soundness.md), so
     its store is dead only when no such check exists; a check before `a` runs before every store
     of `a`, one after `b` after its element is written again."""
@@ -237,6 +255,9 @@ def check_between(a: ir.Operation, b: ir.Operation, order: BlockOrder | None = N
         found = checks_in(op)
         if found:
             return found[0]
+        found = _may_end_the_run(op)
+        if found is not None:
+            return found
         if at_b:
             return None
     raise ValueError("check_between: b does not follow a in their block")
@@ -381,7 +402,8 @@ def dead_stores_function(fn: ir.Operation, options: Options, log: RemarkLog, fil
                 continue
             check = check_between(*pair, order)
             if check is not None:
-                log.add(PASS, MISSED, KEPT_FOR_CHECK.format(at=mlir.location_of(check, filename)),
+                text = KEPT_FOR_CHECK if check.name == "cf.assert" else KEPT_FOR_CALL
+                log.add(PASS, MISSED, text.format(at=mlir.location_of(check, filename), op=check.name),
                         function=fname, location=mlir.location_of(st, filename))
                 continue
             dead.append(st)

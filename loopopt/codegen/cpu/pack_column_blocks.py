@@ -25,7 +25,8 @@ from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
-from .plan.column_block_packing import BlockPacking, check_clone, plan_block_packing
+from .plan.column_block_packing import BlockPacking, PackCode, check_clone, plan_block_packing
+from ...analysis.refusal import Refusal
 from .plan.panel_layout import tile_b_buffers
 
 PASS = "pack-column-blocks"
@@ -131,6 +132,21 @@ def drop_if_unused(alloc: ir.Operation) -> None:
         alloc.erase()
 
 
+def _unpacked_reader(alloc: ir.Operation, plans: list) -> ir.Operation | None:
+    """A use of the buffer that reads it and is not among the reads of a pair `plans` packs (an
+    unpacked product), or None. Such a load may read what any copy of the buffer wrote (a buffer
+    bufferization shares between transposes, read past what its own copy wrote), so no copy may
+    go: the pairs are packed only when there is none, and a copy is erased only when none is left."""
+    packed = {mlir.op_key(r) for p in plans if p.refusal is None for r in p.reads}
+    for u in alloc.results[0].uses:
+        op = mlir.operation(u.owner)
+        if op.name in ("memref.dealloc", "affine.store", "memref.store", "affine.vector_store", "vector.store"):
+            continue
+        if mlir.op_key(op) not in packed:
+            return op
+    return None
+
+
 def mt_of(alloc: ir.Operation) -> ir.MemRefType:
     return mlir.memref_type(alloc.results[0])
 
@@ -151,7 +167,14 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
             where = mlir.location_of(alloc, filename)
             done = 0
             packed: dict = {}  # copy -> (the copy, how many of its products are packed, how many it has)
-            for plan in plan_block_packing(alloc, Scope()):
+            plans = list(plan_block_packing(alloc, Scope()))
+            unpacked = _unpacked_reader(alloc, plans)
+            if unpacked is not None:
+                for plan in plans:
+                    if plan.refusal is None:
+                        plan.refusal = Refusal(PackCode.UNPACKED_READER, f"{unpacked.name} at "
+                                               f"{mlir.location_of(unpacked, filename)}", (alloc, unpacked))
+            for plan in plans:
                 if plan.refusal is None:
                     clone, store, col, row, jb, kb = build_clone(plan)
                     refusal = check_clone(plan, store, col, row, Scope())
@@ -176,8 +199,9 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
                         args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "height": plan.height,
                               "bytes": size})
                 done += 1
+            unpacked = _unpacked_reader(alloc, [])  # a clone refused: its product reads the whole buffer
             for copy, n, of in packed.values():
-                if n == of:
+                if n == of and unpacked is None:
                     mlir.erase_innermost_first(copy)
             if done:
                 drop_if_unused(alloc)

@@ -83,6 +83,8 @@ class PackCode(enum.Enum):
     NO_BLOCK_LOOP = "[STOP PACK B] no column-block loop beside the copy holds every read of the buffer"
     SOURCE_WRITTEN = "[STOP PACK B] the copy's source may be written before the product's last read"
     PARTIAL = "[STOP PACK B] the copy per block would not write exactly what the block reads"
+    UNPACKED_READER = ("[STOP PACK B] the buffer is also read by a product that is not packed, which may read what "
+                       "a packed copy wrote")
     ROW_BLOCKS = ("[STOP PACK B] the product's rows are split around its column blocks (row blocks or a remainder "
                   "nest): the copy would be made once per row block")
 
