@@ -220,6 +220,26 @@ def _expf(a):
     return np.exp(a)
 
 
+def _powi(x, n: int):
+    """math.fpowi (llvm.powi): x to the integer power n by repeated squaring in x's type, the
+    order of LLVM's expansion for a constant n and of compiler-rt's __powisf2/__powidf2 for a
+    variable one (the result starts at the lowest set bit's power, each further set bit
+    multiplies it by the next square; n < 0 divides 1 by that product; n = 0 gives 1)."""
+    one = np.asarray(x).dtype.type(1)
+    m = -n if n < 0 else n
+    r = None
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        while m:
+            if m & 1:
+                r = x if r is None else r * x
+            m >>= 1
+            if m:
+                x = x * x
+        if r is None:
+            return one if np.ndim(x) == 0 else np.full_like(x, one)
+        return one / r if n < 0 else r
+
+
 def _ldexp(p, n):
     """llvm.intr.ldexp: p * 2^n rounded once to p's type (numpy's ldexp, libm's ldexpf on f32),
     inf beyond the range, subnormal or zero below it."""
@@ -230,6 +250,7 @@ def _ldexp(p, n):
 _HELPERS = {
     "_amod": _amod,
     "_ldexp": _ldexp,
+    "_powi": _powi,
     "_expf": _expf,
     "_afloordiv": _afloordiv,
     "_aceildiv": _aceildiv,
@@ -926,6 +947,17 @@ def _e_float_unary(w, op):
 def _e_fma(w, op):
     a, b, c = (w.n(v) for v in op.operands)
     w.line(f"{w.define(op.results[0])} = _fma({a}, {b}, {c})")
+
+
+@_emits("math.fpowi")
+def _e_fpowi(w, op):
+    r, n_v = op.results[0], op.operands[1]
+    if w.kind(r).kind != "float":
+        raise _Unsupported(f"operands of type {r.type}")
+    kn = w.kind(n_v)
+    if kn.kind != "int" or isinstance(n_v.type, ir.VectorType):
+        raise _Unsupported(f"an exponent of type {n_v.type} (one integer)")
+    w.line(f"{w.define(r)} = _powi({w.n(op.operands[0])}, {_signed(w.n(n_v), kn)})")
 
 
 @_emits("llvm.intr.ldexp")

@@ -8,6 +8,9 @@ put on vector lanes that MLIR 22 cannot lower (codegen/cpu/plan/vector_math.py).
   on every input); without it the call stays and the results are bit-exact.
 * A register tile whose epilogue holds an `fpowi` with a variable exponent: its iterations stay
   scalar copies (a vector exponent has no `llvm.intr.powi`), and the program runs.
+* The interpreter runs `math.fpowi` (a torch model's `x.pow(2)` lowers to it): its bits equal the
+  native code's for constant exponents (LLVM's expansion) and variable ones (compiler-rt's
+  __powisf2), every f32 class included.
 * Every math op the plan knows, on vectors, through the native lowering: only `fpowi` fails.
 * A mask of i1 read in a register tile (gpt2_layer's causal mask): a vector of i1 is bit-packed,
   the buffer holds a byte per element, so its loads never become vector loads (the scores were
@@ -87,6 +90,26 @@ def test_fpowi_by_constants_keeps_every_bit():
     plain, opt = _run(src), _run(res.text)
     for n, a, b in zip(EXPONENTS, plain, opt):
         assert np.array_equal(a, b), f"fpowi(x, {n}): {np.flatnonzero(a != b)[:5]}"
+
+
+@needs_runner
+def test_the_interpreter_computes_fpowi_as_the_native_code_does():
+    from loopopt import interpreter
+
+    body = "\n".join(f"    %n{k} = arith.constant {n} : i64\n    %r{k} = math.fpowi %x, %n{k} : f32, i64"
+                     for k, n in enumerate(EXPONENTS))
+    # a variable exponent -8..8 (a call of __powisf2 natively) and i32's extremes (i64 n, i32 n)
+    k = len(EXPONENTS)
+    body += (f"\n    %c17 = arith.constant 17 : i32\n    %c8 = arith.constant 8 : i32"
+             f"\n    %m = arith.remsi %ii, %c17 : i32\n    %nv = arith.subi %m, %c8 : i32"
+             f"\n    %r{k} = math.fpowi %x, %nv : f32, i32"
+             f"\n    %big = arith.constant -2147483648 : i32\n    %r{k + 1} = math.fpowi %x, %big : f32, i32")
+    src = bits_kernel(body, k + 2)
+    outs = [np.zeros(N, dtype=np.int32) for _ in range(k + 2)]
+    interpreter.run_function(src, "k", outs)
+    for n, got, want in zip([*EXPONENTS, "variable", -2**31], outs, _run(src)):
+        got = got.astype(np.uint32)
+        assert np.array_equal(got, want), f"fpowi(x, {n}): elements {np.flatnonzero(got != want)[:5]}"
 
 
 @needs_runner

@@ -387,11 +387,82 @@ def _modules():
         def forward(self, x):
             return torch.var_mean(F.relu(x), dim=(0, 2, 3), correction=0)
 
+
+    # ---- new kinds (round 4): held out, exported as a new user would, weights as inputs
+    class UNetResBlock(nn.Module):
+        """A diffusion UNet residual block, weights as inputs: GroupNorm(32), SiLU, conv3x3, + the
+        projected time embedding (SiLU, Linear) per channel, GroupNorm(32), SiLU, conv3x3, + x.
+        Weights are scaled by 1/sqrt(fan-in) in forward (the harness fills them in [-1, 1])."""
+
+        def forward(self, x, temb, g1w, g1b, w1, b1, wt, bt, g2w, g2b, w2, b2):
+            c = x.shape[1]
+            h = F.conv2d(F.silu(F.group_norm(x, 32, g1w, g1b)), w1 * (1.0 / math.sqrt(9 * c)), b1, padding=1)
+            t = F.linear(F.silu(temb), wt * (1.0 / math.sqrt(temb.shape[-1])), bt)
+            h = h + t[:, :, None, None]
+            h = F.conv2d(F.silu(F.group_norm(h, 32, g2w, g2b)), w2 * (1.0 / math.sqrt(9 * c)), b2, padding=1)
+            return x + h
+
+    class ConvNeXtBlock(nn.Module):
+        """A ConvNeXt block, weights as inputs: 7x7 depthwise conv (pad 3), channels last,
+        LayerNorm over channels, Linear c->4c, GELU (erf), Linear 4c->c, layer scale, channels
+        first, + x."""
+
+        def forward(self, x, dw, dwb, lnw, lnb, w1, b1, w2, b2, gamma):
+            c = x.shape[1]
+            h = F.conv2d(x, dw * (1.0 / 7.0), dwb, padding=3, groups=c).permute(0, 2, 3, 1)
+            h = F.layer_norm(h, (c,), lnw, lnb, 1e-6)
+            h = F.linear(F.gelu(F.linear(h, w1 * (1.0 / math.sqrt(c)), b1)), w2 * (0.5 / math.sqrt(c)), b2)
+            return x + (gamma * h).permute(0, 3, 1, 2)
+
+    class PatchEmbed(nn.Module):
+        """A ViT patch embedding, weights as inputs: conv 16x16 stride 16 (3 -> d), flatten,
+        tokens x d, + position embedding, LayerNorm."""
+
+        def forward(self, img, w, b, pos, lnw, lnb):
+            h = F.conv2d(img, w * (1.0 / math.sqrt(w.shape[1] * 256)), b, stride=16)
+            h = h.flatten(2).transpose(1, 2) + pos
+            return F.layer_norm(h, (w.shape[0],), lnw, lnb, 1e-6)
+
+    class T5FFN(nn.Module):
+        """T5 v1.1's feed-forward layer, weights as inputs: RMSNorm (mean of squares, eps 1e-6,
+        scale), gated GELU (tanh approximation) wi_0 x * wi_1 x, wo, + x."""
+
+        def forward(self, x, scale, wi0, wi1, wo):
+            d = x.shape[-1]
+            h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * scale
+            g = F.gelu(F.linear(h, wi0 * (1.0 / math.sqrt(d))), approximate="tanh") * F.linear(h, wi1 * (1.0 / math.sqrt(d)))
+            return x + F.linear(g, wo * (1.0 / math.sqrt(wo.shape[1])))
+
+    class UpBlock(nn.Module):
+        """A decoder upsampling block, weights as inputs: ConvTranspose2d k4 stride 2 pad 1
+        (ci -> co, doubles H and W), BatchNorm (eval, running stats as inputs), ReLU."""
+
+        def forward(self, x, w, b, mean, var, bnw, bnb):
+            h = F.conv_transpose2d(x, w * (1.0 / math.sqrt(w.shape[0] * 4)), b, stride=2, padding=1)
+            h = F.batch_norm(h, mean, var.abs() + 0.5, bnw, bnb, False, 0.0, 1e-5)
+            return F.relu(h)
+
+    class EmbeddingBag(nn.Module):
+        """Embedding lookup and mean pool (a bag-of-words text encoder), then a Linear classifier:
+        ids (batch x length, i64, taken modulo the vocabulary), table (vocab x d), w (k x d), b."""
+
+        def forward(self, ids, table, w, b):
+            e = F.embedding(ids.remainder(table.shape[0]), table).mean(1)
+            return F.linear(e, w, b)
+
+    class PoolHead(nn.Module):
+        """A CNN classifier head, weights as inputs: global average pool, flatten, Linear c -> k."""
+
+        def forward(self, x, w, b):
+            return F.linear(F.adaptive_avg_pool2d(x, 1).flatten(1), w * (1.0 / math.sqrt(x.shape[1])), b)
+
     return dict(MLP=MLP, LayerNorm=LayerNorm, Softmax=Softmax, Attention=Attention, SDPA=SDPA,
                 Elementwise=Elementwise, RowMax=RowMax, EncoderLayer=EncoderLayer, BasicBlock=BasicBlock,
                 SmallCNN=SmallCNN, InvertedResidual=InvertedResidual, ResNeXtBlock=ResNeXtBlock, ConvBNReLU=ConvBNReLU, VGGStack=VGGStack,
                 FFN=FFN, BertAttention=BertAttention, Cell=Cell, RNNSequence=RNNSequence, CrossEntropy=CrossEntropy,
-                NLLLoss=NLLLoss, LogProbsNLL=LogProbsNLL, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats)
+                NLLLoss=NLLLoss, LogProbsNLL=LogProbsNLL, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats,
+                UNetResBlock=UNetResBlock, ConvNeXtBlock=ConvNeXtBlock, PatchEmbed=PatchEmbed, T5FFN=T5FFN,
+                UpBlock=UpBlock, EmbeddingBag=EmbeddingBag, PoolHead=PoolHead)
 
 
 def blocks() -> list[Block]:
@@ -426,7 +497,7 @@ def blocks() -> list[Block]:
         out.append(Block(f"encoder{suffix}", f"pre-norm transformer encoder layer, seq {seq}, d {d}, "
                          f"{heads} heads, ffn {ffn}", lambda d=d, heads=heads, ffn=ffn: M()["EncoderLayer"](d, heads, ffn),
                          [(seq, d)]))
-    return out + model_blocks() + heldout_blocks()
+    return out + model_blocks() + heldout_blocks() + new_kind_blocks()
 
 
 def _w(*shapes) -> list:
@@ -527,6 +598,47 @@ def heldout_blocks() -> list[Block]:
         Block("nll_loss", "F.nll_loss(F.log_softmax(x)) (mean) over 64x32000 logits, i64 targets (input 1, taken "
               "modulo 32000)", lambda: M()["NLLLoss"](), [(64, 32000), (64,)], dtypes={1: "int64"}, heldout=True),
     ]
+
+
+def new_kind_blocks() -> list[Block]:
+    """Held-out blocks of kinds the main set lacks (round 4), at realistic sizes, weights as
+    inputs (the fixtures stay small); exported as a new user would, never tuned on."""
+    M = _modules
+    n, c, hw, t = 1, 64, 32, 256
+    unet = Block("unet_resblock", f"diffusion UNet residual block: GroupNorm(32, {c}), SiLU, conv3x3 {c}->{c}, + Linear "
+                 f"{t}->{c}(SiLU(temb)) per channel, GroupNorm, SiLU, conv3x3, + x on {n}x{c}x{hw}x{hw}; weights are inputs "
+                 "(x, temb, gn1_w, gn1_b, w1, b1, wt, bt, gn2_w, gn2_b, w2, b2)", lambda: M()["UNetResBlock"](),
+                 _w((n, c, hw, hw), (n, t), (c,), (c,), (c, c, 3, 3), (c,), (c, t), (c,), (c,), (c,), (c, c, 3, 3), (c,)),
+                 heldout=True)
+    n, c, hw = 1, 128, 28
+    convnext = Block("convnext_block", f"ConvNeXt block: 7x7 depthwise conv {c} (pad 3), channels last, LayerNorm({c}), "
+                     f"Linear {c}->{4 * c}, GELU (erf), Linear {4 * c}->{c}, layer scale, + x on {n}x{c}x{hw}x{hw}; weights "
+                     "are inputs (x, dw, dw_b, ln_w, ln_b, w1, b1, w2, b2, gamma)", lambda: M()["ConvNeXtBlock"](),
+                     _w((n, c, hw, hw), (c, 1, 7, 7), (c,), (c,), (c,), (4 * c, c), (4 * c,), (c, 4 * c), (c,), (c,)),
+                     heldout=True)
+    d = 384
+    patch = Block("vit_patch_embed", f"ViT patch embedding: conv 16x16 stride 16, 3->{d}, on 1x3x224x224, flatten to "
+                  f"196x{d} tokens, + position embedding, LayerNorm({d}); weights are inputs (img, w, b, pos, ln_w, ln_b)",
+                  lambda: M()["PatchEmbed"](), _w((1, 3, 224, 224), (d, 3, 16, 16), (d,), (1, 196, d), (d,), (d,)),
+                  heldout=True)
+    s, d, f = 77, 512, 1024
+    t5 = Block("t5_ffn", f"T5 v1.1 feed-forward: RMSNorm({d}), gated GELU (tanh) Linear {d}->{f} twice, Linear {f}->{d}, "
+               f"+ x on {s}x{d} (a CLIP-length sequence); weights are inputs (x, scale, wi_0, wi_1, wo)",
+               lambda: M()["T5FFN"](), _w((s, d), (d,), (f, d), (f, d), (d, f)), heldout=True)
+    n, ci, co, hw = 1, 64, 32, 32
+    up = Block("upsample_block", f"decoder upsampling: ConvTranspose2d k4 stride 2 pad 1 {ci}->{co}, BatchNorm (eval), "
+               f"ReLU on {n}x{ci}x{hw}x{hw} -> {2 * hw}x{2 * hw}; weights are inputs (x, w, b, mean, var, bn_w, bn_b)",
+               lambda: M()["UpBlock"](), _w((n, ci, hw, hw), (ci, co, 4, 4), (co,), (co,), (co,), (co,), (co,)),
+               heldout=True)
+    b, L, v, d, k = 64, 256, 30522, 256, 4
+    bag = Block("embedding_bag", f"embedding lookup (vocab {v}, dim {d}) of {b}x{L} i64 ids (modulo {v}), mean over the "
+                f"sequence, Linear {d}->{k}; weights are inputs (ids, table, w, b)", lambda: M()["EmbeddingBag"](),
+                _w((b, L), (v, d), (k, d), (k,)), dtypes={0: "int64"}, heldout=True)
+    n, c, hw, k = 32, 512, 7, 1000
+    head = Block("pool_head", f"classifier head: global average pool, flatten, Linear {c}->{k} on {n}x{c}x{hw}x{hw} "
+                 "(ResNet-18's); weights are inputs (x, w, b)", lambda: M()["PoolHead"](), _w((n, c, hw, hw), (k, c), (k,)),
+                 heldout=True)
+    return [unet, convnext, patch, t5, up, bag, head]
 
 
 # ----------------------------------------------------------------------------- export

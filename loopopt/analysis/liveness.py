@@ -33,6 +33,8 @@ against, and what `--print-analysis` reports.
 from __future__ import annotations
 
 import functools
+import math
+import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
@@ -237,6 +239,10 @@ def _parsed(text: str) -> isl.Set:
 
 _COUNTS: dict = {}
 MAX_PIECES = 32  # above this many pieces after coalescing, keep the static count
+# isl counts a set by enumerating every point of all its dimensions but the innermost: above this
+# many (the box's extents, all but the last, multiplied), keep the static count. A buffer with
+# dynamic sizes has a box of DEFAULT_DYNAMIC_EXTENT per dimension: 1024^3 points at rank 4.
+MAX_SCANNED = 1 << 20
 
 
 def count_live(writes: tuple | None, reads: tuple | None, box: str, params: tuple) -> int | None:
@@ -248,6 +254,9 @@ def count_live(writes: tuple | None, reads: tuple | None, box: str, params: tupl
     if len(_COUNTS) > 50000:
         _COUNTS.clear()
     rank = box.count("<=")
+    if math.prod(int(x) for x in re.findall(r"< (\d+)", box)[:-1]) > MAX_SCANNED:
+        _COUNTS[key] = None
+        return None
     elems = ", ".join(f"e{d}" for d in range(rank))
     head = f"[{', '.join(params)}] -> " if params else ""
     try:
@@ -426,7 +435,8 @@ class Liveness:
         rt = None if r.escapes or None in r.bodies else tuple(sorted(r.bodies))
         n = count_live(wt, rt, _box(loc.shape), tuple(sorted(self.facts.scope.params)))
         if n is None:
-            return LiveN(static, static, False, "isl could not read or count the accesses")
+            return LiveN(static, static, False, "isl could not read or count the accesses (or counting "
+                         "them would enumerate over MAX_SCANNED elements)")
         return LiveN(min(n, static), static, True)
 
     def _summarize(self, u: BufferUsers, i: int, j: int, rank: int) -> None:
