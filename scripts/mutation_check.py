@@ -72,6 +72,7 @@ FOCUS = {
     "transpose tiles": ["tests/test_cpu_transpose_tiles.py"],
     "pack B": ["tests/test_cpu_pack_column_blocks.py"],
     "adversarial round 4": ["tests/test_adversarial_round4.py"],
+    "column reductions": ["tests/test_cpu_column_reductions.py"],
     "row streams": ["tests/test_row_streams.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
@@ -243,6 +244,13 @@ MUTATIONS = [
        '        if root != user.operands[1] or \\\n')]),
     ("vector math: a buffer of i1 is never read as a vector", "loopopt/codegen/cpu/plan/vector_math.py",
      [("    if isinstance(elem, ir.IntegerType) and ir.IntegerType(elem).width % 8:", "    if False:")]),
+    # section 29: reductions down a column, unit dimensions in the contiguity test
+    ("column reductions: no gain only where LLVM can vectorize the reduction loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("        column = access_refusal(band[-1], facts.accesses(band[-1]), facts.scope)", "        column = None")]),
+    ("column reductions: only dimensions of static size 1 are skipped", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("if not mt.is_dynamic_dim(d) and mt.get_dim_size(d) == 1)", "if strides[d] == 0)")]),
+    ("column reductions: the dimension that moves is contiguous in memory", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("        if layout and layout[last] != 1:", "        if layout and layout[-1] != 1:")]),
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),

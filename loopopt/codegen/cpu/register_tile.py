@@ -749,6 +749,9 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         if plan.rows == 1 and plan.rows_why:
             text += f"; one row: {plan.rows_why}"
             args["rows_why"] = plan.rows_why
+        if plan.scalar_why:
+            text += f"; scalar copies: LLVM cannot vectorize the reduction loop either ({plan.scalar_why})"
+            args["scalar_why"] = plan.scalar_why
 
         before = _loops_in(target)
         erased |= {mlir.op_key(o) for o in [target, *mlir.walk(target)]}

@@ -163,8 +163,11 @@ def _vector_type(op: ir.Operation) -> str:
 
 
 def access_refusal(loop: ir.Operation, accesses: list[AccessPattern], scope: Scope) -> tuple[str, ir.Operation] | None:
-    """The first access that is neither invariant in `loop` nor contiguous along it (row-major,
-    the last dimension's stride 1 in memory), or None."""
+    """The first access that is neither invariant in `loop` nor contiguous along it (row-major:
+    the index moves by 1 in the last dimension of more than one element and stays in every other
+    dimension of more than one element, and that dimension's stride in memory is 1), or None.
+    A dimension of static size 1 holds index 0 only, so it is left out (`unit_dims`): a step
+    along dimension 1 of a 1000x512x1 buffer is the next element in memory."""
     from ....analysis.loops import loop_dims
 
     (axis,) = loop_dims(loop, scope)
@@ -173,19 +176,33 @@ def access_refusal(loop: ir.Operation, accesses: list[AccessPattern], scope: Sco
         if a.index is None:
             return f"{a.op.name} at {where} touches unknown elements", a.op
         strides = index_strides(a, axis.name)
-        cls = stride_class(strides)
+        own = mlir.memref_type(a.op.operands[1 if a.is_write else 0])
+        mt = own if getattr(a, "view_index", None) is not None else (mlir.memref_type(a.root) or own)
+        unit = unit_dims(mt, strides)
+        kept = None if strides is None else tuple(s for d, s in enumerate(strides) if d not in unit)
+        cls = stride_class(kept)
         if cls == "invariant":
             continue
         if cls == "strided":
             shown = ", ".join("?" if s is None else str(s) for s in strides)
             return f"{a.op.name} at {where} moves by [{shown}] elements per iteration", a.op
-        mt = mlir.memref_type(a.root) or mlir.memref_type(a.op.operands[1 if a.is_write else 0])
         if mt is None:
             return f"{a.op.name} at {where}: the buffer's layout is unknown", a.op
         layout, _ = mt.get_strides_and_offset()
-        if layout and layout[-1] != 1:
+        last = max(d for d in range(len(strides)) if d not in unit)
+        if layout and layout[last] != 1:
             return f"{a.op.name} at {where}: the buffer's last dimension is not contiguous in memory", a.op
     return None
+
+
+def unit_dims(mt, strides) -> frozenset[int]:
+    """The dimensions of the memref type `mt` of static size 1: they hold index 0 only (an index
+    that moves in one is in bounds for one iteration, where no order matters), so they are
+    skipped when asking which dimension an access walks. Empty when `strides` (an access's
+    index_strides) is unknown or its rank is not the type's."""
+    if mt is None or strides is None or mt.rank != len(strides):
+        return frozenset()
+    return frozenset(d for d in range(mt.rank) if not mt.is_dynamic_dim(d) and mt.get_dim_size(d) == 1)
 
 
 def reductions_of(loop: ir.Operation) -> tuple[list[Reduction], str | None]:
@@ -392,6 +409,7 @@ class TilePlan:
     cover: bool = False  # the tile's vectors cover all of P's (constant) iterations, the last one masked
     held: int = 0  # registers holding loads of neither rows nor lanes for the whole tile (held_registers)
     live: int = 0  # accumulator vectors per row live at once (live_vectors)
+    scalar_why: str = ""  # lanes refused and reductions reorderable: the access LLVM's vectorizer refuses too
 
     @property
     def accumulators(self) -> int:
@@ -986,9 +1004,12 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     strided = strided if width > 1 else []
     gathered = gathered if width > 1 else []
     ordered = [x for x in (*reds, *mem) if not x.exact]
+    column = None  # why LLVM cannot vectorize the reduction loop: an access not contiguous along it
     if width == 1 and (not ordered or bool(options.reassociate)):
-        return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
-                            + ("may be reassociated" if ordered else "are exact in any order"), r)
+        column = access_refusal(band[-1], facts.accesses(band[-1]), facts.scope)
+        if column is None:
+            return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
+                                + ("may be reassociated" if ordered else "are exact in any order"), r)
     cols = constant_trip_count(p)
     if cols is not None and width > 1 and cols < width:
         width = narrower_width(cols, width)
@@ -1010,7 +1031,7 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
                     band=tuple(band), between=tuple(between), strided=tuple(strided), gathered=tuple(gathered),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
                     masked_tail=masked, held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width), masked),
-                    cover=masked and covering(cols, nv, width))
+                    cover=masked and covering(cols, nv, width), scalar_why=column[0] if column else "")
 
 
 # Loops of a reduction band this short run as copies of their body inside the loop around them
