@@ -752,6 +752,8 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         if plan.scalar_why:
             text += f"; scalar copies: LLVM cannot vectorize the reduction loop either ({plan.scalar_why})"
             args["scalar_why"] = plan.scalar_why
+            text += f"; lanes refused: {plan.lanes_why}"
+            args["lanes_why"] = plan.lanes_why
 
         before = _loops_in(target)
         erased |= {mlir.op_key(o) for o in [target, *mlir.walk(target)]}

@@ -7,7 +7,7 @@
 // default pipeline does not remark).
 // RUN: loopopt %s --target cpu --vector-bits 256 --reassociate --remarks -o %t 2>&1 | filecheck %s --check-prefix=REM
 // RUN: filecheck %s --input-file %t
-// REM: passed: [REGISTER TILING] {{[0-9]+}} x {{[0-9]+}} tile of the reduction in {{[0-9]+}} accumulators (scalar f32), each sum kept in order{{.*}}; scalar copies: LLVM cannot vectorize the reduction loop either (affine.load at {{.*}}:27:14 moves by [1, 0] elements per iteration) (in @col)
+// REM: passed: [REGISTER TILING] {{[0-9]+}} x {{[0-9]+}} tile of the reduction in {{[0-9]+}} accumulators (scalar f32), each sum kept in order{{.*}}; scalar copies: LLVM cannot vectorize the reduction loop either (affine.load at {{.*}}:27:14 moves by [1, 0] elements per iteration); lanes refused: affine.store at {{.*}} moves by [1, 0] elements per iteration (in @col)
 // REM: missed: [STOP VECTORIZE] an access is not contiguous along the loop (in @col)
 // REM-NOT: [STOP VECTORIZE] {{.*}}(in @unit)
 // REM: passed: [VECTORIZE] innermost loop left to LLVM's loop vectorizer at width 8 (in @unit)

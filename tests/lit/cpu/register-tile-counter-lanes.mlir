@@ -77,4 +77,6 @@ func.func @apply_as_data(%A: memref<12x16xi32>, %B: memref<16x40xi32>, %C: memre
 // CHECK: return
 
 // REMARK: counter-lanes.mlir:14:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @counter)
-// REMARK: counter-lanes.mlir:35:5: missed: [STOP REGISTER TILING] no gain: LLVM vectorizes the reduction loop itself (in @apply_as_data) [lanes refused (arith.index_cast at {{.*}}counter-lanes.mlir:44:13: an index that moves with the loop (affine.apply's result) is used as data, and only the loop's counter and arith ops on it have a lane form) and the reductions are exact in any order]
+// @apply_as_data's reduction loop reads B down a column, which LLVM does not vectorize either:
+// scalar copies (docs/cpu_codegen.md section 29).
+// REMARK: counter-lanes.mlir:35:5: passed: [REGISTER TILING] 3 x 4 tile of the reduction in 12 accumulators (scalar i32), each sum kept in order; scalar copies: LLVM cannot vectorize the reduction loop either (affine.load at {{.*}}counter-lanes.mlir:38:14 moves by [1, 0] elements per iteration); lanes refused: arith.index_cast at {{.*}}counter-lanes.mlir:44:13: an index that moves with the loop (affine.apply's result) is used as data, and only the loop's counter and arith ops on it have a lane form (in @apply_as_data)

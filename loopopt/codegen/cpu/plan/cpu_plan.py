@@ -410,6 +410,7 @@ class TilePlan:
     held: int = 0  # registers holding loads of neither rows nor lanes for the whole tile (held_registers)
     live: int = 0  # accumulator vectors per row live at once (live_vectors)
     scalar_why: str = ""  # lanes refused and reductions reorderable: the access LLVM's vectorizer refuses too
+    lanes_why: str = ""  # with scalar_why: why P's iterations are not vector lanes
 
     @property
     def accumulators(self) -> int:
@@ -1031,7 +1032,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
                     band=tuple(band), between=tuple(between), strided=tuple(strided), gathered=tuple(gathered),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
                     masked_tail=masked, held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width), masked),
-                    cover=masked and covering(cols, nv, width), scalar_why=column[0] if column else "")
+                    cover=masked and covering(cols, nv, width), scalar_why=column[0] if column else "",
+                    lanes_why=(narrow or "") if column else "")
 
 
 # Loops of a reduction band this short run as copies of their body inside the loop around them
