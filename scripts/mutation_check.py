@@ -267,7 +267,7 @@ MUTATIONS = [
     # issue 35: rows and columns as one loop through a collapsed view (codegen/cpu/flat_rows.py)
     ("adversarial round 4: a collapse view's own index gives strides only for a row-major view",
      "loopopt/analysis/accesses.py",
-     [('owner.name == "memref.collapse_shape" and _row_major(mlir.memref_type(memref)):',
+     [('owner.name == "memref.collapse_shape" and row_major(mlir.memref_type(memref)):',
        'owner.name == "memref.collapse_shape":')]),
     ("adversarial round 4: dead stores keep an argument's store a call between may see",
      "loopopt/codegen/cpu/dead_stores.py",

@@ -34,7 +34,7 @@ class AccessPattern:
     index: tuple[str, ...] | None  # per root dimension; None = any element
     extent: tuple[int, ...] | None = None  # elements per dimension from `index` on (None: 1 each)
     # A scalar access through a memref.collapse_shape view of a row-major contiguous type
-    # (`_row_major`): its index in the view's own coordinates (these give its strides in
+    # (`row_major`): its index in the view's own coordinates (these give its strides in
     # memory); else None (a strided view's strides are read in the buffer's coordinates).
     view_index: tuple[str, ...] | None = None
 
@@ -155,7 +155,7 @@ def _through_subview(op: ir.Operation, index: tuple[str, ...], scope: Scope,
     return tuple(out)
 
 
-def _row_major(mt: ir.MemRefType) -> bool:
+def row_major(mt: ir.MemRefType) -> bool:
     """The view's elements are contiguous in row-major order (static sizes, each stride the product
     of the sizes after it): only then are its own coordinates its strides in memory. A collapse
     of a strided buffer (a group of one strided dimension, or rows apart) is not."""
@@ -181,7 +181,7 @@ def access_pattern(op: ir.Operation, scope: Scope, stop: ir.Operation | None = N
         extent = vector_extent(op, len(idx))
         index = _to_root(memref, idx, scope, extent)
         owner, _ = mlir.value_owner(memref)
-        if owner is not None and owner.name == "memref.collapse_shape" and _row_major(mlir.memref_type(memref)):
+        if owner is not None and owner.name == "memref.collapse_shape" and row_major(mlir.memref_type(memref)):
             view_index = idx
     except NonAffine:
         index, extent = None, None

@@ -23,6 +23,7 @@ view in the buffer's coordinates exactly (`analysis.accesses._through_collapse`)
 from __future__ import annotations
 
 from ... import mlir
+from ...analysis.accesses import row_major
 from ...analysis.loops import body_block, constant_bounds
 from ...mlir import ir
 from ...remarks import MISSED, PASSED, RemarkLog
@@ -83,14 +84,8 @@ def _is(form: dict, pos_set: set) -> bool:
 
 
 def _identity_contiguous(mt: ir.MemRefType) -> bool:
-    if any(d < 0 for d in mt.shape):
-        return False
-    strides, offset = mt.get_strides_and_offset()
-    want, acc = [], 1
-    for d in reversed(list(mt.shape)):
-        want.append(acc)
-        acc *= d
-    return offset == 0 and list(strides) == want[::-1]
+    """Row-major and contiguous (`accesses.row_major`), starting at the buffer's first element."""
+    return row_major(mt) and mt.get_strides_and_offset()[1] == 0
 
 
 def access_refusal(op: ir.Operation, h_iv: ir.Value, w_iv: ir.Value, rows: int, cols: int,
