@@ -91,6 +91,8 @@ def _permutation(text: str) -> list[int]:
 
 
 STEPS: tuple[Step, ...] = (
+    Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "
+         "indices (a weight's transpose) becomes a constant", finalize=fold_constant_copies.erase_unread_sources),
     Step("fusion", fusion.run, ALL, "greedy profit-based fusion per block, with distribution, GCD tiling and "
          "interchange as rescues of refused pairs (seeds 000, 001)", aliases=("fuse",), counts_fused=True),
     Step("contraction", contraction.run, ALL, "fused intermediates shrunk to what one iteration keeps, or "
@@ -107,8 +109,6 @@ STEPS: tuple[Step, ...] = (
          "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
-    Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "
-         "indices (a weight's transpose) becomes a constant", finalize=fold_constant_copies.erase_unread_sources),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
     Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside)",

@@ -313,6 +313,82 @@ def localize_hidden(obj: bytes, tc: Toolchain, timeout: float = 600) -> bytes:
             return f.read()
 
 
+# ----------------------------------------------------------------------------- large constants
+
+EXTERNAL_CONSTANT_BYTES = 64 << 10  # a constant global this large is linked from a data object
+_GLOBAL_RE = re.compile(r'^(\s*)memref\.global (?:"private" )?constant @([A-Za-z_][\w.$]*) : (memref<[^>]*>) = '
+                        r'dense_resource<([\w.$-]+)>(.*)$', re.M)
+_ALIGN_RE = re.compile(r"alignment = (\d+)")
+
+
+@dataclass(frozen=True)
+class DataConstant:
+    """A constant global's bytes, linked from a data object instead of the kernel's LLVM IR."""
+
+    name: str
+    data: bytes
+    alignment: int
+
+
+def externalize_constants(marked_text: str, min_bytes: int = EXTERNAL_CONSTANT_BYTES) -> tuple[str, tuple[DataConstant, ...]]:
+    """(`marked_text` with every constant global of `min_bytes` or more made an external
+    declaration of the same name and type, those globals' bytes). LLVM IR prints a constant as
+    one number per element: a model's 25 MB of weights became 165 MB of .ll text that
+    mlir-translate took 37 s to write and opt 16 s to read (an LSTM cell under torch.compile);
+    as a data object (`data_object`: `.incbin` of the raw bytes) they cost nothing. The bytes are
+    the resource blob's (its first four bytes, the blob's alignment, dropped); the values the
+    kernel reads are the same bytes, so results are bit-identical."""
+    at = marked_text.find("\n{-#\n")  # the printer's resource trailer (as loopopt.native.split_resources)
+    if at < 0:
+        return marked_text, ()
+    module, trailer = marked_text[:at + 1], marked_text[at + 1:]
+    blobs = dict(re.findall(r'^\s*([\w.$-]+): "0x([0-9A-Fa-f]*)"', trailer, re.M))
+    out: list[DataConstant] = []
+    dropped: set[str] = set()
+
+    def swap(m: re.Match) -> str:
+        indent, name, mtype, key, rest = m.groups()
+        hexdata = blobs.get(key)
+        if hexdata is None or len(hexdata) < 8 or (len(hexdata) - 8) // 2 < min_bytes:
+            return m.group(0)
+        blob_align = int.from_bytes(bytes.fromhex(hexdata[:8]), "little")
+        a = _ALIGN_RE.search(rest)
+        align = max(16, blob_align, int(a.group(1)) if a else 0)
+        out.append(DataConstant(name, bytes.fromhex(hexdata[8:]), align))
+        dropped.add(key)
+        return f"{indent}memref.global constant @{name} : {mtype}{rest}"
+
+    module = _GLOBAL_RE.sub(swap, module)
+    if not out:
+        return marked_text, ()
+    still = set(re.findall(r"dense_resource<([\w.$-]+)>", module))
+    lines = [ln for ln in trailer.splitlines()
+             if not ((m := re.match(r'^\s*([\w.$-]+): "0x', ln)) and m.group(1) in dropped and m.group(1) not in still)]
+    for k in range(len(lines) - 1):
+        if lines[k].rstrip().endswith(",") and lines[k + 1].strip().startswith("}"):
+            lines[k] = lines[k].rstrip()[:-1]
+    return module + "\n".join(lines) + "\n", tuple(out)
+
+
+def data_object(constants: tuple[DataConstant, ...], tc: Toolchain, timeout: float = 600) -> bytes:
+    """A relocatable object defining each constant as a hidden, read-only symbol of its bytes."""
+    with tempfile.TemporaryDirectory(prefix="loopopt-build-") as d:
+        asm = ['\t.section .rodata.loopopt_constants,"a",@progbits']
+        for k, c in enumerate(constants):
+            path = os.path.join(d, f"c{k}.bin")
+            with open(path, "wb") as f:
+                f.write(c.data)
+            asm += [f"\t.globl {c.name}", f"\t.hidden {c.name}", f"\t.type {c.name},@object",
+                    f"\t.p2align {max(c.alignment, 1).bit_length() - 1}", f"{c.name}:", f'\t.incbin "{path}"',
+                    f"\t.size {c.name}, {len(c.data)}"]
+        src, dst = os.path.join(d, "constants.s"), os.path.join(d, "constants.o")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("\n".join(asm) + "\n")
+        _run("cc -c (constants)", [tc.cc, "-c", src, "-o", dst], b"", timeout)
+        with open(dst, "rb") as f:
+            return f.read()
+
+
 def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: str | None = None,
           generic_alloc: bool = True) -> bytes:
     """The bytes of `emit` (llvm: LLVM IR text, object, shared) for a marked module: the one build
@@ -325,11 +401,16 @@ def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: st
         raise ValueError(f"loopopt: unknown emit kind {emit!r} (known: llvm, object, shared)")
     tc = tc or toolchain()
     c_source = runtime_source(checks_c, generic_alloc)
+    constants: tuple[DataConstant, ...] = ()
+    if emit != "llvm":  # LLVM IR text stays whole: a user builds it alone
+        marked_text, constants = externalize_constants(marked_text)
     ll = to_llvm_ir(marked_text, tc, generic_alloc=generic_alloc)
     if emit == "llvm":
         return ll
     obj = to_object(ll, tc)
     extra = (compile_c(c_source, tc),) if c_source is not None else ()
+    if constants:
+        extra += (data_object(constants, tc),)
     if emit == "object":
         return localize_hidden(_link([obj, *extra], ["-r", "-nostdlib"], tc, 600), tc) if extra else obj
     return to_shared(obj, tc, extra=extra)

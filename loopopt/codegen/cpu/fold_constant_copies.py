@@ -105,8 +105,12 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
             mlir.erase_innermost_first(copy.nest[0])
             if not list(copy.get_global.results[0].uses):
                 copy.get_global.erase()
-            copy.alloc.results[0].replace_all_uses_with(new.result)
-            copy.alloc.erase()
+            if copy.reads is None:
+                copy.alloc.results[0].replace_all_uses_with(new.result)
+                copy.alloc.erase()
+            else:  # a later nest fills the buffer again: only the reads before it read the constant
+                for read in copy.reads:
+                    read.operation.operands[0] = new.result
             size = mlir.element_size_bytes(dst_t.element_type) * element_count(dst_t.shape)
             log.add(PASS, PASSED, f"[FOLD CONSTANT COPY] the copy of @{src_name} into the buffer it fills is "
                     f"evaluated at compile time: its reads read the constant @{name} ({size} bytes)",
@@ -154,5 +158,11 @@ def _folded_value(copy: ConstantCopy, blobs: dict[str, bytes]) -> ir.Attribute |
 
 
 def run(fn: ir.Operation, ctx: StepContext) -> int:
-    """The step `fold-constant-copies` (loopopt/pipeline.py)."""
-    return fold_constant_copies_function(fn, ctx.options, ctx.log, ctx.filename)
+    """The step `fold-constant-copies` (loopopt/pipeline.py): again while a round folds one (a
+    buffer filled twice is matched at its second fill once its first is folded)."""
+    total = 0
+    while True:
+        n = fold_constant_copies_function(fn, ctx.options, ctx.log, ctx.filename)
+        total += n
+        if n == 0:
+            return total

@@ -45,6 +45,7 @@ class ConstantCopy:
     load_ivs: tuple[int, ...]        # per index of the load: the nest loop whose IV it is
     store_ivs: tuple[int, ...]       # per index of the store: the nest loop whose IV it is
     deallocs: tuple[ir.Operation, ...]
+    reads: tuple[ir.Operation, ...] | None = None  # with a later refill: the reads before it; None: every use
 
 
 def _dim_positions(access: ir.Operation, ivs: list[ir.Value]) -> tuple[int, ...] | None:
@@ -145,10 +146,86 @@ def match_constant_copy(loop: ir.Operation, module_op: ir.Operation) -> Constant
         return None
     if any(trips[k] > n for k, n in zip(load_ivs, src_t.shape)):
         return None
-    deallocs = later_reads_only(store, loop)
-    if deallocs is None:
+    uses = later_uses(store, loop)
+    if uses is None:
         return None
-    return ConstantCopy(tuple(nest), dst_def, gop, src_def, tuple(trips), load_ivs, store_ivs, tuple(deallocs))
+    deallocs, reads = uses
+    return ConstantCopy(tuple(nest), dst_def, gop, src_def, tuple(trips), load_ivs, store_ivs, tuple(deallocs), reads)
+
+
+def later_uses(store: ir.Operation, loop: ir.Operation) -> tuple[list[ir.Operation], tuple | None] | None:
+    """(deallocs, reads) of the buffer `store` (in the top-level nest `loop`) fills, when its other
+    uses are reads and deallocs after the nest, and stores of later refills (`refill`); reads is
+    None without a refill (every use then sees the fill), else the reads before the first refill
+    (the deallocs are then the buffer's, kept). None for any other use."""
+    buf = store.operands[1]
+    refills = []
+    for use in buf.uses:
+        user = mlir.operation(use.owner)
+        if mlir.op_key(user) == mlir.op_key(store) or user.name != "affine.store" or use.operand_number != 1:
+            continue
+        top = ancestor_in(user, loop.operation.block)
+        if top is None or not _after(user, loop) or refill(top, user) is None:
+            return None
+        refills.append(top)
+    if not refills:
+        deallocs = later_reads_only(store, loop)
+        return None if deallocs is None else (deallocs, None)
+    first = min(refills, key=lambda t: _block_position(t))
+    reads = []
+    for use in buf.uses:
+        user = mlir.operation(use.owner)
+        if user.name == "affine.store" and use.operand_number == 1:
+            continue
+        if user.name == "memref.dealloc":
+            if not _after(user, first):
+                return None
+            continue
+        if not (user.name in READ_USERS and use.operand_number == 0) or not _after(user, loop):
+            return None
+        top = ancestor_in(user, loop.operation.block)
+        if mlir.op_key(top) == mlir.op_key(first) or _block_position(top) > _block_position(first):
+            continue
+        reads.append(user)
+    return [], tuple(reads)
+
+
+def _block_position(op: ir.Operation) -> int:
+    """The index of `op` among its block's ops."""
+    for k, o in enumerate(mlir.block_ops(op.operation.block)):
+        if mlir.op_key(o) == mlir.op_key(op):
+            return k
+    raise ValueError("op not in its block")
+
+
+def refill(top: ir.Operation, store: ir.Operation) -> ir.Operation | None:
+    """`top` (a top-level op holding `store`) when it is a perfect affine.for nest of bounds 0 to N
+    step 1 whose body is one load and `store` of the loaded value, the store's indices distinct IVs
+    whose trip counts are the buffer's extents (every element written once), the load not reading
+    the buffer: after it, the buffer holds only what it wrote. Else None."""
+    if top.name != "affine.for":
+        return None
+    nest = perfect_nest(top)
+    trips = []
+    for lp in nest:
+        b = constant_bounds(lp)
+        if b is None or b[0] != 0 or mlir.int_attr(lp, "step") != 1 or lp.results:
+            return None
+        trips.append(b[1])
+    body = body_ops(nest[-1])
+    if len(body) != 2 or body[0].name != "affine.load" or mlir.op_key(body[1]) != mlir.op_key(store):
+        return None
+    load = body[0]
+    if store.operands[0] != load.results[0] or load.operands[0] == store.operands[1]:
+        return None
+    ivs = [induction_var(lp) for lp in nest]
+    store_ivs = _dim_positions(store, ivs)
+    dst_t = store.operands[1].type
+    if store_ivs is None or len(set(store_ivs)) != len(store_ivs) or len(store_ivs) != len(nest):
+        return None
+    if not isinstance(dst_t, ir.MemRefType) or not dst_t.has_static_shape or [trips[k] for k in store_ivs] != list(dst_t.shape):
+        return None
+    return top
 
 
 def later_reads_only(store: ir.Operation, loop: ir.Operation) -> list[ir.Operation] | None:
