@@ -1,0 +1,100 @@
+"""Step `flat-loops` (codegen/cpu/flat_loops.py): an innermost loop over the columns of a
+contiguous map alone in its rows loop runs with it as one loop through collapse views when a row
+is no whole number of vectors; the IR, the interpreter's and the native results, and what is left."""
+from __future__ import annotations
+
+import pytest
+
+import loopopt
+from loopopt import native
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not found")
+
+SCALE = """func.func @scale(%x: memref<2x8x7x7xf32>, %s: memref<8xf32>, %o: memref<2x8x7x7xf32>) {
+  affine.for %n = 0 to 2 {
+    affine.for %c = 0 to 8 {
+      %v = affine.load %s[%c] : memref<8xf32>
+      affine.for %h = 0 to 7 {
+        affine.for %w = 0 to 7 {
+          %a = affine.load %x[%n, %c, %h, %w] : memref<2x8x7x7xf32>
+          %b = arith.mulf %a, %v : f32
+          affine.store %b, %o[%n, %c, %h, %w] : memref<2x8x7x7xf32>
+        }
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def optimize(src: str, passes=None):
+    res = loopopt.optimize(src, target="cpu", passes=passes)
+    return res.text, [r.message for r in res.remarks]
+
+
+def test_an_elementwise_map_of_7_x_7_runs_as_one_loop_of_49():
+    out, remarks = optimize(SCALE)
+    assert any("[FLAT LOOPS] the loops over 7 rows and 7 columns run as one loop of 49 columns" in r for r in remarks), remarks
+    assert out.count("memref.collapse_shape") == 2, out
+    assert "affine.for %arg5 = 0 to 49" in out or "to 49 {" in out, out
+    assert "to 7 {" not in out, out
+    assert_same_results(SCALE, out)
+
+
+@has_runner
+def test_the_flat_loop_runs_natively_as_the_two_did():
+    out, _ = optimize(SCALE)
+    want = native.run_native(SCALE, "scale", [None, None, None], reps=1).outputs
+    got = native.run_native(out, "scale", [None, None, None], reps=1).outputs
+    assert native.compare_outputs(want, got) is None  # bit-exact: the same ops on the same elements
+
+
+LEFT = {
+    # a row of 16 f32 is one whole vector: nothing to gain
+    "whole vectors": (SCALE.replace("7x7", "4x16").replace("0 to 7 {\n        affine.for %w = 0 to 7",
+                                                               "0 to 4 {\n        affine.for %w = 0 to 16"), None),
+    # the store walks the map transposed: (h, w) is not its last two dimensions
+    "transposed": (SCALE.replace("affine.store %b, %o[%n, %c, %h, %w]", "affine.store %b, %o[%n, %c, %w, %h]"),
+                   "does not index its last two dimensions by (row, column)"),
+    # the column counter is a value (a causal mask's comparison)
+    "counter used": (SCALE.replace("%b = arith.mulf %a, %v : f32", """%i = arith.index_cast %w : index to i32
+          %f = arith.sitofp %i : i32 to f32
+          %m = arith.mulf %a, %v : f32
+          %b = arith.addf %m, %f : f32"""), "uses the row or column counter"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEFT))
+def test_what_is_left_as_two_loops(name):
+    src, why = LEFT[name]
+    out, remarks = optimize(src)
+    assert "memref.collapse_shape" not in out and not any("[FLAT LOOPS]" in r for r in remarks), out
+    if why is not None:
+        _, explained = optimize(src, passes=["flat-loops"])
+        assert any("[STOP FLAT LOOPS]" in r and why in r for r in explained), explained
+    assert_same_results(src, out)
+
+
+def test_a_reduction_over_the_map_is_left_to_its_own_plan():
+    """Loops that carry values are not this step's (a pooling window's sum keeps its loops here)."""
+    src = """func.func @pool(%x: memref<4x7x7xf32>, %o: memref<4xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %c = 0 to 4 {
+    %s = affine.for %h = 0 to 7 iter_args(%a = %z) -> (f32) {
+      %t = affine.for %w = 0 to 7 iter_args(%b = %a) -> (f32) {
+        %v = affine.load %x[%c, %h, %w] : memref<4x7x7xf32>
+        %r = arith.addf %b, %v : f32
+        affine.yield %r : f32
+      }
+      affine.yield %t : f32
+    }
+    affine.store %s, %o[%c] : memref<4xf32>
+  }
+  return
+}
+"""
+    out, remarks = optimize(src, passes=["flat-loops"])
+    assert not any("FLAT LOOPS" in r for r in remarks) and "collapse_shape" not in out
