@@ -103,6 +103,13 @@ def skewed_product(m: int = 13, k: int = 37, n: int = 29) -> str:
 """
 
 
+def chained_product(m: int = 13, k: int = 37, n: int = 29) -> str:
+    """Each sum starting from the column before, C[i, j - 1]: the interchange is legal, but j,
+    moved directly around the reduction, carries that dependence: its iterations may not be
+    lanes run together, and the band keeps its order."""
+    return skewed_product(m + 1, k, n).replace("%C[%i + 1, %j - 1]", "%C[%i, %j - 1]")
+
+
 def batched_product(b: int = 3, m: int = 7, k: int = 11, n: int = 21) -> str:
     """A batch of products in the order b, j, i, k: j moves to the innermost place of the band
     (b, i, j), the batch stays outermost."""
@@ -211,6 +218,19 @@ def test_a_reorder_that_would_reverse_a_dependence_is_refused_and_named():
     assert_same_results(src, out, seed=7)
     _, quiet, _ = order_and_tile(src, report_refusals=False)  # the default pipeline says nothing
     assert quiet == []
+
+
+def test_a_loop_that_would_carry_a_dependence_around_the_reduction_keeps_the_order():
+    from loopopt.codegen.cpu.plan.lanes_order import LanesCode
+
+    src = chained_product()
+    plan, = [p for p in lanes_plans(src) if p is not None]
+    assert plan.refusal is not None and plan.refusal.code is LanesCode.CARRIED and not plan.changes
+    out, remarks, _ = order_and_tile(src)
+    assert [r.message.split(" (")[0].split(": ", 1)[1] for r in remarks] == \
+        ["the loop carries a dependence directly around the reduction"]
+    assert remarks[0].message.startswith("[STOP LOOP ORDER] lanes along the loop at t.mlir:")
+    assert_same_results(src, out, seed=8)
 
 
 def test_a_batch_keeps_its_loop_outermost():

@@ -168,9 +168,10 @@ def _lanes_remark(plan: LanesOrder, log: RemarkLog, fname: str, filename: str, r
     if plan.refusal is not None:
         if report_refusals:
             why: Refusal = plan.refusal
-            text = why.message[len("[STOP INTERCHANGE] "):] if why.message.startswith("[STOP INTERCHANGE] ") \
-                else why.message
-            log.add(PASS, MISSED, f"[STOP LOOP ORDER] lanes along the loop at {lanes}: the order {text}",
+            text = (f"the order {why.message[len('[STOP INTERCHANGE] '):]}" if why.message.startswith("[STOP INTERCHANGE] ")
+                    else why.message[len("[STOP LOOP ORDER] "):] if why.message.startswith("[STOP LOOP ORDER] ")
+                    else why.message)
+            log.add(PASS, MISSED, f"[STOP LOOP ORDER] lanes along the loop at {lanes}: {text}",
                     function=fname, location=where,
                     args={"code": why.code.name, "detail": why.detail, "lanes_why": plan.lanes_why})
         return

@@ -16,11 +16,14 @@ lane test on accesses: `lanes_refusal`) and a loop Q of the band passes that tes
 innermost such loop), the plan moves Q innermost, the other loops keeping their order. Legality
 is `transforms.interchange.check_loop_interchange` (isl: the conflicting pairs of band
 iterations, the reduction nest inside each iteration a unit, keep their order; bounds only use
-IVs of loops that stay outside). Only loops of the band move, each iteration's ops run as they
-are: results are bit-exact.
+IVs of loops that stay outside). Q must then carry no dependence where it lands (two
+conflicting iterations equal in the loops outside it: `locality.carries_at`), since its
+iterations become lanes run together; else the band keeps its order (`LanesCode.CARRIED`).
+Only loops of the band move, each iteration's ops run as they are: results are bit-exact.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from .... import mlir
@@ -29,7 +32,17 @@ from ....analysis.refusal import Refusal
 from ....analysis.vectorization import is_innermost
 from ....mlir import ir
 from .cpu_plan import access_refusal, reduction_band_of, strided_lane_load
-from .locality import index_strides, stride_class
+from .locality import _band_conflicts, carries_at, index_strides, stride_class
+
+
+class LanesCode(enum.Enum):
+    """Why a band keeps its order although another loop would give the lanes (the remark text)."""
+
+    CARRIED = "[STOP LOOP ORDER] the loop carries a dependence directly around the reduction"
+
+    @property
+    def message(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -99,5 +112,12 @@ def plan_lanes_order(band: list, facts, options=None) -> LanesOrder | None:
             continue
         order = tuple(k for k in range(len(band)) if k != level) + (level,)
         why = check_loop_interchange(list(band), list(order), facts.scope, options)
+        if why is None:
+            names = [loop_dims(lp, facts.scope)[0].name for lp in band]
+            conflict = _band_conflicts(band, facts, facts.accesses(band[0]), names)
+            if carries_at(conflict, [names[k] for k in order], len(order) - 1):
+                why = Refusal(LanesCode.CARRIED, f"two iterations equal in the loops outside it touch one element "
+                              "and one writes it" if conflict is not None else "its dependences cannot be modelled",
+                              (q,))
         return LanesOrder(tuple(band), order, level, why_p, why)
     return None
