@@ -255,6 +255,8 @@ MUTATIONS = [
     # section 30: the loop whose lanes are contiguous moved directly around the reduction
     ("lanes order: the reorder keeps every dependence (isl)", "loopopt/codegen/cpu/plan/lanes_order.py",
      [("        why = check_loop_interchange(list(band), list(order), facts.scope, options)", "        why = None")]),
+    ("lanes order: the loop moved around the reduction carries no dependence there", "loopopt/codegen/cpu/plan/lanes_order.py",
+     [("            if carries_at(conflict, [names[k] for k in order], len(order) - 1):", "            if False:")]),
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),

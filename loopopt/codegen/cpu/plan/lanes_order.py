@@ -32,7 +32,7 @@ from ....analysis.refusal import Refusal
 from ....analysis.vectorization import is_innermost
 from ....mlir import ir
 from .cpu_plan import access_refusal, reduction_band_of, strided_lane_load
-from .locality import _band_conflicts, carries_at, index_strides, stride_class
+from .locality import band_conflicts, carries_at, index_strides, stride_class
 
 
 class LanesCode(enum.Enum):
@@ -114,9 +114,9 @@ def plan_lanes_order(band: list, facts, options=None) -> LanesOrder | None:
         why = check_loop_interchange(list(band), list(order), facts.scope, options)
         if why is None:
             names = [loop_dims(lp, facts.scope)[0].name for lp in band]
-            conflict = _band_conflicts(band, facts, facts.accesses(band[0]), names)
+            conflict = band_conflicts(band, facts, facts.accesses(band[0]), names)
             if carries_at(conflict, [names[k] for k in order], len(order) - 1):
-                why = Refusal(LanesCode.CARRIED, f"two iterations equal in the loops outside it touch one element "
+                why = Refusal(LanesCode.CARRIED, "two iterations equal in the loops outside it touch one element "
                               "and one writes it" if conflict is not None else "its dependences cannot be modelled",
                               (q,))
         return LanesOrder(tuple(band), order, level, why_p, why)
