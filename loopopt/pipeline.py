@@ -111,7 +111,9 @@ STEPS: tuple[Step, ...] = (
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
-    Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside)",
+    Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside); "
+         "above a reduction nest, the loop every access walks contiguously moved directly around it (the "
+         "register tile's lanes)",
          explained="one remark per band whose cheaper order is illegal"),
     Step("block-transposes", block_transposes.run, CPU, "transposing bands walk their column access one cache "
          "line wide", explained="one remark per transposing band the order would break"),

@@ -73,6 +73,7 @@ FOCUS = {
     "pack B": ["tests/test_cpu_pack_column_blocks.py"],
     "adversarial round 4": ["tests/test_adversarial_round4.py"],
     "column reductions": ["tests/test_cpu_column_reductions.py"],
+    "lanes order": ["tests/test_cpu_lanes_order.py"],
     "row streams": ["tests/test_row_streams.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
@@ -251,6 +252,11 @@ MUTATIONS = [
      [("if not mt.is_dynamic_dim(d) and mt.get_dim_size(d) == 1)", "if strides[d] == 0)")]),
     ("column reductions: the dimension that moves is contiguous in memory", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("        if layout and layout[last] != 1:", "        if layout and layout[-1] != 1:")]),
+    # section 30: the loop whose lanes are contiguous moved directly around the reduction
+    ("lanes order: the reorder keeps every dependence (isl)", "loopopt/codegen/cpu/plan/lanes_order.py",
+     [("        why = check_loop_interchange(list(band), list(order), facts.scope, options)", "        why = None")]),
+    ("lanes order: the loop moved around the reduction carries no dependence there", "loopopt/codegen/cpu/plan/lanes_order.py",
+     [("            if carries_at(conflict, [names[k] for k in order], len(order) - 1):", "            if False:")]),
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),

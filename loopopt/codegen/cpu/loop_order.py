@@ -13,8 +13,15 @@ same kind around its outermost loop's parent as the only op (the maximal band).
 Reordering keeps each element's sequence of updates (the dependences keep their direction), so
 results are bit-exact.
 
-Remarks (pass `loop-order`): `[LOOP ORDER] 1:0 ...` (Passed) per permuted band with the costs;
-with `report_refusals`, `[STOP LOOP ORDER] ...` (Missed) when a better order would reverse a
+A band that ends above a reduction nest (its innermost loop P holds the reduction's init, its
+loop and the store of its result: not perfect) is ordered for the register tile's lanes instead
+(codegen/cpu/plan/lanes_order.py, docs/cpu_codegen.md section 30): when P walks an access of the
+nest by more than one element and another loop of the band walks every access contiguously or
+not at all, that loop is moved directly around the reduction.
+
+Remarks (pass `loop-order`): `[LOOP ORDER] 1:0 ...` (Passed) per permuted band with the costs
+or, for a reduction nest, the loop whose iterations become lanes and why P's were refused; with
+`report_refusals`, `[STOP LOOP ORDER] ...` (Missed) when a better order would reverse a
 dependence (the interchange refusal's code and detail).
 """
 from __future__ import annotations
@@ -29,6 +36,7 @@ from ...options import Options
 from ...remarks import MISSED, PASSED, RemarkLog
 from ...transforms.interchange import loop_interchange
 from ...transforms.rewriter import Rewriter
+from .plan.lanes_order import LanesOrder, plan_lanes_order
 from .plan.locality import OrderPlan, plan_loop_order
 from ...step import StepContext
 
@@ -138,14 +146,50 @@ def _plan_with_sinking(top: ir.Operation, facts, options) -> OrderPlan | None:
     return plan
 
 
+def _lanes_tops(fn: ir.Operation) -> list[ir.Operation]:
+    """Loops that start a maximal band of two or more loops ending above an inner nest (not at
+    an innermost loop): the bands `plan_lanes_order` may reorder."""
+    out = []
+    for op in mlir.walk(fn):
+        if op.name != "affine.for":
+            continue
+        parent = mlir.operation(op.parent) if op.parent is not None else None
+        if parent is not None and parent.name == "affine.for" and body_ops(parent) == [op] and not parent.results:
+            continue
+        band = collect_interchangeable_loops(op)
+        if len(band) >= 2 and not is_innermost(band[-1]):
+            out.append(op)
+    return out
+
+
+def _lanes_remark(plan: LanesOrder, log: RemarkLog, fname: str, filename: str, report_refusals: bool) -> None:
+    where = mlir.location_of(plan.band[0], filename)
+    lanes = mlir.location_of(plan.band[plan.lanes], filename)
+    if plan.refusal is not None:
+        if report_refusals:
+            why: Refusal = plan.refusal
+            text = (f"the order {why.message[len('[STOP INTERCHANGE] '):]}" if why.message.startswith("[STOP INTERCHANGE] ")
+                    else why.message[len("[STOP LOOP ORDER] "):] if why.message.startswith("[STOP LOOP ORDER] ")
+                    else why.message)
+            log.add(PASS, MISSED, f"[STOP LOOP ORDER] lanes along the loop at {lanes}: {text}",
+                    function=fname, location=where,
+                    args={"code": why.code.name, "detail": why.detail, "lanes_why": plan.lanes_why})
+        return
+    log.add(PASS, PASSED, f"[LOOP ORDER] {_levels(plan.order)}: lanes along the loop at {lanes}, which walks "
+            f"every access of the reduction nest contiguously or not at all (was: the loop around the "
+            f"reduction, lanes refused: {plan.lanes_why})", function=fname, location=where,
+            args={"order": list(plan.order), "lanes_why": plan.lanes_why})
+
+
 def _levels(order) -> str:
     return ":".join(str(k) for k in order)
 
 
 def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
                         report_refusals: bool = True) -> int:
-    """Permute every band whose cost prefers another legal order; returns the number permuted.
-    cpu target only."""
+    """Permute every band whose cost prefers another legal order, and every band above a
+    reduction nest whose lanes another of its loops gives (`plan_lanes_order`); returns the
+    number permuted. cpu target only."""
     if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
@@ -163,9 +207,23 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
             # first, they would leave this one a band of erased loops)
             plans = [p for p in plans if not nested_in(p.band[0], top)]
             plans.append(plan)
+    planned = {mlir.op_key(p.band[0]) for p in plans}
+    for top in _lanes_tops(fn):
+        if mlir.op_key(top) in planned or any(nested_in(top, p.band[0]) for p in plans):
+            continue
+        lanes = plan_lanes_order(collect_interchangeable_loops(top), facts, options)
+        if lanes is not None:
+            plans.append(lanes)
     count = 0
     for plan in plans:
         where = mlir.location_of(plan.band[0], filename)
+        if isinstance(plan, LanesOrder):
+            _lanes_remark(plan, log, fname, filename, report_refusals)
+            if plan.changes:
+                rewriter.replace([plan.band[0]], lambda band=list(plan.band), order=plan.order:
+                                 [loop_interchange(band, list(order))])
+                count += 1
+            continue
         if plan.refusal is not None:
             if report_refusals:
                 why: Refusal = plan.refusal

@@ -3,11 +3,13 @@
 // tile's lanes are refused and so is LLVM's vectorizer on %k, so the tile is not refused as "no
 // gain" but planned as scalar copies (each sum in order), its remark naming the column access.
 // @unit: %k walks dimension 1 of a 16x40x1 buffer, the next element in memory (the unit last
-// dimension is skipped): LLVM's vectorizer takes %k and the tile stays "no gain" (a refusal the
-// default pipeline does not remark).
-// RUN: loopopt %s --target cpu --vector-bits 256 --reassociate --remarks -o %t 2>&1 | filecheck %s --check-prefix=REM
+// dimension is skipped): LLVM's vectorizer takes %k and the tile stays "no gain".
+// The register tile and vectorize alone (--passes): in the default pipeline `loop-order` first
+// moves @col's %j directly around the reduction, whose accesses are contiguous along it, and the
+// tile takes vector lanes (section 30, tests/lit/cpu/loop-order-lanes.mlir).
+// RUN: loopopt %s --target cpu --vector-bits 256 --reassociate --passes register-tile,vectorize --remarks -o %t 2>&1 | filecheck %s --check-prefix=REM
 // RUN: filecheck %s --input-file %t
-// REM: passed: [REGISTER TILING] {{[0-9]+}} x {{[0-9]+}} tile of the reduction in {{[0-9]+}} accumulators (scalar f32), each sum kept in order{{.*}}; scalar copies: LLVM cannot vectorize the reduction loop either (affine.load at {{.*}}:27:14 moves by [1, 0] elements per iteration); lanes refused: affine.store at {{.*}} moves by [1, 0] elements per iteration (in @col)
+// REM: passed: [REGISTER TILING] {{[0-9]+}} x {{[0-9]+}} tile of the reduction in {{[0-9]+}} accumulators (scalar f32), each sum kept in order{{.*}}; scalar copies: LLVM cannot vectorize the reduction loop either (affine.load at {{.*}}:29:14 moves by [1, 0] elements per iteration); lanes refused: affine.store at {{.*}} moves by [1, 0] elements per iteration (in @col)
 // REM: missed: [STOP VECTORIZE] an access is not contiguous along the loop (in @col)
 // REM-NOT: [STOP VECTORIZE] {{.*}}(in @unit)
 // REM: passed: [VECTORIZE] innermost loop left to LLVM's loop vectorizer at width 8 (in @unit)

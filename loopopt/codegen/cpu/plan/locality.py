@@ -223,7 +223,7 @@ def plan_loop_order(band: list, facts, options=None) -> OrderPlan | None:
     if not accesses or any(a.index is None for a in accesses):
         return None
     names = [loop_dims(lp, facts.scope)[0].name for lp in band]
-    conflict = _band_conflicts(band, facts, accesses, names)
+    conflict = band_conflicts(band, facts, accesses, names)
 
     def cost(order: list[str]) -> OrderCost:
         return order_cost(order, accesses, lambda: not carries_at(conflict, order, len(order) - 2))
@@ -256,7 +256,7 @@ class _Named:
         return self.umap.intersect(other)
 
 
-def _band_conflicts(band: list, facts, accesses: list, names: list[str]):
+def band_conflicts(band: list, facts, accesses: list, names: list[str]):
     """legality.conflict_relation of the band, None when it cannot be modelled."""
     from ....analysis.legality import conflict_relation
 
