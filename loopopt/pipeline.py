@@ -124,7 +124,8 @@ STEPS: tuple[Step, ...] = (
     Step("rows-in-lanes", rows_in_lanes.run, CPU, "an order-sensitive reduction innermost runs one row of the loop "
          "around it per vector lane, each row's order kept", explained="one remark per candidate refused, with its code"),
     Step("pack-strided", pack_strided.run, CPU, "a reduction nest's operand read with a stride larger than 2 along "
-         "the register tile's lanes loop is copied first into a buffer whose last dimension runs along it (im2col)"),
+         "the register tile's lanes loop is copied first into a buffer whose last dimension runs along it (im2col)",
+         explained="one remark per strided operand refused, with its code"),
     Step("register-tile", register_tile.run, CPU, "a tile of a reduction nest's results in vector registers "
          "across its reduction", explained="one remark per refused nest, with its code"),
     Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "

@@ -128,10 +128,11 @@ def test_reassociated_sum_is_packed():
 
 def test_input_written_in_the_nest_is_refused():
     """The f loop writes an element of X after each channel, which later channels read: a copy
-    before f would read the old value. Refused with WRITTEN; results unchanged."""
-    tail = ("    %v = affine.load %O[%n, %f, 0, 0] : memref<1x16x4x6xf32>\n"
-            "    affine.store %v, %X[%n, 0, 0, %f] : memref<1x3x16x24xf32>\n")
-    _, messages = check(conv(tail=tail), cpu())
+    before f would read the old value. Refused with WRITTEN (a hot nest: the refusal is among the
+    default remarks); results unchanged."""
+    tail = ("    %v = affine.load %O[%n, %f, 0, 0] : memref<1x64x4x16xf32>\n"
+            "    affine.store %v, %X[%n, 0, 0, %f] : memref<1x3x16x64xf32>\n")
+    _, messages = check(conv(f=64, ow=16, tail=tail), cpu())
     assert not packed(messages), messages
     assert [m for m in stopped(messages) if "may be written" in m], messages
 
@@ -145,7 +146,7 @@ def test_copy_larger_than_the_growth_bound_is_refused():
     assert not packed(messages) and [m for m in stopped(messages) if "strided_pack_growth" in m], messages
     _, messages = check(src, cpu(strided_pack_growth=8))
     assert packed(messages), messages
-    _, messages = check(conv(), cpu(strided_pack_growth=0))
+    _, messages = check(conv(f=64), cpu(strided_pack_growth=0))
     assert not packed(messages) and stopped(messages), messages
 
 

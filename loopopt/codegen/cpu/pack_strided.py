@@ -30,6 +30,7 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
 from ...transforms.rewriter import Rewriter
+from .plan.cpu_plan import is_hot
 from .plan.strided_packing import StridedPack, plan_strided_packs
 
 PASS = "pack-strided"
@@ -92,8 +93,10 @@ def pack_strided(plan: StridedPack) -> ir.Operation:
     return alloc
 
 
-def pack_strided_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
-    """Pack every strided operand codegen/cpu/plan/strided_packing.py selects; returns how many."""
+def pack_strided_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
+                          report_refusals: bool = True) -> int:
+    """Pack every strided operand codegen/cpu/plan/strided_packing.py selects; returns how many.
+    A refused load says why when `report_refusals` or its nest is hot (as register-tile's do)."""
     if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
@@ -102,6 +105,8 @@ def pack_strided_function(fn: ir.Operation, options: Options, log: RemarkLog, fi
     for plan in plan_strided_packs(fn, Facts(), options):
         where = mlir.location_of(plan.load, filename)
         if plan.refusal is not None:
+            if not (report_refusals or is_hot(plan.p)):
+                continue
             log.refused(PASS, plan.refusal, function=fname, location=where, args={"stride": plan.stride})
             continue
         name = value_name(alias_root(plan.load.operands[0]))
@@ -121,4 +126,4 @@ def pack_strided_function(fn: ir.Operation, options: Options, log: RemarkLog, fi
 
 def run(fn: ir.Operation, ctx: StepContext) -> int:
     """The step `pack-strided` (loopopt/pipeline.py)."""
-    return pack_strided_function(fn, ctx.options, ctx.log, ctx.filename)
+    return pack_strided_function(fn, ctx.options, ctx.log, ctx.filename, report_refusals=ctx.explicit)
