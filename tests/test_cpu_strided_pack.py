@@ -155,3 +155,13 @@ def test_stride_2_is_left_to_the_strided_loads():
     text, messages = check(conv(k=3, s=2, oh=4, ow=16), cpu(256))
     assert not packed(messages) and not stopped(messages), messages
     assert "vector.shuffle" in text
+
+
+def test_loops_from_a_nonzero_lower_bound():
+    """Rows and columns from 1 (a loop split leaves such): the copy's loops run from 0 over the
+    trip counts and read at IV + lower bound, the nest reads the buffer at IV - lower bound."""
+    src = conv(f=16, k=4, s=4, oh=5, ow=9).replace("affine.for %y = 0 to", "affine.for %y = 1 to") \
+        .replace("affine.for %x = 0 to", "affine.for %x = 1 to")
+    text, messages = check(src, cpu())
+    assert packed(messages) and "3x4x4x4x8 buffer" in packed(messages)[0], messages
+    assert tiled_in_lanes(messages), messages
