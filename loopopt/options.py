@@ -79,6 +79,11 @@ class Options:
     # (L1 data, L2, L3 share) bytes the cpu plan's cache tiling assumes for one core. None until
     # `resolved`: the host's caches (codegen/cpu/host.py, from sysfs); --cache-sizes 48K,2M,8M
     cache_sizes: tuple[int, int, int] | None = field(default=None, metadata={"type": tuple})
+    # a strided operand copied before its product (codegen/cpu/plan/strided_packing.py) may hold at
+    # most this many times the elements it reads: an overlapping kernel copies each element
+    # KH x KW / (stride x stride) times (a 5x5 kernel of stride 3: 2.8), a non-overlapping one once;
+    # 0: none is packed (an API knob, loopopt.optimize(..., strided_pack_growth=N))
+    strided_pack_growth: int = 4
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
     lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, flat_loops, fold_constant_copies,
-                          isolate_products, loop_order, pack_column_blocks, pack_constant_panels, pack_operands,
+                          isolate_products, loop_order, pack_column_blocks, pack_constant_panels, pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, untile, vectorize)
 from .codegen.cpu import host
@@ -125,6 +125,9 @@ STEPS: tuple[Step, ...] = (
          when=("enable_licm",), switch="enable_licm"),
     Step("rows-in-lanes", rows_in_lanes.run, CPU, "an order-sensitive reduction innermost runs one row of the loop "
          "around it per vector lane, each row's order kept", explained="one remark per candidate refused, with its code"),
+    Step("pack-strided", pack_strided.run, CPU, "a reduction nest's operand read with a stride larger than 2 along "
+         "the register tile's lanes loop is copied first into a buffer whose last dimension runs along it (im2col)",
+         explained="one remark per strided operand refused, with its code"),
     Step("register-tile", register_tile.run, CPU, "a tile of a reduction nest's results in vector registers "
          "across its reduction", explained="one remark per refused nest, with its code"),
     Step("pack-constant-panels", pack_constant_panels.run, CPU, "a product's constant operand laid out in column "

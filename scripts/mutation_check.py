@@ -50,6 +50,7 @@ FOCUS = {
     "sweep vectors": ["tests/test_cpu_sweep_vectors.py"],
     "contraction planner": ["tests/test_cpu_contractions.py"],
     "flat rows": ["tests/test_cpu_flat_rows.py"],
+    "strided pack": ["tests/test_cpu_strided_pack.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
     "runtime": ["tests/test_runtime.py", "tests/test_runtime_checks.py"],
@@ -301,6 +302,10 @@ MUTATIONS = [
        "            why = access_refusal(op, h_iv, w_iv, rows, cols, top) if op.name in ACCESSES else None")]),
     ("flat rows: a vector access through a collapsed view is at any element", "loopopt/analysis/accesses.py",
      [('        raise NonAffine("vector access through a collapse_shape view")', "        pass")]),
+    ("strided pack: the strided operand is read-only in the nest the copy goes before",
+     "loopopt/codegen/cpu/plan/strided_packing.py",
+     [("    top = next((lp for lp in free if not _writes(lp, key)), None)",
+       "    top = next((lp for lp in free), None)")]),
     # issue 35 (one planner for contractions)
     ("contraction planner: no loop of the reduction band has bounds moving with the lanes",
      "loopopt/codegen/cpu/plan/cpu_plan.py",

@@ -352,7 +352,7 @@ def _distribution_growth(res) -> int:
                for r in res.remarks if r.pass_name == "distribution" and r.kind == "Passed") + \
         sum(r.args["loops_added"] for r in res.remarks if r.message.startswith("[LOOP SPLIT]")) + \
         sum(r.args.get("loops_added", 0) for r in res.remarks
-            if r.pass_name in ("isolate-products", "pack-operands", "block-transposes", "register-tile")
+            if r.pass_name in ("isolate-products", "pack-operands", "pack-strided", "block-transposes", "register-tile")
             and r.kind == "Passed") - \
         sum(1 for r in res.remarks if r.pass_name == "cleanup" and r.kind == "Passed") - \
         sum(r.args.get("loops_removed", 0) for r in res.remarks

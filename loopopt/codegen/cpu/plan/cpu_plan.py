@@ -733,12 +733,30 @@ def strided_lane_load(p: ir.Operation, a: AccessPattern, axis: str) -> bool:
     return bool(layout) and layout[-1] == 1
 
 
+def lane_stride(a: AccessPattern, axis: str) -> int | None:
+    """The constant number of elements of its last dimension the affine.load `a` moves by per
+    iteration of the loop `axis`, when it moves in no other dimension and that dimension is
+    contiguous in memory; else None (codegen/cpu/plan/strided_packing.py packs a load whose
+    stride exceeds LANE_STRIDE)."""
+    if a.op.name != "affine.load" or a.index is None:
+        return None
+    strides = index_strides(a, axis)
+    if strides is None or any(s is None for s in strides) or list(strides[:-1]) != [0] * (len(strides) - 1):
+        return None
+    mt = mlir.memref_type(a.op.operands[0])
+    layout = mt.get_strides_and_offset()[0] if mt is not None else None
+    return strides[-1] if layout and layout[-1] == 1 else None
+
+
 def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts,
-                       strided: list | None = None, gathered: list | None = None) -> str | None:
+                       strided: list | None = None, gathered: list | None = None,
+                       packed: list | None = None) -> str | None:
     """Why P's iterations cannot be vector lanes (then they are scalar copies), or None: every
     access that moves with P is an affine access contiguous along it (the next element of the
     last dimension, the buffer's last stride 1), or, given a `strided` list to collect them in,
-    a load of stride LANE_STRIDE (`strided_lane_load`), and, given a `gathered` list, a contiguous
+    a load of stride LANE_STRIDE (`strided_lane_load`), given a `packed` list, a load of a larger
+    constant stride along its last dimension (`lane_stride`: what a copy into a buffer whose last
+    dimension runs along P would make contiguous), and, given a `gathered` list, a contiguous
     load of elements narrower than a byte (i1: a vector of them is bit-packed, the buffer holds a
     byte each, so each lane is loaded alone); stores move with P; values moving with P
     are float or integer data, or index values that only address such accesses; and every
@@ -765,6 +783,9 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts,
                 return f"{op.name} at {mlir.location_of(op)}: unknown access"
             if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):
                 strided.append(op)
+                continue
+            if narrow is None and packed is not None and (lane_stride(a, axis.name) or 0) > LANE_STRIDE:
+                packed.append(op)
                 continue
             why = access_refusal(p, [a], facts.scope)
             if why is not None:

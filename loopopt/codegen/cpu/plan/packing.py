@@ -62,7 +62,7 @@ def _unit_bounds(loop: ir.Operation) -> tuple[int, int] | None:
     return b
 
 
-def _in_bounds(index: tuple[str, ...], dims: list[tuple[str, tuple, tuple]], shape: list[int]) -> bool:
+def in_bounds(index: tuple[str, ...], dims: list[tuple[str, tuple, tuple]], shape: list[int]) -> bool:
     """Every point of the box of `dims` ((name, lower bounds, upper bounds) per loop: the copy's
     J and K and the loops around it whose IVs the index uses) maps, by `index`, into `shape`
     (isl; False when unknown, a symbolic bound included)."""
@@ -170,7 +170,7 @@ def pack_plan(load: ir.Operation, scope: Scope) -> PackPlan | None:
     mt = mlir.memref_type(a.root)
     dims = [(lp.name, lp.lower, lp.upper) for lp in used] + [(names[jx], (str(jb[0]),), (str(jb[1]),)),
                                                               (names[kx], (str(kb[0]),), (str(kb[1]),))]
-    if mt is None or not _in_bounds(a.index, dims, list(mt.shape)):
+    if mt is None or not in_bounds(a.index, dims, list(mt.shape)):
         return None
     eff = op_effects(top)
     if eff.unknown or eff.may_write(buffer_key(alias_root(load.operands[0]))):
