@@ -310,7 +310,7 @@ def test_checkpoint_written_in_cwd(explain_file, tmp_path, monkeypatch, capsys):
     assert ("IR Dump After vectorize ('func.func' operation: @explain)" in heads) == default_exact_math()
     for name in ("fusion", "contraction", "licm", "register-tile", "cleanup"):
         assert f"IR Dump After {name} ('func.func' operation: @explain)" in heads
-    after_fusion = text.split(heads[1])[1].split("// -----//")[0]
+    after_fusion = text.split("IR Dump After fusion ('func.func' operation: @explain)")[1].split("// -----//")[0]
     assert after_fusion.count("affine.for") == 2
     mlir.parse_module(text.split("// -----// the output module //----- //")[1])
 

@@ -1,0 +1,208 @@
+"""torch.compile(model, backend=loopopt.torch_backend) against eager on models the benchmark does
+not hold: kinds a new user brings (a ResNet stem, a dilated 1-D conv, GRU and LSTM cells at a batch
+of one, BERT self-attention, a MobileNet v1 downsampling pair, a channel softmax, a
+squeeze-excitation block, a 5x5 conv, an MLP at a batch of one), their parameters as the backend
+receives them (constants of the graph). One thread; eager and the compiled module called
+alternately, 3 warm-up then N timed calls each; prints per model the compile time, the relative
+error against eager, both lower quartiles and their ratio. Needs torch and torch-mlir (the
+`torch` extra; /work/venv-torch here):
+
+    PYTHONPATH=. /work/venv-torch/bin/python benchmarks/models/probe_compile.py [--only a,b] [--calls 20]
+
+These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
+sections 11c and 27 name what they found (a batch of one's transposed constants; NCHW maps of
+28 x 28) and the numbers before and after.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+import loopopt  # noqa: E402
+
+
+class Stem(nn.Module):
+    """ResNet stem: 7x7 conv stride 2, batch norm, ReLU, 3x3 max pool stride 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn = nn.BatchNorm2d(64)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+
+    def forward(self, x):
+        return self.pool(F.relu(self.bn(self.conv(x))))
+
+
+class Wavenet(nn.Module):
+    """Dilated 1-D conv (k3, dilation 4), gated tanh * sigmoid, 1x1 conv, residual."""
+
+    def __init__(self, c=64):
+        super().__init__()
+        self.dilated = nn.Conv1d(c, 2 * c, 3, dilation=4, padding=4)
+        self.out = nn.Conv1d(c, c, 1)
+
+    def forward(self, x):
+        a, b = self.dilated(x).chunk(2, 1)
+        return x + self.out(torch.tanh(a) * torch.sigmoid(b))
+
+
+class Cell(nn.Module):
+    """nn.GRUCell or nn.LSTMCell called with its state as inputs (returns h')."""
+
+    def __init__(self, kind: str, d: int, h: int):
+        super().__init__()
+        self.kind = kind
+        self.cell = nn.GRUCell(d, h) if kind == "gru" else nn.LSTMCell(d, h)
+
+    def forward(self, x, h, c=None):
+        return self.cell(x, h) if self.kind == "gru" else self.cell(x, (h, c))[0]
+
+
+class Attention(nn.Module):
+    """BERT self-attention with an explicit softmax (no fused SDPA)."""
+
+    def __init__(self, d=768, heads=12):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = (t.view(b, s, self.heads, d // self.heads).transpose(1, 2) for t in self.qkv(x).split(d, -1))
+        a = torch.softmax(q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5, -1)
+        return self.out((a @ v).transpose(1, 2).reshape(b, s, d))
+
+
+class DepthwiseDown(nn.Module):
+    """MobileNet v1 downsampling pair: 3x3 depthwise stride 2, BN, ReLU6, 1x1 conv, BN, ReLU6."""
+
+    def __init__(self, c=128):
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 3, 2, 1, groups=c, bias=False)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.pw = nn.Conv2d(c, 2 * c, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(2 * c)
+
+    def forward(self, x):
+        return F.relu6(self.bn2(self.pw(F.relu6(self.bn1(self.dw(x))))))
+
+
+class ChannelSoftmax(nn.Module):
+    """Softmax over channels (an outer dimension of NCHW) times the spatial mean."""
+
+    def forward(self, x):
+        return torch.softmax(x, 1) * x.mean((2, 3), keepdim=True)
+
+
+class SqueezeExcite(nn.Module):
+    """Squeeze-excitation: mean over the map, Linear c->c/r, ReLU, Linear c/r->c, sigmoid, scale."""
+
+    def __init__(self, c=256, r=16):
+        super().__init__()
+        self.down = nn.Linear(c, c // r)
+        self.up = nn.Linear(c // r, c)
+
+    def forward(self, x):
+        return x * torch.sigmoid(self.up(F.relu(self.down(x.mean((2, 3))))))[:, :, None, None]
+
+
+class Conv5(nn.Module):
+    """A 5x5 conv 24->40 with bias, then SiLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(24, 40, 5, 1, 2)
+
+    def forward(self, x):
+        return F.silu(self.conv(x))
+
+
+MODELS = {  # name: (module factory, input shapes)
+    "stem": (Stem, [(1, 3, 224, 224)]),
+    "wavenet": (Wavenet, [(1, 64, 4096)]),
+    "gru1": (lambda: Cell("gru", 1024, 1024), [(1, 1024), (1, 1024)]),
+    "lstm1": (lambda: Cell("lstm", 512, 1024), [(1, 512), (1, 1024), (1, 1024)]),
+    "attention": (Attention, [(1, 128, 768)]),
+    "dwdown": (DepthwiseDown, [(1, 128, 56, 56)]),
+    "chansoftmax": (ChannelSoftmax, [(8, 64, 32, 32)]),
+    "se": (SqueezeExcite, [(8, 256, 28, 28)]),
+    "conv5": (Conv5, [(1, 24, 56, 56)]),
+    "mlp1": (lambda: nn.Sequential(nn.Linear(1024, 4096), nn.Tanh(), nn.Linear(4096, 1024)), [(1, 1024)]),
+}
+
+
+def quartile(ts: list[float]) -> float:
+    ts = sorted(ts)
+    return ts[len(ts) // 4]
+
+
+def timed_pair(eager, compiled, args, calls: int) -> tuple[float, float]:
+    """Lower quartiles (s) of eager and compiled, called alternately after 3 warm-up calls each."""
+    for _ in range(3):
+        eager(*args)
+        compiled(*args)
+    te, tc = [], []
+    for _ in range(calls):
+        t = time.perf_counter()
+        eager(*args)
+        te.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        compiled(*args)
+        tc.append(time.perf_counter() - t)
+    return quartile(te), quartile(tc)
+
+
+def first(x):
+    return x[0] if isinstance(x, tuple) else x
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated model names (default: all)")
+    ap.add_argument("--calls", type=int, default=20, help="timed calls per model and column")
+    args = ap.parse_args(argv)
+    names = [n for n in args.only.split(",") if n] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        print(f"probe_compile: unknown model(s) {', '.join(unknown)} (known: {', '.join(MODELS)})", file=sys.stderr)
+        return 2
+    torch.set_num_threads(1)
+    for name in names:
+        torch.manual_seed(0)
+        build, shapes = MODELS[name]
+        m = build().eval()
+        with torch.no_grad():
+            for p in m.parameters():
+                p.uniform_(-1, 1)
+                p.div_(max(1, p[0].numel()) ** 0.5)
+            for b in m.buffers():
+                if b.dtype.is_floating_point:
+                    b.uniform_(0.5, 1.5)
+            xs = [torch.rand(*s) * 2 - 1 for s in shapes]
+            want = first(m(*xs))
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                cm = torch.compile(m, backend=loopopt.torch_backend)
+                got = first(cm(*xs))
+            compile_s = time.perf_counter() - t0
+            err = (got - want).abs().max().item() / max(want.abs().max().item(), 1e-30)
+            te, tc = timed_pair(m, cm, xs, args.calls)
+        fell = [str(w.message).splitlines()[0][:100] for w in caught if "Fallback" in type(w.message).__name__]
+        print(f"{name:12s} compile {compile_s:6.1f} s  error {err:.1e}  eager {te * 1e3:8.3f} ms  "
+              f"loopopt {tc * 1e3:8.3f} ms  x {tc / te:5.2f}  {'; '.join(fell)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
