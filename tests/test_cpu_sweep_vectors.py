@@ -46,6 +46,26 @@ SWEEP = """func.func @k(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {
 }
 """
 
+# The 3-point sweep storing B[i + 1]: its third load (A[i + 1]) is aligned like the store.
+SHIFTED_STORE = SWEEP.replace("affine.store %v, %B[%i]", "affine.store %v, %B[%i + 1]")
+
+# The store's index moves with a symbol the loads' indices do not have: B[i + m] against A[i + c],
+# none aligned alike (the shuffles stay).
+SYMBOL_STORE = """func.func @k(%n: index, %m: index, %A: memref<?xf32>, %B: memref<?xf32>) {
+  %third = arith.constant 0.333333343 : f32
+  affine.for %i = 1 to affine_map<()[s0] -> (s0 - 1)>()[%n] {
+    %l = affine.load %A[%i - 1] : memref<?xf32>
+    %c = affine.load %A[%i] : memref<?xf32>
+    %r = affine.load %A[%i + 1] : memref<?xf32>
+    %s0 = arith.addf %l, %c : f32
+    %s = arith.addf %s0, %r : f32
+    %v = arith.mulf %third, %s : f32
+    affine.store %v, %B[%i + symbol(%m)] : memref<?xf32>
+  }
+  return
+}
+"""
+
 # In place: A[i] = f(A[i - 1], A[i], A[i + 1]); the load of A[i - 1] reads this sweep's own store.
 GAUSS_SEIDEL = SWEEP.replace("affine.store %v, %B[%i]", "affine.store %v, %A[%i]")
 
@@ -188,17 +208,57 @@ NATIVE_LENGTHS = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 18, 30, 35, 67, 130, 1000]
 
 # ----------------------------------------------------------------------------- the rewrite
 
-def test_the_three_point_sweep_loads_one_vector_per_block_and_shuffles_the_rest():
+def test_the_three_point_sweep_loads_one_window_vector_per_block_and_shuffles_the_rest():
     out, remarks = rewrite(SWEEP, W16)
     (r,) = remarks
-    assert r.message.startswith("[SWEEP VECTORS] vectors of 16, one load per window (3 offsets)")
-    assert r.args == {"width": 16, "windows": 1}
+    assert r.message.startswith("[SWEEP VECTORS] vectors of 16, one load per window (3 offsets, 1 aligned "
+                                "loaded on its own)")
+    assert r.args == {"width": 16, "windows": 1, "aligned": 1}
     main = out.split("iter_args")[1].split("scf.yield")[0]
-    assert main.count("vector.load") == 1 and main.count("vector.shuffle") == 2
-    assert main.count("vector.store") == 1 and "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]" in main
+    # the window's next vector and the centre (A[i], aligned like the store B[i]); one shuffle for A[i + 1]
+    assert main.count("vector.load") == 2 and main.count("vector.shuffle") == 1
+    assert main.count("vector.store") == 1 and "[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]" in main
     assert out.count("scf.for") == 2 and "affine.for" not in out  # the blocks, then whole vectors
     assert out.count("vector.create_mask") == 2 and out.count("vector.maskedstore") == 2  # the two ends
     assert out.count("vector.maskedload") == 6
+
+
+def test_the_operand_aligned_like_the_store_is_loaded_whatever_its_offset():
+    """The store at i + 1: A[i + 1] (the window's third offset) is the aligned one; a store whose
+    index moves with a symbol the loads do not have aligns none of them (both shuffled)."""
+    assert [len(g.aligned) for g in plan_of(SHIFTED_STORE, W16).groups] == [1]
+    out, remarks = rewrite(SHIFTED_STORE, W16)
+    assert remarks[0].args["aligned"] == 1
+    main = out.split("iter_args")[1].split("scf.yield")[0]
+    # A[i] is lanes 1 .. 16 of the window (shuffled); A[i + 1] an aligned load of its own
+    assert main.count("vector.load") == 2 and main.count("vector.shuffle") == 1
+    assert "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]" in main
+    assert [len(g.aligned) for g in plan_of(SYMBOL_STORE, W16).groups] == [0]
+    out, remarks = rewrite(SYMBOL_STORE, W16)
+    assert remarks[0].args["aligned"] == 0
+    main = out.split("iter_args")[1].split("scf.yield")[0]
+    assert main.count("vector.load") == 1 and main.count("vector.shuffle") == 2
+
+
+@pytest.mark.parametrize("options", [W8, W16], ids=["w8", "w16"])
+def test_a_shifted_or_symbolic_store_keeps_every_bit_in_the_interpreter(options):
+    out, remarks = rewrite(SHIFTED_STORE, options)
+    assert remarks[0].message.startswith("[SWEEP VECTORS]")
+    for n in LENGTHS:  # arrays exactly as long as the loop reads and writes
+        assert_same_results(SHIFTED_STORE, out, sizes={0: n, 1: (n,), 2: (n + 1,)}, trials=1, allow_zero=True)
+    out, remarks = rewrite(SYMBOL_STORE, options)
+    assert remarks[0].message.startswith("[SWEEP VECTORS]")
+    for n in LENGTHS[::3]:
+        for m in (0, 3, 5):
+            assert_same_results(SYMBOL_STORE, out, sizes={0: n, 1: m, 2: (n,), 3: (n + m,)}, trials=1,
+                                allow_zero=True)
+
+
+@has_runner
+def test_a_shifted_store_keeps_every_bit_natively():
+    out, _ = rewrite(SHIFTED_STORE, W16)
+    for n in NATIVE_LENGTHS:
+        assert same_natively(SHIFTED_STORE, out, [n, [max(n, 1)], [max(n + 1, 1)]]) is None, n
 
 
 @pytest.mark.parametrize("options", [W8, W16], ids=["w8", "w16"])
@@ -220,7 +280,7 @@ def test_every_length_keeps_every_bit_natively(options):
 
 def test_rows_two_windows_and_a_single_load_keep_every_bit():
     out, remarks = rewrite(ROWS, W8)
-    assert remarks[0].args == {"width": 8, "windows": 2}, remarks
+    assert remarks[0].args == {"width": 8, "windows": 2, "aligned": 2}, remarks  # A[j, i] and C[j, i]
     for m, n in ((3, 40), (2, 11), (1, 3), (0, 5), (2, 1), (4, 26)):
         assert_same_results(ROWS, out, sizes={0: m, 1: n, 2: (m, n), 3: (m, n), 4: (m, n), 5: (m, n)},
                             trials=1, allow_zero=True)

@@ -10,7 +10,10 @@ A[a + c_min .. a + c_min + W + d), which two consecutive vectors V0 = A[a + c_mi
 V1 = A[a + c_min + W, +W) hold; the operand at offset c is lanes (c - c_min) .. (c - c_min + W - 1)
 of V0 ++ V1 (`vector.shuffle`), and V1 is the next block's V0 (carried). LLVM's vectorizer loads
 each operand on its own (jacobi_1d: three unaligned loads and one store per vector); the window
-loads once. A group of one offset is one vector load per block.
+loads once. A group of one offset is one vector load per block. An operand of a window (not its
+base) whose last index is the first store's plus a multiple of W is aligned like the store's
+vectors: it is one aligned vector load of its own rather than a shuffle (`aligned_loads`; on the
+AMD host jacobi_1d's blocks ran 0.84-0.86 of their time with one shuffle fewer, section 19.7).
 
 Every lane computes its own point with the same ops in the same order: the results are the
 loop's. The blocks read their loads earlier than the loop did (a block's loads, and the next
@@ -74,6 +77,7 @@ class Group:
 
     anchor: ir.Operation  # the load with the least offset (the window's base)
     loads: list = field(default_factory=list)  # (op, offset - least offset)
+    aligned: frozenset = frozenset()  # op keys of the loads whose last index is the store's plus a multiple of W (`aligned_loads`)
 
     @property
     def span(self) -> int:
@@ -182,6 +186,21 @@ def carried_violation(loop: ir.Operation, facts) -> str | None:
     return None
 
 
+def aligned_loads(group: Group, forms: dict, store_form: tuple, width: int) -> frozenset:
+    """The loads of a window, but its base, whose last index is the first store's plus a multiple
+    of W: the blocks align the store's vectors, so these load an aligned vector of their own (one
+    load) instead of a shuffle of the window's two (a cross-lane two-source permute, the blocks'
+    bound on the AMD host: measured 0.84 of jacobi_1d's time, docs/cpu_codegen.md 19.7). The
+    last index's part that moves with nothing but the constant must equal the store's."""
+    (*_, s_last), s_c = store_form
+    out = []
+    for op, r in group.loads:
+        (*_, last), c = forms[mlir.op_key(op)]
+        if r > 0 and last == s_last and (c - s_c) % width == 0:
+            out.append(mlir.op_key(op))
+    return frozenset(out)
+
+
 def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
     """The plan of a candidate loop (see the module docstring)."""
     scope = facts.scope
@@ -210,9 +229,10 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
     width = min(width, max(2, options.plan_vector_bits // max(bits)))
     (dim,) = loop_dims(loop, scope)
     outer = tuple(lp.name for lp in domain_loops(loop, scope))
+    by_op = {mlir.op_key(a.op): a for a in facts.accesses(loop)}  # first: the indices' symbols join the scope
     names, params = (dim.name, *outer), tuple(sorted(scope.params))
-    by_op = {mlir.op_key(a.op): a for a in facts.accesses(loop)}
     groups: dict = {}
+    forms: dict = {}
     for o in ops:
         if o.name not in ("affine.load", "affine.store"):
             continue
@@ -224,11 +244,15 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
         if o.name == "affine.load":
             key, c = form
             groups.setdefault((mem, key), []).append((o, c))
+            forms[mlir.op_key(o)] = form
     wins = []
     for members in groups.values():
         least = min(c for _, c in members)
         anchor = next(op for op, c in members if c == least)
         wins.append(Group(anchor, [(op, c - least) for op, c in members]))
+    store_form = _walk_form(by_op[mlir.op_key(stores[0])], dim.name, names, params)
+    for g in wins:
+        g.aligned = aligned_loads(g, forms, store_form, width)
     if not any(g.span > 0 for g in wins):
         return _refuse(loop, SweepCode.NO_WINDOW, f"the loop at {mlir.location_of(loop)}")
     too_wide = [g for g in wins if g.span >= width]
