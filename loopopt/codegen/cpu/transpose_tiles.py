@@ -18,12 +18,15 @@ Remarks (pass `transpose-tiles`, by default): `[TRANSPOSE TILE] ...` (Passed) pe
 from __future__ import annotations
 
 from ... import mlir
-from ...analysis.loops import body_block
+from dataclasses import replace
+
+from ...analysis.loops import body_block, constant_bounds
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import MISSED, PASSED, RemarkLog
 from ...step import StepContext
-from .plan.transpose_tiles import TransposeTile, plan_transpose_tiles, transpose_network, zip_mask
+from .plan.transpose_tiles import (EdgeBand, TransposeTile, copy_band, edge_bands, plan_transpose_tiles,
+                                   transpose_network, zip_mask)
 
 PASS = "transpose-tiles"
 
@@ -68,6 +71,42 @@ def build_tile(plan: TransposeTile) -> None:
         loop.attributes["step"] = ir.IntegerAttr.get(ir.IndexType.get(), w)
 
 
+def _set_bounds(loop: ir.Operation, lo: int, hi: int) -> None:
+    loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(lo))
+    loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(hi))
+
+
+def _restricted(plan: TransposeTile, band: EdgeBand, copy: bool) -> TransposeTile:
+    """The plan on `band` of its iteration space: the band's own loops (`copy` False) or a copy
+    of them placed after it, with the band's bounds."""
+    outer = plan.outer
+    if copy:
+        outer = plan.outer.clone(ip=ir.InsertionPoint.after(plan.outer))
+        outer = outer.operation if hasattr(outer, "operation") else outer
+    inner, load, store = copy_band(outer)
+    a, b = (outer, inner) if plan.a == plan.outer else (inner, outer)
+    _set_bounds(a, *band.a_range)
+    _set_bounds(b, *band.b_range)
+    return replace(plan, outer=outer, inner=inner, a=a, b=b, load=load, store=store, lanes=band.lanes)
+
+
+def tile_with_edges(plan: TransposeTile) -> list[EdgeBand]:
+    """Tile the band; a loop that is not a whole number of tiles runs its whole tiles in the band
+    and the rest in edge bands after it (plan.edge_bands), each tiled by its own lanes or left
+    element by element. Returns the bands."""
+    ta, tb = plan.trips
+    if ta % plan.lanes == 0 and tb % plan.lanes == 0:
+        build_tile(plan)
+        return [EdgeBand((0, ta), (0, tb), plan.lanes)]
+    bands = edge_bands(constant_bounds(plan.a), constant_bounds(plan.b), plan.lanes)
+    parts = [_restricted(plan, band, copy=True) for band in reversed(bands[1:])]
+    parts.append(_restricted(plan, bands[0], copy=False))
+    for part in parts:
+        if part.lanes:
+            build_tile(part)
+    return bands
+
+
 def transpose_tiles_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
     """Move every transposing copy band of `fn` in vector tiles; returns how many."""
     if mlir.func_body(fn) is None:
@@ -82,10 +121,13 @@ def transpose_tiles_function(fn: ir.Operation, options: Options, log: RemarkLog,
                 log.add(PASS, MISSED, plan.refusal.text(), function=fname, location=where)
                 continue
             w = plan.lanes
-            build_tile(plan)
+            bands = tile_with_edges(plan)
             stages = w.bit_length() - 1
+            edges = "".join(f"; {band.a_range[1] - band.a_range[0]} x {band.b_range[1] - band.b_range[0]} "
+                            + (f"in {band.lanes} x {band.lanes} tiles" if band.lanes else "element by element")
+                            for band in bands[1:])
             log.add(PASS, PASSED, f"[TRANSPOSE TILE] a {ta} x {tb} transposing copy in {w} x {w} tiles, each {w} "
-                    f"vector loads, {w * stages} shuffles and {w} vector stores",
+                    f"vector loads, {w * stages} shuffles and {w} vector stores{edges}",
                     function=fname, location=where,
                     args={"lanes": w, "tiles": (ta // w) * (tb // w), "shuffles_per_tile": w * stages})
             count += 1

@@ -12,8 +12,11 @@ and W vector stores along the destination's rows.
 exact:
 
 * the inner body is one `affine.load` whose only use is one `affine.store` (a copy of one
-  element); neither loop carries values; both step 1 with constant trip counts that are
-  multiples of W (`options.plan_vector_bits` over the element's bits, 2 <= W <= MAX_LANES);
+  element); neither loop carries values; both step 1 with constant trip counts of at least W
+  (`options.plan_vector_bits` over the element's bits, 2 <= W <= MAX_LANES); a trip count that
+  is not a multiple of W needs constant bounds: its whole tiles run as the band, the rest as
+  edge bands (`edge_bands`) tiled by the largest power of two that fits them (at least
+  MIN_EDGE_LANES), element by element below that;
 * there is a loop `a` along which the load walks its last dimension by 1 and no other, and the
   other loop `b` along which the store does; along `a` the store leaves its last dimension and
   moves another (`b` likewise for the load): so no two iterations store to one element (the
@@ -32,19 +35,21 @@ from dataclasses import dataclass
 from .... import mlir
 from ....analysis.accesses import access_pattern
 from ....analysis.affine import Scope
-from ....analysis.loops import body_ops, constant_trip_count, loop_dims
+from ....analysis.loops import body_ops, constant_bounds, constant_trip_count, loop_dims
 from ....analysis.refusal import Refusal
 from ....mlir import ir
 from .locality import index_strides
 
 MAX_LANES = 16  # a tile of W x W unrolled: W loads, W log2 W shuffles, W stores (96 ops at 16)
+MIN_EDGE_LANES = 4  # an edge narrower than this moves element by element (a 2 x 2 tile saves nothing)
 
 
 class TransposeTileCode(enum.Enum):
     """Why a transposing copy stays element by element (the remark)."""
 
     ALIAS = "[STOP TRANSPOSE TILE] the copy's source and destination may be one buffer"
-    TRIPS = "[STOP TRANSPOSE TILE] a loop of the copy is not a whole number of vector tiles"
+    TRIPS = "[STOP TRANSPOSE TILE] a loop of the copy runs fewer iterations than one vector tile"
+    BOUNDS = "[STOP TRANSPOSE TILE] a loop of the copy with a partial tile has bounds that are not constant"
     LANES = "[STOP TRANSPOSE TILE] the element gives no vector tile"
 
     @property
@@ -138,11 +143,55 @@ def plan_transpose_tile(outer: ir.Operation, options, scope: Scope) -> Transpose
     if lanes < 2 or lanes > MAX_LANES or lanes & (lanes - 1):
         return refuse(TransposeTileCode.LANES, f"{load.results[0].type} in {options.plan_vector_bits}-bit vectors "
                       f"gives {lanes} lanes (a tile needs 2 to {MAX_LANES}, a power of two)")
-    if None in trips or any(t % lanes or not t for t in trips):
-        return refuse(TransposeTileCode.TRIPS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes}")
+    if None in trips or any(t < lanes for t in trips):
+        fits = edge_lanes(*trips, 2 * lanes) if None not in trips else 0
+        if not fits:
+            return refuse(TransposeTileCode.TRIPS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes} "
+                          f"(at least {MIN_EDGE_LANES})")
+        lanes = fits
+    if any(t % lanes for t in trips) and None in (constant_bounds(a), constant_bounds(b)):
+        return refuse(TransposeTileCode.BOUNDS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes}")
     if keys_may_alias(la.key, sa.key):
         return refuse(TransposeTileCode.ALIAS, "the tile reads all its elements before it writes any")
     return TransposeTile(outer, inner, a, b, load, store, lanes, trips)
+
+
+@dataclass(frozen=True)
+class EdgeBand:
+    """Part of a band's iteration space: a from `a_range`, b from `b_range` (half-open, in the
+    loops' own counters), tiled by `lanes` x `lanes` (0: element by element)."""
+
+    a_range: tuple[int, int]
+    b_range: tuple[int, int]
+    lanes: int
+
+
+def edge_lanes(trips_a: int, trips_b: int, lanes: int) -> int:
+    """The tile of an edge band of trips_a x trips_b: the largest power of two below `lanes` that
+    both fit, at least MIN_EDGE_LANES; else 0 (element by element)."""
+    w = lanes // 2
+    while w >= MIN_EDGE_LANES:
+        if trips_a >= w and trips_b >= w:
+            return w
+        w //= 2
+    return 0
+
+
+def edge_bands(a_bounds: tuple[int, int], b_bounds: tuple[int, int], lanes: int) -> list[EdgeBand]:
+    """The band [a_bounds) x [b_bounds) cut into its whole `lanes` tiles (the first EdgeBand) and
+    the rest: the a-edge (a's last partial tile, every b) and the b-edge (b's last partial tile,
+    a's whole tiles), each cut again by `edge_lanes`. Every point lies in exactly one band."""
+    (a0, a1), (b0, b1) = a_bounds, b_bounds
+    if lanes == 0 or a1 - a0 < lanes or b1 - b0 < lanes:
+        return [EdgeBand((a0, a1), (b0, b1), 0)] if a1 > a0 and b1 > b0 else []
+    am = a0 + (a1 - a0) // lanes * lanes
+    bm = b0 + (b1 - b0) // lanes * lanes
+    out = [EdgeBand((a0, am), (b0, bm), lanes)]
+    if a1 > am:
+        out += edge_bands((am, a1), (b0, b1), edge_lanes(a1 - am, b1 - b0, lanes))
+    if b1 > bm:
+        out += edge_bands((a0, am), (bm, b1), edge_lanes(am - a0, b1 - bm, lanes))
+    return out
 
 
 def transpose_network(lanes: int) -> list[list[tuple[int, int, bool]]]:
