@@ -236,3 +236,52 @@ LINEAR = """func.func @k(%x: memref<96x256xf32>, %w: memref<512x256xf32>, %y: me
   return
 }
 """
+
+
+def mapped(m=32, n=48, body="%y = arith.mulf %v, %c : f32", extra="") -> str:
+    """dst[i, j] = f(src[j, i]) with f given by `body` (its result %y), %c a scale from outside."""
+    return f"""{extra}func.func @k(%src: memref<{n}x{m}xf32>, %dst: memref<{m}x{n}xf32>, %c: f32) {{
+  %two = arith.constant 2.0 : f32
+  affine.for %i = 0 to {m} {{
+    affine.for %j = 0 to {n} {{
+      %v = affine.load %src[%j, %i] : memref<{n}x{m}xf32>
+      {body}
+      affine.store %y, %dst[%i, %j] : memref<{m}x{n}xf32>
+    }}
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("body, through", [
+    ("%y = arith.mulf %v, %c : f32", "arith.mulf"),
+    ("%u = arith.mulf %v, %c : f32\n      %y = arith.subf %two, %u : f32", "arith.mulf, arith.subf"),
+    ("%y = arith.negf %v : f32", "arith.negf"),
+])
+@pytest.mark.parametrize("m, n", [(32, 48), (20, 37)])
+def test_a_scaled_transposing_copy_maps_its_row_vectors(body, through, m, n):
+    """A copy that maps each element on its way (a weight scaled in the forward, `w * c`): the
+    tile applies the map to each row vector (the scale broadcast once per tile), then the
+    network; every lane computes what the scalar op computed: bit for bit."""
+    src = mapped(m, n, body)
+    out, remarks = run(src, cpu(512), passes=["transpose-tiles"])
+    assert len(remarks) == 1 and remarks[0].startswith(f"[TRANSPOSE TILE] a {m} x {n} transposing copy through "
+                                                       f"{through} in 16 x 16 tiles"), remarks
+    assert "affine.vector_load" in out and "vector.shuffle" in out
+    if "%c" in body:
+        assert "vector.broadcast" in out
+    assert_same_results(src, out, seed=6)
+
+
+@pytest.mark.parametrize("body, extra", [
+    # %v feeds two ops of the map: the map is not one chain from the load
+    ("%u = arith.mulf %v, %c : f32\n      %y = arith.addf %u, %v : f32", ""),
+    # a call has no lane form
+    ("%y = func.call @f(%v) : (f32) -> f32", "func.func private @f(%x: f32) -> f32 {\n  return %x : f32\n}\n"),
+], ids=["two uses", "call"])
+def test_a_copy_through_ops_without_a_lane_form_is_not_planned(body, extra):
+    src = mapped(32, 32, body, extra)
+    out, remarks = run(src, cpu(512), passes=["transpose-tiles"])
+    assert remarks == [] and "vector" not in out, (out, remarks)
+    assert_same_results(src, out, seed=7)

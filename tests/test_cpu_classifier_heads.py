@@ -1,0 +1,118 @@
+"""Classifier heads (docs/cpu_codegen.md section 32): a Linear whose weight is scaled on its way
+(`F.linear(x, w * c)`), after fusion and contraction, is a product reading the scaled weight's
+column per iteration of the loop over its rows (512x1 for 1000 rows). Product isolation expands
+that buffer in its layout before fusion (the iteration in its unit dimension: 512x1000, the
+transposed weight), loop order puts the loop along the product's columns innermost of the band
+around the reduction (the register tile's lanes), and the scaled transposing copy moves in
+vector tiles, the scale applied to each row vector. Checked on the IR and bit for bit in the
+interpreter and natively."""
+from __future__ import annotations
+
+import pytest
+
+import loopopt
+from loopopt import mlir, native
+from loopopt.codegen.cpu.isolate_products import unit_dim_to_replace
+from loopopt.codegen.cpu.loop_order import holds_reduction_loop, lanes_order
+from loopopt.options import TARGETS, Options
+from loopopt.testing import assert_same_results
+from loopopt.toolchain import find_tool
+
+has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
+
+
+def scaled_head(m=16, n=40, k=24, scale="arith.mulf %w, %c : f32") -> str:
+    """What fusion and contraction leave of `x @ (w * c)^T`: per row j of the weight, its scaled
+    elements into a K x 1 buffer, then every row i's dot product with it."""
+    return f"""func.func @head(%W: memref<{n}x{k}xf32>, %X: memref<{m}x{k}xf32>, %C: memref<{m}x{n}xf32>) {{
+  %c = arith.constant 0.125 : f32
+  %t = memref.alloc() : memref<{k}x1xf32>
+  affine.for %j = 0 to {n} {{
+    affine.for %k = 0 to {k} {{
+      %w = affine.load %W[%j, %k] : memref<{n}x{k}xf32>
+      %s = {scale}
+      affine.store %s, %t[%k, 0] : memref<{k}x1xf32>
+    }}
+    affine.for %i = 0 to {m} {{
+      %c0 = affine.load %C[%i, %j] : memref<{m}x{n}xf32>
+      %r = affine.for %k = 0 to {k} iter_args(%acc = %c0) -> (f32) {{
+        %x = affine.load %X[%i, %k] : memref<{m}x{k}xf32>
+        %b = affine.load %t[%k, 0] : memref<{k}x1xf32>
+        %p = arith.mulf %x, %b : f32
+        %a = arith.addf %acc, %p : f32
+        affine.yield %a : f32
+      }}
+      affine.store %r, %C[%i, %j] : memref<{m}x{n}xf32>
+    }}
+  }}
+  memref.dealloc %t : memref<{k}x1xf32>
+  return
+}}
+"""
+
+
+def messages(res, *passes):
+    return [r.message for r in res.remarks if r.pass_name in passes]
+
+
+@pytest.mark.parametrize("m, n, k", [(16, 40, 24), (5, 37, 19), (32, 64, 32)])
+def test_a_scaled_weight_is_expanded_transposed_and_the_product_tiled_in_lanes(m, n, k):
+    src = scaled_head(m, n, k)
+    res = loopopt.optimize(src, target="cpu")
+    assert not [r for r in res.remarks if "[INTERNAL]" in r.message]
+    assert messages(res, "isolate-products") == [
+        f"[PRODUCT ISOLATION] loop split into 2 loops: a matrix product in a nest of its own (buffer expanded per "
+        f"iteration to {k}x{n})"]
+    assert messages(res, "loop-order")[0].startswith("[LOOP ORDER] 1:0: an innermost loop every access walks")
+    assert "vector accumulators" in messages(res, "register-tile")[0]
+    tile = messages(res, "transpose-tiles")[0]
+    assert tile.startswith(f"[TRANSPOSE TILE] a {k} x {n} transposing copy through arith.mulf in "), tile
+    assert "vector.broadcast" in res.text and f"memref<{k}x{n}xf32>" in res.text
+    assert_same_results(src, res.text, seed=m)
+
+
+@has_runner
+@pytest.mark.parametrize("m, n, k", [(32, 1000, 64), (7, 37, 45)])
+def test_a_scaled_head_natively_bit_for_bit(m, n, k):
+    src = scaled_head(m, n, k)
+    res = loopopt.optimize(src, target="cpu")
+    want = native.run_native(src, "head", [None] * 3, reps=1, full_limit=200_000).outputs
+    got = native.run_native(res.text, "head", [None] * 3, reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(want, got) is None
+
+
+def test_the_unit_dimension_replaced_is_one_every_access_indexes_by_zero():
+    ir = mlir.ir
+    with ir.Context():
+        d0, zero = ir.AffineDimExpr.get(0), ir.AffineConstantExpr.get(0)
+
+        def amap(*results):
+            return ir.AffineMap.get(1, 0, list(results))
+        assert unit_dim_to_replace([24, 1], [amap(d0, zero)]) == 1
+        assert unit_dim_to_replace([1, 24], [amap(zero, d0)]) == 0
+        assert unit_dim_to_replace([24, 8], [amap(d0, zero)]) is None
+        assert unit_dim_to_replace([24, 1], [amap(d0, zero), amap(d0, d0)]) is None
+
+
+def test_a_product_reading_its_weight_along_rows_keeps_the_weight_rows_outside():
+    """x @ W^T reading W[j, k] in place (no scale to isolate; one row): the loop over W's rows
+    stays outside the rows of x (each row of W read from L1 by every row of x): the band above
+    the reduction is reordered only to put a loop of contiguous or invariant walks innermost."""
+    src = scaled_head(8, 40, 24).replace("%t[%k, 0] : memref<24x1xf32>", "%W[%j, %k] : memref<40x24xf32>")
+    src = src.replace("""      %s = arith.mulf %w, %c : f32
+      affine.store %s, %W[%j, %k] : memref<40x24xf32>
+""", "").replace("""    affine.for %k = 0 to 24 {
+      %w = affine.load %W[%j, %k] : memref<40x24xf32>
+    }
+""", "")
+    module = mlir.parse_module(src)
+    with module.context:
+        fn = mlir.functions(module)[0]
+        from loopopt.analysis.facts import Facts
+        from loopopt.codegen.cpu.loop_order import reduction_bands
+        from loopopt.codegen.cpu.plan.locality import plan_loop_order
+        bands = reduction_bands(fn)
+        assert len(bands) == 1 and holds_reduction_loop(bands[0][-1])
+        plan = plan_loop_order(bands[0], Facts())
+        assert plan.changes and plan.cost.strided[0] == 1  # W strided along j
+        assert lanes_order(plan) is None
