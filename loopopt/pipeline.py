@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, fold_constant_copies,
+from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, flat_reductions, fold_constant_copies,
                           isolate_products, loop_order, pack_column_blocks, pack_constant_panels, pack_operands,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, untile, vectorize)
@@ -133,6 +133,8 @@ STEPS: tuple[Step, ...] = (
          "network of shuffles, row stores"),
     Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "
          "than half of L2, laid out in column panels of its register tile"),
+    Step("flat-reductions", flat_reductions.run, CPU, "a reduction over a buffer's last two dimensions (a global "
+         "pooling window) runs as one loop over their elements, so that it vectorizes"),
     Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "
          "exp, reductions reassociated", when=("approximate_math", "reassociate", "exact_math"),
          explained="a remark for every innermost loop, also those without a math function",

@@ -116,3 +116,84 @@ def test_a_product_reading_its_weight_along_rows_keeps_the_weight_rows_outside()
         plan = plan_loop_order(bands[0], Facts())
         assert plan.changes and plan.cost.strided[0] == 1  # W strided along j
         assert lanes_order(plan) is None
+
+
+# ----------------------------------------------------------------------------- global pooling
+
+def pooling(n=2, c=8, h=7, w=7, op="arith.addf %x, %acc1 : f32", init="0.0", out="%s") -> str:
+    """x[n, c, h, w] reduced over h and w per (n, c) (a global pooling window), as scalar
+    replacement leaves it: the sum carried through both loops in iter_args."""
+    return f"""func.func @pool(%X: memref<{n}x{c}x{h}x{w}xf32>, %Y: memref<{n}x{c}xf32>) {{
+  %z = arith.constant {init} : f32
+  affine.for %a = 0 to {n} {{
+    affine.for %b = 0 to {c} {{
+      %s = affine.for %i = 0 to {h} iter_args(%acc0 = %z) -> (f32) {{
+        %t = affine.for %j = 0 to {w} iter_args(%acc1 = %acc0) -> (f32) {{
+          %x = affine.load %X[%a, %b, %i, %j] : memref<{n}x{c}x{h}x{w}xf32>
+          %y = {op}
+          affine.yield %y : f32
+        }}
+        affine.yield %t : f32
+      }}
+      affine.store {out}, %Y[%a, %b] : memref<{n}x{c}xf32>
+    }}
+  }}
+  return
+}}
+"""
+
+
+def flat(src: str, reassociate: bool, bits: int = 512):
+    from loopopt.driver import optimize
+    res = optimize(src, Options(target=TARGETS["cpu"], vector_bits=bits, reassociate=reassociate),
+                   filename="t.mlir", passes=["flat-reductions"])
+    assert not [r for r in res.remarks if "[INTERNAL]" in r.message]
+    return res.text, [r.message for r in res.remarks if "FLAT REDUCTION" in r.message]
+
+
+@pytest.mark.parametrize("h, w, op, reassociate, how", [
+    (7, 7, "arith.addf %x, %acc1 : f32", True, ", in vector partial sums of 16 lanes (3 vectors, then 1 in order)"),
+    (7, 7, "arith.addf %x, %acc1 : f32", False, ", in order"),
+    (7, 7, "arith.maximumf %acc1, %x : f32", False, ", in vector partial sums of 16 lanes (3 vectors, then 1 in order)"),
+    (5, 3, "arith.addf %x, %acc1 : f32", True, ", in order"),  # 15 elements: less than one vector
+    (3, 11, "arith.minimumf %x, %acc1 : f32", False, ", in vector partial sums of 16 lanes (2 vectors, then 1 in order)"),
+], ids=["sum", "sum-in-order", "max", "short", "min-odd"])
+def test_a_global_pooling_window_runs_as_one_loop(h, w, op, reassociate, how):
+    """Both reduction loops as one of h * w elements through a view; partial sums in lanes where
+    the reduction may be reordered: max and min always (exact), a sum with --reassociate. In order,
+    bit for bit; reordered, a sum within rounding."""
+    src = pooling(h=h, w=w, op=op, init="0xFF800000" if "max" in op else "0x7F800000" if "min" in op else "0.0")
+    out, remarks = flat(src, reassociate)
+    assert remarks == [f"[FLAT REDUCTION] the reduction loops over {h} rows and {w} columns run as one loop of {h * w} "
+                       f"elements through a view joining the buffer's last two dimensions{how}"], remarks
+    assert "memref.collapse_shape" in out and f"memref<2x8x{h * w}xf32>" in out
+    exact = "in order" in how and "vector" not in how or "max" in op or "min" in op
+    assert_same_results(src, out, seed=h * w, rtol=0.0 if exact else 1e-5, atol=0.0 if exact else 1e-5)
+    assert ("vector.reduction" in out) == ("vector" in how)
+
+
+@pytest.mark.parametrize("src, why", [
+    # the inner loop starts afresh in each row: the result is the last row's sum alone
+    (pooling().replace("iter_args(%acc1 = %acc0)", "iter_args(%acc1 = %z)"),
+     "the inner loop does not carry exactly the outer loop's values, in order"),
+    # 16 columns are whole vectors: LLVM's vectorizer runs them
+    (pooling(h=3, w=16), "16 columns are whole vectors of 16 lanes"),
+    # a window of an image, not all of it: the buffer does not end in the loops' extents
+    (pooling().replace("memref<2x8x7x7xf32>", "memref<2x8x9x9xf32>"),
+     "its buffer does not end in 7 x 7 contiguous elements"),
+], ids=["restarted", "whole vectors", "window"])
+def test_a_pair_the_rule_refuses_says_why(src, why):
+    out, remarks = flat(src, True)
+    assert len(remarks) == 1 and remarks[0].startswith("[STOP FLAT REDUCTION]") and why in remarks[0], remarks
+    assert "collapse_shape" not in out
+    assert_same_results(src, out, seed=9)
+
+
+@has_runner
+def test_global_average_pooling_natively():
+    src = pooling(n=4, c=64, op="arith.addf %x, %acc1 : f32")
+    res = loopopt.optimize(src, target="cpu", reassociate=True)
+    assert "vector.reduction" in res.text
+    want = native.run_native(src, "pool", [None] * 2, reps=1).outputs
+    got = native.run_native(res.text, "pool", [None] * 2, reps=1).outputs
+    assert native.compare_outputs(want, got, rtol=1e-5) is None
