@@ -279,7 +279,9 @@ def test_a_scaled_transposing_copy_maps_its_row_vectors(body, through, m, n):
     ("%u = arith.mulf %v, %c : f32\n      %y = arith.addf %u, %v : f32", ""),
     # a call has no lane form
     ("%y = func.call @f(%v) : (f32) -> f32", "func.func private @f(%x: f32) -> f32 {\n  return %x : f32\n}\n"),
-], ids=["two uses", "call"])
+    # two copies in one band: no chain from the first load to the last store
+    ("affine.store %v, %dst[%i, %j] : memref<32x32xf32>\n      %y = affine.load %src[%j, %i] : memref<32x32xf32>", ""),
+], ids=["two uses", "call", "two copies"])
 def test_a_copy_through_ops_without_a_lane_form_is_not_planned(body, extra):
     src = mapped(32, 32, body, extra)
     out, remarks = run(src, cpu(512), passes=["transpose-tiles"])

@@ -123,12 +123,12 @@ def mapped_copy_band(outer: ir.Operation):
     load, maps, store = body[0], body[1:-1], body[-1]
     chain = [load, *maps]
     elem = load.results[0].type
+    if any(op.name not in MAP_OPS or len(op.results) != 1 or op.results[0].type != elem for op in maps):
+        return None
     for prev, op in zip(chain, [*maps, store]):
         if len(list(prev.results[0].uses)) != 1 or mlir.operation(next(iter(prev.results[0].uses)).owner) != op:
             return None
     for k, op in enumerate(maps):
-        if op.name not in MAP_OPS or len(op.results) != 1 or op.results[0].type != elem:
-            return None
         for v in op.operands:
             if v == chain[k].results[0]:
                 continue
