@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, flat_loops, fold_constant_copies,
-                          isolate_products, loop_order, pack_column_blocks, pack_constant_panels, pack_operands, pack_strided,
+from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, flat_loops, flat_reductions,
+                          fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
+                          pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, untile, vectorize)
 from .codegen.cpu import host
@@ -141,6 +142,8 @@ STEPS: tuple[Step, ...] = (
     Step("flat-loops", flat_loops.run, CPU, "an innermost loop over the columns of a contiguous map, alone in its "
          "rows loop, runs with it as one loop when a row is no whole number of vectors (NCHW maps of 28, 14, 7)",
          explained="one remark per candidate refused, with why"),
+    Step("flat-reductions", flat_reductions.run, CPU, "a reduction over a buffer's last two dimensions (a global "
+         "pooling window) runs as one loop over their elements, so that it vectorizes"),
     Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "
          "exp, reductions reassociated", when=("approximate_math", "reassociate", "exact_math"),
          explained="a remark for every innermost loop, also those without a math function",

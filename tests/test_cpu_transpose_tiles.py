@@ -90,19 +90,56 @@ def test_the_band_in_the_other_loop_order_and_inside_a_batch_loop():
 
 
 @pytest.mark.parametrize("src, bits, code", [
-    # trip counts not a whole number of tiles: the last tile would read and write past the band
-    (transpose(m=16, n=24), 512, "a loop of the copy is not a whole number of vector tiles"),
+    # a loop shorter than the smallest edge tile (MIN_EDGE_LANES)
+    (transpose(m=16, n=3), 512, "a loop of the copy runs fewer iterations than one vector tile"),
+    # a partial tile whose loop's bounds are not constants: the edge bands cut them
+    (transpose(m=32, n=20).replace("affine.for %j = 0 to 20", "affine.for %j = %o to affine_map<()[s] -> (s + 20)>()[%o]")
+     .replace("%src[%j, %i]", "%src[%j - %o, %i]").replace("%dst[%i, %j]", "%dst[%i, %j - %o]")
+     .replace("%dst: memref<32x20xf32>", "%dst: memref<32x20xf32>, %o: index"), 512,
+     "a loop of the copy with a partial tile has bounds that are not constant"),
     # i8 in 512 bits: 64 lanes, a tile too large to unroll
     (transpose(m=64, n=64, elem="i8"), 512, "the element gives no vector tile"),
     # one buffer: the tile would read elements the band wrote earlier (an in-place transpose)
     (transpose(m=16, n=16, store="%dst[%i, %j]", dst_shape="16x16", src="%dst"), 512,
      "the copy's source and destination may be one buffer"),
-], ids=["ragged", "i8", "in place"])
+], ids=["short", "symbolic bounds", "i8", "in place"])
 def test_a_transposing_copy_left_element_by_element_says_why(src, bits, code):
     out, remarks = run(src, cpu(bits), passes=["transpose-tiles"])
     assert remarks == [r for r in remarks if code in r] and len(remarks) == 1, remarks
     assert "vector.shuffle" not in out
     assert_same_results(src, out, seed=3)
+
+
+@pytest.mark.parametrize("m, n, bits, edges", [
+    (16, 24, 512, "; 16 x 8 in 8 x 8 tiles"),
+    (37, 21, 512, "; 4 x 20 in 4 x 4 tiles; 1 x 21 element by element; 4 x 1 element by element; "
+                  "32 x 4 in 4 x 4 tiles; 32 x 1 element by element"),
+    (1000, 512, 512, "; 8 x 512 in 8 x 8 tiles"),
+    (10, 768, 512, "; 2 x 768 element by element"),
+    (30, 7, 256, " in 4 x 4 tiles, each 4 vector loads, 8 shuffles and 4 vector stores; 2 x 7 element by element; "
+                 "28 x 3 element by element"),
+], ids=["16x24", "37x21", "1000x512", "10x768", "30x7-256"])
+def test_a_copy_with_partial_tiles_runs_its_edges_after_the_whole_tiles(m, n, bits, edges):
+    """dst[i, j] = src[j, i], i < m along the store's rows: the whole tiles as before, then the
+    edges (a loop's last partial tile) in the largest tiles that fit them or element by element;
+    a loop shorter than the vector (10 at 16 lanes) is tiled by the widest that fits. Every
+    element once, bit for bit in the interpreter."""
+    src = transpose(m=m, n=n)
+    out, remarks = run(src, cpu(bits), passes=["transpose-tiles"])
+    assert len(remarks) == 1 and remarks[0].startswith("[TRANSPOSE TILE]") and remarks[0].endswith(edges), remarks
+    assert_same_results(src, out, seed=5)
+
+
+def test_edge_bands_cover_the_band_once():
+    from loopopt.codegen.cpu.plan.transpose_tiles import edge_bands
+    for a, b, lanes in [(37, 21, 16), (1000, 512, 16), (16, 16, 16), (5, 130, 8), (3, 9, 4)]:
+        seen = np.zeros((a, b), int)
+        for band in edge_bands((0, a), (0, b), lanes):
+            (a0, a1), (b0, b1) = band.a_range, band.b_range
+            if band.lanes:
+                assert (a1 - a0) % band.lanes == 0 and (b1 - b0) % band.lanes == 0, band
+            seen[a0:a1, b0:b1] += 1
+        assert (seen == 1).all(), (a, b, lanes)
 
 
 @pytest.mark.parametrize("store, shape", [
@@ -158,11 +195,24 @@ def test_the_guards_are_needed(src):
 
 
 @has_runner
-@pytest.mark.parametrize("bits", [512, 256])
-def test_transposed_weights_of_a_product_natively_bit_for_bit(bits):
-    """torch's Linear: y = x W^T with W an argument, the transpose copied, blocked, tiled, laid
-    out in panels; the default pipeline natively against the input program."""
-    src = """func.func @k(%x: memref<96x256xf32>, %w: memref<512x256xf32>, %y: memref<96x512xf32>) {
+@pytest.mark.parametrize("bits, m, n, k", [(512, 96, 512, 256), (256, 96, 512, 256), (512, 32, 1000, 512),
+                                           (512, 32, 10, 768), (256, 7, 37, 45)])
+def test_transposed_weights_of_a_product_natively_bit_for_bit(bits, m, n, k):
+    """torch's Linear: y = x W^T with W an argument, the transpose copied, blocked, tiled (odd
+    widths with their edges), laid out in panels; the default pipeline natively against the input
+    program."""
+    src = LINEAR.replace("96", "M").replace("512", "N").replace("256", "K") \
+        .replace("M", str(m)).replace("N", str(n)).replace("K", str(k))
+    options = cpu(bits, cache_sizes=(32 * 1024, 256 * 1024, 8 * 1024 * 1024))
+    out, remarks = run(src, options)
+    assert remarks and "vector.shuffle" in out and "STOP" not in remarks[0], remarks
+    sizes = [None, None, None]
+    want = native.run_native(src, "k", sizes, reps=1, full_limit=200_000).outputs
+    got = native.run_native(out, "k", sizes, reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(want, got) is None
+
+
+LINEAR = """func.func @k(%x: memref<96x256xf32>, %w: memref<512x256xf32>, %y: memref<96x512xf32>) {
   %t = memref.alloc() : memref<256x512xf32>
   affine.for %i = 0 to 256 {
     affine.for %j = 0 to 512 {
@@ -186,10 +236,54 @@ def test_transposed_weights_of_a_product_natively_bit_for_bit(bits):
   return
 }
 """
-    options = cpu(bits, cache_sizes=(32 * 1024, 256 * 1024, 8 * 1024 * 1024))
-    out, remarks = run(src, options)
-    assert remarks and "vector.shuffle" in out, remarks
-    sizes = [None, None, None]
-    want = native.run_native(src, "k", sizes, reps=1, full_limit=200_000).outputs
-    got = native.run_native(out, "k", sizes, reps=1, full_limit=200_000).outputs
-    assert native.compare_outputs(want, got) is None
+
+
+def mapped(m=32, n=48, body="%y = arith.mulf %v, %c : f32", extra="") -> str:
+    """dst[i, j] = f(src[j, i]) with f given by `body` (its result %y), %c a scale from outside."""
+    return f"""{extra}func.func @k(%src: memref<{n}x{m}xf32>, %dst: memref<{m}x{n}xf32>, %c: f32) {{
+  %two = arith.constant 2.0 : f32
+  affine.for %i = 0 to {m} {{
+    affine.for %j = 0 to {n} {{
+      %v = affine.load %src[%j, %i] : memref<{n}x{m}xf32>
+      {body}
+      affine.store %y, %dst[%i, %j] : memref<{m}x{n}xf32>
+    }}
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("body, through", [
+    ("%y = arith.mulf %v, %c : f32", "arith.mulf"),
+    ("%u = arith.mulf %v, %c : f32\n      %y = arith.subf %two, %u : f32", "arith.mulf, arith.subf"),
+    ("%y = arith.negf %v : f32", "arith.negf"),
+])
+@pytest.mark.parametrize("m, n", [(32, 48), (20, 37)])
+def test_a_scaled_transposing_copy_maps_its_row_vectors(body, through, m, n):
+    """A copy that maps each element on its way (a weight scaled in the forward, `w * c`): the
+    tile applies the map to each row vector (the scale broadcast once per tile), then the
+    network; every lane computes what the scalar op computed: bit for bit."""
+    src = mapped(m, n, body)
+    out, remarks = run(src, cpu(512), passes=["transpose-tiles"])
+    assert len(remarks) == 1 and remarks[0].startswith(f"[TRANSPOSE TILE] a {m} x {n} transposing copy through "
+                                                       f"{through} in 16 x 16 tiles"), remarks
+    assert "affine.vector_load" in out and "vector.shuffle" in out
+    if "%c" in body:
+        assert "vector.broadcast" in out
+    assert_same_results(src, out, seed=6)
+
+
+@pytest.mark.parametrize("body, extra", [
+    # %v feeds two ops of the map: the map is not one chain from the load
+    ("%u = arith.mulf %v, %c : f32\n      %y = arith.addf %u, %v : f32", ""),
+    # a call has no lane form
+    ("%y = func.call @f(%v) : (f32) -> f32", "func.func private @f(%x: f32) -> f32 {\n  return %x : f32\n}\n"),
+    # two copies in one band: no chain from the first load to the last store
+    ("affine.store %v, %dst[%i, %j] : memref<32x32xf32>\n      %y = affine.load %src[%j, %i] : memref<32x32xf32>", ""),
+], ids=["two uses", "call", "two copies"])
+def test_a_copy_through_ops_without_a_lane_form_is_not_planned(body, extra):
+    src = mapped(32, 32, body, extra)
+    out, remarks = run(src, cpu(512), passes=["transpose-tiles"])
+    assert remarks == [] and "vector" not in out, (out, remarks)
+    assert_same_results(src, out, seed=7)

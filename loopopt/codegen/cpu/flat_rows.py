@@ -176,43 +176,58 @@ def flatten_pair(p: ir.Operation) -> int:
     (the rule must hold); returns the flat trip count."""
     h = mlir.operation(p.parent)
     rows, cols = constant_bounds(h)[1], constant_bounds(p)[1]
-    h_iv, w_iv = body_block(h).arguments[0], body_block(p).arguments[0]
-    top = h
-    while mlir.operation(top.parent).name != "func.func":
-        top = mlir.operation(top.parent)
-    views: dict = {}
     with p.context, p.location:
-        accesses = {mlir.op_key(mlir.operation(u.owner)): mlir.operation(u.owner) for iv in (h_iv, w_iv) for u in iv.uses}
-        for op in accesses.values():
-            if op.name not in ACCESSES:
-                continue  # none under the rule
-            first = ACCESSES[op.name]
-            memref = op.operands[first - 1]
-            view = next((v for m, v in views.values() if m == memref), None)
-            if view is None:
-                mt = mlir.memref_type(memref)
-                r = len(mt.shape)
-                assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), k)])
-                                          for k in range(r - 2)]
-                                         + [ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), k)
-                                                              for k in (r - 2, r - 1)])])
-                vt = ir.MemRefType.get([*mt.shape[:-2], rows * cols], mt.element_type)
-                view = ir.Operation.create("memref.collapse_shape", results=[vt], operands=[memref],
-                                           attributes={"reassociation": assoc}, ip=ir.InsertionPoint(top)).result
-                views[len(views)] = (memref, view)
-            amap = mlir.affine_map_attr(op, "map")
-            idx = list(op.operands)[first:]
-            wpos = next(k for k, v in enumerate(idx) if v == w_iv)
-            results = list(amap.results[:-2]) + [ir.AffineDimExpr.get(wpos)]
-            op.attributes["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(amap.n_dims, amap.n_symbols, results))
-            op.operands[first - 1] = view
-            for k, v in enumerate(idx):
-                if v == h_iv:
-                    op.operands[first + k] = w_iv  # an unused dim now
+        accesses_through_views(p)
         p.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(rows * cols))
         p.move_before(h)
         h.erase()
     return rows * cols
+
+
+def top_loop(op: ir.Operation) -> ir.Operation:
+    """The op of the function's body that holds `op`."""
+    top = op
+    while mlir.operation(top.parent).name != "func.func":
+        top = mlir.operation(top.parent)
+    return top
+
+
+def accesses_through_views(p: ir.Operation) -> None:
+    """Every access of P's body indexed by (h, w), h the counter of the loop H around P, rewritten
+    to index a view joining its buffer's last two dimensions by w alone (P then runs over H x W:
+    the caller sets its bound; each access must pass `access_refusal`)."""
+    h = mlir.operation(p.parent)
+    rows, cols = constant_bounds(h)[1], constant_bounds(p)[1]
+    h_iv, w_iv = body_block(h).arguments[0], body_block(p).arguments[0]
+    top = top_loop(h)
+    views: dict = {}
+    accesses = {mlir.op_key(mlir.operation(u.owner)): mlir.operation(u.owner) for iv in (h_iv, w_iv) for u in iv.uses}
+    for op in accesses.values():
+        if op.name not in ACCESSES:
+            continue  # none under the rule
+        first = ACCESSES[op.name]
+        memref = op.operands[first - 1]
+        view = next((v for m, v in views.values() if m == memref), None)
+        if view is None:
+            mt = mlir.memref_type(memref)
+            r = len(mt.shape)
+            assoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), k)])
+                                      for k in range(r - 2)]
+                                     + [ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), k)
+                                                          for k in (r - 2, r - 1)])])
+            vt = ir.MemRefType.get([*mt.shape[:-2], rows * cols], mt.element_type)
+            view = ir.Operation.create("memref.collapse_shape", results=[vt], operands=[memref],
+                                       attributes={"reassociation": assoc}, ip=ir.InsertionPoint(top)).result
+            views[len(views)] = (memref, view)
+        amap = mlir.affine_map_attr(op, "map")
+        idx = list(op.operands)[first:]
+        wpos = next(k for k, v in enumerate(idx) if v == w_iv)
+        results = list(amap.results[:-2]) + [ir.AffineDimExpr.get(wpos)]
+        op.attributes["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(amap.n_dims, amap.n_symbols, results))
+        op.operands[first - 1] = view
+        for k, v in enumerate(idx):
+            if v == h_iv:
+                op.operands[first + k] = w_iv  # an unused dim now
 
 
 def flatten_rows_function(fn: ir.Operation, facts, options, log: RemarkLog, filename: str = "<input>") -> int:

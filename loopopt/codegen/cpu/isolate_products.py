@@ -429,13 +429,12 @@ def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -
     mt = mlir.memref_type(alloc.results[0])
     users = [mlir.operation(u.owner) for u in alloc.results[0].uses]
     accesses = [u for u in users if u.name in ("affine.load", "affine.store") and nested_in(u, loop)]
-    replace_dim0 = mt.shape[0] == 1 and all(
-        _first_result_is_zero(mlir.affine_map_attr(u, "map")) for u in accesses)
+    at = unit_dim_to_replace(list(mt.shape), [mlir.affine_map_attr(u, "map") for u in accesses])
     bounds = constant_bounds(loop)
     if copies is None and bounds is not None:
         copies = max(0, bounds[1] - bounds[0])
     lead = copies if copies is not None else mlir.DYNAMIC
-    shape = [lead] + (list(mt.shape[1:]) if replace_dim0 else list(mt.shape))
+    shape = [lead] + list(mt.shape) if at is None else [*mt.shape[:at], lead, *mt.shape[at + 1:]]
     iv = loop.regions[0].blocks[0].arguments[0]
     with alloc.context, alloc.location:
         ntype = ir.MemRefType.get(shape, mt.element_type, memory_space=mt.memory_space)
@@ -448,8 +447,9 @@ def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -
             m = mlir.affine_map_attr(u, "map")
             nd = m.n_dims
             first = ir.AffineDimExpr.get(nd) - lo
-            rest = list(m.results[1:]) if replace_dim0 else list(m.results)
-            nmap = ir.AffineMap.get(nd + 1, m.n_symbols, [first, *rest])
+            rest = list(m.results)
+            results = [first, *rest] if at is None else [*rest[:at], first, *rest[at + 1:]]
+            nmap = ir.AffineMap.get(nd + 1, m.n_symbols, results)
             mpos = 1 if u.name == "affine.store" else 0
             ops = list(u.operands)
             idx = ops[mpos + 1:]
@@ -471,9 +471,19 @@ def expand(alloc: ir.Operation, loop: ir.Operation, copies: int | None = None) -
         return new
 
 
-def _first_result_is_zero(m: ir.AffineMap) -> bool:
-    e = m.results[0] if len(m.results) else None
-    return isinstance(e, ir.AffineConstantExpr) and e.value == 0
+def unit_dim_to_replace(shape: list[int], maps: list[ir.AffineMap]) -> int | None:
+    """The dimension of size 1 that every access indexes by the constant 0, the first such, where
+    the expanded buffer puts the iteration (contraction shrank the loop's own dimension to 1:
+    expansion restores the buffer's layout before fusion, 512x1 -> 512x1000 for a transposed
+    weight's column per iteration); None: the iteration goes first, before every dimension."""
+    for d, size in enumerate(shape):
+        if size == 1 and all(d < len(m.results) and _is_zero(m.results[d]) for m in maps):
+            return d
+    return None
+
+
+def _is_zero(e) -> bool:
+    return isinstance(e, ir.AffineConstantExpr) and ir.AffineConstantExpr(e).value == 0
 
 
 def _drop_if_unused(alloc: ir.Operation) -> None:

@@ -18,12 +18,15 @@ Remarks (pass `transpose-tiles`, by default): `[TRANSPOSE TILE] ...` (Passed) pe
 from __future__ import annotations
 
 from ... import mlir
-from ...analysis.loops import body_block
+from dataclasses import replace
+
+from ...analysis.loops import body_block, constant_bounds
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import MISSED, PASSED, RemarkLog
 from ...step import StepContext
-from .plan.transpose_tiles import TransposeTile, plan_transpose_tiles, transpose_network, zip_mask
+from .plan.transpose_tiles import (EdgeBand, TransposeTile, edge_bands, mapped_copy_band, plan_transpose_tiles,
+                                   transpose_network, zip_mask)
 
 PASS = "transpose-tiles"
 
@@ -34,6 +37,29 @@ def _shifted(iv: ir.Value, by: int, ip: ir.InsertionPoint) -> ir.Value:
         return iv
     amap = ir.AffineMap.get(1, 0, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_constant(by)])
     return affine_d.AffineApplyOp(amap, [iv], ip=ip).result
+
+
+def apply_maps(maps, load: ir.Operation, row: ir.Value, vt: ir.VectorType, ip: ir.InsertionPoint,
+               splats: list) -> ir.Value:
+    """The copy's elementwise ops applied to one row vector: each op's chain operand is the row
+    so far, its other operands (defined outside the band) broadcast to the vector once per tile
+    (`splats`: (value, vector) pairs)."""
+    cur, prev = row, load.results[0]
+    for op in maps:
+        operands = []
+        for v in op.operands:
+            if v == prev:
+                operands.append(cur)
+                continue
+            found = [vec for val, vec in splats if val == v]
+            if not found:
+                found = [ir.Operation.create("vector.broadcast", results=[vt], operands=[v], ip=ip).result]
+                splats.append((v, found[0]))
+            operands.append(found[0])
+        attrs = {n: a for n, a in op.attributes.items()}
+        cur_op = ir.Operation.create(op.name, results=[vt], operands=operands, attributes=attrs, ip=ip)
+        cur, prev = cur_op.result, op.results[0]
+    return cur
 
 
 def build_tile(plan: TransposeTile) -> None:
@@ -51,6 +77,8 @@ def build_tile(plan: TransposeTile) -> None:
             operands = [b_i if v == b_iv else v for v in list(load.operands)]
             rows.append(ir.Operation.create("affine.vector_load", results=[vt], operands=operands,
                                             attributes={"map": load.attributes["map"]}, ip=ip).result)
+        splats: list = []
+        rows = [apply_maps(plan.maps, plan.load, r, vt, ip, splats) for r in rows]
         cols = rows
         for stage in transpose_network(w):
             cols = [ir.Operation.create("vector.shuffle", results=[vt], operands=[cols[x], cols[y]],
@@ -63,9 +91,47 @@ def build_tile(plan: TransposeTile) -> None:
             ir.Operation.create("affine.vector_store", operands=[cols[k], store.operands[1], *indices],
                                 attributes={"map": store.attributes["map"]}, ip=ip)
     store.erase()
+    for op in reversed(plan.maps):
+        op.erase()
     load.erase()
     for loop in (plan.outer, plan.inner):
         loop.attributes["step"] = ir.IntegerAttr.get(ir.IndexType.get(), w)
+
+
+def _set_bounds(loop: ir.Operation, lo: int, hi: int) -> None:
+    loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(lo))
+    loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(hi))
+
+
+def _restricted(plan: TransposeTile, band: EdgeBand, copy: bool) -> TransposeTile:
+    """The plan on `band` of its iteration space: the band's own loops (`copy` False) or a copy
+    of them placed after it, with the band's bounds."""
+    outer = plan.outer
+    if copy:
+        outer = plan.outer.clone(ip=ir.InsertionPoint.after(plan.outer))
+        outer = outer.operation if hasattr(outer, "operation") else outer
+    inner, load, maps, store = mapped_copy_band(outer)
+    a, b = (outer, inner) if plan.a == plan.outer else (inner, outer)
+    _set_bounds(a, *band.a_range)
+    _set_bounds(b, *band.b_range)
+    return replace(plan, outer=outer, inner=inner, a=a, b=b, load=load, store=store, lanes=band.lanes, maps=maps)
+
+
+def tile_with_edges(plan: TransposeTile) -> list[EdgeBand]:
+    """Tile the band; a loop that is not a whole number of tiles runs its whole tiles in the band
+    and the rest in edge bands after it (plan.edge_bands), each tiled by its own lanes or left
+    element by element. Returns the bands."""
+    ta, tb = plan.trips
+    if ta % plan.lanes == 0 and tb % plan.lanes == 0:
+        build_tile(plan)
+        return [EdgeBand((0, ta), (0, tb), plan.lanes)]
+    bands = edge_bands(constant_bounds(plan.a), constant_bounds(plan.b), plan.lanes)
+    parts = [_restricted(plan, band, copy=True) for band in reversed(bands[1:])]
+    parts.append(_restricted(plan, bands[0], copy=False))
+    for part in parts:
+        if part.lanes:
+            build_tile(part)
+    return bands
 
 
 def transpose_tiles_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>") -> int:
@@ -82,10 +148,14 @@ def transpose_tiles_function(fn: ir.Operation, options: Options, log: RemarkLog,
                 log.add(PASS, MISSED, plan.refusal.text(), function=fname, location=where)
                 continue
             w = plan.lanes
-            build_tile(plan)
+            through = f" through {', '.join(op.name for op in plan.maps)}" if plan.maps else ""
+            bands = tile_with_edges(plan)
             stages = w.bit_length() - 1
-            log.add(PASS, PASSED, f"[TRANSPOSE TILE] a {ta} x {tb} transposing copy in {w} x {w} tiles, each {w} "
-                    f"vector loads, {w * stages} shuffles and {w} vector stores",
+            edges = "".join(f"; {band.a_range[1] - band.a_range[0]} x {band.b_range[1] - band.b_range[0]} "
+                            + (f"in {band.lanes} x {band.lanes} tiles" if band.lanes else "element by element")
+                            for band in bands[1:])
+            log.add(PASS, PASSED, f"[TRANSPOSE TILE] a {ta} x {tb} transposing copy{through} in {w} x {w} tiles, each {w} "
+                    f"vector loads, {w * stages} shuffles and {w} vector stores{edges}",
                     function=fname, location=where,
                     args={"lanes": w, "tiles": (ta // w) * (tb // w), "shuffles_per_tile": w * stages})
             count += 1

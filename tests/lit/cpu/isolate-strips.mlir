@@ -3,7 +3,8 @@
 // (2600 bytes) exceeds the budget (1600 bytes given), so the loop is cut into strips whose
 // expansions fit: 13 has no divisor in [4, 8], so two equal strips, 7 and 6 iterations, each
 // expanded and split (the copy, then the product in a nest of its own, put k innermost and
-// register tiled). Each element's sum keeps its order (bit-exact). With a budget below two
+// register tiled; each strip's transposing copy in 4 x 4 tiles, its edges element by element,
+// section 32). Each element's sum keeps its order (bit-exact). With a budget below two
 // iterations' copies the product stays where fusion put it, and the default remarks say why.
 // RUN: loopopt %s --target cpu --vector-bits 256 --loop-opt-sb-size 1600 --remarks -o %t.7.mlir 2> %t.7.remarks && %cat %t.7.remarks %t.7.mlir | filecheck %s --check-prefix=REMARK
 // RUN: filecheck %s < %t.7.mlir
@@ -32,21 +33,23 @@ func.func @strips(%X: memref<9x13xf32>, %W: memref<50x13xf32>, %C: memref<9x50xf
   return
 }
 
-// REMARK: isolate-strips.mlir:15:3: passed: [PRODUCT ISOLATION] loop cut into strips of 7 iterations, each split: a matrix product in a nest of its own (all iterations' copies would exceed the budget, 1600 bytes) (buffer expanded per strip to 7x50, 6x50) (in @strips)
+// REMARK: isolate-strips.mlir:16:3: passed: [PRODUCT ISOLATION] loop cut into strips of 7 iterations, each split: a matrix product in a nest of its own (all iterations' copies would exceed the budget, 1600 bytes) (buffer expanded per strip to 7x50, 6x50) (in @strips)
 // REMARK: passed: [REGISTER TILING] 4 x 24 tile
 // REMARK: passed: [REGISTER TILING] 4 x 24 tile
 
 // CHECK-LABEL: func.func @strips
 // CHECK: %[[S1:.*]] = memref.alloc() : memref<7x50xf32>
 // CHECK: %[[S2:.*]] = memref.alloc() : memref<6x50xf32>
-// CHECK: affine.for %[[K1:.*]] = 0 to 7 {
-// CHECK: affine.store %{{.*}}, %[[S1]][%[[K1]], %{{.*}}] : memref<7x50xf32>
+// CHECK: affine.for %[[K1:.*]] = 0 to 4 step 4 {
+// CHECK: affine.vector_store %{{.*}}, %[[S1]][%[[K1]], %{{.*}}] : memref<7x50xf32>, vector<4xf32>
+// CHECK: affine.for %[[K1E:.*]] = 4 to 7 {
+// CHECK: affine.store %{{.*}}, %[[S1]][%[[K1E]], %{{.*}}] : memref<7x50xf32>
 // CHECK: affine.for %{{.*}} = 0 to 8 step 4 {
 // CHECK: affine.for %[[K2:.*]] = 0 to 7 iter_args(
 // CHECK: affine.vector_load %[[S1]][%[[K2]], %{{.*}}] : memref<7x50xf32>, vector<8xf32>
-// CHECK: affine.for %[[K3:.*]] = 7 to 13 {
-// CHECK: affine.store %{{.*}}, %[[S2]][%[[K3]] - 7, %{{.*}}] : memref<6x50xf32>
+// CHECK: affine.for %[[K3:.*]] = 7 to 11 step 4 {
+// CHECK: affine.vector_store %{{.*}}, %[[S2]][%[[K3]] - 7, %{{.*}}] : memref<6x50xf32>, vector<4xf32>
 // CHECK: affine.for %[[K4:.*]] = 7 to 13 iter_args(
 // CHECK: affine.vector_load %[[S2]][%[[K4]] - 7, %{{.*}}] : memref<6x50xf32>, vector<8xf32>
 
-// SMALL: isolate-strips.mlir:15:3: missed: [STOP PRODUCT ISOLATION] the matrix product stays in the loop fusion put it in: two iterations' copies of its buffers (400 bytes) exceed the budget (300 bytes) (in @strips)
+// SMALL: isolate-strips.mlir:16:3: missed: [STOP PRODUCT ISOLATION] the matrix product stays in the loop fusion put it in: two iterations' copies of its buffers (400 bytes) exceed the budget (300 bytes) (in @strips)

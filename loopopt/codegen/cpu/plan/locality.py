@@ -141,17 +141,30 @@ class OrderPlan:
         return self.order != tuple(range(len(self.band))) and self.refusal is None
 
 
+def without_unit_tail(strides: tuple[int | None, ...] | None, mt) -> tuple[int | None, ...] | None:
+    """`strides` without the buffer's trailing dimensions of static size 1 that the access does
+    not move (a product's isolated operand expanded to J x K x 1: its K is the innermost walk)."""
+    if strides is None or mt is None or len(mt.shape) != len(strides):
+        return strides
+    n = len(strides)
+    while n > 1 and mt.shape[n - 1] == 1 and strides[n - 1] == 0:
+        n -= 1
+    return strides[:n]
+
+
 def access_class(a, iv: str) -> str:
     """invariant / contiguous / strided for one access along the IV named `iv`, with the
-    buffer's layout: contiguous needs the last dimension's stride 1 in memory."""
-    cls = stride_class(index_strides(a, iv))
+    buffer's layout: contiguous needs the last dimension that is not a unit one to move by 1
+    with stride 1 in memory (a trailing dimension of size 1 is always index 0)."""
+    mt = mlir.memref_type(a.root) or mlir.memref_type(a.op.operands[1 if a.is_write else 0])
+    strides = without_unit_tail(index_strides(a, iv), mt)
+    cls = stride_class(strides)
     if cls != "contiguous":
         return cls
-    mt = mlir.memref_type(a.root) or mlir.memref_type(a.op.operands[1 if a.is_write else 0])
     if mt is None:
         return "strided"
     layout, _ = mt.get_strides_and_offset()
-    return "contiguous" if not layout or layout[-1] == 1 else "strided"
+    return "contiguous" if not layout or layout[len(strides) - 1] == 1 else "strided"
 
 
 def order_cost(names: list[str], accesses: list, lanes_parallel=lambda: True) -> OrderCost:

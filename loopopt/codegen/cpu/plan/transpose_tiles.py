@@ -11,9 +11,15 @@ and W vector stores along the destination's rows.
 `plan_transpose_tile(outer)` takes a perfect band of two loops (outer, inner) only where that is
 exact:
 
-* the inner body is one `affine.load` whose only use is one `affine.store` (a copy of one
-  element); neither loop carries values; both step 1 with constant trip counts that are
-  multiples of W (`options.plan_vector_bits` over the element's bits, 2 <= W <= MAX_LANES);
+* the inner body is one `affine.load` whose value reaches one `affine.store` directly (a copy
+  of one element) or through a chain of elementwise ops (MAP_OPS, `mapped_copy_band`: a weight
+  scaled on its way, `w * c`), each of the element's type with its other operands defined
+  outside the band; the tile applies each op to its row vectors before the network (a map of
+  each element commutes with the transpose; every lane computes what the scalar op computed); neither loop carries values; both step 1 with constant trip counts of at least W
+  (`options.plan_vector_bits` over the element's bits, 2 <= W <= MAX_LANES); a trip count that
+  is not a multiple of W needs constant bounds: its whole tiles run as the band, the rest as
+  edge bands (`edge_bands`) tiled by the largest power of two that fits them (at least
+  MIN_EDGE_LANES), element by element below that;
 * there is a loop `a` along which the load walks its last dimension by 1 and no other, and the
   other loop `b` along which the store does; along `a` the store leaves its last dimension and
   moves another (`b` likewise for the load): so no two iterations store to one element (the
@@ -32,19 +38,21 @@ from dataclasses import dataclass
 from .... import mlir
 from ....analysis.accesses import access_pattern
 from ....analysis.affine import Scope
-from ....analysis.loops import body_ops, constant_trip_count, loop_dims
+from ....analysis.loops import body_ops, constant_bounds, constant_trip_count, loop_dims
 from ....analysis.refusal import Refusal
 from ....mlir import ir
 from .locality import index_strides
 
 MAX_LANES = 16  # a tile of W x W unrolled: W loads, W log2 W shuffles, W stores (96 ops at 16)
+MIN_EDGE_LANES = 4  # an edge narrower than this moves element by element (a 2 x 2 tile saves nothing)
 
 
 class TransposeTileCode(enum.Enum):
     """Why a transposing copy stays element by element (the remark)."""
 
     ALIAS = "[STOP TRANSPOSE TILE] the copy's source and destination may be one buffer"
-    TRIPS = "[STOP TRANSPOSE TILE] a loop of the copy is not a whole number of vector tiles"
+    TRIPS = "[STOP TRANSPOSE TILE] a loop of the copy runs fewer iterations than one vector tile"
+    BOUNDS = "[STOP TRANSPOSE TILE] a loop of the copy with a partial tile has bounds that are not constant"
     LANES = "[STOP TRANSPOSE TILE] the element gives no vector tile"
 
     @property
@@ -67,6 +75,7 @@ class TransposeTile:
     lanes: int
     trips: tuple[int, int]
     refusal: Refusal | None = None
+    maps: tuple = ()  # elementwise ops between the load and the store (mapped_copy_band)
 
 
 def element_bits(t: ir.Type) -> int | None:
@@ -88,9 +97,18 @@ def walks_across(strides) -> bool:
     return strides is not None and None not in strides and strides[-1] == 0 and any(s != 0 for s in strides[:-1])
 
 
-def copy_band(outer: ir.Operation) -> tuple[ir.Operation, ir.Operation, ir.Operation] | None:
-    """(inner, load, store) when `outer` is `for { for { x = load; store x } }`, both loops
-    step 1 and carrying nothing, the load's value used by the store alone."""
+# Elementwise ops a copy may apply to each element on its way (`mapped_copy_band`): each has a
+# vector form computing every lane as the scalar op computes one element.
+MAP_OPS = frozenset({"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf", "arith.maximumf",
+                     "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.addi", "arith.subi", "arith.muli",
+                     "arith.andi", "arith.ori", "arith.xori"})
+
+
+def mapped_copy_band(outer: ir.Operation):
+    """(inner, load, map ops, store) when `outer` is `for { for { x = load; y = f(x); store y } }`,
+    both loops step 1 and carrying nothing, f a chain of MAP_OPS (none, a plain copy) each of
+    the load's type whose operands are the chain's values or values defined outside the band, and
+    each value used once, by the next op of the chain."""
     if outer.name != "affine.for" or mlir.int_attr(outer, "step") != 1 or list(outer.results):
         return None
     ops = [o for o in body_ops(outer) if o.name != "affine.yield"]
@@ -100,12 +118,44 @@ def copy_band(outer: ir.Operation) -> tuple[ir.Operation, ir.Operation, ir.Opera
     if mlir.int_attr(inner, "step") != 1 or list(inner.results):
         return None
     body = [o for o in body_ops(inner) if o.name != "affine.yield"]
-    if len(body) != 2 or body[0].name != "affine.load" or body[1].name != "affine.store":
+    if len(body) < 2 or body[0].name != "affine.load" or body[-1].name != "affine.store":
         return None
-    load, store = body
-    if store.operands[0] != load.results[0] or len(list(load.results[0].uses)) != 1:
+    load, maps, store = body[0], body[1:-1], body[-1]
+    chain = [load, *maps]
+    elem = load.results[0].type
+    if any(op.name not in MAP_OPS or len(op.results) != 1 or op.results[0].type != elem for op in maps):
         return None
-    return inner, load, store
+    for prev, op in zip(chain, [*maps, store]):
+        if len(list(prev.results[0].uses)) != 1 or mlir.operation(next(iter(prev.results[0].uses)).owner) != op:
+            return None
+    for k, op in enumerate(maps):
+        for v in op.operands:
+            if v == chain[k].results[0]:
+                continue
+            if v.type != elem or _defined_inside(v, outer):
+                return None
+    if store.operands[0] != chain[-1].results[0]:
+        return None
+    return inner, load, tuple(maps), store
+
+
+def _defined_inside(v: ir.Value, loop: ir.Operation) -> bool:
+    from ....analysis.loops import nested_in
+
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return nested_in(mlir.operation(owner.owner), loop) or mlir.operation(owner.owner) == loop
+    op = mlir.operation(owner)
+    return nested_in(op, loop)
+
+
+def copy_band(outer: ir.Operation) -> tuple[ir.Operation, ir.Operation, ir.Operation] | None:
+    """(inner, load, store) when `outer` is `for { for { x = load; store x } }` (a plain copy:
+    `mapped_copy_band` with no map)."""
+    found = mapped_copy_band(outer)
+    if found is None or found[2]:
+        return None
+    return found[0], found[1], found[3]
 
 
 def plan_transpose_tile(outer: ir.Operation, options, scope: Scope) -> TransposeTile | None:
@@ -113,10 +163,10 @@ def plan_transpose_tile(outer: ir.Operation, options, scope: Scope) -> Transpose
     copy, a plan with `refusal` when it is one that stays element by element."""
     from ....analysis.memory import keys_may_alias
 
-    found = copy_band(outer)
+    found = mapped_copy_band(outer)
     if found is None:
         return None
-    inner, load, store = found
+    inner, load, maps, store = found
     la, sa = access_pattern(load, scope), access_pattern(store, scope)
     if la.index is None or sa.index is None or la.rank < 2 or sa.rank < 2:
         return None
@@ -133,16 +183,61 @@ def plan_transpose_tile(outer: ir.Operation, options, scope: Scope) -> Transpose
     lanes = options.plan_vector_bits // bits if bits and bits % 8 == 0 else 0
 
     def refuse(code: TransposeTileCode, detail: str) -> TransposeTile:
-        return TransposeTile(outer, inner, None, None, load, store, lanes, trips, Refusal(code, detail, (outer,)))
+        return TransposeTile(outer, inner, None, None, load, store, lanes, trips, Refusal(code, detail, (outer,)),
+                             maps)
 
     if lanes < 2 or lanes > MAX_LANES or lanes & (lanes - 1):
         return refuse(TransposeTileCode.LANES, f"{load.results[0].type} in {options.plan_vector_bits}-bit vectors "
                       f"gives {lanes} lanes (a tile needs 2 to {MAX_LANES}, a power of two)")
-    if None in trips or any(t % lanes or not t for t in trips):
-        return refuse(TransposeTileCode.TRIPS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes}")
+    if None in trips or any(t < lanes for t in trips):
+        fits = edge_lanes(*trips, 2 * lanes) if None not in trips else 0
+        if not fits:
+            return refuse(TransposeTileCode.TRIPS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes} "
+                          f"(at least {MIN_EDGE_LANES})")
+        lanes = fits
+    if any(t % lanes for t in trips) and None in (constant_bounds(a), constant_bounds(b)):
+        return refuse(TransposeTileCode.BOUNDS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes}")
     if keys_may_alias(la.key, sa.key):
         return refuse(TransposeTileCode.ALIAS, "the tile reads all its elements before it writes any")
-    return TransposeTile(outer, inner, a, b, load, store, lanes, trips)
+    return TransposeTile(outer, inner, a, b, load, store, lanes, trips, maps=maps)
+
+
+@dataclass(frozen=True)
+class EdgeBand:
+    """Part of a band's iteration space: a from `a_range`, b from `b_range` (half-open, in the
+    loops' own counters), tiled by `lanes` x `lanes` (0: element by element)."""
+
+    a_range: tuple[int, int]
+    b_range: tuple[int, int]
+    lanes: int
+
+
+def edge_lanes(trips_a: int, trips_b: int, lanes: int) -> int:
+    """The tile of an edge band of trips_a x trips_b: the largest power of two below `lanes` that
+    both fit, at least MIN_EDGE_LANES; else 0 (element by element)."""
+    w = lanes // 2
+    while w >= MIN_EDGE_LANES:
+        if trips_a >= w and trips_b >= w:
+            return w
+        w //= 2
+    return 0
+
+
+def edge_bands(a_bounds: tuple[int, int], b_bounds: tuple[int, int], lanes: int) -> list[EdgeBand]:
+    """The band [a_bounds) x [b_bounds) cut into its whole `lanes` tiles (the first EdgeBand) and
+    the rest: the a-edge (a's last partial tile, every b) and the b-edge (b's last partial tile,
+    a's whole tiles), each cut again by `edge_lanes`. Every point lies in exactly one band."""
+    (a0, a1), (b0, b1) = a_bounds, b_bounds
+    if lanes == 0 or a1 - a0 < lanes or b1 - b0 < lanes:
+        return [EdgeBand((a0, a1), (b0, b1), 0)] if a1 > a0 and b1 > b0 else []
+    am = a0 + (a1 - a0) // lanes * lanes
+    bm = b0 + (b1 - b0) // lanes * lanes
+    out = [EdgeBand((a0, am), (b0, bm), lanes)]
+    if a1 > am:
+        out += edge_bands((am, a1), (b0, b1), edge_lanes(a1 - am, b1 - b0, lanes))
+    if b1 > bm:
+        out += edge_bands((a0, am), (bm, b1), edge_lanes(am - a0, b1 - bm, lanes))
+    return out
 
 
 def transpose_network(lanes: int) -> list[list[tuple[int, int, bool]]]:
