@@ -105,44 +105,6 @@ def bands(fn: ir.Operation) -> list[list[ir.Operation]]:
     return out
 
 
-def holds_reduction_loop(loop: ir.Operation) -> bool:
-    """`loop` carries nothing and its body holds exactly one loop, an innermost one that carries
-    values (a sum scalar replacement moved to iter_args), beside loads, stores and pure ops: the
-    loop around a reduction nest's sums (C[i, j] = init; for k: acc += ...; store)."""
-    if loop.results:
-        return False
-    inner = [o for o in body_ops(loop) if o.name == "affine.for"]
-    return len(inner) == 1 and bool(inner[0].results) and is_innermost(inner[0]) \
-        and not any(o.regions for o in body_ops(loop) if o.name != "affine.for")
-
-
-def reduction_bands(fn: ir.Operation) -> list[list[ir.Operation]]:
-    """The maximal perfect bands of two or more loops that end at a loop around a reduction nest's
-    sums (`holds_reduction_loop`), in program order."""
-    out = []
-    for op in mlir.walk(fn):
-        if op.name != "affine.for":
-            continue
-        parent = mlir.operation(op.parent) if op.parent is not None else None
-        if parent is not None and parent.name == "affine.for" and body_ops(parent) == [op] \
-                and not parent.results:
-            continue
-        band = collect_interchangeable_loops(op)
-        if len(band) >= 2 and not is_innermost(band[-1]) and holds_reduction_loop(band[-1]):
-            out.append(band)
-    return out
-
-
-def lanes_order(plan: OrderPlan | None) -> OrderPlan | None:
-    """A band above a reduction loop is reordered only to put innermost a loop that every access
-    walks contiguously or not at all (the register tiling's lanes loop); any other gain is left
-    to the order the band has (a product whose B is read along its rows keeps the loop over B's
-    rows outside, each row read from L1 by every row of A)."""
-    if plan is None or plan.refusal is not None or not plan.changes or plan.cost.strided[0] != 0:
-        return None
-    return plan
-
-
 def _imperfect_tops(fn: ir.Operation) -> list[ir.Operation]:
     """Loops that start a band ending above an innermost loop only because loads or pure ops sit
     beside the next loop (`sinkable`)."""
@@ -236,10 +198,6 @@ def loop_order_function(fn: ir.Operation, options: Options, log: RemarkLog, file
     plans: list[OrderPlan] = []
     for band in bands(fn):
         plan = plan_loop_order(band, facts, options)
-        if plan is not None:
-            plans.append(plan)
-    for band in reduction_bands(fn):
-        plan = lanes_order(plan_loop_order(band, facts, options))
         if plan is not None:
             plans.append(plan)
     for top in _imperfect_tops(fn):
