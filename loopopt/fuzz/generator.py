@@ -121,8 +121,9 @@ CONTRACTION_KINDS = ("conv", "depthwise", "pool", "batched")
 # The classes of the cpu code generator's round 4 steps (transpose tiles, dead stores overwritten,
 # a parallel loop joining the reduction that reads it); their draws come from a side stream too.
 CODEGEN_CLASSES = frozenset({"transpose_copy", "row_loss"})
-# A transposing copy's extents: whole 8- and 16-lane tiles mostly, and some that are not.
-TRANSPOSE_EXTENTS = (16, 16, 32, 32, 16, 8, 24, 12)
+# A transposing copy's extents: whole 8- and 16-lane tiles mostly, some with edges (12, 20, 24:
+# edge bands of 8 and 4), and one shorter than the smallest tile (3: refused).
+TRANSPOSE_EXTENTS = (16, 16, 32, 32, 16, 8, 24, 12, 20, 3)
 # A loss's row lengths (odd ones leave a vector tail) and row counts.
 LOSS_COLS = (17, 33, 40, 64, 75)
 # A contraction's iterations at most (the reference interpreter runs it in well under a second).

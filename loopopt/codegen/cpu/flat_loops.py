@@ -68,8 +68,9 @@ def flat_loops_function(fn: ir.Operation, options, log: RemarkLog, filename: str
         if h.name != "affine.for":
             continue
         width = max(1, options.plan_vector_bits // element_bits(p))
-        if not column_tail(p, width) or not pair_indexed(p):
-            continue
+        rows = constant_bounds(h)
+        if rows is None or rows[1] < 2 or not column_tail(p, width) or not pair_indexed(p):
+            continue  # one row: nothing to join
         where = mlir.location_of(p, filename)
         why = flat_pair_refusal(p, width)
         if why is not None:

@@ -171,6 +171,20 @@ def flat_pair_refusal(p: ir.Operation, width: int) -> str | None:
     return None
 
 
+def collapsed_type(mt: ir.MemRefType, n: int) -> ir.MemRefType:
+    """The type of `mt` with its last two dimensions joined into one of `n` elements, as
+    memref.collapse_shape's verifier requires: the identity layout stays the identity; a strided
+    layout keeps its offset and the strides of the dimensions before, the joined dimension taking
+    the last one's (a contiguous buffer whose unit dimensions print arbitrary strides)."""
+    shape = [*mt.shape[:-2], n]
+    if isinstance(mt.layout, ir.AffineMapAttr) and \
+            ir.AffineMapAttr(mt.layout).value == ir.AffineMap.get_identity(len(mt.shape)):
+        return ir.MemRefType.get(shape, mt.element_type, memory_space=mt.memory_space)
+    strides, offset = mt.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, [*strides[:-2], strides[-1]])
+    return ir.MemRefType.get(shape, mt.element_type, layout, memory_space=mt.memory_space)
+
+
 def flatten_pair(p: ir.Operation) -> int:
     """Rewrite H { P { body } } as one loop of H x W iterations whose accesses go through views
     (the rule must hold); returns the flat trip count."""
@@ -215,7 +229,7 @@ def accesses_through_views(p: ir.Operation) -> None:
                                       for k in range(r - 2)]
                                      + [ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), k)
                                                           for k in (r - 2, r - 1)])])
-            vt = ir.MemRefType.get([*mt.shape[:-2], rows * cols], mt.element_type)
+            vt = collapsed_type(mt, rows * cols)
             view = ir.Operation.create("memref.collapse_shape", results=[vt], operands=[memref],
                                        attributes={"reassociation": assoc}, ip=ir.InsertionPoint(top)).result
             views[len(views)] = (memref, view)
