@@ -178,7 +178,7 @@ def split_sets(data: dict) -> tuple[list, list]:
 
 
 HELDOUT_TITLE = ("held-out blocks (benchmarks/models/heldout/: no threshold tuned on them; t5_ffn, pool_head and "
-                 "vit_patch_embed were diagnosed on, docs/cpu_codegen.md section 29)")
+                 "vit_patch_embed were diagnosed on, docs/cpu_codegen.md sections 29-33)")
 
 
 def measured_keys(blocks: list) -> list[str]:
