@@ -727,6 +727,16 @@ def memref_type(v: ir.Value) -> ir.MemRefType | None:
     return t if isinstance(t, ir.MemRefType) else None
 
 
+def identity_layout(t) -> bool:
+    """A memref type whose layout is the identity map: row-major, contiguous, no offset (a
+    strided layout, even one with the identity's strides, is not; nor is any other type)."""
+    if not isinstance(t, ir.MemRefType):
+        return False
+    layout = t.layout
+    return isinstance(layout, ir.AffineMapAttr) and \
+        ir.AffineMapAttr(layout).value == ir.AffineMap.get_identity(len(t.shape), context=t.context)
+
+
 def element_size_bytes(t) -> int:
     """Bytes per element of a memref element type (index counts as 8)."""
     if isinstance(t, ir.IndexType):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import mlir
 from .mlir import DYNAMIC, ir
 
 
@@ -106,10 +107,7 @@ def memref_element_dtype(t: ir.Type) -> np.dtype:
 
 def has_identity_layout(t: ir.Type) -> bool:
     """A ranked memref whose layout is the identity map (row-major, no offset, no strides)."""
-    m = ir.MemRefType(t)
-    layout = m.layout
-    return isinstance(layout, ir.AffineMapAttr) and \
-        layout.value == ir.AffineMap.get_identity(m.rank, context=m.context)
+    return mlir.identity_layout(ir.MemRefType(t))
 
 
 @dataclass(frozen=True)

@@ -437,7 +437,7 @@ def footprint(alloc: ir.Operation, scope: Scope) -> list[tuple[int, int]] | None
     t = mlir.memref_type(buf)
     if t is None or any(d == mlir.DYNAMIC for d in t.shape) or not t.shape:
         return None
-    if t.memory_space is not None or str(t.layout) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(t.shape), t.context))):
+    if t.memory_space is not None or not mlir.identity_layout(t):
         return None  # keep a memory space or layout as written
     if escaping_use(buf, {**LOADS, **STORES}) is not None:
         return None

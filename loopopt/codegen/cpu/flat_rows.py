@@ -177,8 +177,7 @@ def collapsed_type(mt: ir.MemRefType, n: int) -> ir.MemRefType:
     layout keeps its offset and the strides of the dimensions before, the joined dimension taking
     the last one's (a contiguous buffer whose unit dimensions print arbitrary strides)."""
     shape = [*mt.shape[:-2], n]
-    if isinstance(mt.layout, ir.AffineMapAttr) and \
-            ir.AffineMapAttr(mt.layout).value == ir.AffineMap.get_identity(len(mt.shape)):
+    if mlir.identity_layout(mt):
         return ir.MemRefType.get(shape, mt.element_type, memory_space=mt.memory_space)
     strides, offset = mt.get_strides_and_offset()
     layout = ir.StridedLayoutAttr.get(offset, [*strides[:-2], strides[-1]])

@@ -249,7 +249,7 @@ def expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, tri
     mt = mlir.memref_type(alloc.results[0])
     if mt is None or list(alloc.operands) or any(d < 0 for d in mt.shape) or not mt.shape:
         return "not a static buffer"
-    if not mt.layout.value.is_permutation or str(mt.layout.value) != str(ir.AffineMap.get_identity(len(mt.shape))):
+    if not mlir.identity_layout(mt):
         return "not an identity layout"
     if trips is not None and trips * copy_bytes(mt) > budget:
         return "the expanded buffer exceeds the budget"

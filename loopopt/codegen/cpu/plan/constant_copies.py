@@ -70,17 +70,10 @@ def static_type(t) -> bool:
     elements other than i1."""
     if not isinstance(t, ir.MemRefType) or not t.has_static_shape or t.memory_space is not None:
         return False
-    layout = t.layout
-    if not isinstance(layout, ir.AffineMapAttr) or not _identity(ir.AffineMapAttr(layout).value):
+    if not mlir.identity_layout(t):
         return False
     et = t.element_type
     return isinstance(et, (ir.FloatType, ir.IntegerType)) and et.width % 8 == 0 and et.width // 8 in (1, 2, 4, 8)
-
-
-def _identity(m: ir.AffineMap) -> bool:
-    return (m.n_symbols == 0 and len(m.results) == m.n_dims
-            and all(isinstance(r, ir.AffineDimExpr) and ir.AffineDimExpr(r).position == k
-                    for k, r in enumerate(m.results)))
 
 
 def find_global(module_op: ir.Operation, name: str) -> ir.Operation | None:

@@ -87,7 +87,7 @@ def _local_matrix(v: ir.Value) -> ir.Operation | None:
     mt = mlir.memref_type(owner.results[0])
     if mt is None or len(mt.shape) != 2 or any(d < 0 for d in mt.shape):
         return None
-    if str(mt.layout.value) != str(ir.AffineMap.get_identity(2)):
+    if not mlir.identity_layout(mt):
         return None
     return owner
 

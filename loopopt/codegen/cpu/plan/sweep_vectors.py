@@ -149,10 +149,7 @@ def _identity_layout(v: ir.Value) -> bool:
     mt = mlir.memref_type(v)
     if mt is None or mt.rank == 0:
         return False
-    try:
-        return ir.AffineMapAttr(mt.layout).value == ir.AffineMap.get_identity(mt.rank)
-    except (ValueError, TypeError):
-        return False
+    return mlir.identity_layout(mt)
 
 
 def carried_violation(loop: ir.Operation, facts) -> str | None:
