@@ -46,6 +46,7 @@ from .mlir import ir
 from .oracle import TypeSpec, first_mismatch, function_signature, matching
 # The one lowering used for every variant lives with the runtime, which builds the same code into a
 # shared object (loopopt.compile); benchmarks and tests read it here.
+from .runtime.build import split_resources  # noqa: F401  (the resource trailer, also the runtime's)
 from .runtime.lowering import LOWERING_PASSES  # noqa: F401
 from .toolchain import find_tool, mlir_opt
 
@@ -562,18 +563,6 @@ def make_harness(text: str, kernel: str, sizes: Sequence, reps: int = 5, warmup:
     module_part, resources = split_resources(module_text)
     end = module_part.rstrip().rfind("}")
     return module_part[:end] + "\n".join(driver) + "\n}\n" + resources
-
-
-def split_resources(text: str) -> tuple[str, str]:
-    """(the module, its `{-# ... #-}` trailer or "") of text printed by the bindings.
-
-    The printer starts the trailer (`dialect_resources` blobs, `external_resources`) on a line
-    of its own that is exactly `{-#`; no such line can occur inside the module, where strings
-    print newlines escaped. The module's closing brace is the last `}` before it."""
-    at = text.find("\n{-#\n")
-    if at < 0:
-        return text, ""
-    return text[:at + 1], text[at + 1:]
 
 
 # ----------------------------------------------------------------------------- lower and run

@@ -67,12 +67,15 @@ TRANSPOSE = """    %w = memref.get_global @w : memref<6x8xf32>
     memref.dealloc %t : memref<8x6xf32>"""
 
 
-def fold(src: str) -> tuple[str, list[str]]:
+def fold(src: str, until_done: bool = False) -> tuple[str, list[str]]:
+    """The step on every function once, or with until_done as the step runs it: again until a
+    round folds nothing (a refilled buffer's second fill)."""
     module = mlir.parse_module(src)
     log = RemarkLog()
     with module.context:
         for fn in mlir.functions(module):
-            fold_constant_copies_function(fn, CPU, log, "t.mlir")
+            while fold_constant_copies_function(fn, CPU, log, "t.mlir") and until_done:
+                pass
         assert mlir.verify(module.operation) is None
         return module.operation.get_asm(large_resource_limit=None), log.messages()
 
@@ -265,23 +268,11 @@ REFILL = TRANSPOSE.replace("    memref.dealloc %t : memref<8x6xf32>", """    %w2
 TWO_OUTS = "%out: memref<8x6xf32>, %out2: memref<8x6xf32>"
 
 
-def fold_all(src: str) -> tuple[str, list[str]]:
-    """The step's rounds: fold until a round folds nothing (a refilled buffer's second fill)."""
-    module = mlir.parse_module(src)
-    log = RemarkLog()
-    with module.context:
-        for fn in mlir.functions(module):
-            while fold_constant_copies_function(fn, CPU, log, "t.mlir"):
-                pass
-        assert mlir.verify(module.operation) is None
-        return module.operation.get_asm(large_resource_limit=None), log.messages()
-
-
 def test_a_buffer_filled_twice_folds_both_fills():
     """One-shot bufferization gives two transposes of one shape one buffer (a GRU cell's weights):
     the reads before the second fill read the first constant, the rest the second."""
     src = program(REFILL, GLOBAL_W2, {"w_blob": blob(W), "w2_blob": blob(W2)}, args=TWO_OUTS)
-    out, remarks = fold_all(src)
+    out, remarks = fold(src, until_done=True)
     assert sum("[FOLD CONSTANT COPY]" in r for r in remarks) == 2, remarks
     assert loop_count(out) == 4 and "memref.alloc" not in out, out
     assert "@w_folded0" in out and "@w2_folded0" in out
@@ -291,7 +282,7 @@ def test_a_buffer_filled_twice_folds_both_fills():
 @has_runner
 def test_a_buffer_filled_twice_runs_natively_as_before():
     src = program(REFILL, GLOBAL_W2, {"w_blob": blob(W), "w2_blob": blob(W2)}, args=TWO_OUTS)
-    out, _ = fold_all(src)
+    out, _ = fold(src, until_done=True)
     same_natively(src, out, [None, None])
 
 
@@ -302,11 +293,11 @@ def test_a_partial_refill_is_not_a_refill(monkeypatch):
     partial = partial.replace("    %w2 = memref.get_global @w2 : memref<6x8xf32>\n    affine.for %i = 0 to 6 {",
                               "    %w2 = memref.get_global @w2 : memref<6x8xf32>\n    affine.for %i = 0 to 3 {")
     src = program(partial, GLOBAL_W2, {"w_blob": blob(W), "w2_blob": blob(W2)}, args=TWO_OUTS)
-    out, remarks = fold_all(src)
+    out, remarks = fold(src, until_done=True)
     assert not any("@w into" in r for r in remarks), remarks
     assert_same_results(src, out)
     monkeypatch.setattr(constant_copies, "refill", lambda top, store: top)
-    mutated, remarks = fold_all(src)
+    mutated, remarks = fold(src, until_done=True)
     assert any("@w into" in r for r in remarks), remarks
     with pytest.raises(AssertionError):
         assert_same_results(src, mutated)

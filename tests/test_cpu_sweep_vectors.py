@@ -51,20 +51,8 @@ SHIFTED_STORE = SWEEP.replace("affine.store %v, %B[%i]", "affine.store %v, %B[%i
 
 # The store's index moves with a symbol the loads' indices do not have: B[i + m] against A[i + c],
 # none aligned alike (the shuffles stay).
-SYMBOL_STORE = """func.func @k(%n: index, %m: index, %A: memref<?xf32>, %B: memref<?xf32>) {
-  %third = arith.constant 0.333333343 : f32
-  affine.for %i = 1 to affine_map<()[s0] -> (s0 - 1)>()[%n] {
-    %l = affine.load %A[%i - 1] : memref<?xf32>
-    %c = affine.load %A[%i] : memref<?xf32>
-    %r = affine.load %A[%i + 1] : memref<?xf32>
-    %s0 = arith.addf %l, %c : f32
-    %s = arith.addf %s0, %r : f32
-    %v = arith.mulf %third, %s : f32
-    affine.store %v, %B[%i + symbol(%m)] : memref<?xf32>
-  }
-  return
-}
-"""
+SYMBOL_STORE = SWEEP.replace("%n: index,", "%n: index, %m: index,").replace(
+    "affine.store %v, %B[%i]", "affine.store %v, %B[%i + symbol(%m)]")
 
 # In place: A[i] = f(A[i - 1], A[i], A[i + 1]); the load of A[i - 1] reads this sweep's own store.
 GAUSS_SEIDEL = SWEEP.replace("affine.store %v, %B[%i]", "affine.store %v, %A[%i]")

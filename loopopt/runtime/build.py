@@ -315,6 +315,19 @@ def localize_hidden(obj: bytes, tc: Toolchain, timeout: float = 600) -> bytes:
 
 # ----------------------------------------------------------------------------- large constants
 
+def split_resources(text: str) -> tuple[str, str]:
+    """(the module, its `{-# ... #-}` trailer or "") of text printed by the bindings.
+
+    The printer starts the trailer (`dialect_resources` blobs, `external_resources`) on a line
+    of its own that is exactly `{-#`; no such line can occur inside the module, where strings
+    print newlines escaped. The module's closing brace is the last `}` before it."""
+    at = text.find("\n{-#\n")
+    if at < 0:
+        return text, ""
+    return text[:at + 1], text[at + 1:]
+
+
+
 EXTERNAL_CONSTANT_BYTES = 64 << 10  # a constant global this large is linked from a data object
 _GLOBAL_RE = re.compile(r'^(\s*)memref\.global (?:"private" )?constant @([A-Za-z_][\w.$]*) : (memref<[^>]*>) = '
                         r'dense_resource<([\w.$-]+)>(.*)$', re.M)
@@ -338,10 +351,9 @@ def externalize_constants(marked_text: str, min_bytes: int = EXTERNAL_CONSTANT_B
     as a data object (`data_object`: `.incbin` of the raw bytes) they cost nothing. The bytes are
     the resource blob's (its first four bytes, the blob's alignment, dropped); the values the
     kernel reads are the same bytes, so results are bit-identical."""
-    at = marked_text.find("\n{-#\n")  # the printer's resource trailer (as loopopt.native.split_resources)
-    if at < 0:
+    module, trailer = split_resources(marked_text)
+    if not trailer:
         return marked_text, ()
-    module, trailer = marked_text[:at + 1], marked_text[at + 1:]
     blobs = dict(re.findall(r'^\s*([\w.$-]+): "0x([0-9A-Fa-f]*)"', trailer, re.M))
     out: list[DataConstant] = []
     dropped: set[str] = set()

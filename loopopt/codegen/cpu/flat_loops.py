@@ -25,31 +25,11 @@ from ...mlir import ir
 from ...remarks import MISSED, PASSED, RemarkLog
 from ...step import StepContext
 from .flat_rows import flat_pair_refusal, flatten_pair, pair_indexed
-from .plan.cpu_plan import element_bits
+from .plan.cpu_plan import element_bits, innermost_loops
 
 PASS = "flat-loops"
 FLAT = "[FLAT LOOPS] the loops over {h} rows and {w} columns run as one loop of {n} columns through a view joining the buffers' last two dimensions"
 STOP = "[STOP FLAT LOOPS] {why}"
-
-
-def innermost_plain_loops(fn: ir.Operation) -> list[ir.Operation]:
-    """Every affine.for of `fn` with no loop inside and no iter_args, outermost nests first."""
-    out: list[ir.Operation] = []
-
-    def walk(op: ir.Operation) -> bool:
-        inner = False
-        for region in op.regions:
-            for block in region.blocks:
-                for child in mlir.block_ops(block):
-                    inner = walk(child) or inner
-        if op.name == "affine.for":
-            if not inner and not len(op.results):
-                out.append(op)
-            return True
-        return inner
-
-    walk(fn)
-    return out
 
 
 def column_tail(p: ir.Operation, width: int) -> bool:
@@ -63,7 +43,7 @@ def flat_loops_function(fn: ir.Operation, options, log: RemarkLog, filename: str
     """Flatten every (rows, columns) pair of innermost loops the rule takes; returns how many."""
     count = 0
     fname = mlir.func_name(fn)
-    for p in innermost_plain_loops(fn):
+    for p in [lp for lp in innermost_loops(fn) if not len(lp.results)]:
         h = mlir.operation(p.parent)
         if h.name != "affine.for":
             continue

@@ -89,36 +89,30 @@ def _unsink(head: list[ir.Operation], inner: ir.Operation) -> None:
         op.move_before(inner)
 
 
-def bands(fn: ir.Operation) -> list[list[ir.Operation]]:
-    """The maximal perfect bands of the function that end at an innermost loop, in program order."""
-    out = []
-    for op in mlir.walk(fn):
-        if op.name != "affine.for":
-            continue
-        parent = mlir.operation(op.parent) if op.parent is not None else None
-        if parent is not None and parent.name == "affine.for" and body_ops(parent) == [op] \
-                and not parent.results:
-            continue  # inside a band that starts higher
-        band = collect_interchangeable_loops(op)
-        if len(band) >= 2 and is_innermost(band[-1]):
-            out.append(band)
-    return out
-
-
-def _imperfect_tops(fn: ir.Operation) -> list[ir.Operation]:
-    """Loops that start a band ending above an innermost loop only because loads or pure ops sit
-    beside the next loop (`sinkable`)."""
+def band_starts(fn: ir.Operation) -> list[tuple[ir.Operation, list[ir.Operation]]]:
+    """(loop, its band) for every affine.for of the function that starts a maximal band (not the
+    only op of a loop above it that carries nothing), in program order."""
     out = []
     for op in mlir.walk(fn):
         if op.name != "affine.for":
             continue
         parent = mlir.operation(op.parent) if op.parent is not None else None
         if parent is not None and parent.name == "affine.for" and body_ops(parent) == [op] and not parent.results:
-            continue
-        band = collect_interchangeable_loops(op)
-        if band and not is_innermost(band[-1]) and not band[-1].results and sinkable(band[-1]) is not None:
-            out.append(op)
+            continue  # inside a band that starts higher
+        out.append((op, collect_interchangeable_loops(op)))
     return out
+
+
+def bands(fn: ir.Operation) -> list[list[ir.Operation]]:
+    """The maximal perfect bands of the function that end at an innermost loop, in program order."""
+    return [band for _, band in band_starts(fn) if len(band) >= 2 and is_innermost(band[-1])]
+
+
+def _imperfect_tops(fn: ir.Operation) -> list[ir.Operation]:
+    """Loops that start a band ending above an innermost loop only because loads or pure ops sit
+    beside the next loop (`sinkable`)."""
+    return [op for op, band in band_starts(fn)
+            if band and not is_innermost(band[-1]) and not band[-1].results and sinkable(band[-1]) is not None]
 
 
 def _plan_with_sinking(top: ir.Operation, facts, options) -> OrderPlan | None:
@@ -149,17 +143,7 @@ def _plan_with_sinking(top: ir.Operation, facts, options) -> OrderPlan | None:
 def _lanes_tops(fn: ir.Operation) -> list[ir.Operation]:
     """Loops that start a maximal band of two or more loops ending above an inner nest (not at
     an innermost loop): the bands `plan_lanes_order` may reorder."""
-    out = []
-    for op in mlir.walk(fn):
-        if op.name != "affine.for":
-            continue
-        parent = mlir.operation(op.parent) if op.parent is not None else None
-        if parent is not None and parent.name == "affine.for" and body_ops(parent) == [op] and not parent.results:
-            continue
-        band = collect_interchangeable_loops(op)
-        if len(band) >= 2 and not is_innermost(band[-1]):
-            out.append(op)
-    return out
+    return [op for op, band in band_starts(fn) if len(band) >= 2 and not is_innermost(band[-1])]
 
 
 def _lanes_remark(plan: LanesOrder, log: RemarkLog, fname: str, filename: str, report_refusals: bool) -> None:

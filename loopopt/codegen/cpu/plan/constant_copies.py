@@ -102,8 +102,10 @@ def _after(op: ir.Operation, anchor: ir.Operation) -> bool:
     return at is not None and mlir.op_key(at) != mlir.op_key(anchor) and anchor.is_before_in_block(at)
 
 
-def match_constant_copy(loop: ir.Operation, module_op: ir.Operation) -> ConstantCopy | None:
-    """The ConstantCopy rooted at the top-level affine.for `loop` (module doc), or None."""
+def copy_nest(loop: ir.Operation) -> tuple[list, list[int], ir.Operation, ir.Operation] | None:
+    """(nest, trip counts, load, store) when `loop` is a perfect affine.for nest, each loop `0 to
+    N step 1` with constant N and no iter_args, whose body is one affine.load and one affine.store
+    of the loaded value; else None."""
     nest = perfect_nest(loop)
     trips = []
     for lp in nest:
@@ -117,6 +119,15 @@ def match_constant_copy(loop: ir.Operation, module_op: ir.Operation) -> Constant
     load, store = body
     if store.operands[0] != load.results[0]:
         return None
+    return nest, trips, load, store
+
+
+def match_constant_copy(loop: ir.Operation, module_op: ir.Operation) -> ConstantCopy | None:
+    """The ConstantCopy rooted at the top-level affine.for `loop` (module doc), or None."""
+    shape = copy_nest(loop)
+    if shape is None:
+        return None
+    nest, trips, load, store = shape
     src_def, _ = mlir.value_owner(load.operands[0])
     dst_def, _ = mlir.value_owner(store.operands[1])
     if src_def is None or src_def.name != "memref.get_global" or dst_def is None or dst_def.name != "memref.alloc":
@@ -164,7 +175,10 @@ def later_uses(store: ir.Operation, loop: ir.Operation) -> tuple[list[ir.Operati
     if not refills:
         deallocs = later_reads_only(store, loop)
         return None if deallocs is None else (deallocs, None)
-    first = min(refills, key=lambda t: _block_position(t))
+    first = refills[0]
+    for top in refills[1:]:
+        if top.is_before_in_block(first):
+            first = top
     reads = []
     for use in buf.uses:
         user = mlir.operation(use.owner)
@@ -177,18 +191,10 @@ def later_uses(store: ir.Operation, loop: ir.Operation) -> tuple[list[ir.Operati
         if not (user.name in READ_USERS and use.operand_number == 0) or not _after(user, loop):
             return None
         top = ancestor_in(user, loop.operation.block)
-        if mlir.op_key(top) == mlir.op_key(first) or _block_position(top) > _block_position(first):
+        if mlir.op_key(top) == mlir.op_key(first) or first.is_before_in_block(top):
             continue
         reads.append(user)
     return [], tuple(reads)
-
-
-def _block_position(op: ir.Operation) -> int:
-    """The index of `op` among its block's ops."""
-    for k, o in enumerate(mlir.block_ops(op.operation.block)):
-        if mlir.op_key(o) == mlir.op_key(op):
-            return k
-    raise ValueError("op not in its block")
 
 
 def refill(top: ir.Operation, store: ir.Operation) -> ir.Operation | None:
@@ -196,20 +202,11 @@ def refill(top: ir.Operation, store: ir.Operation) -> ir.Operation | None:
     step 1 whose body is one load and `store` of the loaded value, the store's indices distinct IVs
     whose trip counts are the buffer's extents (every element written once), the load not reading
     the buffer: after it, the buffer holds only what it wrote. Else None."""
-    if top.name != "affine.for":
+    shape = copy_nest(top) if top.name == "affine.for" else None
+    if shape is None or mlir.op_key(shape[3]) != mlir.op_key(store):
         return None
-    nest = perfect_nest(top)
-    trips = []
-    for lp in nest:
-        b = constant_bounds(lp)
-        if b is None or b[0] != 0 or mlir.int_attr(lp, "step") != 1 or lp.results:
-            return None
-        trips.append(b[1])
-    body = body_ops(nest[-1])
-    if len(body) != 2 or body[0].name != "affine.load" or mlir.op_key(body[1]) != mlir.op_key(store):
-        return None
-    load = body[0]
-    if store.operands[0] != load.results[0] or load.operands[0] == store.operands[1]:
+    nest, trips, load, _ = shape
+    if load.operands[0] == store.operands[1]:
         return None
     ivs = [induction_var(lp) for lp in nest]
     store_ivs = _dim_positions(store, ivs)
