@@ -117,17 +117,20 @@ def lower_input(module: ir.Module, options: Options, log: RemarkLog, timer: Phas
 
 
 def _gather_remarks(low, log: RemarkLog) -> None:
-    """One remark per decision of the lowering's gather step (frontend/gather_recompute.py):
-    Passed for an element recomputed from its producer's body, Missed (with the reason) for one
-    read from the materialised tensor."""
-    from .frontend import gather_recompute as gr
+    """One remark per decision of the lowering's decision steps (frontend/gather_recompute.py,
+    frontend/zero_phases.py): Passed for a rewrite done (an element recomputed from its
+    producer's body; a convolution run as phases), Missed (with the reason) for one refused
+    (an entry starting "kept")."""
+    from .frontend import gather_recompute as gr, zero_phases as zp
 
+    steps = {m.STEP: m for m in (gr, zp)}
     for step in low.steps:
-        if step.name != gr.STEP or not step.note:
+        m = steps.get(step.name)
+        if m is None or not step.note:
             continue
-        for entry in step.note.split(gr.DECISION_SEPARATOR):
+        for entry in step.note.split(m.DECISION_SEPARATOR):
             kept = entry.startswith("kept")
-            head = gr.MISSED_REMARK if kept else gr.PASSED_REMARK
+            head = m.MISSED_REMARK if kept else m.PASSED_REMARK
             log.add("lowering", MISSED if kept else PASSED, f"{head}: {entry.split(': ', 1)[1]}")
 
 

@@ -10,6 +10,8 @@ the `loopopt-*` ones (rewrites.py):
   [func.func(linalg-fuse-elementwise-ops, canonicalize, cse)]   with elementwise_fusion
   loopopt-recompute-gathered-elements  a gather of an elementwise result recomputes the element
                                        (gather_recompute.py): no log-softmax materialised for nll
+  loopopt-skip-inserted-zeros          a convolution over a zero-inserted input (a transposed
+                                       convolution) runs as phase convolutions (zero_phases.py)
   loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
   eliminate-empty-tensors, empty-tensor-to-alloc-tensor,
   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
@@ -46,6 +48,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [
         "loopopt-recompute-gathered-elements",
+        "loopopt-skip-inserted-zeros",
         "loopopt-duplicate-shared-fills",
         "eliminate-empty-tensors",
         "empty-tensor-to-alloc-tensor",

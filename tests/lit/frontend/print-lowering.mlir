@@ -12,6 +12,7 @@
 // CHECK-NEXT:   loopopt-check-input,
 // CHECK-NEXT:   func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // CHECK-NEXT:   loopopt-recompute-gathered-elements,
+// CHECK-NEXT:   loopopt-skip-inserted-zeros,
 // CHECK-NEXT:   loopopt-duplicate-shared-fills,
 // CHECK-NEXT:   eliminate-empty-tensors,
 // CHECK-NEXT:   empty-tensor-to-alloc-tensor,
@@ -40,4 +41,5 @@
 // FUSE:      func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // FUSE-NEXT: func.func(linalg-fuse-elementwise-ops,canonicalize,cse),
 // FUSE-NEXT: loopopt-recompute-gathered-elements,
+// FUSE-NEXT: loopopt-skip-inserted-zeros,
 // FUSE-NEXT: loopopt-duplicate-shared-fills,
