@@ -13,7 +13,8 @@ Install torch from that CPU wheel (`find / -xdev -name 'torch-*+cpu-*.whl'` find
 PyPI is the CUDA build, several GB. The pinned versions are checked at start (`--any-version`
 skips the check; fixtures made so are not the committed ones).
 
-For every block NAME this writes into benchmarks/models/blocks/:
+For every block NAME this writes into benchmarks/models/blocks/ (held-out blocks: heldout/; the
+transposed-convolution test fixtures: tests/fixtures/transposed_conv/):
   NAME.mlir           `torch_mlir.fx.export_and_import(..., output_type="linalg-on-tensors")`,
                       printed as text (torch-mlir's MLIR is 24.0.0git; its bytecode does not load
                       in loopopt's bindings, its text does)
@@ -43,6 +44,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (BLOCKS_DIR, CHECKSUM_TEXT, FILL_TEXT, HELDOUT_DIR, INT_FILL_TEXT, SEED,  # noqa: E402
                     check_versions, harness_fill, record, write_fixture)
 
+TRANSPOSED_CONV_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                                    "fixtures", "transposed_conv"))
 PINNED = {"torch": "2.13.0+cpu", "torch-mlir": "20261001"}
 
 
@@ -63,6 +66,7 @@ class Block:
     runs: list = field(default_factory=list)  # input shape lists; [] = the example shapes only
     dtypes: dict = field(default_factory=dict)
     heldout: bool = False
+    directory: str = ""  # where its fixture goes when not blocks/ or heldout/ (the test fixtures)
 
     def run_shapes(self) -> list:
         return self.runs or [self.inputs]
@@ -442,6 +446,36 @@ def _modules():
             h = F.batch_norm(h, mean, var.abs() + 0.5, bnw, bnb, False, 0.0, 1e-5)
             return F.relu(h)
 
+    class GANUpBlock(nn.Module):
+        """A DCGAN generator stage, weights as inputs: ConvTranspose2d k4 stride 2 pad 1 without
+        bias (ci -> co, doubles H and W), BatchNorm (eval, running stats as inputs), ReLU."""
+
+        def forward(self, x, w, mean, var, bnw, bnb):
+            h = F.conv_transpose2d(x, w * (1.0 / math.sqrt(w.shape[0] * 4)), None, stride=2, padding=1)
+            h = F.batch_norm(h, mean, var.abs() + 0.5, bnw, bnb, False, 0.0, 1e-5)
+            return F.relu(h)
+
+    class AudioUpBlock(nn.Module):
+        """A vocoder's (HiFi-GAN / MelGAN-style) 1-D decoder stage, weights as inputs:
+        ConvTranspose1d k8 stride 4 pad 2 (ci -> co, 4x the length), LeakyReLU(0.1), then
+        + Conv1d k3 pad 1 (co -> co) of it (a residual unit)."""
+
+        def forward(self, x, w_up, b_up, w_res, b_res):
+            h = F.conv_transpose1d(x, w_up * (1.0 / math.sqrt(w_up.shape[0] * 2)), b_up, stride=4, padding=2)
+            h = F.leaky_relu(h, 0.1)
+            return h + F.conv1d(h, w_res * (1.0 / math.sqrt(w_res.shape[1] * 3)), b_res, padding=1)
+
+    class ConvTranspose(nn.Module):
+        """F.conv_transpose1d / 2d alone, weight (and bias, when given) as inputs: the test
+        fixtures of tests/fixtures/transposed_conv/."""
+
+        def __init__(self, dims, **kw):
+            super().__init__()
+            self.op, self.kw = (F.conv_transpose1d if dims == 1 else F.conv_transpose2d), kw
+
+        def forward(self, x, w, *bias):
+            return self.op(x, w, bias[0] if bias else None, **self.kw)
+
     class EmbeddingBag(nn.Module):
         """Embedding lookup and mean pool (a bag-of-words text encoder), then a Linear classifier:
         ids (batch x length, i64, taken modulo the vocabulary), table (vocab x d), w (k x d), b."""
@@ -462,7 +496,8 @@ def _modules():
                 FFN=FFN, BertAttention=BertAttention, Cell=Cell, RNNSequence=RNNSequence, CrossEntropy=CrossEntropy,
                 NLLLoss=NLLLoss, LogProbsNLL=LogProbsNLL, GPT2Layer=GPT2Layer, LlamaMLP=LlamaMLP, ReduceDim0=ReduceDim0, BNStats=BNStats,
                 UNetResBlock=UNetResBlock, ConvNeXtBlock=ConvNeXtBlock, PatchEmbed=PatchEmbed, T5FFN=T5FFN,
-                UpBlock=UpBlock, EmbeddingBag=EmbeddingBag, PoolHead=PoolHead)
+                UpBlock=UpBlock, EmbeddingBag=EmbeddingBag, PoolHead=PoolHead, GANUpBlock=GANUpBlock,
+                AudioUpBlock=AudioUpBlock, ConvTranspose=ConvTranspose)
 
 
 def blocks() -> list[Block]:
@@ -497,7 +532,7 @@ def blocks() -> list[Block]:
         out.append(Block(f"encoder{suffix}", f"pre-norm transformer encoder layer, seq {seq}, d {d}, "
                          f"{heads} heads, ffn {ffn}", lambda d=d, heads=heads, ffn=ffn: M()["EncoderLayer"](d, heads, ffn),
                          [(seq, d)]))
-    return out + model_blocks() + heldout_blocks() + new_kind_blocks()
+    return out + model_blocks() + heldout_blocks() + new_kind_blocks() + transposed_conv_blocks()
 
 
 def _w(*shapes) -> list:
@@ -573,6 +608,11 @@ def model_blocks() -> list[Block]:
     for sfx, shape in (("", (32, 64, 28, 28)), ("_small", (2, 4, 3, 3))):
         out.append(Block(f"bn_stats{sfx}", f"torch.var_mean over dims 0, 2, 3 (batch-norm statistics) of "
                          f"relu(x), x {'x'.join(map(str, shape))}", lambda: M()["BNStats"](), [shape]))
+    for sfx, (n, ci, co, hw) in (("", (8, 128, 64, 16)), ("_small", (2, 8, 4, 6))):
+        out.append(Block(f"gan_upsample{sfx}", f"DCGAN generator stage: ConvTranspose2d k4 stride 2 pad 1 {ci}->{co} "
+                         f"(no bias), BatchNorm (eval), ReLU on {n}x{ci}x{hw}x{hw} -> {2 * hw}x{2 * hw}; weights are "
+                         "inputs (x, w, mean, var, bn_w, bn_b)", lambda: M()["GANUpBlock"](),
+                         _w((n, ci, hw, hw), (ci, co, 4, 4), (co,), (co,), (co,), (co,))))
     return out
 
 
@@ -638,7 +678,37 @@ def new_kind_blocks() -> list[Block]:
     head = Block("pool_head", f"classifier head: global average pool, flatten, Linear {c}->{k} on {n}x{c}x{hw}x{hw} "
                  "(ResNet-18's); weights are inputs (x, w, b)", lambda: M()["PoolHead"](), _w((n, c, hw, hw), (k, c), (k,)),
                  heldout=True)
-    return [unet, convnext, patch, t5, up, bag, head]
+    n, ci, co, L = 4, 256, 128, 256
+    audio = Block("audio_upsample", f"vocoder decoder stage: ConvTranspose1d k8 stride 4 pad 2 {ci}->{co}, LeakyReLU(0.1), "
+                  f"+ Conv1d k3 pad 1 {co}->{co} of it (residual) on {n}x{ci}x{L} -> {4 * L}; weights are inputs "
+                  "(x, w_up, b_up, w_res, b_res)", lambda: M()["AudioUpBlock"](),
+                  _w((n, ci, L), (ci, co, 8), (co,), (co, co, 3), (co,)), heldout=True)
+    return [unet, convnext, patch, t5, up, bag, head, audio]
+
+
+def transposed_conv_blocks() -> list[Block]:
+    """Tiny transposed convolutions, one feature each (output padding, bias, groups, stride 3,
+    no overlap, dilation, kernel smaller than the stride), weight and bias as inputs: the test
+    fixtures of tests/fixtures/transposed_conv/ (README.md there), not benchmarked."""
+    M = _modules
+    cases = [  # name, dims, input shape, (ci, co/groups, *kernel), bias, F.conv_transpose keywords
+        ("convt1d_k3_s2_p1_op1", 1, (2, 4, 7), (4, 3, 3), False, dict(stride=2, padding=1, output_padding=1)),
+        ("convt2d_k3_s2_p1_op1_bias", 2, (2, 4, 6, 5), (4, 3, 3, 3), True, dict(stride=2, padding=1, output_padding=1)),
+        ("convt2d_k4_s2_p1_g2", 2, (1, 4, 6, 6), (4, 3, 4, 4), False, dict(stride=2, padding=1, groups=2)),
+        ("convt2d_k5_s3_p2", 2, (1, 4, 5, 7), (4, 3, 5, 5), False, dict(stride=3, padding=2)),
+        ("convt2d_k2_s2_p0", 2, (2, 4, 5, 5), (4, 3, 2, 2), False, dict(stride=2)),
+        ("convt2d_k3_s2_d2", 2, (1, 4, 6, 6), (4, 3, 3, 3), False, dict(stride=2, dilation=2)),
+        ("convt2d_k1_s2_bias", 2, (2, 4, 5, 5), (4, 3, 1, 1), True, dict(stride=2)),
+    ]
+    out = []
+    for name, dims, x, w, bias, kw in cases:
+        co = w[1] * kw.get("groups", 1)
+        args = ", ".join(f"{k}={v}" for k, v in kw.items())
+        out.append(Block(name, f"F.conv_transpose{dims}d(x, w{', b' if bias else ', None'}, {args}) on "
+                         f"{'x'.join(map(str, x))}, weight {'x'.join(map(str, w))}; inputs (x, w{', b' if bias else ''})",
+                         lambda dims=dims, kw=kw: M()["ConvTranspose"](dims, **kw),
+                         _w(x, w, *([(co,)] if bias else [])), directory=TRANSPOSED_CONV_DIR))
+    return out
 
 
 # ----------------------------------------------------------------------------- export
@@ -691,7 +761,8 @@ def main(argv: list[str] | None = None) -> int:
     chosen = blocks()
     if a.list:
         for b in chosen:
-            print(f"{b.name:20s} {'(held out) ' if b.heldout else ''}{b.what}")
+            where = "(held out) " if b.heldout else "(test fixture) " if b.directory else ""
+            print(f"{b.name:20s} {where}{b.what}")
         return 0
     bad = check_versions(PINNED)
     if bad and not a.any_version:
@@ -707,7 +778,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [b for b in chosen if b.name in want]
     for b in chosen:
         text, expected, seconds = export_block(b)
-        write_fixture(a.out or (HELDOUT_DIR if b.heldout else BLOCKS_DIR), b.name, text, expected)
+        write_fixture(a.out or b.directory or (HELDOUT_DIR if b.heldout else BLOCKS_DIR), b.name, text, expected)
         print(f"{b.name:20s} {len(text) / 1e6:7.3f} MB  export {seconds:.2f} s")
     return 0
 
