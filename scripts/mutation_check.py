@@ -58,6 +58,7 @@ FOCUS = {
     "runtime alloc": ["tests/test_runtime_alloc.py", "tests/test_runtime_cli.py",
                       "tests/test_runtime.py::test_the_printed_recipe_builds_what_compile_builds"],
     "powers": ["tests/test_cpu_powers.py"],
+    "inserted zeros": ["tests/test_zero_phases.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
@@ -568,6 +569,20 @@ MUTATIONS = [
     ("gathered lanes: a load of i1 is never read as two vectors", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("            if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):",
        "            if strided is not None and strided_lane_load(p, a, axis.name):")]),
+    # frontend/zero_phases.py (docs/frontend.md): products with inserted zeros are skipped only
+    # where each is a zero that adding changes nothing: weights finite, no accumulator at -0
+    ("inserted zeros: every weight is checked finite at run time", "loopopt/frontend/zero_phases.py",
+     [('[f"%abs = math.absf %in : {ety}", f"%pass = arith.cmpf olt, %abs, %{out}_c : {ety}"]',
+       '[f"%abs = math.absf %in : {ety}", "%pass = arith.constant true"]')]),
+    ("inserted zeros: no accumulator starts at -0, checked at run time", "loopopt/frontend/zero_phases.py",
+     [('f"%pass = arith.cmpi ne, %bits, %{out}_c : i{bits}"]', '"%pass = arith.constant true"]')]),
+    ("inserted zeros: an init filled with the constant -0 is refused", "loopopt/frontend/zero_phases.py",
+     [('            return (not text.startswith("-0.0")), None', "            return True, None")]),
+    ("inserted zeros: the elements around the slice are a constant zero", "loopopt/frontend/zero_phases.py",
+     [("    if not isinstance(attr, ir.FloatAttr) or ir.FloatAttr(attr).value != 0.0:",
+       "    if not isinstance(attr, ir.FloatAttr):")]),
+    ("inserted zeros: a convolution with a stride or a dilation is refused", "loopopt/frontend/zero_phases.py",
+     [('    if not (_unit_attr(conv, "strides") and _unit_attr(conv, "dilations")):', "    if False:")]),
     # docs/cpu_codegen.md section 23: a parallel loop joins only a reduction that stays vector; a
     # gathered element is recomputed only from a producer whose body is its value at that point
     ("row streams: a reduction joined by a parallel loop stays vector (exact, or reassociated)",
