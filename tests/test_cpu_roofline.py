@@ -117,6 +117,48 @@ func.func @s(%x: memref<16xf32>, %n: index) {
     assert (w.read_bytes, w.written_bytes) == (64, 64)
 
 
+def test_an_if_with_two_branches_counts_its_cheaper_branch():
+    """A guarded fast path and its fallback (frontend/zero_phases.py's shape): the work is the
+    cheaper branch's, so a share of the peak never over-claims; the nested if in the kept branch
+    is decided in turn."""
+    text = """
+func.func @g(%x: memref<16xf32>, %c: i1, %d: i1) {
+  scf.if %c {
+    affine.for %i = 0 to 16 {
+      %a = affine.load %x[%i] : memref<16xf32>
+      %b = arith.mulf %a, %a : f32
+      affine.store %b, %x[%i] : memref<16xf32>
+    }
+    scf.if %d {
+      affine.for %i = 0 to 4 {
+        %a = affine.load %x[%i] : memref<16xf32>
+        %b = arith.addf %a, %a : f32
+        affine.store %b, %x[%i] : memref<16xf32>
+      }
+    } else {
+      affine.for %i = 0 to 8 {
+        %a = affine.load %x[%i] : memref<16xf32>
+        %b = arith.addf %a, %a : f32
+        %e = arith.addf %b, %a : f32
+        affine.store %e, %x[%i] : memref<16xf32>
+      }
+    }
+  } else {
+    affine.for %i = 0 to 16 {
+      affine.for %j = 0 to 16 {
+        %a = affine.load %x[%i] : memref<16xf32>
+        %b = arith.mulf %a, %a : f32
+        affine.store %b, %x[%j] : memref<16xf32>
+      }
+    }
+  }
+  return
+}
+"""
+    w = program_work(text, "g", [None, None, None])
+    assert w.flops == 16 + 4 and not w.exact and "cheaper branch" in w.why
+
+
 def test_attainable_time_is_the_higher_roof():
     w = Work(flops=10 ** 9, read_bytes=10 ** 8, written_bytes=0, exact=True)
     assert attainable_seconds(w, 100e9, 20e9) == pytest.approx(0.01)  # compute-bound

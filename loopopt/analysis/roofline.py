@@ -254,17 +254,48 @@ def function_work(fn: ir.Operation, sizes: Sequence) -> Work:
         except NonAffine:
             pass
     values = parameter_values(fn, scope, sizes)
-    flops, exact, why = 0, True, ""
+    exact, why = True, ""
     memo: dict = {}
+    per_op: dict[int, int] = {}
     for op, w in weighted:
         n, note = executions(op, scope, values, memo)
         if n is None:
             return Work(None, *compulsory_bytes(fn, entry, types, sizes), False, note)
         if note:
             exact, why = False, note
-        flops += w * n
+        per_op[mlir.op_key(op)] = w * n
+    dropped = costlier_branches(fn, per_op)
+    if dropped:
+        exact, why = False, "an if with two branches counted as its cheaper branch"
+    flops = sum(f for k, f in per_op.items() if k not in dropped)
     read, written = compulsory_bytes(fn, entry, types, sizes)
     return Work(flops, read, written, exact, why)
+
+
+def _branches(op: ir.Operation) -> list[list[ir.Operation]] | None:
+    """The ops of each branch of an scf.if/affine.if with a non-empty else, else None."""
+    if op.name not in ("scf.if", "affine.if") or len(op.regions) != 2:
+        return None
+    out = [[x for b in r.blocks for top in b.operations for x in mlir.walk(mlir.operation(top))] for r in op.regions]
+    return out if all(len(b) > 1 for b in out) else None
+
+
+def costlier_branches(fn: ir.Operation, per_op: dict[int, int]) -> set[int]:
+    """The keys of the ops in the costlier branch of every two-branch if (outermost first; a
+    tie drops the else): the work is that of the cheaper path, so a share of the peak computed
+    from it never over-claims (a guarded fast path and its fallback, frontend/zero_phases.py,
+    count as the fast path)."""
+    dropped: set[int] = set()
+    for op in mlir.walk(fn):
+        if mlir.op_key(op) in dropped:
+            continue
+        branches = _branches(op)
+        if branches is None:
+            continue
+        totals = [sum(per_op.get(mlir.op_key(x), 0) for x in b if mlir.op_key(x) not in dropped) for b in branches]
+        costlier = branches[0] if totals[0] > totals[1] else branches[1]
+        dropped.update(mlir.op_key(x) for x in costlier)
+    return dropped
 
 
 def compulsory_bytes(fn: ir.Operation, entry: ir.Block, types, sizes) -> tuple[int, int]:
