@@ -248,3 +248,13 @@ def test_lowered_program_holds_the_guard_and_the_phases():
     assert re.search(r"scf\.if", out)
     assert "math.absf" in out and "0x7F800000" in out
     loopopt.mlir.parse_module(out)  # verifies
+
+
+def test_a_rewrite_that_does_not_parse_leaves_the_convolution(monkeypatch):
+    """A bug of ours in the phases' text: the convolution stays as it was, the run goes on, and
+    the remark names it."""
+    monkeypatch.setattr(zp, "rewrite_text", lambda m, loc: ("func.func private @phases( {", 0))
+    text = conv1d(2, 1, 3, 0, BROADCAST)
+    result = loopopt.optimize(text, target="cpu")
+    assert "[INTERNAL] the phases did not parse" in result.remarks_text()
+    assert "linalg" not in result.text  # lowered all the same
