@@ -2,10 +2,14 @@
 
 `assert_same_results(before, after)` runs every function of both programs in the reference
 interpreter on identical random inputs and compares every output bit for bit.
+`optimize_and_compare(program, kernel, options)` is the cpu code generator's test: optimize, then
+compare the input with the output in the interpreter and natively (mlir-runner).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -14,8 +18,8 @@ from . import mlir
 from .mlir import ir
 from .oracle import TypeSpec, first_difference
 
-__all__ = ["Attempt", "assert_same_results", "corrupt_function", "first_difference", "inject_fault", "make_inputs",
-           "run_on_inputs"]
+__all__ = ["Attempt", "Compared", "assert_same_results", "corrupt_function", "first_difference", "inject_fault",
+           "make_inputs", "optimize_and_compare", "run_on_inputs"]
 
 
 def _function(program: ir.Module | str | CompiledModule, name: str | None) -> tuple[str, tuple[TypeSpec, ...]]:
@@ -181,6 +185,102 @@ def assert_same_results(before: ir.Module | str, after: ir.Module | str, seed: i
                                          f"(seed {seed + t}, scalar args {_scalars(inputs)}): {diff}")
             compared += 1
     return compared
+
+
+NATIVE_FULL_LIMIT = 100_000  # outputs up to this many elements are compared element by element natively
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What `optimize_and_compare` produced and compared: the test asserts the IR on these."""
+
+    text: str  # the optimized module
+    messages: list[str]  # every remark's message, in order
+    remarks: tuple = ()  # the driver's remarks.Remark objects (args, kind, pass_name); () for a transform
+    runs: int = 0  # interpreter runs compared (0 with interpret=False)
+    native: bool = False  # whether the native runs were compared
+
+
+def optimize_and_compare(program: str, kernel: str = "k", options=None, *, passes: list[str] | None = None,
+                         transform: Callable[[str], tuple[str, list[str]]] | None = None, seed: int = 0,
+                         rtol: float = 0.0, normwise: bool = False, interpret: bool = True,
+                         natively: bool | None = None, native_sizes: Sequence | None = None,
+                         full_limit: int = NATIVE_FULL_LIMIT) -> Compared:
+    """Optimize `program` for the cpu and assert the output computes what the input computes.
+
+    The output: `driver.optimize(program, options, passes=passes)` (options default: the cpu
+    target's defaults), or `transform(program)` -> (text, messages) for a step run directly (or
+    the CLI). No message may say [INTERNAL] (a step that failed and was rolled back). Then `@kernel`
+    of the input and of the output are compared:
+      interpreter (`interpret`): `assert_same_results(program, text, seed, func=kernel, rtol)`:
+        three random inputs (seeds seed, seed + 1, seed + 2), every output bit for bit (NaN
+        matching NaN, -0 differing from +0); the interpreter also checks every element a vector
+        access reads is in bounds;
+      natively (`natively`: None runs when mlir-runner is found, True requires it, False skips):
+        both run once in `native.run_native`'s harness (its fixed fill; `native_sizes` as
+        run_native's sizes, default every shape static), every memref argument and result compared
+        by `native.compare_outputs`: equal values (NaN matching NaN, -0 matching +0) for outputs up
+        to `full_limit` elements, equal checksums above. The input's outputs are cached per
+        (program, kernel, sizes, full_limit): one input compared with several pipelines runs once.
+    `rtol` > 0 loosens both: in the interpreter by numpy's isclose rule, natively relative to the
+    larger of the two elements, or with `normwise` to the output's largest magnitude (a
+    reassociated sum's error is relative to its terms). Returns `Compared`: the output text, its
+    messages (and the driver's remarks), and what was compared.
+    """
+    text, messages, remarks = _optimized(program, options, passes, transform)
+    internal = [m for m in messages if "[INTERNAL]" in m]
+    assert not internal, internal
+    runs = assert_same_results(program, text, seed=seed, func=kernel, rtol=rtol) if interpret else 0
+    if natively is None:
+        natively = _has_runner()
+    elif natively and not _has_runner():
+        raise AssertionError("optimize_and_compare: natively=True but mlir-runner is not found")
+    if natively:
+        from . import native
+
+        sizes = _sizes_key(program, kernel, native_sizes)
+        want = _native_outputs(program, kernel, sizes, full_limit)
+        got = native.run_native(text, kernel, list(sizes), reps=1, full_limit=full_limit).outputs
+        diff = native.compare_outputs(list(want), list(got), rtol=rtol, normwise=normwise)
+        assert diff is None, (f"@{kernel} natively: {diff}", messages)
+    return Compared(text, messages, remarks, runs, natively)
+
+
+def _optimized(program: str, options, passes, transform) -> tuple[str, list[str], tuple]:
+    """(text, messages, remarks) of the driver's run, or of `transform` (no remark objects)."""
+    if transform is not None:
+        if options is not None or passes is not None:
+            raise ValueError("optimize_and_compare: a transform replaces the driver: no options or passes")
+        text, messages = transform(program)
+        return text, list(messages), ()
+    from .driver import optimize
+    from .options import TARGETS, Options
+
+    res = optimize(program, options or Options(target=TARGETS["cpu"]), filename="t.mlir", passes=passes)
+    return res.text, [r.message for r in res.remarks], tuple(res.remarks)
+
+
+def _has_runner() -> bool:
+    from .toolchain import find_tool
+
+    return find_tool("mlir-runner") is not None
+
+
+def _sizes_key(program: str, kernel: str, sizes: Sequence | None) -> tuple:
+    """run_native's sizes as a hashable tuple (shapes as tuples); every shape static when not given."""
+    from . import native
+
+    if not sizes:
+        return (None,) * len(native.kernel_signature(program, kernel).args)
+    return tuple(tuple(s) if isinstance(s, (list, tuple)) else s for s in sizes)
+
+
+@functools.lru_cache(maxsize=64)
+def _native_outputs(program: str, kernel: str, sizes: tuple, full_limit: int) -> tuple:
+    """The input's outputs natively (cached: the harness's fill is fixed)."""
+    from . import native
+
+    return tuple(native.run_native(program, kernel, list(sizes), reps=1, full_limit=full_limit).outputs)
 
 
 def _functions_to_compare(compiled: CompiledModule) -> list[str]:

@@ -11,18 +11,17 @@ and below each block.
 """
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
 
 import pytest
 
-from loopopt import native
 from loopopt.codegen.cpu import host
 from loopopt.codegen.cpu.plan.cache_plan import Sizes, block_sizes, even_block
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
+from loopopt.testing import optimize_and_compare
 from loopopt.toolchain import find_tool
 
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
@@ -34,26 +33,11 @@ def cpu(bits: int = 256, caches=SMALL, **kw) -> Options:
     return Options(target=TARGETS["cpu"], vector_bits=bits, cache_sizes=caches, **kw)
 
 
-def _sizes(src: str, sizes) -> list:
-    if sizes:
-        return [list(s) if isinstance(s, tuple) else s for s in sizes]
-    return [None] * len(native.kernel_signature(src, "k").args)
-
-
-@functools.lru_cache(maxsize=None)
-def reference(src: str, sizes: tuple = ()) -> tuple:
-    return tuple(native.run_native(src, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs)
-
-
-def check(src: str, options: Options, sizes: tuple = (), passes: list[str] | None = None) -> list:
-    """Optimize `src` (the default pipeline, or `passes`); no [INTERNAL] remark; the same outputs
-    natively, bit for bit. The remarks."""
-    res = optimize(src, options, filename="t.mlir", passes=passes)
-    assert not [r for r in res.remarks if "[INTERNAL]" in r.message], [r.message for r in res.remarks]
-    got = native.run_native(res.text, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs
-    diff = native.compare_outputs(list(reference(src, sizes)), got)
-    assert diff is None, (diff, [r.message for r in res.remarks])
-    return res.remarks
+def check(src: str, options: Options, sizes: tuple = (), passes: list[str] | None = None) -> tuple:
+    """`optimize_and_compare` (the default pipeline, or `passes`) natively only, bit for bit, with
+    harness sizes `sizes`; the remarks."""
+    return optimize_and_compare(src, "k", options, passes=passes, interpret=False, natively=True, native_sizes=sizes,
+                                full_limit=FULL).remarks
 
 
 def messages(remarks, prefix: str) -> list[str]:

@@ -14,11 +14,11 @@ import struct
 import pytest
 
 import loopopt
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.codegen.cpu.plan import constant_copies
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.testing import assert_same_results
+from loopopt.testing import assert_same_results, optimize_and_compare
 from loopopt.toolchain import find_tool
 from loopopt.codegen.cpu.fold_constant_copies import evaluate_copy, fold_constant_copies_function
 
@@ -80,14 +80,12 @@ def fold(src: str, until_done: bool = False) -> tuple[str, list[str]]:
         return module.operation.get_asm(large_resource_limit=None), log.messages()
 
 
+def fold_until_done(src: str) -> tuple[str, list[str]]:
+    return fold(src, until_done=True)
+
+
 def loop_count(text: str) -> int:
     return text.count("affine.for")
-
-
-def same_natively(before: str, after: str, args) -> None:
-    want = native.run_native(before, "f", args, reps=1).outputs
-    got = native.run_native(after, "f", args, reps=1).outputs
-    assert native.compare_outputs(want, got) is None
 
 
 def test_evaluate_copy_is_the_permutation_the_nest_runs():
@@ -101,21 +99,20 @@ def test_evaluate_copy_is_the_permutation_the_nest_runs():
 
 def test_a_transposed_constant_is_evaluated_and_keeps_its_results():
     src = program(TRANSPOSE, GLOBAL_W, {"w_blob": blob(W)})
-    out, remarks = fold(src)
+    c = optimize_and_compare(src, "f", transform=fold, natively=False)  # natively: the next test
+    out, remarks = c.text, c.messages
     assert loop_count(out) == 2, out
     assert "memref.alloc" not in out and "memref.dealloc" not in out, out
     assert 'memref.global "private" constant @w_folded0 : memref<8x6xf32> = dense_resource<w_blob_folded>' in out, out
     assert 'constant @w :' in out, "the source global stays until every function is done"
     assert any("[FOLD CONSTANT COPY] the copy of @w into the buffer it fills is evaluated at compile time" in r
                and "@w_folded0 (192 bytes)" in r for r in remarks), remarks
-    assert_same_results(src, out)
 
 
 @has_runner
 def test_the_folded_constant_runs_natively_as_the_copy_did():
     src = program(TRANSPOSE, GLOBAL_W, {"w_blob": blob(W)})
-    out, _ = fold(src)
-    same_natively(src, out, [None])
+    assert optimize_and_compare(src, "f", transform=fold, interpret=False, natively=True).native
 
 
 def test_three_dimensional_permutation_and_broadcast_fold():
@@ -149,27 +146,23 @@ def test_three_dimensional_permutation_and_broadcast_fold():
     }"""
     src = program(body, globals_, {"k_blob": blob([k * 1.25 for k in range(24)]),
                                    "b_blob": blob([-1.0, 2.5, 3.0, 0.25, 7.0, -8.0])})
-    out, remarks = fold(src)
+    c = optimize_and_compare(src, "f", transform=fold)
+    out, remarks = c.text, c.messages
     assert loop_count(out) == 2 and "memref.alloc" not in out, out
     assert sum("[FOLD CONSTANT COPY]" in r for r in remarks) == 2
-    assert_same_results(src, out)
-    if find_tool("mlir-runner") is not None:
-        same_natively(src, out, [None])
 
 
 def test_a_splat_constant_folds_to_a_splat():
     globals_ = '  memref.global "private" constant @s : memref<6x8xf32> = dense<1.500000e+00>'
     src = program(TRANSPOSE.replace("@w", "@s"), globals_, {})
-    out, remarks = fold(src)
+    out = optimize_and_compare(src, "f", transform=fold, natively=False).text
     assert 'memref.global "private" constant @s_folded0 : memref<8x6xf32> = dense<1.500000e+00>' in out, out
-    assert_same_results(src, out)
 
 
 def test_the_driver_erases_a_source_global_nothing_reads():
     src = program(TRANSPOSE, GLOBAL_W, {"w_blob": blob(W)})
-    out = loopopt.optimize(src, target="cpu", passes=["fold-constant-copies"]).text
+    out = optimize_and_compare(src, "f", passes=["fold-constant-copies"], natively=False).text
     assert "@w_folded0" in out and "constant @w :" not in out, out
-    assert_same_results(src, out)
 
 
 def test_a_source_global_still_read_elsewhere_stays():
@@ -179,9 +172,8 @@ def test_a_source_global_still_read_elsewhere_stays():
       affine.store %x, %out[0, %a] : memref<8x6xf32>
     }"""
     src = program(body, GLOBAL_W, {"w_blob": blob(W)})
-    out = loopopt.optimize(src, target="cpu", passes=["fold-constant-copies"]).text
+    out = optimize_and_compare(src, "f", passes=["fold-constant-copies"], natively=False).text
     assert "@w_folded0" in out and 'constant @w :' in out, out
-    assert_same_results(src, out)
 
 
 REFUSED = {
@@ -272,18 +264,17 @@ def test_a_buffer_filled_twice_folds_both_fills():
     """One-shot bufferization gives two transposes of one shape one buffer (a GRU cell's weights):
     the reads before the second fill read the first constant, the rest the second."""
     src = program(REFILL, GLOBAL_W2, {"w_blob": blob(W), "w2_blob": blob(W2)}, args=TWO_OUTS)
-    out, remarks = fold(src, until_done=True)
+    c = optimize_and_compare(src, "f", transform=fold_until_done, natively=False)  # natively: the next test
+    out, remarks = c.text, c.messages
     assert sum("[FOLD CONSTANT COPY]" in r for r in remarks) == 2, remarks
     assert loop_count(out) == 4 and "memref.alloc" not in out, out
     assert "@w_folded0" in out and "@w2_folded0" in out
-    assert_same_results(src, out)
 
 
 @has_runner
 def test_a_buffer_filled_twice_runs_natively_as_before():
     src = program(REFILL, GLOBAL_W2, {"w_blob": blob(W), "w2_blob": blob(W2)}, args=TWO_OUTS)
-    out, _ = fold(src, until_done=True)
-    same_natively(src, out, [None, None])
+    assert optimize_and_compare(src, "f", transform=fold_until_done, interpret=False, natively=True).native
 
 
 def test_a_partial_refill_is_not_a_refill(monkeypatch):
@@ -293,9 +284,8 @@ def test_a_partial_refill_is_not_a_refill(monkeypatch):
     partial = partial.replace("    %w2 = memref.get_global @w2 : memref<6x8xf32>\n    affine.for %i = 0 to 6 {",
                               "    %w2 = memref.get_global @w2 : memref<6x8xf32>\n    affine.for %i = 0 to 3 {")
     src = program(partial, GLOBAL_W2, {"w_blob": blob(W), "w2_blob": blob(W2)}, args=TWO_OUTS)
-    out, remarks = fold(src, until_done=True)
+    remarks = optimize_and_compare(src, "f", transform=fold_until_done, natively=False).messages
     assert not any("@w into" in r for r in remarks), remarks
-    assert_same_results(src, out)
     monkeypatch.setattr(constant_copies, "refill", lambda top, store: top)
     mutated, remarks = fold(src, until_done=True)
     assert any("@w into" in r for r in remarks), remarks

@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import pytest
 
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.analysis.facts import Facts
 from loopopt.codegen.cpu.plan import cpu_plan
 from loopopt.codegen.cpu.plan.cpu_plan import TileCode, plan_register_tiles
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
-from loopopt.testing import assert_same_results
+from loopopt.testing import optimize_and_compare
 from loopopt.toolchain import find_tool
 
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
-FULL = 100_000
 
 
 def cpu(bits: int = 256, **kw) -> Options:
@@ -40,26 +39,8 @@ def run(src: str, options: Options, passes: list[str] | None = None) -> tuple[st
     return res.text, messages
 
 
-def same_natively(before: str, after: str, rtol: float = 0.0) -> str | None:
-    sizes = [None] * len(native.kernel_signature(before, "k").args)
-    a = native.run_native(before, "k", sizes, reps=1, full_limit=FULL).outputs
-    b = native.run_native(after, "k", sizes, reps=1, full_limit=FULL).outputs
-    return native.compare_outputs(list(a), list(b), rtol=rtol, normwise=rtol > 0)
-
-
 def tiles(messages: list[str]) -> list[str]:
     return [m for m in messages if m.startswith("[REGISTER TILING]")]
-
-
-def check(src: str, bits: int = 256, interpret: bool = True, **kw) -> tuple[str, list[str]]:
-    """The default cpu pipeline on `src`: the same outputs bit for bit natively (and in the
-    interpreter, which checks every vector access is in bounds); the output and the remarks."""
-    out, messages = run(src, cpu(bits, **kw))
-    if interpret:
-        assert_same_results(src, out, func="k")
-    if find_tool("mlir-runner") is not None:
-        assert same_natively(src, out) is None, messages
-    return out, messages
 
 
 # ----------------------------------------------------------------------------- programs
@@ -210,7 +191,8 @@ def plans(src: str, options: Options | None = None) -> list:
 
 @pytest.mark.parametrize("bits", [256, 512])
 def test_conv3x3_rows_of_output_channels_and_the_whole_reduction_band_in_registers(bits):
-    out, messages = check(conv2d(c=5), bits)
+    c = optimize_and_compare(conv2d(c=5), "k", cpu(bits))
+    out, messages = c.text, c.messages
     (tiled,) = tiles(messages)
     assert "vector accumulators" in tiled and "each sum kept in order" in tiled
     # rows of f (the weight broadcast per row), the input's vector shared: c carries the
@@ -235,7 +217,8 @@ def test_conv3x3_plan_rows_over_the_output_channel_across_the_output_rows():
 
 @pytest.mark.parametrize("bits", [256, 512])
 def test_conv1x1_unit_loops_dropped_is_a_matrix_product(bits):
-    out, messages = check(conv2d(kh=1, kw=1, ow=19), bits)
+    c = optimize_and_compare(conv2d(kh=1, kw=1, ow=19), "k", cpu(bits))
+    out, messages = c.text, c.messages
     assert sum(1 for m in messages if m.startswith("[UNIT LOOP]")) >= 2
     assert len(tiles(messages)) == 1
 
@@ -247,7 +230,8 @@ def test_conv1x1_vectors_cover_all_columns_the_last_masked(bits, ow):
     The first vector's loads and stores stay unmasked; the interpreter checks no masked-off lane
     is read, natively the results are the same bit for bit. One output row: with more, the rows
     and columns run as one loop of whole vectors (tests/test_cpu_flat_rows.py)."""
-    out, messages = check(conv2d(kh=1, kw=1, oh=1, ow=ow, f=12, c=5), bits)
+    c = optimize_and_compare(conv2d(kh=1, kw=1, oh=1, ow=ow, f=12, c=5), "k", cpu(bits))
+    out, messages = c.text, c.messages
     (tiled,) = tiles(messages)
     assert f"its 2 vectors cover all {ow} columns in one step, the last one masked" in tiled
     w = bits // 32
@@ -281,7 +265,8 @@ def test_a_covering_step_between_symbolic_bounds_masks_every_vector():
     constants, so each of the two vectors gets its own mask, counted from its first column (for
     t = 2 the second vector's last two lanes lie past X's rows: the interpreter checks they are
     not read)."""
-    out, messages = check(SLIDING_COLUMNS)
+    c = optimize_and_compare(SLIDING_COLUMNS, "k", cpu())
+    out, messages = c.text, c.messages
     (tiled,) = tiles(messages)
     assert "its 2 vectors cover all 14 columns" in tiled
     assert out.count("vector.create_mask") == 2 and "affine.vector_load %arg0" not in out
@@ -306,13 +291,15 @@ def test_a_covering_tile_counts_its_reuse_on_the_columns_that_exist():
 
 @pytest.mark.parametrize("bits", [256, 512])
 def test_depthwise_rows_of_output_rows_share_the_weight(bits):
-    out, messages = check(conv2d(depthwise=True, f=6, oh=7, ow=13), bits)
+    c = optimize_and_compare(conv2d(depthwise=True, f=6, oh=7, ow=13), "k", cpu(bits))
+    out, messages = c.text, c.messages
     assert len(tiles(messages)) == 1
 
 
 @pytest.mark.parametrize("bits", [256, 512])
 def test_strided_conv_loads_two_vectors_and_keeps_every_second_element(bits):
-    out, messages = check(conv2d(stride=2, ow=17, oh=3), bits)
+    c = optimize_and_compare(conv2d(stride=2, ow=17, oh=3), "k", cpu(bits))
+    out, messages = c.text, c.messages
     assert len(tiles(messages)) == 1 and "vector.shuffle" in out
 
 
@@ -320,19 +307,22 @@ def test_strided_conv_loads_two_vectors_and_keeps_every_second_element(bits):
 def test_pooling_windows_are_reduction_bands(kind, k, stride):
     # ow = 11: one vector of 8 lanes and a masked tail of 3 (stride 1) or a scalar one (stride
     # 2); the last lane reads the buffer's last element (3x3 of stride 2: w = 2 (ow - 1) + 3)
-    out, messages = check(pool2d(k=k, stride=stride, kind=kind))
+    c = optimize_and_compare(pool2d(k=k, stride=stride, kind=kind), "k", cpu())
+    out, messages = c.text, c.messages
     assert len(tiles(messages)) == 1
     assert ("vector.shuffle" in out) == (stride == 2)
 
 
 def test_conv1d_band_of_channel_and_kernel():
-    out, messages = check(conv1d())
+    c = optimize_and_compare(conv1d(), "k", cpu())
+    out, messages = c.text, c.messages
     assert len(tiles(messages)) == 1
 
 
 @pytest.mark.parametrize("bits", [256, 512])
 def test_batched_product_rows_of_i_not_of_the_batch(bits):
-    out, messages = check(bmm(), bits)
+    c = optimize_and_compare(bmm(), "k", cpu(bits))
+    out, messages = c.text, c.messages
     (plan,) = [p for p in plans(bmm(), cpu(bits)) if p.refusal is None]
     assert plan.rows > 1 and not plan.between  # i, the loop right around j (the batch shares nothing)
 
@@ -340,15 +330,15 @@ def test_batched_product_rows_of_i_not_of_the_batch(bits):
 @has_runner
 def test_conv_with_fused_multiply_add_within_rounding():
     src = conv2d(c=8, f=17, ow=20)
-    out, messages = run(src, cpu(512, contract=True))
-    assert "math.fma" in out and len(tiles(messages)) == 1
-    assert same_natively(src, out, rtol=1e-5) is None
+    c = optimize_and_compare(src, "k", cpu(512, contract=True), rtol=1e-5, normwise=True, interpret=False,
+                             natively=True)
+    assert "math.fma" in c.text and len(tiles(c.messages)) == 1
 
 
 def test_the_rows_left_over_run_as_one_block():
     """f = 20 at 256 bits, one vector of 8 columns: blocks of 8 rows (half the 16 registers),
     the 4 left as one block (a loop of one iteration), not one by one."""
-    out, _ = check(conv2d(f=20, ow=8))
+    out = optimize_and_compare(conv2d(f=20, ow=8), "k", cpu()).text
     assert "0 to 16 step 8" in out and "16 to 20 step 4" in out
 
 
@@ -380,7 +370,8 @@ def test_a_reduction_loop_that_does_more_than_pass_its_value_on_is_no_band():
     """c scales its partial sum before kh continues it: the two loops are no chain; a plan
     that took them as one band would lose the scaling."""
     assert cpu_plan.band_link_refusal(_band_of(LINK_BROKEN)) is not None
-    out, messages = check(LINK_BROKEN)
+    c = optimize_and_compare(LINK_BROKEN, "k", cpu())
+    out, messages = c.text, c.messages
     assert not tiles(messages)
 
 
@@ -413,7 +404,7 @@ TRIANGLE_BAND = """func.func @k(%X: memref<32xf32>, %O: memref<16xf32>) {
 def test_a_band_loop_whose_bounds_move_with_the_lanes_is_refused():
     (plan,) = plans(TRIANGLE_BAND)
     assert plan.refusal is not None and plan.refusal.code is TileCode.REDUCTION_LOOP
-    check(TRIANGLE_BAND)
+    optimize_and_compare(TRIANGLE_BAND, "k", cpu())
 
 
 BETWEEN_MOVES = """func.func @k(%X: memref<12x21xf32>, %W: memref<12x6xf32>, %O: memref<12x12x16xf32>) {
@@ -442,7 +433,7 @@ def test_rows_across_a_loop_whose_bounds_move_with_them_are_refused():
     rows may not share it."""
     (plan,) = plans(BETWEEN_MOVES)
     assert plan.refusal is None and (plan.rows_loop is None or not plan.between)
-    check(BETWEEN_MOVES)
+    optimize_and_compare(BETWEEN_MOVES, "k", cpu())
 
 
 BETWEEN_STORE = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %O: memref<12x8x16xf32>, %S: memref<12x8xf32>) {
@@ -471,7 +462,7 @@ BETWEEN_STORE = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %O: 
 def test_a_store_before_the_inner_loop_of_a_loop_between_keeps_the_rows_out():
     (plan,) = plans(BETWEEN_STORE)
     assert plan.refusal is None and (plan.rows_loop is None or not plan.between)
-    check(BETWEEN_STORE)
+    optimize_and_compare(BETWEEN_STORE, "k", cpu())
 
 
 ROWS_CARRY = """func.func @k(%X: memref<8x21xf32>, %W: memref<12x6xf32>, %O: memref<12x8x16xf32>) {
@@ -500,7 +491,7 @@ def test_rows_that_carry_a_dependence_across_a_loop_between_are_refused():
     """Each f starts from the result of f - 1: f's rows (the cheapest) may not be jammed."""
     (plan,) = plans(ROWS_CARRY)
     assert plan.refusal is None and (plan.rows_loop is None or not plan.between)
-    check(ROWS_CARRY)
+    optimize_and_compare(ROWS_CARRY, "k", cpu())
 
 
 TAIL_DIVIDES = """func.func @k(%A: memref<6x5xi32>, %B: memref<5x13xi32>, %D: memref<6x13xi32>, %C: memref<6x13xi32>) {
@@ -532,7 +523,7 @@ def test_a_division_on_lanes_keeps_the_tail_unmasked():
     With the division the columns left over (13 = 8 + 5) run one at a time."""
     (plan,) = plans(TAIL_DIVIDES)
     assert plan.refusal is None and plan.width == 8 and not plan.masked_tail and not plan.cover
-    out, _ = check(TAIL_DIVIDES, interpret=False)
+    out = optimize_and_compare(TAIL_DIVIDES, "k", cpu(), interpret=False).text
     assert "maskedload" not in out
 
 
@@ -542,7 +533,7 @@ def test_a_load_of_stride_three_is_no_shuffle():
     src = pool2d(k=3, stride=3, kind="avg", ow=9)
     (plan,) = plans(src)
     assert not plan.strided
-    out, _ = check(src)
+    out = optimize_and_compare(src, "k", cpu()).text
     assert "vector.shuffle" not in out
 
 
@@ -572,7 +563,8 @@ ZERO_TRIP = """func.func @k(%X: memref<4x20xf32>, %O: memref<16xf32>) {
 def test_a_loop_of_no_iteration_is_not_a_unit_loop():
     """`5 to 5` runs no iteration, `3 to 4` one (with j = 3): only the second is replaced by
     its body."""
-    out, messages = check(ZERO_TRIP)
+    c = optimize_and_compare(ZERO_TRIP, "k", cpu())
+    out, messages = c.text, c.messages
     assert sum(1 for m in messages if m.startswith("[UNIT LOOP]")) == 1
 
 
@@ -639,7 +631,7 @@ def test_a_value_of_the_loop_between_moves_with_the_rows():
     row needs its own load of it."""
     (plan,) = plans(BETWEEN_VALUE)
     assert plan.refusal is None and plan.rows > 1 and len(plan.between) == 1
-    check(BETWEEN_VALUE)
+    optimize_and_compare(BETWEEN_VALUE, "k", cpu())
 
 
 def rowmax_tail(n: int = 13) -> str:
@@ -677,7 +669,7 @@ def test_a_loop_carrying_values_keeps_its_tail_unmasked():
     run one at a time."""
     (plan,) = plans(rowmax_tail())
     assert plan.refusal is None and plan.carried and not plan.masked_tail and not plan.cover
-    check(rowmax_tail())
+    optimize_and_compare(rowmax_tail(), "k", cpu())
 
 
 STRIDED_VIEW = """func.func private @pool(%v: memref<2x40xf32, strided<[80, 2]>>, %O: memref<2x19xf32>) {
@@ -707,7 +699,7 @@ def test_a_stride_two_load_of_a_row_that_is_not_contiguous_is_no_shuffle():
     apart in memory, which two vectors of consecutive elements do not hold (the access analysis
     sees the argument's own indices: stride 2)."""
     assert all(not p.strided for p in plans(STRIDED_VIEW))
-    out, _ = check(STRIDED_VIEW)
+    out = optimize_and_compare(STRIDED_VIEW, "k", cpu()).text
     assert "vector.shuffle" not in out
 
 
@@ -767,7 +759,8 @@ def test_fusion_keeps_a_reduction_band_inside_its_output_loops():
     outside f and ow: the sums would then be loaded and stored once per channel. The cpu's
     interchange check (pair_locality.split_reductions) refuses that permutation; the
     convolution keeps c and kw inside and its tile carries the sums in registers across both."""
-    out, messages = check(padded_conv1d(), interpret=False)
+    c = optimize_and_compare(padded_conv1d(), "k", cpu(), interpret=False)
+    out, messages = c.text, c.messages
     assert not any(m.startswith("[LOOP INTERCHANGE]") for m in messages), messages
     (tiled,) = tiles(messages)
     body = out[out.index("iter_args"):]
@@ -806,7 +799,8 @@ def test_depthwise_with_a_masked_tail_keeps_its_accumulators_and_weights_in_regi
     rows (16 rows spilled: mobilenet_block); at 256 bits 9 weights are more than a third of 16
     registers, so none are counted as held and 6 rows of 2 vectors fit. Bit for bit natively and
     in the interpreter (every lane a masked vector reads in bounds)."""
-    out, messages = check(conv2d(depthwise=True, f=3, oh=rows + 3, ow=ow), bits)
+    c = optimize_and_compare(conv2d(depthwise=True, f=3, oh=rows + 3, ow=ow), "k", cpu(bits))
+    out, messages = c.text, c.messages
     (tiled,) = tiles(messages)
     assert tiled.startswith(f"[REGISTER TILING] {rows} x ")
     assert f"{2 * rows} accumulators live at once" in tiled
@@ -818,6 +812,6 @@ def test_a_product_whose_rows_are_two_vectors_or_more_keeps_its_tile():
     """The rule is for rows shorter than two vectors: a product of 40 columns at 8 lanes keeps its
     tile of 3 rows x 4 vectors (the sweep, a single vector, no masked vector after one that runs
     once)."""
-    _, messages = check(bmm(b=1, m=7, n=40, k=9), 256)
+    messages = optimize_and_compare(bmm(b=1, m=7, n=40, k=9), "k", cpu(256)).messages
     (tiled,) = tiles(messages)
     assert "accumulators live at once" not in tiled and "registers hold" not in tiled

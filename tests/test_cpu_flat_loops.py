@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 import loopopt
-from loopopt import native
-from loopopt.testing import assert_same_results
+from loopopt.testing import optimize_and_compare
 from loopopt.toolchain import find_tool
 
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not found")
@@ -36,20 +35,18 @@ def optimize(src: str, passes=None):
 
 
 def test_an_elementwise_map_of_7_x_7_runs_as_one_loop_of_49():
-    out, remarks = optimize(SCALE)
+    c = optimize_and_compare(SCALE, "scale", natively=False)  # the native run: the next test
+    out, remarks = c.text, c.messages
     assert any("[FLAT LOOPS] the loops over 7 rows and 7 columns run as one loop of 49 columns" in r for r in remarks), remarks
     assert out.count("memref.collapse_shape") == 2, out
     assert "affine.for %arg5 = 0 to 49" in out or "to 49 {" in out, out
     assert "to 7 {" not in out, out
-    assert_same_results(SCALE, out)
 
 
 @has_runner
 def test_the_flat_loop_runs_natively_as_the_two_did():
-    out, _ = optimize(SCALE)
-    want = native.run_native(SCALE, "scale", [None, None, None], reps=1).outputs
-    got = native.run_native(out, "scale", [None, None, None], reps=1).outputs
-    assert native.compare_outputs(want, got) is None  # bit-exact: the same ops on the same elements
+    # bit-exact: the same ops on the same elements
+    assert optimize_and_compare(SCALE, "scale", interpret=False, natively=True).native
 
 
 LEFT = {
@@ -70,12 +67,12 @@ LEFT = {
 @pytest.mark.parametrize("name", sorted(LEFT))
 def test_what_is_left_as_two_loops(name):
     src, why = LEFT[name]
-    out, remarks = optimize(src)
+    c = optimize_and_compare(src, "scale", natively=False)
+    out, remarks = c.text, c.messages
     assert "memref.collapse_shape" not in out and not any("[FLAT LOOPS]" in r for r in remarks), out
     if why is not None:
         _, explained = optimize(src, passes=["flat-loops"])
         assert any("[STOP FLAT LOOPS]" in r and why in r for r in explained), explained
-    assert_same_results(src, out)
 
 
 def test_a_reduction_over_the_map_is_left_to_its_own_plan():

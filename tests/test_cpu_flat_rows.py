@@ -13,32 +13,16 @@ from __future__ import annotations
 
 import pytest
 
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.analysis.accesses import access_pattern
 from loopopt.analysis.affine import Scope
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
-from loopopt.testing import assert_same_results
-from loopopt.toolchain import find_tool
-
-FULL = 100_000
+from loopopt.testing import optimize_and_compare
 
 
 def cpu(bits: int) -> Options:
     return Options(target=TARGETS["cpu"], vector_bits=bits)
-
-
-def check(src: str, bits: int) -> tuple[str, list[str]]:
-    res = optimize(src, cpu(bits), filename="t.mlir")
-    messages = [r.message for r in res.remarks]
-    assert not [m for m in messages if "[INTERNAL]" in m], messages
-    assert_same_results(src, res.text, func="k")
-    if find_tool("mlir-runner") is not None:
-        sizes = [None] * len(native.kernel_signature(src, "k").args)
-        a = native.run_native(src, "k", sizes, reps=1, full_limit=FULL).outputs
-        b = native.run_native(res.text, "k", sizes, reps=1, full_limit=FULL).outputs
-        assert native.compare_outputs(list(a), list(b), rtol=0.0) is None, messages
-    return res.text, messages
 
 
 def conv1x1(n=2, c=5, f=12, oh=3, ow=14, out="%y, %x", oshape=None, extra="", xindex="%y, %x", view=None, xlead="%n", stored="%r") -> str:
@@ -86,7 +70,8 @@ def stops(messages):
 def test_conv1x1_rows_and_columns_run_as_one_loop(bits, oh, ow):
     """ow no multiple of the lanes: the tile runs over oh x ow columns of views joining the last
     two dimensions of X and O; no mask where oh x ow is a multiple of the lanes."""
-    out, messages = check(conv1x1(oh=oh, ow=ow), bits)
+    c = optimize_and_compare(conv1x1(oh=oh, ow=ow), "k", cpu(bits))
+    out, messages = c.text, c.messages
     (m,) = flat(messages)
     assert f"loops over {oh} rows and {ow} columns run as one loop of {oh * ow} columns" in m
     assert out.count("memref.collapse_shape") == 2
@@ -97,7 +82,8 @@ def test_conv1x1_rows_and_columns_run_as_one_loop(bits, oh, ow):
 
 
 def test_whole_vectors_per_row_stay_as_they_are():
-    out, messages = check(conv1x1(oh=3, ow=16), 256)
+    c = optimize_and_compare(conv1x1(oh=3, ow=16), "k", cpu(256))
+    out, messages = c.text, c.messages
     assert not flat(messages) and not stops(messages) and "collapse_shape" not in out
 
 
@@ -113,7 +99,8 @@ def test_whole_vectors_per_row_stay_as_they_are():
      "arith.index_cast at"),
 ])
 def test_a_nest_off_the_rule_is_kept_and_says_why(name, kw, why):
-    out, messages = check(conv1x1(**kw), 256)
+    c = optimize_and_compare(conv1x1(**kw), "k", cpu(256))
+    out, messages = c.text, c.messages
     assert not flat(messages), name
     assert any(why in m for m in stops(messages)), (name, stops(messages))
     assert "collapse_shape" not in out

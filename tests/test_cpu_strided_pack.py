@@ -10,30 +10,12 @@ guard is needed.
 """
 from __future__ import annotations
 
-from loopopt import native
-from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
-from loopopt.testing import assert_same_results
-from loopopt.toolchain import find_tool
-
-FULL = 100_000
+from loopopt.testing import optimize_and_compare
 
 
 def cpu(bits: int = 512, **kw) -> Options:
     return Options(target=TARGETS["cpu"], vector_bits=bits, **kw)
-
-
-def check(src: str, options: Options) -> tuple[str, list[str]]:
-    res = optimize(src, options, filename="t.mlir")
-    messages = [r.message for r in res.remarks]
-    assert not [m for m in messages if "[INTERNAL]" in m], messages
-    assert_same_results(src, res.text, func="k")
-    if find_tool("mlir-runner") is not None:
-        sizes = [None] * len(native.kernel_signature(src, "k").args)
-        a = native.run_native(src, "k", sizes, reps=1, full_limit=FULL).outputs
-        b = native.run_native(res.text, "k", sizes, reps=1, full_limit=FULL).outputs
-        assert native.compare_outputs(list(a), list(b), rtol=0.0) is None, messages
-    return res.text, messages
 
 
 def conv(n=1, c=3, f=16, k=4, s=4, oh=4, ow=6, tail="", reduction="iter_args") -> str:
@@ -102,7 +84,8 @@ def tiled_in_lanes(messages):
 def test_patch_convolution_is_packed_and_tiled_in_lanes():
     """A 4x4 kernel of stride 4 (a patch embedding): the input copied into 3x4x4x4x6, the rows
     and columns joined (24 columns) and tiled in vector lanes; bit-exact."""
-    text, messages = check(conv(), cpu())
+    c = optimize_and_compare(conv(), "k", cpu())
+    text, messages = c.text, c.messages
     assert packed(messages) and "3x4x4x4x6 buffer" in packed(messages)[0], messages
     assert tiled_in_lanes(messages), messages
     assert "memref<3x4x4x4x6xf32>" in text
@@ -114,7 +97,7 @@ def test_overlapping_stride_3_with_a_tail_and_a_sum_in_memory():
     in memory as the lowering writes it; bit-exact at 256 and 512 bits."""
     src = conv(n=2, c=2, f=7, k=5, s=3, oh=3, ow=5, reduction="memory")
     for bits in (256, 512):
-        _, messages = check(src, cpu(bits))
+        messages = optimize_and_compare(src, "k", cpu(bits)).messages
         assert packed(messages) and "2x5x5x3x5 buffer" in packed(messages)[0], messages
         assert tiled_in_lanes(messages), messages
 
@@ -122,7 +105,7 @@ def test_overlapping_stride_3_with_a_tail_and_a_sum_in_memory():
 def test_reassociated_sum_is_packed():
     """With the sum reassociable (framework input) the tile was refused as no gain; packed, it is
     tiled in lanes (each lane's sum still in order: bit-exact)."""
-    _, messages = check(conv(k=3, s=3, oh=5, ow=7), cpu(reassociate=True))
+    messages = optimize_and_compare(conv(k=3, s=3, oh=5, ow=7), "k", cpu(reassociate=True)).messages
     assert packed(messages) and tiled_in_lanes(messages), messages
 
 
@@ -132,7 +115,7 @@ def test_input_written_in_the_nest_is_refused():
     default remarks); results unchanged."""
     tail = ("    %v = affine.load %O[%n, %f, 0, 0] : memref<1x64x4x16xf32>\n"
             "    affine.store %v, %X[%n, 0, 0, %f] : memref<1x3x16x64xf32>\n")
-    _, messages = check(conv(f=64, ow=16, tail=tail), cpu())
+    messages = optimize_and_compare(conv(f=64, ow=16, tail=tail), "k", cpu()).messages
     assert not packed(messages), messages
     assert [m for m in stopped(messages) if "may be written" in m], messages
 
@@ -142,17 +125,18 @@ def test_copy_larger_than_the_growth_bound_is_refused():
     of the 29 x 35 input read (5.0 times), over strided_pack_growth (4), is refused; with the bound
     at 8 it is packed; at 0, nothing is."""
     src = conv(c=2, f=8, k=8, s=3, oh=8, ow=10)
-    _, messages = check(src, cpu())
+    messages = optimize_and_compare(src, "k", cpu()).messages
     assert not packed(messages) and [m for m in stopped(messages) if "strided_pack_growth" in m], messages
-    _, messages = check(src, cpu(strided_pack_growth=8))
+    messages = optimize_and_compare(src, "k", cpu(strided_pack_growth=8)).messages
     assert packed(messages), messages
-    _, messages = check(conv(f=64), cpu(strided_pack_growth=0))
+    messages = optimize_and_compare(conv(f=64), "k", cpu(strided_pack_growth=0)).messages
     assert not packed(messages) and stopped(messages), messages
 
 
 def test_stride_2_is_left_to_the_strided_loads():
     """Stride 2 is read as two vectors and a shuffle by the tile itself: nothing is packed."""
-    text, messages = check(conv(k=3, s=2, oh=4, ow=16), cpu(256))
+    c = optimize_and_compare(conv(k=3, s=2, oh=4, ow=16), "k", cpu(256))
+    text, messages = c.text, c.messages
     assert not packed(messages) and not stopped(messages), messages
     assert "vector.shuffle" in text
 
@@ -162,6 +146,7 @@ def test_loops_from_a_nonzero_lower_bound():
     trip counts and read at IV + lower bound, the nest reads the buffer at IV - lower bound."""
     src = conv(f=16, k=4, s=4, oh=5, ow=9).replace("affine.for %y = 0 to", "affine.for %y = 1 to") \
         .replace("affine.for %x = 0 to", "affine.for %x = 1 to")
-    text, messages = check(src, cpu())
+    c = optimize_and_compare(src, "k", cpu())
+    text, messages = c.text, c.messages
     assert packed(messages) and "3x4x4x4x8 buffer" in packed(messages)[0], messages
     assert tiled_in_lanes(messages), messages

@@ -21,16 +21,15 @@ natively (class 1) or an `[INTERNAL]` rollback (classes 2, 3).
 """
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
 
 import pytest
 
-from loopopt import native
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
+from loopopt.testing import optimize_and_compare
 from loopopt.toolchain import find_tool
 
 pytestmark = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
@@ -41,40 +40,26 @@ def cpu(bits: int | None = None, **kw) -> Options:
     return Options(target=TARGETS["cpu"], **({"vector_bits": bits} if bits else {}), **kw)
 
 
-@functools.lru_cache(maxsize=None)
-def reference(src: str, sizes: tuple) -> tuple:
-    """The input's outputs natively (cached: several pipelines are compared with one input)."""
-    return tuple(native.run_native(src, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs)
-
-
-def _sizes(src: str, sizes: tuple) -> list:
-    if sizes:
-        return [list(s) if isinstance(s, tuple) else s for s in sizes]
-    return [None] * len(native.kernel_signature(src, "k").args)
-
-
 def check(src: str, options: Options, sizes: tuple = (), rtol: float = 0.0) -> list[str]:
-    """Optimize `src`; assert no [INTERNAL] remark and the same outputs natively; the messages."""
-    res = optimize(src, options, filename="t.mlir")
-    messages = [r.message for r in res.remarks]
-    assert not [m for m in messages if "[INTERNAL]" in m], messages
-    got = native.run_native(res.text, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs
-    diff = native.compare_outputs(list(reference(src, sizes)), got, rtol=rtol)
-    assert diff is None, (diff, messages)
-    return messages
+    """`optimize_and_compare` natively only (harness sizes `sizes`); the messages."""
+    return optimize_and_compare(src, "k", options, rtol=rtol, interpret=False, natively=True, native_sizes=sizes,
+                                full_limit=FULL).messages
 
 
 def check_cli(src: str, tmp_path, sizes: tuple = ()) -> str:
-    """The CLI's default cpu pipeline on `src`: exit 0, no [INTERNAL], the same outputs natively."""
-    path = tmp_path / "k.mlir"
-    path.write_text(src)
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    p = subprocess.run([sys.executable, "-m", "loopopt", str(path), "--target", "cpu", "--remarks"],
-                       capture_output=True, text=True, env=env, timeout=300)
-    assert p.returncode == 0 and "[INTERNAL]" not in p.stderr, p.stderr
-    got = native.run_native(p.stdout, "k", _sizes(src, sizes), reps=1, full_limit=FULL).outputs
-    assert native.compare_outputs(list(reference(src, sizes)), got) is None
-    return p.stderr
+    """The CLI's default cpu pipeline on `src` (exit 0), compared as `check` does; its stderr."""
+    def cli(text: str) -> tuple[str, list[str]]:
+        path = tmp_path / "k.mlir"
+        path.write_text(text)
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        p = subprocess.run([sys.executable, "-m", "loopopt", str(path), "--target", "cpu", "--remarks"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return p.stdout, p.stderr.splitlines()
+
+    compared = optimize_and_compare(src, "k", transform=cli, interpret=False, natively=True, native_sizes=sizes,
+                                    full_limit=FULL)
+    return "\n".join(compared.messages)
 
 
 def tiled(messages: list[str]) -> list[str]:
