@@ -160,6 +160,13 @@ def expr_text(e: ir.AffineExpr, dims: list[str], syms: list[str]) -> str:
     raise NonAffine(f"unsupported affine expression {e}")
 
 
+def simplified(e: ir.AffineExpr, n_dims: int, n_symbols: int) -> ir.AffineExpr:
+    """`e` as MLIR simplifies it (`simplifyAffineExpr`: flattened, terms collected: `d0 * 197 +
+    d1 - d1` is `d0 * 197`), downcast to its kind (the bindings' `+` may return a folded
+    constant typed as a sum)."""
+    return ir.AffineExpr.simplify_affine_expr(e, n_dims, n_symbols).maybe_downcast()
+
+
 def _is_number(t: str) -> bool:
     t = t.strip("()").strip()
     return t.lstrip("-").isdigit()

@@ -24,7 +24,7 @@ import islpy as isl
 from .. import mlir
 from ..analysis.accesses import access_pattern
 from ..analysis.affine import Scope
-from ..analysis.affine import NonAffine
+from ..analysis.affine import NonAffine, simplified
 from ..analysis.dependence import affine_form, iterations_share_elements, same_element
 from ..analysis.loops import ancestors, domain_loops, substitute
 from ..analysis.memory import ALLOC_OPS, block_reentered, escaping_use
@@ -519,7 +519,7 @@ def apply_shrink(alloc: ir.Operation, plan: ShrinkPlan) -> ir.Operation:
                 e = r
                 if c:
                     e = ir.AffineAddExpr.get(e, ir.AffineMulExpr.get(iv_expr, ir.AffineConstantExpr.get(-c)))
-                e = e + ir.AffineConstantExpr.get(-off)
+                e = simplified(e + ir.AffineConstantExpr.get(-off), m.n_dims, m.n_symbols)  # d1 - d1: no index left moving
                 results.append(ir.AffineExpr.get_floor_div(e, ir.AffineConstantExpr.get(st)) if st > 1 else e)
             op.attributes["map"] = ir.AffineMapAttr.get(ir.AffineMap.get(m.n_dims, m.n_symbols, results))
     buf.replace_all_uses_with(new.result)

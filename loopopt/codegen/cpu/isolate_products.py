@@ -234,6 +234,24 @@ def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir
     return out
 
 
+def expansion_refusals(loop: ir.Operation, scope: Scope, budget: int) -> list[str]:
+    """Why each buffer `loop` writes and reads cannot have one copy per iteration (the buffer's
+    place and `expansion_refusal`'s reason), for the remark of a product left in place."""
+    extent = iteration_extent(loop, scope)
+    out, seen = [], set()
+    for op in [loop, *mlir.walk(loop)]:
+        if op.name not in ("affine.load", "affine.store"):
+            continue
+        owner, _ = mlir.value_owner(op.operands[1 if op.name == "affine.store" else 0])
+        if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
+            continue
+        seen.add(mlir.op_key(owner))
+        why = expansion_refusal(owner, loop, scope, extent.copies if extent else None, budget)
+        if why is not None and why != "nothing to expand":
+            out.append(f"the buffer at {mlir.location_of(owner)} cannot have a copy per iteration: {why}")
+    return out
+
+
 def copy_bytes(mt: ir.MemRefType) -> int:
     """Bytes of one iteration's copy of a static buffer (a leading dimension of 1 is replaced)."""
     elems = 1
@@ -529,8 +547,8 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list
         return found[0], found[1], 0
     strip, why = strip_length(loop, scope, options.sb_budget)
     if strip is None:
-        if why and refusals is not None:
-            refusals.append(why)
+        if refusals is not None:  # a product left with other work says why
+            refusals.extend([why] if why else expansion_refusals(loop, scope, options.sb_budget)[:1])
         return None
     found = _in_strips(loop, scope, options.sb_budget, strip)
     return None if found is None else (*found, strip)
