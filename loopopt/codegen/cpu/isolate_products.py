@@ -285,8 +285,10 @@ def expansion_refusal(alloc: ir.Operation, loop: ir.Operation, scope: Scope, tri
         user = mlir.operation(use.owner)
         if user.name == "memref.dealloc":
             continue
-        if user.name not in ("affine.load", "affine.store") or not nested_in(user, loop):
+        if user.name not in ("affine.load", "affine.store"):
             return f"{user.name} uses it"
+        if not nested_in(user, loop):
+            return f"{user.name} at {mlir.location_of(user)} uses it outside the loop"
         if user.name == "affine.store" and use.operand_number != 1:
             return "stored as a value"
         if any(p.name != "affine.for" for p in _between(user, loop)):
@@ -548,7 +550,7 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list
     strip, why = strip_length(loop, scope, options.sb_budget)
     if strip is None:
         if refusals is not None:  # a product left with other work says why
-            refusals.extend([why] if why else expansion_refusals(loop, scope, options.sb_budget)[:1])
+            refusals.extend([why] if why else expansion_refusals(loop, scope, options.sb_budget))
         return None
     found = _in_strips(loop, scope, options.sb_budget, strip)
     return None if found is None else (*found, strip)

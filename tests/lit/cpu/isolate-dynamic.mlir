@@ -5,13 +5,14 @@
 // gets a nest of its own over the whole batch (register tiling then jams its rows). A batch loop
 // from 1 sizes the buffer with `affine.max(n - 1, 0)`; a bounded symbolic trip count
 // (`min(n, 6)`) gets a static buffer of isl's maximum; an index argument as the trip count is
-// refused.
+// refused, and the remark says which buffer and why.
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes isolate-products | filecheck %s
 // RUN: loopopt %s --target cpu --vector-bits 256 --passes isolate-products --remarks -o %t 2>&1 | filecheck %s --check-prefix=REMARK
 
-// REMARK: isolate-dynamic.mlir:45:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to ?x20) (in @batch)
-// REMARK: isolate-dynamic.mlir:80:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to ?x20) (in @from_one)
-// REMARK: isolate-dynamic.mlir:115:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to 6x20) (in @bounded)
+// REMARK: isolate-dynamic.mlir:46:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to ?x20) (in @batch)
+// REMARK: isolate-dynamic.mlir:81:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to ?x20) (in @from_one)
+// REMARK: isolate-dynamic.mlir:116:3: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own (buffer expanded per iteration to 6x20) (in @bounded)
+// REMARK: isolate-dynamic.mlir:151:3: missed: [STOP PRODUCT ISOLATION] the matrix product stays in the loop fusion put it in: the buffer at {{.*}}isolate-dynamic.mlir:150:8 cannot have a copy per iteration: the trip count is unknown at compile time and not a dimension of an argument (in @index_bound)
 // REMARK-NOT: PRODUCT ISOLATION
 
 // CHECK: #[[FROM1:map[0-9]*]] = affine_map<()[s0] -> (s0 - 1, 0)>
