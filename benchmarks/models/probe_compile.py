@@ -1,11 +1,13 @@
 """torch.compile(model, backend=loopopt.torch_backend) against eager on models the benchmark does
 not hold: kinds a new user brings (a ResNet stem, a dilated 1-D conv, GRU and LSTM cells at a batch
 of one, BERT self-attention, a MobileNet v1 downsampling pair, a channel softmax, a
-squeeze-excitation block, a 5x5 conv, an MLP at a batch of one), their parameters as the backend
-receives them (constants of the graph). One thread; eager and the compiled module called
-alternately, 3 warm-up then N timed calls each; prints per model the compile time, the relative
-error against eager, both lower quartiles and their ratio. Needs torch and torch-mlir (the
-`torch` extra; /work/venv-torch here):
+squeeze-excitation block, a 5x5 conv, an MLP at a batch of one, a 3-D video conv, nearest and
+bilinear 2x upsampling before a conv, GroupNorm + SiLU + 3x3 conv of a diffusion UNet, rotary
+embeddings before causal attention, 3x3 pooling of stride 3, a stride-3 5x5 depthwise conv, a ViT
+MLP with layer scale), their parameters as the backend receives them (constants of the graph).
+One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
+prints per model the compile time, the relative error against eager, both lower quartiles and
+their ratio. Needs torch and torch-mlir (the `torch` extra; /work/venv-torch here):
 
     PYTHONPATH=. /work/venv-torch/bin/python benchmarks/models/probe_compile.py [--only a,b] [--calls 20]
 
@@ -127,6 +129,107 @@ class Conv5(nn.Module):
         return F.silu(self.conv(x))
 
 
+class Video3d(nn.Module):
+    """Video block: Conv3d 32->64 k3 padding 1, BatchNorm3d, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(32, 64, 3, padding=1)
+        self.bn = nn.BatchNorm3d(64)
+
+    def forward(self, x):
+        return F.relu(self.bn(self.conv(x)))
+
+
+class UpNearest(nn.Module):
+    """FPN/UNet decoder step: nearest 2x upsample, conv 128->64 k3 p1, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.conv = nn.Conv2d(128, 64, 3, padding=1)
+
+    def forward(self, x):
+        return F.relu(self.conv(self.up(x)))
+
+
+class UpBilinear(nn.Module):
+    """Bilinear 2x interpolation (align_corners=False), then a 1x1 conv 64->64."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(64, 64, 1)
+
+    def forward(self, x):
+        return self.conv(F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False))
+
+
+class GroupNormBlock(nn.Module):
+    """Half a diffusion UNet res-block: GroupNorm(32, 256), SiLU, conv 256->256 k3 p1."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.GroupNorm(32, 256)
+        self.conv = nn.Conv2d(256, 256, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(F.silu(self.norm(x)))
+
+
+class Rope(nn.Module):
+    """LLaMA rotary embedding on q and k, then causal attention with an explicit softmax."""
+
+    def __init__(self, seq=256, dim=64):
+        super().__init__()
+        inv = 1.0 / 10000 ** (torch.arange(0, dim, 2).float() / dim)
+        freqs = torch.outer(torch.arange(seq).float(), inv)
+        emb = torch.cat((freqs, freqs), -1)
+        self.cos, self.sin = emb.cos(), emb.sin()  # plain tensors, not parameters: inputs of the kernel
+        self.mask = torch.full((seq, seq), float("-inf")).triu(1)
+
+    @staticmethod
+    def rotate_half(x):
+        x1, x2 = x.chunk(2, -1)
+        return torch.cat((-x2, x1), -1)
+
+    def forward(self, q, k, v):
+        q = q * self.cos + self.rotate_half(q) * self.sin
+        k = k * self.cos + self.rotate_half(k) * self.sin
+        a = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5 + self.mask, -1)
+        return a @ v
+
+
+class Pool3s(nn.Module):
+    """Max pool 3x3 stride 3 plus average pool 3x3 stride 3 (stride >= 3 pooling)."""
+
+    def forward(self, x):
+        return F.max_pool2d(x, 3, 3) + F.avg_pool2d(x, 3, 3)
+
+
+class DwStride3(nn.Module):
+    """Depthwise 5x5 conv stride 3 on 96 channels, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(96, 96, 5, stride=3, groups=96)
+
+    def forward(self, x):
+        return F.relu(self.conv(x))
+
+
+class LayerScaleMlp(nn.Module):
+    """ViT MLP: Linear 384->1536, GELU (tanh), Linear 1536->384, layer scale, residual."""
+
+    def __init__(self, d=384, r=4):
+        super().__init__()
+        self.fc1 = nn.Linear(d, r * d)
+        self.fc2 = nn.Linear(r * d, d)
+        self.gamma = nn.Parameter(torch.full((d,), 1e-1))
+
+    def forward(self, x):
+        return x + self.gamma * self.fc2(F.gelu(self.fc1(x), approximate="tanh"))
+
+
 MODELS = {  # name: (module factory, input shapes)
     "stem": (Stem, [(1, 3, 224, 224)]),
     "wavenet": (Wavenet, [(1, 64, 4096)]),
@@ -138,6 +241,14 @@ MODELS = {  # name: (module factory, input shapes)
     "se": (SqueezeExcite, [(8, 256, 28, 28)]),
     "conv5": (Conv5, [(1, 24, 56, 56)]),
     "mlp1": (lambda: nn.Sequential(nn.Linear(1024, 4096), nn.Tanh(), nn.Linear(4096, 1024)), [(1, 1024)]),
+    "conv3d": (Video3d, [(1, 32, 8, 56, 56)]),
+    "upnearest": (UpNearest, [(1, 128, 28, 28)]),
+    "upbilinear": (UpBilinear, [(1, 64, 56, 56)]),
+    "groupnorm": (GroupNormBlock, [(1, 256, 32, 32)]),
+    "rope": (Rope, [(1, 8, 256, 64)] * 3),
+    "pool3s": (Pool3s, [(8, 64, 96, 96)]),
+    "dwstride3": (DwStride3, [(1, 96, 96, 96)]),
+    "layerscale_mlp": (LayerScaleMlp, [(1, 197, 384)]),
 }
 
 
@@ -199,7 +310,7 @@ def main(argv=None) -> int:
             err = (got - want).abs().max().item() / max(want.abs().max().item(), 1e-30)
             te, tc = timed_pair(m, cm, xs, args.calls)
         fell = [str(w.message).splitlines()[0][:100] for w in caught if "Fallback" in type(w.message).__name__]
-        print(f"{name:12s} compile {compile_s:6.1f} s  error {err:.1e}  eager {te * 1e3:8.3f} ms  "
+        print(f"{name:14s} compile {compile_s:6.1f} s  error {err:.1e}  eager {te * 1e3:8.3f} ms  "
               f"loopopt {tc * 1e3:8.3f} ms  x {tc / te:5.2f}  {'; '.join(fell)}", flush=True)
     return 0
 
