@@ -339,7 +339,7 @@ MUTATIONS = [
      "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("choose_rows(p, r, band, facts, mem, registers, nred, width, cols, masked)",
        "choose_rows(p, r, band, facts, mem, registers, nred, width, cols, True)"),
-      ("cover=masked and covering(cols, nv, width))", "cover=covering(cols, nv, width))")]),
+      ("cover=masked and covering(cols, nv, width),", "cover=covering(cols, nv, width),")]),
     ("contraction planner: every vector of a covering step that may pass P's end is masked",
      "loopopt/codegen/cpu/register_tile.py",
      [("                if span_cols is None or (c + 1) * width > span_cols:", "                if span_cols is None:")]),
