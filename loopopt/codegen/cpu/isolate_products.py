@@ -711,7 +711,7 @@ def isolate_products_function(fn: ir.Operation, options: Options, log: RemarkLog
 def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) -> int:
     fname = mlir.func_name(fn)
     rewriter = Rewriter()
-    count, tried = 0, set()
+    count, tried, said = 0, set(), set()
     for _ in range(MAX_ROUNDS):
         scope = Scope()
         nests: dict = {}
@@ -725,8 +725,10 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
             before = [counts[mlir.op_key(loop)]]
             refusals: list[str] = []
             result = rewriter.replace([loop], lambda loop=loop: _wrap(_try_loop(loop, options, scope, refusals, nests)))
-            for why in refusals:  # a budget never keeps a product in place silently
-                log.add(PASS, MISSED, f"{STOP} {why}", function=fname, location=where, args={"reason": why})
+            for why in refusals:  # a budget never keeps a product in place silently; said once per place
+                if (where, why) not in said:
+                    said.add((where, why))
+                    log.add(PASS, MISSED, f"{STOP} {why}", function=fname, location=where, args={"reason": why})
             if result is None:
                 continue
             new_loops, expanded, strip = result[0], result[1], result[2]
