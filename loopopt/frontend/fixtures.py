@@ -186,6 +186,25 @@ def compare_arrays_with_expected(inputs: Sequence, outputs: Sequence, run: dict,
     return compare_with_expected(got, run, rtol)
 
 
+def kernel_mismatch(kernel, fixture: "Fixture", rtol: float = RTOL) -> str | None:
+    """None when `kernel` (a loopopt.compile of the fixture) called on every run's inputs gives
+    the saved outputs (`compare_arrays_with_expected`) and leaves its inputs as they were; else
+    why, in one line naming the run's input shapes."""
+    import numpy as np
+
+    for run in fixture.runs:
+        inputs = run_inputs(run)
+        before = [x.copy() for x in inputs]
+        got = kernel(*inputs)
+        outs = got if isinstance(got, tuple) else (got,)
+        diff = compare_arrays_with_expected(inputs, outs, run, rtol)
+        if diff is not None:
+            return f"{[r['shape'] for r in run['inputs']]}: {diff}"
+        if not all(np.array_equal(a, b) for a, b in zip(inputs, before)):
+            return f"{[r['shape'] for r in run['inputs']]}: an input was written"
+    return None
+
+
 def run_block(text: str, kernel: str, sizes: Sequence, reps: int = 3, warmup: int = 1,
               flush_bytes: int = 0, timeout: float = 600) -> NativeResult:
     """loopopt.native.run_native for a block (its `dense_resource` weights stay in the module's
