@@ -581,6 +581,8 @@ MUTATIONS = [
     ("inserted zeros: the elements around the slice are a constant zero", "loopopt/frontend/zero_phases.py",
      [("    if not isinstance(attr, ir.FloatAttr) or ir.FloatAttr(attr).value != 0.0:",
        "    if not isinstance(attr, ir.FloatAttr):")]),
+    ("inserted zeros: a spatial dimension reshaped by the expand_shape is refused", "loopopt/frontend/zero_phases.py",
+     [("        if k is None or groups[k] != [i]:", "        if k is None:")]),
     ("inserted zeros: a convolution with a stride or a dilation is refused", "loopopt/frontend/zero_phases.py",
      [('    if not (_unit_attr(conv, "strides") and _unit_attr(conv, "dilations")):', "    if False:")]),
     # docs/cpu_codegen.md section 23: a parallel loop joins only a reduction that stays vector; a

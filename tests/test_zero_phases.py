@@ -84,6 +84,7 @@ SHAPES = {  # distinct sizes per dimension, consistent with each op's layout
     "linalg.conv_2d_nhwc_hwcf": ("2x20x21x3", "4x6x3x5", "2x17x16x5"),
     "linalg.conv_2d_nhwc_fhwc": ("2x20x21x3", "5x4x6x3", "2x17x16x5"),
     "linalg.conv_2d_ngchw_fgchw": ("2x7x3x20x21", "5x7x3x4x6", "2x7x5x17x16"),
+    "linalg.conv_2d_ngchw_gfchw": ("2x7x3x20x21", "7x5x3x4x6", "2x7x5x17x16"),
     "linalg.conv_3d_ncdhw_fcdhw": ("2x3x20x21x22", "5x3x4x6x8", "2x5x17x16x15"),
     "linalg.depthwise_conv_1d_ncw_cw": ("2x3x20", "3x4", "2x3x17"),
     "linalg.depthwise_conv_2d_nchw_chw": ("2x3x20x21", "3x4x6", "2x3x17x16"),
@@ -161,7 +162,7 @@ def check_against_original(text: str, seed: int = 0):
 
 
 PHASED = ["convt1d_k3_s2_p1_op1", "convt2d_k3_s2_p1_op1_bias", "convt2d_k5_s3_p2", "convt2d_k2_s2_p0",
-          "convt2d_k1_s2_bias"]
+          "convt2d_k1_s2_bias", "convt2d_k4_s2_p1_g2"]  # the last grouped: through the input's expand_shape
 
 
 @pytest.mark.parametrize("name", PHASED)
@@ -258,3 +259,27 @@ def test_a_rewrite_that_does_not_parse_leaves_the_convolution(monkeypatch):
     result = loopopt.optimize(text, target="cpu")
     assert "[INTERNAL] the phases did not parse" in result.remarks_text()
     assert "linalg" not in result.text  # lowered all the same
+
+
+SPLIT_SPATIAL = """
+func.func @split(%x: tensor<1x4x8x4xf32>, %w: tensor<3x4x2x3x3xf32>) -> tensor<1x4x3x6x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x16x9xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x16x9xf32>) -> tensor<1x4x16x9xf32>
+  %z = tensor.insert_slice %x into %f[0, 0, 0, 1] [1, 4, 8, 4] [1, 1, 2, 2] : tensor<1x4x8x4xf32> into tensor<1x4x16x9xf32>
+  %g = tensor.expand_shape %z [[0], [1], [2, 3], [4]] output_shape [1, 4, 2, 8, 9] : tensor<1x4x16x9xf32> into tensor<1x4x2x8x9xf32>
+  %eo = tensor.empty() : tensor<1x4x3x6x7xf32>
+  %c = arith.constant 0.5 : f32
+  %i = linalg.fill ins(%c : f32) outs(%eo : tensor<1x4x3x6x7xf32>) -> tensor<1x4x3x6x7xf32>
+  %y = linalg.conv_2d_ngchw_fgchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%g, %w : tensor<1x4x2x8x9xf32>, tensor<3x4x2x3x3xf32>) outs(%i : tensor<1x4x3x6x7xf32>) -> tensor<1x4x3x6x7xf32>
+  return %y : tensor<1x4x3x6x7xf32>
+}
+"""
+
+
+def test_an_input_reshaped_across_a_spatial_dimension_is_refused():
+    """The zero-inserted rows split into (2, 8) by an expand_shape: a spatial dimension of the
+    convolution is not one of the inserted tensor's, so the phases are not its phases."""
+    remarks = check_against_original(SPLIT_SPATIAL)
+    assert "reshaped across a spatial dimension" in remarks, remarks

@@ -50,6 +50,7 @@ CONV_SPATIAL_DIMS: dict[str, tuple[tuple[int, ...], tuple[int, ...], tuple[int, 
     "linalg.conv_2d_nhwc_hwcf": ((1, 2), (0, 1), (1, 2)),
     "linalg.conv_2d_nhwc_fhwc": ((1, 2), (1, 2), (1, 2)),
     "linalg.conv_2d_ngchw_fgchw": ((3, 4), (3, 4), (3, 4)),
+    "linalg.conv_2d_ngchw_gfchw": ((3, 4), (3, 4), (3, 4)),
     "linalg.conv_3d_ncdhw_fcdhw": ((2, 3, 4), (2, 3, 4), (2, 3, 4)),
     "linalg.depthwise_conv_1d_ncw_cw": ((2,), (1,), (2,)),
     "linalg.depthwise_conv_2d_nchw_chw": ((2, 3), (1, 2), (2, 3)),
@@ -133,6 +134,8 @@ class Match:
     strides: list[int]
     init_check: ir.Value | None  # the tensor whose elements must not be -0 (None: known)
     init_fill: ir.Value | None = None  # the scalar the init is filled with, when it is a fill
+    expand: ir.Operation | None = None  # a tensor.expand_shape between the insert and the conv
+    inserted_dims: tuple = ()  # the insert's dimension of each of the conv's spatial input dims
 
 
 def _owner(v: ir.Value) -> ir.Operation | None:
@@ -192,7 +195,9 @@ def match(conv: ir.Operation) -> Match | str | None:
     spatial = CONV_SPATIAL_DIMS.get(conv.name)
     if spatial is None or len(conv.operands) != 3:
         return None
-    insert = _owner(conv.operands[0])
+    insert, expand = _owner(conv.operands[0]), None
+    if insert is not None and insert.name == "tensor.expand_shape":  # grouped: (n, g*c) -> (n, g, c)
+        expand, insert = insert, _owner(insert.operands[0])
     if insert is None or insert.name != "tensor.insert_slice":
         return None
     fill = _owner(insert.operands[1])
@@ -202,7 +207,10 @@ def match(conv: ir.Operation) -> Match | str | None:
         return "the inserted slice has dynamic offsets, sizes or strides"
     offsets, sizes, strides = (_i64s(insert, f"static_{k}") for k in ("offsets", "sizes", "strides"))
     in_dims, filter_dims, out_dims = spatial
-    if all(strides[i] == 1 for i in in_dims):
+    inserted = _inserted_dims(expand, in_dims)
+    if inserted is None:
+        return "the zero-inserted input is reshaped across a spatial dimension"
+    if all(strides[i] == 1 for i in inserted):
         return None  # a padded input, no zeros between its elements
     zero = _zero_constant(fill)
     if zero is None:
@@ -217,13 +225,30 @@ def match(conv: ir.Operation) -> Match | str | None:
             or o_t.element_type != x_t.element_type:
         return f"elements of type {x_t.element_type} (the rewrite takes {', '.join(INF_BITS)} operands of one type)"
     dims = [InsertedDim(strides[i], offsets[i], sizes[i], w_t.get_dim_size(f), o_t.get_dim_size(o))
-            for i, f, o in zip(in_dims, filter_dims, out_dims)]
+            for i, f, o in zip(inserted, filter_dims, out_dims)]
     possible, check = _negative_zero_free(conv.operands[2])
     if not possible:
         return "the accumulators start at -0, where a skipped zero product would change the result"
     init = _owner(conv.operands[2])
     scalar = init.operands[0] if init is not None and init.name == "linalg.fill" else None
-    return Match(conv, insert, fill, zero, dims, spatial, offsets, sizes, strides, check, scalar)
+    return Match(conv, insert, fill, zero, dims, spatial, offsets, sizes, strides, check, scalar, expand,
+                 tuple(inserted))
+
+
+def _inserted_dims(expand: ir.Operation | None, in_dims) -> list[int] | None:
+    """The inserted tensor's dimension of each of the conv's spatial input dimensions: the same
+    without an expand_shape; through one, the group each forms alone (None when a spatial
+    dimension is split or joined)."""
+    if expand is None:
+        return list(in_dims)
+    groups = [[int(ir.IntegerAttr(d).value) for d in ir.ArrayAttr(g)] for g in ir.ArrayAttr(expand.attributes["reassociation"])]
+    out = []
+    for i in in_dims:
+        k = next((k for k, g in enumerate(groups) if i in g), None)
+        if k is None or groups[k] != [i]:
+            return None
+        out.append(k)
+    return out
 
 
 # ----------------------------------------------------------------------------- the rewrite as text
@@ -295,6 +320,15 @@ def _phase_init(m: Match, k: int, ok_t: str, o_t, o_off, o_size, o_str, loc: str
     ]
 
 
+def _expanded(m: Match, source: str, result: str, from_t, to_t, loc: str) -> list[str]:
+    """The conv's expand_shape of the inserted tensor, repeated on `source` (none without one)."""
+    if m.expand is None:
+        return []
+    shape = str(to_t).split("<", 1)[1].rsplit("x", 1)[0].split("x")
+    return [f"{result} = tensor.expand_shape {source} {m.expand.attributes['reassociation']} output_shape "
+            f"[{', '.join(shape)}] : {from_t} into {to_t} {loc}"]
+
+
 def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
     """A private function @phases(x, w, init[, check]) -> y computing the convolution of `m` as
     the module docstring says (guard, phases, the original in the else branch), and the number
@@ -324,17 +358,21 @@ def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
         body += _no_negative_zero("%check", check_t, "%g2", "g3", loc)
         guard = "%g3"
     body.append(f"%ok = tensor.extract {guard}[] : tensor<i1> {loc}")
-    # the padded x every phase reads a window of
+    # the padded x every phase reads a window of (at the insert's rank, then as the conv reads it)
+    zi_t = ir.RankedTensorType(m.insert.results[0].type)
     pads = [padding_of(d) for d in m.dims]
     p_t = _shape(z_t, {i: p.size for i, p in zip(in_dims, pads)})
+    pi_t = _shape(zi_t, {i: p.size for i, p in zip(m.inserted_dims, pads)})
     p_off = list(m.offsets)
     p_str = list(m.strides)
-    for i, p in zip(in_dims, pads):
+    for i, p in zip(m.inserted_dims, pads):
         p_off[i], p_str[i] = p.low, 1
     then = [
-        f"%p0 = tensor.empty() : {p_t} {loc}",
-        f"%p1 = linalg.fill ins(%zero : {ety}) outs(%p0 : {p_t}) -> {p_t} {loc}",
-        f"%xp = tensor.insert_slice %x into %p1{_arr(p_off)} {_arr(m.sizes)} {_arr(p_str)} : {x_t} into {p_t} {loc}",
+        f"%p0 = tensor.empty() : {pi_t} {loc}",
+        f"%p1 = linalg.fill ins(%zero : {ety}) outs(%p0 : {pi_t}) -> {pi_t} {loc}",
+        f"%xp{'i' if m.expand else ''} = tensor.insert_slice %x into %p1{_arr(p_off)} {_arr(m.sizes)} {_arr(p_str)} "
+        f": {x_t} into {pi_t} {loc}",
+        *_expanded(m, "%xpi", "%xp", pi_t, p_t, loc),
     ]
     inits_and_convs, inserts, y, count = [], [], "%init", 0
     for k, combo in enumerate(product(*(phases_of(d) for d in m.dims))):
@@ -370,9 +408,11 @@ def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
                        f"{_arr(o_str)} : {ok_t} into {o_t} {loc}")
         y = f"%y{k + 1}"
     original = [
-        f"%z0 = tensor.empty() : {z_t} {loc}",
-        f"%z1 = linalg.fill ins(%zero : {ety}) outs(%z0 : {z_t}) -> {z_t} {loc}",
-        f"%z = tensor.insert_slice %x into %z1{_arr(m.offsets)} {_arr(m.sizes)} {_arr(m.strides)} : {x_t} into {z_t} {loc}",
+        f"%z0 = tensor.empty() : {zi_t} {loc}",
+        f"%z1 = linalg.fill ins(%zero : {ety}) outs(%z0 : {zi_t}) -> {zi_t} {loc}",
+        f"%z{'i' if m.expand else ''} = tensor.insert_slice %x into %z1{_arr(m.offsets)} {_arr(m.sizes)} "
+        f"{_arr(m.strides)} : {x_t} into {zi_t} {loc}",
+        *_expanded(m, "%zi", "%z", zi_t, z_t, loc),
         f"%conv = {conv.name}{attrs} ins(%z, %w : {z_t}, {w_t}) outs(%init : {o_t}) -> {o_t} {loc}",
         f"scf.yield %conv : {o_t} {loc}",
     ]
