@@ -1,0 +1,225 @@
+"""De-interleaved copies (cpu): an operand every loop around its reduction nest moves, read with
+a stride s along the loop that would give the register tile's lanes (a depthwise convolution of
+stride 3), is copied first into a buffer split by residue mod s, in which it is contiguous along
+that loop (codegen/cpu/plan/deinterleave.py has the rule; docs/cpu_codegen.md section 35).
+
+`deinterleave(plan)` places before the function-level op holding the nest
+
+    %d = memref.alloc() {alignment = 64} : memref<D0 x .. x Dk x s x J>
+
+and before the band's outermost loop the copy
+
+    affine.for %i0 = 0 to D0 { .. affine.for %ik = 0 to Dk {
+        affine.for %j = 0 to F { affine.for %r = 0 to s {     (F whole groups of s)
+            %v = affine.load %X[%i0 + lo0, .., %j * s + %r + e0] ; affine.store %v, %d[%i0, .., %r, %j] } }
+        affine.for %t = 0 to T {                               (T < s elements left)
+            %v = affine.load %X[.., %t + F * s + e0] ; affine.store %v, %d[.., %t, F] } } }
+
+(LLVM reads the s loads of a %j iteration as one interleaved group), replaces the load by one of the
+buffer at (index - low) per leading dimension, (e - e0) mod s and (e - e0) floordiv s for the last, and frees the buffer after the function-level op.
+
+Remarks (pass `deinterleave-strided`): `[DEINTERLEAVE] ...` (Passed) per copied load;
+`[STOP DEINTERLEAVE] ...` (Missed) per band refused (DeinterleaveCode).
+"""
+from __future__ import annotations
+
+from ... import mlir
+from ...analysis.facts import Facts
+from ...analysis.memory import value_name
+from ...analysis.vectorization import is_innermost
+from ...mlir import affine_d, ir
+from ...options import Options
+from ...remarks import PASSED, RemarkLog
+from ...step import StepContext
+from ...transforms.rewriter import Rewriter
+from .loop_order import band_starts
+from .plan.cpu_plan import is_hot
+from .plan.deinterleave import Deinterleave, plan_band
+
+PASS = "deinterleave-strided"
+DONE = ("[DEINTERLEAVE] operand {name}, read {stride} elements apart along the loop at {lanes}, copied before "
+        "the nest into a {shape} buffer by residue mod {stride}: contiguous along that loop")
+
+
+def plan_deinterleaves(fn: ir.Operation, facts, options) -> list[Deinterleave]:
+    """Every copy (or refusal) of the function's bands above a reduction nest, in program order."""
+    out = []
+    for _, band in band_starts(fn):
+        if band and not is_innermost(band[-1]):
+            out.extend(plan_band(band, facts, options))
+    return out
+
+
+def _loop(n: int, ip: ir.InsertionPoint, lower: int = 0):
+    loop = affine_d.AffineForOp(ir.AffineMap.get_constant(lower), ir.AffineMap.get_constant(n), 1, ip=ip)
+    with ir.InsertionPoint(loop.body):
+        affine_d.AffineYieldOp([])
+    return loop.induction_variable, ir.InsertionPoint(mlir.block_ops(loop.body)[-1])
+
+
+def _copy_one(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, column: ir.Value,
+              residue, group, ip: ir.InsertionPoint) -> None:
+    """X[lead + lows, e0 + s * group + residue] stored at buf[lead, residue, group]; `residue` and
+    `group` are values or ints."""
+    n = len(lead)
+    s, e0 = plan.stride, plan.lows[-1]
+    operands, exprs = list(lead), [ir.AffineDimExpr.get(k) + lo for k, lo in enumerate(plan.lows[:-1])]
+    exprs.append(ir.AffineDimExpr.get(n) + e0)
+    operands.append(column)
+    value = ir.Operation.create("affine.load", results=[elem], operands=[source, *operands],
+                                attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(n + 1, 0, exprs))},
+                                ip=ip).results[0]
+    dims, outs = list(lead), [ir.AffineDimExpr.get(k) for k in range(n)]
+    for part in (residue, group):
+        if isinstance(part, int):
+            outs.append(ir.AffineConstantExpr.get(part))
+        else:
+            outs.append(ir.AffineDimExpr.get(len(dims)))
+            dims.append(part)
+    ir.Operation.create("affine.store", operands=[value, buf, *dims],
+                        attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(len(dims), 0, outs))}, ip=ip)
+
+
+def shuffle_masks(stride: int, width: int) -> list[list[list[int]]]:
+    """Per residue r, the masks of the `stride - 1` vector.shuffle ops that gather lanes
+    r, r + stride, .. of `stride` consecutive vectors of `width` lanes: the first shuffles vectors
+    0 and 1, each next one the result and vector k (a lane whose element lies in a later vector
+    keeps its own lane until then)."""
+    out = []
+    for r in range(stride):
+        src = [divmod(stride * i + r, width) for i in range(width)]
+        masks = [[pos if k == 0 else width + pos if k == 1 else i for i, (k, pos) in enumerate(src)]]
+        for step in range(2, stride):
+            masks.append([width + pos if k == step else i for i, (k, pos) in enumerate(src)])
+        out.append(masks)
+    return out
+
+
+def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, column,
+                  ip: ir.InsertionPoint) -> None:
+    """Columns `column` .. `column` + width - 1 of the copy (`column` a value or an int): `stride`
+    vectors loaded from the source's consecutive elements (they end at the last column's last
+    element: all in the copy's box), one vector per residue gathered from them by shuffles and
+    stored."""
+    s, w, e0, n = plan.stride, plan.width, plan.lows[-1], len(lead)
+    vt = ir.VectorType.get([w], elem)
+    operands = list(lead) + ([] if isinstance(column, int) else [column])
+    col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(n)
+    lead_exprs = [ir.AffineDimExpr.get(k) + lo for k, lo in enumerate(plan.lows[:-1])]
+    parts = []
+    for k in range(s):
+        m = ir.AffineMap.get(len(operands), 0, lead_exprs + [col * s + (e0 + k * w)])
+        parts.append(ir.Operation.create("affine.vector_load", results=[vt], operands=[source, *operands],
+                                         attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip).result)
+    for r, masks in enumerate(shuffle_masks(s, w)):
+        acc = parts[0]
+        for k, mask in enumerate(masks):
+            acc = ir.Operation.create("vector.shuffle", results=[vt], operands=[acc, parts[k + 1]],
+                                      attributes={"mask": ir.DenseI64ArrayAttr.get(mask)}, ip=ip).result
+        m = ir.AffineMap.get(len(operands), 0, [ir.AffineDimExpr.get(k) for k in range(n)] +
+                             [ir.AffineConstantExpr.get(r), col])
+        ir.Operation.create("affine.vector_store", operands=[acc, buf, *operands],
+                            attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
+
+
+def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, whole: int,
+                 ip: ir.InsertionPoint) -> None:
+    """Columns [0, `whole`) of the copy in vectors (whole >= width): a loop over whole vectors,
+    then, when columns are left, one vector ending at the last column (it copies some columns
+    again: the same values to the same places)."""
+    w = plan.width
+    vectors = whole // w * w
+    loop = affine_d.AffineForOp(ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(vectors), w, ip=ip)
+    with ir.InsertionPoint(loop.body):
+        affine_d.AffineYieldOp([])
+    _vector_group(plan, source, buf, elem, lead, loop.induction_variable,
+                  ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
+    if whole > vectors:
+        _vector_group(plan, source, buf, elem, lead, whole - w, ip)
+
+
+def deinterleave(plan: Deinterleave) -> ir.Operation:
+    """Apply one plan; returns the buffer's alloc."""
+    load, top, root = plan.load, plan.top, plan.root
+    source = load.operands[0]
+    elem = load.results[0].type
+    s, e0 = plan.stride, plan.lows[-1]
+    whole, left = divmod(plan.last, s)
+    with load.context, top.location:
+        ptype = ir.MemRefType.get(list(plan.shape), elem)
+        alloc = ir.Operation.create("memref.alloc", results=[ptype], operands=[],
+                                    attributes={"alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
+                                                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
+                                    ip=ir.InsertionPoint(root))
+        buf = alloc.results[0]
+        ip, lead = ir.InsertionPoint(top), []
+        for n in plan.shape[:-2]:
+            iv, ip = _loop(n, ip)
+            lead.append(iv)
+        if plan.width > 1 and whole >= plan.width:
+            _vector_copy(plan, source, buf, elem, lead, whole, ip)
+        elif whole:
+            j, inner = _loop(whole, ip)
+            r, inner = _loop(s, inner)
+            col = ir.Operation.create("affine.apply", results=[ir.IndexType.get()], operands=[j, r], attributes={
+                "map": ir.AffineMapAttr.get(ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0) * s + ir.AffineDimExpr.get(1)]))},
+                ip=inner).results[0]
+            _copy_one(plan, source, buf, elem, lead, col, r, j, inner)
+        if left:
+            t, inner = _loop(left, ip)
+            col = ir.Operation.create("affine.apply", results=[ir.IndexType.get()], operands=[t], attributes={
+                "map": ir.AffineMapAttr.get(ir.AffineMap.get(1, 0, [ir.AffineDimExpr.get(0) + whole * s]))},
+                ip=inner).results[0]
+            _copy_one(plan, source, buf, elem, lead, col, t, whole, inner)
+        old = mlir.affine_map_attr(load, "map")
+        res = list(old.results)
+        exprs = [e - lo for e, lo in zip(res[:-1], plan.lows[:-1])]
+        shifted = res[-1] - e0
+        exprs += [ir.AffineExpr.get_mod(shifted, s), ir.AffineExpr.get_floor_div(shifted, s)]
+        new_map = ir.AffineMap.get(old.n_dims, old.n_symbols, exprs)
+    with load.location:
+        new = ir.Operation.create("affine.load", results=[elem], operands=[buf, *list(load.operands)[1:]],
+                                  attributes={"map": ir.AffineMapAttr.get(new_map)}, ip=ir.InsertionPoint(load))
+    load.results[0].replace_all_uses_with(new.results[0])
+    load.erase()
+    ops = mlir.block_ops(root.block)
+    after = ops[ops.index(root) + 1]
+    with top.location:
+        ir.Operation.create("memref.dealloc", operands=[buf], ip=ir.InsertionPoint(after))
+    return alloc
+
+
+def deinterleave_function(fn: ir.Operation, options: Options, log: RemarkLog, filename: str = "<input>",
+                          report_refusals: bool = True) -> int:
+    """Copy every operand codegen/cpu/plan/deinterleave.py selects; returns how many. A refusal
+    says why when `report_refusals` or its nest is hot."""
+    if mlir.func_body(fn) is None:
+        return 0
+    fname = mlir.func_name(fn)
+    rewriter = Rewriter()
+    count = 0
+    for plan in plan_deinterleaves(fn, Facts(), options):
+        where = mlir.location_of(plan.load, filename)
+        if plan.refusal is not None:
+            if report_refusals or is_hot(plan.lanes):
+                log.refused(PASS, plan.refusal, function=fname, location=where, args={"stride": plan.stride})
+            continue
+        name = value_name(plan.load.operands[0])
+        shape = "x".join(str(n) for n in plan.shape)
+        lanes = mlir.location_of(plan.lanes, filename)
+
+        def build(plan=plan):
+            deinterleave(plan)
+            return None
+
+        rewriter.replace([], build)
+        log.add(PASS, PASSED, DONE.format(name=name, stride=plan.stride, lanes=lanes, shape=shape), function=fname,
+                location=where, args={"shape": shape, "stride": plan.stride, "elements": plan.elements,
+                                      "reads": plan.reads})
+        count += 1
+    return count
+
+
+def run(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `deinterleave-strided` (loopopt/pipeline.py)."""
+    return deinterleave_function(fn, ctx.options, ctx.log, ctx.filename, report_refusals=ctx.explicit)
