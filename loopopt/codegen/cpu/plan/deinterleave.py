@@ -45,7 +45,7 @@ from ....analysis.loops import ancestors, constant_trip_count, loop_dims, nested
 from ....analysis.memory import UNTRACED, alias_root, buffer_key, value_name
 from ....analysis.refusal import Refusal
 from ....mlir import ir
-from .cpu_plan import LANE_STRIDE, lane_stride, reduction_band_of
+from .cpu_plan import TileCode, lane_stride, plan_register_tile, reduction_band_of
 
 
 class DeinterleaveCode(enum.Enum):
@@ -57,6 +57,8 @@ class DeinterleaveCode(enum.Enum):
     SHAPE = "[STOP DEINTERLEAVE] a loop of the nest does not run between constants"
     OUT_OF_BOUNDS = "[STOP DEINTERLEAVE] the copy would read elements outside the operand's static shape"
     TOO_LARGE = "[STOP DEINTERLEAVE] the copy would hold more than strided_pack_growth times the elements it reads"
+    INTERLEAVED = ("[STOP DEINTERLEAVE] the nest is left to LLVM and reads each element once: its loop vectorizer reads "
+                   "the strided loads as interleaved groups")
 
     @property
     def message(self) -> str:
@@ -119,6 +121,23 @@ def strided_loads(q: ir.Operation, band: list, facts, min_stride: int) -> list:
         if s is not None and s >= max(min_stride, 2) and moves_with_band(a, band, facts.scope):
             out.append(a)
     return out
+
+
+def reads_each_once(a, top: ir.Operation) -> bool:
+    """Whether the access `a` touches a different element in every iteration of the loops of its
+    nest inside `top` (`top` included; isl: the nest's points and the elements' count agree), as
+    a pooling window no larger than its stride does; False when unknown."""
+    import islpy as isl
+
+    inside = [lp for lp in a.loops if lp.op == top or nested_in(lp.op, top)]
+    dims = [lp.name for lp in inside]
+    cons = [c for lp in inside for c in lp.constraints()] or ["true"]
+    try:
+        dom = isl.Set(f"{{ [{', '.join(dims)}] : {' and '.join(cons)} }}")
+        image = dom.apply(isl.Map(f"{{ [{', '.join(dims)}] -> [{', '.join(a.index)}] }}"))
+        return dom.count_val().to_python() == image.count_val().to_python()
+    except (isl.Error, AttributeError, TypeError, ValueError):
+        return False
 
 
 def plan_load(load: ir.Operation, q: ir.Operation, top: ir.Operation, stride: int, facts, options) -> Deinterleave:
@@ -209,7 +228,20 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
         found = strided_loads(p, band, facts, min_stride)
         if found and packed <= {mlir.op_key(a.op) for a in found}:
             q, loads = p, [a for a in found if mlir.op_key(a.op) in packed]
-    elif lanes_refusal(p, accesses, facts.scope) is not None:
+            tile = plan_register_tile(p, facts, options)
+            if tile is not None and tile.refusal is not None and tile.refusal.code == TileCode.NOT_PROFITABLE \
+                    and all(reads_each_once(a, band[0]) for a in loads):
+                (axis,) = loop_dims(p, facts.scope)
+                return [_refuse(loads[0].op, p, DeinterleaveCode.INTERLEAVED, f"{len(loads)} load(s) of stride "
+                                f"{lane_stride(loads[0], axis.name)} along the loop at {mlir.location_of(p)}",
+                                lane_stride(loads[0], axis.name) or 0)]
+    elif lanes_refusal(p, accesses, facts.scope) is None:
+        # P gives the lanes already: a load of stride LANE_STRIDE is read as two vectors and a
+        # shuffle per use (cpu_plan.strided_lane_load), copied when min_stride allows it
+        found = strided_loads(p, band, facts, min_stride)
+        if found:
+            q, loads = p, found
+    else:
         for level in reversed(range(len(band) - 1)):
             cand = band[level]
             trips = constant_trip_count(cand)
