@@ -132,6 +132,7 @@ def test_a_depthwise_convolution_of_stride_3_is_copied_and_tiled_in_vectors():
         got = optimize_and_compare(depthwise(ow=ow), options=cpu(bits))
         assert copied(got.messages), got.messages
         assert "by residue mod 3" in copied(got.messages)[0]
+        assert "one slice per iteration" in copied(got.messages)[0]  # the channel loop: a slice each
         assert tiled_in_vectors(got.messages), got.messages
         assert "vector.shuffle" in got.text
 
@@ -153,7 +154,7 @@ def test_the_columns_outside_the_channels_are_ordered_after_the_copy():
     for reduction in ("iter_args", "memory"):
         got = optimize_and_compare(depthwise(order="y,x,c", ow=24, reduction=reduction),
                                    options=cpu(reassociate=True))
-        assert copied(got.messages), got.messages
+        assert copied(got.messages) and "copied before the nest" in copied(got.messages)[0], got.messages
         assert any(m.startswith("[LOOP ORDER]") for m in got.messages), got.messages
         assert tiled_in_vectors(got.messages), got.messages
 

@@ -7,7 +7,8 @@ that loop (codegen/cpu/plan/deinterleave.py has the rule; docs/cpu_codegen.md se
 
     %d = memref.alloc() {alignment = 64} : memref<D0 x .. x Dk x s x J>
 
-and before the band's outermost loop the copy
+and before the band's outermost loop (or at the start of its body, one slice per iteration, when
+its IV alone indexes a leading dimension: a depthwise convolution's channels) the copy
 
     affine.for %i0 = 0 to D0 { .. affine.for %ik = 0 to Dk {
         affine.for %j = 0 to F { affine.for %r = 0 to s {     (F whole groups of s)
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from ... import mlir
 from ...analysis.facts import Facts
+from ...analysis.loops import body_block
 from ...analysis.memory import value_name
 from ...analysis.vectorization import is_innermost
 from ...mlir import affine_d, ir
@@ -37,8 +39,8 @@ from .plan.cpu_plan import is_hot
 from .plan.deinterleave import Deinterleave, plan_band
 
 PASS = "deinterleave-strided"
-DONE = ("[DEINTERLEAVE] operand {name}, read {stride} elements apart along the loop at {lanes}, copied before "
-        "the nest into a {shape} buffer by residue mod {stride}: contiguous along that loop")
+DONE = ("[DEINTERLEAVE] operand {name}, read {stride} elements apart along the loop at {lanes}, copied {where} "
+        "into a {shape} buffer by residue mod {stride}: contiguous along that loop")
 
 
 def plan_deinterleaves(fn: ir.Operation, facts, options) -> list[Deinterleave]:
@@ -57,17 +59,33 @@ def _loop(n: int, ip: ir.InsertionPoint, lower: int = 0):
     return loop.induction_variable, ir.InsertionPoint(mlir.block_ops(loop.body)[-1])
 
 
-def _copy_one(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, column: ir.Value,
+def _lead_source(plan: Deinterleave, lead: list, sliced) -> tuple[list, list]:
+    """(operands, exprs) of the source's leading dimensions for the copy's IVs `lead` (one per
+    leading dimension of the buffer): the IV plus the dimension's least index, or the IV of the
+    loop the copy is sliced in (`sliced`) as it is."""
+    operands, exprs, k = [], [], 0
+    for d, lo in enumerate(plan.lows[:-1]):
+        if d == plan.slice_dim:
+            exprs.append(ir.AffineDimExpr.get(len(operands)))
+            operands.append(sliced)
+        else:
+            exprs.append(ir.AffineDimExpr.get(len(operands)) + lo)
+            operands.append(lead[k])
+            k += 1
+    return operands, exprs
+
+
+def _copy_one(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, sliced, column: ir.Value,
               residue, group, ip: ir.InsertionPoint) -> None:
     """X[lead + lows, e0 + s * group + residue] stored at buf[lead, residue, group]; `residue` and
     `group` are values or ints."""
     n = len(lead)
     s, e0 = plan.stride, plan.lows[-1]
-    operands, exprs = list(lead), [ir.AffineDimExpr.get(k) + lo for k, lo in enumerate(plan.lows[:-1])]
-    exprs.append(ir.AffineDimExpr.get(n) + e0)
+    operands, exprs = _lead_source(plan, lead, sliced)
+    exprs.append(ir.AffineDimExpr.get(len(operands)) + e0)
     operands.append(column)
     value = ir.Operation.create("affine.load", results=[elem], operands=[source, *operands],
-                                attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(n + 1, 0, exprs))},
+                                attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(len(operands), 0, exprs))},
                                 ip=ip).results[0]
     dims, outs = list(lead), [ir.AffineDimExpr.get(k) for k in range(n)]
     for part in (residue, group):
@@ -95,7 +113,7 @@ def shuffle_masks(stride: int, width: int) -> list[list[list[int]]]:
     return out
 
 
-def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, column,
+def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, sliced, column,
                   ip: ir.InsertionPoint) -> None:
     """Columns `column` .. `column` + width - 1 of the copy (`column` a value or an int): `stride`
     vectors loaded from the source's consecutive elements (they end at the last column's last
@@ -103,13 +121,15 @@ def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lea
     stored."""
     s, w, e0, n = plan.stride, plan.width, plan.lows[-1], len(lead)
     vt = ir.VectorType.get([w], elem)
+    src_ops, lead_exprs = _lead_source(plan, lead, sliced)
+    src_col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(len(src_ops))
+    src_ops = src_ops + ([] if isinstance(column, int) else [column])
     operands = list(lead) + ([] if isinstance(column, int) else [column])
     col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(n)
-    lead_exprs = [ir.AffineDimExpr.get(k) + lo for k, lo in enumerate(plan.lows[:-1])]
     parts = []
     for k in range(s):
-        m = ir.AffineMap.get(len(operands), 0, lead_exprs + [col * s + (e0 + k * w)])
-        parts.append(ir.Operation.create("affine.vector_load", results=[vt], operands=[source, *operands],
+        m = ir.AffineMap.get(len(src_ops), 0, lead_exprs + [src_col * s + (e0 + k * w)])
+        parts.append(ir.Operation.create("affine.vector_load", results=[vt], operands=[source, *src_ops],
                                          attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip).result)
     for r, masks in enumerate(shuffle_masks(s, w)):
         acc = parts[0]
@@ -122,7 +142,7 @@ def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lea
                             attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
 
 
-def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, whole: int,
+def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, sliced, whole: int,
                  ip: ir.InsertionPoint) -> None:
     """Columns [0, `whole`) of the copy in vectors (whole >= width): a loop over whole vectors,
     then, when columns are left, one vector ending at the last column (it copies some columns
@@ -132,10 +152,10 @@ def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead
     loop = affine_d.AffineForOp(ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(vectors), w, ip=ip)
     with ir.InsertionPoint(loop.body):
         affine_d.AffineYieldOp([])
-    _vector_group(plan, source, buf, elem, lead, loop.induction_variable,
+    _vector_group(plan, source, buf, elem, lead, sliced, loop.induction_variable,
                   ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
     if whole > vectors:
-        _vector_group(plan, source, buf, elem, lead, whole - w, ip)
+        _vector_group(plan, source, buf, elem, lead, sliced, whole - w, ip)
 
 
 def deinterleave(plan: Deinterleave) -> ir.Operation:
@@ -152,28 +172,30 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
                                                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
                                     ip=ir.InsertionPoint(root))
         buf = alloc.results[0]
-        ip, lead = ir.InsertionPoint(top), []
+        sliced = body_block(top).arguments[0] if plan.slice_dim >= 0 else None
+        ip = ir.InsertionPoint(mlir.block_ops(body_block(top))[0]) if sliced is not None else ir.InsertionPoint(top)
+        lead = []
         for n in plan.shape[:-2]:
             iv, ip = _loop(n, ip)
             lead.append(iv)
         if plan.width > 1 and whole >= plan.width:
-            _vector_copy(plan, source, buf, elem, lead, whole, ip)
+            _vector_copy(plan, source, buf, elem, lead, sliced, whole, ip)
         elif whole:
             j, inner = _loop(whole, ip)
             r, inner = _loop(s, inner)
             col = ir.Operation.create("affine.apply", results=[ir.IndexType.get()], operands=[j, r], attributes={
                 "map": ir.AffineMapAttr.get(ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0) * s + ir.AffineDimExpr.get(1)]))},
                 ip=inner).results[0]
-            _copy_one(plan, source, buf, elem, lead, col, r, j, inner)
+            _copy_one(plan, source, buf, elem, lead, sliced, col, r, j, inner)
         if left:
             t, inner = _loop(left, ip)
             col = ir.Operation.create("affine.apply", results=[ir.IndexType.get()], operands=[t], attributes={
                 "map": ir.AffineMapAttr.get(ir.AffineMap.get(1, 0, [ir.AffineDimExpr.get(0) + whole * s]))},
                 ip=inner).results[0]
-            _copy_one(plan, source, buf, elem, lead, col, t, whole, inner)
+            _copy_one(plan, source, buf, elem, lead, sliced, col, t, whole, inner)
         old = mlir.affine_map_attr(load, "map")
         res = list(old.results)
-        exprs = [e - lo for e, lo in zip(res[:-1], plan.lows[:-1])]
+        exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:-1], plan.lows[:-1])) if d != plan.slice_dim]
         shifted = res[-1] - e0
         exprs += [ir.AffineExpr.get_mod(shifted, s), ir.AffineExpr.get_floor_div(shifted, s)]
         new_map = ir.AffineMap.get(old.n_dims, old.n_symbols, exprs)
@@ -213,7 +235,10 @@ def deinterleave_function(fn: ir.Operation, options: Options, log: RemarkLog, fi
             return None
 
         rewriter.replace([], build)
-        log.add(PASS, PASSED, DONE.format(name=name, stride=plan.stride, lanes=lanes, shape=shape), function=fname,
+        where_copy = "before the nest" if plan.slice_dim < 0 else \
+            f"at the start of the loop at {mlir.location_of(plan.top, filename)}, one slice per iteration"
+        log.add(PASS, PASSED, DONE.format(name=name, stride=plan.stride, lanes=lanes, shape=shape, where=where_copy),
+                function=fname,
                 location=where, args={"shape": shape, "stride": plan.stride, "elements": plan.elements,
                                       "reads": plan.reads})
         count += 1

@@ -82,6 +82,7 @@ class Deinterleave:
     shape: tuple[int, ...] = ()
     reads: int = 0
     width: int = 1  # vector lanes of the copy (options.plan_vector_bits over the element's bits)
+    slice_dim: int = -1  # a leading dimension indexed by `top`'s IV alone: copied per iteration of `top`
     refusal: Refusal | None = None
 
     @property
@@ -140,6 +141,21 @@ def reads_each_once(a, top: ir.Operation) -> bool:
         return False
 
 
+def slice_dim(texts, top: ir.Operation, q: ir.Operation, scope) -> int:
+    """The leading dimension of the index `texts` that is `top`'s IV alone, when no other dimension
+    uses that IV and `top` is not the lanes loop `q`: each iteration of `top` reads its own slice,
+    so the copy may go at the start of `top`'s body, one slice at a time (it stays in cache for
+    the nest that reads it); else -1."""
+    if top == q:
+        return -1
+    (axis,) = loop_dims(top, scope)
+    for d, t in enumerate(texts[:-1]):
+        if t.strip() == axis.name:
+            others = [u for k, u in enumerate(texts) if k != d]
+            return -1 if any(re.search(rf"\b{axis.name}\b", u) for u in others) else d
+    return -1
+
+
 def plan_load(load: ir.Operation, q: ir.Operation, top: ir.Operation, stride: int, facts, options) -> Deinterleave:
     """The copy of one load (the module's rules), or a refusal."""
     import islpy as isl
@@ -196,15 +212,19 @@ def plan_load(load: ir.Operation, q: ir.Operation, top: ir.Operation, stride: in
             return _refuse(load, q, DeinterleaveCode.OUT_OF_BOUNDS, f"dimension {d}: elements {lo} to {hi} of {n}",
                            stride)
     last = highs[-1] - lows[-1] + 1
-    shape = tuple(hi - lo + 1 for lo, hi in zip(lows[:-1], highs[:-1])) + (stride, -(-last // stride))
+    sliced = slice_dim(texts, top, q, scope)
+    shape = tuple(hi - lo + 1 for d, (lo, hi) in enumerate(zip(lows[:-1], highs[:-1])) if d != sliced) + \
+        (stride, -(-last // stride))
     t = load.results[0].type
     bits = ir.FloatType(t).width if isinstance(t, ir.FloatType) else \
         ir.IntegerType(t).width if isinstance(t, ir.IntegerType) else 0
     width = options.plan_vector_bits // bits if bits >= 8 else 1  # i1 and index: the copy stays scalar
-    plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads, max(1, width))
+    plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads, max(1, width),
+                        sliced)
     growth = options.strided_pack_growth
-    if plan.elements > growth * reads:
-        return _refuse(load, q, DeinterleaveCode.TOO_LARGE, f"{plan.elements} elements for {reads} read, at most "
+    copied = plan.elements * (constant_trip_count(top) if sliced >= 0 else 1)
+    if copied > growth * reads:
+        return _refuse(load, q, DeinterleaveCode.TOO_LARGE, f"{copied} elements for {reads} read, at most "
                        f"{growth} times", stride)
     return plan
 
