@@ -21,34 +21,35 @@ def cpu(bits: int = 512, **kw) -> Options:
     return Options(target=TARGETS["cpu"], vector_bits=bits, **kw)
 
 
-def depthwise(c=4, k=5, s=3, oh=3, ow=20, order="c,y,x", reduction="iter_args", tail="", pad=0, extra_h=0) -> str:
+def depthwise(c=4, k=5, s=3, oh=3, ow=20, order="c,y,x", reduction="iter_args", tail="", pad=0, extra_h=0,
+              n=1) -> str:
     """O[0, c, y, x] = sum over (i, j) of X[0, c, y * s + i - pad, x * s + j - pad] W[c, i, j] with the
     loops in `order` (names c, y, x), the input just large enough; `tail`: ops at the end of the
     innermost loop of the band (%c, %y, %x in scope); `pad` > 0 reads under an affine.if (zero
     padding written as torch-mlir's guarded form); `extra_h` rows of the input past the last the
-    window reads."""
+    window reads; `n` images (a batch loop outside, as loop n of `order`)."""
     h, w = (oh - 1) * s + k - 2 * pad + extra_h, (ow - 1) * s + k - 2 * pad
-    xs, ws, os_ = f"memref<1x{c}x{h}x{w}xf32>", f"memref<{c}x{k}x{k}xf32>", f"memref<1x{c}x{oh}x{ow}xf32>"
-    bounds = {"c": c, "y": oh, "x": ow}
+    xs, ws, os_ = f"memref<{n}x{c}x{h}x{w}xf32>", f"memref<{c}x{k}x{k}xf32>", f"memref<{n}x{c}x{oh}x{ow}xf32>"
+    bounds = {"c": c, "y": oh, "x": ow, "n": n}
     if pad:
         load = f"""                %u = affine.if #inside(%y, %i, %x, %j) -> f32 {{
-                  %l = affine.load %X[0, %c, %y * {s} + %i - {pad}, %x * {s} + %j - {pad}] : {xs}
+                  %l = affine.load %X[%n, %c, %y * {s} + %i - {pad}, %x * {s} + %j - {pad}] : {xs}
                   affine.yield %l : f32
                 }} else {{
                   affine.yield %z : f32
                 }}"""
     else:
-        load = f"                %u = affine.load %X[0, %c, %y * {s} + %i, %x * {s} + %j] : {xs}"
+        load = f"                %u = affine.load %X[%n, %c, %y * {s} + %i, %x * {s} + %j] : {xs}"
     if reduction == "memory":
-        body = f"""          affine.store %z, %O[0, %c, %y, %x] : {os_}
+        body = f"""          affine.store %z, %O[%n, %c, %y, %x] : {os_}
           affine.for %i = 0 to {k} {{
             affine.for %j = 0 to {k} {{
 {load}
                 %v = affine.load %W[%c, %i, %j] : {ws}
-                %o = affine.load %O[0, %c, %y, %x] : {os_}
+                %o = affine.load %O[%n, %c, %y, %x] : {os_}
                 %p = arith.mulf %u, %v : f32
                 %q = arith.addf %o, %p : f32
-                affine.store %q, %O[0, %c, %y, %x] : {os_}
+                affine.store %q, %O[%n, %c, %y, %x] : {os_}
             }}
           }}
 """
@@ -63,11 +64,13 @@ def depthwise(c=4, k=5, s=3, oh=3, ow=20, order="c,y,x", reduction="iter_args", 
             }}
             affine.yield %s2 : f32
           }}
-          affine.store %s1, %O[0, %c, %y, %x] : {os_}
+          affine.store %s1, %O[%n, %c, %y, %x] : {os_}
 """
+    if "n" not in order:
+        order = "n," + order
     names = order.split(",")
-    head = "".join(f"{'  ' * (n + 1)}affine.for %{v} = 0 to {bounds[v]} {{\n" for n, v in enumerate(names))
-    foot = "".join(f"{'  ' * (n + 1)}}}\n" for n in reversed(range(3)))
+    head = "".join(f"{'  ' * (m + 1)}affine.for %{v} = 0 to {bounds[v]} {{\n" for m, v in enumerate(names))
+    foot = "".join(f"{'  ' * (m + 1)}}}\n" for m in reversed(range(len(names))))
     guard = (f"#inside = affine_set<(y, i, x, j) : (y * {s} + i - {pad} >= 0, {h - 1} - y * {s} - i + {pad} >= 0, "
              f"x * {s} + j - {pad} >= 0, {w - 1} - x * {s} - j + {pad} >= 0)>\n") if pad else ""
     return f"""{guard}func.func @k(%X: {xs}, %W: {ws}, %O: {os_}) {{
@@ -137,6 +140,13 @@ def test_a_depthwise_convolution_of_stride_3_is_copied_and_tiled_in_vectors():
         assert "vector.shuffle" in got.text
 
 
+def test_two_images_are_copied_one_channel_of_one_image_at_a_time():
+    got = optimize_and_compare(depthwise(n=2, ow=18), options=cpu())
+    assert copied(got.messages) and "one slice per iteration into a 11x3x19 buffer" in copied(got.messages)[0], \
+        got.messages
+    assert tiled_in_vectors(got.messages), got.messages
+
+
 def test_stride_4_a_window_wider_than_the_stride_and_sums_in_memory():
     got = optimize_and_compare(depthwise(k=7, s=4, oh=2, ow=17, reduction="memory"), options=cpu())
     assert copied(got.messages) and "4 elements apart" in copied(got.messages)[0], got.messages
@@ -154,7 +164,7 @@ def test_the_columns_outside_the_channels_are_ordered_after_the_copy():
     for reduction in ("iter_args", "memory"):
         got = optimize_and_compare(depthwise(order="y,x,c", ow=24, reduction=reduction),
                                    options=cpu(reassociate=True))
-        assert copied(got.messages) and "copied before the nest" in copied(got.messages)[0], got.messages
+        assert copied(got.messages) and "a 4x11x3x25 buffer" in copied(got.messages)[0], got.messages
         assert any(m.startswith("[LOOP ORDER]") for m in got.messages), got.messages
         assert tiled_in_vectors(got.messages), got.messages
 
@@ -182,7 +192,7 @@ module {
 def test_the_input_written_in_the_nest_is_refused():
     """Each iteration writes its sum into a row of the input the next row of windows reads: the
     copy before the nest would read the elements before they are written."""
-    tail = "          affine.store %s1, %X[0, %c, %y * 3 + 5, %x] : memref<1x4x12x62xf32>\n"
+    tail = "          affine.store %s1, %X[%n, %c, %y * 3 + 5, %x] : memref<1x4x12x62xf32>\n"
     got = optimize_and_compare(depthwise(order="y,x,c", tail=tail, extra_h=1), options=cpu(reassociate=True),
                                passes=["deinterleave-strided", "loop-order", "register-tile"])
     assert not copied(got.messages)

@@ -61,13 +61,13 @@ def _loop(n: int, ip: ir.InsertionPoint, lower: int = 0):
 
 def _lead_source(plan: Deinterleave, lead: list, sliced) -> tuple[list, list]:
     """(operands, exprs) of the source's leading dimensions for the copy's IVs `lead` (one per
-    leading dimension of the buffer): the IV plus the dimension's least index, or the IV of the
-    loop the copy is sliced in (`sliced`) as it is."""
+    leading dimension of the buffer): the IV plus the dimension's least index, or, for a sliced
+    dimension, the IV of its loop as it is (`sliced`: dimension -> IV)."""
     operands, exprs, k = [], [], 0
     for d, lo in enumerate(plan.lows[:-1]):
-        if d == plan.slice_dim:
+        if d in sliced:
             exprs.append(ir.AffineDimExpr.get(len(operands)))
-            operands.append(sliced)
+            operands.append(sliced[d])
         else:
             exprs.append(ir.AffineDimExpr.get(len(operands)) + lo)
             operands.append(lead[k])
@@ -172,8 +172,9 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
                                                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
                                     ip=ir.InsertionPoint(root))
         buf = alloc.results[0]
-        sliced = body_block(top).arguments[0] if plan.slice_dim >= 0 else None
-        ip = ir.InsertionPoint(mlir.block_ops(body_block(top))[0]) if sliced is not None else ir.InsertionPoint(top)
+        sliced = {d: body_block(lp).arguments[0] for d, lp in plan.slices}
+        ip = ir.InsertionPoint(mlir.block_ops(body_block(plan.slices[-1][1]))[0]) if plan.slices else \
+            ir.InsertionPoint(top)
         lead = []
         for n in plan.shape[:-2]:
             iv, ip = _loop(n, ip)
@@ -195,7 +196,7 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
             _copy_one(plan, source, buf, elem, lead, sliced, col, t, whole, inner)
         old = mlir.affine_map_attr(load, "map")
         res = list(old.results)
-        exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:-1], plan.lows[:-1])) if d != plan.slice_dim]
+        exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:-1], plan.lows[:-1])) if d not in sliced]
         shifted = res[-1] - e0
         exprs += [ir.AffineExpr.get_mod(shifted, s), ir.AffineExpr.get_floor_div(shifted, s)]
         new_map = ir.AffineMap.get(old.n_dims, old.n_symbols, exprs)
@@ -235,8 +236,8 @@ def deinterleave_function(fn: ir.Operation, options: Options, log: RemarkLog, fi
             return None
 
         rewriter.replace([], build)
-        where_copy = "before the nest" if plan.slice_dim < 0 else \
-            f"at the start of the loop at {mlir.location_of(plan.top, filename)}, one slice per iteration"
+        where_copy = "before the nest" if not plan.slices else \
+            f"at the start of the loop at {mlir.location_of(plan.slices[-1][1], filename)}, one slice per iteration"
         log.add(PASS, PASSED, DONE.format(name=name, stride=plan.stride, lanes=lanes, shape=shape, where=where_copy),
                 function=fname,
                 location=where, args={"shape": shape, "stride": plan.stride, "elements": plan.elements,

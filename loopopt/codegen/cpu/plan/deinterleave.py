@@ -82,7 +82,9 @@ class Deinterleave:
     shape: tuple[int, ...] = ()
     reads: int = 0
     width: int = 1  # vector lanes of the copy (options.plan_vector_bits over the element's bits)
-    slice_dim: int = -1  # a leading dimension indexed by `top`'s IV alone: copied per iteration of `top`
+    # (dimension, loop) per leading dimension indexed by the IV of a loop of the band's outer chain
+    # alone (`slice_loops`): the copy goes at the start of the last one's body, a slice per iteration
+    slices: tuple = ()
     refusal: Refusal | None = None
 
     @property
@@ -141,26 +143,30 @@ def reads_each_once(a, top: ir.Operation) -> bool:
         return False
 
 
-def slice_dim(texts, top: ir.Operation, q: ir.Operation, scope) -> int:
-    """The leading dimension of the index `texts` that is `top`'s IV alone, when no other dimension
-    uses that IV and `top` is not the lanes loop `q`: each iteration of `top` reads its own slice,
-    so the copy may go at the start of `top`'s body, one slice at a time (it stays in cache for
-    the nest that reads it); else -1."""
-    if top == q:
-        return -1
-    (axis,) = loop_dims(top, scope)
-    for d, t in enumerate(texts[:-1]):
-        if t.strip() == axis.name:
-            others = [u for k, u in enumerate(texts) if k != d]
-            return -1 if any(re.search(rf"\b{axis.name}\b", u) for u in others) else d
-    return -1
+def slice_loops(texts, band: list, q: ir.Operation, scope) -> list[tuple[int, ir.Operation]]:
+    """(dimension, loop) for the outer loops of the band, from the outermost on while each is not
+    the lanes loop `q` and its IV alone is one leading dimension of the index `texts`, used by no
+    other dimension (a batch, then a depthwise convolution's channels): each iteration of the last
+    of them reads its own slice, so the copy may go at the start of its body, one slice at a time
+    (it then stays in cache for the nest that reads it)."""
+    out = []
+    for lp in band:
+        if lp == q:
+            break
+        (axis,) = loop_dims(lp, scope)
+        dims = [d for d, t in enumerate(texts) if re.search(rf"\b{axis.name}\b", t)]
+        if len(dims) != 1 or dims[0] == len(texts) - 1 or texts[dims[0]].strip() != axis.name:
+            break
+        out.append((dims[0], lp))
+    return out
 
 
-def plan_load(load: ir.Operation, q: ir.Operation, top: ir.Operation, stride: int, facts, options) -> Deinterleave:
+def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, facts, options) -> Deinterleave:
     """The copy of one load (the module's rules), or a refusal."""
     import islpy as isl
 
     scope = facts.scope
+    top = band[0]
     try:
         a = access_pattern(load, scope)
         memref, texts = _raw_index(load, scope)
@@ -212,17 +218,20 @@ def plan_load(load: ir.Operation, q: ir.Operation, top: ir.Operation, stride: in
             return _refuse(load, q, DeinterleaveCode.OUT_OF_BOUNDS, f"dimension {d}: elements {lo} to {hi} of {n}",
                            stride)
     last = highs[-1] - lows[-1] + 1
-    sliced = slice_dim(texts, top, q, scope)
-    shape = tuple(hi - lo + 1 for d, (lo, hi) in enumerate(zip(lows[:-1], highs[:-1])) if d != sliced) + \
+    slices = tuple(slice_loops(texts, band, q, scope))
+    sliced = {d for d, _ in slices}
+    shape = tuple(hi - lo + 1 for d, (lo, hi) in enumerate(zip(lows[:-1], highs[:-1])) if d not in sliced) + \
         (stride, -(-last // stride))
     t = load.results[0].type
     bits = ir.FloatType(t).width if isinstance(t, ir.FloatType) else \
         ir.IntegerType(t).width if isinstance(t, ir.IntegerType) else 0
     width = options.plan_vector_bits // bits if bits >= 8 else 1  # i1 and index: the copy stays scalar
     plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads, max(1, width),
-                        sliced)
+                        slices)
     growth = options.strided_pack_growth
-    copied = plan.elements * (constant_trip_count(top) if sliced >= 0 else 1)
+    copied = plan.elements
+    for _, lp in slices:
+        copied *= constant_trip_count(lp)
     if copied > growth * reads:
         return _refuse(load, q, DeinterleaveCode.TOO_LARGE, f"{copied} elements for {reads} read, at most "
                        f"{growth} times", stride)
@@ -285,6 +294,6 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
     if q is None:
         return []
     (axis,) = loop_dims(q, facts.scope)
-    plans = [plan_load(a.op, q, band[0], lane_stride(a, axis.name), facts, options) for a in loads]
+    plans = [plan_load(a.op, q, band, lane_stride(a, axis.name), facts, options) for a in loads]
     refused = [pl for pl in plans if pl.refusal is not None]
     return refused or plans  # one load left strided keeps the lanes refused: all or none
