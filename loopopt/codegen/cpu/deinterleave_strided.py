@@ -36,7 +36,8 @@ from ...step import StepContext
 from ...transforms.rewriter import Rewriter
 from .loop_order import band_starts
 from .plan.cpu_plan import is_hot
-from .plan.deinterleave import Deinterleave, plan_band
+from ...transforms.interchange import loop_interchange
+from .plan.deinterleave import Deinterleave, plan_band, plan_load
 
 PASS = "deinterleave-strided"
 DONE = ("[DEINTERLEAVE] operand {name}, read {stride} elements apart along the loop at {lanes}, copied {where} "
@@ -221,12 +222,26 @@ def deinterleave_function(fn: ir.Operation, options: Options, log: RemarkLog, fi
     fname = mlir.func_name(fn)
     rewriter = Rewriter()
     count = 0
+    reordered: dict = {}  # op key of a band's first loop -> its loops after the reorder
     for plan in plan_deinterleaves(fn, Facts(), options):
         where = mlir.location_of(plan.load, filename)
         if plan.refusal is not None:
             if report_refusals or is_hot(plan.lanes):
                 log.refused(PASS, plan.refusal, function=fname, location=where, args={"stride": plan.stride})
             continue
+        note = ""
+        if plan.reorder:
+            key = mlir.op_key(plan.band[0])
+            if key not in reordered:
+                band, order = list(plan.band), list(plan.reorder)
+                reordered[key] = rewriter.replace([band[0]], lambda band=band, order=order:
+                                                  [loop_interchange(band, order)])[0]
+            loops = reordered[key]
+            plan = plan_load(plan.load, loops[-1], loops, plan.stride, Facts(), options)
+            note = f" (the band reordered {':'.join(str(k) for k in order)} first, the slicing loops outermost)"
+            if plan.refusal is not None:  # the same checks on the same accesses: not expected
+                log.refused(PASS, plan.refusal, function=fname, location=where, args={"stride": plan.stride})
+                continue
         name = value_name(plan.load.operands[0])
         shape = "x".join(str(n) for n in plan.shape)
         lanes = mlir.location_of(plan.lanes, filename)
@@ -238,10 +253,9 @@ def deinterleave_function(fn: ir.Operation, options: Options, log: RemarkLog, fi
         rewriter.replace([], build)
         where_copy = "before the nest" if not plan.slices else \
             f"at the start of the loop at {mlir.location_of(plan.slices[-1][1], filename)}, one slice per iteration"
-        log.add(PASS, PASSED, DONE.format(name=name, stride=plan.stride, lanes=lanes, shape=shape, where=where_copy),
-                function=fname,
-                location=where, args={"shape": shape, "stride": plan.stride, "elements": plan.elements,
-                                      "reads": plan.reads})
+        log.add(PASS, PASSED, DONE.format(name=name, stride=plan.stride, lanes=lanes, shape=shape, where=where_copy)
+                + note, function=fname, location=where,
+                args={"shape": shape, "stride": plan.stride, "elements": plan.elements, "reads": plan.reads})
         count += 1
     return count
 

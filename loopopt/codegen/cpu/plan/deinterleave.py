@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .... import mlir
 from ....analysis.accesses import _raw_index, access_pattern
@@ -85,6 +85,11 @@ class Deinterleave:
     # (dimension, loop) per leading dimension indexed by the IV of a loop of the band's outer chain
     # alone (`slice_loops`): the copy goes at the start of the last one's body, a slice per iteration
     slices: tuple = ()
+    # the band (outermost first) and the order to give it before the copy (interchange's
+    # permutation), when the loops slicing the copy are not outermost (torch's depthwise order
+    # (oh, ow, c)): they go first, the lanes loop last (`slicing_order`); () keeps the band's order
+    band: tuple = ()
+    reorder: tuple = ()
     refusal: Refusal | None = None
 
     @property
@@ -238,6 +243,36 @@ def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, fact
     return plan
 
 
+def _alone_in_leading(index, name: str) -> bool:
+    """Whether the IV `name` is one leading dimension of `index` by itself and no other dimension
+    uses it."""
+    dims = [d for d, t in enumerate(index) if re.search(rf"\b{name}\b", t)]
+    return len(dims) == 1 and dims[0] != len(index) - 1 and index[dims[0]].strip() == name
+
+
+def slicing_order(band: list, q: ir.Operation, loads: list, lanes: tuple, facts, options) -> tuple:
+    """The order of `band` putting first the loops whose IVs alone index a leading dimension of
+    every load in `loads` (a depthwise convolution's channels: each iteration reads its own slice),
+    the other loops after them in their order, `q` last; () when that is the order `lanes` (the
+    lanes order loop-order would give) or not legal: the interchange must keep every dependence
+    (isl, `check_loop_interchange`) and `q` carry none where it lands (as `plan_lanes_order`)."""
+    from ....transforms.interchange import check_loop_interchange
+    from .locality import band_conflicts, carries_at
+
+    names = [loop_dims(lp, facts.scope)[0].name for lp in band]
+    qk = band.index(q)
+    first = [k for k in range(len(band)) if k != qk and all(_alone_in_leading(a.index, names[k]) for a in loads)]
+    if not first:
+        return ()
+    order = tuple(first + [k for k in range(len(band)) if k not in first and k != qk] + [qk])
+    if order == tuple(lanes) or check_loop_interchange(list(band), list(order), facts.scope, options) is not None:
+        return ()
+    conflict = band_conflicts(band, facts, facts.accesses(band[0]), names)
+    if conflict is None or carries_at(conflict, [names[k] for k in order], len(order) - 1):
+        return ()
+    return order
+
+
 def plan_band(band: list, facts, options) -> list[Deinterleave]:
     """The copies (or refusals) for one band above a reduction nest: [] when no strided load
     keeps the tile's lanes from a loop of the band (the module's rules)."""
@@ -251,7 +286,7 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
     accesses = facts.accesses(p)
     if not accesses or any(a.index is None for a in accesses):
         return []
-    q, loads = None, []
+    q, loads, reorder = None, [], ()
     packed = {mlir.op_key(op) for op in packable_loads(p, facts, options)}
     if packed:
         found = strided_loads(p, band, facts, min_stride)
@@ -290,10 +325,13 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
                 return [_refuse(l0, cand, DeinterleaveCode.ORDER, order.refusal.message, lane_stride(
                     found[0], loop_dims(cand, facts.scope)[0].name) or 0)]
             q, loads = cand, found
+            reorder = slicing_order(band, q, loads, order.order, facts, options)
             break
     if q is None:
         return []
     (axis,) = loop_dims(q, facts.scope)
     plans = [plan_load(a.op, q, band, lane_stride(a, axis.name), facts, options) for a in loads]
     refused = [pl for pl in plans if pl.refusal is not None]
-    return refused or plans  # one load left strided keeps the lanes refused: all or none
+    if refused:
+        return refused  # one load left strided keeps the lanes refused: all or none
+    return [replace(pl, band=tuple(band), reorder=reorder) for pl in plans]
