@@ -7,19 +7,27 @@ that loop (codegen/cpu/plan/deinterleave.py has the rule; docs/cpu_codegen.md se
 
     %d = memref.alloc() {alignment = 64} : memref<D0 x .. x Dk x s x J>
 
-and before the band's outermost loop (or at the start of its body, one slice per iteration, when
-its IV alone indexes a leading dimension: a depthwise convolution's channels) the copy
+(the leading dimensions the nest reads, less the sliced ones) and, before the band's outermost
+loop or at the start of the innermost slicing loop's body (`Deinterleave.slices`: a batch, the
+channels; one slice per iteration), the copy
 
     affine.for %i0 = 0 to D0 { .. affine.for %ik = 0 to Dk {
-        affine.for %j = 0 to F { affine.for %r = 0 to s {     (F whole groups of s)
-            %v = affine.load %X[%i0 + lo0, .., %j * s + %r + e0] ; affine.store %v, %d[%i0, .., %r, %j] } }
-        affine.for %t = 0 to T {                               (T < s elements left)
-            %v = affine.load %X[.., %t + F * s + e0] ; affine.store %v, %d[.., %t, F] } } }
+        affine.for %j = 0 to V step W {                        (V: whole vectors of W columns)
+            s vector loads of X[.., e0 + s * %j + k * W] (k < s), per residue r the s - 1
+            vector.shuffles gathering lanes r, r + s, .. and an affine.vector_store to %d[.., r, %j] }
+        the same group once at column F - W when F (whole groups of s) is no multiple of W
+        affine.for %t = 0 to T { X[.., e0 + s * F + %t] stored at %d[.., %t, F] } } }   (T < s)
 
-(LLVM reads the s loads of a %j iteration as one interleaved group), replaces the load by one of the
-buffer at (index - low) per leading dimension, (e - e0) mod s and (e - e0) floordiv s for the last, and frees the buffer after the function-level op.
+(fewer than W whole groups: a scalar loop over (%j, %r) instead), replaces the load by one of the
+buffer at (index - low) per leading dimension, (e - e0) mod s and (e - e0) floordiv s for the
+last, and frees the buffer after the function-level op.
 
-Remarks (pass `deinterleave-strided`): `[DEINTERLEAVE] ...` (Passed) per copied load;
+A plan whose band is to be reordered first (`Deinterleave.reorder`) has its band interchanged
+(`transforms.interchange.loop_interchange`, once per band) and its load planned again on the new
+loops before the copy.
+
+Remarks (pass `deinterleave-strided`): `[DEINTERLEAVE] ...` (Passed) per copied load, with the
+reorder when there was one;
 `[STOP DEINTERLEAVE] ...` (Missed) per band refused (DeinterleaveCode).
 """
 from __future__ import annotations

@@ -31,8 +31,36 @@ func.func @k(%X: memref<1x2x8x32xf32>, %W: memref<2x5x5xf32>, %O: memref<1x2x2x1
   return
 }
 
+// The same nest in the order torch-mlir lowers a depthwise convolution (y, x, c): the channels
+// around the sum read the input a plane apart. The step reorders the band (c, y, x) first (legal:
+// no dependence), then copies each channel's slice at the start of the channel loop.
+func.func @t(%X: memref<1x2x8x32xf32>, %W: memref<2x5x5xf32>, %O: memref<1x2x2x10xf32>) {
+  %z = arith.constant 0.0 : f32
+  affine.for %y = 0 to 2 {
+    affine.for %x = 0 to 10 {
+      affine.for %c = 0 to 2 {
+        %s1 = affine.for %i = 0 to 5 iter_args(%a1 = %z) -> (f32) {
+          %s2 = affine.for %j = 0 to 5 iter_args(%a2 = %a1) -> (f32) {
+            %u = affine.load %X[0, %c, %y * 3 + %i, %x * 3 + %j] : memref<1x2x8x32xf32>
+            %v = affine.load %W[%c, %i, %j] : memref<2x5x5xf32>
+            %p = arith.mulf %u, %v : f32
+            %q = arith.addf %a2, %p : f32
+            affine.yield %q : f32
+          }
+          affine.yield %s2 : f32
+        }
+        affine.store %s1, %O[0, %c, %y, %x] : memref<1x2x2x10xf32>
+      }
+    }
+  }
+  return
+}
+
+
 // CHECK: passed: [DEINTERLEAVE] operand %arg0, read 3 elements apart along the loop at {{.*}}.mlir:{{[0-9]+}}:7, copied at the start of the loop at {{.*}}.mlir:{{[0-9]+}}:3, one slice per iteration into a 1x8x3x11 buffer by residue mod 3: contiguous along that loop (in @k)
-// CHECK: passed: [REGISTER TILING] {{.*}} tile of the reduction in {{.*}} vector accumulators (vector<8xf32>)
+// CHECK: passed: [DEINTERLEAVE] operand %arg0, read 3 elements apart along the loop at {{.*}}.mlir:{{[0-9]+}}:5, copied at the start of the loop at {{.*}}.mlir:{{[0-9]+}}:7, one slice per iteration into a 1x8x3x11 buffer by residue mod 3: contiguous along that loop (the band reordered 2:0:1 first, the slicing loops outermost) (in @t)
+// CHECK: passed: [REGISTER TILING] {{.*}} tile of the reduction in {{.*}} vector accumulators (vector<8xf32>){{.*}}(in @k)
+// CHECK: passed: [REGISTER TILING] {{.*}} tile of the reduction in {{.*}} vector accumulators (vector<8xf32>){{.*}}(in @t)
 // CHECK-LABEL: func.func @k
 // CHECK: %[[D:[a-z0-9_]+]] = memref.alloc() {alignment = 64 : i64} : memref<1x8x3x11xf32>
 // CHECK-NEXT: affine.for %[[C:[a-z0-9_]+]] = 0 to 2 {
@@ -52,4 +80,14 @@ func.func @k(%X: memref<1x2x8x32xf32>, %W: memref<2x5x5xf32>, %O: memref<1x2x2x1
 // CHECK: affine.store %{{.*}}, %[[D]][%[[N]], %[[H]], %[[T]], 10] : memref<1x8x3x11xf32>
 // CHECK: affine.vector_load %[[D]][0, {{.*}} mod 3, {{.*}} floordiv 3] : memref<1x8x3x11xf32>, vector<8xf32>
 // CHECK: memref.dealloc %[[D]] : memref<1x8x3x11xf32>
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @t
+// CHECK: %[[E:[a-z0-9_]+]] = memref.alloc() {alignment = 64 : i64} : memref<1x8x3x11xf32>
+// CHECK-NEXT: affine.for %[[TC:[a-z0-9_]+]] = 0 to 2 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 1 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 step 8 {
+// CHECK-NEXT: affine.vector_load %arg0[%{{.*}}, %[[TC]], %{{.*}}, %{{.*}} * 3] : memref<1x2x8x32xf32>, vector<8xf32>
+// CHECK: affine.vector_load %[[E]][0, {{.*}} mod 3, {{.*}} floordiv 3] : memref<1x8x3x11xf32>, vector<8xf32>
+// CHECK: memref.dealloc %[[E]] : memref<1x8x3x11xf32>
 // CHECK-NEXT: return

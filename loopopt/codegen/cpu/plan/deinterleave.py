@@ -28,7 +28,16 @@ lanes order would move around the reduction once those loads count as contiguous
 - nothing in the band writes a buffer that may alias the operand, nor has unknown effects
   (`op_effects`): each value the nest reads is the value the copy read before the band (WRITTEN);
 - the copy holds at most `options.strided_pack_growth` times the elements the nest reads (isl's
-  count; a window of fewer columns than the stride skips some: TOO_LARGE).
+  count; a window of fewer columns than the stride skips some: TOO_LARGE);
+- not when Q is P, the register tile leaves the nest to LLVM (sums that may be reassociated) and
+  the load reads each element once (a pooling window no wider than its stride): LLVM's loop
+  vectorizer reads such loads as interleaved groups (INTERLEAVED).
+Where: the outer loops of the band whose IVs alone index a leading dimension of the input (a
+batch, the channels: `slice_loops`) slice the copy: it goes at the start of the innermost one's
+body, one slice per iteration, into a buffer without those dimensions (it stays in cache for the
+nest). When such loops are not outermost (torch's depthwise order (n, oh, ow, c)), the band is
+reordered first (`slicing_order`: they go first, Q last; legal by isl as the lanes order is), else
+the copy goes before the band.
 The copy reads the same values the nest read and no sum changes its order: bit-exact.
 """
 from __future__ import annotations
