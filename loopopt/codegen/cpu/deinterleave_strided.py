@@ -193,9 +193,9 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
         elif whole:
             j, inner = _loop(whole, ip)
             r, inner = _loop(s, inner)
-            col = ir.Operation.create("affine.apply", results=[ir.IndexType.get()], operands=[j, r], attributes={
-                "map": ir.AffineMapAttr.get(ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0) * s + ir.AffineDimExpr.get(1)]))},
-                ip=inner).results[0]
+            group = ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0) * s + ir.AffineDimExpr.get(1)])
+            col = ir.Operation.create("affine.apply", results=[ir.IndexType.get()], operands=[j, r],
+                                      attributes={"map": ir.AffineMapAttr.get(group)}, ip=inner).results[0]
             _copy_one(plan, source, buf, elem, lead, sliced, col, r, j, inner)
         if left:
             t, inner = _loop(left, ip)
