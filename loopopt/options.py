@@ -84,6 +84,11 @@ class Options:
     # KH x KW / (stride x stride) times (a 5x5 kernel of stride 3: 2.8), a non-overlapping one once;
     # 0: none is packed (an API knob, loopopt.optimize(..., strided_pack_growth=N))
     strided_pack_growth: int = 4
+    # an operand that every loop around its nest moves (a depthwise convolution) and that moves by at
+    # least this many elements along the register tile's lanes loop is copied de-interleaved by its
+    # residue mod the stride (codegen/cpu/plan/deinterleave.py, docs/cpu_codegen.md section 35);
+    # 0: none is (an API knob, loopopt.optimize(..., deinterleave_min_stride=N))
+    deinterleave_min_stride: int = 3
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
     lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers

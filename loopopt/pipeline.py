@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, flat_loops, flat_reductions,
+from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, deinterleave_strided, flat_loops,
+                          flat_reductions,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
@@ -112,6 +113,10 @@ STEPS: tuple[Step, ...] = (
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
+    Step("deinterleave-strided", deinterleave_strided.run, CPU, "an operand every loop around a reduction nest "
+         "moves, read with a stride of 3 or more along the loop that would give the register tile's lanes (a "
+         "depthwise convolution), is copied first split by residue mod the stride, contiguous along that loop",
+         explained="one remark per strided operand refused, with its code"),
     Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside); "
          "above a reduction nest, the loop every access walks contiguously moved directly around it (the "
          "register tile's lanes)",

@@ -63,14 +63,18 @@ class LanesOrder:
         return self.refusal is None and self.order != tuple(range(len(self.band)))
 
 
-def lanes_refusal(loop: ir.Operation, accesses: list, scope) -> str | None:
+def lanes_refusal(loop: ir.Operation, accesses: list, scope, allowed=frozenset()) -> str | None:
     """Why `loop`'s iterations cannot be the register tile's lanes on account of the accesses of
     the nest below P (`accesses`, their index along `loop`), or None: every access invariant in
     `loop` or contiguous along it (cpu_plan.access_refusal), but for a load of stride
     LANE_STRIDE (cpu_plan.strided_lane_load: the tile reads two vectors and shuffles), and every
-    store moving with it (a store of one element for every lane is a dependence)."""
+    store moving with it (a store of one element for every lane is a dependence). Accesses whose
+    op key (`mlir.op_key`) is in `allowed` are not asked (loads a copy makes contiguous first:
+    codegen/cpu/plan/deinterleave.py)."""
     (axis,) = loop_dims(loop, scope)
     for a in accesses:
+        if mlir.op_key(a.op) in allowed:
+            continue
         if a.index is None:
             return f"{a.op.name} at {mlir.location_of(a.op)} touches unknown elements"
         if a.is_vector:
@@ -85,13 +89,14 @@ def lanes_refusal(loop: ir.Operation, accesses: list, scope) -> str | None:
     return None
 
 
-def plan_lanes_order(band: list, facts, options=None) -> LanesOrder | None:
+def plan_lanes_order(band: list, facts, options=None, allowed=frozenset()) -> LanesOrder | None:
     """The order of the perfect band `band` that moves the innermost loop whose iterations may
     be lanes directly around the reduction band in P = band[-1]; None when there is nothing to
     reorder: fewer than two loops, P innermost (a perfect band is locality.plan_loop_order's),
     no reduction band in P, an access the model cannot name, P's own lanes not refused by an
     access, or no other loop of the band whose lanes every access allows (a loop of constant
-    trip count below 2 has no lanes)."""
+    trip count below 2 has no lanes). `allowed`: as lanes_refusal's, for the other loops only
+    (asked before a copy that makes those loads contiguous along the loop it is for)."""
     from ....transforms.interchange import check_loop_interchange
 
     if len(band) < 2:
@@ -108,7 +113,7 @@ def plan_lanes_order(band: list, facts, options=None) -> LanesOrder | None:
     for level in reversed(range(len(band) - 1)):
         q = band[level]
         trips = constant_trip_count(q)
-        if (trips is not None and trips < 2) or lanes_refusal(q, accesses, facts.scope) is not None:
+        if (trips is not None and trips < 2) or lanes_refusal(q, accesses, facts.scope, allowed) is not None:
             continue
         order = tuple(k for k in range(len(band)) if k != level) + (level,)
         why = check_loop_interchange(list(band), list(order), facts.scope, options)
