@@ -529,12 +529,16 @@ def test_a_division_on_lanes_keeps_the_tail_unmasked():
 
 def test_a_load_of_stride_three_is_no_shuffle():
     """Pooling 3x3 of stride 3: the lanes are every third element, which two vectors do not
-    hold: scalar copies (the window's sum still in order)."""
+    hold: the register tile alone makes scalar copies (the window's sum still in order). By
+    default the input is first de-interleaved (section 35: paired 0.55 warm / 0.52 flushed on
+    8x64x96x96), and the tile then reads it contiguously."""
     src = pool2d(k=3, stride=3, kind="avg", ow=9)
     (plan,) = plans(src)
     assert not plan.strided
-    out = optimize_and_compare(src, "k", cpu()).text
+    out = optimize_and_compare(src, "k", cpu(deinterleave_min_stride=0)).text
     assert "vector.shuffle" not in out
+    copied = optimize_and_compare(src, "k", cpu())
+    assert any(m.startswith("[DEINTERLEAVE]") for m in copied.messages), copied.messages
 
 
 ZERO_TRIP = """func.func @k(%X: memref<4x20xf32>, %O: memref<16xf32>) {
