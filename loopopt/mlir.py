@@ -686,6 +686,16 @@ def int_attr(op: ir.Operation, name: str) -> int:
     return ir.IntegerAttr(op.attributes[name]).value
 
 
+def aligned_alloc(shape, element_type, ip: ir.InsertionPoint, alignment: int = 64) -> ir.Operation:
+    """A static `memref.alloc` of `shape` x `element_type` aligned to `alignment` bytes, at `ip`
+    (in the current context and location): the buffer every packing copy writes."""
+    ptype = ir.MemRefType.get(list(shape), element_type)
+    return ir.Operation.create("memref.alloc", results=[ptype], operands=[],
+                               attributes={"alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), alignment),
+                                           "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
+                               ip=ip)
+
+
 def affine_for(lo: tuple, hi: tuple, step: int, inits: list, ip: ir.InsertionPoint, loc) -> ir.Operation:
     """A new affine.for at `ip` from `lo` to `hi` (each a bound map and its operands) by `step`;
     with `inits`, carrying them (the caller yields), else with its empty yield."""

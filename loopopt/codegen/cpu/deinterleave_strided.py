@@ -175,11 +175,7 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
     s, e0 = plan.stride, plan.lows[-1]
     whole, left = divmod(plan.last, s)
     with load.context, top.location:
-        ptype = ir.MemRefType.get(list(plan.shape), elem)
-        alloc = ir.Operation.create("memref.alloc", results=[ptype], operands=[],
-                                    attributes={"alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
-                                                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
-                                    ip=ir.InsertionPoint(root))
+        alloc = mlir.aligned_alloc(list(plan.shape), elem, ir.InsertionPoint(root))
         buf = alloc.results[0]
         sliced = {d: body_block(lp).arguments[0] for d, lp in plan.slices}
         ip = ir.InsertionPoint(mlir.block_ops(body_block(plan.slices[-1][1]))[0]) if plan.slices else \

@@ -78,11 +78,7 @@ def pack_operand(plan: PackPlan, recipes: list) -> ir.Operation:
     (jlo, jhi), (klo, khi) = plan.j_bounds, plan.k_bounds
     elem = load.results[0].type
     with load.context, top.location:
-        ptype = ir.MemRefType.get([khi - klo, jhi - jlo], elem)
-        alloc = ir.Operation.create("memref.alloc", results=[ptype], operands=[],
-                                    attributes={"alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
-                                                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
-                                    ip=ir.InsertionPoint(top))
+        alloc = mlir.aligned_alloc([khi - klo, jhi - jlo], elem, ir.InsertionPoint(top))
         buf = alloc.results[0]
         kloop = affine_d.AffineForOp(ir.AffineMap.get_constant(klo), ir.AffineMap.get_constant(khi), 1,
                                      ip=ir.InsertionPoint(top))

@@ -61,11 +61,7 @@ def pack_strided(plan: StridedPack) -> ir.Operation:
     elem = load.results[0].type
     rank = len(plan.shape)
     with load.context, top.location:
-        ptype = ir.MemRefType.get(list(plan.shape), elem)
-        alloc = ir.Operation.create("memref.alloc", results=[ptype], operands=[],
-                                    attributes={"alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
-                                                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
-                                    ip=ir.InsertionPoint(root))
+        alloc = mlir.aligned_alloc(list(plan.shape), elem, ir.InsertionPoint(root))
         buf = alloc.results[0]
         ip, ivs = ir.InsertionPoint(top), []
         for n in plan.shape:

@@ -43,6 +43,7 @@ The copy reads the same values the nest read and no sum changes its order: bit-e
 from __future__ import annotations
 
 import enum
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -103,10 +104,7 @@ class Deinterleave:
 
     @property
     def elements(self) -> int:
-        out = 1
-        for n in self.shape:
-            out *= n
-        return out
+        return math.prod(self.shape)
 
 
 def _refuse(load, q, code: DeinterleaveCode, detail: str, stride: int = 0) -> Deinterleave:

@@ -39,6 +39,7 @@ Packing reads the same values in another place: results are bit-exact.
 from __future__ import annotations
 
 import enum
+import math
 import re
 from dataclasses import dataclass
 
@@ -90,10 +91,7 @@ class StridedPack:
 
     @property
     def elements(self) -> int:
-        out = 1
-        for n in self.shape:
-            out *= n
-        return out
+        return math.prod(self.shape)
 
 
 def packable_loads(p: ir.Operation, facts, options) -> list[ir.Operation]:
