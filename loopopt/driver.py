@@ -112,11 +112,11 @@ def lower_input(module: ir.Module, options: Options, log: RemarkLog, timer: Phas
             f"({low.seconds:.3f} s): {low.pipeline}", args={"kind": kind, "pipeline": low.pipeline})
     for check in low.checks:
         log.add("lowering", ANALYSIS, f"[LOWERING] checked at run time, at function entry: {check}")
-    _gather_remarks(low, log)
+    _decision_remarks(low, log)
     return kind != "affine"
 
 
-def _gather_remarks(low, log: RemarkLog) -> None:
+def _decision_remarks(low, log: RemarkLog) -> None:
     """One remark per decision of the lowering's decision steps (frontend/gather_recompute.py,
     frontend/zero_phases.py): Passed for a rewrite done (an element recomputed from its
     producer's body; a convolution run as phases), Missed (with the reason) for one refused

@@ -27,9 +27,9 @@ Every decision is one entry of the step's note (the driver turns each into a rem
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import product
-from math import prod
 
 from .. import mlir
 from ..mlir import ir
@@ -112,8 +112,8 @@ def padding_of(dim: InsertedDim) -> Padding:
 
 def products(dims: list[InsertedDim]) -> tuple[int, int]:
     """(original, phase) products per output-channel pair: taps x outputs over the dimensions."""
-    original = prod(d.taps * d.outputs for d in dims)
-    phased = sum(prod(p.taps * p.outputs for p in combo) for combo in product(*(phases_of(d) for d in dims)))
+    original = math.prod(d.taps * d.outputs for d in dims)
+    phased = sum(math.prod(p.taps * p.outputs for p in combo) for combo in product(*(phases_of(d) for d in dims)))
     return original, phased
 
 
@@ -162,15 +162,18 @@ def _unit_attr(op: ir.Operation, name: str) -> bool:
     return all(int(x) == 1 for x in ir.DenseIntElementsAttr(op.attributes[name]))
 
 
+def _float_constant(fill: ir.Operation) -> ir.FloatAttr | None:
+    """The scalar a linalg.fill writes, when it is a float arith.constant."""
+    c = _owner(fill.operands[0])
+    if c is None or c.name != "arith.constant" or not isinstance(c.attributes["value"], ir.FloatAttr):
+        return None
+    return ir.FloatAttr(c.attributes["value"])
+
+
 def _zero_constant(fill: ir.Operation) -> str | None:
     """The fill's scalar as text when it is a float constant zero (either sign), else None."""
-    c = _owner(fill.operands[0])
-    if c is None or c.name != "arith.constant":
-        return None
-    attr = c.attributes["value"]
-    if not isinstance(attr, ir.FloatAttr) or ir.FloatAttr(attr).value != 0.0:
-        return None
-    return str(attr)
+    attr = _float_constant(fill)
+    return str(attr) if attr is not None and attr.value == 0.0 else None
 
 
 def _negative_zero_free(init: ir.Value) -> tuple[bool, ir.Value | None]:
@@ -179,10 +182,9 @@ def _negative_zero_free(init: ir.Value) -> tuple[bool, ir.Value | None]:
     for its result; any other init is checked whole."""
     owner = _owner(init)
     if owner is not None and owner.name == "linalg.fill":
-        c = _owner(owner.operands[0])
-        if c is not None and c.name == "arith.constant" and isinstance(c.attributes["value"], ir.FloatAttr):
-            text = str(c.attributes["value"])
-            return (not text.startswith("-0.0")), None
+        attr = _float_constant(owner)
+        if attr is not None:
+            return not (attr.value == 0.0 and math.copysign(1.0, attr.value) < 0), None
         return True, init
     if owner is not None and owner.name == "linalg.broadcast" and _static_type(owner.operands[0]):
         return True, owner.operands[0]
@@ -320,13 +322,23 @@ def _phase_init(m: Match, k: int, ok_t: str, o_t, o_off, o_size, o_str, loc: str
     ]
 
 
-def _expanded(m: Match, source: str, result: str, from_t, to_t, loc: str) -> list[str]:
-    """The conv's expand_shape of the inserted tensor, repeated on `source` (none without one)."""
-    if m.expand is None:
-        return []
-    shape = str(to_t).split("<", 1)[1].rsplit("x", 1)[0].split("x")
-    return [f"{result} = tensor.expand_shape {source} {m.expand.attributes['reassociation']} output_shape "
-            f"[{', '.join(shape)}] : {from_t} into {to_t} {loc}"]
+def _x_in_zeros(m: Match, name: str, inserted_t, conv_t, offsets, strides, loc: str) -> list[str]:
+    """Ops making %{name}: x inserted (the conv's sizes, these offsets and strides) into a zero
+    fill of type `inserted_t`, then expanded to `conv_t` as the conv's input was, if it was."""
+    ety = ir.RankedTensorType(m.insert.results[0].type).element_type
+    x_t = m.insert.operands[0].type
+    inserted = f"%{name}i" if m.expand else f"%{name}"
+    out = [
+        f"%{name}0 = tensor.empty() : {inserted_t} {loc}",
+        f"%{name}1 = linalg.fill ins(%zero : {ety}) outs(%{name}0 : {inserted_t}) -> {inserted_t} {loc}",
+        f"{inserted} = tensor.insert_slice %x into %{name}1{_arr(offsets)} {_arr(m.sizes)} {_arr(strides)} "
+        f": {x_t} into {inserted_t} {loc}",
+    ]
+    if m.expand is not None:
+        shape = str(conv_t).split("<", 1)[1].rsplit("x", 1)[0].split("x")
+        out.append(f"%{name} = tensor.expand_shape {inserted} {m.expand.attributes['reassociation']} output_shape "
+                   f"[{', '.join(shape)}] : {inserted_t} into {conv_t} {loc}")
+    return out
 
 
 def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
@@ -336,7 +348,6 @@ def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
     conv = m.conv
     x_t = ir.RankedTensorType(m.insert.operands[0].type)
     z_t, w_t, o_t = (ir.RankedTensorType(v.type) for v in conv.operands)
-    ety = z_t.element_type
     in_dims, filter_dims, out_dims = m.spatial
     attrs = _attr_dict(conv)
     args = [f"%x: {x_t}", f"%w: {w_t}", f"%init: {o_t}"]
@@ -367,13 +378,7 @@ def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
     p_str = list(m.strides)
     for i, p in zip(m.inserted_dims, pads):
         p_off[i], p_str[i] = p.low, 1
-    then = [
-        f"%p0 = tensor.empty() : {pi_t} {loc}",
-        f"%p1 = linalg.fill ins(%zero : {ety}) outs(%p0 : {pi_t}) -> {pi_t} {loc}",
-        f"%xp{'i' if m.expand else ''} = tensor.insert_slice %x into %p1{_arr(p_off)} {_arr(m.sizes)} {_arr(p_str)} "
-        f": {x_t} into {pi_t} {loc}",
-        *_expanded(m, "%xpi", "%xp", pi_t, p_t, loc),
-    ]
+    padded = _x_in_zeros(m, "xp", pi_t, p_t, p_off, p_str, loc)
     inits_and_convs, inserts, y, count = [], [], "%init", 0
     for k, combo in enumerate(product(*(phases_of(d) for d in m.dims))):
         if any(p.outputs == 0 for p in combo):
@@ -408,21 +413,15 @@ def rewrite_text(m: Match, loc: str) -> tuple[str, int]:
                        f"{_arr(o_str)} : {ok_t} into {o_t} {loc}")
         y = f"%y{k + 1}"
     original = [
-        f"%z0 = tensor.empty() : {zi_t} {loc}",
-        f"%z1 = linalg.fill ins(%zero : {ety}) outs(%z0 : {zi_t}) -> {zi_t} {loc}",
-        f"%z{'i' if m.expand else ''} = tensor.insert_slice %x into %z1{_arr(m.offsets)} {_arr(m.sizes)} "
-        f"{_arr(m.strides)} : {x_t} into {zi_t} {loc}",
-        *_expanded(m, "%zi", "%z", zi_t, z_t, loc),
+        *_x_in_zeros(m, "z", zi_t, z_t, m.offsets, m.strides, loc),
         f"%conv = {conv.name}{attrs} ins(%z, %w : {z_t}, {w_t}) outs(%init : {o_t}) -> {o_t} {loc}",
         f"scf.yield %conv : {o_t} {loc}",
     ]
-    # two branches on one condition: the phases, then their write-back beside the original (in
-    # blocks of their own, fusion cannot put a phase's strided write-back in its convolution)
     # the phases run unconditionally (their results unused where the check fails); only the
     # write-back is in the branch, beside the original: in a block of its own, fusion cannot put a
     # phase's strided write-back in its convolution's nest
     body += [
-        *then, *inits_and_convs,
+        *padded, *inits_and_convs,
         f"%y = scf.if %ok -> ({o_t}) {{", *inserts, f"scf.yield {y} : {o_t} {loc}",
         "} else {", *original, f"}} {loc}",
         f"func.return %y : {o_t} {loc}",
@@ -455,12 +454,12 @@ def _splice(m: Match, helper: ir.Module) -> None:
         op.move_before(conv)
     conv.results[0].replace_all_uses_with(ops[-1].operands[0])
     conv.erase()
-    for dead in (m.insert, m.fill):  # the zero-inserted input, rebuilt in the else branch
-        if not list(dead.results[0].uses):
-            init = _owner(dead.operands[-1]) if dead.name == "linalg.fill" else None
+    # the zero-inserted input, rebuilt in the else branch: erased where nothing else reads it
+    empty = _owner(m.fill.operands[-1])
+    chain = [m.expand, m.insert, m.fill] + ([empty] if empty is not None and empty.name == "tensor.empty" else [])
+    for dead in chain:
+        if dead is not None and not list(dead.results[0].uses):
             dead.erase()
-            if init is not None and init.name == "tensor.empty" and not list(init.results[0].uses):
-                init.erase()
 
 
 def _dims_text(m: Match) -> str:

@@ -215,40 +215,36 @@ def _max_trip_count(loop: ir.Operation, scope: Scope) -> int | None:
     return max(0, int(top.to_python()))
 
 
+def placed_buffers(loop: ir.Operation) -> list[ir.Operation]:
+    """The memref.alloc ops of the buffers `loop` loads from or stores to, each once, in order."""
+    seen, out = set(), []
+    for op in [loop, *mlir.walk(loop)]:
+        if op.name not in ("affine.load", "affine.store"):
+            continue
+        owner, _ = mlir.value_owner(op.operands[1 if op.name == "affine.store" else 0])
+        if owner is not None and owner.name == "memref.alloc" and mlir.op_key(owner) not in seen:
+            seen.add(mlir.op_key(owner))
+            out.append(owner)
+    return out
+
+
 def expandable_buffers(loop: ir.Operation, scope: Scope, budget: int) -> list[ir.Operation]:
     """The memref.alloc ops whose buffer `loop` may give one copy per iteration (module doc)."""
     extent = iteration_extent(loop, scope)
     if extent is None:
         return []
-    seen, out = set(), []
-    for op in [loop, *mlir.walk(loop)]:
-        if op.name not in ("affine.load", "affine.store"):
-            continue
-        root = op.operands[1 if op.name == "affine.store" else 0]
-        owner, _ = mlir.value_owner(root)
-        if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
-            continue
-        seen.add(mlir.op_key(owner))
-        if expansion_refusal(owner, loop, scope, extent.copies, budget) is None:
-            out.append(owner)
-    return out
+    return [b for b in placed_buffers(loop) if expansion_refusal(b, loop, scope, extent.copies, budget) is None]
 
 
 def expansion_refusals(loop: ir.Operation, scope: Scope, budget: int) -> list[str]:
     """Why each buffer `loop` writes and reads cannot have one copy per iteration (the buffer's
     place and `expansion_refusal`'s reason), for the remark of a product left in place."""
     extent = iteration_extent(loop, scope)
-    out, seen = [], set()
-    for op in [loop, *mlir.walk(loop)]:
-        if op.name not in ("affine.load", "affine.store"):
-            continue
-        owner, _ = mlir.value_owner(op.operands[1 if op.name == "affine.store" else 0])
-        if owner is None or owner.name != "memref.alloc" or mlir.op_key(owner) in seen:
-            continue
-        seen.add(mlir.op_key(owner))
-        why = expansion_refusal(owner, loop, scope, extent.copies if extent else None, budget)
+    out = []
+    for b in placed_buffers(loop):
+        why = expansion_refusal(b, loop, scope, extent.copies if extent else None, budget)
         if why is not None and why != "nothing to expand":
-            out.append(f"the buffer at {mlir.location_of(owner)} cannot have a copy per iteration: {why}")
+            out.append(f"the buffer at {mlir.location_of(b)} cannot have a copy per iteration: {why}")
     return out
 
 
