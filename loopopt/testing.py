@@ -236,14 +236,30 @@ def optimize_and_compare(program: str, kernel: str = "k", options=None, *, passe
     elif natively and not _has_runner():
         raise AssertionError("optimize_and_compare: natively=True but mlir-runner is not found")
     if natively:
-        from . import native
-
-        sizes = _sizes_key(program, kernel, native_sizes)
-        want = _native_outputs(program, kernel, sizes, full_limit)
-        got = native.run_native(text, kernel, list(sizes), reps=1, full_limit=full_limit).outputs
-        diff = native.compare_outputs(list(want), list(got), rtol=rtol, normwise=normwise)
+        diff = native_mismatch(program, text, native_sizes, kernel=kernel, rtol=rtol, normwise=normwise, full_limit=full_limit)
         assert diff is None, (f"@{kernel} natively: {diff}", messages)
     return Compared(text, messages, remarks, runs, natively)
+
+
+def native_mismatch(before: str, after: str, sizes: Sequence | None = None, *, kernel: str = "k",
+                    rtol: float = 0.0, normwise: bool = False, full_limit: int = NATIVE_FULL_LIMIT,
+                    warmup: int = 1) -> str | None:
+    """None when @kernel of `before` and of `after` compute the same outputs natively, else the
+    first difference (one line).
+
+    Both run in `native.run_native`'s harness (its fixed fill; `sizes` as run_native's sizes,
+    default every shape static; `warmup` calls before the one compared, the same for both), and
+    every memref argument and result is compared by `native.compare_outputs`: equal values (NaN
+    matching NaN, -0 matching +0) for outputs up to `full_limit` elements, equal checksums above;
+    `rtol` > 0 loosens it relative to the larger element, or with `normwise` to the output's
+    largest magnitude. `before`'s outputs are cached per (text, kernel, sizes, full_limit, warmup).
+    """
+    from . import native
+
+    key = _sizes_key(before, kernel, sizes)
+    want = _native_outputs(before, kernel, key, full_limit, warmup)
+    got = native.run_native(after, kernel, list(key), reps=1, warmup=warmup, full_limit=full_limit).outputs
+    return native.compare_outputs(list(want), list(got), rtol=rtol, normwise=normwise)
 
 
 def _optimized(program: str, options, passes, transform) -> tuple[str, list[str], tuple]:
@@ -276,11 +292,11 @@ def _sizes_key(program: str, kernel: str, sizes: Sequence | None) -> tuple:
 
 
 @functools.lru_cache(maxsize=64)
-def _native_outputs(program: str, kernel: str, sizes: tuple, full_limit: int) -> tuple:
+def _native_outputs(program: str, kernel: str, sizes: tuple, full_limit: int, warmup: int) -> tuple:
     """The input's outputs natively (cached: the harness's fill is fixed)."""
     from . import native
 
-    return tuple(native.run_native(program, kernel, list(sizes), reps=1, full_limit=full_limit).outputs)
+    return tuple(native.run_native(program, kernel, list(sizes), reps=1, warmup=warmup, full_limit=full_limit).outputs)
 
 
 def _functions_to_compare(compiled: CompiledModule) -> list[str]:

@@ -16,12 +16,13 @@ import random
 
 import pytest
 
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.codegen.cpu.plan import cpu_plan
 from loopopt.codegen.cpu.plan.cpu_plan import TileCode, plan_register_tiles
 from loopopt.analysis.facts import Facts
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
+from loopopt.testing import native_mismatch
 from loopopt.toolchain import find_tool
 from loopopt.transforms import dead_carried
 from loopopt.codegen.cpu import register_tile
@@ -48,11 +49,6 @@ def codes(src: str) -> list:
         register_tile.drop_dead_carried(fn, RemarkLog())
         return [p.refusal.code if p.refusal else None for p in plan_register_tiles(fn, Facts(), CPU)]
 
-
-def same_natively(before: str, after: str) -> str | None:
-    a = native.run_native(before, "k", [None] * 8, reps=1)
-    b = native.run_native(after, "k", [None] * 8, reps=1)
-    return native.compare_outputs(a.outputs, b.outputs)
 
 
 # Scores s[i, j] = Q K^T, then by row (sel[i], from 4 SEL[i] - 1.4: the harness's fill gives
@@ -152,7 +148,7 @@ def test_the_row_maximum_is_tiled_and_the_dead_index_removed():
 def test_nan_signed_zeros_and_minus_inf_give_the_same_bits_natively(rows):
     src = rowmax(rows=rows)
     out, _ = tile(src)
-    assert same_natively(src, out) is None
+    assert native_mismatch(src, out) is None
 
 
 @has_runner
@@ -171,7 +167,7 @@ def test_min_and_all_of_a_row_are_tiled_with_it_bit_exact():
     assert tiled and tiled[0].args["carried"] == ["arith.maximumf", "arith.minimumf", "arith.andi"]
     assert tiled[0].args["width"] == 8  # the f64 only compared does not halve the lanes
     assert "vector.reduction <and>" in out and "vector.reduction <minimumf>" in out
-    assert same_natively(src, out) is None
+    assert native_mismatch(src, out) is None
 
 
 def test_a_used_index_and_a_carried_sum_are_refused():
@@ -189,7 +185,7 @@ def test_a_used_index_stays_exact():
     src = rowmax(argmax_used=True)
     out, remarks = tile(src)
     assert not any(r.message.startswith("[DEAD VALUE]") for r in remarks)
-    assert same_natively(src, out) is None
+    assert native_mismatch(src, out) is None
 
 
 # The running maximum of the rows so far in M[0], read by the next row's scores: the row loop
@@ -212,7 +208,7 @@ def test_a_row_epilogue_the_next_row_reads_keeps_one_row():
 @has_runner
 def test_a_row_epilogue_the_next_row_reads_stays_exact():
     out, _ = tile(ROWS_CHAINED)
-    assert same_natively(ROWS_CHAINED, out) is None
+    assert native_mismatch(ROWS_CHAINED, out) is None
 
 
 # ----------------------------------------------------------------------------- dead values
@@ -278,7 +274,7 @@ def _native_failures() -> list[str]:
                       ("row loop jammed", ROW_IN_Q), ("rows chained", ROWS_CHAINED)]:
         try:
             out, _ = tile(src)
-            if same_natively(src, out) is not None:
+            if native_mismatch(src, out) is not None:
                 found.append(name)
         except Exception as e:  # noqa: BLE001 - a crash is a failure the suite sees
             found.append(f"{name}: {e!r}")

@@ -73,3 +73,29 @@ def test_a_failing_assert_names_its_message():
 def test_runner_failure_without_a_message_quotes_stderr():
     assert native.runner_failure(1, "7340033001\n3\n", "error: boom\n") == "mlir-runner exited 1: error: boom"
     assert native.runner_failure(-11, "", "").startswith("mlir-runner exited -11 (SIGSEGV)")
+
+
+SCALE = """
+func.func @k(%a: memref<37xf32>, %b: memref<37xf32>) {
+  %c = arith.constant 2.0 : f32
+  affine.for %i = 0 to 37 {
+    %x = affine.load %a[%i] : memref<37xf32>
+    %y = arith.mulf %x, %c : f32
+    affine.store %y, %b[%i] : memref<37xf32>
+  }
+  return
+}
+"""
+
+
+def test_native_mismatch_names_a_changed_result_and_passes_an_equal_one():
+    """loopopt.testing.native_mismatch: None for the same program written another way (x * 2 as
+    x + x), the difference for a changed constant, also with the input's outputs cached."""
+    from loopopt.testing import native_mismatch
+
+    same = SCALE.replace("%y = arith.mulf %x, %c : f32", "%y = arith.addf %x, %x : f32")
+    changed = SCALE.replace("2.0 : f32", "2.5 : f32")
+    assert native_mismatch(SCALE, same) is None
+    diff = native_mismatch(SCALE, changed)
+    assert diff is not None and diff.startswith("arg1[0]: "), diff  # the output argument, its first element
+    assert native_mismatch(SCALE, changed, rtol=0.5) is None  # within rtol: 2.5x against 2x

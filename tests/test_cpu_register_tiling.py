@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 import loopopt
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.codegen.cpu.plan import cpu_plan
 from loopopt.codegen.cpu.plan.cpu_plan import TileCode, choose_tile, plan_register_tiles
 from loopopt.analysis.facts import Facts
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.testing import assert_same_results, make_inputs, run_on_inputs
+from loopopt.testing import assert_same_results, make_inputs, native_mismatch, run_on_inputs
 from loopopt.toolchain import find_tool, verify_with_mlir_opt
 from loopopt.codegen.cpu.register_tile import multiple_bound, register_tile_function
 
@@ -79,14 +79,6 @@ def gemm(m="30", n="40", k="20", a="%A[%i, %k]", b="%B[%k, %j]", ta=None, tb=Non
 """
 
 
-def same_natively(before: str, after: str, sizes=None, rtol: float = 0.0) -> str | None:
-    """None when both print the same outputs (bit for bit; within rtol of each output's largest
-    magnitude when rtol > 0: a sum's rounding error is relative to its terms)."""
-    sizes = sizes or [None, None, None]
-    a = native.run_native(before, "k", sizes, reps=1)
-    b = native.run_native(after, "k", sizes, reps=1)
-    return native.compare_outputs(a.outputs, b.outputs, rtol=rtol, normwise=rtol > 0)
-
 
 # ----------------------------------------------------------------------------- the forms
 
@@ -109,7 +101,7 @@ def test_native_results_are_bit_exact_with_remainders_in_both_loops():
     src = gemm(m="31", n="45", k="13")  # 31 = 10 x 3 + 1 row, 45 = 32 + 8 + 5 columns
     out, _ = tile(src)
     assert "step 3" in out and "affine.for %arg4 = 40 to 45" in out
-    assert same_natively(src, out) is None
+    assert native_mismatch(src, out) is None
 
 
 DYNAMIC = """func.func @k(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
@@ -146,7 +138,7 @@ def test_symbolic_sizes_take_remainders_at_run_time(bits):
         assert verify_with_mlir_opt(out) is None
     for sizes in ([[37, 19], [19, 53], [37, 53]], [[5, 3], [3, 7], [5, 7]], [[1, 1], [1, 1], [1, 1]],
                   [[0, 4], [4, 9], [0, 9]], [[7, 0], [0, 70], [7, 70]]):
-        assert same_natively(DYNAMIC, out, sizes) is None, sizes
+        assert native_mismatch(DYNAMIC, out, sizes) is None, sizes
 
 
 def test_the_bound_of_whole_tiles():
@@ -221,7 +213,7 @@ def test_contract_makes_one_fma_per_lane_within_rounding():
     out, remarks = tile(src, Options(target=TARGETS["cpu"], contract=True))
     assert "fused multiply-add" in remarks[0].message
     assert "math.fma" in out and "arith.mulf" not in out
-    assert same_natively(src, out, rtol=1e-5) is None
+    assert native_mismatch(src, out, rtol=1e-5, normwise=True) is None
     plain, _ = tile(src)
     assert "math.fma" not in plain
 
@@ -277,9 +269,7 @@ def test_the_default_cpu_pipeline_tiles_mm2_bit_exact():
     assert "vector<8xf32>" in res.text
     small = src.replace("400", "37")
     res = loopopt.optimize(small, target="cpu")
-    a = native.run_native(small, "mm2", [None] * 5, reps=1)
-    b = native.run_native(res.text, "mm2", [None] * 5, reps=1)
-    assert native.compare_outputs(a.outputs, b.outputs) is None
+    assert native_mismatch(small, res.text, kernel="mm2") is None
 
 
 def test_neuron_targets_are_not_tiled():
@@ -480,7 +470,7 @@ def test_a_sum_kept_in_memory_is_tiled_in_registers_bit_exact():
     body = tiled[:tiled.find("affine.yield")]
     assert "affine.store" not in body and out.count("affine.vector_store") >= 4
     assert_same_results(IN_MEMORY, out, seed=9)
-    assert same_natively(IN_MEMORY, out) is None
+    assert native_mismatch(IN_MEMORY, out) is None
 
 
 MAYBE_EMPTY = IN_MEMORY.replace("affine.for %k = 0 to 9", "affine.for %k = 0 to %n").replace(
@@ -523,5 +513,5 @@ def test_columns_come_in_blocks_when_b_does_not_fit_half_the_l2():
     out, remarks = tile(src, small)
     assert "columns in blocks of 24" in remarks[0].message and remarks[0].args["column_block"] == 24
     assert "affine.for %arg3 = 0 to 48 step 24" in out
-    assert same_natively(src, out) is None
+    assert native_mismatch(src, out) is None
     assert "blocks of" not in tile(src)[1][0].message  # 3.3 KB fits the cpu target's L2

@@ -12,20 +12,21 @@ row loops (legal and not) keep their results; each legality guard is shown to be
 """
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
 import pytest
 
 import loopopt
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.analysis.facts import Facts
 from loopopt.codegen.cpu import rows_in_lanes
 from loopopt.codegen.cpu.plan import rows_in_lanes as plan_mod
 from loopopt.codegen.cpu.plan.rows_in_lanes import LanesCode, transpose_masks
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.testing import assert_same_results, make_inputs, run_on_inputs
+from loopopt.testing import assert_same_results, make_inputs, native_mismatch, run_on_inputs
 from loopopt.toolchain import find_tool
 
 CPU = Options(target=TARGETS["cpu"], vector_bits=256)
@@ -55,10 +56,8 @@ def code_of(remarks: list):
     return missed[0].args["code"] if missed else None
 
 
-def same_natively(before: str, after: str, sizes: list) -> str | None:
-    a = native.run_native(before, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)
-    b = native.run_native(after, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)
-    return native.compare_outputs(a.outputs, b.outputs)
+# every element compared (outputs up to 2^20 elements), no warm-up call
+same_natively = functools.partial(native_mismatch, warmup=0, full_limit=1 << 20)
 
 
 def layernorm(rows=19, cols=21) -> str:

@@ -13,18 +13,19 @@ loads (quiet). The legality guard is shown to be needed.
 """
 from __future__ import annotations
 
+import functools
 import pytest
 
 import os
 
-from loopopt import driver, mlir, native
+from loopopt import driver, mlir
 from loopopt.analysis.facts import Facts
 from loopopt.codegen.cpu import sweep_vectors
 from loopopt.codegen.cpu.plan import sweep_vectors as plan_mod
 from loopopt.codegen.cpu.plan.sweep_vectors import SweepCode, plan_sweep_vectors
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.testing import assert_same_results
+from loopopt.testing import assert_same_results, native_mismatch
 from loopopt.toolchain import find_tool
 
 W8 = Options(target=TARGETS["cpu"], vector_bits=256)
@@ -181,10 +182,8 @@ def plan_of(src: str, options: Options = W8):
         return plan_sweep_vectors(plan_mod.candidates(fn)[0], Facts(), options)
 
 
-def same_natively(before: str, after: str, sizes: list) -> str | None:
-    a = native.run_native(before, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)  # every element
-    b = native.run_native(after, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)
-    return native.compare_outputs(a.outputs, b.outputs)
+# every element compared (outputs up to 2^20 elements), no warm-up call
+same_natively = functools.partial(native_mismatch, warmup=0, full_limit=1 << 20)
 
 
 JACOBI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "programs",

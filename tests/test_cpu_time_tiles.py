@@ -11,16 +11,17 @@ dependent program computes other results.
 """
 from __future__ import annotations
 
+import functools
 import pytest
 
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.analysis.facts import Facts
 from loopopt.codegen.cpu import time_tiles
 from loopopt.codegen.cpu.plan import time_tiles as plan_mod
 from loopopt.codegen.cpu.plan.time_tiles import MAX_OUTER_LOOPS, TimeCode, plan_time_tiles
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.testing import assert_same_results
+from loopopt.testing import assert_same_results, native_mismatch
 from loopopt.toolchain import find_tool
 
 CPU = Options(target=TARGETS["cpu"], vector_bits=256)
@@ -148,10 +149,8 @@ def small_tiles(monkeypatch):
     monkeypatch.setattr(plan_mod, "MIN_WIDTH", 64)
 
 
-def same_natively(before: str, after: str, sizes: list) -> str | None:
-    a = native.run_native(before, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)  # every element
-    b = native.run_native(after, "k", sizes, reps=1, warmup=0, full_limit=1 << 20)
-    return native.compare_outputs(a.outputs, b.outputs)
+# every element compared (outputs up to 2^20 elements), no warm-up call
+same_natively = functools.partial(native_mismatch, warmup=0, full_limit=1 << 20)
 
 
 # ----------------------------------------------------------------------------- the rewrite

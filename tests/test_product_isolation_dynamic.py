@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 
 import loopopt
-from loopopt import mlir, native
+from loopopt import mlir
 from loopopt.analysis.affine import Scope
 from loopopt.analysis.loops import constant_bounds
 from loopopt.options import TARGETS, Options
 from loopopt.remarks import RemarkLog
-from loopopt.testing import assert_same_results
+from loopopt.testing import assert_same_results, native_mismatch
 from loopopt.toolchain import find_tool
 from loopopt.codegen.cpu import isolate_products
 from loopopt.codegen.cpu.isolate_products import isolate_products_function, iteration_extent
@@ -81,10 +81,7 @@ def batch_sizes(n: int) -> dict:
 
 def same_natively(before: str, after: str, kernel: str, batches, shapes) -> None:
     for n in batches:
-        sizes = shapes(n)
-        a = native.run_native(before, kernel, sizes, reps=1)
-        b = native.run_native(after, kernel, sizes, reps=1)
-        assert native.compare_outputs(a.outputs, b.outputs) is None, f"batch {n}"
+        assert native_mismatch(before, after, shapes(n), kernel=kernel) is None, f"batch {n}"
 
 
 def test_a_dynamic_batch_gets_one_hidden_row_per_batch_row():
