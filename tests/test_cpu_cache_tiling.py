@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -114,7 +115,10 @@ def test_host_caches_from_sysfs(tmp_path):
     level(1, 1, "Instruction", "32K")
     level(2, 2, "Unified", "1024K")
     level(3, 3, "Unified", "32768K", "0-7")
-    c = host.host_cache_sizes(str(tmp_path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        c = host.host_cache_sizes(str(tmp_path))
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]  # every file it opens is closed
     assert (c.l1, c.l2, c.l3, c.source) == (32 << 10, 1 << 20, 4 << 20, "sysfs")  # L3 over 8 CPUs
     assert host.host_cache_sizes(str(tmp_path / "absent")) == host.FALLBACK_CACHES
     assert host.parse_size("48K") == 48 << 10 and host.parse_size("2M") == 2 << 20 and host.parse_size("100") == 100

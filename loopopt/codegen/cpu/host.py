@@ -108,14 +108,18 @@ def host_cache_sizes(root: str = SYSFS_CACHES) -> CacheSizes:
     import glob
     import os
 
+    def read(d: str, name: str) -> str:
+        with open(os.path.join(d, name)) as f:
+            return f.read()
+
     found: dict[int, int] = {}
     for d in sorted(glob.glob(os.path.join(root, "index*"))):
         try:
-            level = int(open(os.path.join(d, "level")).read())
-            kind = open(os.path.join(d, "type")).read().strip()
-            size = parse_size(open(os.path.join(d, "size")).read())
+            level = int(read(d, "level"))
+            kind = read(d, "type").strip()
+            size = parse_size(read(d, "size"))
             try:
-                sharing = _cpu_count(open(os.path.join(d, "shared_cpu_list")).read())
+                sharing = _cpu_count(read(d, "shared_cpu_list"))
             except OSError:
                 sharing = 1
         except (OSError, ValueError):
