@@ -110,8 +110,70 @@ def test_a_dynamic_batch_is_one_kernel_for_every_size():
             x = torch.from_numpy(fixtures.harness_fill([batch, 16], 0, "float32"))
             assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
     dynamic = [g for g in rec.graphs if isinstance(g, GraphKernel) and g.plan is not None]
-    assert len(dynamic) == 1 and list(dynamic[0].kernels) == [("dynamic", True)]  # weights frozen
-    assert None in dynamic[0].kernels[("dynamic", True)].spec.params[-1].shape  # the batch is a dynamic dim
+    assert len(dynamic) == 1 and list(dynamic[0].kernels) == [("dynamic", True, ())]  # weights frozen
+    assert None in dynamic[0].kernels[("dynamic", True, ())].spec.params[-1].shape  # the batch is a dynamic dim
+
+
+class Norms(torch.nn.Module):
+    """Float attributes (LayerNorm's and GroupNorm's eps, LeakyReLU's slope): under dynamic=True
+    TorchDynamo passes each as a 0-d tensor the graph reads by .item()."""
+
+    def __init__(self, groups: int = 0):
+        super().__init__()
+        self.lin = torch.nn.Linear(16, 32)
+        self.ln = torch.nn.LayerNorm(32)
+        self.act = torch.nn.LeakyReLU(0.1)
+        self.gn = torch.nn.GroupNorm(groups, 32) if groups else None
+
+    def forward(self, x):
+        y = self.act(self.ln(self.lin(x)))
+        return self.gn(y) if self.gn is not None else y
+
+
+@pytest.mark.parametrize("groups", [0, 4])
+def test_dynamic_true_specialises_float_attributes(groups):
+    """dynamic=True: the floats' values are written into the kernels, no fallback, eager's
+    results at every batch; one kernel for every batch where the graph exports with a dynamic
+    batch (torch-mlir takes GroupNorm's decomposition only with static sizes: a kernel per batch)."""
+    torch.manual_seed(SEED)
+    model = Norms(groups).eval()
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec, dynamic=True)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        for batch in (3, 17, 5):
+            x = torch.randn(batch, 16)
+            assert relative_error(compiled(x), model(x)) <= fixtures.RTOL, batch
+    graphs = [g for g in rec.graphs if isinstance(g, GraphKernel)]
+    assert len(graphs) == 1 and len(graphs[0].scalars) == (3 if groups else 2)
+    assert all(isinstance(k, Kernel) for k in graphs[0].kernels.values())
+    assert len(graphs[0].kernels) == (3 if groups else 1), list(graphs[0].kernels)
+
+
+def test_a_specialised_scalar_of_another_value_builds_another_kernel():
+    """The graph called with a changed 0-d input (an eps of 4.0 where 1e-5 was written in): a
+    second kernel with eager's results, never the first kernel."""
+    torch.manual_seed(SEED)
+    seen = []
+
+    def record(gm, example_inputs):
+        seen.append(list(example_inputs))
+        return rec(gm, example_inputs)
+
+    rec = Recorder()
+    compiled = torch.compile(Norms().eval(), backend=record, dynamic=True)
+    with torch.no_grad():
+        compiled(torch.randn(4, 16))
+        graph, args = rec.graphs[0], seen[0]
+        args = [4 if isinstance(a, torch.SymInt) else a for a in args]
+        args[[i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.dim() == 2 and
+              not isinstance(a, torch.nn.Parameter)][0]] = torch.randn(4, 16)
+        eps = min(graph.scalars)  # LayerNorm's, before LeakyReLU's slope
+        first = graph(*args)[0]
+        args[eps] = torch.tensor(4.0, dtype=args[eps].dtype)
+        got, want = graph(*args)[0], graph.gm.forward(*args)[0]
+    assert relative_error(got, want) <= fixtures.RTOL and relative_error(first, want) > 0.1
+    assert len(graph.kernels) == 2
 
 
 class Sorted(torch.nn.Module):

@@ -14,7 +14,10 @@ when TorchDynamo retraces a graph with symbolic sizes (its automatic dynamic sha
 symbol) and one kernel serves every size, its dims checked on each call. Where that export fails
 (a size the model specialises, a size derived from others), the graph is built once per input
 signature instead (shapes, and values of non-tensor inputs, baked in): a kernel per shape, never a
-wrong one.
+wrong one. Under `dynamic=True` TorchDynamo also passes a module's float attributes (LayerNorm's
+`eps`, LeakyReLU's slope) as 0-d tensors the graph reads by `.item()`, which torch.export cannot
+trace: such an input is specialised instead, its value written into the kernel and compared on
+every call (another value builds another kernel).
 
 Calls run on the tensors' own memory: a contiguous CPU tensor is passed as a numpy view
 (`t.detach().numpy()`, no copy; a non-contiguous one is made contiguous first, a copy), and each
@@ -107,6 +110,7 @@ class GraphKernel:
         self.plan: tuple | None = None  # (roles, dynamic_shapes) while one kernel may serve every size
         self.planned = False
         self._inputs: tuple | None = None  # positions of the kernels' tensor inputs (input_positions)
+        self.scalars = item_scalars(gm)  # positions of 0-d tensors read only by .item(): specialised
         self.kernels: dict = {}  # (signature or "dynamic", frozen) -> Kernel, or a Fallback message
         self.warned: set = set()
         self._lock = threading.Lock()
@@ -129,13 +133,14 @@ class GraphKernel:
         if bad is not None:
             return self._eager(args, f"an input is a {bad.device.type} {bad.layout} tensor (the kernels run on CPU "
                                      "strided tensors)")
+        values = scalar_values(args, self.scalars)
         kernel = None
         if self.planned:
-            kernel = self.kernels.get(("dynamic", self.freeze)) if self.plan else \
-                self.kernels.get((signature(args), self.freeze))
+            kernel = self.kernels.get(("dynamic", self.freeze, values)) if self.plan else \
+                self.kernels.get((signature(args), self.freeze, values))
         if kernel is None:
             with self._lock:
-                kernel = self._kernel_for(args)
+                kernel = self._kernel_for(args, values)
         if isinstance(kernel, str):
             return self._eager(args, kernel)
         try:
@@ -148,11 +153,13 @@ class GraphKernel:
         return outs if self._tuple_output else outs[0]
 
     def input_positions(self, args) -> tuple:
-        """The positions of the kernels' tensor inputs: every tensor argument but the frozen ones."""
+        """The positions of the kernels' tensor inputs: every tensor argument but the frozen and the
+        specialised scalar ones."""
         import torch
 
         frozen = self.frozen_positions(args)
-        return tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen)
+        return tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in frozen
+                     and i not in self.scalars)
 
     def frozen_positions(self, args) -> frozenset:
         """The arguments baked into the kernels as constants: the parameters, while freezing holds."""
@@ -168,24 +175,26 @@ class GraphKernel:
             _warn(self.name, why)
         return self.gm.forward(*args)
 
-    def _kernel_for(self, args):
+    def _kernel_for(self, args, values: tuple):
         """The kernel (or the Fallback message) for these inputs, built if there is none yet: one
-        for every size while the dynamic plan holds, else one per signature."""
+        for every size while the dynamic plan holds, else one per signature; one per value of the
+        specialised scalars either way."""
         frozen = self.frozen_positions(args)
         if not self.planned:
-            self.plan, self.planned = dynamic_plan(self.gm, frozen), True
+            self.plan, self.planned = dynamic_plan(self.gm, frozen, self.scalars), True
         if self.freeze and self.guard is None:
             self.guard = tuple((i, args[i], args[i]._version, args[i].data_ptr()) for i in sorted(frozen))
         if self.plan is not None:
-            kernel = self.kernels.get(("dynamic", self.freeze))
+            key = ("dynamic", self.freeze, values)
+            kernel = self.kernels.get(key)
             if kernel is None:
                 try:
-                    kernel = self.kernels[("dynamic", self.freeze)] = self._build(args, frozen, self.plan)
+                    kernel = self.kernels[key] = self._build(args, frozen, self.plan)
                 except Fallback:
                     self.plan = None  # built per signature from now on
             if kernel is not None:
                 return kernel
-        key = (signature(args), self.freeze)
+        key = (signature(args), self.freeze, values)
         kernel = self.kernels.get(key)
         if kernel is None:
             try:
@@ -200,12 +209,12 @@ class GraphKernel:
         with a plan); Fallback with one line on failure."""
         from ..api import compile as loopopt_compile
 
-        text = to_linalg(self.gm, args, FUNCTION, frozen, plan)
+        text = to_linalg(self.gm, args, FUNCTION, frozen, plan, self.scalars)
         try:
             kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
         except Exception as e:  # loopopt's own errors are one line; name the op where it says one
             raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
-        n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen)
+        n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen and i not in self.scalars)
         if kernel.spec.n_inputs != n_inputs:
             raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
         return kernel
@@ -235,6 +244,58 @@ def signature(args) -> tuple:
                  for a in args)
 
 
+def _is_item(node) -> bool:
+    import torch
+
+    return (node.op == "call_method" and node.target == "item") or \
+        (node.op == "call_function" and node.target in (torch.ops.aten.item.default, torch.Tensor.item))
+
+
+def item_scalars(gm) -> frozenset:
+    """The positions of the graph's inputs that are 0-d tensors read only by `.item()`: what
+    TorchDynamo makes of a module's float attribute under dynamic=True (its value is a Python
+    number where the graph uses it, which torch.export cannot trace symbolically)."""
+    import torch
+
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    found = set()
+    for pos, node in enumerate(placeholders):
+        ev = node.meta.get("example_value")
+        if isinstance(ev, torch.Tensor) and ev.dim() == 0 and node.users and all(_is_item(u) for u in node.users):
+            found.add(pos)
+    return frozenset(found)
+
+
+def scalar_values(args, positions: frozenset) -> tuple:
+    """What a kernel is specialised on besides its signature: each specialised scalar input's
+    value, floats by their bits (-0 is not +0, each NaN its own)."""
+    import struct
+
+    out = []
+    for i in sorted(positions):
+        v = args[i].item()
+        out.append(struct.pack("<d", v) if isinstance(v, float) else (type(v).__name__, v))
+    return tuple(out)
+
+
+def with_scalars(gm, values: dict):
+    """A copy of the graph with each `.item()` of the inputs at `values`' positions replaced by
+    that value (the inputs themselves then unread)."""
+    import copy
+
+    import torch
+
+    graph = copy.deepcopy(gm.graph)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    for pos, value in values.items():
+        for item in list(placeholders[pos].users):
+            for user in list(item.users):
+                user.args = torch.fx.node.map_arg(user.args, lambda a: value if a is item else a)
+                user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda a: value if a is item else a)
+            graph.erase_node(item)
+    return torch.fx.GraphModule(gm, graph)
+
+
 def _array(t):
     """A numpy view of a CPU tensor (a contiguous copy first when it is not contiguous)."""
     if t.requires_grad:
@@ -244,11 +305,12 @@ def _array(t):
     return t.numpy()
 
 
-def dynamic_plan(gm, frozen: frozenset = frozenset()):
+def dynamic_plan(gm, frozen: frozenset = frozenset(), scalars: frozenset = frozenset()):
     """(roles, dynamic_shapes) to export a graph with symbolic sizes once for all of them, or None
     (no symbolic size, one that is not a plain symbol of some input's dim, or a frozen weight with
     one). roles has, per graph input: ("input",) for a kernel input, ("frozen",) for a frozen
-    weight, ("dim", t, k) for an int input that is dim k of kernel input t."""
+    weight, ("dim", t, k) for an int input that is dim k of kernel input t, ("value", None) for a
+    specialised scalar (item_scalars: its value is in the graph with_scalars makes)."""
     import torch
 
     where: dict = {}  # symbol -> (kernel input, dim)
@@ -256,10 +318,12 @@ def dynamic_plan(gm, frozen: frozenset = frozenset()):
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for pos, node in enumerate(placeholders):
         ev = node.meta.get("example_value")
-        if isinstance(ev, torch.Tensor):
+        if pos in scalars:
+            roles.append(("value", None))
+        elif isinstance(ev, torch.Tensor):
             spec = {}
             for k, d in enumerate(ev.shape):
-                if isinstance(d, torch.SymInt):
+                if isinstance(d, torch.SymInt) and not d.node.expr.is_number:  # (dynamic=True: 16 as a SymInt)
                     if pos in frozen or not d.node.expr.is_Symbol:
                         return None
                     where.setdefault(str(d.node.expr), (len(per_input), k))
@@ -287,10 +351,11 @@ def dynamic_plan(gm, frozen: frozenset = frozenset()):
 FUNCTION = "torch_graph"  # every kernel's name: one graph on one signature is one cache entry
 
 
-def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None) -> str:
+def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, scalars: frozenset = frozenset()) -> str:
     """The graph on these inputs as linalg-on-tensors text (torch.export, then torch-mlir's FX
     importer). Its arguments are the tensor inputs in order but the `frozen` ones, which become
-    constants of the module. Without a plan other inputs are baked in; with one (dynamic_plan) the
+    constants of the module, and the `scalars` (item_scalars), whose values this call has are
+    written into the graph. Without a plan other inputs are baked in; with one (dynamic_plan) the
     symbolic sizes stay dynamic and int inputs are read off the tensors' dims."""
     import torch
 
@@ -301,8 +366,10 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None) -
     if plan is not None:
         roles = plan[0]
     else:
-        roles = [("frozen",) if i in frozen else ("input",) if isinstance(a, torch.Tensor) else ("value", a)
-                 for i, a in enumerate(args)]
+        roles = [("value", None) if i in scalars else ("frozen",) if i in frozen else
+                 ("input",) if isinstance(a, torch.Tensor) else ("value", a) for i, a in enumerate(args)]
+    if scalars:
+        gm = with_scalars(gm, {i: args[i].item() for i in scalars})
     module = _Specialised(gm, args, roles)
     inputs = tuple(a.detach() for a, r in zip(args, roles) if r[0] == "input")
     try:
