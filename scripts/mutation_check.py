@@ -60,6 +60,7 @@ FOCUS = {
                       "tests/test_runtime.py::test_the_printed_recipe_builds_what_compile_builds"],
     "powers": ["tests/test_cpu_powers.py"],
     "inserted zeros": ["tests/test_zero_phases.py"],
+    "read-only inputs": ["tests/test_runtime.py::test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
@@ -580,6 +581,9 @@ MUTATIONS = [
     ("gathered lanes: a load of i1 is never read as two vectors", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("            if narrow is None and strided is not None and strided_lane_load(p, a, axis.name):",
        "            if strided is not None and strided_lane_load(p, a, axis.name):")]),
+    # frontend/rewrites.py (docs/frontend.md): a public function's inputs are only read
+    ("read-only inputs: tensor arguments are marked not writable", "loopopt/frontend/rewrites.py",
+     [("            entries[WRITABLE] = ir.BoolAttr.get(False)", "            entries[WRITABLE] = ir.BoolAttr.get(True)")]),
     # frontend/zero_phases.py (docs/frontend.md): products with inserted zeros are skipped only
     # where each is a zero that adding changes nothing: weights finite, no accumulator at -0
     ("inserted zeros: every weight is checked finite at run time", "loopopt/frontend/zero_phases.py",

@@ -84,6 +84,41 @@ def test_outputs_are_written_in_place_and_inputs_are_not_copied():
     assert fresh is not out and np.array_equal(fresh, out)
 
 
+UPDATE_OF_A_RESHAPED_INPUT = """
+func.func @k(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 3.000000e+00 : f32
+  %row = tensor.extract_slice %arg0[0, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+  %flat_row = tensor.collapse_shape %row [[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+  %head = tensor.extract_slice %flat_row[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
+  %flat = tensor.collapse_shape %arg0 [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  %ins = tensor.insert_slice %head into %flat[3] [4] [1] : tensor<4xf32> into tensor<32xf32>
+  %y = tensor.expand_shape %ins [[0, 1]] output_shape [4, 8] : tensor<32xf32> into tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]} ins(%y : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %cst : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+"""
+
+
+def test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone():
+    """Value semantics: inserting into a reshape of the argument makes a new tensor; the kernel
+    writes a copy (loopopt-read-only-inputs), never the caller's array, and says it does not
+    write it."""
+    k = loopopt.compile(UPDATE_OF_A_RESHAPED_INPUT)
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    a = x.copy()
+    got = k(a)
+    want = x.copy()
+    want.reshape(-1)[3:7] = x[0, :4]
+    assert np.array_equal(a, x) and np.array_equal(got, want * 3)
+    assert not k.spec.params[0].written
+
+
 def test_allocated_outputs_start_on_a_cache_line():
     """The outputs the callable allocates start at a multiple of 64 bytes, as the harness's
     arrays do (numpy's own are 16-byte aligned: a 64-byte vector there spans two cache lines),

@@ -14,6 +14,9 @@ the `loopopt-*` ones (rewrites.py):
                                        convolution) runs as phase convolutions (zero_phases.py)
   loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
   eliminate-empty-tensors, empty-tensor-to-alloc-tensor,
+  loopopt-read-only-inputs             a public function's tensor arguments marked not writable:
+                                       an update of a reshaped input writes a copy (inputs are
+                                       only read, the calling convention)
   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
                                        tensors to buffers, identity layouts at the boundary
   buffer-results-to-out-params{modify-public-functions=true}
@@ -52,6 +55,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "loopopt-duplicate-shared-fills",
         "eliminate-empty-tensors",
         "empty-tensor-to-alloc-tensor",
+        "loopopt-read-only-inputs",
         BUFFERIZE,
         "buffer-results-to-out-params{modify-public-functions=true}",
         "loopopt-results-into-out-params",

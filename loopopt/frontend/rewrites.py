@@ -3,6 +3,7 @@
 Each is small and states its rule; each returns a one-line note of what it changed:
   loopopt-check-input               every op is one the lowering handles, else a one-line error
   loopopt-duplicate-shared-fills    a linalg.fill feeding several ops is repeated per user
+  loopopt-read-only-inputs          a public function's tensor arguments are not written in place
   loopopt-results-into-out-params   a result is computed in its out-parameter, not copied into it;
                                     dynamic output sizes checked against the inputs at entry
   loopopt-unify-dynamic-sizes       past those checks, one SSA value per dynamic size
@@ -70,6 +71,49 @@ def check_input(module: ir.Module, filename: str) -> str:
         if why is not None:
             raise cannot_lower(op, filename, why)
     return ""
+
+
+# ----------------------------------------------------------------------------- read-only inputs
+
+WRITABLE = "bufferization.writable"
+
+
+@register("loopopt-read-only-inputs",
+          "a public function's tensor arguments are marked not writable: bufferization copies before writing")
+def read_only_inputs(module: ir.Module, filename: str) -> str:
+    """The calling convention's inputs are only read (docs/frontend.md): a tensor program that
+    inserts into a reshape of its argument (torch's `y = x.clone(); y.view(-1)[a:b] = ...`, the
+    clone folded away by torch-mlir) means a new tensor, but one-shot-bufferize writes a writable
+    argument's buffer in place, changing the caller's array. Each tensor argument of a public
+    function gets `bufferization.writable = false`, so such an update writes a copy; private
+    functions are left to the analysis of their call sites."""
+    count = 0
+    with module.context:
+        for op in mlir.walk(module.operation):
+            count += _mark_read_only(op)
+    return f"{count} tensor argument(s) marked read-only" if count else ""
+
+
+def _mark_read_only(op: ir.Operation) -> int:
+    """`bufferization.writable = false` on each tensor argument of `op` when it is a public
+    func.func; the number marked."""
+    if op.name != "func.func" or "sym_visibility" in op.attributes:
+        return 0
+    inputs = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).inputs
+    tensors = [isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)) for t in inputs]
+    if not any(tensors):
+        return 0
+    old = list(ir.ArrayAttr(op.attributes["arg_attrs"])) if "arg_attrs" in op.attributes else \
+        [ir.DictAttr.get({}) for _ in inputs]
+    count, new = 0, []
+    for is_tensor, attrs in zip(tensors, old):
+        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+        if is_tensor and WRITABLE not in entries:
+            entries[WRITABLE] = ir.BoolAttr.get(False)
+            count += 1
+        new.append(ir.DictAttr.get(entries))
+    op.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
+    return count
 
 
 # ----------------------------------------------------------------------------- shared fills

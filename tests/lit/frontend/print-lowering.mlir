@@ -16,6 +16,7 @@
 // CHECK-NEXT:   loopopt-duplicate-shared-fills,
 // CHECK-NEXT:   eliminate-empty-tensors,
 // CHECK-NEXT:   empty-tensor-to-alloc-tensor,
+// CHECK-NEXT:   loopopt-read-only-inputs,
 // CHECK-NEXT:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},
 // CHECK-NEXT:   buffer-results-to-out-params{modify-public-functions=true},
 // CHECK-NEXT:   loopopt-results-into-out-params,
