@@ -42,10 +42,13 @@ torch and torch-mlir are imported when the backend is first used (the `torch` ex
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import threading
 import warnings
+
+from .torch_fused import unfuse
 
 _COUNTER = itertools.count()
 
@@ -75,7 +78,9 @@ def _warn(name: str, why: str) -> None:
 
 def precheck(gm) -> str | None:
     """Why a graph cannot be a kernel whatever its inputs (None: it may be): outputs that are not
-    all tensors, or an in-place op on a graph input."""
+    all tensors, or an in-place op on a graph input itself (its first operand). An update through a
+    view of an input is found after the export (its signature's inputs to mutate, to_linalg); an
+    in-place op on a tensor the graph made (masked_fill_ on a mask it built) is no reason."""
     graph = gm.graph
     outputs = [n for n in graph.nodes if n.op == "output"]
     if len(outputs) != 1:
@@ -89,11 +94,10 @@ def precheck(gm) -> str | None:
     for node in graph.nodes:
         if node.op in ("call_function", "call_method"):
             target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
-            if target.endswith("_") and not target.startswith("_") and any(a.op == "placeholder" for a in
-                                                                           node.all_input_nodes):
+            updated = node.args[0] if node.args else None
+            in_place = target.endswith("_") and not target.startswith("_") or target in ("setitem", "__setitem__")
+            if in_place and getattr(updated, "op", None) == "placeholder":
                 return f"op {target} updates a graph input in place"
-            if target in ("setitem", "__setitem__", "copy_"):
-                return f"op {target} updates a tensor in place"
     return None
 
 
@@ -114,7 +118,9 @@ class GraphKernel:
         self.kernels: dict = {}  # (signature or "dynamic", frozen) -> Kernel, or a Fallback message
         self.warned: set = set()
         self._lock = threading.Lock()
-        self._tuple_output = isinstance([n for n in gm.graph.nodes if n.op == "output"][0].args[0], (tuple, list))
+        result = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+        self._tuple_output = isinstance(result, (tuple, list))
+        self.n_outputs = len(result) if self._tuple_output else 1
 
     def __call__(self, *args):
         import torch
@@ -217,6 +223,8 @@ class GraphKernel:
         n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen and i not in self.scalars)
         if kernel.spec.n_inputs != n_inputs:
             raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
+        if kernel.spec.n_outputs != self.n_outputs:  # (an input update the importer returned as a result)
+            raise Fallback(f"the compiled kernel returns {kernel.spec.n_outputs} results, the graph {self.n_outputs}")
         return kernel
 
 
@@ -370,6 +378,7 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
                  ("input",) if isinstance(a, torch.Tensor) else ("value", a) for i, a in enumerate(args)]
     if scalars:
         gm = with_scalars(gm, {i: args[i].item() for i in scalars})
+    gm = unfuse(gm)  # PyTorch's fused encoder layer as the ops it fuses
     module = _Specialised(gm, args, roles)
     inputs = tuple(a.detach() for a, r in zip(args, roles) if r[0] == "input")
     try:
@@ -378,16 +387,53 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
             program = torch.export.export(module, inputs, dynamic_shapes=(plan[1],) if plan else None, strict=False)
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
-    sig = program.graph_signature
-    if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
-        raise Fallback("the graph updates an input or buffer in place")
+    try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            functional = program.run_decompositions({})
+    except Exception as e:
+        raise Fallback(f"torch.export: {_first_line(str(e))}") from None
+    for sig in (program.graph_signature, functional.graph_signature):
+        if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
+            raise Fallback("the graph updates an input or buffer in place")
+    printed: list[str] = []
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _stderr_captured(printed):
             warnings.simplefilter("ignore", FutureWarning)
             imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name)
     except Exception as e:
-        raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e))) from None
+        raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e) + "".join(printed))) from None
     return str(imported)
+
+
+@contextlib.contextmanager
+def _stderr_captured(into: list):
+    """File descriptor 2 sent to a temporary file while torch-mlir runs: MLIR prints its
+    diagnostics there, which name the op a failed import could not take. The text is appended to
+    `into`; on success, and for lines that are not MLIR diagnostics, it is written back to stderr
+    (the fallback's one warning says what the diagnostics said)."""
+    import os
+    import sys
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    ok = False
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+            ok = True
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode("utf-8", "replace")
+            into.append(text)
+            kept = text if ok else "".join(ln for ln in text.splitlines(True)
+                                           if not ln.startswith("loc(") and "error: " not in ln)
+            if kept:
+                sys.stderr.write(kept)
 
 
 class _Specialised:
@@ -424,11 +470,13 @@ class _Specialised:
 
 
 _OP = re.compile(r"'((?:torch|aten|linalg|tensor|arith|math|stablehlo|tosa|func|scf|memref)\.[\w.]+)'")
+_TORCH_OPERATOR = re.compile(r'"torch\.operator".*?name = "torch\.(aten\.[\w.]+)"')  # an op torch-mlir has no form for
 
 
 def _named(line: str, full: str = "") -> str:
-    """`line`, ending with the op it is about when the message (or the full text) names one."""
-    m = _OP.search(line) or _OP.search(full)
+    """`line`, ending with the op it is about when the message (or the full text) names one (an
+    op torch-mlir imported as a generic `torch.operator` by the name it holds)."""
+    m = _TORCH_OPERATOR.search(line) or _TORCH_OPERATOR.search(full) or _OP.search(line) or _OP.search(full)
     if m and m.group(1) not in line:
         return f"{line} (op {m.group(1)})"
     return line
