@@ -114,8 +114,9 @@ STEPS: tuple[Step, ...] = (
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
     Step("deinterleave-strided", deinterleave_strided.run, CPU, "an operand every loop around a reduction nest "
-         "moves, read with a stride of 3 or more along the loop that would give the register tile's lanes (a "
-         "depthwise convolution), is copied first split by residue mod the stride, contiguous along that loop",
+         "moves, read with a stride of 2 or more along the loop that would give the register tile's lanes (a "
+         "depthwise convolution), is copied first split by residue mod the stride, contiguous along that loop "
+         "(at stride 2 not where the nest reads each element once)",
          explained="one remark per strided operand refused, with its code"),
     Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside); "
          "above a reduction nest, the loop every access walks contiguously moved directly around it (the "

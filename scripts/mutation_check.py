@@ -321,6 +321,9 @@ MUTATIONS = [
     ("deinterleave: the copy reads only elements inside the operand's static shape",
      "loopopt/codegen/cpu/plan/deinterleave.py",
      [("        if lo < 0 or hi >= n:", "        if False:")]),
+    ("deinterleave: a stride-2 nest reading each element once is left to the register tile's shuffles (READ_ONCE)",
+     "loopopt/codegen/cpu/plan/deinterleave.py",
+     [("    once = read_once_refusal(loads, q, band, facts)", "    once = None")]),
     # issue 35 (one planner for contractions)
     ("contraction planner: no loop of the reduction band has bounds moving with the lanes",
      "loopopt/codegen/cpu/plan/cpu_plan.py",

@@ -3,12 +3,17 @@ vector lanes along its output columns once its input is copied split by residue 
 (codegen/cpu/deinterleave_strided.py, codegen/cpu/plan/deinterleave.py, step deinterleave-strided;
 docs/cpu_codegen.md section 35).
 
+Stride 2 is copied too (deinterleave_min_stride 2, the default), except where the nest reads each
+element once (READ_ONCE: a 2 x 2 pooling window of stride 2), where the register tile's two loads
+and a shuffle do what the copy would and the copy only adds a store per element.
+
 Each program runs through the default cpu pipeline and is compared with its input natively (bit
 for bit) and in the interpreter (which checks every element a vector access reads is in bounds).
 The refused programs (the input written in the nest, a padded window read under a guard, a pooling
-window LLVM reads as interleaved groups) keep their results and say why. The mutation check
-(`scripts/mutation_check.py --only deinterleave`) shows the read-only and in-bounds guards are
-needed.
+window LLVM reads as interleaved groups, a stride-2 window that fits its stride) keep their results
+and say why. The mutation check (`scripts/mutation_check.py --only deinterleave`) shows the
+read-only and in-bounds guards are needed, and that the READ_ONCE refusal is what leaves a 2 x 2
+window of stride 2 to the tile.
 """
 from __future__ import annotations
 
@@ -153,9 +158,14 @@ def test_stride_4_a_window_wider_than_the_stride_and_sums_in_memory():
     assert tiled_in_vectors(got.messages), got.messages
 
 
-def test_fewer_columns_than_one_vector_copy_in_scalars():
+def test_fewer_columns_than_one_vector_copy_in_narrower_vectors():
+    """5 groups of 3 columns per row: vectors of 4 lanes (`copy_width`), the last group overlapping;
+    one group: the copy in scalars."""
     got = optimize_and_compare(depthwise(k=3, s=3, oh=4, ow=5), options=cpu())
     assert copied(got.messages), got.messages
+    assert "vector.shuffle" in got.text and "vector<4xf32>, vector<4xf32>" in got.text, got.text
+    got = optimize_and_compare(depthwise(k=2, s=3, oh=4, ow=2), options=cpu())
+    assert copied(got.messages) and "vector.shuffle" not in got.text, got.messages
 
 
 def test_the_columns_outside_the_channels_are_ordered_after_the_copy():
@@ -231,13 +241,60 @@ def test_a_pooling_window_no_wider_than_its_stride_is_left_to_llvm():
     assert copied(got.messages), got.messages
 
 
-def test_the_knob_turns_it_off_and_stride_2_is_left_to_the_shuffles():
+def test_the_knob_turns_it_off_and_at_3_leaves_stride_2_to_the_shuffles():
     got = optimize_and_compare(depthwise(), options=cpu(deinterleave_min_stride=0))
     assert not copied(got.messages)
     got = optimize_and_compare(depthwise(s=2, ow=20), options=cpu())
-    assert not copied(got.messages)
-    got = optimize_and_compare(depthwise(s=2, ow=20), options=cpu(deinterleave_min_stride=2))
+    assert copied(got.messages) and "by residue mod 2" in copied(got.messages)[0], got.messages
+    assert tiled_in_vectors(got.messages), got.messages
+    got = optimize_and_compare(depthwise(s=2, ow=20), options=cpu(deinterleave_min_stride=3))
+    assert not copied(got.messages) and tiled_in_vectors(got.messages), got.messages
+
+
+STRIDE_2_PASSES = ["deinterleave-strided", "loop-order", "register-tile"]  # named: every refusal is reported
+
+
+def test_stride_2_a_window_that_fits_its_stride_is_left_to_the_tiles_shuffles():
+    """A 2 x 2 window of stride 2 reads each element once (READ_ONCE): the tile's two loads and a
+    shuffle per W lanes are the copy's own, which would add a store per element. In the pooling's
+    order the tile's lanes loop is P itself; in torch's depthwise order (y, x, c) it is the columns
+    loop-order moves around the sum; in (c, y, x) the kernel's weights too. A 3 x 3 window of
+    stride 2 reads most columns twice and is copied."""
+    got = optimize_and_compare(pooling(2, 2), options=cpu(reassociate=True), passes=STRIDE_2_PASSES)
+    assert not copied(got.messages) and tiled_in_vectors(got.messages), got.messages
+    assert any("reads each element once and the register tile" in m for m in stopped(got.messages)), got.messages
+    for order, kw in (("y,x,c", {"reassociate": True}), ("c,y,x", {})):
+        got = optimize_and_compare(depthwise(k=2, s=2, ow=24, order=order), options=cpu(**kw),
+                                   passes=STRIDE_2_PASSES)
+        assert not copied(got.messages), got.messages
+        assert any("reads each element once and the register tile" in m for m in stopped(got.messages)), \
+            got.messages
+    got = optimize_and_compare(pooling(3, 2), options=cpu(reassociate=True))
+    assert copied(got.messages) and "by residue mod 2" in copied(got.messages)[0], got.messages
+    assert tiled_in_vectors(got.messages), got.messages
+
+
+def test_stride_2_the_front_ends_depthwise_convolution_of_14_columns():
+    """MobileNet's stride-2 depthwise 3 x 3 (torch's order, 14 output columns): the band is
+    reordered, each channel copied in vectors of 8 (14 groups of 2 per row, `copy_width`)."""
+    program = """
+module {
+  func.func @k(%x: tensor<1x8x29x29xf32>, %w: tensor<8x3x3xf32>) -> tensor<1x8x14x14xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<1x8x14x14xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32>
+    %2 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x8x29x29xf32>, tensor<8x3x3xf32>) outs(%1 : tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32>
+    return %2 : tensor<1x8x14x14xf32>
+  }
+}
+"""
+    import loopopt
+
+    lowered = loopopt.optimize(program, "cpu", passes="none").text
+    got = optimize_and_compare(lowered, options=cpu(reassociate=True, contract=True), rtol=1e-3, normwise=True)
     assert copied(got.messages) and tiled_in_vectors(got.messages), got.messages
+    assert "by residue mod 2" in copied(got.messages)[0] and "the band reordered" in copied(got.messages)[0]
+    assert "vector<8xf32>, vector<8xf32>" in got.text
 
 
 def test_a_convolution_with_output_channels_is_left_to_pack_strided():

@@ -18,9 +18,10 @@ channels; one slice per iteration), the copy
         the same group once at column F - W when F (whole groups of s) is no multiple of W
         affine.for %t = 0 to T { X[.., e0 + s * F + %t] stored at %d[.., %t, F] } } }   (T < s)
 
-(fewer than W whole groups: a scalar loop over (%j, %r) instead), replaces the load by one of the
-buffer at (index - low) per leading dimension, (e - e0) mod s and (e - e0) floordiv s for the
-last, and frees the buffer after the function-level op.
+(W: `Deinterleave.width`, plan.copy_width; fewer than two whole groups: a scalar loop over
+(%j, %r) instead), replaces the load by one of the buffer at (index - low) per leading dimension,
+(e - e0) mod s and (e - e0) floordiv s for the last, and frees the buffer after the function-level
+op.
 
 A plan whose band is to be reordered first (`Deinterleave.reorder`) has its band interchanged
 (`transforms.interchange.loop_interchange`, once per band) and its load planned again on the new

@@ -1,9 +1,9 @@
 """De-interleaved copies (cpu; docs/cpu_codegen.md section 35): the operand of a reduction nest
-that moves by a stride s > LANE_STRIDE along the loop that would give the register tile's lanes,
-and that every loop around the nest moves (a depthwise convolution or a pooling window of stride
-3: each input window is read for one output channel only, so section 31's im2col copy has no
-loop to reuse it over), is copied once into a buffer whose last two dimensions split the strided
-one by its residue mod s:
+that moves by a stride s >= options.deinterleave_min_stride (2) along the loop that would give the
+register tile's lanes, and that every loop around the nest moves (a depthwise convolution or a
+pooling window: each input window is read for one output channel only, so section 31's im2col
+copy has no loop to reuse it over), is copied once into a buffer whose last two dimensions split
+the strided one by its residue mod s:
 
     Xs[.., r, j] = X[.., e0 + s * j + r]    (r < s; e0 the least element the nest reads)
 
@@ -32,6 +32,12 @@ lanes order would move around the reduction once those loads count as contiguous
 - not when Q is P, the register tile leaves the nest to LLVM (sums that may be reassociated) and
   the load reads each element once (a pooling window no wider than its stride): LLVM's loop
   vectorizer reads such loads as interleaved groups (INTERLEAVED).
+- not at stride LANE_STRIDE (2) when every load reads each element once (a 2 x 2 window of
+  stride 2; `read_once_refusal`): the register tile reads such a load as two vectors and a
+  shuffle per W lanes, the loads and shuffles the copy would make, and the copy adds a store per
+  element (READ_ONCE).
+The copy runs in vectors of the largest power of two at most the target's lanes and the groups of
+s elements per row (`copy_width`: 14 groups copy in vectors of 8), scalar below two groups.
 Where: the outer loops of the band whose IVs alone index a leading dimension of the input (a
 batch, the channels: `slice_loops`) slice the copy: it goes at the start of the innermost one's
 body, one slice per iteration, into a buffer without those dimensions (it stays in cache for the
@@ -55,7 +61,7 @@ from ....analysis.loops import ancestors, constant_trip_count, loop_dims, nested
 from ....analysis.memory import UNTRACED, alias_root, buffer_key, value_name
 from ....analysis.refusal import Refusal
 from ....mlir import ir
-from .cpu_plan import TileCode, lane_stride, plan_register_tile, reduction_band_of
+from .cpu_plan import LANE_STRIDE, TileCode, lane_stride, plan_register_tile, reduction_band_of
 
 
 class DeinterleaveCode(enum.Enum):
@@ -69,6 +75,8 @@ class DeinterleaveCode(enum.Enum):
     TOO_LARGE = "[STOP DEINTERLEAVE] the copy would hold more than strided_pack_growth times the elements it reads"
     INTERLEAVED = ("[STOP DEINTERLEAVE] the nest is left to LLVM and reads each element once: its loop vectorizer reads "
                    "the strided loads as interleaved groups")
+    READ_ONCE = ("[STOP DEINTERLEAVE] the nest reads each element once and the register tile de-interleaves stride 2 "
+                 "itself: the copy would make the same loads and shuffles and store every element once more")
 
     @property
     def message(self) -> str:
@@ -237,9 +245,9 @@ def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, fact
     t = load.results[0].type
     bits = ir.FloatType(t).width if isinstance(t, ir.FloatType) else \
         ir.IntegerType(t).width if isinstance(t, ir.IntegerType) else 0
-    width = options.plan_vector_bits // bits if bits >= 8 else 1  # i1 and index: the copy stays scalar
-    plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads, max(1, width),
-                        slices)
+    lanes = options.plan_vector_bits // bits if bits >= 8 else 1  # i1 and index: the copy stays scalar
+    plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads,
+                        copy_width(lanes, last // stride), slices)
     growth = options.strided_pack_growth
     copied = plan.elements
     for _, lp in slices:
@@ -248,6 +256,33 @@ def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, fact
         return _refuse(load, q, DeinterleaveCode.TOO_LARGE, f"{copied} elements for {reads} read, at most "
                        f"{growth} times", stride)
     return plan
+
+
+def copy_width(lanes: int, groups: int) -> int:
+    """The lanes of the copy's vectors: the largest power of two at most the target's `lanes` and
+    the `groups` of `stride` elements the copy takes per row (a row of 14 groups copies in vectors
+    of 8, the last one overlapping, where 16 would leave it to scalars); 1: scalar."""
+    width = 1
+    while width * 2 <= min(lanes, groups):
+        width *= 2
+    return width
+
+
+def read_once_refusal(loads: list, q: ir.Operation, band: list, facts) -> Deinterleave | None:
+    """READ_ONCE: every load moves by LANE_STRIDE along `q` and reads each element once in the nest
+    (`reads_each_once`: a pooling window or depthwise kernel no wider than its stride). Without the
+    copy the register tile reads the W lanes of each use as two vectors and one shuffle
+    (`cpu_plan.strided_lane_load`); an element read by t uses then costs 2t loaded lanes and t/W
+    shuffles, and with the copy 1 + t loaded lanes, 1/W shuffles and 1 stored lane. At t = 1 the
+    loads and shuffles are the same and the copy only adds the store and the second pass: the copy
+    gains only where windows overlap (t >= 2: 3x3 of stride 2 has t = 9/4). None: not refused."""
+    (axis,) = loop_dims(q, facts.scope)
+    if not loads or any(lane_stride(a, axis.name) != LANE_STRIDE for a in loads):
+        return None
+    if not all(reads_each_once(a, band[0]) for a in loads):
+        return None
+    return _refuse(loads[0].op, q, DeinterleaveCode.READ_ONCE, f"{len(loads)} load(s) of stride {LANE_STRIDE} along "
+                   f"the loop at {mlir.location_of(q)}", LANE_STRIDE)
 
 
 def _alone_in_leading(index, name: str) -> bool:
@@ -336,6 +371,9 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
             break
     if q is None:
         return []
+    once = read_once_refusal(loads, q, band, facts)
+    if once is not None:
+        return [once]
     (axis,) = loop_dims(q, facts.scope)
     plans = [plan_load(a.op, q, band, lane_stride(a, axis.name), facts, options) for a in loads]
     refused = [pl for pl in plans if pl.refusal is not None]
