@@ -5,7 +5,7 @@
 // tests/test_unit_dims.py runs it natively against the step-less lowering, bit for bit.
 // RUN: loopopt %s --target cpu --vector-bits 256 --remarks -o %t.mlir 2> %t.remarks && %cat %t.remarks %t.mlir | filecheck %s
 // RUN: mlir-opt %t.mlir > /dev/null
-// RUN: loopopt %s --target cpu --vector-bits 256 --remarks --lowering "$(loopopt --print-lowering | grep -v drop-trailing)" -o /dev/null 2>&1 | filecheck %s --check-prefix=BEFORE
+// RUN: loopopt %s --target cpu --vector-bits 256 --remarks --lowering 'builtin.module(loopopt-check-input,func.func(linalg-fold-unit-extent-dims,canonicalize,cse),loopopt-recompute-gathered-elements,loopopt-skip-inserted-zeros,loopopt-duplicate-shared-fills,eliminate-empty-tensors,empty-tensor-to-alloc-tensor,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions=true},loopopt-results-into-out-params,ownership-based-buffer-deallocation,buffer-deallocation-simplification,bufferization-lower-deallocations,canonicalize,func.func(convert-linalg-to-affine-loops),fold-memref-alias-ops,loopopt-copies-to-loops,loopopt-fold-reshape-views,loopopt-unify-dynamic-sizes,canonicalize,cse,loopopt-check-lowered)' -o /dev/null 2>&1 | filecheck %s --check-prefix=BEFORE
 // REQUIRES: mlir-opt
 
 func.func @gram(%x: tensor<2x64x8x8xf32>) -> tensor<2x64x64xf32> {
