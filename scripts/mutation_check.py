@@ -61,6 +61,7 @@ FOCUS = {
     "powers": ["tests/test_cpu_powers.py"],
     "inserted zeros": ["tests/test_zero_phases.py"],
     "read-only inputs": ["tests/test_runtime.py::test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone"],
+    "unit dims": ["tests/test_unit_dims.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
@@ -604,6 +605,14 @@ MUTATIONS = [
      [("        if k is None or groups[k] != [i]:", "        if k is None:")]),
     ("inserted zeros: a convolution with a stride or a dilation is refused", "loopopt/frontend/zero_phases.py",
      [('    if not (_unit_attr(conv, "strides") and _unit_attr(conv, "dilations")):', "    if False:")]),
+    # frontend/unit_dims.py (docs/cpu_codegen.md section 37): a temporary loses a trailing
+    # dimension only where it has size 1 and every use is an affine access (or its dealloc)
+    ("unit dims: a use other than an affine access or a dealloc leaves the buffer", "loopopt/frontend/unit_dims.py",
+     [("        if _MEMREF_OPERAND.get(user.name) != u.operand_number:", "        if False:")]),
+    ("unit dims: a buffer of another layout is left alone", "loopopt/frontend/unit_dims.py",
+     [("    if t is None or not mlir.identity_layout(t):", "    if t is None:")]),
+    ("unit dims: only dimensions of static size 1 are dropped", "loopopt/frontend/unit_dims.py",
+     [("    while k < len(shape) - 1 and shape[len(shape) - 1 - k] == 1:", "    while k < len(shape) - 1:")]),
     # docs/cpu_codegen.md section 23: a parallel loop joins only a reduction that stays vector; a
     # gathered element is recomputed only from a producer whose body is its value at that point
     ("row streams: a reduction joined by a parallel loop stays vector (exact, or reassociated)",

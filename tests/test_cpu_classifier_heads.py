@@ -187,3 +187,29 @@ def test_global_average_pooling_natively():
     want = native.run_native(src, "pool", [None] * 2, reps=1).outputs
     got = native.run_native(res.text, "pool", [None] * 2, reps=1).outputs
     assert native.compare_outputs(want, got, rtol=1e-5) is None
+
+
+def test_a_pair_carrying_vectors_says_so():
+    """A pair whose loops carry vectors (the register tile's accumulators across a convolution's
+    taps: section 37's 1-D conv) is not split into lanes; the refusal names the carried type (it
+    read "5 columns are whole vectors of 0 lanes")."""
+    from loopopt.codegen.cpu.flat_reductions import plan_flat_reductions
+
+    m = mlir.parse_module("""
+func.func @f(%a: memref<4x5xf32>, %o: memref<16xf32>) {
+  %z = arith.constant dense<0.0> : vector<16xf32>
+  %r = affine.for %i = 0 to 4 iter_args(%x = %z) -> (vector<16xf32>) {
+    %s = affine.for %j = 0 to 5 iter_args(%y = %x) -> (vector<16xf32>) {
+      %e = affine.load %a[%i, %j] : memref<4x5xf32>
+      %v = vector.broadcast %e : f32 to vector<16xf32>
+      %t = arith.addf %y, %v : vector<16xf32>
+      affine.yield %t : vector<16xf32>
+    }
+    affine.yield %s : vector<16xf32>
+  }
+  affine.vector_store %r, %o[0] : memref<16xf32>, vector<16xf32>
+  return
+}""")
+    (fn,) = mlir.functions(m)
+    (plan, why), = plan_flat_reductions(fn, Options(target=TARGETS["cpu"], vector_bits=512))
+    assert why == "the loops carry vector<16xf32>, not a scalar a vector's lanes could split"

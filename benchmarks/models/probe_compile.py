@@ -4,15 +4,21 @@ of one, BERT self-attention, a MobileNet v1 downsampling pair, a channel softmax
 squeeze-excitation block, a 5x5 conv, an MLP at a batch of one, a 3-D video conv, nearest and
 bilinear 2x upsampling before a conv, GroupNorm + SiLU + 3x3 conv of a diffusion UNet, rotary
 embeddings before causal attention, 3x3 pooling of stride 3, a stride-3 5x5 depthwise conv, a ViT
-MLP with layer scale), their parameters as the backend receives them (constants of the graph).
+MLP with layer scale; InstanceNorm + ReLU + conv, MLP-Mixer token mixing, Swin window attention,
+Linear + Mish + LayerNorm, einsum bilinear pooling, an adaptive-pool classifier head, a 1-D conv
+and max pool, a ShuffleNet v2 unit with its channel shuffle), their parameters as the backend
+receives them (constants of the graph).
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
 their ratio. Needs torch and torch-mlir (the `torch` extra; /work/venv-torch here):
 
     PYTHONPATH=. /work/venv-torch/bin/python benchmarks/models/probe_compile.py [--only a,b] [--calls 20]
 
+`--dump DIR` writes each graph's linalg text (DIR/<model>-<k>.mlir) for `python3 -m loopopt FILE
+--target cpu --remarks`.
+
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c and 27 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c and 37 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
@@ -230,6 +236,119 @@ class LayerScaleMlp(nn.Module):
         return x + self.gamma * self.fc2(F.gelu(self.fc1(x), approximate="tanh"))
 
 
+class InstanceNormConv(nn.Module):
+    """Style-transfer step: InstanceNorm2d(64) (affine), ReLU, conv 64->64 k3 p1."""
+
+    def __init__(self, c=64):
+        super().__init__()
+        self.norm = nn.InstanceNorm2d(c, affine=True)
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(F.relu(self.norm(x)))
+
+
+class MixerTokens(nn.Module):
+    """MLP-Mixer token mixing: LayerNorm(512), transpose, Linear 196->256, GELU, Linear 256->196,
+    transpose back, residual."""
+
+    def __init__(self, tokens=196, d=512, hidden=256):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(tokens, hidden)
+        self.fc2 = nn.Linear(hidden, tokens)
+
+    def forward(self, x):
+        y = self.norm(x).transpose(1, 2)
+        return x + self.fc2(F.gelu(self.fc1(y))).transpose(1, 2)
+
+
+class WindowAttention(nn.Module):
+    """Swin window attention: 56x56x128 channels-last map partitioned into 7x7 windows by
+    view/permute, 4 heads, relative-position bias per head, softmax, projection, windows reversed."""
+
+    def __init__(self, d=128, heads=4, w=7):
+        super().__init__()
+        self.heads, self.w = heads, w
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.bias = nn.Parameter(torch.zeros(heads, w * w, w * w))
+
+    def forward(self, x):
+        b, hh, ww, c = x.shape
+        w, nh = self.w, self.heads
+        t = x.view(b, hh // w, w, ww // w, w, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, c)
+        q, k, v = self.qkv(t).reshape(-1, w * w, 3, nh, c // nh).permute(2, 0, 3, 1, 4)
+        a = torch.softmax(q @ k.transpose(-1, -2) * (c // nh) ** -0.5 + self.bias, -1)
+        o = self.proj((a @ v).transpose(1, 2).reshape(-1, w * w, c))
+        return o.view(b, hh // w, ww // w, w, w, c).permute(0, 1, 3, 2, 4, 5).reshape(b, hh, ww, c)
+
+
+class MishNorm(nn.Module):
+    """Linear 768->768, Mish (x * tanh(softplus(x))), LayerNorm(768)."""
+
+    def __init__(self, d=768):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+        self.norm = nn.LayerNorm(d)
+
+    def forward(self, x):
+        return self.norm(F.mish(self.fc(x)))
+
+
+class BilinearPool(nn.Module):
+    """Bilinear CNN pooling: einsum('bchw,bdhw->bcd') / hw, signed square root, L2 normalisation."""
+
+    def forward(self, x):
+        g = torch.einsum("bchw,bdhw->bcd", x, x) / (x.shape[2] * x.shape[3])
+        g = torch.sign(g) * torch.sqrt(g.abs() + 1e-10)
+        return F.normalize(g.flatten(1), dim=1)
+
+
+class AdaptiveHead(nn.Module):
+    """VGG-style head: adaptive average pool 14x14 -> 7x7, flatten, Linear 12544->128, ReLU,
+    Linear 128->10."""
+
+    def __init__(self, c=256):
+        super().__init__()
+        self.pool = nn.AdaptiveAvgPool2d(7)
+        self.fc1 = nn.Linear(c * 49, 128)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(self.pool(x).flatten(1))))
+
+
+class MaxPool1d(nn.Module):
+    """Audio front end: Conv1d 64->64 k5 p2, ReLU, MaxPool1d k3 stride 2 p1."""
+
+    def __init__(self, c=64):
+        super().__init__()
+        self.conv = nn.Conv1d(c, c, 5, padding=2)
+
+    def forward(self, x):
+        return F.max_pool1d(F.relu(self.conv(x)), 3, 2, 1)
+
+
+class ShuffleUnit(nn.Module):
+    """ShuffleNet v2 unit (stride 1, 116 channels): split, 1x1 conv + BN + ReLU, 3x3 depthwise +
+    BN, 1x1 conv + BN + ReLU, concatenation, channel shuffle of 2 groups (view/transpose)."""
+
+    def __init__(self, c=116):
+        super().__init__()
+        h = c // 2
+        self.pw1, self.bn1 = nn.Conv2d(h, h, 1, bias=False), nn.BatchNorm2d(h)
+        self.dw, self.bn2 = nn.Conv2d(h, h, 3, 1, 1, groups=h, bias=False), nn.BatchNorm2d(h)
+        self.pw2, self.bn3 = nn.Conv2d(h, h, 1, bias=False), nn.BatchNorm2d(h)
+
+    def forward(self, x):
+        a, b = x.chunk(2, 1)
+        b = F.relu(self.bn3(self.pw2(self.bn2(self.dw(F.relu(self.bn1(self.pw1(b))))))))
+        y = torch.cat((a, b), 1)
+        n, c, hh, ww = y.shape
+        return y.view(n, 2, c // 2, hh, ww).transpose(1, 2).reshape(n, c, hh, ww)
+
+
 MODELS = {  # name: (module factory, input shapes)
     "stem": (Stem, [(1, 3, 224, 224)]),
     "wavenet": (Wavenet, [(1, 64, 4096)]),
@@ -249,6 +368,14 @@ MODELS = {  # name: (module factory, input shapes)
     "pool3s": (Pool3s, [(8, 64, 96, 96)]),
     "dwstride3": (DwStride3, [(1, 96, 96, 96)]),
     "layerscale_mlp": (LayerScaleMlp, [(1, 197, 384)]),
+    "instnorm": (InstanceNormConv, [(1, 64, 64, 64)]),
+    "mixer": (MixerTokens, [(1, 196, 512)]),
+    "swin": (WindowAttention, [(1, 56, 56, 128)]),
+    "mishnorm": (MishNorm, [(1, 128, 768)]),
+    "bilinearpool": (BilinearPool, [(4, 256, 28, 28)]),
+    "adaptivehead": (AdaptiveHead, [(8, 256, 14, 14)]),
+    "maxpool1d": (MaxPool1d, [(4, 64, 4096)]),
+    "shuffle": (ShuffleUnit, [(1, 116, 28, 28)]),
 }
 
 
@@ -277,10 +404,29 @@ def first(x):
     return x[0] if isinstance(x, tuple) else x
 
 
+def dump_linalg(directory: str, current: list) -> None:
+    """Make the backend write every graph's linalg text it compiles to DIRECTORY/<model>-<k>.mlir."""
+    from loopopt.runtime import torch_backend as tb
+
+    os.makedirs(directory, exist_ok=True)
+    to_linalg, count = tb.to_linalg, {}
+
+    def writing(*a, **k):
+        text = to_linalg(*a, **k)
+        count[current[0]] = count.get(current[0], 0) + 1
+        with open(os.path.join(directory, f"{current[0]}-{count[current[0]]}.mlir"), "w") as f:
+            f.write(text)
+        return text
+
+    tb.to_linalg = writing
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated model names (default: all)")
     ap.add_argument("--calls", type=int, default=20, help="timed calls per model and column")
+    ap.add_argument("--dump", default="", help="directory to write each graph's linalg text to (NAME-K.mlir), "
+                    "for `python3 -m loopopt FILE --target cpu --remarks`")
     args = ap.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(MODELS)
     unknown = [n for n in names if n not in MODELS]
@@ -288,7 +434,11 @@ def main(argv=None) -> int:
         print(f"probe_compile: unknown model(s) {', '.join(unknown)} (known: {', '.join(MODELS)})", file=sys.stderr)
         return 2
     torch.set_num_threads(1)
+    current = [""]
+    if args.dump:
+        dump_linalg(args.dump, current)
     for name in names:
+        current[0] = name
         torch.manual_seed(0)
         build, shapes = MODELS[name]
         m = build().eval()

@@ -30,6 +30,8 @@ the `loopopt-*` ones (rewrites.py):
                                        loops; subviews folded into the accesses
   loopopt-copies-to-loops              any copy left becomes a loop nest
   loopopt-fold-reshape-views           accesses through reshape views re-indexed
+  loopopt-drop-trailing-unit-dims      a temporary's trailing dims of size 1 dropped (a named op's
+                                       unit dims, which the fold above leaves; unit_dims.py)
   loopopt-unify-dynamic-sizes          the dims the loop conversion took of out-parameters read
                                        the checked input sizes instead
   canonicalize, cse
@@ -67,6 +69,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "fold-memref-alias-ops",
         "loopopt-copies-to-loops",
         "loopopt-fold-reshape-views",
+        "loopopt-drop-trailing-unit-dims",
         "loopopt-unify-dynamic-sizes",
         "canonicalize",
         "cse",

@@ -74,6 +74,8 @@ def flat_reduction_refusal(h: ir.Operation, w: ir.Operation, options: Options) -
     rows, cols = constant_bounds(h)[1], constant_bounds(w)[1]
     bits = element_bits(w.results[0].type)
     lanes = options.plan_vector_bits // bits if bits else 0
+    if not bits:
+        return f"the loops carry {w.results[0].type}, not a scalar a vector's lanes could split"
     if lanes <= 1 or cols % lanes == 0:
         return f"{cols} columns are whole vectors of {lanes} lanes"
     h_iv, w_iv = body_block(h).arguments[0], body_block(w).arguments[0]

@@ -28,6 +28,7 @@
 // CHECK-NEXT:   fold-memref-alias-ops,
 // CHECK-NEXT:   loopopt-copies-to-loops,
 // CHECK-NEXT:   loopopt-fold-reshape-views,
+// CHECK-NEXT:   loopopt-drop-trailing-unit-dims,
 // CHECK-NEXT:   loopopt-unify-dynamic-sizes,
 // CHECK-NEXT:   canonicalize,
 // CHECK-NEXT:   cse,

@@ -790,8 +790,11 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts,
             why = access_refusal(p, [a], facts.scope)
             if why is not None:
                 return why[0]
-            if index_strides(a, axis.name) is None or stride_class(index_strides(a, axis.name)) != "contiguous":
-                return narrow or f"{op.name} at {mlir.location_of(op)} does not move with the loop"
+            strides = index_strides(a, axis.name)
+            if strides is None or stride_class(strides) != "contiguous":
+                shown = "?" if strides is None else ", ".join("?" if s is None else str(s) for s in strides)
+                return narrow or (f"{op.name} at {mlir.location_of(op)} moves by [{shown}] elements per iteration: "
+                                  "a lane load reads along the last dimension")
             if narrow is not None:
                 gathered.append(op)
             if op.name == "affine.store":  # the stored value: a vector of W lanes
