@@ -6,15 +6,17 @@ bilinear 2x upsampling before a conv, GroupNorm + SiLU + 3x3 conv of a diffusion
 embeddings before causal attention, 3x3 pooling of stride 3, a stride-3 5x5 depthwise conv, a ViT
 MLP with layer scale; InstanceNorm + ReLU + conv, MLP-Mixer token mixing, Swin window attention,
 Linear + Mish + LayerNorm, einsum bilinear pooling, an adaptive-pool classifier head, a 1-D conv
-and max pool, a ShuffleNet v2 unit with its channel shuffle), their parameters as the backend
-receives them (constants of the graph).
+and max pool, a ShuffleNet v2 unit with its channel shuffle; PyTorch's own TransformerEncoderLayer,
+whose inference fast path is one fused op), their parameters as the backend receives them
+(constants of the graph).
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
 their ratio. Needs torch and torch-mlir (the `torch` extra; /work/venv-torch here):
 
     PYTHONPATH=. /work/venv-torch/bin/python benchmarks/models/probe_compile.py [--only a,b] [--calls 20]
 
-`--dump DIR` writes each graph's linalg text (DIR/<model>-<k>.mlir) for `python3 -m loopopt FILE
+`--dynamic` compiles with `torch.compile(..., dynamic=True)` and also checks eager's results with
+every input's first dimension doubled (where the model takes that size). `--dump DIR` writes each graph's linalg text (DIR/<model>-<k>.mlir) for `python3 -m loopopt FILE
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
@@ -376,6 +378,7 @@ MODELS = {  # name: (module factory, input shapes)
     "adaptivehead": (AdaptiveHead, [(8, 256, 14, 14)]),
     "maxpool1d": (MaxPool1d, [(4, 64, 4096)]),
     "shuffle": (ShuffleUnit, [(1, 116, 28, 28)]),
+    "encoderlayer": (lambda: nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True), [(8, 128, 256)]),
 }
 
 
@@ -398,6 +401,10 @@ def timed_pair(eager, compiled, args, calls: int) -> tuple[float, float]:
         compiled(*args)
         tc.append(time.perf_counter() - t)
     return quartile(te), quartile(tc)
+
+
+def relative_error(got, want) -> float:
+    return (got - want).abs().max().item() / max(want.abs().max().item(), 1e-30)
 
 
 def first(x):
@@ -425,6 +432,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated model names (default: all)")
     ap.add_argument("--calls", type=int, default=20, help="timed calls per model and column")
+    ap.add_argument("--dynamic", action="store_true", help="torch.compile(..., dynamic=True); results also "
+                    "checked with every input's first dimension doubled")
     ap.add_argument("--dump", default="", help="directory to write each graph's linalg text to (NAME-K.mlir), "
                     "for `python3 -m loopopt FILE --target cpu --remarks`")
     args = ap.parse_args(argv)
@@ -454,10 +463,18 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                cm = torch.compile(m, backend=loopopt.torch_backend)
+                cm = torch.compile(m, backend=loopopt.torch_backend, dynamic=args.dynamic or None)
                 got = first(cm(*xs))
-            compile_s = time.perf_counter() - t0
-            err = (got - want).abs().max().item() / max(want.abs().max().item(), 1e-30)
+                compile_s = time.perf_counter() - t0
+                err = relative_error(got, want)
+                if args.dynamic:  # every input's first dimension doubled, through the same compiled module
+                    other = [torch.rand(2 * x.shape[0], *x.shape[1:]) * 2 - 1 for x in xs]
+                    try:
+                        want2 = first(m(*other))
+                    except RuntimeError:  # the model fixes its batch (a reshape to a constant)
+                        want2 = None
+                    if want2 is not None:
+                        err = max(err, relative_error(first(cm(*other)), want2))
             te, tc = timed_pair(m, cm, xs, args.calls)
         fell = [str(w.message).splitlines()[0][:100] for w in caught if "Fallback" in type(w.message).__name__]
         print(f"{name:14s} compile {compile_s:6.1f} s  error {err:.1e}  eager {te * 1e3:8.3f} ms  "
