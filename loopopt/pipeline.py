@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, deinterleave_strided, flat_loops,
-                          flat_reductions,
+                          flat_reductions, linear_views,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
@@ -109,6 +109,10 @@ STEPS: tuple[Step, ...] = (
          "(the unused argmax of a row maximum) are dropped with the ops that compute them"),
     Step("checks-first", checks_first.run, CPU, "a loop's run-time checks (cf.assert) run first, in a loop of their "
          "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
+    Step("linear-views", linear_views.run, CPU, "an innermost loop's access whose index takes the loop's counter "
+         "apart by floordiv and mod (a reshaped tensor: GroupNorm's statistics), proven by isl to move by one element "
+         "in memory every iteration, reads through a view joining the dimensions it moves in, at base + i",
+         explained="one remark per delinearized access refused, with why"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
