@@ -109,10 +109,6 @@ STEPS: tuple[Step, ...] = (
          "(the unused argmax of a row maximum) are dropped with the ops that compute them"),
     Step("checks-first", checks_first.run, CPU, "a loop's run-time checks (cf.assert) run first, in a loop of their "
          "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
-    Step("linear-views", linear_views.run, CPU, "an innermost loop's access whose index takes the loop's counter "
-         "apart by floordiv and mod (a reshaped tensor: GroupNorm's statistics), proven by isl to move by one element "
-         "in memory every iteration, reads through a view joining the dimensions it moves in, at base + i",
-         explained="one remark per delinearized access refused, with why"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
@@ -153,6 +149,10 @@ STEPS: tuple[Step, ...] = (
          explained="one remark per candidate refused, with why"),
     Step("flat-reductions", flat_reductions.run, CPU, "a reduction over a buffer's last two dimensions (a global "
          "pooling window) runs as one loop over their elements, so that it vectorizes"),
+    Step("linear-views", linear_views.run, CPU, "an innermost loop's access whose index takes the loop's counter "
+         "apart by floordiv and mod (a reshaped tensor: GroupNorm's statistics), proven by isl to move by one element "
+         "in memory every iteration, reads through a view joining the dimensions it moves in, at base + i",
+         explained="one remark per delinearized access refused, with why"),
     Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "
          "exp, reductions reassociated", when=("approximate_math", "reassociate", "exact_math"),
          explained="a remark for every innermost loop, also those without a math function",
