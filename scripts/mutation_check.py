@@ -324,6 +324,9 @@ MUTATIONS = [
     ("linear views: an access is read at base + i only where isl proves its address one element further "
      "every iteration", "loopopt/codegen/cpu/plan/locality.py",
      [("        if not bad.is_empty():", "        if False:")]),
+    ("linear views: no index operand is computed inside the loop (the base folds the counter only)",
+     "loopopt/codegen/cpu/plan/linear_views.py",
+     [("    if any(v != iv and _computed_in(v, loop) for v in idx):", "    if False:")]),
     ("linear views: the dimensions an access moves in have static extents", "loopopt/codegen/cpu/plan/linear_views.py",
      [("    if any(mt.is_dynamic_dim(d) for d in dims):", "    if False:")]),
     # issue 35 (one planner for contractions)

@@ -130,6 +130,12 @@ LEFT = {
     # the column counter walks a column: x[e mod 8, e floordiv 8]
     "transposed": (STATS.replace("%e floordiv 8, %e mod 8]", "%e mod 8, %e floordiv 8]"),
                    "its address in memory moves by other than one element after iteration 0 of its loop"),
+    # the row comes through an affine.apply of the counter inside the loop: A(lb) cannot fold it
+    "index computed in the loop": (STATS.replace(
+        "          %v = affine.load %x[%n, %g * 4 + %c, %e floordiv 8, %e mod 8] : memref<2x16x8x8xf32>",
+        "          %h = affine.apply affine_map<(d0) -> (d0 floordiv 8)>(%e)\n"
+        "          %v = affine.load %x[%n, %g * 4 + %c, %h, %e mod 8] : memref<2x16x8x8xf32>"),
+        "an index operand is computed inside the loop"),
     # the loop starts at an outer counter
     "lower bound": (STATS.replace("affine.for %e = 0 to 64", "affine.for %e = affine_map<(d0) -> (d0)>(%c) to 64"),
                     "its loop does not step by 1 from a constant"),

@@ -10,8 +10,8 @@ floordiv W) + e mod W, is e plus a constant: one element further every iteration
 Rule (`plan_linear_view`), exact. An affine.load / affine.store directly in an innermost affine.for
 L whose index moves by an unknown step along L in some dimension (a floordiv or mod of L's counter)
 is rewritten when:
-- L steps by 1 from a constant lower bound lb, its counter a dim (not a symbol) of the access's map
-  (LOOP);
+- L steps by 1 from a constant lower bound lb, its counter a dim (not a symbol) of the access's map,
+  and no other index operand is computed inside L (an affine.apply of the counter) (LOOP);
 - the access reads its memref operand itself (no view), of the identity layout (row-major from its
   first element), defined before the nest (a function argument or an op before it) (BUFFER);
 - the dimensions from the first one whose index uses L's counter to the last have static sizes
@@ -80,6 +80,17 @@ def _refuse(op, loop, code: LinearCode, why: str) -> LinearView:
     return LinearView(op, loop, code=code, refusal=f"{op.name} at {mlir.location_of(op)}: {why}", reason=why)
 
 
+def _computed_in(v: ir.Value, loop: ir.Operation) -> bool:
+    """`v` is defined inside `loop` (an affine.apply of its counter, say): A(lb) would not fold it."""
+    owner, block = mlir.value_owner(v)
+    op = owner if owner is not None else mlir.operation(block.owner)
+    while op is not None and op.name != "func.func":
+        if op == loop:
+            return True
+        op = mlir.operation(op.parent)
+    return False
+
+
 def _defined_before(memref: ir.Value, top: ir.Operation) -> bool:
     owner, block = mlir.value_owner(memref)
     if owner is None:
@@ -99,8 +110,10 @@ def plan_linear_view(op: ir.Operation, loop: ir.Operation, top: ir.Operation, sc
     idx = list(op.operands)[first_operand:]
     iv = body_block(loop).arguments[0]
     at = {k for k, v in enumerate(idx) if v == iv}
-    if any(k >= amap.n_dims for k in at) or (op.name == "affine.store" and op.operands[0] == iv):
-        return _refuse(op, loop, LinearCode.LOOP, "the loop's counter is a symbol of its map or the stored value")
+    if not at or any(k >= amap.n_dims for k in at) or (op.name == "affine.store" and op.operands[0] == iv):
+        return _refuse(op, loop, LinearCode.LOOP, "the loop's counter is not a dim of its map")
+    if any(v != iv and _computed_in(v, loop) for v in idx):
+        return _refuse(op, loop, LinearCode.LOOP, "an index operand is computed inside the loop")
     memref = op.operands[first_operand - 1]
     mt = mlir.memref_type(memref)
     owner, _ = mlir.value_owner(memref)
