@@ -68,6 +68,9 @@ def delinearized(op: ir.Operation, loop: ir.Operation, scope: Scope) -> bool:
     dimension: a candidate."""
     if op.name not in ACCESSES:
         return False
+    text = str(mlir.affine_map_attr(op, "map"))
+    if "floordiv" not in text and " mod " not in text:
+        return False  # an affine map of the operands: a constant step per dimension
     a = access_pattern(op, scope)
     (axis,) = loop_dims(loop, scope)
     if a.index is None or not a.uses_iv(axis.name):
