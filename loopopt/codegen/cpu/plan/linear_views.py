@@ -113,7 +113,7 @@ def plan_linear_view(op: ir.Operation, loop: ir.Operation, top: ir.Operation, sc
     idx = list(op.operands)[first_operand:]
     iv = body_block(loop).arguments[0]
     at = {k for k, v in enumerate(idx) if v == iv}
-    if not at or any(k >= amap.n_dims for k in at) or (op.name == "affine.store" and op.operands[0] == iv):
+    if not at or any(k >= amap.n_dims for k in at):
         return _refuse(op, loop, LinearCode.LOOP, "the loop's counter is not a dim of its map")
     if any(v != iv and _computed_in(v, loop) for v in idx):
         return _refuse(op, loop, LinearCode.LOOP, "an index operand is computed inside the loop")

@@ -90,7 +90,7 @@ def linear_step_witness(a, axis, dims: tuple[int, ...], inner: tuple[int, ...]) 
     memory at the next iteration of the loop `axis` (an analysis.loops.Loop of step 1, a.loops'
     last), or None when it always is. Its address over the dimensions `dims` of a row-major
     buffer is sum(index[d] * inner[k]) (inner[k]: the product of the sizes after dims[k]); the
-    other dimensions must not move. isl decides exactly, over the iteration domain (every loop's
+    caller takes dims from the first dimension whose index uses the counter. isl decides exactly, over the iteration domain (every loop's
     bounds, the next iteration inside the loop's own bounds), whether the address of iteration
     i + 1 minus that of i can be other than 1: a delinearized index (x[.., e floordiv 32, e mod
     32] of an N x 32 buffer) moves by 1 everywhere; one by other extents (e mod 16 of 32
@@ -128,7 +128,7 @@ def _point(s, names: list[str]) -> str:
 
     try:
         v = s.lexmin().sample_point().get_coordinate_val(isl.dim_type.set, len(names) - 2).to_python()
-    except Exception:  # no point without the parameters' values: the set
+    except isl.Error:  # no point without the parameters' values: the set
         return f"where {s}"
     return f"after iteration {v} of its loop"
 
