@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, deinterleave_strided, flat_loops,
-                          flat_reductions,
+                          flat_reductions, linear_views,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
@@ -150,6 +150,10 @@ STEPS: tuple[Step, ...] = (
          explained="one remark per candidate refused, with why"),
     Step("flat-reductions", flat_reductions.run, CPU, "a reduction over a buffer's last two dimensions (a global "
          "pooling window) runs as one loop over their elements, so that it vectorizes"),
+    Step("linear-views", linear_views.run, CPU, "an innermost loop's access whose index takes the loop's counter "
+         "apart by floordiv and mod (a reshaped tensor: GroupNorm's statistics), proven by isl to move by one element "
+         "in memory every iteration, reads through a view joining the dimensions it moves in, at base + i",
+         explained="one remark per delinearized access refused, with why"),
     Step("vectorize", vectorize.run, CPU, "innermost loops planned for vectors: math as polynomials or libm's exact "
          "exp, reductions reassociated", when=("approximate_math", "reassociate", "exact_math"),
          explained="a remark for every innermost loop, also those without a math function",

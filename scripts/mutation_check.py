@@ -52,6 +52,7 @@ FOCUS = {
     "flat rows": ["tests/test_cpu_flat_rows.py"],
     "strided pack": ["tests/test_cpu_strided_pack.py"],
     "deinterleave": ["tests/test_cpu_deinterleave.py"],
+    "linear views": ["tests/test_cpu_linear_views.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
     "runtime": ["tests/test_runtime.py", "tests/test_runtime_checks.py"],
@@ -325,6 +326,14 @@ MUTATIONS = [
     ("deinterleave: a stride-2 nest reading each element once is left to the register tile's shuffles (READ_ONCE)",
      "loopopt/codegen/cpu/plan/deinterleave.py",
      [("    once = read_once_refusal(loads, q, band, facts)", "    once = None")]),
+    ("linear views: an access is read at base + i only where isl proves its address one element further "
+     "every iteration", "loopopt/codegen/cpu/plan/locality.py",
+     [("        if not bad.is_empty():", "        if False:")]),
+    ("linear views: no index operand is computed inside the loop (the base folds the counter only)",
+     "loopopt/codegen/cpu/plan/linear_views.py",
+     [("    if any(v != iv and _computed_in(v, loop) for v in idx):", "    if False:")]),
+    ("linear views: the dimensions an access moves in have static extents", "loopopt/codegen/cpu/plan/linear_views.py",
+     [("    if any(mt.is_dynamic_dim(d) for d in dims):", "    if False:")]),
     # issue 35 (one planner for contractions)
     ("contraction planner: no loop of the reduction band has bounds moving with the lanes",
      "loopopt/codegen/cpu/plan/cpu_plan.py",

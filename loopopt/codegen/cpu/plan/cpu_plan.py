@@ -185,7 +185,7 @@ def access_refusal(loop: ir.Operation, accesses: list[AccessPattern], scope: Sco
             continue
         if cls == "strided":
             shown = ", ".join("?" if s is None else str(s) for s in strides)
-            return f"{a.op.name} at {where} moves by [{shown}] elements per iteration", a.op
+            return f"{a.op.name} at {where} moves by [{shown}] elements per iteration{_unlinear(a, loop, scope)}", a.op
         if mt is None:
             return f"{a.op.name} at {where}: the buffer's layout is unknown", a.op
         layout, _ = mt.get_strides_and_offset()
@@ -193,6 +193,18 @@ def access_refusal(loop: ir.Operation, accesses: list[AccessPattern], scope: Sco
         if layout and layout[last] != 1:
             return f"{a.op.name} at {where}: the buffer's last dimension is not contiguous in memory", a.op
     return None
+
+
+def _unlinear(a: AccessPattern, loop: ir.Operation, scope: Scope) -> str:
+    """For an access that moves by an unknown step in some dimension (a floordiv or mod of the
+    loop's counter), why its address is not read at base + i (step linear-views' rule,
+    plan/linear_views.py); empty otherwise."""
+    from .linear_views import delinearized, plan_linear_view, top_loop
+
+    if not delinearized(a.op, loop, scope):
+        return ""
+    lv = plan_linear_view(a.op, loop, top_loop(loop), scope)
+    return f" ({lv.reason})" if lv.reason else " (step linear-views reads it at base + i)"
 
 
 def unit_dims(mt, strides) -> frozenset[int]:

@@ -85,6 +85,54 @@ def _constant(pw) -> int | None:
     return int(vals[0]) if len(set(vals)) == 1 and vals and float(vals[0]).is_integer() else None
 
 
+def linear_step_witness(a, axis, dims: tuple[int, ...], inner: tuple[int, ...]) -> str | None:
+    """Where the access `a` (analysis.accesses.AccessPattern) is not one element further in
+    memory at the next iteration of the loop `axis` (an analysis.loops.Loop of step 1, a.loops'
+    last), or None when it always is. Its address over the dimensions `dims` of a row-major
+    buffer is sum(index[d] * inner[k]) (inner[k]: the product of the sizes after dims[k]); the
+    caller takes dims from the first dimension whose index uses the counter. isl decides exactly, over the iteration domain (every loop's
+    bounds, the next iteration inside the loop's own bounds), whether the address of iteration
+    i + 1 minus that of i can be other than 1: a delinearized index (x[.., e floordiv 32, e mod
+    32] of an N x 32 buffer) moves by 1 everywhere; one by other extents (e mod 16 of 32
+    columns) jumps at a boundary, and the text names the first such point."""
+    import islpy as isl
+
+    if a.index is None or not a.loops or a.loops[-1].name != axis.name:
+        return "the access touches unknown elements"
+    iv = axis.name
+    nxt = f"{iv}_next"
+    lin = " + ".join(f"{c} * ({a.index[d]})" for d, c in zip(dims, inner))
+    moved = re.sub(rf"\b{re.escape(iv)}\b", f"({iv} + 1)", lin)
+    cons = [c for lp in a.loops for c in lp.constraints()] + axis.constraints({iv: nxt}) + [f"{nxt} = {iv} + 1"]
+    names = [lp.name for lp in a.loops] + [nxt]
+    texts = [lin, *(t for lp in a.loops for t in (*lp.lower, *lp.upper))]
+    params = sorted({n for t in texts for n in re.findall(r"\b[A-Za-z_]\w*\b", t)} - _ISL_WORDS - set(names))
+    head = f"[{', '.join(params)}] -> " if params else ""
+    body = " and ".join(cons)
+    try:
+        back, ahead = (isl.Set(f"{head}{{ [{', '.join(names)}] : {body} and {jump} }}")
+                       for jump in (f"({moved}) - ({lin}) <= 0", f"({moved}) - ({lin}) >= 2"))
+        bad = back.union(ahead)
+        if not bad.is_empty():
+            return f"its address in memory moves by other than one element {_point(bad, names)}"
+    except isl.Error:
+        return "isl cannot read its address"
+    return None
+
+
+def _point(s, names: list[str]) -> str:
+    """Where in the isl set `s` over `names` (the loops', the last two the counter and its next
+    value) the first jump is (lexicographically least: the outer loops' first iterations), as
+    after which iteration of the loop, when isl gives a point."""
+    import islpy as isl
+
+    try:
+        v = s.lexmin().sample_point().get_coordinate_val(isl.dim_type.set, len(names) - 2).to_python()
+    except isl.Error:  # no point without the parameters' values: the set
+        return f"where {s}"
+    return f"after iteration {v} of its loop"
+
+
 def stride_class(strides: tuple[int | None, ...] | None) -> str:
     """"invariant" (the same element every iteration), "contiguous" (the next element of the last
     dimension: a row-major vector), or "strided" (anything else, unknown included)."""
