@@ -741,7 +741,7 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             args["cover"] = cols
         if plan.tail:
             left = (constant_trip_count(plan.loop) or 0) % plan.width
-            how = "masked past them" if plan.tail > left else ("the rest one at a time" if not plan.masked_tail else "")
+            how = "masked past them" if plan.tail > left else ("the rest one at a time" if plan.tail < left else "")
             text += (f"; the {left} columns left over in one vector<{plan.tail}x{_lane_type(plan)}>"
                      + (f" ({how})" if how else "") + f", not one of {plan.width} lanes")
             args["tail"] = plan.tail
