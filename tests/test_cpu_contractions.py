@@ -907,3 +907,17 @@ def test_a_loop_carrying_values_runs_its_unmasked_tail_narrower():
     (plan,) = plans(rowmax_tail())
     assert plan.carried and plan.tail == 4
     assert "vector<4xf32>" in optimize_and_compare(rowmax_tail(), "k", cpu()).text
+
+
+@pytest.mark.parametrize("cols,tail", [(24, 8), (21, 8), (20, 4)])
+def test_a_narrower_tail_between_symbolic_bounds_is_masked_from_its_first_column(cols, tail):
+    """`cols` columns from 13 t to 13 t + cols (a constant count between bounds that are not
+    constants) at 16 lanes: one whole vector, then the columns left over in one vector of `tail`
+    lanes whose mask counts from its own first column (the interpreter checks no lane past the
+    row's end is read or written); bit for bit natively."""
+    src = (SLIDING_COLUMNS.replace("d0 * 13 + 14", f"d0 * 13 + {cols}").replace("5x40xf32", "5x64xf32")
+           .replace("3x6x40xf32", "3x6x64xf32"))
+    c = optimize_and_compare(src, "k", cpu(512))
+    (tiled,) = tiles(c.messages)
+    assert f"columns left over in one vector<{tail}xf32>" in tiled, tiled
+    assert f"vector<{tail}xi1>" in c.text
