@@ -199,7 +199,9 @@ def test_conv3x3_rows_of_output_channels_and_the_whole_reduction_band_in_registe
     # accumulators, its 3 x 3 kernel positions unrolled in it (9 vectors of the input per step)
     body = out[out.index("iter_args"):]
     body = body[:body.index("affine.yield")]
-    assert body.count("affine.vector_load %arg0") == 9 and "vector.broadcast" in body
+    # (at 512 bits the 11 columns are one vector of 16 masked past them: section 38)
+    assert body.count("affine.vector_load %arg0") + body.count("vector.maskedload %arg0") == 9
+    assert "vector.broadcast" in body
 
 
 def test_conv3x3_plan_rows_over_the_output_channel_across_the_output_rows():
@@ -801,15 +803,17 @@ def test_depthwise_with_a_masked_tail_keeps_its_accumulators_and_weights_in_regi
     """A 3x3 depthwise convolution whose output rows are one vector and a masked tail: at 512 bits
     the 9 weights (loaded once, used by every row) and 2 vectors per row fit 32 registers with 10
     rows (16 rows spilled: mobilenet_block); at 256 bits 9 weights are more than a third of 16
-    registers, so none are counted as held and 6 rows of 2 vectors fit. Bit for bit natively and
-    in the interpreter (every lane a masked vector reads in bounds)."""
+    registers, so none are counted as held and 6 rows of 2 vectors fit (the second now a vector
+    of 4, section 38). Bit for bit natively and in the interpreter (every lane a masked vector
+    reads in bounds)."""
     c = optimize_and_compare(conv2d(depthwise=True, f=3, oh=rows + 3, ow=ow), "k", cpu(bits))
     out, messages = c.text, c.messages
     (tiled,) = tiles(messages)
     assert tiled.startswith(f"[REGISTER TILING] {rows} x ")
     assert f"{2 * rows} accumulators live at once" in tiled
     assert ("9 registers hold values loaded once for all rows" in tiled) == (held == 9)
-    assert "vector.maskedload" in out
+    # 28 = 16 + 12 masked; 12 = 8 + 4, the 4 in an unmasked vector of 4 (section 38)
+    assert ("vector.maskedload" in out) == (ow == 28) and ("vector<4xf32>" in out) == (ow == 12)
 
 
 def test_a_product_whose_rows_are_two_vectors_or_more_keeps_its_tile():
@@ -819,3 +823,101 @@ def test_a_product_whose_rows_are_two_vectors_or_more_keeps_its_tile():
     messages = optimize_and_compare(bmm(b=1, m=7, n=40, k=9), "k", cpu(256)).messages
     (tiled,) = tiles(messages)
     assert "accumulators live at once" not in tiled and "registers hold" not in tiled
+
+
+# ----------------------------------------------------------------------------- the columns left over
+# (docs/cpu_codegen.md section 38)
+
+def test_the_tail_runs_in_the_narrowest_vector_that_holds_it():
+    """The L = cols mod width columns after the whole vectors: with a mask, the smallest power of
+    two >= L (at least 4 lanes), masked past L; without one, the largest power of two <= L,
+    unmasked, the rest one at a time; none where it would be the whole width, where nothing is
+    left over, or where the count is unknown."""
+    assert cpu_plan.tail_width(56, 16, True) == 8  # 3 x 16 + 8: the 3x3 conv after the upsample
+    assert cpu_plan.tail_width(100, 16, True) == 4  # a 1-D conv of length 100: 6 x 16 + 4
+    assert cpu_plan.tail_width(21, 16, True) == 8  # 5 left: 8 lanes, 3 masked
+    assert cpu_plan.tail_width(50, 16, True) == 4  # 2 left: the narrowest vector, 4 lanes
+    assert cpu_plan.tail_width(21, 16, False) == 4  # 5 left, no mask: 4 lanes and one column alone
+    assert cpu_plan.tail_width(50, 16, False) == 0  # 2 left, no mask: one at a time
+    assert cpu_plan.tail_width(60, 16, True) == 0  # 12 left: a whole vector (masked) anyway
+    assert cpu_plan.tail_width(48, 16, True) == 0 and cpu_plan.tail_width(None, 16, True) == 0
+    assert cpu_plan.tail_width(13, 4, True) == 0  # already the narrowest vector
+
+
+def test_a_row_shorter_than_the_width_is_one_vector_of_the_fewest_lanes():
+    """With a mask: 7 columns in one vector of 8 lanes (not 4 and a masked 4), 14 in one of 16;
+    without one, the largest power of two that fits, as before."""
+    assert cpu_plan.narrower_width(7, 16, True) == 8 and cpu_plan.narrower_width(14, 16, True) == 16
+    assert cpu_plan.narrower_width(8, 16, True) == 8 and cpu_plan.narrower_width(4, 16, True) == 4
+    assert cpu_plan.narrower_width(7, 16) == 4 and cpu_plan.narrower_width(14, 16) == 8
+
+
+def test_a_covering_tile_only_where_the_tail_needs_the_whole_width():
+    """A tile covering P's columns with its last vector masked only where more than half of that
+    vector's lanes are columns: 28 at 16 (12 left) yes; 24 at 16 (8 left: one vector of 8) no."""
+    assert cpu_plan.cover_pays(28, 16) and cpu_plan.cover_pays(14, 8) and cpu_plan.cover_pays(7, 8)
+    assert not cpu_plan.cover_pays(24, 16) and not cpu_plan.cover_pays(19, 8)
+    assert not cpu_plan.cover_pays(32, 16) and not cpu_plan.cover_pays(None, 16)
+
+
+@pytest.mark.parametrize("bits,ow,tail,masked", [(512, 24, 8, False), (512, 21, 8, True), (512, 20, 4, False),
+                                                 (256, 12, 4, False), (256, 14, 0, True)])
+def test_conv_columns_left_over_in_a_narrower_vector(bits, ow, tail, masked):
+    """A 3x3 convolution whose output rows leave columns over after the whole vectors: they run
+    in one vector of `tail` lanes (masked past the row's end or not), after the whole vectors in
+    each row tile. Bit for bit natively and in the interpreter (which checks every lane a vector
+    access reads or writes is in bounds). 14 at 8 lanes leaves 6: a covering tile as before."""
+    c = optimize_and_compare(conv2d(c=3, f=10, oh=2, ow=ow), "k", cpu(bits))
+    (tiled,) = tiles(c.messages)
+    if tail:
+        assert f"columns left over in one vector<{tail}xf32>" in tiled, tiled
+        assert f"vector<{tail}xf32>" in c.text
+        assert ("vector.maskedload" in c.text) == masked
+    else:
+        assert "cover all 14 columns" in tiled and "left over" not in tiled
+
+
+@pytest.mark.parametrize("bits,ow,width", [(512, 7, 8), (512, 14, 16), (256, 7, 8), (256, 5, 8)])
+def test_conv_short_rows_in_one_vector_masked_past_them(bits, ow, width):
+    """ResNet's late stages: rows of 7 and 14 output columns, one vector of 8 (16) lanes masked
+    past the row's end. Bit for bit natively and in the interpreter."""
+    c = optimize_and_compare(conv2d(c=3, f=10, oh=2, ow=ow), "k", cpu(bits))
+    (tiled,) = tiles(c.messages)
+    assert f"(vector<{width}xf32>)" in tiled and f"its one vector covers all {ow} columns" in tiled, tiled
+
+
+@has_runner
+def test_a_strided_conv_runs_its_unmasked_tail_narrower():
+    """Stride 2 refuses masks (the second vector of a shuffled load would read past the last
+    lane's element): 13 columns at 8 lanes run as a vector of 8, a vector of 4 (two loads and a
+    shuffle of 4 lanes each) and one column alone."""
+    src = conv2d(stride=2, ow=13, oh=2, c=3, f=6)
+    text, _ = run(conv2d(stride=2, ow=13, oh=2, c=3, f=6, init="none"), cpu(), passes=["scalar-replacement"])
+    (plan,) = [p for p in plans(text) if p.refusal is None]
+    assert plan.strided and not plan.masked_tail and plan.tail == 4
+    c = optimize_and_compare(src, "k", cpu())
+    (tiled,) = tiles(c.messages)
+    assert "the 5 columns left over in one vector<4xf32> (the rest one at a time)" in tiled, tiled
+    assert "vector.maskedload" not in c.text and "vector<4xf32>" in c.text
+
+
+def test_a_loop_carrying_values_runs_its_unmasked_tail_narrower():
+    """The row maximum's 13 columns at 8 lanes: 8, then 4 unmasked (their partials combined
+    across 4 lanes), then one alone."""
+    (plan,) = plans(rowmax_tail())
+    assert plan.carried and plan.tail == 4
+    assert "vector<4xf32>" in optimize_and_compare(rowmax_tail(), "k", cpu()).text
+
+
+@pytest.mark.parametrize("cols,tail", [(24, 8), (21, 8), (20, 4)])
+def test_a_narrower_tail_between_symbolic_bounds_is_masked_from_its_first_column(cols, tail):
+    """`cols` columns from 13 t to 13 t + cols (a constant count between bounds that are not
+    constants) at 16 lanes: one whole vector, then the columns left over in one vector of `tail`
+    lanes whose mask counts from its own first column (the interpreter checks no lane past the
+    row's end is read or written); bit for bit natively."""
+    src = (SLIDING_COLUMNS.replace("d0 * 13 + 14", f"d0 * 13 + {cols}").replace("5x40xf32", "5x64xf32")
+           .replace("3x6x40xf32", "3x6x64xf32"))
+    c = optimize_and_compare(src, "k", cpu(512))
+    (tiled,) = tiles(c.messages)
+    assert f"columns left over in one vector<{tail}xf32>" in tiled, tiled
+    assert f"vector<{tail}xi1>" in c.text

@@ -396,9 +396,13 @@ def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
     out = [(nv * w, nv, w)]
     if w > 1 and nv > 1:
         out.append((w, 1, w))
+    tw = plan.tail or w
     if w > 1 and plan.masked_tail:
-        out.append((MASKED, 1, w))
-    elif nv * w > 1:
+        out.append((MASKED, 1, tw))
+        return out
+    if tw < w:  # a narrower vector without a mask, then one at a time
+        out.append((tw, 1, tw))
+    if nv * w > 1:
         out.append((1, 1, 1))
     return out
 
@@ -732,8 +736,15 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             text += f"; columns in blocks of {plan.col_block} (B's panel exceeds half of L2: each micro-panel serves every row tile)"
         if plan.cover:
             cols = constant_trip_count(plan.loop)
-            text += f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"
+            text += (f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"
+                     if plan.vectors > 1 else f"; its one vector covers all {cols} columns, masked past them")
             args["cover"] = cols
+        if plan.tail:
+            left = (constant_trip_count(plan.loop) or 0) % plan.width
+            how = "masked past them" if plan.tail > left else ("the rest one at a time" if plan.tail < left else "")
+            text += (f"; the {left} columns left over in one vector<{plan.tail}x{_lane_type(plan)}>"
+                     + (f" ({how})" if how else "") + f", not one of {plan.width} lanes")
+            args["tail"] = plan.tail
         if plan.live > plan.vectors:
             text += (f"; {plan.live * plan.rows} accumulators live at once (the whole vector and the masked tail "
                      "run once each, as one block)")

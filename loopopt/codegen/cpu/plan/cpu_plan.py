@@ -417,6 +417,7 @@ class TilePlan:
     strided: tuple = ()  # loads of stride 2 along P: two vectors and a shuffle per lane vector
     gathered: tuple = ()  # loads of i1 (bit-packed in a vector): one scalar load per lane, vector.from_elements
     masked_tail: bool = False  # the columns left over run as one masked vector (else one at a time)
+    tail: int = 0  # lanes of the vector the columns left over after the whole vectors run in (tail_width); 0: width
     unrolled: tuple = ()  # loops of the band run as copies of their body (a kernel's 3 columns)
     cover: bool = False  # the tile's vectors cover all of P's (constant) iterations, the last one masked
     held: int = 0  # registers holding loads of neither rows nor lanes for the whole tile (held_registers)
@@ -903,8 +904,9 @@ GEMM_LOADS = LoadCopies()
 def live_vectors(nv: int, width: int, cols: int | None, covers: bool, tail: bool) -> int:
     """Accumulator vectors per row that are live at once for a tile of NV vectors: NV, or 2 for
     one vector over a constant number of columns between one and two vectors followed by a
-    masked tail (`tail`): the whole vector and the masked one each run once, straight-line code
-    that LLVM schedules together (a depthwise convolution's 28 output columns at 16 lanes)."""
+    vector of the columns left over (`tail`: masked, or a narrower one, `tail_width`): the whole
+    vector and the tail each run once, straight-line code that LLVM schedules together (a
+    depthwise convolution's 28 output columns at 16 lanes)."""
     if nv == 1 and tail and not covers and cols is not None and width < cols < 2 * width:
         return 2
     return nv
@@ -959,6 +961,17 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
     return (best[1], best[2]) if best else (1, 1)
 
 
+def cover_pays(cols: int | None, width: int) -> bool:
+    """Whether a tile covering P's columns (its last vector masked, `covering`) may be chosen:
+    where more than half the last vector's lanes are columns (cols mod width > width / 2). By
+    `tail_width`'s model the covering tile's last vector takes the slots of a whole one, as does
+    the masked tail after the whole vectors then (the narrowest vector holding the columns left
+    over is the whole width); with half the lanes or fewer left over the tail runs in a vector
+    of half the lanes or fewer, which never takes more slots (on a core that splits its widest
+    vectors, half): 24 columns at 16 lanes run as one vector and one of 8, not two of 16."""
+    return cols is not None and cols % width > width // 2
+
+
 def covering(cols: int | None, nv: int, width: int) -> bool:
     """Whether NV vectors of `width` lanes are the fewest that cover `cols` columns, the last
     one partly: a tile that runs all of them in one step with the last vector masked."""
@@ -968,10 +981,37 @@ def covering(cols: int | None, nv: int, width: int) -> bool:
 MIN_LANES = 4  # the narrowest vector a short loop is given (128 bits of f32)
 
 
-def narrower_width(cols: int, width: int) -> int:
-    """The lanes for a loop of `cols` iterations, fewer than `width`: the largest power of two
+def tail_width(cols: int | None, width: int, masked: bool) -> int:
+    """Lanes of the one vector that runs the L = cols mod width columns left over after P's whole
+    vectors (a constant trip count), or 0 (the plan's width, or none: no columns left over, or a
+    symbolic count). Cost model: an op on a vector of w lanes of b bits takes ceil(w b / d) slots
+    of a core whose vector unit is d bits wide (d = 512 on Intel's AVX-512 servers; 256 on AMD Zen 4,
+    which runs a 512-bit op as two halves), and a masked lane costs as much as a used one. For
+    every d the narrowest vector that holds the L columns takes the fewest slots: the smallest
+    power of two >= L (at least MIN_LANES), masked past L (`masked`: section 17's masked tail
+    allowed). Without masks the largest power of two <= L runs unmasked, the rest one at a time.
+    A conv's 56 output columns at 16 lanes: 3 vectors and one of 8, not a 16-lane vector half
+    masked (on Zen 4 half the tail's slots)."""
+    if cols is None or width <= MIN_LANES:
+        return 0
+    left = cols % width
+    if left < MIN_LANES and not (masked and left):
+        return 0
+    w = max(MIN_LANES, 1 << (left - 1).bit_length()) if masked else 1 << (left.bit_length() - 1)
+    return w if w < width else 0
+
+
+def narrower_width(cols: int, width: int, masked: bool = False) -> int:
+    """The lanes for a loop of `cols` iterations, fewer than `width`. With a mask allowed
+    (`masked`: section 17's masked tail) and more than MIN_LANES columns, the fewest lanes that
+    hold them all, the smallest power of two >= cols: one vector, masked past the last column
+    (7 output columns of a ResNet's last stage: one vector of 8 lanes, not a vector of 4 and a
+    masked one: by `tail_width`'s model one vector of 2w lanes never takes more slots than two
+    of w, half as many where the core's vector unit is as wide). Else the largest power of two
     that fits (a pooling window's 8 output columns run as one vector of 8 lanes, not 16), or
     `width` itself when that is below MIN_LANES (then the loop is refused as SHORT)."""
+    if masked and cols > MIN_LANES:
+        return min(width, 1 << (cols - 1).bit_length())
     w = 1 << (cols.bit_length() - 1)
     return w if w >= MIN_LANES else width
 
@@ -1048,14 +1088,17 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
             return _tile_refuse(p, TileCode.NOT_PROFITABLE, f"lanes refused ({narrow}) and the reductions "
                                 + ("may be reassociated" if ordered else "are exact in any order"), r)
     cols = constant_trip_count(p)
+    masked = width > 1 and masked_tail_refusal(p, r, lanes, carried, strided, gathered) is None
     if cols is not None and width > 1 and cols < width:
-        width = narrower_width(cols, width)
-    if cols is not None and cols < max(2, width):
+        width = narrower_width(cols, width, masked)
+    if cols is not None and cols < max(2, width) and not (masked and cols > MIN_LANES):
         return _tile_refuse(p, TileCode.SHORT, f"{cols} iterations, {width} lanes")
     registers = vector_registers(options) if width > 1 else 16
     nred = len(reds) + len(mem)
-    masked = width > 1 and masked_tail_refusal(p, r, lanes, carried, strided, gathered) is None
-    rows_q, between, rows_why, mr, nv, held = choose_rows(p, r, band, facts, mem, registers, nred, width, cols, masked)
+    cover = masked and cover_pays(cols, width)
+    tail = masked or tail_width(cols, width, masked) > 0  # a vector after the whole ones (live_vectors)
+    rows_q, between, rows_why, mr, nv, held = choose_rows(p, r, band, facts, mem, registers, nred, width, cols,
+                                                          cover, tail)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     single = len(band) == 1 and not between
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried and single else 0
@@ -1067,8 +1110,9 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
                     in_memory=tuple(mem), col_block=nc, carried=tuple(carried), block_refusal=block_refusal,
                     band=tuple(band), between=tuple(between), strided=tuple(strided), gathered=tuple(gathered),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
-                    masked_tail=masked, held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width), masked),
-                    cover=masked and covering(cols, nv, width), scalar_why=column[0] if column else "",
+                    masked_tail=masked, tail=0 if cover and covering(cols, nv, width) else tail_width(cols, width, masked),
+                    held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width), tail),
+                    cover=cover and covering(cols, nv, width), scalar_why=column[0] if column else "",
                     lanes_why=(narrow or "") if column else "")
 
 
@@ -1132,7 +1176,7 @@ def rows_candidates(p: ir.Operation) -> list[tuple[ir.Operation, tuple]]:
 
 
 def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, registers: int, nred: int, width: int,
-                cols: int | None, cover: bool = False) -> tuple:
+                cols: int | None, cover: bool = False, tail: bool | None = None) -> tuple:
     """(Q, the loops between Q and P, why no rows, MR, NV, held registers): of the loops around P
     (`rows_candidates`) the one whose rows give the tile the most multiply-adds per load
     (`choose_tile` over `load_copies`: GEMM's i, a convolution's output channel f, not its output
@@ -1140,14 +1184,16 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     to more accumulators, then to fewer vector loads (a 1x1 convolution's one-vector tile loads
     as often over rows of f as over rows of oh, but broadcasts the weight where oh would load a
     vector of the input per row), then to the nearest. Without one: one row, with the nearest
-    loop's reason."""
+    loop's reason. `cover`: tiles covering P's columns may be chosen; `tail`: a masked tail may
+    follow (default: `cover`)."""
+    tail = cover if tail is None else tail
     best = None
     first_why = "no loop around it"
     for k, (q, between) in enumerate(rows_candidates(p)):
         lanes = lanes_of(p, r, q, mem, between)
         loads = load_copies(band, lanes)
         held = held_registers(band, loads, registers)
-        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k, cover, held)
+        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k, tail, held)
                           for c in ((False, True) if cover else (False,)))
         if best is not None and key <= best[0]:
             continue
@@ -1162,7 +1208,7 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     if best is None:
         loads = load_copies(band, lanes_of(p, r, None, mem))
         held = held_registers(band, loads, registers)
-        _, nv = choose_tile(registers, nred, width, 1, cols, None, loads, cover, cover, held)
+        _, nv = choose_tile(registers, nred, width, 1, cols, None, loads, cover, tail, held)
         return None, (), first_why, 1, nv, held
     _, q, between, mr, nv, held = best
     return q, between, "", mr, nv, held
