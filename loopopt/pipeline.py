@@ -23,7 +23,7 @@ from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_store
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
-                          transpose_tiles, untile, vectorize)
+                          transpose_tiles, unit_loops, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -102,6 +102,8 @@ STEPS: tuple[Step, ...] = (
     Step("powers", powers.run, CPU, "math.fpowi with a constant exponent (and math.powf by 2 or 3 with "
          "--approximate-math) computed by multiplications, as LLVM expands powi"),
     Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
+    Step("unit-loops", unit_loops.run, CPU, "every loop of one iteration (carrying values or not) replaced by its "
+         "body, so the loop around it may be innermost and vectorize"),
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),
     Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),

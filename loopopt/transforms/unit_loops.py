@@ -27,16 +27,19 @@ def runs_once(loop: ir.Operation) -> bool:
     return cb is not None and 0 < cb[1] - cb[0] <= mlir.int_attr(loop, "step")
 
 
-def promote_unit_loop(loop: ir.Operation) -> None:
-    """Replace `loop` (runs_once) by its body, in place (see the module docstring)."""
+def promote_unit_loop(loop: ir.Operation, iv: ir.Value | None = None) -> None:
+    """Replace `loop` (runs_once) by its body, in place (see the module docstring). `iv`: an
+    index value equal to the lower bound, defined where it dominates the loop, to use for the
+    induction variable (default: a new `arith.constant` just before the loop)."""
     lo, _ = constant_bounds(loop)
     block = body_block(loop)
     n_bounds = mlir.affine_map_attr(loop, "lowerBoundMap").n_inputs + mlir.affine_map_attr(loop, "upperBoundMap").n_inputs
     inits = list(loop.operands)[n_bounds:]
-    with loop.context, loop.location:
-        iv = ir.Operation.create("arith.constant", results=[ir.IndexType.get()],
-                                 attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), lo)},
-                                 ip=ir.InsertionPoint(loop)).result
+    if iv is None:
+        with loop.context, loop.location:
+            iv = ir.Operation.create("arith.constant", results=[ir.IndexType.get()],
+                                     attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), lo)},
+                                     ip=ir.InsertionPoint(loop)).result
     block.arguments[0].replace_all_uses_with(iv)
     for arg, init in zip(list(block.arguments)[1:], inits):
         arg.replace_all_uses_with(init)
