@@ -80,7 +80,7 @@ def test_unit_loops_of_a_copy_nest_go_and_the_loop_around_them_vectorizes():
                                  "1 loop around them now innermost"]
     assert "[VECTORIZE] innermost loop left to LLVM's loop vectorizer at width 8" in c.messages
     assert not any("fewer iterations than one vector" in m for m in c.messages)
-    assert "affine.load %arg0[%arg2, %arg3, %c0, %c0, %arg4]" in c.text
+    assert "affine.load %arg0[%arg2, %arg3, 0, 0, %arg4]" in c.text  # the constant written into the map
 
 
 def test_a_carried_unit_loop_goes_and_a_loop_of_two_iterations_or_none_stays():
@@ -142,3 +142,27 @@ def test_a_buffer_without_a_unit_tail_keeps_its_own_vector_loads():
     c = optimize_and_compare(two_d, "k", cpu())
     assert "memref.collapse_shape %arg1" not in c.text
     assert "affine.vector_load %arg1" in c.text
+
+
+# a unit loop whose counter the inner loop's bounds use (a tile loop of one tile)
+TILE_OF_ONE = """
+func.func @k(%A: memref<64xf32>, %O: memref<64xf32>) {
+  affine.for %t = 0 to 1 {
+    affine.for %i = affine_map<(d0) -> (d0 * 64)>(%t) to affine_map<(d0) -> (d0 * 64 + 64)>(%t) {
+      %a = affine.load %A[%i] : memref<64xf32>
+      %e = math.exp %a : f32
+      affine.store %e, %O[%i] : memref<64xf32>
+    }
+  }
+  return
+}
+"""
+
+
+def test_the_constant_is_written_into_the_maps_that_use_it():
+    """The inner loop's bounds `(d0) -> (d0 * 64)` of the promoted counter become the constants 0
+    and 64: its trip count is known and vectorize plans it."""
+    c = optimize_and_compare(TILE_OF_ONE, "k", cpu(exact_math=True))
+    assert _unit(c.messages) == ["[UNIT LOOP] 1 loop of one iteration replaced by its body"]
+    assert "[VECTORIZE] innermost loop left to LLVM's loop vectorizer at width 8" in c.messages
+    assert "affine_map<(d0) -> (0)>" in c.text and "affine_map<(d0) -> (64)>" in c.text

@@ -4,7 +4,9 @@ Rule. Every `affine.for` with single constant bounds whose range holds exactly o
 (`transforms/unit_loops.runs_once`: `0 < ub - lb <= step`), carrying values or not, is replaced
 by its body: the induction variable by `arith.constant lb` (one per value, at the start of the
 function), each carried value's block argument
-by its init, each result by the value yielded for it (`promote_unit_loop`). Exact: the body runs
+by its init, each result by the value yielded for it (`promote_unit_loop`); the constant is then written into every affine map that takes it as a
+dimension operand (`fold_constant_operand`: an index reads as a constant, an inner loop's bound
+of the counter as a constant bound). Exact: the body runs
 once with exactly those values, the same ops in the same order.
 
 Why: a copy nest whose innermost loops run once (torch.einsum's output permutation,
@@ -26,7 +28,7 @@ from ...analysis.loops import constant_bounds, parent_op
 from ...mlir import ir
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
-from ...transforms.unit_loops import promote_unit_loop, runs_once
+from ...transforms.unit_loops import fold_constant_operand, promote_unit_loop, runs_once
 
 PASS = "unit-loops"
 UNIT = "[UNIT LOOP]"
@@ -68,6 +70,8 @@ def drop_unit_loops_everywhere(fn: ir.Operation, log: RemarkLog, filename: str =
     constants: dict[int, ir.Value] = {}
     for op in unit:
         promote_unit_loop(op, _index_constant(fn, constant_bounds(op)[0], constants))
+    for lb, iv in constants.items():
+        fold_constant_operand(iv, lb)
     innermost = sum(1 for k, p in parents.items() if k not in gone and not _has_loop(p))
     n = len(unit)
     text = (f"{UNIT} {n} loop{'s' if n > 1 else ''} of one iteration replaced by {'their bodies' if n > 1 else 'its body'}"

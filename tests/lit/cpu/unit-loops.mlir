@@ -55,7 +55,7 @@ func.func @carried(%A: memref<8x16xf32>, %O: memref<8x16xf32>) {
 // CHECK-NEXT:      affine.for %[[C:.*]] = 0 to 3 {
 // CHECK-NEXT:        affine.for %[[D:.*]] = 0 to 40 {
 // CHECK-NOT:           affine.for
-// CHECK:               affine.load %arg0[%[[B]], %[[C]], %[[C0]], %[[C0]], %[[D]]] : memref<2x3x1x1x40xf32>
+// CHECK:               affine.load %arg0[%[[B]], %[[C]], 0, 0, %[[D]]] : memref<2x3x1x1x40xf32>
 // CHECK-LABEL: func.func @carried(
 // CHECK:         affine.for
 // CHECK:           affine.for
