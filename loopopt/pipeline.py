@@ -102,8 +102,6 @@ STEPS: tuple[Step, ...] = (
     Step("powers", powers.run, CPU, "math.fpowi with a constant exponent (and math.powf by 2 or 3 with "
          "--approximate-math) computed by multiplications, as LLVM expands powi"),
     Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
-    Step("unit-loops", unit_loops.run, CPU, "every loop of one iteration (carrying values or not) replaced by its "
-         "body, so the loop around it may be innermost and vectorize"),
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),
     Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),
@@ -113,6 +111,8 @@ STEPS: tuple[Step, ...] = (
          "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
+    Step("unit-loops", unit_loops.run, CPU, "every loop of one iteration (carrying values or not) replaced by its "
+         "body, so the loop around it may be innermost and vectorize"),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
     Step("deinterleave-strided", deinterleave_strided.run, CPU, "an operand every loop around a reduction nest "

@@ -17,9 +17,10 @@ only in nests that carry values (a 1x1 convolution's kernel loops); it stays for
 to --passes without this step.
 
 Where (loopopt/pipeline.py): after `untile` (a strip-mined loop whose tile loop runs once is
-made flat there first, with constant bounds, rather than leaving its point loop with bounds in
-a constant operand), before `scalar-replacement` and every later cpu step, which then see the
-simplified nest. Innermost first, so a unit loop in a unit loop goes too.
+made flat there first) and after `isolate-products` (which splits a batch loop of one into a
+product's nest and the rest: without that loop it would have to split the channel loop the
+product shares with other work, and refuses), before `pack-operands` and every later cpu step,
+which then see the simplified nest. Innermost first, so a unit loop in a unit loop goes too.
 """
 from __future__ import annotations
 
