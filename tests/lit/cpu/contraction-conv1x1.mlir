@@ -45,6 +45,6 @@ func.func @k(%X: memref<1x8x2x8xf32>, %W: memref<6x8x1x1xf32>, %O: memref<1x6x2x
 // CHECK: affine.for %[[C:[a-z0-9_]+]] = 0 to 8 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NOT: affine.for
 // CHECK: affine.vector_load %arg0[{{[^,]+}}, %[[C]], %{{.*}}, %{{.*}}] : memref<1x8x2x8xf32>, vector<8xf32>
-// CHECK-COUNT-6: affine.load %arg1[{{[^,]+}}, %[[C]], %{{.*}}, %{{.*}}] : memref<6x8x1x1xf32>
+// CHECK-COUNT-6: affine.load %arg1[{{[^,]+}}, %[[C]], {{[^,]+}}, {{[^,]+}}] : memref<6x8x1x1xf32>
 // CHECK: affine.yield
 // CHECK-COUNT-6: affine.vector_store %{{.*}}, %arg2
