@@ -23,7 +23,7 @@ from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_store
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
-                          transpose_tiles, untile, vectorize)
+                          transpose_tiles, unit_loops, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -111,6 +111,8 @@ STEPS: tuple[Step, ...] = (
          "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "
          "gets a nest of its own", when=("enable_loop_distribution",)),
+    Step("unit-loops", unit_loops.run, CPU, "every loop of one iteration (carrying values or not) replaced by its "
+         "body, so the loop around it may be innermost and vectorize"),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
     Step("deinterleave-strided", deinterleave_strided.run, CPU, "an operand every loop around a reduction nest "

@@ -63,6 +63,7 @@ FOCUS = {
     "inserted zeros": ["tests/test_zero_phases.py"],
     "read-only inputs": ["tests/test_runtime.py::test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone"],
     "unit dims": ["tests/test_unit_dims.py"],
+    "unit loops": ["tests/test_unit_loops.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
     "vector math": ["tests/test_cpu_powers.py"],
@@ -627,6 +628,14 @@ MUTATIONS = [
      [("    if t is None or not mlir.identity_layout(t):", "    if t is None:")]),
     ("unit dims: only dimensions of static size 1 are dropped", "loopopt/frontend/unit_dims.py",
      [("    while k < len(shape) - 1 and shape[len(shape) - 1 - k] == 1:", "    while k < len(shape) - 1:")]),
+    # codegen/cpu/unit_loops.py, cpu_plan.unit_tail (docs/cpu_codegen.md section 38): only a loop of one
+    # iteration is replaced by its body; a lane access leaves out only trailing dimensions of size 1
+    ("unit loops: only a loop of one iteration is replaced by its body", "loopopt/transforms/unit_loops.py",
+     [('    return cb is not None and 0 < cb[1] - cb[0] <= mlir.int_attr(loop, "step")',
+       "    return cb is not None and 0 < cb[1] - cb[0]")]),
+    ("unit loops: a lane access leaves out only dimensions of static size 1", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("    while k < mt.rank - 1 and not mt.is_dynamic_dim(mt.rank - 1 - k) and mt.get_dim_size(mt.rank - 1 - k) == 1:",
+       "    while k < mt.rank - 1:")]),
     # docs/cpu_codegen.md section 23: a parallel loop joins only a reduction that stays vector; a
     # gathered element is recomputed only from a producer whose body is its value at that point
     ("row streams: a reduction joined by a parallel loop stays vector (exact, or reassociated)",

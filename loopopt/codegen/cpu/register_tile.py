@@ -47,7 +47,7 @@ from ...transforms.dead_carried import DEAD, dead_positions, dead_slice, drop_ca
 from ...transforms.rewriter import Rewriter
 from .flat_rows import flatten_rows_function
 from ...transforms.unit_loops import promote_unit_loop, runs_once
-from .plan.cpu_plan import (LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, is_hot, lanes_of, nest_iterations,
+from .plan.cpu_plan import (LANE_REDUCTIONS, Lanes, TilePlan, _multiply_add, is_hot, lanes_of, nest_iterations, unit_tail,
                              plan_register_tiles)
 from ...step import StepContext
 
@@ -121,6 +121,31 @@ def row_value(rowmaps: list[dict], m: int, v: ir.Value) -> ir.Value:
     return rowmaps[m].get(v, rowmaps[0].get(v, v))
 
 
+def _collapsed_tail(mem: ir.Value, k: int, loc) -> ir.Value:
+    """`memref.collapse_shape` of `mem` (identity layout) without its last `k` dimensions of size
+    1, right after `mem` is defined (at the top of the block of an argument); an existing one
+    there is reused."""
+    mt = mlir.memref_type(mem)
+    keep = mt.rank - k
+    owner, block = mlir.value_owner(mem)
+    for u in mem.uses:
+        user = mlir.operation(u.owner)
+        if (user.name == "memref.collapse_shape" and mlir.memref_type(user.results[0]).rank == keep
+                and user.parent == (owner.parent if owner is not None else block.owner)):
+            return user.results[0]
+    if owner is None:
+        ip = ir.InsertionPoint(mlir.block_ops(block)[0])
+    else:
+        ip, loc = ir.InsertionPoint.after(owner), owner.location
+    groups = [[d] for d in range(keep - 1)] + [list(range(keep - 1, mt.rank))]
+    with loc:
+        vt = ir.MemRefType.get(list(mt.shape)[:keep], mt.element_type, memory_space=mt.memory_space)
+        i64 = ir.IntegerType.get_signless(64)
+        attr = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups])
+        return ir.Operation.create("memref.collapse_shape", results=[vt], operands=[mem],
+                                   attributes={"reassociation": attr}, ip=ip).result
+
+
 class _Sweep:
     """Emits the copies of P's body for `rows` rows x `nv` blocks of `width` lanes."""
 
@@ -138,6 +163,19 @@ class _Sweep:
         self.strided = {mlir.op_key(x) for x in plan.strided}
         self.gathered = {mlir.op_key(x) for x in plan.gathered}  # never with a mask (masked_tail_refusal)
         self.masks: dict = {}  # vector -> the lanes that exist (a masked tail); absent: all of them
+
+    def lane_memref(self, op: ir.Operation, mem: ir.Value) -> tuple[ir.Value, ir.AffineMapAttr]:
+        """The buffer and map a lane access (vector load or store) of `op` reads through: `mem`
+        and op's map, or, when `mem` ends in dimensions of size 1 (`cpu_plan.unit_tail`), a
+        `memref.collapse_shape` of it without them (made once, where `mem` is defined) and the map
+        without their results (an in-bounds index of them is 0): the vector then runs along the
+        last dimension that is not one of them, inside the buffer."""
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        k = unit_tail(mem)
+        if not k:
+            return mem, ir.AffineMapAttr(op.attributes["map"])
+        cut = ir.AffineMap.get(amap.n_dims, amap.n_symbols, list(amap.results)[:len(amap.results) - k])
+        return _collapsed_tail(mem, k, op.location), ir.AffineMapAttr.get(cut)
 
     # which copies an op needs: per row if it moves with Q, per block if it moves with P
     def rows_of(self, op: ir.Operation) -> range:
@@ -217,20 +255,22 @@ class _Sweep:
                 elif mlir.op_key(op) in self.strided:
                     new = self.strided_load(op, ops, vt, ip)
                 else:
-                    new = ir.Operation.create("affine.vector_load", results=[vt], operands=[op.operands[0], *ops],
-                                              attributes={"map": op.attributes["map"]}, ip=ip)
+                    mem, amap = self.lane_memref(op, op.operands[0])
+                    new = ir.Operation.create("affine.vector_load", results=[vt], operands=[mem, *ops],
+                                              attributes={"map": amap}, ip=ip)
             self.bind(op.results[0], new.result, m, c)
             return
         if name == "affine.store" and self.width > 1 and any(self.lanes.varies(v) for v in list(op.operands)[2:]):
             val = self.get(op.operands[0], m, c, True, ip)
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[2:]]
             with loc:
+                mem, amap = self.lane_memref(op, op.operands[1])
                 if c in self.masks:
-                    idx = _map_indices(ir.AffineMapAttr(op.attributes["map"]).value, ops, ip)
-                    ir.Operation.create("vector.maskedstore", operands=[op.operands[1], *idx, self.masks[c], val], ip=ip)
+                    idx = _map_indices(amap.value, ops, ip)
+                    ir.Operation.create("vector.maskedstore", operands=[mem, *idx, self.masks[c], val], ip=ip)
                 else:
-                    ir.Operation.create("affine.vector_store", operands=[val, op.operands[1], *ops],
-                                        attributes={"map": op.attributes["map"]}, ip=ip)
+                    ir.Operation.create("affine.vector_store", operands=[val, mem, *ops],
+                                        attributes={"map": amap}, ip=ip)
             return
         if name == "arith.addf" and self._fma_of(op) is not None:
             mul = self._fma_of(op)
@@ -259,7 +299,8 @@ class _Sweep:
 
     def masked_load(self, op: ir.Operation, ops: list, vt: ir.Type, mask: ir.Value, ip) -> ir.Operation:
         """`vector.maskedload` of the lanes that exist (`mask`); the others read 0."""
-        idx = _map_indices(ir.AffineMapAttr(op.attributes["map"]).value, ops, ip)
+        mem, amap = self.lane_memref(op, op.operands[0])
+        idx = _map_indices(amap.value, ops, ip)
         key = ("zero", str(vt), ip.block)
         if key not in self.bcast:
             elem = vt.element_type
@@ -267,7 +308,7 @@ class _Sweep:
             self.bcast[key] = ir.Operation.create("arith.constant", results=[vt], ip=ip,
                                                   attributes={"value": ir.DenseElementsAttr.get_splat(vt, zero)}).result
         pas = self.bcast[key]
-        return ir.Operation.create("vector.maskedload", results=[vt], operands=[op.operands[0], *idx, mask, pas],
+        return ir.Operation.create("vector.maskedload", results=[vt], operands=[mem, *idx, mask, pas],
                                    ip=ip)
 
     def gathered_load(self, op: ir.Operation, ops: list, vt: ir.Type, ip) -> ir.Operation:

@@ -48,10 +48,10 @@ func.func @k(%X: memref<1x5x2x14xf32>, %W: memref<6x5x1x1xf32>, %O: memref<1x6x2
 // CHECK: affine.for %{{.*}} = 0 to 4 step 4 {
 // CHECK: affine.for %[[J:[a-z0-9_]+]] = 0 to 24 step 24 {
 // CHECK: affine.for %[[C:[a-z0-9_]+]] = 0 to 5 iter_args
-// CHECK: affine.vector_load %[[X]][%{{.*}}, %[[C]], %[[J]]] : memref<1x5x28xf32>, vector<8xf32>
+// CHECK: affine.vector_load %[[X]][{{[^,]+}}, %[[C]], %[[J]]] : memref<1x5x28xf32>, vector<8xf32>
 // CHECK: affine.yield
-// CHECK: affine.vector_store %{{.*}}, %[[O]][%{{.*}}, %{{.*}}, %[[J]]] : memref<1x6x28xf32>, vector<8xf32>
+// CHECK: affine.vector_store %{{.*}}, %[[O]][{{[^,]+}}, {{[^,]+}}, %[[J]]] : memref<1x6x28xf32>, vector<8xf32>
 // CHECK: affine.for %{{.*}} = 24 to 28 step 4 {
-// CHECK: affine.vector_load %[[X]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x5x28xf32>, vector<4xf32>
-// CHECK: affine.vector_store %{{.*}}, %[[O]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x6x28xf32>, vector<4xf32>
+// CHECK: affine.vector_load %[[X]][{{[^,]+}}, {{[^,]+}}, %{{[a-z0-9_]+}}] : memref<1x5x28xf32>, vector<4xf32>
+// CHECK: affine.vector_store %{{.*}}, %[[O]][{{[^,]+}}, {{[^,]+}}, %{{[a-z0-9_]+}}] : memref<1x6x28xf32>, vector<4xf32>
 // CHECK: return

@@ -44,7 +44,7 @@ from ....analysis.loops import body_block, body_ops, constant_trip_count, nested
 from ....analysis.refusal import Refusal
 from ....analysis.vectorization import carried_dependence, is_innermost
 from ....mlir import ir
-from .locality import index_strides, stride_class
+from .locality import index_strides, stride_class, without_unit_tail
 from .vector_math import vector_access_refusal, vector_lowering_refusal
 
 
@@ -205,6 +205,26 @@ def _unlinear(a: AccessPattern, loop: ir.Operation, scope: Scope) -> str:
         return ""
     lv = plan_linear_view(a.op, loop, top_loop(loop), scope)
     return f" ({lv.reason})" if lv.reason else " (step linear-views reads it at base + i)"
+
+
+def unit_tail(mem: ir.Value) -> int:
+    """How many trailing dimensions of static size 1 the buffer `mem` has that a lane access may
+    leave out (an argument `memref<4x256x1xf32>` from a keepdim reduction): `mem` a block argument
+    or an allocation (not a view), of identity layout, at least one dimension kept. Exact: an
+    in-bounds index of a dimension of size 1 is 0 and those dimensions change no element's
+    offset, so the access moves along the last dimension that is not one of them; the register
+    tile's lane loads and stores read through a `memref.collapse_shape` without them
+    (register_tile._Sweep.lane_memref), never past a dimension's end."""
+    mt = mlir.memref_type(mem)
+    if mt is None or not mlir.identity_layout(mt):
+        return 0
+    owner, _ = mlir.value_owner(mem)
+    if owner is not None and owner.name not in ("memref.alloc", "memref.alloca"):
+        return 0
+    k = 0
+    while k < mt.rank - 1 and not mt.is_dynamic_dim(mt.rank - 1 - k) and mt.get_dim_size(mt.rank - 1 - k) == 1:
+        k += 1
+    return k
 
 
 def unit_dims(mt, strides) -> frozenset[int]:
@@ -804,7 +824,9 @@ def lane_width_refusal(p: ir.Operation, r: ir.Operation, lanes: Lanes, facts,
             if why is not None:
                 return why[0]
             strides = index_strides(a, axis.name)
-            if strides is None or stride_class(strides) != "contiguous":
+            mem = op.operands[1 if op.name == "affine.store" else 0]
+            judged = strides if narrow is not None else without_unit_tail(strides, mlir.memref_type(mem), unit_tail(mem))
+            if judged is None or stride_class(judged) != "contiguous":
                 shown = "?" if strides is None else ", ".join("?" if s is None else str(s) for s in strides)
                 return narrow or (f"{op.name} at {mlir.location_of(op)} moves by [{shown}] elements per iteration: "
                                   "a lane load reads along the last dimension")

@@ -189,13 +189,16 @@ class OrderPlan:
         return self.order != tuple(range(len(self.band))) and self.refusal is None
 
 
-def without_unit_tail(strides: tuple[int | None, ...] | None, mt) -> tuple[int | None, ...] | None:
+def without_unit_tail(strides: tuple[int | None, ...] | None, mt, at_most: int | None = None
+                      ) -> tuple[int | None, ...] | None:
     """`strides` without the buffer's trailing dimensions of static size 1 that the access does
-    not move (a product's isolated operand expanded to J x K x 1: its K is the innermost walk)."""
+    not move (a product's isolated operand expanded to J x K x 1: its K is the innermost walk);
+    at most `at_most` of them when given."""
     if strides is None or mt is None or len(mt.shape) != len(strides):
         return strides
     n = len(strides)
-    while n > 1 and mt.shape[n - 1] == 1 and strides[n - 1] == 0:
+    low = 1 if at_most is None else max(1, n - at_most)
+    while n > low and mt.shape[n - 1] == 1 and strides[n - 1] == 0:
         n -= 1
     return strides[:n]
 
