@@ -20,7 +20,7 @@ from ..analysis.facts import Facts
 from ..analysis.loops import perfect_nest
 from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
-from ..remarks import PASSED
+from ..remarks import MISSED, PASSED
 from ..transforms.tiling import partition_extent
 from . import pair_restructuring as pr
 from .fusion_legality import fusion_legality
@@ -129,6 +129,14 @@ class PairRescues:
             return None
         loop, partner = st.loops[long_id], st.loops[other]
         if pr.split_violation(loop, keep) is not None:
+            return None
+        why = self.hooks.split_refusal(loop, keep, self.scope)
+        if why is not None:  # the target keeps the loop whole (a product's rows): said once per place
+            said = (self._where(loop), keep)
+            if said not in self._split_refused:
+                self._split_refused.add(said)
+                self.log.add("fusion", MISSED, f"{pr.STOP_SPLIT} {why}", function=self.fname,
+                             location=self._where(loop), args={"kept_iterations": keep, "reason": why})
             return None
         if pr.head_refusal(loop, keep, partner, self._facts_of(loop, partner),
                            st.block_order.is_before(loop, partner)) is not None:

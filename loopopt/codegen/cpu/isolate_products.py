@@ -144,6 +144,56 @@ def product_updates(stmt: ir.Operation, scope: Scope) -> list[ir.Operation]:
     return out
 
 
+def product_operands(update: ir.Operation) -> tuple[list, list, list] | None:
+    """(C's accesses, a's loads, b's loads) of a product update `product_updates` found: the
+    stored element and its load (or the stores of the carried sum), and the loads each factor of
+    the multiplication is computed from; None when the form is not one of the two."""
+    if update.name == "affine.store":
+        owner, _ = mlir.value_owner(update.operands[0])
+        ins = [mlir.value_owner(v)[0] for v in owner.operands] if owner is not None else []
+        acc = next((o for o in ins if o is not None and o.name == "affine.load" and _same_address(o, update)), None)
+        mul = next((o for o in ins if o is not None and o.name in ("arith.mulf", "arith.muli")), None)
+        if acc is None or mul is None:
+            return None
+        return [acc, update], _feeding_loads(mul.operands[0]), _feeding_loads(mul.operands[1])
+    block = update.regions[0].blocks[0]
+    y = mlir.block_ops(block)[-1]
+    for k, arg in enumerate(list(block.arguments)[1:]):
+        comb, _ = mlir.value_owner(y.operands[k])
+        if comb is None or comb.name not in ("arith.addf", "arith.addi") or arg not in list(comb.operands):
+            continue
+        mul = next((mlir.value_owner(v)[0] for v in comb.operands if v != arg), None)
+        if mul is None or mul.name not in ("arith.mulf", "arith.muli"):
+            continue
+        stores = [mlir.operation(u.owner) for u in update.results[k].uses]
+        return ([st for st in stores if st.name == "affine.store"], _feeding_loads(mul.operands[0]),
+                _feeding_loads(mul.operands[1]))
+    return None
+
+
+def product_dimension(loop: ir.Operation, scope: Scope) -> str | None:
+    """Which dimension of a matrix product it holds `loop` runs over: "rows or columns" when its
+    IV indexes the product's output C and one factor only, "reduction" when it indexes both
+    factors and not C; None when it is no such loop of any product in it (a batch loop indexes C
+    and both factors: every iteration is a whole product). Splitting such a loop cuts the
+    product in two."""
+    from ...analysis.loops import loop_dims
+
+    iv = loop_dims(loop, scope)[0].name
+    for update in product_updates(loop, scope):
+        roles = product_operands(update)
+        if roles is None:
+            continue
+        c, a, b = (_ivs_of(ops, scope) if ops else set() for ops in roles)
+        if c is None or a is None or b is None:
+            continue
+        if iv in c and (iv in a) != (iv in b):
+            return "rows or columns"
+        if iv not in c and iv in a and iv in b:
+            return "reduction"
+    return None
+
+
 def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
     return (load.operands[0] == store.operands[1] and str(load.attributes["map"]) == str(store.attributes["map"])
             and list(load.operands)[1:] == list(store.operands)[2:])
