@@ -130,17 +130,11 @@ class PairRescues:
         loop, partner = st.loops[long_id], st.loops[other]
         if pr.split_violation(loop, keep) is not None:
             return None
-        why = self.hooks.split_refusal(loop, keep, self.scope)
-        if why is not None:  # the target keeps the loop whole (a product's rows): said once per place
-            said = (self._where(loop), keep)
-            if said not in self._split_refused:
-                self._split_refused.add(said)
-                self.log.add("fusion", MISSED, f"{pr.STOP_SPLIT} {why}", function=self.fname,
-                             location=self._where(loop), args={"kept_iterations": keep, "reason": why})
-            return None
         if pr.head_refusal(loop, keep, partner, self._facts_of(loop, partner),
                            st.block_order.is_before(loop, partner)) is not None:
             return None  # the head would be refused on the copy too
+        if (self._where(loop), keep) in self._split_refused:
+            return None  # the target kept this loop whole at this point before (below)
 
         def split(lp, part, scope):
             head, tail = pr.split_loop(lp, keep)
@@ -157,6 +151,15 @@ class PairRescues:
             return self._legal_on_copy(*pair, profit)
 
         if not self._trial(st, [loop, partner], plan):
+            return None
+        why = self.hooks.split_refusal(loop, keep, self.scope)
+        if why is not None:  # the target keeps the loop whole (a product's rows), said once per place:
+            # only where the split would be made (the trial passed)
+            said = (self._where(loop), keep)
+            if said not in self._split_refused:
+                self._split_refused.add(said)
+                self.log.add("fusion", MISSED, f"{pr.STOP_SPLIT} {why}", function=self.fname,
+                             location=self._where(loop), args={"kept_iterations": keep, "reason": why})
             return None
         total = pr.known_trip_count(loop)
         done = {}
