@@ -150,6 +150,7 @@ class GreedyFusion(PairRescues):
         self._restructured: set = set()
         self._recomputed = False  # set by the recompute rescue: the pair's first loop is gone
         self._tail_read_later: set = set()  # (block, loop id, version, kept count) refused by dead_tail_violation
+        self._split_refused: set = set()  # (place, kept count) whose split the target refused, said once
         self._needs_rebuild = False  # a distribution replaced loops: rebuild the FPG
         self._cannot_split: dict = {}  # (block, loop id, version) -> distribution_cannot_split
         self._extents: dict = {}  # (block, loop id, version) -> tiling.partition_extent

@@ -42,6 +42,11 @@ class TargetHooks:
         (None: the seed has no such rule)."""
         return None
 
+    def split_refusal(self, loop: ir.Operation, keep: int, scope) -> str | None:
+        """Why the target keeps `loop` whole rather than split after `keep` iterations for a
+        head that fuses (rescues.PairRescues._split_tail); None: the split may be tried."""
+        return None
+
     def reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
         """l2 reads, per fused iteration, elements of external buffer `root` that l1 read."""
         return False

@@ -693,6 +693,7 @@ def recompute_into_consumer(plan: RecomputePlan, erase_buffer: bool = True) -> N
 # tail loop, and its head fuses with the shorter partner.
 
 SPLIT_LOOP = "[LOOP SPLIT] split the loop at iteration {kept}: the head fuses, the tail keeps the rest"
+STOP_SPLIT = "[STOP LOOP SPLIT]"
 
 
 def split_violation(loop: ir.Operation, keep: int) -> str | None:

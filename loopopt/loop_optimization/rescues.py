@@ -20,7 +20,7 @@ from ..analysis.facts import Facts
 from ..analysis.loops import perfect_nest
 from ..analysis.refusal import Code, Refusal
 from ..mlir import ir
-from ..remarks import PASSED
+from ..remarks import MISSED, PASSED
 from ..transforms.tiling import partition_extent
 from . import pair_restructuring as pr
 from .fusion_legality import fusion_legality
@@ -133,6 +133,8 @@ class PairRescues:
         if pr.head_refusal(loop, keep, partner, self._facts_of(loop, partner),
                            st.block_order.is_before(loop, partner)) is not None:
             return None  # the head would be refused on the copy too
+        if (self._where(loop), keep) in self._split_refused:
+            return None  # the target kept this loop whole at this point before (below)
 
         def split(lp, part, scope):
             head, tail = pr.split_loop(lp, keep)
@@ -149,6 +151,15 @@ class PairRescues:
             return self._legal_on_copy(*pair, profit)
 
         if not self._trial(st, [loop, partner], plan):
+            return None
+        why = self.hooks.split_refusal(loop, keep, self.scope)
+        if why is not None:  # the target keeps the loop whole (a product's rows), said once per place:
+            # only where the split would be made (the trial passed)
+            said = (self._where(loop), keep)
+            if said not in self._split_refused:
+                self._split_refused.add(said)
+                self.log.add("fusion", MISSED, f"{pr.STOP_SPLIT} {why}", function=self.fname,
+                             location=self._where(loop), args={"kept_iterations": keep, "reason": why})
             return None
         total = pr.known_trip_count(loop)
         done = {}

@@ -15,6 +15,7 @@ from ...analysis.refusal import Code, Refusal
 from ...analysis.memory import UNTRACED
 from ...analysis.vectorization import carried_dependence, is_innermost
 from ...loop_optimization import rescues
+from ...loop_optimization.pair_restructuring import known_trip_count as pr_trip_count
 from ...loop_optimization.hooks import TargetHooks
 from ...mlir import ir
 from .plan.cpu_plan import LANE_REDUCTIONS, memory_reductions, reduction_loop_of, reductions_of
@@ -40,6 +41,22 @@ class CpuHooks(TargetHooks):
         """The vectorization guard (`innermost_refusal`), then the register tiling guard
         (`product_refusal`)."""
         return innermost_refusal(l1, l2, facts, options) or product_refusal(l1, l2, facts)
+
+    def split_refusal(self, loop: ir.Operation, keep: int, scope) -> str | None:
+        """A loop over the rows, columns or reduction of a matrix product it holds
+        (`isolate_products.product_dimension`) is not split for a head that fuses: the head would
+        be a product of `keep` rows under its partner's loop (a batch of 8 against 1024 token
+        rows) and the tail another one, each too short for the register tile's rows or fused
+        with shifted work; kept whole, the product keeps all its rows (section 39)."""
+        from .isolate_products import product_dimension
+
+        dim = product_dimension(loop, scope)
+        if dim is None:
+            return None
+        total = pr_trip_count(loop)
+        return (f"the loop runs over the {dim} of a matrix product it holds: a split at iteration {keep}"
+                f"{f' of {total}' if total else ''} would cut the product in two, its head under its "
+                "partner's loop")
 
     def reads_same_elements(self, l1: ir.Operation, l2: ir.Operation, root, facts) -> bool:
         return reuses_read_elements(l1, l2, root, facts)

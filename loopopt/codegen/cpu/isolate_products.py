@@ -144,6 +144,56 @@ def product_updates(stmt: ir.Operation, scope: Scope) -> list[ir.Operation]:
     return out
 
 
+def product_operands(update: ir.Operation) -> tuple[list, list, list] | None:
+    """(C's accesses, a's loads, b's loads) of a product update `product_updates` found: the
+    stored element and its load (or the stores of the carried sum), and the loads each factor of
+    the multiplication is computed from; None when the form is not one of the two."""
+    if update.name == "affine.store":
+        owner, _ = mlir.value_owner(update.operands[0])
+        ins = [mlir.value_owner(v)[0] for v in owner.operands] if owner is not None else []
+        acc = next((o for o in ins if o is not None and o.name == "affine.load" and _same_address(o, update)), None)
+        mul = next((o for o in ins if o is not None and o.name in ("arith.mulf", "arith.muli")), None)
+        if acc is None or mul is None:
+            return None
+        return [acc, update], _feeding_loads(mul.operands[0]), _feeding_loads(mul.operands[1])
+    block = update.regions[0].blocks[0]
+    y = mlir.block_ops(block)[-1]
+    for k, arg in enumerate(list(block.arguments)[1:]):
+        comb, _ = mlir.value_owner(y.operands[k])
+        if comb is None or comb.name not in ("arith.addf", "arith.addi") or arg not in list(comb.operands):
+            continue
+        mul = next((mlir.value_owner(v)[0] for v in comb.operands if v != arg), None)
+        if mul is None or mul.name not in ("arith.mulf", "arith.muli"):
+            continue
+        stores = [mlir.operation(u.owner) for u in update.results[k].uses]
+        return ([st for st in stores if st.name == "affine.store"], _feeding_loads(mul.operands[0]),
+                _feeding_loads(mul.operands[1]))
+    return None
+
+
+def product_dimension(loop: ir.Operation, scope: Scope) -> str | None:
+    """Which dimension of a matrix product it holds `loop` runs over: "rows or columns" when its
+    IV indexes the product's output C and one factor only, "reduction" when it indexes both
+    factors and not C; None when it is no such loop of any product in it (a batch loop indexes C
+    and both factors: every iteration is a whole product). Splitting such a loop cuts the
+    product in two."""
+    from ...analysis.loops import loop_dims
+
+    iv = loop_dims(loop, scope)[0].name
+    for update in product_updates(loop, scope):
+        roles = product_operands(update)
+        if roles is None:
+            continue
+        c, a, b = (_ivs_of(ops, scope) if ops else set() for ops in roles)
+        if c is None or a is None or b is None:
+            continue
+        if iv in c and (iv in a) != (iv in b):
+            return "rows or columns"
+        if iv not in c and iv in a and iv in b:
+            return "reduction"
+    return None
+
+
 def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
     return (load.operands[0] == store.operands[1] and str(load.attributes["map"]) == str(store.attributes["map"])
             and list(load.operands)[1:] == list(store.operands)[2:])
@@ -520,8 +570,9 @@ def _drop_if_unused(alloc: ir.Operation) -> None:
 
 def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list | None = None,
               nests: dict | None = None):
-    """(new loops, expanded buffers' shapes, strip) when `loop` was split (strip: the iterations
-    per strip when the loop was first cut into strips, else 0), else None; with `refusals`, why
+    """(new loops, expanded buffers' shapes, strip, rows) when `loop` was split (strip: the
+    iterations per strip when the loop was first cut into strips, else 0; rows: the product was
+    found only once expanded, `_rows_contracted`), else None; with `refusals`, why
     a product that expansion would isolate but for the budget stays where it is (appended).
     `nests`: perfect nests already walked in this round (`_perfect_nest`)."""
     band = collect_interchangeable_loops(loop) if nests is None else _interchangeable(loop, nests)
@@ -531,25 +582,60 @@ def _try_loop(loop: ir.Operation, options: Options, scope: Scope, refusals: list
     loops = [s for s in stmts if s.regions]
     products = {mlir.op_key(s) for s in loops if product_updates(s, scope)}
     statements = [s for s in stmts if not is_recomputable(s)]
-    if not products or len(statements) < 2:
+    if len(statements) < 2:
         return None
+    if not products:  # a product whose rows contraction took away is one again once expanded
+        if not _rows_contracted(loop, loops, scope, options.sb_budget):
+            return None
+        return _expanded_only(loop, scope, options.sb_budget)
     from .plan.cpu_plan import reduction_loop_of
 
     if reduction_loop_of(band[-1], scope) is not None:
         return None  # already the loop around a reduction loop: register tiling takes it as it is
     groups, graph = distribution_groups(loop, scope)
     if len(groups) >= 2 and isolates(groups, products):
-        return loop_distribution(loop, groups, scope, graph=graph), [], 0
+        return loop_distribution(loop, groups, scope, graph=graph), [], 0, False
     found = _expand_and_split(loop, scope, options.sb_budget)
     if found is not None:
-        return found[0], found[1], 0
+        return found[0], found[1], 0, False
     strip, why = strip_length(loop, scope, options.sb_budget)
     if strip is None:
         if refusals is not None:  # a product left with other work says why
             refusals.extend([why] if why else expansion_refusals(loop, scope, options.sb_budget))
         return None
     found = _in_strips(loop, scope, options.sb_budget, strip)
-    return None if found is None else (*found, strip)
+    return None if found is None else (*found, strip, False)
+
+
+def _rows_contracted(loop: ir.Operation, inner: list[ir.Operation], scope: Scope, budget: int) -> bool:
+    """Some statement loop of `loop`'s band holds an update `C[x] = C[x] + a * b` of two IVs
+    whose C is a buffer `loop` may expand (`expandable_buffers`): contraction shrank a product's
+    rows to the one `loop`'s iteration owns (a GEMV per row), and expansion gives it its rows
+    back, the loop's IV a third."""
+    cands = {mlir.op_key(b) for b in expandable_buffers(loop, scope, budget)}
+    if not cands:
+        return False
+    for stmt in inner:
+        for op in [stmt, *mlir.walk(stmt)]:
+            if op.name != "affine.store":
+                continue
+            roles = product_operands(op) if _is_update(op) else None
+            if roles is None or not roles[1] or not roles[2]:
+                continue
+            owner, _ = mlir.value_owner(op.operands[1])
+            if owner is not None and mlir.op_key(owner) in cands:
+                return True
+    return False
+
+
+def _is_update(store: ir.Operation) -> bool:
+    owner, _ = mlir.value_owner(store.operands[0])
+    return owner is not None and owner.name in ("arith.addf", "arith.addi")
+
+
+def _expanded_only(loop: ir.Operation, scope: Scope, budget: int):
+    found = _expand_and_split(loop, scope, budget)
+    return None if found is None else (found[0], found[1], 0, True)
 
 
 def _expand_and_split(loop: ir.Operation, scope: Scope, budget: int):
@@ -727,15 +813,17 @@ def _isolate(fn: ir.Operation, options: Options, log: RemarkLog, filename: str) 
                     log.add(PASS, MISSED, f"{STOP} {why}", function=fname, location=where, args={"reason": why})
             if result is None:
                 continue
-            new_loops, expanded, strip = result[0], result[1], result[2]
+            new_loops, expanded, strip, rows = result[0], result[1], result[2], result[3]
             text = f"[PRODUCT ISOLATION] loop split into {len(new_loops)} loops: a matrix product in a nest of its own"
             if strip:
                 text = (f"[PRODUCT ISOLATION] loop cut into strips of {strip} iterations, each split: a matrix product "
                         f"in a nest of its own (all iterations' copies would exceed the budget, {options.sb_budget} bytes)")
             if expanded:
                 text += f" (buffer expanded per {'strip' if strip else 'iteration'} to {', '.join(expanded)})"
+            if rows:
+                text += "; the product's rows, contracted to the one each iteration owns, are the loop's again"
             log.add(PASS, PASSED, text, function=fname, location=where,
-                    args={"loops": len(new_loops), "expanded": expanded, "strip": strip,
+                    args={"loops": len(new_loops), "expanded": expanded, "strip": strip, "rows_restored": rows,
                           "loops_added": sum(1 for lp in new_loops for o in [lp, *mlir.walk(lp)]
                                              if o.name == "affine.for") - before[0]})
             count += 1
@@ -793,8 +881,8 @@ def _wrap(result):
     expanded shapes and the strip length ride along."""
     if result is None:
         return None
-    loops, expanded, strip = result
-    return [loops, expanded, strip]
+    loops, expanded, strip, rows = result
+    return [loops, expanded, strip, rows]
 
 
 def run(fn: ir.Operation, ctx: StepContext) -> int:
