@@ -47,10 +47,13 @@ import itertools
 import re
 import threading
 import warnings
+from dataclasses import dataclass
 
+from .torch_exact import decompositions as exact_decompositions, trapping_division, zero_size_view
 from .torch_fused import unfuse
 
 _COUNTER = itertools.count()
+_BUILDING = threading.RLock()  # one graph exported and compiled at a time, in any thread
 
 
 class LoopoptFallbackWarning(UserWarning):
@@ -66,10 +69,15 @@ def backend(gm, example_inputs, **options):
     graph loopopt cannot take at all is returned as is (eager), with one warning naming why."""
     name = f"torch_graph_{next(_COUNTER)}"
     why = precheck(gm)
+    if why is None:
+        try:
+            views = output_views(gm)
+        except Fallback as e:
+            why = str(e)
     if why is not None:
         _warn(name, why)
         return gm.forward
-    return GraphKernel(gm, name, options)
+    return GraphKernel(gm, name, options, views)
 
 
 def _warn(name: str, why: str) -> None:
@@ -101,12 +109,116 @@ def precheck(gm) -> str | None:
     return None
 
 
+def _storage_key(node):
+    """The storage of a graph value's example (TorchDynamo's fake tensor; views share it), or None."""
+    import torch
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    ev = node.meta.get("example_value") if hasattr(node, "meta") else None
+    if not isinstance(ev, torch.Tensor):
+        return None
+    try:
+        return StorageWeakRef(ev.untyped_storage())
+    except Exception:  # noqa: BLE001 - a tensor without storage: no alias to keep
+        return None
+
+
+def _ancestors(node, stop) -> set:
+    seen, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n not in stop:
+            todo.extend(n.all_input_nodes)
+    return seen
+
+
+def _span(node):
+    """The elements [first, last] of its storage a graph value's example covers (static sizes), or None."""
+    ev = node.meta.get("example_value")
+    try:
+        if ev.numel() == 0:
+            return (1, 0)
+        last = int(ev.storage_offset()) + sum((int(n) - 1) * int(st) for n, st in zip(ev.shape, ev.stride()))
+        return (int(ev.storage_offset()), last)
+    except Exception:  # noqa: BLE001 - symbolic sizes: unknown
+        return None
+
+
+@dataclass
+class OutputViews:
+    """The outputs that share memory, in eager, with an input or with another output, and how to
+    make them so: `replay`, the part of the graph that makes them (views of the inputs and of the
+    `bases`, the kernel's outputs they view), run eagerly after the kernel on the call's inputs and
+    the kernel's outputs at `bases`; its results replace the kernel's at `positions`."""
+    positions: tuple
+    bases: tuple
+    replay: object
+
+
+def output_views(gm) -> OutputViews | None:
+    """An output that eager makes as a view of an input (`x.t()`, `x[1:]`, `x.contiguous()`) or of
+    another output (`y, y.view(-1)`) shares memory with it, which a caller's later in-place op sees;
+    a kernel writes a new array. Such outputs are made again, as eager makes them, from the inputs
+    and the kernel's outputs (OutputViews). Fallback when outputs overlap in memory without one of
+    them being the other's base; None when no output shares memory."""
+    import torch
+
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    result = [n for n in graph.nodes if n.op == "output"][0].args[0]
+    items = list(result) if isinstance(result, (tuple, list)) else [result]
+    inputs = {k: p for p in placeholders if (k := _storage_key(p)) is not None}
+    keys = [_storage_key(n) if isinstance(n, torch.fx.Node) else None for n in items]
+    positions, bases = [], []
+    for k, (node, key) in enumerate(zip(items, keys)):
+        if key is None or k in positions:
+            continue
+        if key in inputs:
+            positions.append(k)
+            continue
+        group = [j for j in range(len(items)) if j != k and keys[j] == key]
+        if not group:
+            continue
+        if all(node in _ancestors(items[j], ()) for j in group):  # node is the others' base
+            bases.append(k)
+            positions.extend(j for j in group if j not in positions)
+            continue
+        spans = [_span(items[j]) for j in [k] + group]
+        if any(sp is None for sp in spans) or any(a[0] <= b[1] and b[0] <= a[1] for i, a in enumerate(spans)
+                                                   for b in spans[i + 1:]):
+            raise Fallback(f"outputs {k} and {group[0]} overlap in memory (eager returns views of one tensor "
+                           "that is not itself an output)")
+    if not positions:
+        return None
+    # the replay graph: the graph's inputs, then the kernel's outputs at `bases`; the nodes that
+    # make the outputs at `positions` from them
+    base_nodes = {items[b]: b for b in bases}
+    needed = set()
+    for k in positions:
+        needed |= _ancestors(items[k], set(base_nodes) | set(placeholders))
+    replay = torch.fx.Graph()
+    env = {}
+    for p in placeholders:
+        env[p] = replay.placeholder(p.name)
+    for node, b in base_nodes.items():
+        env[node] = replay.placeholder(f"kernel_output_{b}")
+    for node in graph.nodes:
+        if node in needed and node not in env and node.op not in ("placeholder", "output"):
+            env[node] = replay.node_copy(node, lambda n: env[n])
+    replay.output(tuple(env[items[k]] for k in positions))
+    return OutputViews(tuple(positions), tuple(bases), torch.fx.GraphModule(gm, replay))
+
+
 class GraphKernel:
     """What TorchDynamo calls instead of a graph: loopopt kernels for its input signatures, with
     the module's parameters frozen into them while they stay the same tensors, unmodified."""
 
-    def __init__(self, gm, name: str, options: dict):
+    def __init__(self, gm, name: str, options: dict, views: OutputViews | None = None):
         self.gm = gm
+        self.views = views  # outputs eager makes as views of inputs or of other outputs
         self.name = name
         self.options = dict(options)
         self.freeze = bool(self.options.pop("freeze_weights", True))
@@ -156,7 +268,21 @@ class GraphKernel:
         if type(got) is not tuple:
             got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
+        if self.views is not None:
+            try:
+                outs = self._as_views(args, outs)
+            except Exception as e:  # noqa: BLE001 - a view eager made of its own layout: eager runs
+                return self._eager(args, f"an output eager makes as a view could not be made again: {_first_line(str(e))}")
         return outs if self._tuple_output else outs[0]
+
+    def _as_views(self, args, outs: tuple) -> tuple:
+        """The outputs with those eager makes as views (of an input, of another output) made so."""
+        views = self.views
+        made = views.replay(*args, *[outs[b] for b in views.bases])
+        outs = list(outs)
+        for k, v in zip(views.positions, made):
+            outs[k] = v
+        return tuple(outs)
 
     def input_positions(self, args) -> tuple:
         """The positions of the kernels' tensor inputs: every tensor argument but the frozen and the
@@ -189,7 +315,8 @@ class GraphKernel:
         if not self.planned:
             self.plan, self.planned = dynamic_plan(self.gm, frozen, self.scalars), True
         if self.freeze and self.guard is None:
-            self.guard = tuple((i, args[i], args[i]._version, args[i].data_ptr()) for i in sorted(frozen))
+            self.guard = tuple((i, args[i], args[i]._version, args[i].data_ptr(), args[i].detach().clone())
+                               for i in sorted(frozen))
         if self.plan is not None:
             key = ("dynamic", self.freeze, values)
             kernel = self.kernels.get(key)
@@ -215,11 +342,12 @@ class GraphKernel:
         with a plan); Fallback with one line on failure."""
         from ..api import compile as loopopt_compile
 
-        text = to_linalg(self.gm, args, FUNCTION, frozen, plan, self.scalars)
-        try:
-            kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
-        except Exception as e:  # loopopt's own errors are one line; name the op where it says one
-            raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
+        with _BUILDING:  # torch.export and the stderr capture are not thread-safe: one build at a time
+            text = to_linalg(self.gm, args, FUNCTION, frozen, plan, self.scalars)
+            try:
+                kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
+            except Exception as e:  # loopopt's own errors are one line; name the op where it says one
+                raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
         n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen and i not in self.scalars)
         if kernel.spec.n_inputs != n_inputs:
             raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
@@ -230,10 +358,14 @@ class GraphKernel:
 
 def _unchanged(guard: tuple, args) -> bool:
     """Each frozen weight is still the same tensor, not modified in place (its version counter,
-    which every in-place op bumps, even under no_grad) and not given new storage."""
-    for i, param, version, ptr in guard:
+    which every in-place op bumps, even under no_grad), not given new storage, and equal to the
+    copy taken when it was frozen: an update through `.data` (`w.data.mul_(2)`, `w.data.copy_(v)`)
+    goes to a tensor with its own version counter, which only the values show."""
+    import torch
+
+    for i, param, version, ptr, copy in guard:
         a = args[i] if i < len(args) else None
-        if a is not param or a._version != version or a.data_ptr() != ptr:
+        if a is not param or a._version != version or a.data_ptr() != ptr or not torch.equal(a.detach(), copy):
             return False
     return True
 
@@ -387,15 +519,21 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
             program = torch.export.export(module, inputs, dynamic_shapes=(plan[1],) if plan else None, strict=False)
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
-    try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update
+    try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update;
+        # with eager's semantics where torch-mlir's lowering differs (torch_exact: NaN in maximum,
+        # clamp and argmax, an integer neg)
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            functional = program.run_decompositions({})
+            functional = program.run_decompositions(exact_decompositions())
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
     for sig in (program.graph_signature, functional.graph_signature):
         if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
             raise Fallback("the graph updates an input or buffer in place")
+    why = trapping_division(functional) or zero_size_view(functional)
+    if why is not None:
+        raise Fallback(why)
+    program = functional
     printed: list[str] = []
     try:
         with warnings.catch_warnings(), _stderr_captured(printed):
