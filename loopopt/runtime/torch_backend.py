@@ -27,16 +27,25 @@ Weights: TorchDynamo passes a module's parameters as graph inputs. They are froz
 as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
 transpose and lay the weights out in panels at compile time; the freeze is guarded: each call
 checks that every frozen parameter is the same tensor, with the same storage and version counter
-(which every in-place update bumps, under no_grad too). After any change the graph's kernels take
+(which every in-place update bumps, under no_grad too), and equal to a copy taken when frozen (an
+update through `.data` bumps no version). After any change the graph's kernels take
 the weights as inputs instead, read in place on every call (`options={"freeze_weights": False}`
 to torch.compile starts there).
+
+Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another output:
+`y, y.view(-1)`) share memory as eager's do: the view ops that make them run after the kernel
+(`output_views`). Where torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax;
+an integer neg through f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
 `LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
 loopopt's lowering does not take, an input on another device or of another layout, an in-place
-update of an input (the exported program would drop it), a non-tensor output, or a call that
+update of an input (the exported program would drop it), a non-tensor output, a call that
 needs autograd (a kernel has no backward: call the model under `torch.no_grad()` or
-`torch.inference_mode()`). Never a wrong result, never an exception the model would not raise.
+`torch.inference_mode()`), an integer division by a tensor (a zero divisor: eager raises, a
+kernel traps), a view of a tensor with no elements (torch-mlir's lowering traps), outputs that
+overlap in memory without one being the other's base. Never a wrong result, never an exception
+the model would not raise.
 
 torch and torch-mlir are imported when the backend is first used (the `torch` extra).
 """
