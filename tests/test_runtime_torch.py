@@ -457,6 +457,21 @@ def test_a_weight_updated_through_data_is_seen():
         assert torch.allclose(compiled(x), model(x))
 
 
+def test_a_model_made_under_inference_mode_freezes_its_weights():
+    """Its parameters are inference tensors, which have no version counter: reading it for the
+    freeze guard raised RuntimeError (an exception the model does not raise). Their values are
+    the guard; an update inside inference_mode (no version bump) is seen."""
+    with torch.inference_mode():
+        model = torch.nn.Linear(4, 3)
+        compiled = torch.compile(model, backend=loopopt.torch_backend)
+        x = torch.rand(2, 4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LoopoptFallbackWarning)
+            assert torch.allclose(compiled(x), model(x))
+            model.weight.mul_(2.0)
+            assert torch.allclose(compiled(x), model(x))
+
+
 def test_first_calls_from_threads_build_one_at_a_time():
     """Threads (each its own grad mode: TorchDynamo compiles the graph again in each) used to
     export at the same time; torch.export is not thread-safe and failed ("Trying to pop empty

@@ -151,6 +151,18 @@ def _w_detach_update(m):
     m.fc.weight.detach().mul_(3.0)  # detach(): shares the version counter
 
 
+def _inference_model_script(f_of, seed):
+    """Parameters made under inference_mode (inference tensors: no version counter), one
+    updated in place between calls."""
+    m = Lin().eval()
+    f = f_of(m)
+    x = _r(2, 4, seed=seed)
+    obs = [f(x)]
+    m.fc.weight.mul_(2.0)
+    obs.append(f(x))
+    return obs, (m.fc.weight.detach().clone(),)
+
+
 def _threads_script(f_of, seed):
     f = f_of(lambda x: torch.tanh(x) * 3 + x)
     xs = [_r(64, 32, seed=seed + i) for i in range(8)]
@@ -688,6 +700,7 @@ CASES = [
     Case("parameter_replaced", None, script=_weights_script(_w_replaced)),
     Case("load_state_dict", None, script=_weights_script(_w_load_state)),
     Case("two_threads", None, script=_threads_script),
+    Case("model_made_under_inference_mode", None, script=_inference_model_script, mode="inference"),
 ]
 
 
