@@ -396,7 +396,8 @@ def test_outputs_eager_makes_as_views_share_memory_as_in_eager(fn):
 
 def _nan_semantics(x, y):
     return (torch.maximum(x, y), torch.minimum(x, y), x.clamp(-1, 1), torch.nn.functional.hardtanh(x),
-            x.argmax(), torch.max(x.view(2, 4), 1).indices, x.argmin())
+            x.argmax(), torch.max(x.view(2, 4), 1).indices, x.argmin(), torch.nn.functional.relu6(x),
+            torch.clamp(x, min=0))
 
 
 def test_nan_and_integer_neg_follow_eager_as_kernels():
@@ -407,7 +408,7 @@ def test_nan_and_integer_neg_follow_eager_as_kernels():
     x = torch.tensor([nan, inf, -inf, -0.0, 0.0, 1.5, -2.5, 3.0])
     y = torch.tensor([1.0, nan, -0.0, 0.0, -inf, 2.0, nan, -0.0])
     ints = torch.tensor([-2**31 + 1, 2**31 - 1, 0, -5, 1 << 25 | 1], dtype=torch.int32)
-    for fn, args in [(_nan_semantics, (x, y)), (lambda a: (-a, torch.neg(a) * 2), (ints,))]:
+    for fn, args in [(_nan_semantics, (x, y)), (lambda a: (-a, torch.neg(a) * 2, a.clamp(min=0.5)), (ints,))]:
         rec = Recorder()
         compiled = torch.compile(fn, backend=rec)
         with warnings.catch_warnings(), torch.no_grad():

@@ -356,7 +356,12 @@ def _softmax_inf(x):
 
 
 def _clamp_nan(x):
-    return x.clamp(-1, 1), torch.clamp(x, min=0), torch.nan_to_num(x)
+    return x.clamp(-1, 1), torch.clamp(x, min=0), torch.nan_to_num(x), torch.nn.functional.relu6(x), \
+        x.clamp(max=-0.5)
+
+
+def _clamp_int(a):
+    return a.clamp(min=0.5), a.clamp(-3, 4), a.clamp(min=torch.tensor(1.5)), torch.relu(a)
 
 
 def _minmax(x, y):
@@ -639,6 +644,7 @@ CASES = [
          known="eager's gelu(inf) is NaN (its vectorized erf), the kernel's inf"),
     Case("where_neg_zero", _where_scalar, one(lambda s: _special())),
     Case("clamp_nan", _clamp_nan, one(lambda s: _special())),
+    Case("clamp_int_result_type", _clamp_int, one(t(6, dtype=torch.int64))),
     Case("pow_sqrt_special", _pow_sqrt, one(lambda s: _special())),
     Case("float_compare_nan", _float_eq, one(lambda s: _special(), lambda s: _special_rev())),
     Case("argmax_nan", _cumsum_like, one(lambda s: torch.tensor([[1.0, float("nan")], [3.0, 2.0]]))),

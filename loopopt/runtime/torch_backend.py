@@ -83,6 +83,8 @@ def backend(gm, example_inputs, **options):
             views = output_views(gm)
         except Fallback as e:
             why = str(e)
+        except Exception as e:  # noqa: BLE001 - not analysed: eager, never a wrong alias
+            why = f"the outputs' aliasing could not be analysed: {_first_line(str(e))}"
     if why is not None:
         _warn(name, why)
         return gm.forward

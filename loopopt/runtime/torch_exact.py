@@ -42,11 +42,15 @@ def clamp(x, lo=None, hi=None):
     gives hi)."""
     import torch
 
-    out = x
+    dtype = x.dtype  # eager's result type: an int x with a float bound is float
+    for bound in (lo, hi):
+        if bound is not None:
+            dtype = torch.promote_types(dtype, torch.result_type(x, bound))
+    out = x.to(dtype)
     if lo is not None:
-        out = torch.where(out < lo, lo, out).to(x.dtype)
+        out = torch.where(out < lo, lo, out).to(dtype)
     if hi is not None:
-        out = torch.where(out > hi, hi, out).to(x.dtype)
+        out = torch.where(out > hi, hi, out).to(dtype)
     return out
 
 
@@ -115,6 +119,9 @@ def decompositions() -> dict:
         aten.clamp.default: clamp,
         aten.clamp.Tensor: clamp,
         aten.hardtanh.default: hardtanh,
+        aten.relu6.default: lambda x: clamp(x, 0, 6),
+        aten.clamp_min.default: lambda x, lo: clamp(x, lo, None),
+        aten.clamp_max.default: lambda x, hi: clamp(x, None, hi),
         aten.relu.default: relu,
         aten.neg.default: neg,
         aten.argmax.default: argmax,
