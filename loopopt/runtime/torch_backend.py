@@ -114,7 +114,9 @@ def precheck(gm) -> str | None:
         if node.op in ("call_function", "call_method"):
             target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
             updated = node.args[0] if node.args else None
-            in_place = target.endswith("_") and not target.startswith("_") or target in ("setitem", "__setitem__")
+            pure = getattr(node.target, "__module__", None) in ("_operator", "operator")  # and_, or_ are not in place
+            in_place = target.endswith("_") and not target.startswith("_") and not pure or \
+                target in ("setitem", "__setitem__")
             if in_place and getattr(updated, "op", None) == "placeholder":
                 return f"op {target} updates a graph input in place"
     return None
