@@ -361,3 +361,154 @@ def test_a_failing_check_in_the_kernel_gives_eagers_error():
         calls = []
         kernels[0]._fn = lambda *a, f=kernels[0]._fn: calls.append(1) or f(*a)
         assert torch.equal(compiled(good), emb(good) * 2) and calls == [1]
+
+
+# ---- found by the adversarial sweep (tests/torch_sweep.py), each wrong or a crash before ----
+
+def _kernels_only(rec) -> bool:
+    return all(isinstance(k, Kernel) for g in rec.graphs if isinstance(g, GraphKernel) for k in g.kernels.values())
+
+
+@pytest.mark.parametrize("fn", [lambda x: (x.t(), x * 2), lambda x: (x.contiguous(), x + 1),
+                                lambda x: (x[1:], x.view(12), x - 1), lambda x: ((y := x * 2), y.view(-1))])
+def test_outputs_eager_makes_as_views_share_memory_as_in_eager(fn):
+    """An output eager makes as a view of an input (x.t(), x.contiguous()) or of another output
+    shares its memory: a caller's later in-place op on it changes the input. Before, the kernel
+    wrote a new array (the input unchanged by the caller's update). Now such outputs are made
+    again from the inputs and the kernel's outputs, as eager makes them."""
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    x = torch.rand(3, 4)
+    a, b = x.clone(), x.clone()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = compiled(a), fn(b)
+    assert _kernels_only(rec) and [g.views is not None for g in rec.graphs] == [True]
+    for g, w in zip(got, want):
+        assert torch.equal(g, w) and g.stride() == w.stride()
+    for g in got:
+        g.add_(1)  # the caller's in-place op: the same effect on the inputs and the other outputs
+    for w in want:
+        w.add_(1)
+    assert torch.equal(a, b)
+    assert all(torch.equal(g, w) for g, w in zip(got, want))
+
+
+def _nan_semantics(x, y):
+    return (torch.maximum(x, y), torch.minimum(x, y), x.clamp(-1, 1), torch.nn.functional.hardtanh(x),
+            x.argmax(), torch.max(x.view(2, 4), 1).indices, x.argmin(), torch.nn.functional.relu6(x),
+            torch.clamp(x, min=0))
+
+
+def test_nan_and_integer_neg_follow_eager_as_kernels():
+    """torch-mlir lowers maximum/minimum/clamp as compare + select (a NaN gave the other operand
+    or the bound), argmax skipping NaN, and an integer neg through f32 (-(2**31 - 1) came out
+    -2**31): torch_exact's decompositions give eager's results, still as kernels."""
+    nan, inf = float("nan"), float("inf")
+    x = torch.tensor([nan, inf, -inf, -0.0, 0.0, 1.5, -2.5, 3.0])
+    y = torch.tensor([1.0, nan, -0.0, 0.0, -inf, 2.0, nan, -0.0])
+    ints = torch.tensor([-2**31 + 1, 2**31 - 1, 0, -5, 1 << 25 | 1], dtype=torch.int32)
+    for fn, args in [(_nan_semantics, (x, y)), (lambda a: (-a, torch.neg(a) * 2, a.clamp(min=0.5)), (ints,))]:
+        rec = Recorder()
+        compiled = torch.compile(fn, backend=rec)
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("error", LoopoptFallbackWarning)
+            got, want = compiled(*args), fn(*args)
+        assert _kernels_only(rec)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and torch.equal(torch.isnan(g), torch.isnan(w)), (g, w)
+            assert torch.equal(torch.nan_to_num(g), torch.nan_to_num(w)), (g, w)
+
+
+@pytest.mark.parametrize("fn, reason", [(lambda a, b: a % b, "integer division by a tensor"),
+                                        (lambda a, b: a // b, "integer division by a tensor"),
+                                        (lambda a, b: a.view(-1) * b.sum(), "a view of a tensor with no elements")])
+def test_what_would_kill_the_process_runs_eagerly(fn, reason):
+    """An integer % or // by a tensor: a zero divisor trapped in the kernel (SIGFPE killed the
+    process; eager raises ZeroDivisionError). A view of a tensor with no elements: torch-mlir's
+    aten.view lowering divided by the size (SIGFPE in the compiler). Both now run eagerly with
+    the one warning naming the op."""
+    compiled = torch.compile(fn, backend=loopopt.torch_backend)
+    empty = "no elements" in reason
+    a = torch.zeros(0, 3, dtype=torch.int64) if empty else torch.tensor([5, -7, 9])
+    b = torch.tensor([2, 3, 0])
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        if empty:
+            assert torch.equal(compiled(a, b), fn(a, b))
+        else:
+            with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+                compiled(a, b)
+    ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+    assert len(ours) == 1 and reason in ours[0] and "(op aten." in ours[0], ours
+
+
+def test_a_weight_updated_through_data_is_seen():
+    """`w.data.mul_(2)` updates a tensor with its own version counter: the frozen weight's
+    version and pointer stay, so the frozen kernel ran with the old weights. The guard now also
+    compares the values with the copy taken when frozen."""
+    torch.manual_seed(SEED)
+    model = torch.nn.Linear(4, 3).eval()
+    compiled = torch.compile(model, backend=loopopt.torch_backend)
+    x = torch.rand(2, 4)
+    with torch.no_grad():
+        assert torch.allclose(compiled(x), model(x))
+        model.weight.data.mul_(2.0)
+        model.bias.data.copy_(torch.full((3,), 5.0))
+        assert torch.allclose(compiled(x), model(x))
+
+
+def test_a_model_made_under_inference_mode_freezes_its_weights():
+    """Its parameters are inference tensors, which have no version counter: reading it for the
+    freeze guard raised RuntimeError (an exception the model does not raise). Their values are
+    the guard; an update inside inference_mode (no version bump) is seen."""
+    with torch.inference_mode():
+        model = torch.nn.Linear(4, 3)
+        compiled = torch.compile(model, backend=loopopt.torch_backend)
+        x = torch.rand(2, 4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LoopoptFallbackWarning)
+            assert torch.allclose(compiled(x), model(x))
+            model.weight.mul_(2.0)
+            assert torch.allclose(compiled(x), model(x))
+
+
+def test_first_calls_from_threads_build_one_at_a_time():
+    """Threads (each its own grad mode: TorchDynamo compiles the graph again in each) used to
+    export at the same time; torch.export is not thread-safe and failed ("Trying to pop empty
+    mode stack"), so the calls ran eagerly. Builds now take one lock."""
+    import threading
+
+    fn = lambda x: torch.tanh(x) * 3 + x  # noqa: E731
+    compiled = torch.compile(fn, backend=loopopt.torch_backend)
+    xs = [torch.rand(16, 8) for _ in range(3)]
+    got = [None] * len(xs)
+
+    def work(i):
+        with torch.no_grad():
+            got[i] = compiled(xs[i])
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    assert all(torch.allclose(g, fn(x)) for g, x in zip(got, xs))
+    assert not [w for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+
+
+@pytest.mark.long
+def test_the_adversarial_sweep():
+    """Every case of tests/torch_sweep.py: eager's outputs, aliasing, inputs after the call and
+    exceptions (or a fallback to eager, with one warning per reason)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_sweep
+
+    failed = {}
+    for case in torch_sweep.CASES:
+        fails, _, _ = torch_sweep.compare(case)
+        if fails and not case.known:
+            failed[case.name] = fails
+    assert not failed, failed

@@ -27,16 +27,25 @@ Weights: TorchDynamo passes a module's parameters as graph inputs. They are froz
 as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
 transpose and lay the weights out in panels at compile time; the freeze is guarded: each call
 checks that every frozen parameter is the same tensor, with the same storage and version counter
-(which every in-place update bumps, under no_grad too). After any change the graph's kernels take
+(which every in-place update bumps, under no_grad too), and equal to a copy taken when frozen (an
+update through `.data` bumps no version). After any change the graph's kernels take
 the weights as inputs instead, read in place on every call (`options={"freeze_weights": False}`
 to torch.compile starts there).
+
+Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another output:
+`y, y.view(-1)`) share memory as eager's do: the view ops that make them run after the kernel
+(`output_views`). Where torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax;
+an integer neg through f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
 `LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
 loopopt's lowering does not take, an input on another device or of another layout, an in-place
-update of an input (the exported program would drop it), a non-tensor output, or a call that
+update of an input (the exported program would drop it), a non-tensor output, a call that
 needs autograd (a kernel has no backward: call the model under `torch.no_grad()` or
-`torch.inference_mode()`). Never a wrong result, never an exception the model would not raise.
+`torch.inference_mode()`), an integer division by a tensor (a zero divisor: eager raises, a
+kernel traps), a view of a tensor with no elements (torch-mlir's lowering traps), outputs that
+overlap in memory without one being the other's base. Never a wrong result, never an exception
+the model would not raise.
 
 torch and torch-mlir are imported when the backend is first used (the `torch` extra).
 """
@@ -47,10 +56,13 @@ import itertools
 import re
 import threading
 import warnings
+from dataclasses import dataclass
 
+from .torch_exact import decompositions as exact_decompositions, trapping_division, zero_size_view
 from .torch_fused import unfuse
 
 _COUNTER = itertools.count()
+_BUILDING = threading.RLock()  # one graph exported and compiled at a time, in any thread
 
 
 class LoopoptFallbackWarning(UserWarning):
@@ -66,10 +78,17 @@ def backend(gm, example_inputs, **options):
     graph loopopt cannot take at all is returned as is (eager), with one warning naming why."""
     name = f"torch_graph_{next(_COUNTER)}"
     why = precheck(gm)
+    if why is None:
+        try:
+            views = output_views(gm)
+        except Fallback as e:
+            why = str(e)
+        except Exception as e:  # noqa: BLE001 - not analysed: eager, never a wrong alias
+            why = f"the outputs' aliasing could not be analysed: {_first_line(str(e))}"
     if why is not None:
         _warn(name, why)
         return gm.forward
-    return GraphKernel(gm, name, options)
+    return GraphKernel(gm, name, options, views)
 
 
 def _warn(name: str, why: str) -> None:
@@ -95,18 +114,124 @@ def precheck(gm) -> str | None:
         if node.op in ("call_function", "call_method"):
             target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
             updated = node.args[0] if node.args else None
-            in_place = target.endswith("_") and not target.startswith("_") or target in ("setitem", "__setitem__")
+            pure = getattr(node.target, "__module__", None) in ("_operator", "operator")  # and_, or_ are not in place
+            in_place = target.endswith("_") and not target.startswith("_") and not pure or \
+                target in ("setitem", "__setitem__")
             if in_place and getattr(updated, "op", None) == "placeholder":
                 return f"op {target} updates a graph input in place"
     return None
+
+
+def _storage_key(node):
+    """The storage of a graph value's example (TorchDynamo's fake tensor; views share it), or None."""
+    import torch
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    ev = node.meta.get("example_value") if hasattr(node, "meta") else None
+    if not isinstance(ev, torch.Tensor):
+        return None
+    try:
+        return StorageWeakRef(ev.untyped_storage())
+    except Exception:  # noqa: BLE001 - a tensor without storage: no alias to keep
+        return None
+
+
+def _ancestors(node, stop) -> set:
+    seen, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n not in stop:
+            todo.extend(n.all_input_nodes)
+    return seen
+
+
+def _span(node):
+    """The elements [first, last] of its storage a graph value's example covers (static sizes), or None."""
+    ev = node.meta.get("example_value")
+    try:
+        if ev.numel() == 0:
+            return (1, 0)
+        last = int(ev.storage_offset()) + sum((int(n) - 1) * int(st) for n, st in zip(ev.shape, ev.stride()))
+        return (int(ev.storage_offset()), last)
+    except Exception:  # noqa: BLE001 - symbolic sizes: unknown
+        return None
+
+
+@dataclass
+class OutputViews:
+    """The outputs that share memory, in eager, with an input or with another output, and how to
+    make them so: `replay`, the part of the graph that makes them (views of the inputs and of the
+    `bases`, the kernel's outputs they view), run eagerly after the kernel on the call's inputs and
+    the kernel's outputs at `bases`; its results replace the kernel's at `positions`."""
+    positions: tuple
+    bases: tuple
+    replay: object
+
+
+def output_views(gm) -> OutputViews | None:
+    """An output that eager makes as a view of an input (`x.t()`, `x[1:]`, `x.contiguous()`) or of
+    another output (`y, y.view(-1)`) shares memory with it, which a caller's later in-place op sees;
+    a kernel writes a new array. Such outputs are made again, as eager makes them, from the inputs
+    and the kernel's outputs (OutputViews). Fallback when outputs overlap in memory without one of
+    them being the other's base; None when no output shares memory."""
+    import torch
+
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    result = [n for n in graph.nodes if n.op == "output"][0].args[0]
+    items = list(result) if isinstance(result, (tuple, list)) else [result]
+    inputs = {k: p for p in placeholders if (k := _storage_key(p)) is not None}
+    keys = [_storage_key(n) if isinstance(n, torch.fx.Node) else None for n in items]
+    positions, bases = [], []
+    for k, (node, key) in enumerate(zip(items, keys)):
+        if key is None or k in positions:
+            continue
+        if key in inputs:
+            positions.append(k)
+            continue
+        group = [j for j in range(len(items)) if j != k and keys[j] == key]
+        if not group:
+            continue
+        if all(node in _ancestors(items[j], ()) for j in group):  # node is the others' base
+            bases.append(k)
+            positions.extend(j for j in group if j not in positions)
+            continue
+        spans = [_span(items[j]) for j in [k] + group]
+        if any(sp is None for sp in spans) or any(a[0] <= b[1] and b[0] <= a[1] for i, a in enumerate(spans)
+                                                   for b in spans[i + 1:]):
+            raise Fallback(f"outputs {k} and {group[0]} overlap in memory (eager returns views of one tensor "
+                           "that is not itself an output)")
+    if not positions:
+        return None
+    # the replay graph: the graph's inputs, then the kernel's outputs at `bases`; the nodes that
+    # make the outputs at `positions` from them
+    base_nodes = {items[b]: b for b in bases}
+    needed = set()
+    for k in positions:
+        needed |= _ancestors(items[k], set(base_nodes) | set(placeholders))
+    replay = torch.fx.Graph()
+    env = {}
+    for p in placeholders:
+        env[p] = replay.placeholder(p.name)
+    for node, b in base_nodes.items():
+        env[node] = replay.placeholder(f"kernel_output_{b}")
+    for node in graph.nodes:
+        if node in needed and node not in env and node.op not in ("placeholder", "output"):
+            env[node] = replay.node_copy(node, lambda n: env[n])
+    replay.output(tuple(env[items[k]] for k in positions))
+    return OutputViews(tuple(positions), tuple(bases), torch.fx.GraphModule(gm, replay))
 
 
 class GraphKernel:
     """What TorchDynamo calls instead of a graph: loopopt kernels for its input signatures, with
     the module's parameters frozen into them while they stay the same tensors, unmodified."""
 
-    def __init__(self, gm, name: str, options: dict):
+    def __init__(self, gm, name: str, options: dict, views: OutputViews | None = None):
         self.gm = gm
+        self.views = views  # outputs eager makes as views of inputs or of other outputs
         self.name = name
         self.options = dict(options)
         self.freeze = bool(self.options.pop("freeze_weights", True))
@@ -156,7 +281,21 @@ class GraphKernel:
         if type(got) is not tuple:
             got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
+        if self.views is not None:
+            try:
+                outs = self._as_views(args, outs)
+            except Exception as e:  # noqa: BLE001 - a view eager made of its own layout: eager runs
+                return self._eager(args, f"an output eager makes as a view could not be made again: {_first_line(str(e))}")
         return outs if self._tuple_output else outs[0]
+
+    def _as_views(self, args, outs: tuple) -> tuple:
+        """The outputs with those eager makes as views (of an input, of another output) made so."""
+        views = self.views
+        made = views.replay(*args, *[outs[b] for b in views.bases])
+        outs = list(outs)
+        for k, v in zip(views.positions, made):
+            outs[k] = v
+        return tuple(outs)
 
     def input_positions(self, args) -> tuple:
         """The positions of the kernels' tensor inputs: every tensor argument but the frozen and the
@@ -189,7 +328,8 @@ class GraphKernel:
         if not self.planned:
             self.plan, self.planned = dynamic_plan(self.gm, frozen, self.scalars), True
         if self.freeze and self.guard is None:
-            self.guard = tuple((i, args[i], args[i]._version, args[i].data_ptr()) for i in sorted(frozen))
+            self.guard = tuple((i, args[i], _version(args[i]), args[i].data_ptr(), _bytes(args[i]).copy())
+                               for i in sorted(frozen))
         if self.plan is not None:
             key = ("dynamic", self.freeze, values)
             kernel = self.kernels.get(key)
@@ -215,11 +355,12 @@ class GraphKernel:
         with a plan); Fallback with one line on failure."""
         from ..api import compile as loopopt_compile
 
-        text = to_linalg(self.gm, args, FUNCTION, frozen, plan, self.scalars)
-        try:
-            kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
-        except Exception as e:  # loopopt's own errors are one line; name the op where it says one
-            raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
+        with _BUILDING:  # torch.export and the stderr capture are not thread-safe: one build at a time
+            text = to_linalg(self.gm, args, FUNCTION, frozen, plan, self.scalars)
+            try:
+                kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
+            except Exception as e:  # loopopt's own errors are one line; name the op where it says one
+                raise Fallback(_named(f"loopopt.compile: {_first_line(str(e))}")) from None
         n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen and i not in self.scalars)
         if kernel.spec.n_inputs != n_inputs:
             raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
@@ -230,12 +371,35 @@ class GraphKernel:
 
 def _unchanged(guard: tuple, args) -> bool:
     """Each frozen weight is still the same tensor, not modified in place (its version counter,
-    which every in-place op bumps, even under no_grad) and not given new storage."""
-    for i, param, version, ptr in guard:
+    which every in-place op bumps, even under no_grad), not given new storage, and equal to the
+    copy taken when it was frozen: an update through `.data` (`w.data.mul_(2)`, `w.data.copy_(v)`)
+    goes to a tensor with its own version counter, which only the values show."""
+    import numpy as np
+
+    for i, param, version, ptr, copy in guard:
         a = args[i] if i < len(args) else None
-        if a is not param or a._version != version or a.data_ptr() != ptr:
+        if a is not param or _version(a) != version or a.data_ptr() != ptr or not np.array_equal(_bytes(a), copy):
             return False
     return True
+
+
+def _version(t):
+    """A tensor's version counter; None for an inference tensor (a model made under
+    torch.inference_mode), which has none (reading it raised): its values are the guard."""
+    return None if t.is_inference() else t._version
+
+
+def _bytes(t):
+    """A tensor's bytes as a flat uint8 numpy array (a view when it is contiguous): compared bit
+    for bit (NaN equal to itself, -0 not +0), in one thread (torch.equal's threads, on a loaded
+    host, took milliseconds for 0.5 MB; numpy's compare 22 us)."""
+    return t.detach().reshape(-1).view(torch_uint8()).numpy()
+
+
+def torch_uint8():
+    import torch
+
+    return torch.uint8
 
 
 def _is_tensor(a) -> bool:
@@ -387,15 +551,21 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
             program = torch.export.export(module, inputs, dynamic_shapes=(plan[1],) if plan else None, strict=False)
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
-    try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update
+    try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update;
+        # with eager's semantics where torch-mlir's lowering differs (torch_exact: NaN in maximum,
+        # clamp and argmax, an integer neg)
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            functional = program.run_decompositions({})
+            functional = program.run_decompositions(exact_decompositions())
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
     for sig in (program.graph_signature, functional.graph_signature):
         if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
             raise Fallback("the graph updates an input or buffer in place")
+    why = trapping_division(functional) or zero_size_view(functional)
+    if why is not None:
+        raise Fallback(why)
+    program = functional
     printed: list[str] = []
     try:
         with warnings.catch_warnings(), _stderr_captured(printed):

@@ -1,0 +1,174 @@
+"""Eager's semantics where torch-mlir's lowering to linalg differs, for the torch backend.
+
+Found by the adversarial sweep (tests/torch_sweep.py), each a wrong result before:
+
+- `torch.maximum`/`minimum` are lowered as `cmpf ogt` + `select`: a NaN in the first operand
+  gives the second (eager: NaN). `clamp` (and `hardtanh`, `relu6`) as `cmpf ult`/`ugt` +
+  `select`: a NaN gives the bound (eager: NaN).
+- `argmax`/`argmin` (and `max.dim`'s indices) skip NaN (eager: the first NaN's index).
+- `relu(-0.0)` gave +0 (eager: -0, `x < 0 ? 0 : x`).
+- `neg` of an integer goes through f32 (`sitofp`, `negf`, `fptosi`): -(2**31 - 1) came out
+  -2**31, any |x| > 2**24 rounded.
+
+`decompositions()` writes each as ops torch-mlir lowers exactly (`program.run_decompositions`,
+before the import); each is exact for every dtype (returning NotImplemented, to keep the op where
+it is exact already, fails under some dispatch paths).
+
+`trapping_division(program)`: an integer division or remainder by a tensor (or by 0): eager
+raises `ZeroDivisionError` on a zero divisor, the kernel's `divsi`/`remsi` traps (SIGFPE kills
+the process) or gives a value. Such a graph runs eagerly.
+"""
+from __future__ import annotations
+
+
+def _is_float(x) -> bool:
+    return x.dtype.is_floating_point
+
+
+def maximum(a, b):
+    import torch
+
+    return torch.where(torch.isnan(a) | torch.isnan(b), a + b, torch.where(a > b, a, b))
+
+
+def minimum(a, b):
+    import torch
+
+    return torch.where(torch.isnan(a) | torch.isnan(b), a + b, torch.where(a < b, a, b))
+
+
+def clamp(x, lo=None, hi=None):
+    """Ordered compares (false for NaN: x is kept); lo first, then hi (eager's order: lo > hi
+    gives hi)."""
+    import torch
+
+    dtype = x.dtype  # eager's result type: an int x with a float bound is float
+    for bound in (lo, hi):
+        if bound is not None:
+            dtype = torch.promote_types(dtype, torch.result_type(x, bound))
+    out = x.to(dtype)
+    if lo is not None:
+        out = torch.where(out < lo, lo, out).to(dtype)
+    if hi is not None:
+        out = torch.where(out > hi, hi, out).to(dtype)
+    return out
+
+
+def relu(x):
+    """x < 0 ? 0 : x, as eager: -0 stays -0 (torch-mlir's `cmpf ugt` + select gave +0), NaN stays NaN."""
+    import torch
+
+    return torch.where(x < 0, torch.zeros_like(x), x)
+
+
+def hardtanh(x, lo=-1.0, hi=1.0):
+    return clamp(x, lo, hi)
+
+
+def neg(x):
+    import torch
+
+    if _is_float(x):
+        return torch.ops.aten.mul.Scalar(x, -1)  # -0 for 0, as neg
+    return torch.zeros_like(x) - x
+
+
+def _first_index(x, dim, keepdim: bool, larger: bool):
+    """argmax (larger) or argmin of a float tensor, eager's way: the first NaN's index where
+    there is one, else the first extreme's; as a minimum of indices (no argmax inside)."""
+    import torch
+
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    dim = dim % max(x.dim(), 1)
+    nan = torch.isnan(x)
+    fill = float("-inf") if larger else float("inf")
+    clean = torch.where(nan, fill, x)
+    extreme = clean.amax(dim, keepdim=True) if larger else clean.amin(dim, keepdim=True)
+    hit = torch.where(nan.any(dim, keepdim=True), nan, clean == extreme)
+    shape = [1] * x.dim()
+    shape[dim] = x.shape[dim]
+    index = torch.arange(x.shape[dim], dtype=torch.int64).view(shape)
+    n = torch.full_like(index, x.shape[dim])
+    return torch.where(hit, index, n).amin(dim, keepdim=keepdim)
+
+
+def argmax(x, dim=None, keepdim=False):
+    return _first_index(x, dim, keepdim, True)
+
+
+def argmin(x, dim=None, keepdim=False):
+    return _first_index(x, dim, keepdim, False)
+
+
+def max_dim(x, dim, keepdim=False):
+    return x.amax(dim, keepdim=keepdim), _first_index(x, dim, keepdim, True)
+
+
+def min_dim(x, dim, keepdim=False):
+    return x.amin(dim, keepdim=keepdim), _first_index(x, dim, keepdim, False)
+
+
+def decompositions() -> dict:
+    import torch
+
+    aten = torch.ops.aten
+    return {
+        aten.maximum.default: maximum,
+        aten.minimum.default: minimum,
+        aten.clamp.default: clamp,
+        aten.clamp.Tensor: clamp,
+        aten.hardtanh.default: hardtanh,
+        aten.relu6.default: lambda x: clamp(x, 0, 6),
+        aten.clamp_min.default: lambda x, lo: clamp(x, lo, None),
+        aten.clamp_max.default: lambda x, hi: clamp(x, None, hi),
+        aten.relu.default: relu,
+        aten.neg.default: neg,
+        aten.argmax.default: argmax,
+        aten.argmin.default: argmin,
+        aten.max.dim: max_dim,
+        aten.min.dim: min_dim,
+    }
+
+
+def trapping_division(program) -> str | None:
+    """The first integer division or remainder of the exported program whose divisor may be 0
+    (a tensor, or the number 0), named; None if there is none."""
+    import torch
+
+    aten = torch.ops.aten
+    ops = {aten.div.Tensor_mode, aten.div.Scalar_mode, aten.floor_divide.default, aten.floor_divide.Scalar,
+           aten.remainder.Tensor, aten.remainder.Scalar, aten.fmod.Tensor, aten.fmod.Scalar}
+    for node in program.graph.nodes:
+        if node.op != "call_function" or node.target not in ops:
+            continue
+        val = node.meta.get("val")
+        if val is None or val.dtype.is_floating_point or val.is_complex():
+            continue
+        if node.target is aten.div.Tensor_mode or node.target is aten.div.Scalar_mode:
+            if node.kwargs.get("rounding_mode", node.args[2] if len(node.args) > 2 else None) is None:
+                continue
+        divisor = node.args[1] if len(node.args) > 1 else None
+        if isinstance(divisor, (int, float)) and divisor != 0:
+            continue
+        return (f"integer division by a tensor (op aten.{node.target.__name__}): eager raises on a zero "
+                "divisor, a kernel would trap")
+    return None
+
+
+def zero_size_view(program) -> str | None:
+    """A view or reshape of a tensor with no elements (a static 0 in its shape), named: torch-mlir's
+    lowering of aten.view divides by the size (SIGFPE in the compiler, the process killed)."""
+    import torch
+
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        name = node.target.__name__
+        if not any(w in name for w in ("view", "reshape", "flatten", "unflatten")):
+            continue
+        vals = [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]
+        for v in vals:
+            if isinstance(v, torch.Tensor) and any(isinstance(d, int) and d == 0 for d in v.shape):
+                return f"a view of a tensor with no elements (op aten.{name}: torch-mlir's lowering divides by its size)"
+    return None
