@@ -27,10 +27,11 @@ Weights: TorchDynamo passes a module's parameters as graph inputs. They are froz
 as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
 transpose and lay the weights out in panels at compile time; the freeze is guarded: each call
 checks that every frozen parameter is the same tensor, with the same storage and version counter
-(which every in-place update bumps, under no_grad too), and equal to a copy taken when frozen (an
-update through `.data` bumps no version). After any change the graph's kernels take
-the weights as inputs instead, read in place on every call (`options={"freeze_weights": False}`
-to torch.compile starts there).
+(which every in-place update bumps, under no_grad too); an inference tensor (no version counter),
+and every weight with `options={"freeze_weights": "checked"}`, is also compared with a copy taken
+when frozen (an update through `.data` bumps no version). After any change the graph's kernels
+take the weights as inputs instead, read in place on every call (`options={"freeze_weights":
+False}` to torch.compile starts there).
 
 Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another output:
 `y, y.view(-1)`) share memory as eager's do: the view ops that make them run after the kernel
@@ -234,7 +235,11 @@ class GraphKernel:
         self.views = views  # outputs eager makes as views of inputs or of other outputs
         self.name = name
         self.options = dict(options)
-        self.freeze = bool(self.options.pop("freeze_weights", True))
+        freeze = self.options.pop("freeze_weights", True)
+        if freeze not in (True, False, "checked"):
+            raise ValueError(f"loopopt.torch_backend: freeze_weights must be True, False or 'checked', not {freeze!r}")
+        self.freeze = bool(freeze)
+        self.check_values = freeze == "checked"  # compare every frozen weight's bytes on every call
         self.guard: tuple | None = None  # (position, parameter, _version, data_ptr) of each frozen weight
         self.plan: tuple | None = None  # (roles, dynamic_shapes) while one kernel may serve every size
         self.planned = False
@@ -328,7 +333,8 @@ class GraphKernel:
         if not self.planned:
             self.plan, self.planned = dynamic_plan(self.gm, frozen, self.scalars), True
         if self.freeze and self.guard is None:
-            self.guard = tuple((i, args[i], _version(args[i]), args[i].data_ptr(), _bytes(args[i]).copy())
+            self.guard = tuple((i, args[i], _version(args[i]), args[i].data_ptr(),
+                                _bytes(args[i]).copy() if self.check_values or _version(args[i]) is None else None)
                                for i in sorted(frozen))
         if self.plan is not None:
             key = ("dynamic", self.freeze, values)
@@ -371,14 +377,18 @@ class GraphKernel:
 
 def _unchanged(guard: tuple, args) -> bool:
     """Each frozen weight is still the same tensor, not modified in place (its version counter,
-    which every in-place op bumps, even under no_grad), not given new storage, and equal to the
-    copy taken when it was frozen: an update through `.data` (`w.data.mul_(2)`, `w.data.copy_(v)`)
-    goes to a tensor with its own version counter, which only the values show."""
+    which every in-place op bumps, even under no_grad: an optimizer step, load_state_dict), not
+    given new storage, and, where a copy was taken, equal to it: an inference tensor has no
+    version counter, and with freeze_weights="checked" every weight is compared (an update
+    through `.data`, `w.data.mul_(2)`, goes to a tensor with its own version counter, which only
+    the values show; reading every weight on every call is that option's cost)."""
     import numpy as np
 
     for i, param, version, ptr, copy in guard:
         a = args[i] if i < len(args) else None
-        if a is not param or _version(a) != version or a.data_ptr() != ptr or not np.array_equal(_bytes(a), copy):
+        if a is not param or _version(a) != version or a.data_ptr() != ptr:
+            return False
+        if copy is not None and not np.array_equal(_bytes(a), copy):
             return False
     return True
 
