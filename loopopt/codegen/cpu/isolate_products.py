@@ -91,9 +91,9 @@ def _ivs_of(ops: list[ir.Operation], scope: Scope) -> set | None:
     return ivs
 
 
-def _carried_products(loop: ir.Operation, scope: Scope) -> bool:
-    """Whether an iter_args value of `loop` sums products of loads (acc + a * b, the form scalar
-    replacement leaves) whose loads and the stores of the loop's result use three IVs or more."""
+def _carried_multiply_adds(loop: ir.Operation):
+    """(k, mul) for each iter_args value k of `loop` that the loop updates as acc + mul, mul a
+    multiplication (the form scalar replacement leaves)."""
     block = loop.regions[0].blocks[0]
     y = mlir.block_ops(block)[-1]
     for k, arg in enumerate(list(block.arguments)[1:]):
@@ -101,8 +101,14 @@ def _carried_products(loop: ir.Operation, scope: Scope) -> bool:
         if comb is None or comb.name not in ("arith.addf", "arith.addi") or arg not in list(comb.operands):
             continue
         mul = next((mlir.value_owner(v)[0] for v in comb.operands if v != arg), None)
-        if mul is None or mul.name not in ("arith.mulf", "arith.muli"):
-            continue
+        if mul is not None and mul.name in ("arith.mulf", "arith.muli"):
+            yield k, mul
+
+
+def _carried_products(loop: ir.Operation, scope: Scope) -> bool:
+    """Whether an iter_args value of `loop` sums products of loads (acc + a * b, the form scalar
+    replacement leaves) whose loads and the stores of the loop's result use three IVs or more."""
+    for k, mul in _carried_multiply_adds(loop):
         loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
         stores = [mlir.operation(u.owner) for u in loop.results[k].uses]
         stores = [st for st in stores if st.name == "affine.store"]
@@ -156,15 +162,7 @@ def product_operands(update: ir.Operation) -> tuple[list, list, list] | None:
         if acc is None or mul is None:
             return None
         return [acc, update], _feeding_loads(mul.operands[0]), _feeding_loads(mul.operands[1])
-    block = update.regions[0].blocks[0]
-    y = mlir.block_ops(block)[-1]
-    for k, arg in enumerate(list(block.arguments)[1:]):
-        comb, _ = mlir.value_owner(y.operands[k])
-        if comb is None or comb.name not in ("arith.addf", "arith.addi") or arg not in list(comb.operands):
-            continue
-        mul = next((mlir.value_owner(v)[0] for v in comb.operands if v != arg), None)
-        if mul is None or mul.name not in ("arith.mulf", "arith.muli"):
-            continue
+    for k, mul in _carried_multiply_adds(update):
         stores = [mlir.operation(u.owner) for u in update.results[k].uses]
         return ([st for st in stores if st.name == "affine.store"], _feeding_loads(mul.operands[0]),
                 _feeding_loads(mul.operands[1]))
