@@ -52,6 +52,11 @@ class Recorder:
         return got
 
 
+def _kernels_only(rec) -> bool:
+    """Every kernel the recorded graphs built is a Kernel (no graph or signature fell back)."""
+    return all(isinstance(k, Kernel) for g in rec.graphs if isinstance(g, GraphKernel) for k in g.kernels.values())
+
+
 def relative_error(got, want) -> float:
     got, want = got.detach().double(), want.detach().double()
     if not want.dtype.is_floating_point:
@@ -247,7 +252,7 @@ def test_pytorchs_fused_encoder_layer_runs_as_the_ops_it_fuses(norm_first, activ
         got, want = compiled(x), model(x)
     graphs = [g for g in rec.graphs if isinstance(g, GraphKernel)]
     assert graphs and any(n.target is torch._transformer_encoder_layer_fwd for n in graphs[0].gm.graph.nodes)
-    assert all(isinstance(k, Kernel) for g in graphs for k in g.kernels.values())
+    assert _kernels_only(rec)
     assert relative_error(got, want) <= fixtures.RTOL
 
 
@@ -289,7 +294,7 @@ def test_in_place_updates_of_tensors_the_graph_made_run_as_kernels(fn):
         warnings.simplefilter("error", LoopoptFallbackWarning)
         got = compiled(a)
     assert torch.equal(got, fn(b)) and torch.equal(a, x) and torch.equal(b, x)
-    assert all(isinstance(k, Kernel) for g in rec.graphs if isinstance(g, GraphKernel) for k in g.kernels.values())
+    assert _kernels_only(rec)
 
 
 def test_a_fused_encoder_layer_with_a_mask_runs_eagerly_naming_the_op():
@@ -364,10 +369,6 @@ def test_a_failing_check_in_the_kernel_gives_eagers_error():
 
 
 # ---- found by the adversarial sweep (tests/torch_sweep.py), each wrong or a crash before ----
-
-def _kernels_only(rec) -> bool:
-    return all(isinstance(k, Kernel) for g in rec.graphs if isinstance(g, GraphKernel) for k in g.kernels.values())
-
 
 @pytest.mark.parametrize("fn", [lambda x: (x.t(), x * 2), lambda x: (x.contiguous(), x + 1),
                                 lambda x: (x[1:], x.view(12), x - 1), lambda x: ((y := x * 2), y.view(-1))])

@@ -403,13 +403,9 @@ def _bytes(t):
     """A tensor's bytes as a flat uint8 numpy array (a view when it is contiguous): compared bit
     for bit (NaN equal to itself, -0 not +0), in one thread (torch.equal's threads, on a loaded
     host, took milliseconds for 0.5 MB; numpy's compare 22 us)."""
-    return t.detach().reshape(-1).view(torch_uint8()).numpy()
-
-
-def torch_uint8():
     import torch
 
-    return torch.uint8
+    return t.detach().reshape(-1).view(torch.uint8).numpy()
 
 
 def _is_tensor(a) -> bool:
