@@ -147,11 +147,12 @@ def _collapsed_tail(mem: ir.Value, k: int, loc) -> ir.Value:
 
 
 class _Sweep:
-    """Emits the copies of P's body for `rows` rows x `nv` blocks of `width` lanes."""
+    """Emits the copies of P's body for `rows` rows x blocks of `widths[c]` lanes (block c):
+    one width for all blocks, or whole vectors and a narrower last one (a joint step)."""
 
-    def __init__(self, plan: TilePlan, lanes: Lanes, rowmaps: list[dict], width: int, nv: int) -> None:
+    def __init__(self, plan: TilePlan, lanes: Lanes, rowmaps: list[dict], widths: tuple[int, ...]) -> None:
         self.plan, self.lanes, self.rowmaps = plan, lanes, rowmaps
-        self.width, self.nv = width, nv
+        self.widths, self.nv = tuple(widths), len(widths)
         self.env: dict = {}  # (row, block) -> {old value: new value}
         self.bcast: dict = {}  # (value, block) -> broadcast
         self.fused = {mlir.op_key(m) for r in plan.all_reductions for m in [_multiply_add(r)]
@@ -184,8 +185,9 @@ class _Sweep:
     def blocks_of(self, op: ir.Operation) -> range:
         return range(self.nv) if op_moves(op, self.lanes.varies) else range(1)
 
-    def vtype(self, t: ir.Type) -> ir.Type:
-        return t if self.width == 1 else ir.VectorType.get([self.width], t)
+    def vtype(self, t: ir.Type, c: int) -> ir.Type:
+        w = self.widths[c]
+        return t if w == 1 else ir.VectorType.get([w], t)
 
     def get(self, v: ir.Value, m: int, c: int, vector: bool, ip) -> ir.Value:
         """The copy of `v` for row m, block c; `vector`: as a lane value (broadcast if uniform;
@@ -193,38 +195,39 @@ class _Sweep:
         km = m if self.lanes.by_row(v) else 0
         if self.lanes.varies(v):
             s = self.env[(km, c)][v]
-            if vector and self.width > 1 and v == self.piv:
-                return self.lane_indices(s, ip)
+            if vector and self.widths[c] > 1 and v == self.piv:
+                return self.lane_indices(s, ip, c)
             return s
         s = self.env.get((km, 0), {}).get(v)
         if s is None:
             s = row_value(self.rowmaps, km, v)
-        if not vector or self.width == 1:
+        if not vector or self.widths[c] == 1:
             return s
-        return self.broadcast(s, ip)
+        return self.broadcast(s, ip, c)
 
-    def broadcast(self, s: ir.Value, ip) -> ir.Value:
-        key = (s, ip.block)
+    def broadcast(self, s: ir.Value, ip, c: int = 0) -> ir.Value:
+        key = (s, ip.block, self.widths[c])
         if key not in self.bcast:
             with ir.Location.unknown():
-                self.bcast[key] = ir.Operation.create("vector.broadcast", results=[self.vtype(s.type)],
+                self.bcast[key] = ir.Operation.create("vector.broadcast", results=[self.vtype(s.type, c)],
                                                       operands=[s], ip=ip).result
         return self.bcast[key]
 
-    def lane_indices(self, j: ir.Value, ip) -> ir.Value:
+    def lane_indices(self, j: ir.Value, ip, c: int) -> ir.Value:
         """P's counter as data: lane l of the vector starting at iteration `j` runs iteration
         j + l, so its counter is `broadcast(j) + [0, 1, .., W-1]` (a vector<W x index>)."""
-        key = ("iv", j, ip.block)
+        w = self.widths[c]
+        key = ("iv", j, ip.block, w)
         if key not in self.bcast:
             with ir.Location.unknown():
-                vt = self.vtype(j.type)
-                if ("iota", ip.block) not in self.bcast:
-                    steps = ir.Attribute.parse(f"dense<[{', '.join(map(str, range(self.width)))}]> : {vt}")
-                    self.bcast[("iota", ip.block)] = ir.Operation.create(
+                vt = self.vtype(j.type, c)
+                if ("iota", ip.block, w) not in self.bcast:
+                    steps = ir.Attribute.parse(f"dense<[{', '.join(map(str, range(w)))}]> : {vt}")
+                    self.bcast[("iota", ip.block, w)] = ir.Operation.create(
                         "arith.constant", results=[vt], attributes={"value": steps}, ip=ip).result
-                iota = self.bcast[("iota", ip.block)]
+                iota = self.bcast[("iota", ip.block, w)]
                 self.bcast[key] = ir.Operation.create("arith.addi", results=[vt],
-                                                      operands=[self.broadcast(j, ip), iota], ip=ip).result
+                                                      operands=[self.broadcast(j, ip, c), iota], ip=ip).result
         return self.bcast[key]
 
     def bind(self, old: ir.Value, new: ir.Value, m: int, c: int) -> None:
@@ -244,10 +247,10 @@ class _Sweep:
     def emit_copy(self, op: ir.Operation, m: int, c: int, ip) -> None:
         name, loc = op.name, op.location
         moving = op_moves(op, self.lanes.varies)
-        if name == "affine.load" and moving and self.width > 1:
+        if name == "affine.load" and moving and self.widths[c] > 1:
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[1:]]
             with loc:
-                vt = self.vtype(op.results[0].type)
+                vt = self.vtype(op.results[0].type, c)
                 if mlir.op_key(op) in self.gathered:
                     new = self.gathered_load(op, ops, vt, ip)
                 elif c in self.masks:
@@ -260,7 +263,7 @@ class _Sweep:
                                               attributes={"map": amap}, ip=ip)
             self.bind(op.results[0], new.result, m, c)
             return
-        if name == "affine.store" and self.width > 1 and any(self.lanes.varies(v) for v in list(op.operands)[2:]):
+        if name == "affine.store" and self.widths[c] > 1 and any(self.lanes.varies(v) for v in list(op.operands)[2:]):
             val = self.get(op.operands[0], m, c, True, ip)
             ops = [self.get(v, m, c, False, ip) for v in list(op.operands)[2:]]
             with loc:
@@ -281,12 +284,12 @@ class _Sweep:
                 new = ir.Operation.create("math.fma", results=[args[2].type], operands=args, ip=ip)
             self.bind(op.results[0], new.result, m, c)
             return
-        vector = moving and self.width > 1 and not name.startswith("affine.")
+        vector = moving and self.widths[c] > 1 and not name.startswith("affine.")
         if vector:  # an elementwise arith/math op on lanes (on an index too: the plan checked its operands)
             operands = [self.get(v, m, c, True, ip) for v in op.operands]
             attrs = {name: attr for name, attr in op.attributes.items()}
             with loc:
-                new = ir.Operation.create(name, results=[self.vtype(v.type) for v in op.results], operands=operands,
+                new = ir.Operation.create(name, results=[self.vtype(v.type, c) for v in op.results], operands=operands,
                                           attributes=attrs, ip=ip)
         else:  # a scalar copy (an address, a value the same in every lane, or width 1)
             new = op.clone(ip=ip)
@@ -318,7 +321,7 @@ class _Sweep:
         amap = ir.AffineMapAttr(op.attributes["map"]).value
         exprs = list(amap.results)
         lanes = []
-        for lane in range(self.width):
+        for lane in range(ir.VectorType(vt).shape[0]):
             shifted = ir.AffineMap.get(amap.n_dims, amap.n_symbols, exprs[:-1] + [exprs[-1] + lane])
             lanes.append(ir.Operation.create("affine.load", results=[op.results[0].type], operands=[op.operands[0], *ops],
                                              attributes={"map": ir.AffineMapAttr.get(shifted)}, ip=ip).result)
@@ -329,7 +332,7 @@ class _Sweep:
         .., e + 2(W - 1) from a vector at e and one at e + W - 1 (which ends at the last lane's
         element: nothing past it is read), every second element of them kept."""
         amap = ir.AffineMapAttr(op.attributes["map"]).value
-        w = self.width
+        w = ir.VectorType(vt).shape[0]
         first = ir.Operation.create("affine.vector_load", results=[vt], operands=[op.operands[0], *ops],
                                     attributes={"map": op.attributes["map"]}, ip=ip).result
         exprs = list(amap.results)
@@ -424,28 +427,50 @@ class _Sweep:
         return lb.n_inputs + ub.n_inputs
 
 
-MASKED = -1  # the step of a segment that runs the iterations left over as one masked vector
+MASKED = -1  # a segment that runs the iterations from its start to P's end as one step, masked past the end
+ONCE = -2  # a segment that runs sum(widths) iterations from its start as one step, unmasked
 
 
-def _segments(plan: TilePlan) -> list[tuple[int, int, int]]:
-    """(step, vectors, width) of the loops that sweep P: whole tiles, then single vectors, then
-    the iterations left over: one vector with a mask (step MASKED) when the plan allows it
-    (`TilePlan.masked_tail`), else one at a time."""
+def _segments(plan: TilePlan, cols: int | None = None) -> list[tuple[int, tuple[int, ...], int | None]]:
+    """(step, widths, count) of the loops that sweep P (`cols`: its constant trip count, or
+    None): whole tiles (step NV x W, NV vectors of W lanes), then the iterations left over. With
+    a constant count and no values P carries, those run as one joint step (`cpu_plan.row_steps`):
+    the whole vectors left and the tail vector (`TilePlan.tail` lanes, or W) in one copy of the
+    reduction band, each row's broadcast serving all of them: masked past P's end (step MASKED,
+    `count` the iterations it covers) where the plan allows a mask (`TilePlan.masked_tail`), else
+    unmasked over the columns its vectors hold (step ONCE), the rest one at a time. Otherwise, as
+    before: single vectors, then the tail (masked, or a narrower vector unmasked, then one at a
+    time). A covering tile (`TilePlan.cover`) is one MASKED step whose last vector is the tail."""
     w, nv = plan.width, plan.vectors
-    if plan.cover:  # one step runs every column, the last vector masked
-        return [(MASKED, nv, w)]
-    out = [(nv * w, nv, w)]
-    if w > 1 and nv > 1:
-        out.append((w, 1, w))
+    if plan.cover:  # one step runs every column: the last vector masked, or the narrower tail
+        return [(MASKED, (w,) * (nv - 1) + (plan.tail or w,), cols)]
+    out = [(nv * w, (w,) * nv, None)]
     tw = plan.tail or w
+    if cols is not None and w > 1 and not plan.carried:
+        k, left = divmod(cols % (nv * w), w)
+        if plan.masked_tail:
+            widths = (w,) * k + ((tw,) if left else ())
+            return out + ([(MASKED, widths, k * w + left)] if widths else [])
+        widths = (w,) * k + ((plan.tail,) if left and plan.tail else ())
+        if widths:
+            out.append((ONCE, widths, sum(widths)))
+        return out + ([(1, (1,), None)] if sum(widths) < k * w + left else [])
+    if w > 1 and nv > 1:
+        out.append((w, (w,), None))
     if w > 1 and plan.masked_tail:
-        out.append((MASKED, 1, tw))
+        out.append((MASKED, (tw,), None))
         return out
     if tw < w:  # a narrower vector without a mask, then one at a time
-        out.append((tw, 1, tw))
+        out.append((tw, (tw,), None))
     if nv * w > 1:
-        out.append((1, 1, 1))
+        out.append((1, (1,), None))
     return out
+
+
+def _plus(bound: tuple, k: int) -> tuple[ir.AffineMap, list[ir.Value]]:
+    """`bound + k` (a single-result bound)."""
+    m, ops = bound
+    return ir.AffineMap.get(m.n_dims, m.n_symbols, [m.results[0] + k]), ops
 
 
 def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, segments=None,
@@ -466,15 +491,20 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
     cur = [[row_value(rowmaps, m, inits[red.position]) for red in plan.carried] for m in range(nrows)]
     out = []
     lo = lb
-    for step, nv, width in (segments or _segments(plan)):
+    for step, widths, count in (segments or _segments(plan, constant_trip_count(p))):
         masked = step == MASKED
-        step = nv * width if masked else step
-        hi = multiple_bound(lb, ub, step) if step > 1 and not masked else ub
+        nv, width = len(widths), widths[0]
+        offsets = [sum(widths[:c]) for c in range(nv)]
+        if step in (MASKED, ONCE):
+            step = sum(widths)
+            hi = ub if masked else _plus(lo, step)
+        else:
+            hi = multiple_bound(lb, ub, step) if step > 1 else ub
         a, b = _constant(lo), _constant(hi)
         if a is not None and b is not None and a >= b:
             lo = hi
             continue
-        sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], width, nv)
+        sweep = _Sweep(plan, lanes, [dict(rm) for rm in rowmaps], widths)
         seg_inits = [x for row in cur for v in row for x in [_splat(v, width, ip, p.location)] * nv]
         start = lo if lo is lb and floor is None else at_least(lo, floor or lb)
         loop = mlir.affine_for(start, hi, step, seg_inits, ip, p.location)
@@ -482,14 +512,14 @@ def _sweep_p(plan: TilePlan, lanes: Lanes, rowmaps: list[dict], ip, span=None, s
         inner = (ir.InsertionPoint(mlir.block_ops(block)[-1]) if not seg_inits
                  else ir.InsertionPoint(block))
         j0 = block.arguments[0]
-        if masked:  # the loop runs once, on the fewer than nv x width iterations from j0 to P's end
-            span_cols = (_constant(hi) - _constant(lo)) if _constant(hi) is not None and _constant(lo) is not None else None
-            for c in range(nv):  # vector c holds iterations j0 + c W ..: masked where it may pass the end
-                if span_cols is None or (c + 1) * width > span_cols:
-                    sweep.masks[c] = _tail_mask(hi, j0, width, inner, p.location, c * width)
+        if masked:  # the loop runs once, on the fewer than sum(widths) iterations from j0 to P's end
+            span_cols = (_constant(hi) - _constant(lo)) if _constant(hi) is not None and _constant(lo) is not None else count
+            for c in range(nv):  # vector c holds iterations j0 + offsets[c] ..: masked where it may pass the end
+                if span_cols is None or offsets[c] + widths[c] > span_cols:
+                    sweep.masks[c] = _tail_mask(hi, j0, widths[c], inner, p.location, offsets[c])
         piv = body_block(p).arguments[0]
         for c in range(nv):  # P's IV moves with no row: row 0's copies serve every row
-            sweep.bind(piv, _offset_index(j0, c * width, inner, p.location), 0, c)
+            sweep.bind(piv, _offset_index(j0, offsets[c], inner, p.location), 0, c)
         for m in range(nrows):  # slot (row m, reduction k, vector c) of the segment's iter_args
             for k, red in enumerate(plan.carried):
                 for c in range(nv):
@@ -653,7 +683,7 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
         with p.location:
             d0 = ir.AffineDimExpr.get(0)
             span = ((ir.AffineMap.get(1, 0, [d0]), [jc]), (ir.AffineMap.get(1, 0, [d0 + plan.col_block]), [jc]))
-        _rows(plan, lanes, q, jin, span, [(plan.vectors * plan.width, plan.vectors, plan.width)])
+        _rows(plan, lanes, q, jin, span, [(plan.vectors * plan.width, (plan.width,) * plan.vectors, None)])
         out = [jc_loop]
         a, b = _constant(blocks_end), _constant(ub)
         if not (a is not None and b is not None and a >= b):
@@ -775,17 +805,26 @@ def register_tile_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         text = describe(plan)
         if plan.col_block:
             text += f"; columns in blocks of {plan.col_block} (B's panel exceeds half of L2: each micro-panel serves every row tile)"
-        if plan.cover:
-            cols = constant_trip_count(plan.loop)
+        cols = constant_trip_count(plan.loop)
+        if plan.cover and plan.tail:  # whole vectors and the narrower tail in one step
+            text += f"; its {plan.vectors} vectors cover all {cols} columns in one step"
+            args["cover"] = cols
+        elif plan.cover:
             text += (f"; its {plan.vectors} vectors cover all {cols} columns in one step, the last one masked"
                      if plan.vectors > 1 else f"; its one vector covers all {cols} columns, masked past them")
             args["cover"] = cols
         if plan.tail:
-            left = (constant_trip_count(plan.loop) or 0) % plan.width
+            left = (cols or 0) % plan.width
             how = "masked past them" if plan.tail > left else ("the rest one at a time" if plan.tail < left else "")
-            text += (f"; the {left} columns left over in one vector<{plan.tail}x{_lane_type(plan)}>"
+            text += (f"{',' if plan.cover else ';'} the {left} columns left over in one vector<{plan.tail}x{_lane_type(plan)}>"
                      + (f" ({how})" if how else "") + f", not one of {plan.width} lanes")
             args["tail"] = plan.tail
+        joint = [seg for seg in _segments(plan, cols)[1:] if seg[0] in (MASKED, ONCE) and len(seg[1]) > 1]
+        if joint and not plan.cover:
+            widths = joint[0][1]
+            text += (f"; the {cols % (plan.vectors * plan.width)} columns the whole tiles leave over in one step "
+                     f"of {len(widths)} vectors")
+            args["joint"] = list(widths)
         if plan.live > plan.vectors:
             text += (f"; {plan.live * plan.rows} accumulators live at once (the whole vector and the masked tail "
                      "run once each, as one block)")

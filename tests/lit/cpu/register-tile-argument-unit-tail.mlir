@@ -30,7 +30,7 @@ func.func @argtail(%A: memref<12x20xf32>, %B: memref<20x40x1xf32>, %C: memref<12
   return
 }
 
-// CHECK: passed: [REGISTER TILING] {{.*}} vector accumulators (vector<8xf32>), each sum kept in order (in @argtail)
+// CHECK: passed: [REGISTER TILING] {{.*}} vector accumulators (vector<8xf32>), each sum kept in order{{.*}} (in @argtail)
 // CHECK-NOT: lanes refused
 // CHECK-LABEL: func.func @argtail(%arg0: memref<12x20xf32>, %arg1: memref<20x40x1xf32>, %arg2: memref<12x40x1xf32>)
 // CHECK-DAG:   %[[CV:.*]] = memref.collapse_shape %arg2 {{\[}}[0], [1, 2]] : memref<12x40x1xf32> into memref<12x40xf32>

@@ -455,7 +455,10 @@ class TilePlan:
 
     @property
     def tile(self) -> tuple[int, int]:
-        """(rows, columns) of C held in registers."""
+        """(rows, columns) of C held in registers (a covering tile whose last vector is the
+        narrower tail: the whole vectors and the tail's lanes)."""
+        if self.cover and self.tail:
+            return self.rows, (self.vectors - 1) * self.width + self.tail
         return self.rows, self.vectors * self.width
 
 
@@ -949,9 +952,43 @@ def held_registers(band: list[ir.Operation], loads: LoadCopies, registers: int) 
     return held if held <= registers // 3 else 0
 
 
+@dataclass(frozen=True)
+class RowRest:
+    """How the columns a tile's whole steps leave over run, for a constant trip count: `tail`
+    lanes for the last ones (`tail_width`; 0: the full width), `masked` (section 17's mask
+    allowed), `joint` (the whole vectors left and the tail in one step: P carries no values)."""
+
+    tail: int = 0
+    masked: bool = False
+    joint: bool = True
+
+
+def mixed_cover(cols: int | None, nv: int, width: int, rest: RowRest | None) -> bool:
+    """Whether NV - 1 whole vectors and the narrower tail vector hold all `cols` columns: a tile
+    that runs every column in one step, the tail's lanes its last vector (56 columns at 16 lanes:
+    3 vectors and one of 8)."""
+    return (rest is not None and rest.joint and rest.tail > 0 and cols is not None and nv > 1
+            and cols // width == nv - 1 and 0 < cols % width <= rest.tail)
+
+
+def row_steps(cols: int, nv: int, width: int, rest: RowRest, covers: bool) -> list[int]:
+    """The vectors of each step one row of an NV-vector tile takes over `cols` columns (what
+    `register_tile._segments` emits): one step when the tile covers them; else the whole
+    steps, then the columns left over: with `rest.joint` the whole vectors left and the tail in
+    one step, else a step per vector; columns no vector holds one at a time (a step each)."""
+    if covers:
+        return [nv]
+    q, rem = divmod(cols, nv * width)
+    k, left = divmod(rem, width)
+    vec = 1 if left and (rest.masked or rest.tail) else 0
+    scalars = left - (rest.tail if vec and not rest.masked else 0) if left and not rest.masked else 0
+    rest_steps = ([k + vec] if k + vec else []) if rest.joint else [1] * (k + vec)
+    return [nv] * q + rest_steps + [1] * scalars
+
+
 def choose_tile(registers: int, reductions: int, width: int, rows_max: int | None, cols_trip: int | None,
                 rows_trip: int | None, loads: LoadCopies = GEMM_LOADS, cover: bool = False,
-                tail: bool = False, held: int = 0) -> tuple[int, int]:
+                tail: bool = False, held: int = 0, rest: RowRest | None = None) -> tuple[int, int]:
     """(MR, NV): the tile of accumulators with the most reuse, multiply-adds per load of one
     step of the reduction (for a product, MR x NV / (MR + NV): broadcasts of A and vector loads
     of B; `loads` in general), with MR x NV x reductions accumulators and SPARE_REGISTERS more
@@ -959,7 +996,13 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
     NV x width up to the column trip count, or, with `cover` (masks allowed), the NV vectors
     that cover all of a constant number of columns that is no multiple of the width, the last
     vector masked (a 1x1 convolution's 28 output columns: 2 vectors of 16), its reuse counted
-    on the columns that exist. The registers hold MR x `live_vectors` x reductions accumulators
+    on the columns that exist. With `rest` (a constant column count) the reuse is that of the
+    whole row: its multiply-adds over the loads of every step it takes (`row_steps`: the
+    columns left over after the whole steps cost their loads, the rows' broadcasts included),
+    and a tile whose last vector is the narrower tail may cover the columns (`mixed_cover`):
+    a conv's 56 columns as 7 x (3 x 16 + 8) in one step rather than 8 x 48 and a vector<8> of 8
+    rows in a step of its own, whose broadcasts serve 8 lanes each. The registers hold MR x
+    `live_vectors` x reductions accumulators
     (with `tail`, a masked vector after one that runs once is live with it) and
     `held` values besides (`held_registers`); ties go to more accumulators (independent chains hide the
     latency of each add: a sum over a transposed operand, whose loads are as many for any
@@ -971,16 +1014,29 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
             break
         for nv in range(1, MAX_VECTORS + 1):
             covers = covering(cols_trip, nv, width) if cover else False
+            mixed = not covers and mixed_cover(cols_trip, nv, width, rest)
+            if mixed and mr > rows_limit(width, cols_trip, registers, True):
+                continue  # the rows a covering tile of NV vectors may have
+            covers = covers or mixed
             live = live_vectors(nv, width, cols_trip, covers, tail)
             if mr * live * reductions + held + SPARE_REGISTERS > registers or \
                     (cols_trip is not None and nv * width > cols_trip and not covers):
                 continue
             left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip and not covers else 0)
-            useful = mr * (cols_trip / width if covers else nv)
-            key = (useful / max(1, loads.per_step(mr, nv)), mr * nv, -left, mr)
+            key = (row_reuse(mr, nv, width, cols_trip, loads, covers, rest), mr * nv, -left, mr)
             if best is None or key > best[0]:
                 best = (key, mr, nv)
     return (best[1], best[2]) if best else (1, 1)
+
+
+def row_reuse(mr: int, nv: int, width: int, cols: int | None, loads: LoadCopies, covers: bool,
+              rest: RowRest | None) -> float:
+    """Multiply-adds (in vectors of `width` lanes, on the columns that exist) per load of an
+    MR x NV tile: of one step, or with `rest` (a constant column count) of the whole row."""
+    if rest is not None and cols is not None:
+        return mr * cols / width / max(1, sum(loads.per_step(mr, n) for n in row_steps(cols, nv, width, rest, covers)))
+    useful = mr * (cols / width if covers else nv)
+    return useful / max(1, loads.per_step(mr, nv))
 
 
 def cover_pays(cols: int | None, width: int) -> bool:
@@ -1119,8 +1175,10 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     nred = len(reds) + len(mem)
     cover = masked and cover_pays(cols, width)
     tail = masked or tail_width(cols, width, masked) > 0  # a vector after the whole ones (live_vectors)
+    rest = RowRest(tail_width(cols, width, masked), masked, not carried) if cols is not None and width > 1 else None
     rows_q, between, rows_why, mr, nv, held = choose_rows(p, r, band, facts, mem, registers, nred, width, cols,
-                                                          cover, tail)
+                                                          cover, tail, rest)
+    mixed = mixed_cover(cols, nv, width, rest)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
     single = len(band) == 1 and not between
     nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried and single else 0
@@ -1133,8 +1191,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
                     band=tuple(band), between=tuple(between), strided=tuple(strided), gathered=tuple(gathered),
                     unrolled=tuple(b for b in band if short_band_loop(b, band)),
                     masked_tail=masked, tail=0 if cover and covering(cols, nv, width) else tail_width(cols, width, masked),
-                    held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width), tail),
-                    cover=cover and covering(cols, nv, width), scalar_why=column[0] if column else "",
+                    held=held, live=live_vectors(nv, width, cols, covering(cols, nv, width) or mixed, tail),
+                    cover=(cover and covering(cols, nv, width)) or mixed, scalar_why=column[0] if column else "",
                     lanes_why=(narrow or "") if column else "")
 
 
@@ -1198,7 +1256,7 @@ def rows_candidates(p: ir.Operation) -> list[tuple[ir.Operation, tuple]]:
 
 
 def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, registers: int, nred: int, width: int,
-                cols: int | None, cover: bool = False, tail: bool | None = None) -> tuple:
+                cols: int | None, cover: bool = False, tail: bool | None = None, rest: RowRest | None = None) -> tuple:
     """(Q, the loops between Q and P, why no rows, MR, NV, held registers): of the loops around P
     (`rows_candidates`) the one whose rows give the tile the most multiply-adds per load
     (`choose_tile` over `load_copies`: GEMM's i, a convolution's output channel f, not its output
@@ -1207,7 +1265,7 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     as often over rows of f as over rows of oh, but broadcasts the weight where oh would load a
     vector of the input per row), then to the nearest. Without one: one row, with the nearest
     loop's reason. `cover`: tiles covering P's columns may be chosen; `tail`: a masked tail may
-    follow (default: `cover`)."""
+    follow (default: `cover`); `rest`: the reuse is the whole row's (`choose_tile`)."""
     tail = cover if tail is None else tail
     best = None
     first_why = "no loop around it"
@@ -1215,7 +1273,8 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
         lanes = lanes_of(p, r, q, mem, between)
         loads = load_copies(band, lanes)
         held = held_registers(band, loads, registers)
-        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k, tail, held)
+        key, mr, nv = max(_tile_for_rows(registers, nred, width, cols, constant_trip_count(q), loads, c, k, tail, held,
+                                         rest)
                           for c in ((False, True) if cover else (False,)))
         if best is not None and key <= best[0]:
             continue
@@ -1230,23 +1289,26 @@ def choose_rows(p: ir.Operation, r: ir.Operation, band: list, facts, mem, regist
     if best is None:
         loads = load_copies(band, lanes_of(p, r, None, mem))
         held = held_registers(band, loads, registers)
-        _, nv = choose_tile(registers, nred, width, 1, cols, None, loads, cover, tail, held)
+        _, nv = choose_tile(registers, nred, width, 1, cols, None, loads, cover, tail, held, rest)
         return None, (), first_why, 1, nv, held
     _, q, between, mr, nv, held = best
     return q, between, "", mr, nv, held
 
 
 def _tile_for_rows(registers: int, nred: int, width: int, cols: int | None, rows_trip: int | None,
-                   loads: LoadCopies, cover: bool, k: int, tail: bool = False, held: int = 0) -> tuple:
+                   loads: LoadCopies, cover: bool, k: int, tail: bool = False, held: int = 0,
+                   rest: RowRest | None = None) -> tuple:
     """(key, MR, NV) of the tile `choose_tile` gives rows of trip count `rows_trip` (the k-th
     candidate), within `rows_limit` for tiles that may (`cover`) or may not cover P's columns:
     the key counts multiply-adds per load on the columns that exist, then accumulators, then
     fewer vector loads, then the nearer loop. Ties go to the tile without a mask (tried first).
-    `tail`: a masked tail may follow; `held`: registers the tile holds besides (`choose_tile`)."""
+    `tail`: a masked tail may follow; `held`: registers the tile holds besides; `rest`: the
+    reuse is the whole row's (`choose_tile`)."""
     mr, nv = choose_tile(registers, nred, width, rows_limit(width, cols, registers, cover), cols, rows_trip, loads,
-                         cover, tail, held)
-    useful = mr * (cols / width if cover and covering(cols, nv, width) else nv)
-    return (useful / max(1, loads.per_step(mr, nv)), mr * nv, -loads.vectors(mr, nv), -k, not cover), mr, nv
+                         cover, tail, held, rest)
+    covers = (cover and covering(cols, nv, width)) or mixed_cover(cols, nv, width, rest)
+    return (row_reuse(mr, nv, width, cols, loads, covers, rest), mr * nv, -loads.vectors(mr, nv), -k,
+            not cover), mr, nv
 
 
 # Reductions P itself may carry when its iterations become lanes: each lane (and each vector of
