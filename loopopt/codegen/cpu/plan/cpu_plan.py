@@ -1023,18 +1023,27 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
                     (cols_trip is not None and nv * width > cols_trip and not covers):
                 continue
             left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip and not covers else 0)
-            key = (row_reuse(mr, nv, width, cols_trip, loads, covers, rest), mr * nv, -left, mr)
+            key = (row_reuse(mr, nv, width, cols_trip, loads, covers, rest, rows_trip), mr * nv, -left, mr)
             if best is None or key > best[0]:
                 best = (key, mr, nv)
     return (best[1], best[2]) if best else (1, 1)
 
 
 def row_reuse(mr: int, nv: int, width: int, cols: int | None, loads: LoadCopies, covers: bool,
-              rest: RowRest | None) -> float:
+              rest: RowRest | None, rows: int | None = None) -> float:
     """Multiply-adds (in vectors of `width` lanes, on the columns that exist) per load of an
-    MR x NV tile: of one step, or with `rest` (a constant column count) of the whole row."""
+    MR x NV tile: of one step, or with `rest` (a constant column count) of the whole row block,
+    and with `rows` (Q's constant trip count) of the whole nest: its blocks of MR rows and the
+    one block of the rows left over (`register_tile._rows`), each over the whole row."""
     if rest is not None and cols is not None:
-        return mr * cols / width / max(1, sum(loads.per_step(mr, n) for n in row_steps(cols, nv, width, rest, covers)))
+        steps = row_steps(cols, nv, width, rest, covers)
+
+        def block(m: int) -> int:
+            return sum(loads.per_step(m, n) for n in steps)
+        if rows:
+            total = rows // mr * block(mr) + (block(rows % mr) if rows % mr else 0)
+            return rows * cols / width / max(1, total)
+        return mr * cols / width / max(1, block(mr))
     useful = mr * (cols / width if covers else nv)
     return useful / max(1, loads.per_step(mr, nv))
 
@@ -1307,7 +1316,7 @@ def _tile_for_rows(registers: int, nred: int, width: int, cols: int | None, rows
     mr, nv = choose_tile(registers, nred, width, rows_limit(width, cols, registers, cover), cols, rows_trip, loads,
                          cover, tail, held, rest)
     covers = (cover and covering(cols, nv, width)) or mixed_cover(cols, nv, width, rest)
-    return (row_reuse(mr, nv, width, cols, loads, covers, rest), mr * nv, -loads.vectors(mr, nv), -k,
+    return (row_reuse(mr, nv, width, cols, loads, covers, rest, rows_trip), mr * nv, -loads.vectors(mr, nv), -k,
             not cover), mr, nv
 
 
