@@ -436,7 +436,8 @@ def _segments(plan: TilePlan, cols: int | None = None) -> list[tuple[int, tuple[
     None): whole tiles (step NV x W, NV vectors of W lanes), then the iterations left over. With
     a constant count and no values P carries, those run as one joint step (`cpu_plan.row_steps`):
     the whole vectors left and the tail vector (`TilePlan.tail` lanes, or W) in one copy of the
-    reduction band, each row's broadcast serving all of them: masked past P's end (step MASKED,
+    reduction band, each row's broadcast serving all of them (`TilePlan.joint`: the rows share
+    loads, P carries no values): masked past P's end (step MASKED,
     `count` the iterations it covers) where the plan allows a mask (`TilePlan.masked_tail`), else
     unmasked over the columns its vectors hold (step ONCE), the rest one at a time. Otherwise, as
     before: single vectors, then the tail (masked, or a narrower vector unmasked, then one at a
@@ -446,7 +447,7 @@ def _segments(plan: TilePlan, cols: int | None = None) -> list[tuple[int, tuple[
         return [(MASKED, (w,) * (nv - 1) + (plan.tail or w,), cols)]
     out = [(nv * w, (w,) * nv, None)]
     tw = plan.tail or w
-    if cols is not None and w > 1 and not plan.carried:
+    if cols is not None and w > 1 and plan.joint:
         k, left = divmod(cols % (nv * w), w)
         if plan.masked_tail:
             widths = (w,) * k + ((tw,) if left else ())
