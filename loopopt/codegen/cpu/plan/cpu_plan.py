@@ -1011,8 +1011,10 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
     whole row: its multiply-adds over the loads of every step it takes (`row_steps`: the
     columns left over after the whole steps cost their loads, the rows' broadcasts included),
     and a tile whose last vector is the narrower tail may cover the columns (`mixed_cover`):
-    a conv's 56 columns as 7 x (3 x 16 + 8) in one step rather than 8 x 48 and a vector<8> of 8
-    rows in a step of its own, whose broadcasts serve 8 lanes each. The registers hold MR x
+    a conv's 56 columns as 6 x (3 x 16 + 8) in one step rather than 8 x 48 and a vector<8> of 8
+    rows in a step of its own, whose broadcasts serve 8 lanes each (a tile ending in the tail
+    has the rows `rows_limit` gives a covering tile of NV vectors). Only where the rows share
+    loads (`shares_row_loads`); else the reuse of one step, as before. The registers hold MR x
     `live_vectors` x reductions accumulators
     (with `tail`, a masked vector after one that runs once is live with it) and
     `held` values besides (`held_registers`); ties go to more accumulators (independent chains hide the
@@ -1326,7 +1328,8 @@ def _tile_for_rows(registers: int, nred: int, width: int, cols: int | None, rows
     the key counts multiply-adds per load on the columns that exist, then accumulators, then
     fewer vector loads, then the nearer loop. Ties go to the tile without a mask (tried first).
     `tail`: a masked tail may follow; `held`: registers the tile holds besides; `rest`: the
-    reuse is the whole row's (`choose_tile`)."""
+    reuse is the whole row's (`choose_tile`), where the rows share loads (`shares_row_loads`)."""
+    rest = rest if shares_row_loads(loads) else None
     mr, nv = choose_tile(registers, nred, width, rows_limit(width, cols, registers, cover), cols, rows_trip, loads,
                          cover, tail, held, rest)
     covers = (cover and covering(cols, nv, width)) or mixed_cover(cols, nv, width, rest)
