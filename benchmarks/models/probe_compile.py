@@ -7,7 +7,8 @@ embeddings before causal attention, 3x3 pooling of stride 3, a stride-3 5x5 dept
 MLP with layer scale; InstanceNorm + ReLU + conv, MLP-Mixer token mixing, Swin window attention,
 Linear + Mish + LayerNorm, einsum bilinear pooling, an adaptive-pool classifier head, a 1-D conv
 and max pool, a ShuffleNet v2 unit with its channel shuffle; PyTorch's own TransformerEncoderLayer,
-whose inference fast path is one fused op), their parameters as the backend receives them
+whose inference fast path is one fused op; a decoder's ConvTranspose2d 64->64 k4 stride 2, plain and
+in 4 groups), their parameters as the backend receives them
 (constants of the graph).
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
@@ -379,6 +380,8 @@ MODELS = {  # name: (module factory, input shapes)
     "maxpool1d": (MaxPool1d, [(4, 64, 4096)]),
     "shuffle": (ShuffleUnit, [(1, 116, 28, 28)]),
     "encoderlayer": (lambda: nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True), [(8, 128, 256)]),
+    "convt_g1": (lambda: nn.ConvTranspose2d(64, 64, 4, stride=2, padding=1), [(1, 64, 28, 28)]),
+    "convt_g4": (lambda: nn.ConvTranspose2d(64, 64, 4, stride=2, padding=1, groups=4), [(1, 64, 28, 28)]),
 }
 
 

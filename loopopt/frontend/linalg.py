@@ -19,6 +19,11 @@ the `loopopt-*` ones (rewrites.py):
                                        only read, the calling convention)
   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
                                        tensors to buffers, identity layouts at the boundary
+  loopopt-fold-branch-buffers          an scf.if whose branches yield one buffer (a transposed
+                                       convolution's phases and its original, both in place)
+                                       returns nothing: its uses read that buffer, which the
+                                       deallocation and out-parameter steps can trace
+                                       (branch_yields.py)
   buffer-results-to-out-params{modify-public-functions=true}
                                        results become trailing out-parameters
   loopopt-results-into-out-params      computed in the out-parameter, no copy; dynamic output
@@ -27,7 +32,10 @@ the `loopopt-*` ones (rewrites.py):
   bufferization-lower-deallocations, canonicalize
                                        plain memref.dealloc of the temporaries
   func.func(convert-linalg-to-affine-loops), fold-memref-alias-ops
-                                       loops; subviews folded into the accesses
+                                       loops; subviews folded into the accesses (a load through
+                                       an expand_shape becomes an affine.linearize_index)
+  affine-expand-index-ops-as-affine    affine.linearize_index / delinearize_index as affine.apply
+                                       (pure, analysable; a dynamic basis gives a semi-affine map)
   loopopt-copies-to-loops              any copy left becomes a loop nest
   loopopt-fold-reshape-views           accesses through reshape views re-indexed
   loopopt-drop-trailing-unit-dims      a temporary's trailing dims of size 1 dropped (a named op's
@@ -59,6 +67,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "empty-tensor-to-alloc-tensor",
         "loopopt-read-only-inputs",
         BUFFERIZE,
+        "loopopt-fold-branch-buffers",
         "buffer-results-to-out-params{modify-public-functions=true}",
         "loopopt-results-into-out-params",
         "ownership-based-buffer-deallocation",
@@ -72,6 +81,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "loopopt-drop-trailing-unit-dims",
         "loopopt-unify-dynamic-sizes",
         "canonicalize",
+        "affine-expand-index-ops-as-affine",
         "cse",
         "loopopt-check-lowered",
     ]

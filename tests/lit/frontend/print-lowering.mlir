@@ -18,6 +18,7 @@
 // CHECK-NEXT:   empty-tensor-to-alloc-tensor,
 // CHECK-NEXT:   loopopt-read-only-inputs,
 // CHECK-NEXT:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},
+// CHECK-NEXT:   loopopt-fold-branch-buffers,
 // CHECK-NEXT:   buffer-results-to-out-params{modify-public-functions=true},
 // CHECK-NEXT:   loopopt-results-into-out-params,
 // CHECK-NEXT:   ownership-based-buffer-deallocation,
@@ -31,10 +32,11 @@
 // CHECK-NEXT:   loopopt-drop-trailing-unit-dims,
 // CHECK-NEXT:   loopopt-unify-dynamic-sizes,
 // CHECK-NEXT:   canonicalize,
+// CHECK-NEXT:   affine-expand-index-ops-as-affine,
 // CHECK-NEXT:   cse,
 // CHECK-NEXT:   loopopt-check-lowered)
 
-// MLIR: builtin.module(func.func(linalg-fold-unit-extent-dims,canonicalize,cse),eliminate-empty-tensors,empty-tensor-to-alloc-tensor,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions=true},ownership-based-buffer-deallocation,buffer-deallocation-simplification,bufferization-lower-deallocations,canonicalize,func.func(convert-linalg-to-affine-loops),fold-memref-alias-ops,canonicalize,cse)
+// MLIR: builtin.module(func.func(linalg-fold-unit-extent-dims,canonicalize,cse),eliminate-empty-tensors,empty-tensor-to-alloc-tensor,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions=true},ownership-based-buffer-deallocation,buffer-deallocation-simplification,bufferization-lower-deallocations,canonicalize,func.func(convert-linalg-to-affine-loops),fold-memref-alias-ops,canonicalize,affine-expand-index-ops-as-affine,cse)
 
 // HLO:      builtin.module(
 // HLO-NEXT:   iree-stablehlo-input-transformation-pipeline,
