@@ -63,6 +63,8 @@ FOCUS = {
     "inserted zeros": ["tests/test_zero_phases.py"],
     "read-only inputs": ["tests/test_runtime.py::test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone"],
     "unit dims": ["tests/test_unit_dims.py"],
+    "branch buffers": ["tests/test_frontend_branch_buffers.py"],
+    "shared fills": ["tests/test_frontend_branch_buffers.py"],
     "unit loops": ["tests/test_unit_loops.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
@@ -627,6 +629,13 @@ MUTATIONS = [
      [("        if k is None or groups[k] != [i]:", "        if k is None:")]),
     ("inserted zeros: a convolution with a stride or a dilation is refused", "loopopt/frontend/zero_phases.py",
      [('    if not (_unit_attr(conv, "strides") and _unit_attr(conv, "dilations")):', "    if False:")]),
+    # frontend/branch_yields.py, rewrites.py (docs/cpu_codegen.md section 42): an scf.if result is
+    # replaced only by the value both branches yield; a fill is shared only by exclusive branches
+    ("branch buffers: only a result both branches yield as one value is folded", "loopopt/frontend/branch_yields.py",
+     [("    same = tuple(a if a == b else None for a, b in zip(then_y.operands, else_y.operands))",
+       "    same = tuple(a for a, b in zip(then_y.operands, else_y.operands))")]),
+    ("shared fills: only users in different branches of one scf.if share a fill", "loopopt/frontend/rewrites.py",
+     [('            return name == "scf.if" and other != index', '            return name == "scf.if"')]),
     # frontend/unit_dims.py (docs/cpu_codegen.md section 37): a temporary loses a trailing
     # dimension only where it has size 1 and every use is an affine access (or its dealloc)
     ("unit dims: a use other than an affine access or a dealloc leaves the buffer", "loopopt/frontend/unit_dims.py",

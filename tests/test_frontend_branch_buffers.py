@@ -54,7 +54,7 @@ def test_the_flip_loop_is_no_barrier_after_the_expansion():
 
 
 # An scf.if over buffers: result 0 is %a in both branches (folded), result 1 differs (kept),
-# result 2 is a buffer allocated in each branch (kept).
+# result 2 is a buffer allocated in each branch (two values: kept).
 BRANCHES = """func.func @k(%c: i1, %a: memref<4xf32>, %b: memref<4xf32>, %o: memref<4xf32>) {
   %i = arith.constant 0 : index
   %v = arith.constant 1.0 : f32
@@ -75,7 +75,7 @@ BRANCHES = """func.func @k(%c: i1, %a: memref<4xf32>, %b: memref<4xf32>, %o: mem
 """
 
 
-def test_only_a_result_both_branches_yield_from_outside_is_folded():
+def test_only_a_result_both_branches_yield_as_one_value_is_folded():
     module = mlir.parse_module(BRANCHES)
     [op] = [o for o in mlir.walk(module.operation) if o.name == "scf.if"]
     plan = plan_branch_fold(op)
@@ -88,14 +88,16 @@ def test_only_a_result_both_branches_yield_from_outside_is_folded():
     assert fold_branch_buffers(module, "<input>") == ""  # nothing left to fold
 
 
-# One fill read by the two branches of an scf.if (shared), and by an op after it (its own fill).
+# One fill read by the two branches of an scf.if (one user of each shares it: both never run),
+# by a second user in the then branch and by an op after the scf.if (each its own fill).
 FILLS = """func.func @k(%c: i1, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   %r = scf.if %c -> (tensor<4xf32>) {
     %a = linalg.add ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
-    scf.yield %a : tensor<4xf32>
+    %d = linalg.div ins(%a, %x : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %d : tensor<4xf32>
   } else {
     %m = linalg.mul ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
     scf.yield %m : tensor<4xf32>
@@ -111,9 +113,10 @@ def test_a_fill_the_two_branches_share_is_not_repeated():
     by_name = {o.name: o for o in mlir.walk(module.operation)}
     assert exclusive_branches(by_name["linalg.add"], by_name["linalg.mul"])
     assert not exclusive_branches(by_name["linalg.add"], by_name["linalg.sub"])
-    assert duplicate_shared_fills(module, "<input>") == "1 fill(s) repeated for their extra users"
+    assert not exclusive_branches(by_name["linalg.add"], by_name["linalg.div"])  # one branch
+    assert duplicate_shared_fills(module, "<input>") == "2 fill(s) repeated for their extra users"
     fills = [o for o in mlir.walk(module.operation) if o.name == "linalg.fill"]
-    assert len(fills) == 2  # the shared one, and the sub's own
+    assert len(fills) == 3  # the shared one, then one more in the then branch and the sub's own
 
 
 # Index ops the lowering did not make (affine input, not lowered): each is named where it blocks.

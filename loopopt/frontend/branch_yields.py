@@ -11,8 +11,8 @@ re-index: the grouped ConvTranspose2d did not lower at all), and `loopopt-result
 keeps the copy of the result into the out-parameter ("its value is not a buffer the function
 allocates").
 
-The rule: a result of an `scf.if` whose then and else `scf.yield` give the same value, defined
-outside the `scf.if`, is that value. Exact: whichever branch runs, the result is that value. Its
+The rule: a result of an `scf.if` whose then and else `scf.yield` give the same value (which
+dominates both branches, so it is defined above the `scf.if`) is that value. Exact: whichever branch runs, the result is that value. Its
 uses read the value, the result is dropped (the `scf.if` rebuilt with the results left, its
 regions moved as they are). `canonicalize` does the same, but run here it also changes
 unrelated programs (it folds the reshapes of GroupNorm's gathers differently); this step touches
@@ -45,18 +45,6 @@ def _yield_of(region: ir.Region) -> ir.Operation | None:
     return ops[-1] if ops and ops[-1].name == "scf.yield" else None
 
 
-def _inside(v: ir.Value, op: ir.Operation) -> bool:
-    """True iff `v` is defined in a region of `op` (an op result or a block argument there)."""
-    owner, block = mlir.value_owner(v)
-    at = owner.parent if owner is not None else (block.owner if block is not None else None)
-    while at is not None:
-        at = mlir.operation(at)
-        if mlir.op_key(at) == mlir.op_key(op):
-            return True
-        at = at.parent
-    return False
-
-
 def plan_branch_fold(op: ir.Operation) -> BranchFold | None:
     """The fold of an scf.if with results, or None when no result is the same value in both."""
     if op.name != "scf.if" or not op.results or len(op.regions) != 2:
@@ -64,8 +52,8 @@ def plan_branch_fold(op: ir.Operation) -> BranchFold | None:
     then_y, else_y = _yield_of(op.regions[0]), _yield_of(op.regions[1])
     if then_y is None or else_y is None:
         return None
-    same = tuple(a if a == b and not _inside(a, op) else None
-                 for a, b in zip(then_y.operands, else_y.operands))
+    # one value yielded by both branches dominates both: it is defined above the scf.if
+    same = tuple(a if a == b else None for a, b in zip(then_y.operands, else_y.operands))
     if all(v is None for v in same):
         return None
     return BranchFold(op, same)
