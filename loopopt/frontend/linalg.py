@@ -34,15 +34,17 @@ the `loopopt-*` ones (rewrites.py):
   func.func(convert-linalg-to-affine-loops), fold-memref-alias-ops
                                        loops; subviews folded into the accesses (a load through
                                        an expand_shape becomes an affine.linearize_index)
-  affine-expand-index-ops-as-affine    affine.linearize_index / delinearize_index as affine.apply
-                                       (pure, analysable; a dynamic basis gives a semi-affine map)
   loopopt-copies-to-loops              any copy left becomes a loop nest
   loopopt-fold-reshape-views           accesses through reshape views re-indexed
   loopopt-drop-trailing-unit-dims      a temporary's trailing dims of size 1 dropped (a named op's
                                        unit dims, which the fold above leaves; unit_dims.py)
   loopopt-unify-dynamic-sizes          the dims the loop conversion took of out-parameters read
                                        the checked input sizes instead
-  canonicalize, cse
+  canonicalize
+  affine-expand-index-ops-as-affine    affine.linearize_index / delinearize_index as affine.apply
+                                       (pure, analysable; a dynamic basis gives a semi-affine map);
+                                       after canonicalize, which folds a disjoint unit basis away
+  cse
   loopopt-check-lowered                verifies; only func/affine/memref/arith/math/scf (+ cf.assert)
 """
 from __future__ import annotations
