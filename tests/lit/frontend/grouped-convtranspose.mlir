@@ -51,9 +51,14 @@ module {
 // CHECK-NOT:     linearize_index
 // CHECK:         %[[G:.*]] = affine.apply #[[GROUP]](%[[A:.*]], %[[B:.*]])
 // CHECK-NEXT:    memref.load %arg1[%[[G]], %{{.*}}, %{{.*}}, %{{.*}}] : memref<4x3x4x4xf32>
-// the bias broadcast straight into the out-parameter; the phases' inits read it at channel g * 3 + f
+// the bias broadcast straight into the out-parameter; each phase's init is the bias broadcast
+// again at the phase's 6 x 6 (not a stride-2 copy of the out-parameter), read at channel g * 3 + f
 // CHECK:         affine.store %{{.*}}, %arg3[%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}] : memref<1x6x12x12xf32>
-// CHECK:         affine.load %arg3[%arg{{[0-9]+}}, %arg{{[0-9]+}} * 3 + %arg{{[0-9]+}}, %arg{{[0-9]+}} * 2, %arg{{[0-9]+}} * 2] : memref<1x6x12x12xf32>
+// CHECK-NOT:     affine.load %arg3
+// CHECK:         %[[PHASE:.*]] = memref.alloc() {{.*}} : memref<1x6x6x6xf32>
+// CHECK:         affine.load %arg2[%arg{{[0-9]+}}] : memref<6xf32>
+// CHECK-NEXT:    affine.store %{{.*}}, %[[PHASE]][%arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}] : memref<1x6x6x6xf32>
+// CHECK:         affine.load %[[PHASE]][%arg{{[0-9]+}}, %arg{{[0-9]+}} * 3 + %arg{{[0-9]+}}, %arg{{[0-9]+}}, %arg{{[0-9]+}}] : memref<1x6x6x6xf32>
 // CHECK:         scf.if %{{.*}} {
 // CHECK:           affine.store %{{.*}}, %arg3[%arg{{[0-9]+}}, %arg{{[0-9]+}} * 3 + %arg{{[0-9]+}}, %arg{{[0-9]+}} * 2, %arg{{[0-9]+}} * 2] : memref<1x6x12x12xf32>
 // CHECK:         } else {
