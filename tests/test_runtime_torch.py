@@ -256,6 +256,22 @@ def test_pytorchs_fused_encoder_layer_runs_as_the_ops_it_fuses(norm_first, activ
     assert relative_error(got, want) <= fixtures.RTOL
 
 
+@pytest.mark.parametrize("groups", [1, 4])
+def test_a_grouped_transposed_conv_with_a_bias_runs_as_a_kernel(groups):
+    """nn.ConvTranspose2d (a bias by default) with groups: the phases' branch yields the bias's
+    grouped view, which did not lower before (docs/cpu_codegen.md section 42); no fallback."""
+    torch.manual_seed(SEED)
+    model = torch.nn.ConvTranspose2d(16, 16, 4, stride=2, padding=1, groups=groups).eval()
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec)
+    x = torch.rand(1, 16, 7, 7) * 2 - 1
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = compiled(x), model(x)
+    assert _kernels_only(rec)
+    assert relative_error(got, want) <= fixtures.RTOL
+
+
 def _clone_then_set(x):
     y = x.clone()
     y[:, 0] = 0
