@@ -15,6 +15,16 @@ after `--warmup` untimed ones: warm, back to back; flushed, each timed call afte
 `--flush-mib` MiB (one word per 64-byte line: the harness's flush in the JIT process, the models
 benchmark's workers.Flusher here). Reported per regime: the lower quartile of all calls of each and
 their ratio (callable / harness), with the load averages.
+
+The inputs are a tuple, as the models benchmark's workers.time_calls passes them (`k(*inputs, ...)`
+on a list makes the interpreter build a tuple from it on every call: 1 µs after a flush, the
+caller's cost, not the callable's). Two columns more, in the same rounds: `C floor`, the same
+library's C function called from C on the same descriptors, timed in C after the same flush done
+in C, in this process (benchmarks/call_paths.py's trampoline): what the harness measures, taken
+here, so callable / C floor is the call from Python alone and C floor / harness the rest (the code
+JIT-compiled by mlir-runner against the library, the two processes); and `timer`, the timed region
+with nothing in it (`t0 = clock(); t1 = clock()`) after the same flush: what Python's clock costs
+itself (the harness's clock, gettimeofday, has 1 µs steps and costs a fraction of that).
 """
 from __future__ import annotations
 
@@ -67,7 +77,7 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
     k = loopopt.compile(fx.text, filename=f"{name}.mlir")
     harness_text = models_run.inline_resources(text)
     sizes = fixtures.harness_sizes(fx.runs[0])
-    inputs = [aligned_copy(x) for x in fixtures.run_inputs(fx.runs[0])]  # placed as the harness's
+    inputs = tuple(aligned_copy(x) for x in fixtures.run_inputs(fx.runs[0]))  # placed as the harness's
     outs = k(*inputs)
     outs = tuple(aligned_copy(o) for o in (outs if isinstance(outs, tuple) else (outs,)))  # placed alike
     assert fixtures.compare_arrays_with_expected(inputs, outs, fx.runs[0]) is None
@@ -81,6 +91,9 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
     flushers = {r: Flusher(flush_mib if r == "flushed" else 0) for r in regimes}
     harness = {r: [] for r in regimes}
     callable_ = {r: [] for r in regimes}
+    floor = {r: [] for r in regimes}
+    timer = {r: [] for r in regimes}
+    floor_call = c_floor(k, inputs, outs)
     for rnd in range(rounds):
         for regime in (regimes if rnd % 2 == 0 else tuple(reversed(regimes))):
             times, _ = native.parse_output(native.run_lowered(lowered[regime]), sig)
@@ -94,11 +107,62 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
                 k(*inputs, out=outs)  # the call alone between the clock reads, as workers.time_calls
                 t1 = clock()
                 callable_[regime].append(t1 - t0)
+            for _ in range(reps):
+                flush()
+                t0 = clock()
+                t1 = clock()
+                timer[regime].append(t1 - t0)
+            if floor_call is not None:
+                floor[regime] += [floor_call(flush.words) for _ in range(reps)]
     out = {"name": name}
     for r in regimes:
-        out[r] = {"harness": harness[r], "callable": callable_[r], "harness_q1": q1(harness[r]),
-                  "callable_q1": q1(callable_[r]), "ratio": q1(callable_[r]) / q1(harness[r])}
+        out[r] = {"harness": harness[r], "callable": callable_[r], "c_floor": floor[r], "timer": timer[r],
+                  "harness_q1": q1(harness[r]), "callable_q1": q1(callable_[r]),
+                  "ratio": q1(callable_[r]) / q1(harness[r])}
+        if floor[r]:
+            out[r].update(c_floor_q1=q1(floor[r]), callable_over_floor=q1(callable_[r]) / q1(floor[r]),
+                          floor_over_harness=q1(floor[r]) / q1(harness[r]))
     return out
+
+
+_TRAMPOLINE: dict = {}
+
+
+def c_floor(k, inputs, outs):
+    """f(words) -> seconds: k's C function (the one its call runs) on the descriptors of
+    k(*inputs, out=outs), timed in C after reading `words` (one per 64-byte line; None: no flush)
+    in C; None when k has no such function (a scalar argument or result)."""
+    import ctypes
+    import tempfile
+
+    import numpy as np
+    from call_paths import trampoline  # benchmarks/call_paths.py: its C floor
+
+    if k._fn_prebuilt is None:
+        return None
+    if "fn" not in _TRAMPOLINE:
+        _TRAMPOLINE["dir"] = tempfile.TemporaryDirectory(prefix="runtime-vs-harness-")
+        _TRAMPOLINE["fn"] = trampoline(_TRAMPOLINE["dir"].name)
+    tramp = _TRAMPOLINE["fn"]
+    c = type(k)(k.spec, k.library, call="ctypes")  # its Python memo holds the descriptors' addresses
+    c(*inputs, out=outs)
+    ptrs = [p.value for p in c._memo[2]]
+    fn = ctypes.cast(k._fn_prebuilt, ctypes.c_void_p).value
+    packed = (ctypes.c_uint64 * (3 + len(ptrs)))(fn, int(k._checked), len(ptrs), *ptrs)
+    sink = ctypes.c_int64()
+    none = np.zeros(8, np.int64)
+
+    def call(words) -> float:
+        w = none if words is None else words
+        n = 0 if words is None else w.size
+        if words is None:
+            tramp.flushed_call(ctypes.byref(packed), ctypes.c_void_p(w.ctypes.data), ctypes.c_int64(0),
+                               ctypes.byref(sink))  # warm: the call before
+        return tramp.flushed_call(ctypes.byref(packed), ctypes.c_void_p(w.ctypes.data), ctypes.c_int64(n),
+                                  ctypes.byref(sink))
+
+    call.keep = (c, packed)
+    return call
 
 
 def main(argv=None) -> int:
@@ -118,14 +182,17 @@ def main(argv=None) -> int:
         raise SystemExit(f"runtime_vs_harness.py: error: --regimes takes some of {', '.join(REGIMES)}")
     load_before = os.getloadavg()
     rows = []
-    print("| block | regime | harness ms | callable ms | callable / harness |\n|---|---|---|---|---|")
+    print("| block | regime | harness ms | callable ms | callable / harness | C floor ms | callable / floor | "
+          "floor / harness | timer µs |\n|---|---|---|---|---|---|---|---|---|")
     for name in a.only.split(","):
         r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries)
         rows.append(r)
         for regime in regimes:
             x = r[regime]
+            fl = (f"{x['c_floor_q1'] * 1e3:.3f} | {x['callable_over_floor']:.2f}x | {x['floor_over_harness']:.2f}x"
+                  if "c_floor_q1" in x else "- | - | -")
             print(f"| {r['name']} | {regime} | {x['harness_q1'] * 1e3:.3f} | {x['callable_q1'] * 1e3:.3f} | "
-                  f"{x['ratio']:.2f}x |", flush=True)
+                  f"{x['ratio']:.2f}x | {fl} | {q1(x['timer']) * 1e6:.1f} |", flush=True)
     load_after = os.getloadavg()
     print(f"load averages before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs); {a.rounds} rounds x {a.reps} calls each")
