@@ -49,7 +49,11 @@ static void flush(const volatile int64_t *w, int64_t n, int64_t *sink) {
   for (int64_t i = 0; i < n; i += 8) s += w[i];
   *sink += s;
 }
-double t_clock(const volatile int64_t *w, int64_t n, int64_t *sink) { flush(w, n, sink); double a = now(); return now() - a; }
+double t_clock(const volatile int64_t *w, int64_t n, int64_t *sink) {
+  flush(w, n, sink);
+  double a = now();
+  return now() - a;
+}
 /* fn(p[0], ..., p[n-1]) after the flush, timed in C (at most 8 pointers) */
 double t_call(void *fn, int64_t n, void **p, const volatile int64_t *w, int64_t nw, int64_t *sink) {
   typedef void (*f8)(void *, void *, void *, void *, void *, void *, void *, void *);
