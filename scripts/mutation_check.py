@@ -86,6 +86,7 @@ FOCUS = {
     "lanes order": ["tests/test_cpu_lanes_order.py"],
     "row streams": ["tests/test_row_streams.py"],
     "residue order": ["tests/test_cpu_residue_order.py"],
+    "scans": ["tests/test_frontend_scans.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -677,6 +678,14 @@ MUTATIONS = [
     # no two of its iterations touch one element, one writing; a masked vector access counts as its vector
     ("residue order: a loop whose iterations conflict keeps its order", "loopopt/codegen/cpu/plan/residue_order.py",
      [("        if carries:\n", "        if False:\n")]),
+    # frontend/scans.py (docs/cpu_codegen.md section 43): a scan is rewritten only along a static
+    # dimension; its accumulator is the last output only when the scan has two elements or more
+    ("scans: only a static scanned dimension is rewritten", "loopopt/frontend/scans.py",
+     [("    if not 0 <= dim < t.rank or t.is_dynamic_dim(dim) or t.get_dim_size(dim) < 1:",
+       "    if not 0 <= dim < t.rank:")]),
+    ("scans: a scan of one element keeps its accumulator", "loopopt/frontend/scans.py",
+     [('        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 2 else',
+       '        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 1 else')]),
     ("residue order: a masked access counts as every element of its vector", "loopopt/codegen/cpu/plan/residue_order.py",
      [("        if a.index is None and a.op.name in MASKED_ACCESSES:\n            a = may_access(a.op, scope)\n",
        "        if a.index is None and a.op.name in MASKED_ACCESSES:\n            continue\n")]),
