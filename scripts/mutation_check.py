@@ -678,11 +678,12 @@ MUTATIONS = [
     # no two of its iterations touch one element, one writing; a masked vector access counts as its vector
     ("residue order: a loop whose iterations conflict keeps its order", "loopopt/codegen/cpu/plan/residue_order.py",
      [("        if carries:\n", "        if False:\n")]),
-    # frontend/scans.py (docs/cpu_codegen.md section 43): a scan is rewritten only along a static
-    # dimension; its accumulator is the last output only when the scan has two elements or more
-    ("scans: only a static scanned dimension is rewritten", "loopopt/frontend/scans.py",
-     [("    if not 0 <= dim < t.rank or t.is_dynamic_dim(dim) or t.get_dim_size(dim) < 1:",
-       "    if not 0 <= dim < t.rank:")]),
+    # frontend/scans.py (docs/cpu_codegen.md section 43): a dynamic scanned dimension only without the
+    # accumulator, its loops guarded; the accumulator is the last output only for two elements or more
+    ("scans: a dynamic scanned dimension is rewritten only when the accumulator is unused", "loopopt/frontend/scans.py",
+     [("    if t.is_dynamic_dim(dim) and with_acc:", "    if False:")]),
+    ("scans: a dynamic scanned dimension's loops run only when it is not empty", "loopopt/frontend/scans.py",
+     [("    if dim in sizes:  # a dynamic scanned dimension: nothing to do when it is empty", "    if False:")]),
     ("scans: a scan of one element keeps its accumulator", "loopopt/frontend/scans.py",
      [('        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 2 else',
        '        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 1 else')]),

@@ -5,8 +5,8 @@ Checked, compiled and run natively against a reference written from TMTensor's d
 same adds in the same order, float32, so bit for bit): inclusive along the last dimension (the
 probe's cumsum), inclusive along the first dimension of a 3-D tensor, exclusive with the
 accumulator result used, a scan of one element (the accumulator keeps its initial value), a
-dynamic leading dimension; a multiplying region; a dynamic scanned dimension is still refused by
-name."""
+dynamic leading dimension, a dynamic scanned dimension (also empty); a multiplying region; a
+dynamic scanned dimension whose accumulator result is used is still refused by name."""
 from __future__ import annotations
 
 import numpy as np
@@ -56,6 +56,8 @@ def reference(x: np.ndarray, acc: np.ndarray, dim: int, inclusive: bool, op=np.a
     (inclusive) or f(out[j-1], in[j-1]); acc = out[N-1] when N >= 2."""
     xs = np.moveaxis(x, dim, 0)
     out = np.empty_like(xs)
+    if xs.shape[0] == 0:
+        return np.moveaxis(out, 0, dim), acc
     out[0] = xs[0] if inclusive else acc
     for j in range(1, xs.shape[0]):
         out[j] = op(out[j - 1], xs[j] if inclusive else xs[j - 1])
@@ -79,6 +81,8 @@ CASES = [  # shape, scanned dim, inclusive, accumulator shape, numpy shapes (x),
     ("4x9x3", 1, False, "4x3", (4, 9, 3), True),
     ("5x1", 1, True, "5", (5, 1), True),
     ("?x17", 1, True, "?", (6, 17), False),
+    ("?x17", 0, True, "17", (6, 17), False),  # a dynamic scanned dimension (torch.compile's dynamic=True)
+    ("?x17", 0, True, "17", (0, 17), False),  # ... empty: nothing is read
 ]
 
 
@@ -111,7 +115,18 @@ def test_the_lowering_says_what_it_did():
     assert "loopopt-scans-to-loops" in r.remarks_text()
 
 
-def test_a_dynamic_scanned_dimension_is_still_refused_by_name():
-    text = scan_program("?x17", 0, True, "17")
+def test_a_dynamic_scanned_dimension_with_its_accumulator_used_is_still_refused_by_name():
+    text = scan_program("?x17", 0, True, "17", with_acc=True)
     with pytest.raises(LoopOptError, match="cannot lower 'tm_tensor.scan'"):
         loopopt.compile(text, target="cpu")
+
+
+def test_an_empty_dynamic_scan_reads_nothing():
+    """The interpreter checks every access is in bounds: with 0 rows the loops must not run."""
+    from loopopt import frontend
+    from loopopt.testing import run_on_inputs
+
+    lowered = frontend.lower(scan_program("?x17", 0, True, "17"))
+    x, acc, out = np.zeros((0, 17), np.float32), np.zeros(17, np.float32), np.zeros((0, 17), np.float32)
+    got = run_on_inputs(str(lowered.module), "k", [x, acc, out])
+    assert got[2].shape == (0, 17)

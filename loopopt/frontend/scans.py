@@ -10,8 +10,9 @@ block arguments (previous output, input):
     exclusive:  out[0] = acc[.];  out[j] = f(out[j - 1], in[j - 1])
     acc[.] = out[N - 1] when N >= 2 (else acc keeps its initial value)
 
-Rule. A scan of static size N >= 1 along its dimension (other dimensions may be dynamic), whose
-region holds ops without regions, becomes, before bufferization, a helper spliced in its place:
+Rule. A scan along a static dimension of N >= 1 elements, or along a dynamic one when its
+accumulator result is unused (the loops then guarded by `affine.if N >= 1`; torch's cumsum never
+uses it), other dimensions static or dynamic, whose region holds ops without regions, becomes, before bufferization, a helper spliced in its place:
 its input read through `bufferization.to_buffer ... read_only`, its results written into fresh
 `memref.alloc`s returned through `bufferization.to_tensor ... restrict writable`, by affine loops
 over the dimensions in order: the loops before d, then `out[.., 0, ..]` for the dimensions after
@@ -20,8 +21,8 @@ d, then `for j = 1 to N` around the dimensions after d computing `out[.., j, ..]
 when its result is used) copied from its initial value, then from `out[.., N - 1, ..]`. Every
 element is computed by the same ops from the same operands as TMTensor's loops: exact.
 
-Another scan (a dynamic scan dimension, a region holding a region, a type that is not a ranked
-tensor) is left for `loopopt-check-input`, which refuses it by name (the graph runs eagerly).
+Another scan (a dynamic scanned dimension whose accumulator result is used, a region holding a
+region, a type that is not a ranked tensor) is left for `loopopt-check-input`, which refuses it by name (the graph runs eagerly).
 """
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def _memref(t: ir.RankedTensorType) -> str:
     return str(t).replace("tensor<", "memref<", 1)
 
 
-def refusal(op: ir.Operation) -> str | None:
-    """Why the scan `op` is not rewritten (None if it is)."""
+def refusal(op: ir.Operation, with_acc: bool) -> str | None:
+    """Why the scan `op` is not rewritten (None if it is); `with_acc`: its accumulator result is used."""
     if len(op.operands) != 3 or len(op.results) != 2:
         return "not one input, one output and one accumulator"
     types = [o.type for o in op.operands]
@@ -47,8 +48,12 @@ def refusal(op: ir.Operation) -> str | None:
         return "an operand is not a ranked tensor"
     t = ir.RankedTensorType(types[0])
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
-    if not 0 <= dim < t.rank or t.is_dynamic_dim(dim) or t.get_dim_size(dim) < 1:
-        return "the scanned dimension is not static and non-empty"
+    if not 0 <= dim < t.rank:
+        return "no such dimension"
+    if t.is_dynamic_dim(dim) and with_acc:
+        return "the scanned dimension is dynamic and the accumulator result is used"
+    if not t.is_dynamic_dim(dim) and t.get_dim_size(dim) < 1:
+        return "the scanned dimension is empty"
     if str(types[1]) != str(t) or [str(r.type) for r in op.results] != [str(o) for o in types[1:]]:
         return "the output's type is not the input's"
     block = op.regions[0].blocks[0]
@@ -64,7 +69,7 @@ def helper_text(op: ir.Operation, with_acc: bool) -> str:
     e = str(t.element_type)
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
     inclusive = ir.BoolAttr(op.attributes["inclusive"]).value
-    n, rank = t.get_dim_size(dim), t.rank
+    rank = t.rank
     mt, ma = _memref(t), _memref(a)
     body = [f"%in_m = bufferization.to_buffer %in read_only : {t} to {mt}"]
     sizes = {}
@@ -72,6 +77,7 @@ def helper_text(op: ir.Operation, with_acc: bool) -> str:
         if t.is_dynamic_dim(k):
             body += [f"%c{k} = arith.constant {k} : index", f"%d{k} = tensor.dim %in, %c{k} : {t}"]
             sizes[k] = f"%d{k}"
+    n = sizes.get(dim, t.get_dim_size(dim))  # a symbol when dynamic (then the accumulator is unused)
     dyn = ", ".join(sizes[k] for k in range(rank) if k in sizes)
     acc_dyn = ", ".join(sizes[k] for k in range(rank) if k in sizes and k != dim)
     body.append(f"%out = memref.alloc({dyn}) : {mt}")
@@ -94,12 +100,14 @@ def helper_text(op: ir.Operation, with_acc: bool) -> str:
             f'%v = "{COMBINE}"(%p, %x) : ({e}, {e}) -> {e}',
             f"affine.store %v, %out[{index('%j')}] : {mt}"]
     scan = loops(after, first) + [f"affine.for %j = 1 to {n} {{"] + loops(after, step) + ["}"]
+    if dim in sizes:  # a dynamic scanned dimension: nothing to do when it is empty
+        scan = [f"affine.if affine_set<()[s0] : (s0 - 1 >= 0)>()[{n}] {{"] + scan + ["}"]
     if not inclusive or with_acc:
         body.append(f"%acc_m0 = bufferization.to_buffer %acc0 read_only : {a} to {ma}")
     results, types = ["%r"], [str(t)]
     if with_acc:
         body.append(f"%acc = memref.alloc({acc_dyn}) : {ma}")
-        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 2 else
+        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 2 else  # n static here
                f"%y = affine.load %acc_m0[{acc_index}] : {ma}")
         scan += loops(after, [src, f"affine.store %y, %acc[{acc_index}] : {ma}"])
         results.append("%ra")
@@ -143,11 +151,11 @@ def scans_to_loops(module: ir.Module, filename: str) -> list[str]:
     notes = []
     for op in [o for o in mlir.walk(module.operation) if o.name == SCAN]:
         where = f"{SCAN} at {mlir.location_of(op, filename)}"
-        why = refusal(op)
+        with_acc = next(iter(op.results[1].uses), None) is not None
+        why = refusal(op, with_acc)
         if why is not None:
             notes.append(f"kept: {where}: {why}")
             continue
-        with_acc = next(iter(op.results[1].uses), None) is not None
         helper = ir.Module.parse(helper_text(op, with_acc), op.context)
         _splice(op, helper, with_acc)
         notes.append(f"loops: {where}")
