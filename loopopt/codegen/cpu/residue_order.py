@@ -53,10 +53,11 @@ def describe(plan: ResiduePlan) -> str:
     ts = ", ".join(str(t) for t in plan.distances)
     return (f"{DONE} the loop's {plan.trip} iterations run by residue mod {plan.modulus}: loads read again "
             f"{ts} iterations later are read again {', '.join(str(t // plan.modulus) for t in plan.distances)} "
-            f"later")
+            f"later ({plan.modulus} iterations load {plan.window / 1024:.0f} KiB)")
 
 
-def residue_order_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
+def residue_order_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input>",
+                           l2_bytes: int = 1 << 20) -> int:
     """Plan and apply every candidate loop of the function, outermost first; returns how many
     were rewritten."""
     if mlir.func_body(fn) is None:
@@ -68,7 +69,7 @@ def residue_order_function(fn: ir.Operation, log: RemarkLog, filename: str = "<i
         if any(nested_in(loop, d) for d in done):
             continue  # one order per nest: the outermost loop that gains
         facts = Facts()
-        plan = plan_residue_order(loop, facts)
+        plan = plan_residue_order(loop, facts, l2_bytes)
         if plan is None:
             continue
         where = mlir.location_of(loop, filename)
@@ -87,4 +88,4 @@ def residue_order_function(fn: ir.Operation, log: RemarkLog, filename: str = "<i
 def run(fn: ir.Operation, ctx: StepContext) -> int:
     """The step `residue-order` (loopopt/pipeline.py)."""
     with fn.context:
-        return residue_order_function(fn, ctx.log, ctx.filename)
+        return residue_order_function(fn, ctx.log, ctx.filename, ctx.options.plan_cache_sizes[1])

@@ -4,8 +4,9 @@
 // reads input rows y, y + 2 and y + 4; run as `for r = 0 to 2 { for y = r to 12 step 2 }`, the rows
 // come back in the next iteration. 19 columns: the tile's masked tail (vector.maskedload/maskedstore)
 // counts as its whole vector in the legality check. An undilated convolution keeps its order (D = 1);
-// a loop writing what a later iteration reads is refused.
-// RUN: loopopt %s --target cpu --vector-bits 256 --remarks -o %t.mlir 2> %t.remarks && %cat %t.remarks %t.mlir | filecheck %s
+// a loop writing what a later iteration reads is refused. The caches are given small (L2 2 KiB), so
+// that these small programs hold more than L2 between a read and its reuse.
+// RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,2K,64K --remarks -o %t.mlir 2> %t.remarks && %cat %t.remarks %t.mlir | filecheck %s
 // RUN: mlir-opt %t.mlir > /dev/null
 // REQUIRES: mlir-opt
 
@@ -69,26 +70,26 @@ func.func @undilated(%X: memref<8x14x21xf32>, %W: memref<4x8x3x3xf32>, %C: memre
   return
 }
 
-func.func @conflict(%A: memref<40x4xf32>, %B: memref<4xf32>) {
+func.func @conflict(%A: memref<40x256xf32>, %B: memref<256xf32>) {
   %z = arith.constant 0.0 : f32
   affine.for %i = 0 to 24 {
-    %s = affine.for %k = 0 to 4 iter_args(%acc = %z) -> (f32) {
-      %a = affine.load %A[%i, %k] : memref<40x4xf32>
-      %b = affine.load %A[%i + 6, %k] : memref<40x4xf32>
-      %w = affine.load %B[%k] : memref<4xf32>
+    %s = affine.for %k = 0 to 256 iter_args(%acc = %z) -> (f32) {
+      %a = affine.load %A[%i, %k] : memref<40x256xf32>
+      %b = affine.load %A[%i + 6, %k] : memref<40x256xf32>
+      %w = affine.load %B[%k] : memref<256xf32>
       %p = arith.mulf %a, %w : f32
       %q = arith.addf %p, %b : f32
       %t = arith.addf %acc, %q : f32
       affine.yield %t : f32
     }
-    affine.store %s, %A[%i + 13, 0] : memref<40x4xf32>
+    affine.store %s, %A[%i + 13, 0] : memref<40x256xf32>
   }
   return
 }
 
-// CHECK: residue-order.mlir:15:5: passed: [RESIDUE ORDER] the loop's 12 iterations run by residue mod 2: loads read again 2, 4 iterations later are read again 1, 2 later (in @dilated)
+// CHECK: residue-order.mlir:16:5: passed: [RESIDUE ORDER] the loop's 12 iterations run by residue mod 2: loads read again 2, 4 iterations later are read again 1, 2 later (2 iterations load 5 KiB) (in @dilated)
 // CHECK-NOT: RESIDUE ORDER] {{.*}}(in @undilated)
-// CHECK: residue-order.mlir:74:3: missed: [STOP RESIDUE ORDER] the loop carries a dependence: its iterations may not be reordered (in @conflict) [{{.*}}residue-order.mlir:76:12: its buffer is written in one iteration and touched in another]
+// CHECK: residue-order.mlir:75:3: missed: [STOP RESIDUE ORDER] the loop carries a dependence: its iterations may not be reordered (in @conflict) [{{.*}}residue-order.mlir:77:12: its buffer is written in one iteration and touched in another]
 // CHECK-LABEL: func.func @dilated(
 // CHECK: affine.for %[[R:.*]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[Y:.*]] = #map{{[0-9]*}}(%[[R]]) to 12 step 2 {
