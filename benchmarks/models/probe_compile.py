@@ -7,8 +7,13 @@ embeddings before causal attention, 3x3 pooling of stride 3, a stride-3 5x5 dept
 MLP with layer scale; InstanceNorm + ReLU + conv, MLP-Mixer token mixing, Swin window attention,
 Linear + Mish + LayerNorm, einsum bilinear pooling, an adaptive-pool classifier head, a 1-D conv
 and max pool, a ShuffleNet v2 unit with its channel shuffle; PyTorch's own TransformerEncoderLayer,
-whose inference fast path is one fused op), their parameters as the backend receives them
-(constants of the graph).
+whose inference fast path is one fused op; a ConvTranspose2d decoder step, a DeepLab ASPP branch
+(dilation 6), an ESPCN pixel-shuffle tail, a Conformer convolution module, an EfficientNet MBConv,
+PyTorch's TransformerDecoderLayer with a causal mask, BERT embeddings (token ids), a distillation
+KL loss, a cumsum scan, a batch-256 MLP, a TCN block (causal dilated, weight-normed), a DenseNet
+transition, a ConvNeXt LayerNorm over NCHW channels), their parameters as the backend receives them
+(constants of the graph). Each model is compiled after torch._dynamo.reset(): two kinds that share
+a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
 their ratio. Needs torch and torch-mlir (the `torch` extra; /work/venv-torch here):
@@ -20,7 +25,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c and 37 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37 and 43 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
