@@ -130,3 +130,30 @@ def test_an_empty_dynamic_scan_reads_nothing():
     x, acc, out = np.zeros((0, 17), np.float32), np.zeros(17, np.float32), np.zeros((0, 17), np.float32)
     got = run_on_inputs(str(lowered.module), "k", [x, acc, out])
     assert got[2].shape == (0, 17)
+
+
+def test_a_dynamic_scan_inside_a_branch_runs():
+    """Its loops' dynamic bounds are dims of a function argument (affine symbols anywhere)."""
+    text = """
+func.func @k(%x: tensor<?x17xf32>, %acc: tensor<?xf32>, %c: i1) -> tensor<?x17xf32> {
+  %r = scf.if %c -> (tensor<?x17xf32>) {
+    %s:2 = tm_tensor.scan dimension(1) inclusive(true) ins(%x : tensor<?x17xf32>) outs(%x, %acc : tensor<?x17xf32>, tensor<?xf32>) {
+    ^bb0(%p: f32, %v: f32):
+      %a = arith.addf %p, %v : f32
+      tm_tensor.yield %a : f32
+    } -> tensor<?x17xf32>, tensor<?xf32>
+    scf.yield %s#0 : tensor<?x17xf32>
+  } else {
+    scf.yield %x : tensor<?x17xf32>
+  }
+  return %r : tensor<?x17xf32>
+}
+"""
+    k = loopopt.compile(text, target="cpu", reassociate=False, contract=False)
+    x = np.random.default_rng(2).standard_normal((5, 17)).astype(np.float32)
+    acc = np.zeros(5, np.float32)
+    for c in (1, 0):
+        out = np.zeros((5, 17), np.float32)
+        k(x, acc, c, out=out)
+        want = reference(x, acc, 1, True)[0] if c else x
+        np.testing.assert_array_equal(_bits(out), _bits(want))
