@@ -87,6 +87,8 @@ FOCUS = {
     "column reductions": ["tests/test_cpu_column_reductions.py"],
     "lanes order": ["tests/test_cpu_lanes_order.py"],
     "row streams": ["tests/test_row_streams.py"],
+    "residue order": ["tests/test_cpu_residue_order.py"],
+    "scans": ["tests/test_frontend_scans.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -683,6 +685,22 @@ MUTATIONS = [
     ("row streams: no use of the buffer between a store and the store overwriting it", "loopopt/codegen/cpu/dead_stores.py",
      [('            if mlir.op_key(x) in users and x.name not in ("affine.store", "memref.store", "affine.vector_store"):',
        "            if False:")]),
+    # codegen/cpu/plan/residue_order.py (docs/cpu_codegen.md section 43): a loop runs by residue only when
+    # no two of its iterations touch one element, one writing; a masked vector access counts as its vector
+    ("residue order: a loop whose iterations conflict keeps its order", "loopopt/codegen/cpu/plan/residue_order.py",
+     [("        if carries:\n", "        if False:\n")]),
+    # frontend/scans.py (docs/cpu_codegen.md section 43): a dynamic scanned dimension only without the
+    # accumulator, its loops guarded; the accumulator is the last output only for two elements or more
+    ("scans: a dynamic scanned dimension is rewritten only when the accumulator is unused", "loopopt/frontend/scans.py",
+     [("    if t.is_dynamic_dim(dim) and with_acc:", "    if False:")]),
+    ("scans: a dynamic scanned dimension's loops run only when it is not empty", "loopopt/frontend/scans.py",
+     [("    if dim in sizes:  # a dynamic scanned dimension: nothing to do when it is empty", "    if False:")]),
+    ("scans: a scan of one element keeps its accumulator", "loopopt/frontend/scans.py",
+     [('        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 2 else',
+       '        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 1 else')]),
+    ("residue order: a masked access counts as every element of its vector", "loopopt/codegen/cpu/plan/residue_order.py",
+     [("        if a.index is None and a.op.name in MASKED_ACCESSES:\n            a = may_access(a.op, scope)\n",
+       "        if a.index is None and a.op.name in MASKED_ACCESSES:\n            continue\n")]),
 ]
 
 

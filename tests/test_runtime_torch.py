@@ -230,6 +230,24 @@ def test_a_graph_it_cannot_take_runs_eagerly_with_one_warning(module, reason):
     assert len(ours) == 1 and reason in ours[0] and "runs eagerly" in ours[0]
 
 
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_cumsum_runs_as_a_kernel(dynamic):
+    """torch.cumsum is torch-mlir's tm_tensor.scan, which loopopt-scans-to-loops lowers (it ran
+    eagerly before): no fallback, eager's results (eager sums in double: within rounding); with
+    dynamic=True also at a doubled batch (docs/cpu_codegen.md section 43)."""
+    def model(x):
+        return torch.cumsum(x.abs(), -1) * 0.5 + torch.cumsum(x, 0)
+
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec, dynamic=dynamic)
+    xs = [torch.rand(4, 300) - 0.5] + ([torch.rand(8, 300) - 0.5] if dynamic else [])
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        for x in xs:
+            assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
+    assert any(isinstance(g, GraphKernel) for g in rec.graphs) and _kernels_only(rec)
+
+
 @pytest.mark.parametrize("norm_first, activation", [(False, "relu"), (True, "gelu")])
 def test_pytorchs_fused_encoder_layer_runs_as_the_ops_it_fuses(norm_first, activation):
     """nn.TransformerEncoderLayer under no_grad calls one fused op torch-mlir cannot lower; the

@@ -9,6 +9,7 @@
 // RUN: loopopt-lower --print-lowering --elementwise-fusion | filecheck %s --check-prefix=FUSE
 
 // CHECK:      builtin.module(
+// CHECK-NEXT:   loopopt-scans-to-loops,
 // CHECK-NEXT:   loopopt-check-input,
 // CHECK-NEXT:   func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // CHECK-NEXT:   loopopt-recompute-gathered-elements,
@@ -40,6 +41,7 @@
 
 // HLO:      builtin.module(
 // HLO-NEXT:   iree-stablehlo-input-transformation-pipeline,
+// HLO-NEXT:   loopopt-scans-to-loops,
 // HLO-NEXT:   loopopt-check-input,
 
 // FUSE:      func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
