@@ -85,6 +85,7 @@ FOCUS = {
     "column reductions": ["tests/test_cpu_column_reductions.py"],
     "lanes order": ["tests/test_cpu_lanes_order.py"],
     "row streams": ["tests/test_row_streams.py"],
+    "recompute casts": ["tests/test_recompute_casts.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -649,6 +650,17 @@ MUTATIONS = [
      "loopopt/codegen/cpu/hooks.py",
      [("    return bool(reds) and len(reds) == len(writes) and all(r.exact or reassociate for r in reds)",
        "    return bool(reds)")]),
+    # docs/cpu_codegen.md section 41: a widening copy is cast again in its readers
+    ("recompute casts: the copy's maps are the identity (its element at a point is the cast of the input's there)",
+     "loopopt/frontend/cast_recompute.py",
+     [("    if any(\"parallel\" not in k for k in kinds) or not all(_identity(m) for m in _maps(producer)):",
+       "    if any(\"parallel\" not in k for k in kinds):")]),
+    ("recompute casts: only a widening cast (a copy with more bytes than its input)", "loopopt/frontend/cast_recompute.py",
+     [("ops[0].name not in WIDENING or", "ops[0].name not in WIDENING + (\"arith.truncf\",) or")]),
+    ("recompute casts: a reader that writes into the copy keeps it", "loopopt/frontend/cast_recompute.py",
+     [("    if use.operand_number >= n_in:", "    if False:")]),
+    ("recompute casts: a reader runs no more iterations than the copy has elements", "loopopt/frontend/cast_recompute.py",
+     [("    if points > produced:", "    if False:")]),
     ("row streams: a gather's producer has no reduction loop", "loopopt/frontend/gather_recompute.py",
      [('    if any("parallel" not in k for k in kinds):', "    if False:")]),
     ("row streams: a gather's producer does not read its output's initial value", "loopopt/frontend/gather_recompute.py",

@@ -144,8 +144,9 @@ def pair_indexed(p: ir.Operation) -> bool:
     return False
 
 
-def flat_pair_refusal(p: ir.Operation, width: int) -> str | None:
-    """Why P and the loop around it do not run as one loop (the module's rule), or None."""
+def flat_pair_refusal(p: ir.Operation, width: int, whole_rows: bool = False) -> str | None:
+    """Why P and the loop around it do not run as one loop (the module's rule), or None. With
+    `whole_rows` (step `flat-loops`) a row of whole vectors is joined too."""
     h = mlir.operation(p.parent)
     if h.name != "affine.for" or p.name != "affine.for":
         return "the loop around the columns is no affine.for"
@@ -156,7 +157,7 @@ def flat_pair_refusal(p: ir.Operation, width: int) -> str | None:
     if len(mlir.block_ops(body_block(h))) != 2:
         return "the loop over rows holds more than the loop over columns"
     rows, cols = constant_bounds(h)[1], constant_bounds(p)[1]
-    if width <= 1 or cols % width == 0:
+    if width <= 1 or (cols % width == 0 and not whole_rows):
         return f"{cols} columns are whole vectors of {width} lanes"
     h_iv, w_iv = body_block(h).arguments[0], body_block(p).arguments[0]
     top = h
