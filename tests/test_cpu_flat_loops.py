@@ -67,7 +67,35 @@ def test_rows_of_whole_vectors_natively_as_the_two_loops_did():
     assert optimize_and_compare(WHOLE_ROWS, "scale", interpret=False, natively=True).native
 
 
+# the channel taken apart by floordiv and mod before the (h, w) pair (an InstanceNorm over N x C
+# as one loop of N * C channels, section 41): the view leaves the leading indices as they are
+CHANNELS = """func.func @scale(%x: memref<2x8x7x7xf32>, %s: memref<16xf32>, %o: memref<2x8x7x7xf32>) {
+  affine.for %q = 0 to 16 {
+    %v = affine.load %s[%q] : memref<16xf32>
+    affine.for %h = 0 to 7 {
+      affine.for %w = 0 to 7 {
+        %a = affine.load %x[%q floordiv 8, %q mod 8, %h, %w] : memref<2x8x7x7xf32>
+        %b = arith.mulf %a, %v : f32
+        affine.store %b, %o[%q floordiv 8, %q mod 8, %h, %w] : memref<2x8x7x7xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_leading_indices_of_other_loops_may_be_any_expression():
+    c = optimize_and_compare(CHANNELS, "scale", natively=False)
+    assert any("[FLAT LOOPS] the loops over 7 rows and 7 columns" in r for r in c.messages), c.messages
+    assert "[%arg3 floordiv 8, %arg3 mod 8, %arg" in c.text and "to 49 {" in c.text, c.text
+
+
 LEFT = {
+    # a leading index computed from the row counter (not linear): the view would lose it
+    "row in a leading index": (SCALE.replace("%x[%n, %c, %h, %w] : memref<2x8x7x7xf32>",
+                                             "%x[%n, (%c + %h) mod 8, %h, %w] : memref<2x8x7x7xf32>"),
+                               "an index is not linear in the loops"),
     # the store walks the map transposed: (h, w) is not its last two dimensions
     "transposed": (SCALE.replace("affine.store %b, %o[%n, %c, %h, %w]", "affine.store %b, %o[%n, %c, %w, %h]"),
                    "does not index its last two dimensions by (row, column)"),

@@ -73,8 +73,10 @@ def _const_value(v: ir.Value) -> int | None:
         return None
 
 
-def _uses(form: dict, positions: set) -> bool:
-    return any(k in positions and v != 0 for k, v in form.items())
+def _uses(form: dict | None, positions: set) -> bool:
+    """`form` uses an operand at `positions` (None, an index not linear: `access_refusal` has
+    checked it uses none of them)."""
+    return form is not None and any(k in positions and v != 0 for k, v in form.items())
 
 
 def _is(form: dict, pos_set: set) -> bool:
@@ -114,11 +116,23 @@ def access_refusal(op: ir.Operation, h_iv: ir.Value, w_iv: ir.Value, rows: int, 
     elif mlir.operation(block.owner).name != "func.func":
         return f"{op.name} at {where}: its buffer is not the function's"
     forms = [_linear(e, (amap.n_dims, idx)) for e in amap.results]
-    if any(f is None for f in forms):
+    # an index before the last two may be any expression of other loops (a channel taken apart
+    # by floordiv and mod): the view leaves it as it is
+    if any(f is None for f in forms[-2:]) or any(f is None and _dims(e) & (hp | wp)
+                                                 for f, e in zip(forms[:-2], amap.results[:-2])):
         return f"{op.name} at {where}: an index is not linear in the loops"
     if not (_is(forms[-2], hp) and _is(forms[-1], wp)) or any(_uses(f, hp | wp) for f in forms[:-2]):
         return f"{op.name} at {where} does not index its last two dimensions by (row, column)"
     return None
+
+
+def _dims(e: ir.AffineExpr) -> set:
+    """The positions of the dimensions `e` uses."""
+    if isinstance(e, ir.AffineDimExpr):
+        return {e.position}
+    if isinstance(e, ir.AffineBinaryExpr):
+        return _dims(e.lhs) | _dims(e.rhs)
+    return set()
 
 
 def pair_indexed(p: ir.Operation) -> bool:
