@@ -148,7 +148,8 @@ STEPS: tuple[Step, ...] = (
     Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "
          "than half of L2, laid out in column panels of its register tile"),
     Step("flat-loops", flat_loops.run, CPU, "an innermost loop over the columns of a contiguous map, alone in its "
-         "rows loop, runs with it as one loop when a row is no whole number of vectors (NCHW maps of 28, 14, 7)",
+         "rows loop, runs with it as one loop (NCHW maps of 28 x 28 without a remainder per row; 32 x 32 without LLVM "
+         "vectorizing across rows by gathers)",
          explained="one remark per candidate refused, with why"),
     Step("flat-reductions", flat_reductions.run, CPU, "a reduction over a buffer's last two dimensions (a global "
          "pooling window) runs as one loop over their elements, so that it vectorizes"),

@@ -12,6 +12,8 @@ the `loopopt-*` ones (rewrites.py):
   [func.func(linalg-fuse-elementwise-ops, canonicalize, cse)]   with elementwise_fusion
   loopopt-recompute-gathered-elements  a gather of an elementwise result recomputes the element
                                        (gather_recompute.py): no log-softmax materialised for nll
+  loopopt-recompute-casts              a copy that only widens its input (a norm's f64 statistics)
+                                       is cast again in each reader instead (cast_recompute.py)
   loopopt-skip-inserted-zeros          a convolution over a zero-inserted input (a transposed
                                        convolution) runs as phase convolutions (zero_phases.py)
   loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
@@ -65,6 +67,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [
         "loopopt-recompute-gathered-elements",
+        "loopopt-recompute-casts",
         "loopopt-skip-inserted-zeros",
         "loopopt-duplicate-shared-fills",
         "eliminate-empty-tensors",
