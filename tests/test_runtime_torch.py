@@ -395,6 +395,150 @@ def test_outputs_eager_makes_as_views_share_memory_as_in_eager(fn):
     assert all(torch.equal(g, w) for g, w in zip(got, want))
 
 
+# ---- outputs: views with dynamic sizes, eager's strides (docs/runtime.md, "Outputs") ----
+
+def _same_as_eager(got, want, args_got, args_want):
+    """Values, shapes, strides, and which outputs share memory with which inputs and outputs."""
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape)
+        assert g.stride() == w.stride(), (g.shape, g.stride(), w.stride())
+        assert relative_error(g, w) <= fixtures.RTOL
+
+    def sharing(outs, ins):
+        ptrs = [t.untyped_storage().data_ptr() for t in list(ins) + list(outs)]
+        return [[p == q for q in ptrs] for p in ptrs]
+
+    assert sharing(got, args_got) == sharing(want, args_want)
+
+
+def _compare_at_sizes(fn, make, sizes, dynamic, rec):
+    compiled = torch.compile(fn, backend=rec, dynamic=dynamic)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        for n in sizes:
+            x = make(n)
+            a, b = x.clone(memory_format=torch.preserve_format), x.clone(memory_format=torch.preserve_format)
+            got, want = compiled(a), fn(b)
+            _same_as_eager(got, want, (a,), (b,))
+            outs_got = got if isinstance(got, tuple) else (got,)
+            outs_want = want if isinstance(want, tuple) else (want,)
+            for g, w in zip(outs_got, outs_want):  # a caller's later in-place op: eager's effect
+                g.add_(1)
+                w.add_(1)
+            assert torch.equal(a, b) and all(relative_error(g, w) <= fixtures.RTOL for g, w in zip(outs_got, outs_want))
+
+
+def _half_of_dim1(x):
+    return x[:, : x.shape[1] // 2], x + 1
+
+
+def _flat_per_row(x):
+    return x.view(x.shape[0], -1), x * 2
+
+
+def _overlapping_halves(x):
+    y = x * 2 + 1
+    n = x.shape[0]
+    return y[: n // 2 + 1], y[n // 2 - 1:]
+
+
+def _view_of_a_result_and_the_result(x):
+    y = torch.relu(x - 0.5)
+    return y.view(x.shape[0], -1)[:, 1:], y
+
+
+@pytest.mark.parametrize("fn", [_half_of_dim1, _flat_per_row, _overlapping_halves, _view_of_a_result_and_the_result])
+def test_output_views_sized_by_the_inputs_are_one_dynamic_kernel(fn):
+    """Under dynamic=True an output view sized by the inputs (`x[:, :x.shape[1] // 2]`, `x.view(b, -1)`
+    with a symbolic b) made the kernel return an output it could not size: the graph was built
+    once per shape (or, for views of a value the graph does not return, ran eagerly). Now such
+    outputs are left out of the kernel and made after it by the graph's own view ops, on the
+    call's inputs and SymInt sizes: one kernel for every size, eager's sizes, strides and
+    aliasing, at two batch sizes."""
+    rec = Recorder()
+    _compare_at_sizes(fn, lambda n: torch.rand(n, 6, 2) if fn is _flat_per_row else torch.rand(n, 6), (4, 7), True, rec)
+    assert _kernels_only(rec) and len(rec.graphs) == 1
+    assert list(rec.graphs[0].kernels) == [("dynamic", True, ())]
+
+
+def test_an_in_place_op_on_a_view_of_a_returned_value_is_applied_once():
+    """`y, y.view(-1).mul_(2)`: the kernel's y has the update already; the view made after the
+    kernel ran the mul_ again (both outputs were 4x, eager's 2x: a wrong result). An in-place op
+    in the views made after the kernel now stands for its operand."""
+    def fn(x):
+        y = x * 2
+        return y, y.view(-1).mul_(2)
+
+    rec = Recorder()
+    _compare_at_sizes(fn, lambda n: torch.rand(n, 3), (4,), False, rec)
+    assert _kernels_only(rec)
+
+
+_conv = None
+
+
+def _channels_last_conv(x):
+    return _conv(x)
+
+
+def _channels_last_math(x):
+    return torch.sigmoid(x * 2 + 1)
+
+
+def _transposed_result(x):
+    return (x * 2).t(), x.permute(1, 0) - 1
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("fn", [_channels_last_conv, _channels_last_math, _transposed_result])
+def test_outputs_have_eagers_strides(fn, dynamic):
+    """Eager's result of a conv or an elementwise op on a channels_last input is channels_last;
+    `(x * 2).t()` is a transpose of a row-major result. The kernels returned row-major outputs
+    (equal values, other strides: `.view(-1)` raised where eager's did not). Each result is now
+    written in the order of dims eager's strides give (TorchDynamo's fake tensors carry them) and
+    returned permuted back: eager's strides, no copy."""
+    global _conv
+    torch.manual_seed(SEED)
+    _conv = torch.nn.Conv2d(3, 4, 3, padding=1).eval()
+    if fn is _transposed_result:
+        make = lambda n: torch.rand(n, 5)  # noqa: E731
+    else:
+        make = lambda n: torch.rand(n, 3, 5, 6).to(memory_format=torch.channels_last)  # noqa: E731
+    rec = Recorder()
+    _compare_at_sizes(fn, make, (2, 3), dynamic, rec)
+    assert _kernels_only(rec)
+    assert any(o is not None for g in rec.graphs for o in g.outputs.orders)
+    if fn is not _transposed_result:
+        compiled = torch.compile(fn, backend=loopopt.torch_backend, dynamic=dynamic)
+        with torch.no_grad():
+            assert compiled(make(2)).is_contiguous(memory_format=torch.channels_last)
+
+
+def _view_after_unsqueeze_in_place(x):
+    y = x * 2
+    v = y[0]
+    v.unsqueeze_(0)
+    return y, v
+
+
+def test_views_after_a_size_change_in_place_run_eagerly():
+    """`v = y[0]; v.unsqueeze_(0); return y, v`: the view made again from the kernel's y would be
+    y[0] without the unsqueeze (a 3-vector for eager's 1x3). A graph with an op that changes a
+    tensor's sizes in place and outputs to make as views is refused: eager, one warning naming it."""
+    compiled = torch.compile(_view_after_unsqueeze_in_place, backend=loopopt.torch_backend, dynamic=True)
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        for n in (4, 7):
+            x = torch.rand(n, 3)
+            a, b = x.clone(), x.clone()
+            _same_as_eager(compiled(a), _view_after_unsqueeze_in_place(b), (a,), (b,))
+    ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+    assert len(ours) == 1 and "op unsqueeze_ changes a tensor's sizes in place" in ours[0], ours
+
+
 def _nan_semantics(x, y):
     return (torch.maximum(x, y), torch.minimum(x, y), x.clamp(-1, 1), torch.nn.functional.hardtanh(x),
             x.argmax(), torch.max(x.view(2, 4), 1).indices, x.argmin(), torch.nn.functional.relu6(x),

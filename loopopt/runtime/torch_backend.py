@@ -255,10 +255,16 @@ def output_plan(gm) -> OutputPlan:
 def _replay(gm, placeholders, outputs, positions, bases: dict) -> OutputViews:
     """The graph's part that makes `outputs` from its inputs and the kernel's results at `bases`
     (value -> result index). An in-place op in it is the kernel's already (its base is the
-    kernel's final value): it stands for its operand; one that changes sizes or storage in place,
-    or an `out=`, is refused."""
+    kernel's final value): it stands for its operand. Refused: an `out=` in it, and any op of the
+    graph that changes a tensor's sizes or storage in place (`v = y[0]; v.unsqueeze_(0)`, or
+    `y.t_()` after `v = y[0]`: the view made again from the kernel's final value would not be
+    eager's; such an op need not be on the path to the output)."""
     import torch
 
+    for node in gm.graph.nodes:
+        if _in_place(node) and _target_name(node) in _SHAPE_IN_PLACE:
+            raise Fallback(f"op {_target_name(node)} changes a tensor's sizes in place: the outputs eager makes as "
+                           "views could not be made again after the kernel")
     needed = set()
     for node in outputs:
         needed |= _ancestors(node, set(bases) | set(placeholders))
@@ -271,10 +277,9 @@ def _replay(gm, placeholders, outputs, positions, bases: dict) -> OutputViews:
     for node in gm.graph.nodes:
         if node not in needed or node in env or node.op in ("placeholder", "output"):
             continue
-        name = _target_name(node)
-        if "out" in node.kwargs or (_in_place(node) and name in _SHAPE_IN_PLACE):
-            raise Fallback(f"an output eager makes as a view is made by op {name} (in place or out=), "
-                           "which cannot be made again after the kernel")
+        if "out" in node.kwargs:
+            raise Fallback(f"an output eager makes as a view is made by op {_target_name(node)} with out=, "
+                           "which could not be made again after the kernel")
         if _in_place(node):
             env[node] = env[node.args[0]]
         else:
