@@ -33,9 +33,12 @@ when frozen (an update through `.data` bumps no version). After any change the g
 take the weights as inputs instead, read in place on every call (`options={"freeze_weights":
 False}` to torch.compile starts there).
 
-Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another output:
-`y, y.view(-1)`) share memory as eager's do: the view ops that make them run after the kernel
-(`output_views`). Where torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax;
+Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another value:
+`y, y.view(-1)`, `y[:2], y[1:]`) share memory as eager's do: the kernel leaves them out and the
+view ops that make them run after it (`output_plan`), on the call's inputs and SymInt sizes (a
+view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
+Each result is written in eager's layout where its strides are a permutation of a dense one
+(channels_last, a transpose: torch_layout), and returned as a view with eager's strides. Where torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax;
 an integer neg through f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
