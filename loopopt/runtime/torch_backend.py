@@ -334,6 +334,7 @@ class GraphKernel:
         self.views = outputs.views  # outputs eager makes as views of inputs or of other values
         self.kernel_gm = kernel_graph(gm, outputs)
         self._inverses = tuple((j, inverse(o)) for j, o in enumerate(outputs.orders) if o is not None)
+        self._plain = outputs.plain  # (read on every call)
         self.name = name
         self.options = dict(options)
         freeze = self.options.pop("freeze_weights", True)
@@ -387,7 +388,7 @@ class GraphKernel:
         if type(got) is not tuple:
             got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
-        if not self.outputs.plain:
+        if not self._plain:
             try:
                 outs = self._made(args, outs)
             except Exception as e:  # noqa: BLE001 - a view eager made of its own layout: eager runs
