@@ -46,8 +46,8 @@ class Recorder:
     def __init__(self):
         self.graphs = []
 
-    def __call__(self, gm, example_inputs):
-        got = loopopt.torch_backend(gm, example_inputs)
+    def __call__(self, gm, example_inputs, **options):
+        got = loopopt.torch_backend(gm, example_inputs, **options)
         self.graphs.append(got)
         return got
 
@@ -517,6 +517,25 @@ def test_outputs_have_eagers_strides(fn, dynamic):
             assert compiled(make(2)).is_contiguous(memory_format=torch.channels_last)
 
 
+
+def test_dense_order_is_row_major_for_every_size():
+    """The order of dims in which strides are row-major, from sizes and strides that may be
+    symbolic (TorchDynamo's SymInt expressions): identities for every value of the symbols."""
+    import sympy
+
+    from loopopt.runtime.torch_layout import dense_order, inverse
+
+    n, c, h, w = sympy.symbols("n c h w", positive=True, integer=True)
+    assert dense_order((n, c, h, w), (c * h * w, h * w, w, 1)) == (0, 1, 2, 3)
+    assert dense_order((n, c, h, w), (h * w * c, 1, w * c, c)) == (0, 2, 3, 1)  # channels_last
+    assert dense_order((n, 1, h, w), (h * w, 1, w, 1)) == (0, 2, 3, 1)  # size 1: its stride kept exactly
+    assert dense_order((h, w), (1, h)) == (1, 0)
+    assert dense_order((h, w), (0, 1)) is None  # expanded
+    assert dense_order((h, w), (2 * w, 1)) is None  # a gap: a strided view
+    assert dense_order((h, w), (w, 1 + 0 * h)) == (0, 1)
+    assert dense_order((3, 4), (1, 4)) is None  # overlapping
+    assert inverse((0, 2, 3, 1)) == (0, 3, 1, 2)
+
 def _view_after_unsqueeze_in_place(x):
     y = x * 2
     v = y[0]
@@ -595,13 +614,16 @@ def test_a_weight_updated_through_data_is_seen_when_checked():
     call is the cost; docs/runtime.md)."""
     torch.manual_seed(SEED)
     model = torch.nn.Linear(4, 3).eval()
-    compiled = torch.compile(model, backend=loopopt.torch_backend, options={"freeze_weights": "checked"})
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec, options={"freeze_weights": "checked"})
     x = torch.rand(2, 4)
-    with torch.no_grad():
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)  # (it ran eagerly: options= was one unknown knob)
         assert torch.allclose(compiled(x), model(x))
         model.weight.data.mul_(2.0)
         model.bias.data.copy_(torch.full((3,), 5.0))
         assert torch.allclose(compiled(x), model(x))
+    assert _kernels_only(rec) and [g.check_values for g in rec.graphs] == [True]
 
 
 def test_a_model_made_under_inference_mode_freezes_its_weights():

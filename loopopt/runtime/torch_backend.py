@@ -80,8 +80,14 @@ class Fallback(Exception):
 
 def backend(gm, example_inputs, **options):
     """The backend TorchDynamo calls with each graph; returns the callable it runs instead. A
-    graph loopopt cannot take at all is returned as is (eager), with one warning naming why."""
+    graph loopopt cannot take at all is returned as is (eager), with one warning naming why.
+    `torch.compile(..., options={...})` calls it with `options=` that dict: its entries are the
+    options (they were taken for one knob named `options`, which loopopt.compile refused: every
+    graph ran eagerly)."""
     name = f"torch_graph_{next(_COUNTER)}"
+    if isinstance(options.get("options"), dict):
+        given = options.pop("options")
+        options = {**options, **given}
     why = precheck(gm)
     if why is None:
         try:

@@ -23,9 +23,11 @@ MAX_RANK = 8  # the search below tries orders; a rank above this keeps row-major
 
 
 def _expr(v):
-    """A size or stride as a sympy expression (an int, or a SymInt's expression)."""
+    """A size or stride as a sympy expression (an int, a SymInt's expression, or one already)."""
     import sympy
 
+    if isinstance(v, sympy.Basic):
+        return v
     node = getattr(v, "node", None)
     return node.expr if node is not None else sympy.Integer(int(v))
 
