@@ -38,8 +38,9 @@ Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another
 view ops that make them run after it (`output_plan`), on the call's inputs and SymInt sizes (a
 view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
 Each result is written in eager's layout where its strides are a permutation of a dense one
-(channels_last, a transpose: torch_layout), and returned as a view with eager's strides. Where torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax;
-an integer neg through f32) the export is decomposed into ops it lowers exactly (torch_exact).
+(channels_last, a transpose: torch_layout), and returned as a view with eager's strides. Where
+torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
+f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
 `LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
@@ -398,7 +399,8 @@ class GraphKernel:
             try:
                 outs = self._made(args, outs)
             except Exception as e:  # noqa: BLE001 - a view eager made of its own layout: eager runs
-                return self._eager(args, f"an output eager makes as a view could not be made again: {_first_line(str(e))}")
+                return self._eager(args, "an output eager makes as a view could not be made again: "
+                                         f"{_first_line(str(e))}")
         return outs if self._tuple_output else outs[0]
 
     def _made(self, args, results: tuple) -> tuple:
