@@ -497,9 +497,10 @@ def _transposed_result(x):
 def test_outputs_have_eagers_strides(fn, dynamic):
     """Eager's result of a conv or an elementwise op on a channels_last input is channels_last;
     `(x * 2).t()` is a transpose of a row-major result. The kernels returned row-major outputs
-    (equal values, other strides: `.view(-1)` raised where eager's did not). Each result is now
-    written in the order of dims eager's strides give (TorchDynamo's fake tensors carry them) and
-    returned permuted back: eager's strides, no copy."""
+    (equal values, other strides: `x.permute(0, 2, 3, 1).view(n, -1)` works on eager's
+    channels_last result and raised on ours). Each result is now copied into memory ordered as
+    eager's strides give (TorchDynamo's fake tensors carry them) and returned as a view of it with
+    eager's sizes and strides."""
     global _conv
     torch.manual_seed(SEED)
     _conv = torch.nn.Conv2d(3, 4, 3, padding=1).eval()
@@ -514,9 +515,21 @@ def test_outputs_have_eagers_strides(fn, dynamic):
     if fn is not _transposed_result:
         compiled = torch.compile(fn, backend=loopopt.torch_backend, dynamic=dynamic)
         with torch.no_grad():
-            assert compiled(make(2)).is_contiguous(memory_format=torch.channels_last)
+            y = compiled(make(2))
+        assert y.is_contiguous(memory_format=torch.channels_last)
+        assert y.permute(0, 2, 3, 1).view(2, -1).shape[0] == 2  # eager's NHWC view (raised on row-major)
 
 
+
+def test_eager_strides_false_keeps_results_row_major():
+    """options={"eager_strides": False}: the results stay row-major (no copy into eager's layout),
+    the values eager's."""
+    x = torch.rand(2, 3, 5, 6).to(memory_format=torch.channels_last)
+    compiled = torch.compile(_channels_last_math, backend=loopopt.torch_backend, options={"eager_strides": False})
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = compiled(x), _channels_last_math(x)
+    assert got.is_contiguous() and not want.is_contiguous() and relative_error(got, want) <= fixtures.RTOL
 
 def test_dense_order_is_row_major_for_every_size():
     """The order of dims in which strides are row-major, from sizes and strides that may be

@@ -37,8 +37,9 @@ Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another
 `y, y.view(-1)`, `y[:2], y[1:]`) share memory as eager's do: the kernel leaves them out and the
 view ops that make them run after it (`output_plan`), on the call's inputs and SymInt sizes (a
 view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
-Each result is written in eager's layout where its strides are a permutation of a dense one
-(channels_last, a transpose: torch_layout), and returned as a view with eager's strides. Where
+Each result whose eager strides are a permutation of a dense layout (channels_last, a transpose:
+torch_layout) is copied into that layout and returned with eager's strides (options=
+{"eager_strides": False}: row-major, no copy). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
@@ -200,17 +201,22 @@ class OutputPlan:
     """What the kernel returns and how the graph's outputs are made of it: `values`, the graph
     values it computes (the outputs no view makes, then the tensors views of which are outputs
     but which are not: hidden bases); `at`, per result, the output it is (None: hidden); `orders`,
-    per result, the order of dims it is written in to have eager's strides (torch_layout; None:
-    row-major); `views`, the outputs made after the kernel."""
+    per result, the order of dims eager lays it out in (torch_layout; None: row-major), which the
+    call copies it into; `views`, the outputs made after the kernel."""
     values: tuple
     at: tuple
     orders: tuple
     views: OutputViews | None
 
     @property
+    def same_values(self) -> bool:
+        """The kernel returns the graph's outputs, in order (no view left out, no hidden base)."""
+        return self.views is None and self.at == tuple(range(len(self.at)))
+
+    @property
     def plain(self) -> bool:
-        """The kernel's results are the graph's outputs, row-major, in order: nothing to do."""
-        return self.views is None and all(o is None for o in self.orders) and self.at == tuple(range(len(self.at)))
+        """The kernel's results are the graph's outputs, row-major as eager's: nothing to do."""
+        return self.same_values and all(o is None for o in self.orders)
 
 
 def output_plan(gm) -> OutputPlan:
@@ -219,7 +225,7 @@ def output_plan(gm) -> OutputPlan:
     it, which a caller's later in-place op sees; a kernel writes a new array. Such outputs are not
     computed by the kernel: they are made after it, as eager makes them, from the inputs and from
     the kernel's results (OutputViews), the tensor they view among them (a hidden base when it is
-    not an output). Each result is written in eager's layout where one is known (eager_order).
+    not an output). `orders`: eager's layout of each result where one is known (eager_order).
     Fallback when a view cannot be made again exactly (an op in its making that changes sizes in
     place, an `out=`)."""
     import torch
@@ -299,22 +305,16 @@ def _replay(gm, placeholders, outputs, positions, bases: dict) -> OutputViews:
 
 
 def kernel_graph(gm, plan: OutputPlan):
-    """The graph the kernel is built from: `gm` itself when its results are the graph's outputs
-    (plan.plain), else a copy returning plan.values, each permuted into its order."""
+    """The graph the kernel is built from: `gm` itself when it returns the graph's outputs
+    (plan.same_values), else a copy returning plan.values."""
     import torch
 
-    if plan.plain:
+    if plan.same_values:
         return gm
     graph = torch.fx.Graph()
     env: dict = {}
     graph.graph_copy(gm.graph, env)
-    results = []
-    for value, order in zip(plan.values, plan.orders):
-        node = env[value]
-        if order is not None:
-            node = graph.call_method("permute", (node, *order))
-        results.append(node)
-    graph.output(tuple(results))
+    graph.output(tuple(env[v] for v in plan.values))
     _drop_unused(graph)
     return torch.fx.GraphModule(gm, graph)
 
@@ -340,10 +340,12 @@ class GraphKernel:
         self.outputs = outputs  # what the kernel returns, and how the graph's outputs are made of it
         self.views = outputs.views  # outputs eager makes as views of inputs or of other values
         self.kernel_gm = kernel_graph(gm, outputs)
-        self._inverses = tuple((j, inverse(o)) for j, o in enumerate(outputs.orders) if o is not None)
-        self._plain = outputs.plain  # (read on every call)
         self.name = name
         self.options = dict(options)
+        eager_strides = self.options.pop("eager_strides", True)  # False: results row-major, no copy
+        self._layouts = tuple((j, o, inverse(o)) for j, o in enumerate(outputs.orders)
+                              if o is not None and eager_strides)
+        self._plain = outputs.same_values and not self._layouts  # (read on every call)
         freeze = self.options.pop("freeze_weights", True)
         if freeze not in (True, False, "checked"):
             raise ValueError(f"loopopt.torch_backend: freeze_weights must be True, False or 'checked', not {freeze!r}")
@@ -404,13 +406,14 @@ class GraphKernel:
         return outs if self._tuple_output else outs[0]
 
     def _made(self, args, results: tuple) -> tuple:
-        """The graph's outputs from the kernel's results (OutputPlan): each in eager's layout (the
-        permutation it was written in undone, no copy), those eager makes as views (of an input,
-        of another value) made so."""
+        """The graph's outputs from the kernel's results (OutputPlan): each in eager's layout (a
+        copy of the row-major result into memory ordered as eager's: `permute(order)`,
+        `contiguous()`, then a view with eager's sizes and strides), those eager makes as views
+        (of an input, of another value) made so."""
         plan = self.outputs
         results = list(results)
-        for j, inv in self._inverses:
-            results[j] = results[j].permute(inv)
+        for j, order, inv in self._layouts:
+            results[j] = results[j].permute(order).contiguous().permute(inv)
         outs = [None] * self.n_outputs
         for j, k in enumerate(plan.at):
             if k is not None:

@@ -4,18 +4,20 @@ A loopopt kernel writes each result row-major. Eager's result of the same op may
 otherwise: a conv or an elementwise op of a channels_last input is channels_last, `(x + 1).t()`
 is a transpose of a row-major tensor. The values are equal, but code downstream may depend on the
 strides (`.view()` fails on a non-contiguous tensor, `is_contiguous(memory_format=...)`), and a
-view the backend makes again after the kernel (output_views) has eager's strides only if the
+view the backend makes again after the kernel (output_plan) has eager's strides only if the
 tensor it views has.
 
 TorchDynamo's fake tensor of each graph value (its `example_value`) carries eager's strides, as
 SymInt expressions of the input sizes' symbols under dynamic shapes. `dense_order` finds the
 order of dims, outermost first, in which those strides are row-major for every value of the
 symbols (each stride the product of the sizes inside it, a polynomial identity; a size-1 dim's
-stride included). The kernel then returns `value.permute(order)` (row-major, into memory laid
-out as eager's), and the call makes the output `result.permute(inverse(order))`: eager's sizes
-and strides, without a copy. A layout that is not a permutation of a dense row-major one (an
-expanded or strided view of a temporary: stride 0, gaps) has no such order: the output stays
-row-major (eager's values, other strides).
+stride included). The call then makes the output `result.permute(order).contiguous()
+.permute(inverse(order))`: a copy into memory ordered as eager's, a view of it with eager's sizes
+and strides exactly. (Having the kernel write `value.permute(order)` itself, no copy, was measured
+3 to 15 times slower on channels_last results: loopopt's transposed stores; docs/runtime.md.) A
+layout that is not a permutation of a dense row-major one (an expanded or strided view of a
+temporary: stride 0, gaps) has no such order: the output stays row-major (eager's values, other
+strides).
 """
 from __future__ import annotations
 
@@ -67,8 +69,8 @@ def dense_order(sizes, strides) -> tuple | None:
 
 
 def eager_order(value) -> tuple | None:
-    """The order (dense_order) a kernel writes a graph value in to have eager's strides, from
-    TorchDynamo's fake tensor of it; None for row-major (identity) or a layout no order gives."""
+    """The order (dense_order) of dims in which eager lays out a graph value, from TorchDynamo's
+    fake tensor of it; None for row-major (identity) or a layout no order gives."""
     import torch
 
     if not isinstance(value, torch.Tensor) or value.dim() < 2:
