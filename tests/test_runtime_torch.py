@@ -492,8 +492,12 @@ def _transposed_result(x):
     return (x * 2).t(), x.permute(1, 0) - 1
 
 
+def _one_channel_math(x):  # channels_last with C = 1: eager's stride of C is 1, not H * W
+    return x * 2 + 1
+
+
 @pytest.mark.parametrize("dynamic", [False, True])
-@pytest.mark.parametrize("fn", [_channels_last_conv, _channels_last_math, _transposed_result])
+@pytest.mark.parametrize("fn", [_channels_last_conv, _channels_last_math, _transposed_result, _one_channel_math])
 def test_outputs_have_eagers_strides(fn, dynamic):
     """Eager's result of a conv or an elementwise op on a channels_last input is channels_last;
     `(x * 2).t()` is a transpose of a row-major result. The kernels returned row-major outputs
@@ -506,6 +510,11 @@ def test_outputs_have_eagers_strides(fn, dynamic):
     _conv = torch.nn.Conv2d(3, 4, 3, padding=1).eval()
     if fn is _transposed_result:
         make = lambda n: torch.rand(n, 5)  # noqa: E731
+    elif fn is _one_channel_math:
+        if dynamic:  # (the strides come from TorchDynamo's fake tensors; docs/runtime.md)
+            pytest.xfail("under dynamic=True the fake result of a C = 1 channels_last input has row-major strides "
+                         "(s0*s1, s0*s1, s0, 1) where eager's are (12, 1, 4, 1): a size-1 dim's stride only")
+        make = lambda n: torch.rand(n, 1, 3, 4).to(memory_format=torch.channels_last)  # noqa: E731
     else:
         make = lambda n: torch.rand(n, 3, 5, 6).to(memory_format=torch.channels_last)  # noqa: E731
     rec = Recorder()

@@ -407,13 +407,16 @@ class GraphKernel:
 
     def _made(self, args, results: tuple) -> tuple:
         """The graph's outputs from the kernel's results (OutputPlan): each in eager's layout (a
-        copy of the row-major result into memory ordered as eager's: `permute(order)`,
-        `contiguous()`, then a view with eager's sizes and strides), those eager makes as views
-        (of an input, of another value) made so."""
+        copy of the row-major result into memory ordered as eager's: `permute(order)`, a clone
+        row-major in that order, then a view with eager's sizes and strides; not `contiguous()`,
+        which returns the tensor itself where only a size-1 dim is out of order and keeps its
+        stride), those eager makes as views (of an input, of another value) made so."""
+        import torch
+
         plan = self.outputs
         results = list(results)
         for j, order, inv in self._layouts:
-            results[j] = results[j].permute(order).contiguous().permute(inv)
+            results[j] = results[j].permute(order).clone(memory_format=torch.contiguous_format).permute(inv)
         outs = [None] * self.n_outputs
         for j, k in enumerate(plan.at):
             if k is not None:

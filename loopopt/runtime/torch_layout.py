@@ -11,8 +11,8 @@ TorchDynamo's fake tensor of each graph value (its `example_value`) carries eage
 SymInt expressions of the input sizes' symbols under dynamic shapes. `dense_order` finds the
 order of dims, outermost first, in which those strides are row-major for every value of the
 symbols (each stride the product of the sizes inside it, a polynomial identity; a size-1 dim's
-stride included). The call then makes the output `result.permute(order).contiguous()
-.permute(inverse(order))`: a copy into memory ordered as eager's, a view of it with eager's sizes
+stride included). The call then makes the output `result.permute(order)`, cloned row-major,
+`.permute(inverse(order))`: a copy into memory ordered as eager's, a view of it with eager's sizes
 and strides exactly. (Having the kernel write `value.permute(order)` itself, no copy, was measured
 3 to 15 times slower on channels_last results: loopopt's transposed stores; docs/runtime.md.) A
 layout that is not a permutation of a dense row-major one (an expanded or strided view of a
