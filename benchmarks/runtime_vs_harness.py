@@ -7,14 +7,30 @@ For each block: `loopopt.optimize(BLOCK.mlir, target="cpu")` (the models benchma
 column), run by the harness (`native`'s, mlir-runner -O3, calls timed inside the JIT process, as
 the models benchmark runs it: temporaries served by loopopt.compile's allocator, buffers of 4 MiB
 and more on huge pages; `--temporaries malloc` for MLIR's malloc/free), and the same text through
-`loopopt.compile`, called in this process with `k(*inputs, out=outputs)` on the harness's inputs,
-placed as the harness places them (64-byte aligned, and those of 4 MiB or more aligned to 2 MiB
-huge pages, as the harness's huge_pages places them; the outputs too). The two alternate, round by round and regime by regime (the order reversed every
-round), so the machine's load (shared, 2 cores) weighs on both alike; each round is `--reps` calls
-after `--warmup` untimed ones: warm, back to back; flushed, each timed call after reading
-`--flush-mib` MiB (one word per 64-byte line: the harness's flush in the JIT process, the models
-benchmark's workers.Flusher here). Reported per regime: the lower quartile of all calls of each and
-their ratio (callable / harness), with the load averages.
+`loopopt.compile`, called in this process on the harness's inputs, placed as the harness places
+them (64-byte aligned, and those of 4 MiB or more aligned to 2 MiB huge pages, as the harness's
+huge_pages places them; the outputs too). The two alternate, round by round and regime by regime
+(the order reversed every round), so the machine's load (shared, 2 cores) weighs on both alike;
+each round is `--reps` calls of each after `--warmup` untimed ones: warm, the kernel's data in the
+caches; flushed, each timed call after reading `--flush-mib` MiB (one word per 64-byte line: the
+harness's flush in the JIT process, the models benchmark's workers.Flusher here).
+
+Timed in this process, call by call in a rotated order, each between two clock reads and nothing
+else (as workers.time_calls):
+  callable      k(*args): every argument in order, the outputs too (the callable's `k(x, y)`), as
+                the harness's driver calls its kernel and the models benchmark's worker calls k
+  callable_out  k(*inputs, out=outputs): the same call with out= (the interpreter builds the
+                keyword dict on every call: about 3 µs after a flush, none warm)
+  timer         t0 = clock(); t1 = clock() with nothing between: what Python's clock costs itself
+                (the harness's, gettimeofday in C, a fraction of it; it has 1 µs steps)
+  c_floor       the same library's C function on the same descriptors, timed in C after the same
+                flush done in C, in this process (benchmarks/call_paths.py's trampoline): what the
+                harness measures, taken here. callable / C floor is the call from Python alone, C
+                floor / harness the rest (the harness's code JIT-compiled by mlir-runner, the
+                library's by llc; the two processes).
+The inputs are a tuple (`k(*inputs, ...)` on a list makes the interpreter build one from it every
+call, 1 µs after a flush: the caller's cost). Reported per regime: the lower quartile of all calls
+of each and the ratios, with the load averages; the JSON holds every time.
 """
 from __future__ import annotations
 
@@ -67,7 +83,7 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
     k = loopopt.compile(fx.text, filename=f"{name}.mlir")
     harness_text = models_run.inline_resources(text)
     sizes = fixtures.harness_sizes(fx.runs[0])
-    inputs = [aligned_copy(x) for x in fixtures.run_inputs(fx.runs[0])]  # placed as the harness's
+    inputs = tuple(aligned_copy(x) for x in fixtures.run_inputs(fx.runs[0]))  # placed as the harness's
     outs = k(*inputs)
     outs = tuple(aligned_copy(o) for o in (outs if isinstance(outs, tuple) else (outs,)))  # placed alike
     assert fixtures.compare_arrays_with_expected(inputs, outs, fx.runs[0]) is None
@@ -79,26 +95,92 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
                                 huge_pages=True, temporaries=temporaries)
         lowered[regime] = native.lower_to_llvm(h, temporaries=temporaries)
     flushers = {r: Flusher(flush_mib if r == "flushed" else 0) for r in regimes}
-    harness = {r: [] for r in regimes}
-    callable_ = {r: [] for r in regimes}
+    args = inputs + outs  # every argument in order, as the harness's driver passes them
+    floor_call = c_floor(k, inputs, outs)
+    forms = FORMS if floor_call is not None else FORMS[:-1]
+    t = {r: {f: [] for f in ("harness",) + forms} for r in regimes}
     for rnd in range(rounds):
         for regime in (regimes if rnd % 2 == 0 else tuple(reversed(regimes))):
             times, _ = native.parse_output(native.run_lowered(lowered[regime]), sig)
-            harness[regime] += times
+            t[regime]["harness"] += times
             flush, clock = flushers[regime], time.perf_counter
             for _ in range(warmup):
+                k(*args)
                 k(*inputs, out=outs)
-            for _ in range(reps):
-                flush()
-                t0 = clock()
-                k(*inputs, out=outs)  # the call alone between the clock reads, as workers.time_calls
-                t1 = clock()
-                callable_[regime].append(t1 - t0)
+            for rep in range(reps):  # the forms alternate call by call, in an order rotated every call
+                for form in forms[rep % len(forms):] + forms[:rep % len(forms)]:
+                    if form == "c_floor":
+                        t[regime][form].append(floor_call(flush.words))
+                        continue
+                    flush()
+                    if form == "callable":
+                        t0 = clock()
+                        k(*args)  # the call alone between the clock reads, as workers.time_calls
+                        t1 = clock()
+                    elif form == "callable_out":
+                        t0 = clock()
+                        k(*inputs, out=outs)
+                        t1 = clock()
+                    else:
+                        t0 = clock()
+                        t1 = clock()
+                    t[regime][form].append(t1 - t0)
     out = {"name": name}
     for r in regimes:
-        out[r] = {"harness": harness[r], "callable": callable_[r], "harness_q1": q1(harness[r]),
-                  "callable_q1": q1(callable_[r]), "ratio": q1(callable_[r]) / q1(harness[r])}
+        x = t[r]
+        h = q1(x["harness"])
+        out[r] = {**x, "harness_q1": h, "callable_q1": q1(x["callable"]), "ratio": q1(x["callable"]) / h,
+                  "callable_out_q1": q1(x["callable_out"]), "ratio_out": q1(x["callable_out"]) / h,
+                  "timer_q1": q1(x["timer"])}
+        if x.get("c_floor"):
+            f = q1(x["c_floor"])
+            out[r].update(c_floor_q1=f, callable_over_floor=q1(x["callable"]) / f, floor_over_harness=f / h)
     return out
+
+
+# what pair() times in this process, call by call: k(*inputs, *outputs); k(*inputs, out=outputs); the
+# empty timed region; the C floor
+FORMS = ("callable", "callable_out", "timer", "c_floor")
+
+
+_TRAMPOLINE: dict = {}
+
+
+def c_floor(k, inputs, outs):
+    """f(words) -> seconds: k's C function (the one its call runs) on the descriptors of
+    k(*inputs, out=outs), timed in C after reading `words` (one per 64-byte line; None: no flush)
+    in C; None when k has no such function (a scalar argument or result)."""
+    import ctypes
+    import tempfile
+
+    import numpy as np
+    from call_paths import trampoline  # benchmarks/call_paths.py: its C floor
+
+    if k._fn_prebuilt is None:
+        return None
+    if "fn" not in _TRAMPOLINE:
+        _TRAMPOLINE["dir"] = tempfile.TemporaryDirectory(prefix="runtime-vs-harness-")
+        _TRAMPOLINE["fn"] = trampoline(_TRAMPOLINE["dir"].name)
+    tramp = _TRAMPOLINE["fn"]
+    c = type(k)(k.spec, k.library, call="ctypes")  # its Python memo holds the descriptors' addresses
+    c(*inputs, out=outs)
+    ptrs = [p.value for p in c._memo[2]]
+    fn = ctypes.cast(k._fn_prebuilt, ctypes.c_void_p).value
+    packed = (ctypes.c_uint64 * (3 + len(ptrs)))(fn, int(k._checked), len(ptrs), *ptrs)
+    sink = ctypes.c_int64()
+    none = np.zeros(8, np.int64)
+
+    def call(words) -> float:
+        w = none if words is None else words
+        n = 0 if words is None else w.size
+        if words is None:
+            tramp.flushed_call(ctypes.byref(packed), ctypes.c_void_p(w.ctypes.data), ctypes.c_int64(0),
+                               ctypes.byref(sink))  # warm: the call before
+        return tramp.flushed_call(ctypes.byref(packed), ctypes.c_void_p(w.ctypes.data), ctypes.c_int64(n),
+                                  ctypes.byref(sink))
+
+    call.keep = (c, packed)
+    return call
 
 
 def main(argv=None) -> int:
@@ -118,14 +200,18 @@ def main(argv=None) -> int:
         raise SystemExit(f"runtime_vs_harness.py: error: --regimes takes some of {', '.join(REGIMES)}")
     load_before = os.getloadavg()
     rows = []
-    print("| block | regime | harness ms | callable ms | callable / harness |\n|---|---|---|---|---|")
+    print("| block | regime | harness ms | k(*args) ms | / harness | k(*in, out=) ms | / harness | C floor ms | "
+          "k(*args) / floor | floor / harness | timer µs |\n|---|---|---|---|---|---|---|---|---|---|---|")
     for name in a.only.split(","):
         r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries)
         rows.append(r)
         for regime in regimes:
             x = r[regime]
+            fl = (f"{x['c_floor_q1'] * 1e3:.3f} | {x['callable_over_floor']:.2f}x | {x['floor_over_harness']:.2f}x"
+                  if "c_floor_q1" in x else "- | - | -")
             print(f"| {r['name']} | {regime} | {x['harness_q1'] * 1e3:.3f} | {x['callable_q1'] * 1e3:.3f} | "
-                  f"{x['ratio']:.2f}x |", flush=True)
+                  f"{x['ratio']:.2f}x | {x['callable_out_q1'] * 1e3:.3f} | {x['ratio_out']:.2f}x | {fl} | "
+                  f"{x['timer_q1'] * 1e6:.1f} |", flush=True)
     load_after = os.getloadavg()
     print(f"load averages before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs); {a.rounds} rounds x {a.reps} calls each")

@@ -22,7 +22,7 @@ from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_store
                           flat_reductions, linear_views,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
-                          panel_layout, powers, register_tile, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
+                          panel_layout, powers, register_tile, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, unit_loops, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
@@ -148,7 +148,8 @@ STEPS: tuple[Step, ...] = (
     Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "
          "than half of L2, laid out in column panels of its register tile"),
     Step("flat-loops", flat_loops.run, CPU, "an innermost loop over the columns of a contiguous map, alone in its "
-         "rows loop, runs with it as one loop when a row is no whole number of vectors (NCHW maps of 28, 14, 7)",
+         "rows loop, runs with it as one loop (NCHW maps of 28 x 28 without a remainder per row; 32 x 32 without LLVM "
+         "vectorizing across rows by gathers)",
          explained="one remark per candidate refused, with why"),
     Step("flat-reductions", flat_reductions.run, CPU, "a reduction over a buffer's last two dimensions (a global "
          "pooling window) runs as one loop over their elements, so that it vectorizes"),
@@ -167,6 +168,9 @@ STEPS: tuple[Step, ...] = (
     Step("sweep-vectors", sweep_vectors.run, CPU, "a sweep reading one buffer at several offsets along the loop "
          "loads each vector once and shuffles the shifted operands from it (ends peeled)",
          explained="one remark per candidate refused, with its code"),
+    Step("residue-order", residue_order.run, CPU, "a loop around a reduction nest whose loads read again, D > 1 "
+         "iterations later, what an iteration read (a dilated convolution's rows) runs its iterations by residue "
+         "mod D, so that they are read again in the next"),
     Step("cleanup", cleanup.run, ALL, "empty loops the other steps left are erased"),
     Step("tiling", tiling.run, ALL, "each band's loops tiled by N (seed 001's GCD tiling, standalone)",
          default=False, aliases=("tile",), argument=Argument("N", "a tile size N", _tile_size)),

@@ -49,7 +49,8 @@ FOCUS = {
     "time tiles": ["tests/test_cpu_time_tiles.py"],
     "sweep vectors": ["tests/test_cpu_sweep_vectors.py"],
     "contraction planner": ["tests/test_cpu_contractions.py"],
-    "flat rows": ["tests/test_cpu_flat_rows.py"],
+    "flat rows": ["tests/test_cpu_flat_rows.py", "tests/test_cpu_flat_loops.py"],
+    "product isolation": ["tests/test_cpu_product_isolation.py"],
     "strided pack": ["tests/test_cpu_strided_pack.py"],
     "deinterleave": ["tests/test_cpu_deinterleave.py"],
     "linear views": ["tests/test_cpu_linear_views.py"],
@@ -63,6 +64,8 @@ FOCUS = {
     "inserted zeros": ["tests/test_zero_phases.py"],
     "read-only inputs": ["tests/test_runtime.py::test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone"],
     "unit dims": ["tests/test_unit_dims.py"],
+    "branch buffers": ["tests/test_frontend_branch_buffers.py"],
+    "shared fills": ["tests/test_frontend_branch_buffers.py"],
     "unit loops": ["tests/test_unit_loops.py"],
     "checks": ["tests/test_checks.py", "tests/test_guard_ops.py"],
     "dead carried": ["tests/test_dead_carried.py", "tests/test_cpu_lane_reductions.py"],
@@ -85,6 +88,9 @@ FOCUS = {
     "column reductions": ["tests/test_cpu_column_reductions.py"],
     "lanes order": ["tests/test_cpu_lanes_order.py"],
     "row streams": ["tests/test_row_streams.py"],
+    "residue order": ["tests/test_cpu_residue_order.py"],
+    "scans": ["tests/test_frontend_scans.py"],
+    "recompute casts": ["tests/test_recompute_casts.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -306,6 +312,10 @@ MUTATIONS = [
     ("flat rows: no other index uses the row or column", "loopopt/codegen/cpu/flat_rows.py",
      [("    if not (_is(forms[-2], hp) and _is(forms[-1], wp)) or any(_uses(f, hp | wp) for f in forms[:-2]):",
        "    if not (_is(forms[-2], hp) and _is(forms[-1], wp)):")]),
+    ("flat rows: an index before the last two that is not linear uses neither the row nor the column",
+     "loopopt/codegen/cpu/flat_rows.py",
+     [("    if any(f is None for f in forms[-2:]) or any(f is None and _dims(e) & (hp | wp)",
+       "    if any(f is None for f in forms[-2:]) or any(f is None and False")]),
     ("flat rows: the counters are used by accesses only", "loopopt/codegen/cpu/flat_rows.py",
      [("            why = access_refusal(op, h_iv, w_iv, rows, cols, top)",
        "            why = access_refusal(op, h_iv, w_iv, rows, cols, top) if op.name in ACCESSES else None")]),
@@ -521,6 +531,9 @@ MUTATIONS = [
     ("transpose tiles: a mapped copy's ops have a lane form", "loopopt/codegen/cpu/plan/transpose_tiles.py",
      [("    if any(op.name not in MAP_OPS or len(op.results) != 1 or op.results[0].type != elem for op in maps):",
        "    if any(len(op.results) != 1 or op.results[0].type != elem for op in maps):")]),
+    ("product isolation: a sum of squares is no matrix product (the factors are read along different loops)",
+     "loopopt/codegen/cpu/isolate_products.py",
+     [("    return a is None or b is None or a != b", "    return True")]),
     ("classifier heads: the unit dimension an expansion replaces is indexed by 0 in every access",
      "loopopt/codegen/cpu/isolate_products.py",
      [("        if size == 1 and all(d < len(m.results) and _is_zero(m.results[d]) for m in maps):",
@@ -589,16 +602,18 @@ MUTATIONS = [
      [("    if (target != a || a == Py_None) /* a dead reference's target reads as None (before 3.13) */",
        "    if (a == Py_None)")]),
     ("runtime call: the C memo serves only arrays unchanged since checked", "loopopt/runtime/callext.py",
-     [("        (PyArray_FLAGS(arr) & e->mask[i]) != e->want[i] ||", "")]),
+     [("        (PyArray_FLAGS(arr) & g->mask) != g->want ||", "")]),
     ("runtime call: the C memo compares the dims", "loopopt/runtime/callext.py",
-     [("    if (PyArray_NDIM(arr) != e->nd[i] || (PyObject *)PyArray_DESCR(arr) != e->descr[i] ||",
-       "    if ((PyObject *)PyArray_DESCR(arr) != e->descr[i] ||"),
-      ("        memcmp(PyArray_DIMS(arr), &e->dims[e->dim_at[i]], sizeof(npy_intp) * (size_t)e->nd[i]) != 0)",
+     [("    if (PyArray_NDIM(arr) != g->nd || (PyObject *)PyArray_DESCR(arr) != g->descr ||",
+       "    if ((PyObject *)PyArray_DESCR(arr) != g->descr ||"),
+      ("        memcmp(PyArray_DIMS(arr), &e->dims[g->dim_at], sizeof(npy_intp) * (size_t)g->nd) != 0)",
        "        0)")]),
     ("runtime call: the C memo's out= tuple goes with the inputs' count", "loopopt/runtime/callext.py",
      [("    } else if (PyTuple_CheckExact(out) && npos == e->n_in) {", "    } else if (PyTuple_CheckExact(out)) {")]),
     ("runtime call: a check failing in the C call raises", "loopopt/runtime/callext.py",
      [("  if (e->checked && got) {", "  if (0) {")]),
+    ("runtime call: the C call releases the GIL when another thread could take it", "loopopt/runtime/callext.py",
+     [("  if (runs_alone())\n", "  if (1)\n")]),
     # issue 35 (gpt2_layer: a sum fused into a product's output loop blocks its register tile)
     ("product fusion: a product's output loop takes on no sum its tile's lanes may not share",
      "loopopt/codegen/cpu/hooks.py",
@@ -635,6 +650,13 @@ MUTATIONS = [
      [("        if k is None or groups[k] != [i]:", "        if k is None:")]),
     ("inserted zeros: a convolution with a stride or a dilation is refused", "loopopt/frontend/zero_phases.py",
      [('    if not (_unit_attr(conv, "strides") and _unit_attr(conv, "dilations")):', "    if False:")]),
+    # frontend/branch_yields.py, rewrites.py (docs/cpu_codegen.md section 42): an scf.if result is
+    # replaced only by the value both branches yield; a fill is shared only by exclusive branches
+    ("branch buffers: only a result both branches yield as one value is folded", "loopopt/frontend/branch_yields.py",
+     [("    same = tuple(a if a == b else None for a, b in zip(then_y.operands, else_y.operands))",
+       "    same = tuple(a for a, b in zip(then_y.operands, else_y.operands))")]),
+    ("shared fills: only users in different branches of one scf.if share a fill", "loopopt/frontend/rewrites.py",
+     [('            return name == "scf.if" and other != index', '            return name == "scf.if"')]),
     # frontend/unit_dims.py (docs/cpu_codegen.md section 37): a temporary loses a trailing
     # dimension only where it has size 1 and every use is an affine access (or its dealloc)
     ("unit dims: a use other than an affine access or a dealloc leaves the buffer", "loopopt/frontend/unit_dims.py",
@@ -657,6 +679,17 @@ MUTATIONS = [
      "loopopt/codegen/cpu/hooks.py",
      [("    return bool(reds) and len(reds) == len(writes) and all(r.exact or reassociate for r in reds)",
        "    return bool(reds)")]),
+    # docs/cpu_codegen.md section 41: a widening copy is cast again in its readers
+    ("recompute casts: the copy's maps are the identity (its element at a point is the cast of the input's there)",
+     "loopopt/frontend/cast_recompute.py",
+     [("    if any(\"parallel\" not in k for k in kinds) or not all(_identity(m) for m in _maps(producer)):",
+       "    if any(\"parallel\" not in k for k in kinds):")]),
+    ("recompute casts: only a widening cast (a copy with more bytes than its input)", "loopopt/frontend/cast_recompute.py",
+     [("ops[0].name not in WIDENING or", "ops[0].name not in WIDENING + (\"arith.truncf\",) or")]),
+    ("recompute casts: a reader that writes into the copy keeps it", "loopopt/frontend/cast_recompute.py",
+     [("    if use.operand_number >= n_in:", "    if False:")]),
+    ("recompute casts: a reader runs no more iterations than the copy has elements", "loopopt/frontend/cast_recompute.py",
+     [("    if points > produced:", "    if False:")]),
     ("row streams: a gather's producer has no reduction loop", "loopopt/frontend/gather_recompute.py",
      [('    if any("parallel" not in k for k in kinds):', "    if False:")]),
     ("row streams: a gather's producer does not read its output's initial value", "loopopt/frontend/gather_recompute.py",
@@ -680,6 +713,22 @@ MUTATIONS = [
     ("row streams: no use of the buffer between a store and the store overwriting it", "loopopt/codegen/cpu/dead_stores.py",
      [('            if mlir.op_key(x) in users and x.name not in ("affine.store", "memref.store", "affine.vector_store"):',
        "            if False:")]),
+    # codegen/cpu/plan/residue_order.py (docs/cpu_codegen.md section 43): a loop runs by residue only when
+    # no two of its iterations touch one element, one writing; a masked vector access counts as its vector
+    ("residue order: a loop whose iterations conflict keeps its order", "loopopt/codegen/cpu/plan/residue_order.py",
+     [("        if carries:\n", "        if False:\n")]),
+    # frontend/scans.py (docs/cpu_codegen.md section 43): a dynamic scanned dimension only without the
+    # accumulator, its loops guarded; the accumulator is the last output only for two elements or more
+    ("scans: a dynamic scanned dimension is rewritten only when the accumulator is unused", "loopopt/frontend/scans.py",
+     [("    if t.is_dynamic_dim(dim) and with_acc:", "    if False:")]),
+    ("scans: a dynamic scanned dimension's loops run only when it is not empty", "loopopt/frontend/scans.py",
+     [("    if dim in sizes:  # a dynamic scanned dimension: nothing to do when it is empty", "    if False:")]),
+    ("scans: a scan of one element keeps its accumulator", "loopopt/frontend/scans.py",
+     [('        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 2 else',
+       '        src = (f"%y = affine.load %out[{index(str(n - 1))}] : {mt}" if n >= 1 else')]),
+    ("residue order: a masked access counts as every element of its vector", "loopopt/codegen/cpu/plan/residue_order.py",
+     [("        if a.index is None and a.op.name in MASKED_ACCESSES:\n            a = may_access(a.op, scope)\n",
+       "        if a.index is None and a.op.name in MASKED_ACCESSES:\n            continue\n")]),
 ]
 
 

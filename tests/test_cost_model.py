@@ -344,8 +344,9 @@ def _distribution_growth(res) -> int:
     """Loops added by distributions (a split `into n loops` adds n - 1), by loop splits (the
     tail nest's loops, `loops_added`) and by the cpu code generation steps after fusion
     (product isolation, operand packing, transpose blocking and register tiling, their
-    `loops_added`), less the empty loops the cleanup step erased and the copy nests of constants
-    evaluated at compile time (`loops_removed`)."""
+    `loops_added`), less the empty loops the cleanup step erased, the copy nests of constants
+    evaluated at compile time (`loops_removed`) and the rows joined with their columns
+    (flat-loops, flat-reductions: two loops become one)."""
     import re
 
     return sum(int(re.search(r"into (\d+) loops", r.message).group(1)) - 1
@@ -356,7 +357,8 @@ def _distribution_growth(res) -> int:
             and r.kind == "Passed") - \
         sum(1 for r in res.remarks if r.pass_name == "cleanup" and r.kind == "Passed") - \
         sum(r.args.get("loops_removed", 0) for r in res.remarks
-            if r.pass_name == "fold-constant-copies" and r.kind == "Passed")
+            if r.pass_name == "fold-constant-copies" and r.kind == "Passed") - \
+        sum(1 for r in res.remarks if r.pass_name in ("flat-loops", "flat-reductions") and r.kind == "Passed")
 
 
 # A producer with two statements; t feeds B and u feeds C, which reads u reversed (a negative

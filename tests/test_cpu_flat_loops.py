@@ -1,6 +1,6 @@
 """Step `flat-loops` (codegen/cpu/flat_loops.py): an innermost loop over the columns of a
-contiguous map alone in its rows loop runs with it as one loop through collapse views when a row
-is no whole number of vectors; the IR, the interpreter's and the native results, and what is left."""
+contiguous map alone in its rows loop runs with it as one loop through collapse views (a row of
+whole vectors too); the IR, the interpreter's and the native results, and what is left."""
 from __future__ import annotations
 
 import pytest
@@ -49,10 +49,53 @@ def test_the_flat_loop_runs_natively_as_the_two_did():
     assert optimize_and_compare(SCALE, "scale", interpret=False, natively=True).native
 
 
+WHOLE_ROWS = SCALE.replace("7x7", "32x32").replace("0 to 7 {\n        affine.for %w = 0 to 7",
+                                                    "0 to 32 {\n        affine.for %w = 0 to 32")
+
+
+def test_rows_of_whole_vectors_run_as_one_loop_too():
+    """32 columns are two vectors of 16: LLVM would unroll the columns loop whole and vectorize the
+    rows loop across rows by gathers and scatters (docs/cpu_codegen.md section 41)."""
+    c = optimize_and_compare(WHOLE_ROWS, "scale", natively=False)
+    assert any("[FLAT LOOPS] the loops over 32 rows and 32 columns run as one loop of 1024 columns" in r
+               for r in c.messages), c.messages
+    assert "to 1024 {" in c.text and "to 32 {" not in c.text, c.text
+
+
+@has_runner
+def test_rows_of_whole_vectors_natively_as_the_two_loops_did():
+    assert optimize_and_compare(WHOLE_ROWS, "scale", interpret=False, natively=True).native
+
+
+# the channel taken apart by floordiv and mod before the (h, w) pair (an InstanceNorm over N x C
+# as one loop of N * C channels, section 41): the view leaves the leading indices as they are
+CHANNELS = """func.func @scale(%x: memref<2x8x7x7xf32>, %s: memref<16xf32>, %o: memref<2x8x7x7xf32>) {
+  affine.for %q = 0 to 16 {
+    %v = affine.load %s[%q] : memref<16xf32>
+    affine.for %h = 0 to 7 {
+      affine.for %w = 0 to 7 {
+        %a = affine.load %x[%q floordiv 8, %q mod 8, %h, %w] : memref<2x8x7x7xf32>
+        %b = arith.mulf %a, %v : f32
+        affine.store %b, %o[%q floordiv 8, %q mod 8, %h, %w] : memref<2x8x7x7xf32>
+      }
+    }
+  }
+  return
+}
+"""
+
+
+def test_leading_indices_of_other_loops_may_be_any_expression():
+    c = optimize_and_compare(CHANNELS, "scale", natively=False)
+    assert any("[FLAT LOOPS] the loops over 7 rows and 7 columns" in r for r in c.messages), c.messages
+    assert "[%arg3 floordiv 8, %arg3 mod 8, %arg" in c.text and "to 49 {" in c.text, c.text
+
+
 LEFT = {
-    # a row of 16 f32 is one whole vector: nothing to gain
-    "whole vectors": (SCALE.replace("7x7", "4x16").replace("0 to 7 {\n        affine.for %w = 0 to 7",
-                                                               "0 to 4 {\n        affine.for %w = 0 to 16"), None),
+    # a leading index computed from the row counter (not linear): the view would lose it
+    "row in a leading index": (SCALE.replace("%x[%n, %c, %h, %w] : memref<2x8x7x7xf32>",
+                                             "%x[%n, (%c + %h) mod 8, %h, %w] : memref<2x8x7x7xf32>"),
+                               "an index is not linear in the loops"),
     # the store walks the map transposed: (h, w) is not its last two dimensions
     "transposed": (SCALE.replace("affine.store %b, %o[%n, %c, %h, %w]", "affine.store %b, %o[%n, %c, %w, %h]"),
                    "does not index its last two dimensions by (row, column)"),

@@ -358,7 +358,9 @@ func.func @f(%a: memref<16x32xf32>, %out: memref<16x32xf32>) {
 @pytest.mark.parametrize("target", ["trn1", "cpu"])
 def test_recursion_fuses_inner_level(target):
     res = optimize_checked(NEST2, target=target)
-    assert count(res.text, "affine.for") == 2  # one nest, one inner loop
+    # one nest, one inner loop (on cpu then one loop of 16 x 32: flat-loops joins the pair)
+    joined = sum(1 for r in res.remarks if r.pass_name == "flat-loops" and r.kind == "Passed")
+    assert count(res.text, "affine.for") + joined == 2
     levels = [r.args["level"] for r in res.remarks if r.message.startswith("[LOOP FUSION]")]
     assert levels == [0, 1]
     assert "memref.alloc" not in res.text

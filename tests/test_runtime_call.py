@@ -299,3 +299,56 @@ def test_a_damaged_extension_in_the_cache_is_rebuilt_never_loaded(tmp_path):
     again = _child(CHILD % ADD, env)
     assert again.returncode == 0, again.stderr[-2000:]
     assert "how: rebuilt (library does not match its manifest" in again.stdout and "path: extension" in again.stdout
+
+
+WAITER = r"""
+#include <stdint.h>
+#include <time.h>
+static volatile int flag, saw;
+void set_flag(void) { flag = 1; }
+void reset(void) { flag = saw = 0; }
+int saw_flag(void) { return saw; }
+/* a kernel of two descriptors that waits (at most 5 s) for another thread to call set_flag */
+void wait_flag(void *a, void *b) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    if (flag) { saw = 1; return; }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while (t.tv_sec - t0.tv_sec < 5);
+}
+"""
+
+
+@needs_ext
+def test_the_c_call_releases_the_gil_while_another_thread_runs(tmp_path):
+    """With a second Python thread alive the kernel runs with the GIL released (that thread runs
+    Python meanwhile), on the memo's call and on the first call's `pointers` alike. Alone, the call
+    keeps the GIL (nobody could take it; docs/runtime.md), which this process's other tests run."""
+    import ctypes
+    import threading
+
+    src, so = tmp_path / "w.c", tmp_path / "w.so"
+    src.write_text(WAITER)
+    subprocess.run(["cc", "-O2", "-fPIC", "-shared", str(src), "-o", str(so)], check=True)
+    lib = ctypes.CDLL(str(so))
+    fn = ctypes.cast(lib.wait_flag, ctypes.c_void_p).value
+    entry = EXT.Entry(fn, 2, 1, 1, 0, np.ndarray, print)
+
+    class K(EXT.Base):
+        def _call(self, *args, **kw):
+            raise AssertionError("not the memo's call")
+
+    k = K()
+    k._entry = entry
+    a, o = np.ones(4, np.float32), np.zeros(4, np.float32)
+    assert entry.remember((a, o), (1, 0x401), (a.ctypes.data, o.ctypes.data), None)
+    for call in (lambda: k(a, out=o), lambda: entry.pointers(a.ctypes.data, o.ctypes.data)):
+        lib.reset()
+        go = threading.Event()
+        t = threading.Thread(target=lambda: (go.wait(), lib.set_flag()))
+        t.start()
+        go.set()
+        call()
+        t.join()
+        assert lib.saw_flag() == 1  # the other thread ran Python while the kernel waited

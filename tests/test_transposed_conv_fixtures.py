@@ -21,6 +21,7 @@ LOWERED = {
     "convt1d_k3_s2_p1_op1": ("conv_1d_ncw_fcw", [0, 0, 1], [1, 1, 2], 1),
     "convt2d_k3_s2_p1_op1_bias": ("conv_2d_nchw_fchw", [0, 0, 1, 1], [1, 1, 2, 2], 1),
     "convt2d_k4_s2_p1_g2": ("conv_2d_ngchw_gfchw", [0, 0, 2, 2], [1, 1, 2, 2], 1),
+    "convt2d_k4_s2_p1_g2_bias": ("conv_2d_ngchw_gfchw", [0, 0, 2, 2], [1, 1, 2, 2], 1),
     "convt2d_k5_s3_p2": ("conv_2d_nchw_fchw", [0, 0, 2, 2], [1, 1, 3, 3], 1),
     "convt2d_k2_s2_p0": ("conv_2d_nchw_fchw", [0, 0, 1, 1], [1, 1, 2, 2], 1),
     "convt2d_k3_s2_d2": ("conv_2d_nchw_fchw", [0, 0, 4, 4], [1, 1, 2, 2], 2),

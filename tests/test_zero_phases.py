@@ -20,7 +20,7 @@ import loopopt
 from loopopt import frontend
 from loopopt.frontend import zero_phases as zp
 from loopopt.frontend.fixtures import load_fixture
-from loopopt.mlir import ir, new_context, passmanager
+from loopopt.mlir import ir, new_context, parse_module, passmanager, walk
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "transposed_conv")
 WITHOUT_STEP = frontend.join_pipeline([s for s in frontend.split_pipeline(frontend.lowering_pipeline())
@@ -162,7 +162,8 @@ def check_against_original(text: str, seed: int = 0):
 
 
 PHASED = ["convt1d_k3_s2_p1_op1", "convt2d_k3_s2_p1_op1_bias", "convt2d_k5_s3_p2", "convt2d_k2_s2_p0",
-          "convt2d_k1_s2_bias", "convt2d_k4_s2_p1_g2"]  # the last grouped: through the input's expand_shape
+          "convt2d_k1_s2_bias", "convt2d_k4_s2_p1_g2",  # grouped: through the input's expand_shape
+          "convt2d_k4_s2_p1_g2_bias"]  # and the bias broadcast, expand_shape'd into groups
 
 
 @pytest.mark.parametrize("name", PHASED)
@@ -170,6 +171,21 @@ def test_fixture_runs_as_phases_with_the_original_results(name):
     """(torch's own results: tests/test_transposed_conv_fixtures.py, through the same compile)"""
     remarks = check_against_original(load_fixture(name, FIXTURES).text)
     assert "[SKIP INSERTED ZEROS]" in remarks, remarks
+
+
+def test_a_grouped_bias_is_broadcast_again_per_phase_and_checked_alone():
+    """The init of the grouped fixture with a bias: expand_shape(broadcast(b)). The -0 check
+    reads b (6 elements, not the 864 of the init) and each phase's init is b broadcast at the
+    phase's sizes and grouped as the init is, not a strided copy of the init (section 42)."""
+    module = parse_module(load_fixture("convt2d_k4_s2_p1_g2_bias", FIXTURES).text)
+    [conv] = [op for op in walk(module.operation) if op.name == "linalg.conv_2d_ngchw_gfchw"]
+    m = zp.match(conv)
+    assert str(m.init_check.type) == "tensor<6xf32>"
+    text, count = zp.rewrite_text(m, str(conv.location))
+    assert count == 4
+    assert text.count("linalg.broadcast ins(%check : tensor<6xf32>) outs(%e") == 4
+    assert text.count("tensor.expand_shape %b") == 4
+    assert "tensor.extract_slice %init" not in text
 
 
 def test_dilated_fixture_is_refused_with_its_reason():

@@ -695,6 +695,7 @@ def transposed_conv_blocks() -> list[Block]:
         ("convt1d_k3_s2_p1_op1", 1, (2, 4, 7), (4, 3, 3), False, dict(stride=2, padding=1, output_padding=1)),
         ("convt2d_k3_s2_p1_op1_bias", 2, (2, 4, 6, 5), (4, 3, 3, 3), True, dict(stride=2, padding=1, output_padding=1)),
         ("convt2d_k4_s2_p1_g2", 2, (1, 4, 6, 6), (4, 3, 4, 4), False, dict(stride=2, padding=1, groups=2)),
+        ("convt2d_k4_s2_p1_g2_bias", 2, (1, 4, 6, 6), (4, 3, 4, 4), True, dict(stride=2, padding=1, groups=2)),
         ("convt2d_k5_s3_p2", 2, (1, 4, 5, 7), (4, 3, 5, 5), False, dict(stride=3, padding=2)),
         ("convt2d_k2_s2_p0", 2, (2, 4, 5, 5), (4, 3, 2, 2), False, dict(stride=2)),
         ("convt2d_k3_s2_d2", 2, (1, 4, 6, 6), (4, 3, 3, 3), False, dict(stride=2, dilation=2)),

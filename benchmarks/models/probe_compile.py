@@ -7,8 +7,14 @@ embeddings before causal attention, 3x3 pooling of stride 3, a stride-3 5x5 dept
 MLP with layer scale; InstanceNorm + ReLU + conv, MLP-Mixer token mixing, Swin window attention,
 Linear + Mish + LayerNorm, einsum bilinear pooling, an adaptive-pool classifier head, a 1-D conv
 and max pool, a ShuffleNet v2 unit with its channel shuffle; PyTorch's own TransformerEncoderLayer,
-whose inference fast path is one fused op), their parameters as the backend receives them
-(constants of the graph).
+whose inference fast path is one fused op; a decoder's ConvTranspose2d 64->64 k4 stride 2, plain and
+in 4 groups; a ConvTranspose2d decoder step, a DeepLab ASPP branch
+(dilation 6), an ESPCN pixel-shuffle tail, a Conformer convolution module, an EfficientNet MBConv,
+PyTorch's TransformerDecoderLayer with a causal mask, BERT embeddings (token ids), a distillation
+KL loss, a cumsum scan, a batch-256 MLP, a TCN block (causal dilated, weight-normed), a DenseNet
+transition, a ConvNeXt LayerNorm over NCHW channels), their parameters as the backend receives them
+(constants of the graph). Each model is compiled after torch._dynamo.reset(): two kinds that share
+a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
 their ratio. Needs torch and torch-mlir (the `torch` extra; /work/venv-torch here):
@@ -20,7 +26,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c and 37 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37 and 43 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
@@ -30,6 +36,7 @@ import os
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
@@ -351,6 +358,181 @@ class ShuffleUnit(nn.Module):
         return y.view(n, 2, c // 2, hh, ww).transpose(1, 2).reshape(n, c, hh, ww)
 
 
+class ConvTransposeUp(nn.Module):
+    """UNet/DCGAN decoder step: ConvTranspose2d 128->64 k4 stride 2 p1 (groups 1), BatchNorm, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(128, 64, 4, 2, 1, bias=False)
+        self.bn = nn.BatchNorm2d(64)
+
+    def forward(self, x):
+        return F.relu(self.bn(self.up(x)))
+
+
+class AsppBranch(nn.Module):
+    """DeepLab ASPP branch: 3x3 conv 256->64 of dilation 6 (padding 6), BatchNorm, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(256, 64, 3, padding=6, dilation=6, bias=False)
+        self.bn = nn.BatchNorm2d(64)
+
+    def forward(self, x):
+        return F.relu(self.bn(self.conv(x)))
+
+
+class Espcn(nn.Module):
+    """ESPCN super-resolution tail: conv 64->32 k3 p1, tanh, conv 32->27 k3 p1, pixel_shuffle(3)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(64, 32, 3, padding=1)
+        self.conv2 = nn.Conv2d(32, 3 * 9, 3, padding=1)
+
+    def forward(self, x):
+        return F.pixel_shuffle(self.conv2(torch.tanh(self.conv1(x))), 3)
+
+
+class ConformerConv(nn.Module):
+    """Conformer convolution module on (B, T, D): LayerNorm, pointwise Conv1d D->2D, GLU, depthwise
+    Conv1d k31 p15, BatchNorm1d, SiLU, pointwise Conv1d D->D, residual."""
+
+    def __init__(self, d=256, k=31):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.pw1 = nn.Conv1d(d, 2 * d, 1)
+        self.dw = nn.Conv1d(d, d, k, padding=k // 2, groups=d)
+        self.bn = nn.BatchNorm1d(d)
+        self.pw2 = nn.Conv1d(d, d, 1)
+
+    def forward(self, x):
+        y = F.glu(self.pw1(self.norm(x).transpose(1, 2)), dim=1)
+        y = self.pw2(F.silu(self.bn(self.dw(y))))
+        return x + y.transpose(1, 2)
+
+
+class MBConv(nn.Module):
+    """EfficientNet MBConv (stride 1, 40 channels, expansion 6): 1x1 expand + BN + SiLU, 5x5
+    depthwise + BN + SiLU, squeeze-excitation (SiLU, 240->10->240, sigmoid), 1x1 project + BN,
+    residual."""
+
+    def __init__(self, c=40, e=6, k=5):
+        super().__init__()
+        h = c * e
+        self.expand, self.bn0 = nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h)
+        self.dw, self.bn1 = nn.Conv2d(h, h, k, 1, k // 2, groups=h, bias=False), nn.BatchNorm2d(h)
+        self.se_down, self.se_up = nn.Conv2d(h, c // 4, 1), nn.Conv2d(c // 4, h, 1)
+        self.project, self.bn2 = nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = F.silu(self.bn1(self.dw(F.silu(self.bn0(self.expand(x))))))
+        s = torch.sigmoid(self.se_up(F.silu(self.se_down(y.mean((2, 3), keepdim=True)))))
+        return x + self.bn2(self.project(y * s))
+
+
+class DecoderLayer(nn.Module):
+    """PyTorch's nn.TransformerDecoderLayer (batch first, post-norm): causal self-attention,
+    cross-attention to a memory, feed-forward; the causal mask a constant of the module."""
+
+    def __init__(self, d=256, heads=4, ff=1024, tgt=64):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(d, heads, ff, dropout=0.0, batch_first=True)
+        self.mask = nn.Transformer.generate_square_subsequent_mask(tgt)
+
+    def forward(self, tgt, memory):
+        return self.layer(tgt, memory, tgt_mask=self.mask)
+
+
+class BertEmbeddings(nn.Module):
+    """BERT(-mini) embeddings: word (30522 x 256) + position + token-type gathers, LayerNorm."""
+
+    def __init__(self, vocab=30522, d=256, positions=512):
+        super().__init__()
+        self.word = nn.Embedding(vocab, d)
+        self.position = nn.Embedding(positions, d)
+        self.token_type = nn.Embedding(2, d)
+        self.norm = nn.LayerNorm(d, eps=1e-12)
+
+    def forward(self, ids, types):
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        return self.norm(self.word(ids) + self.position(pos)[None] + self.token_type(types))
+
+
+class Distill(nn.Module):
+    """Knowledge-distillation loss: KL(softmax(t / T) || log_softmax(s / T)) * T^2, batchmean."""
+
+    def forward(self, s, t, temperature: float = 4.0):
+        return F.kl_div(F.log_softmax(s / temperature, -1), F.softmax(t / temperature, -1),
+                        reduction="batchmean") * temperature ** 2
+
+
+class Cumsum(nn.Module):
+    """A scan along rows: cumsum over the last dimension, normalised by the row total."""
+
+    def forward(self, x):
+        c = torch.cumsum(x.abs(), -1)
+        return c / c[:, -1:]
+
+
+class TcnBlock(nn.Module):
+    """TCN residual block: two causal dilated Conv1d 64->64 k3 dilation 4 (left padding only) with
+    weight normalisation, ReLU after each, residual."""
+
+    def __init__(self, c=64, k=3, d=4):
+        super().__init__()
+        wn = nn.utils.parametrizations.weight_norm
+        self.pad = (k - 1) * d
+        self.conv1 = wn(nn.Conv1d(c, c, k, dilation=d))
+        self.conv2 = wn(nn.Conv1d(c, c, k, dilation=d))
+
+    def forward(self, x):
+        y = F.relu(self.conv1(F.pad(x, (self.pad, 0))))
+        y = F.relu(self.conv2(F.pad(y, (self.pad, 0))))
+        return F.relu(x + y)
+
+
+class Transition(nn.Module):
+    """DenseNet transition: BatchNorm, ReLU, 1x1 conv 256->128, average pool 2x2 stride 2."""
+
+    def __init__(self, c=256):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c)
+        self.conv = nn.Conv2d(c, c // 2, 1, bias=False)
+
+    def forward(self, x):
+        return F.avg_pool2d(self.conv(F.relu(self.bn(x))), 2)
+
+
+class ChannelsLayerNorm(nn.Module):
+    """ConvNeXt LayerNorm over the channels of NCHW: permute to NHWC, LayerNorm(96), permute back."""
+
+    def __init__(self, c=96):
+        super().__init__()
+        self.norm = nn.LayerNorm(c, eps=1e-6)
+
+    def forward(self, x):
+        return self.norm(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+
+
+@dataclass(frozen=True)
+class Ints:
+    """An integer input (token ids) of SHAPE drawn from [0, HIGH)."""
+
+    shape: tuple
+    high: int
+
+    def make(self, batch_scale: int = 1) -> torch.Tensor:
+        return torch.randint(self.high, (batch_scale * self.shape[0], *self.shape[1:]))
+
+
+def make_input(spec, batch_scale: int = 1) -> torch.Tensor:
+    """A float input uniform in [-1, 1) of shape SPEC (first dimension times BATCH_SCALE), or spec.make."""
+    if isinstance(spec, Ints):
+        return spec.make(batch_scale)
+    return torch.rand(batch_scale * spec[0], *spec[1:]) * 2 - 1
+
+
 MODELS = {  # name: (module factory, input shapes)
     "stem": (Stem, [(1, 3, 224, 224)]),
     "wavenet": (Wavenet, [(1, 64, 4096)]),
@@ -379,6 +561,21 @@ MODELS = {  # name: (module factory, input shapes)
     "maxpool1d": (MaxPool1d, [(4, 64, 4096)]),
     "shuffle": (ShuffleUnit, [(1, 116, 28, 28)]),
     "encoderlayer": (lambda: nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True), [(8, 128, 256)]),
+    "convt_g1": (lambda: nn.ConvTranspose2d(64, 64, 4, stride=2, padding=1), [(1, 64, 28, 28)]),
+    "convt_g4": (lambda: nn.ConvTranspose2d(64, 64, 4, stride=2, padding=1, groups=4), [(1, 64, 28, 28)]),
+    "convtranspose": (ConvTransposeUp, [(1, 128, 28, 28)]),
+    "aspp": (AsppBranch, [(1, 256, 33, 33)]),
+    "espcn": (Espcn, [(1, 64, 64, 64)]),
+    "conformerconv": (ConformerConv, [(1, 256, 256)]),
+    "mbconv": (MBConv, [(1, 40, 28, 28)]),
+    "decoderlayer": (DecoderLayer, [(8, 64, 256), (8, 128, 256)]),
+    "bertembed": (BertEmbeddings, [Ints((8, 128), 30522), Ints((8, 128), 2)]),
+    "distill": (Distill, [(64, 1000), (64, 1000)]),
+    "cumsum": (Cumsum, [(32, 8192)]),
+    "mlp256": (lambda: nn.Sequential(nn.Linear(1024, 1024), nn.GELU(), nn.Linear(1024, 1024)), [(256, 1024)]),
+    "tcn": (TcnBlock, [(1, 64, 4096)]),
+    "transition": (Transition, [(1, 256, 56, 56)]),
+    "channelsln": (ChannelsLayerNorm, [(1, 96, 56, 56)]),
 }
 
 
@@ -448,6 +645,7 @@ def main(argv=None) -> int:
         dump_linalg(args.dump, current)
     for name in names:
         current[0] = name
+        torch._dynamo.reset()  # each model compiled afresh: no recompile of a shared forward (nn.Sequential's) made dynamic
         torch.manual_seed(0)
         build, shapes = MODELS[name]
         m = build().eval()
@@ -458,7 +656,7 @@ def main(argv=None) -> int:
             for b in m.buffers():
                 if b.dtype.is_floating_point:
                     b.uniform_(0.5, 1.5)
-            xs = [torch.rand(*s) * 2 - 1 for s in shapes]
+            xs = [make_input(s) for s in shapes]
             want = first(m(*xs))
             t0 = time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
@@ -468,7 +666,7 @@ def main(argv=None) -> int:
                 compile_s = time.perf_counter() - t0
                 err = relative_error(got, want)
                 if args.dynamic:  # every input's first dimension doubled, through the same compiled module
-                    other = [torch.rand(2 * x.shape[0], *x.shape[1:]) * 2 - 1 for x in xs]
+                    other = [make_input(s, 2) for s in shapes]
                     try:
                         want2 = first(m(*other))
                     except RuntimeError:  # the model fixes its batch (a reshape to a constant)

@@ -20,7 +20,7 @@ torch's outputs on the native harness's inputs). Its columns, all on one thread:
   torch                      torch eager (torch.set_num_threads(1)), the exporter's own nn.Module and weights
   iree                       iree-compile (IREE_FLAGS) on the linalg text, run on IREE's local-sync device
   loopopt-callable           loopopt.compile on the block (the loopopt column's code as a shared object), called
-                             in the worker's process: k(*inputs, out=outputs) (docs/runtime.md)
+                             in the worker's process: k(*inputs, *outputs) (docs/runtime.md)
   torch-compile              torch.compile(model, backend=loopopt.torch_backend) in the torch Python; eager is
                              timed in the same process, calls alternating (its times: eager_times)
 
@@ -653,7 +653,7 @@ def bench_block(name: str, variants=None, frameworks: dict | None = None, reps: 
             fw.python, col.version, col.pipeline = tool, note, "torch eager, torch.set_num_threads(1)"
         elif fw_name in RUNTIME_COLUMNS:
             fw.python, col.version = tool, note
-            col.pipeline = ("loopopt.compile(BLOCK.mlir) in-process, k(*inputs, out=outputs)" if fw_name == "loopopt-callable"
+            col.pipeline = ("loopopt.compile(BLOCK.mlir) in-process, k(*inputs, *outputs)" if fw_name == "loopopt-callable"
                             else "torch.compile(model, backend=loopopt.torch_backend), torch.set_num_threads(1)")
         elif fw_name == "iree":
             col.pipeline = "iree-compile " + " ".join(IREE_FLAGS) + "; iree.runtime local-sync"

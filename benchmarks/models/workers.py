@@ -60,16 +60,25 @@ def time_calls(fn, args: tuple, reps: int, warmup: int, flush: Flusher, kwargs: 
     """`reps` timed calls of fn(*args, **kwargs) after `warmup` untimed ones, each after a flush.
     The framework's function is called between the two clock reads and nothing else (no lambda
     around it): the harness times its kernel call alone, and after a flush every Python frame
-    more costs microseconds of cache misses (an empty lambda: 6 µs here)."""
-    kwargs = kwargs or {}
+    more costs microseconds of cache misses (an empty lambda: 6 µs here). Without kwargs the call is
+    fn(*args): `fn(*args, **{})` has the interpreter build a keyword dict on every call (about 3 µs
+    after a flush, docs/runtime.md "The cold call, again"), which the harness's call has no part of."""
     for _ in range(max(1, warmup)):
-        fn(*args, **kwargs)
+        fn(*args, **(kwargs or {}))
     times = []
     clock = time.perf_counter
+    if kwargs:
+        for _ in range(reps):
+            flush()
+            t0 = clock()
+            fn(*args, **kwargs)
+            t1 = clock()
+            times.append(t1 - t0)
+        return times
     for _ in range(reps):
         flush()
         t0 = clock()
-        fn(*args, **kwargs)
+        fn(*args)
         t1 = clock()
         times.append(t1 - t0)
     return times
@@ -160,8 +169,9 @@ def _import_loopopt():
 
 def run_loopopt_callable(a) -> dict:
     """The block as torch-mlir printed it through loopopt.compile (the loopopt column's code,
-    built into a shared object), called in this process: k(*inputs, out=outputs), every array
-    64-byte aligned as the harness's are."""
+    built into a shared object), called in this process: k(*inputs, *outputs), every argument in
+    order as the harness's driver passes them (out= would add the interpreter's keyword dict to every
+    timed call), every array 64-byte aligned as the harness's are."""
     loopopt = _import_loopopt()
     from loopopt.runtime import aligned_empty
 
@@ -187,7 +197,7 @@ def run_loopopt_callable(a) -> dict:
     inputs = [placed(x) for x in run_inputs(runs[0])]
     outs = k(*inputs)
     outs = tuple(placed(o) for o in (outs if isinstance(outs, tuple) else (outs,)))
-    times = time_calls(k, tuple(inputs), a.reps, a.warmup, flush, {"out": outs})
+    times = time_calls(k, tuple(inputs) + outs, a.reps, a.warmup, flush)
     return {"framework": "loopopt-callable", "version": loopopt.__version__, "times": times, "saved": saved,
             "cache": k.info.get("cache"), "flush_sum": flush.total}
 

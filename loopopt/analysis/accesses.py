@@ -188,6 +188,37 @@ def access_pattern(op: ir.Operation, scope: Scope, stop: ir.Operation | None = N
     return AccessPattern(op, alias_root(memref), is_write, loops, index, extent, view_index)
 
 
+MASKED_ACCESSES = ("vector.maskedload", "vector.maskedstore")
+
+
+def may_access(op: ir.Operation, scope: Scope, stop: ir.Operation | None = None) -> AccessPattern:
+    """A masked vector access (`vector.maskedload` / `vector.maskedstore`: the memref, one index
+    per dimension, the mask, the pass-through or the value) as the unmasked vector access at its
+    indices: every element it may touch (the mask only leaves lanes out). An over-approximation
+    (`access_pattern` gives these index None): sound where what is asked is whether two accesses
+    may conflict (a dependence), never where an access must happen (a kill, a forwarded store).
+    Another op, or an index that is not affine: `access_pattern`'s answer."""
+    if op.name not in MASKED_ACCESSES:
+        return access_pattern(op, scope, stop)
+    memref = op.operands[0]
+    mt = mlir.memref_type(memref)
+    loops = tuple(domain_loops(op, scope, stop))
+    is_write = op.name in WRITE_OPS
+    try:
+        if mt is None:
+            raise NonAffine("unranked memref")
+        idx = tuple(scope.value_expr(v) for v in list(op.operands)[1:1 + mt.rank])
+        vtype = op.operands[-1].type if is_write else op.results[0].type
+        shape = list(ir.VectorType(vtype).shape)
+        if len(shape) > mt.rank or isinstance(mt.element_type, ir.VectorType):
+            raise NonAffine("vector access wider than the buffer's rank or over vector elements")
+        extent = (1,) * (mt.rank - len(shape)) + tuple(shape)
+        index = _to_root(memref, idx, scope, extent)
+    except NonAffine:
+        index, extent = None, None
+    return AccessPattern(op, alias_root(memref), is_write, loops, index, extent)
+
+
 def collect_accesses(op: ir.Operation, scope: Scope, stop: ir.Operation | None = None) -> list[AccessPattern]:
     """Every memory access in `op` (itself included), in program order.
 

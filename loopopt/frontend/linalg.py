@@ -3,6 +3,8 @@
 The pipeline (docs/frontend.md says what each step fixes), every step a registered MLIR pass but
 the `loopopt-*` ones (rewrites.py):
 
+  loopopt-scans-to-loops               torch-mlir's tm_tensor.scan (torch.cumsum) as affine loops over
+                                       buffers (scans.py)
   loopopt-check-input                  refuse, with the op's name and place, what will not lower
   func.func(linalg-fold-unit-extent-dims, canonicalize, cse)
                                        drop the unit dims of row reductions (tensor<512x1xf32>)
@@ -10,6 +12,8 @@ the `loopopt-*` ones (rewrites.py):
   [func.func(linalg-fuse-elementwise-ops, canonicalize, cse)]   with elementwise_fusion
   loopopt-recompute-gathered-elements  a gather of an elementwise result recomputes the element
                                        (gather_recompute.py): no log-softmax materialised for nll
+  loopopt-recompute-casts              a copy that only widens its input (a norm's f64 statistics)
+                                       is cast again in each reader instead (cast_recompute.py)
   loopopt-skip-inserted-zeros          a convolution over a zero-inserted input (a transposed
                                        convolution) runs as phase convolutions (zero_phases.py)
   loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
@@ -19,6 +23,11 @@ the `loopopt-*` ones (rewrites.py):
                                        only read, the calling convention)
   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}
                                        tensors to buffers, identity layouts at the boundary
+  loopopt-fold-branch-buffers          an scf.if whose branches yield one buffer (a transposed
+                                       convolution's phases and its original, both in place)
+                                       returns nothing: its uses read that buffer, which the
+                                       deallocation and out-parameter steps can trace
+                                       (branch_yields.py)
   buffer-results-to-out-params{modify-public-functions=true}
                                        results become trailing out-parameters
   loopopt-results-into-out-params      computed in the out-parameter, no copy; dynamic output
@@ -27,14 +36,19 @@ the `loopopt-*` ones (rewrites.py):
   bufferization-lower-deallocations, canonicalize
                                        plain memref.dealloc of the temporaries
   func.func(convert-linalg-to-affine-loops), fold-memref-alias-ops
-                                       loops; subviews folded into the accesses
+                                       loops; subviews folded into the accesses (a load through
+                                       an expand_shape becomes an affine.linearize_index)
   loopopt-copies-to-loops              any copy left becomes a loop nest
   loopopt-fold-reshape-views           accesses through reshape views re-indexed
   loopopt-drop-trailing-unit-dims      a temporary's trailing dims of size 1 dropped (a named op's
                                        unit dims, which the fold above leaves; unit_dims.py)
   loopopt-unify-dynamic-sizes          the dims the loop conversion took of out-parameters read
                                        the checked input sizes instead
-  canonicalize, cse
+  canonicalize
+  affine-expand-index-ops-as-affine    affine.linearize_index / delinearize_index as affine.apply
+                                       (pure, analysable; a dynamic basis gives a semi-affine map);
+                                       after canonicalize, which folds a disjoint unit basis away
+  cse
   loopopt-check-lowered                verifies; only func/affine/memref/arith/math/scf (+ cf.assert)
 """
 from __future__ import annotations
@@ -48,17 +62,19 @@ BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
 
 def steps(elementwise_fusion: bool = False) -> list[str]:
     """The top-level steps of the linalg-on-tensors lowering."""
-    out = ["loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
+    out = ["loopopt-scans-to-loops", "loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
     if elementwise_fusion:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [
         "loopopt-recompute-gathered-elements",
+        "loopopt-recompute-casts",
         "loopopt-skip-inserted-zeros",
         "loopopt-duplicate-shared-fills",
         "eliminate-empty-tensors",
         "empty-tensor-to-alloc-tensor",
         "loopopt-read-only-inputs",
         BUFFERIZE,
+        "loopopt-fold-branch-buffers",
         "buffer-results-to-out-params{modify-public-functions=true}",
         "loopopt-results-into-out-params",
         "ownership-based-buffer-deallocation",
@@ -72,6 +88,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "loopopt-drop-trailing-unit-dims",
         "loopopt-unify-dynamic-sizes",
         "canonicalize",
+        "affine-expand-index-ops-as-affine",
         "cse",
         "loopopt-check-lowered",
     ]

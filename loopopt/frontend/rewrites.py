@@ -123,15 +123,21 @@ def _mark_read_only(op: ir.Operation) -> int:
 def duplicate_shared_fills(module: ir.Module, filename: str) -> str:
     """A tensor-valued fill read by two ops (layernorm's zero init of its two reductions) makes
     one-shot-bufferize copy the filled buffer for the second writer. A fill is pure and cheap:
-    giving each user its own (with its own tensor.empty) lets each bufferize in place, no copy."""
+    giving each user its own (with its own tensor.empty) lets each bufferize in place, no copy.
+    Users in the two branches of one scf.if never both run (a transposed convolution's phases and
+    its original, zero_phases.py): they share the fill, one buffer both branches write in place."""
     count = 0
     for op in list(mlir.walk(module.operation)):
         if op.name != "linalg.fill" or len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
             continue
         uses = list(op.results[0].uses)
-        for use in uses[1:]:
+        sharing = _sharing_users([mlir.operation(u.owner) for u in uses])
+        for use in uses:
             user = use.owner
             user = user.operation if hasattr(user, "operation") else user
+            if mlir.op_key(user) in sharing:  # one use of each sharing user keeps the fill
+                sharing.discard(mlir.op_key(user))
+                continue
             init = op.operands[len(op.operands) - 1]
             owner, _ = mlir.value_owner(init)
             clone = op.clone(ip=ir.InsertionPoint(user))
@@ -141,6 +147,42 @@ def duplicate_shared_fills(module: ir.Module, filename: str) -> str:
             user.operands[use.operand_number] = clone.results[0]
             count += 1
     return f"{count} fill(s) repeated for their extra users" if count else ""
+
+
+def _branch_path(op: ir.Operation) -> list[tuple[int, int, str]]:
+    """(ancestor's key, index of its region holding `op`, its name) per ancestor, innermost first."""
+    path = []
+    while op.parent is not None:
+        parent = mlir.operation(op.parent)
+        region = op.block.region
+        index = next(i for i, r in enumerate(parent.regions) if r == region)
+        path.append((mlir.op_key(parent), index, parent.name))
+        op = parent
+    return path
+
+
+def _sharing_users(users: list[ir.Operation]) -> set[int]:
+    """The keys of the users that keep the fill: the most that lie pairwise in exclusive
+    branches (one user when none do), each user tried first in turn."""
+    best: list[ir.Operation] = []
+    for seed in users:
+        group = [seed]
+        for other in users:
+            if all(exclusive_branches(other, g) for g in group):
+                group.append(other)
+        if len(group) > len(best):
+            best = group
+    return {mlir.op_key(u) for u in best}
+
+
+def exclusive_branches(a: ir.Operation, b: ir.Operation) -> bool:
+    """True iff `a` and `b` lie in different regions of one scf.if (at most one of them runs)."""
+    regions_of_b = {key: (index, name) for key, index, name in _branch_path(b)}
+    for key, index, name in _branch_path(a):
+        if key in regions_of_b:  # the innermost common ancestor
+            other, _ = regions_of_b[key]
+            return name == "scf.if" and other != index
+    return False
 
 
 # ----------------------------------------------------------------------------- results in place
@@ -232,16 +274,24 @@ def _replace_alloc_by_out(fn: ir.Operation, arg: ir.Value, copy: ir.Operation, p
     the values earlier changes nothing the caller sees, given the documented convention that
     outputs alias no input. A dynamic size of the alloc must be computable at entry; the
     out-parameter's matching dim is then asserted equal to it there, and used nowhere else."""
-    src = copy.operands[0]
+    src = _cancel_reshapes(copy.operands[0])
+    if src != copy.operands[0]:
+        copy.operands[0] = src
+    view = _collapsed_alloc(src, copy)
+    if view is not None:  # the result is a collapse_shape of the buffer (a grouped convolution's)
+        src = view.operands[0]
     alloc, _ = mlir.value_owner(src)
     if alloc is None or alloc.name != "memref.alloc" or alloc.block != copy.block:
         return "its value is not a buffer the function allocates"
-    if src.type != arg.type:
-        return f"the buffer's type {src.type} differs from the argument's {arg.type}"
+    copied = view.results[0] if view is not None else src
+    if copied.type != arg.type:
+        return f"the buffer's type {copied.type} differs from the argument's {arg.type}"
     here = positions[mlir.op_key(copy)]
     for use in list(src.uses):
         user = mlir.operation(use.owner)
         if user.name == "memref.dealloc" or mlir.op_key(user) == mlir.op_key(copy):
+            continue
+        if view is not None and mlir.op_key(user) == mlir.op_key(view):
             continue
         if user.name == "memref.copy" and use.operand_number == 0 and user.block == copy.block:
             continue  # a second result that is the same buffer: its copy now reads `arg`
@@ -273,10 +323,52 @@ def _replace_alloc_by_out(fn: ir.Operation, arg: ir.Value, copy: ir.Operation, p
         if user.name == "memref.dealloc":
             user.erase()
     copy.erase()
-    src.replace_all_uses_with(arg)
+    if view is not None:
+        expanded = ir.Operation.create("memref.expand_shape", results=[src.type], operands=[arg],
+                                       attributes={"reassociation": view.attributes["reassociation"],
+                                                   "static_output_shape": ir.DenseI64ArrayAttr.get(
+                                                       list(ir.MemRefType(src.type).shape))},
+                                       loc=view.location, ip=ir.InsertionPoint(alloc))
+        view.erase()
+        src.replace_all_uses_with(expanded.results[0])
+    else:
+        src.replace_all_uses_with(arg)
     alloc.erase()
     _unify_out_dims(arg, checks)
     return None
+
+
+def _reassociation(op: ir.Operation) -> list[list[int]]:
+    return [[int(ir.IntegerAttr(d).value) for d in ir.ArrayAttr(g)] for g in ir.ArrayAttr(op.attributes["reassociation"])]
+
+
+def _cancel_reshapes(v: ir.Value) -> ir.Value:
+    """`v` with every `collapse_shape(expand_shape(x))` of the same groups back to x's type
+    replaced by x: the two views cancel (an exact identity of every element's address)."""
+    while True:
+        collapse, _ = mlir.value_owner(v)
+        if collapse is None or collapse.name != "memref.collapse_shape":
+            return v
+        expand, _ = mlir.value_owner(collapse.operands[0])
+        if expand is None or expand.name != "memref.expand_shape" or \
+                _reassociation(expand) != _reassociation(collapse) or expand.operands[0].type != v.type:
+            return v
+        v = expand.operands[0]
+
+
+def _collapsed_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
+    """The memref.collapse_shape making `v` when it collapses a statically shaped identity-layout
+    alloc of the copy's block used by nothing after the copy (checked by the caller): the alloc
+    can then be an expand_shape of the out-parameter with the same groups (the same addresses)."""
+    view, _ = mlir.value_owner(v)
+    if view is None or view.name != "memref.collapse_shape" or len(list(v.uses)) != 1:
+        return None
+    alloc, _ = mlir.value_owner(view.operands[0])
+    t = mlir.memref_type(view.operands[0])
+    if alloc is None or alloc.name != "memref.alloc" or alloc.block != copy.block or t is None or \
+            not t.has_static_shape or not mlir.identity_layout(t) or not mlir.identity_layout(v.type):
+        return None
+    return view
 
 
 def _unify_out_dims(arg: ir.Value, checks: list) -> None:

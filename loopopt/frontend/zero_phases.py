@@ -186,6 +186,8 @@ def _negative_zero_free(init: ir.Value) -> tuple[bool, ir.Value | None]:
         if attr is not None:
             return not (attr.value == 0.0 and math.copysign(1.0, attr.value) < 0), None
         return True, init
+    if owner is not None and owner.name == "tensor.expand_shape":  # a grouped init: its elements are the source's
+        owner = _owner(owner.operands[0])
     if owner is not None and owner.name == "linalg.broadcast" and _static_type(owner.operands[0]):
         return True, owner.operands[0]
     return True, init
@@ -316,10 +318,37 @@ def _phase_init(m: Match, k: int, ok_t: str, o_t, o_off, o_size, o_str, loc: str
         dims = _arr(list(ir.DenseI64ArrayAttr(owner.attributes["dimensions"])))
         return head + [f"%a{k} = linalg.broadcast ins(%check : {m.init_check.type}) outs(%e{k} : {ok_t}) "
                        f"dimensions = {dims} {loc}"]
+    grouped = _grouped_broadcast(m, o_size)
+    if grouped is not None:  # the bias of a grouped convolution: broadcast at the phase's shape, then grouped
+        broadcast, groups, flat_t = grouped
+        dims = _arr(list(ir.DenseI64ArrayAttr(broadcast.attributes["dimensions"])))
+        return [f"%e{k} = bufferization.alloc_tensor() : {flat_t} {loc}",
+                f"%b{k} = linalg.broadcast ins(%check : {m.init_check.type}) outs(%e{k} : {flat_t}) dimensions = {dims} {loc}",
+                f"%a{k} = tensor.expand_shape %b{k} {groups} output_shape {_arr(o_size)} : {flat_t} into {ok_t} {loc}"]
     return head + [
         f"%i{k} = tensor.extract_slice %init{_arr(o_off)} {_arr(o_size)} {_arr(o_str)} : {o_t} to {ok_t} {loc}",
         f"%a{k} = linalg.copy ins(%i{k} : {ok_t}) outs(%e{k} : {ok_t}) -> {ok_t} {loc}",
     ]
+
+
+def _grouped_broadcast(m: Match, o_size: list[int]) -> tuple[ir.Operation, ir.Attribute, str] | None:
+    """(broadcast, expand's groups, the phase's type before the expand) when the init is a
+    tensor.expand_shape of a broadcast of `m.init_check` (a grouped convolution's bias) whose
+    groups keep every spatial output dimension alone: a phase's init is then the broadcast made at
+    the phase's sizes, expanded the same way. None otherwise (the init's strided slice is copied)."""
+    expand = _owner(m.conv.operands[2])
+    if expand is None or expand.name != "tensor.expand_shape" or m.init_check is None:
+        return None
+    broadcast = _owner(expand.operands[0])
+    if broadcast is None or broadcast.name != "linalg.broadcast" or broadcast.operands[0] != m.init_check:
+        return None
+    groups = [[int(ir.IntegerAttr(d).value) for d in ir.ArrayAttr(g)] for g in ir.ArrayAttr(expand.attributes["reassociation"])]
+    spatial = set(m.spatial[2])
+    if any(len(g) > 1 and spatial.intersection(g) for g in groups):
+        return None
+    flat = [math.prod(o_size[j] for j in g) for g in groups]
+    ety = ir.RankedTensorType(expand.results[0].type).element_type
+    return broadcast, expand.attributes["reassociation"], f"tensor<{'x'.join(map(str, flat))}x{ety}>"
 
 
 def _x_in_zeros(m: Match, name: str, inserted_t, conv_t, offsets, strides, loc: str) -> list[str]:

@@ -33,10 +33,15 @@ when frozen (an update through `.data` bumps no version). After any change the g
 take the weights as inputs instead, read in place on every call (`options={"freeze_weights":
 False}` to torch.compile starts there).
 
-Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another output:
-`y, y.view(-1)`) share memory as eager's do: the view ops that make them run after the kernel
-(`output_views`). Where torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax;
-an integer neg through f32) the export is decomposed into ops it lowers exactly (torch_exact).
+Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another value:
+`y, y.view(-1)`, `y[:2], y[1:]`) share memory as eager's do: the kernel leaves them out and the
+view ops that make them run after it (`output_plan`), on the call's inputs and SymInt sizes (a
+view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
+Each result whose eager strides are a permutation of a dense layout (channels_last, a transpose:
+torch_layout) is copied into that layout and returned with eager's strides (options=
+{"eager_strides": False}: row-major, no copy). Where
+torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
+f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
 `LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
@@ -61,6 +66,7 @@ from dataclasses import dataclass
 
 from .torch_exact import decompositions as exact_decompositions, trapping_division, zero_size_view
 from .torch_fused import unfuse
+from .torch_layout import eager_order, inverse
 
 _COUNTER = itertools.count()
 _BUILDING = threading.RLock()  # one graph exported and compiled at a time, in any thread
@@ -76,12 +82,18 @@ class Fallback(Exception):
 
 def backend(gm, example_inputs, **options):
     """The backend TorchDynamo calls with each graph; returns the callable it runs instead. A
-    graph loopopt cannot take at all is returned as is (eager), with one warning naming why."""
+    graph loopopt cannot take at all is returned as is (eager), with one warning naming why.
+    `torch.compile(..., options={...})` calls it with `options=` that dict: its entries are the
+    options (they were taken for one knob named `options`, which loopopt.compile refused: every
+    graph ran eagerly)."""
     name = f"torch_graph_{next(_COUNTER)}"
+    if isinstance(options.get("options"), dict):
+        given = options.pop("options")
+        options = {**options, **given}
     why = precheck(gm)
     if why is None:
         try:
-            views = output_views(gm)
+            plan = output_plan(gm)
         except Fallback as e:
             why = str(e)
         except Exception as e:  # noqa: BLE001 - not analysed: eager, never a wrong alias
@@ -89,7 +101,9 @@ def backend(gm, example_inputs, **options):
     if why is not None:
         _warn(name, why)
         return gm.forward
-    return GraphKernel(gm, name, options, views)
+    if not plan.values:  # every output a view of an input: nothing to compute, eager's views
+        return gm.forward
+    return GraphKernel(gm, name, options, plan)
 
 
 def _warn(name: str, why: str) -> None:
@@ -112,14 +126,8 @@ def precheck(gm) -> str | None:
         if not hasattr(item, "op") or (val is not None and type(val).__name__ not in ("FakeTensor", "Tensor")):
             return f"output {item!r} is not a tensor"
     for node in graph.nodes:
-        if node.op in ("call_function", "call_method"):
-            target = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
-            updated = node.args[0] if node.args else None
-            pure = getattr(node.target, "__module__", None) in ("_operator", "operator")  # and_, or_ are not in place
-            in_place = target.endswith("_") and not target.startswith("_") and not pure or \
-                target in ("setitem", "__setitem__")
-            if in_place and getattr(updated, "op", None) == "placeholder":
-                return f"op {target} updates a graph input in place"
+        if _in_place(node) and getattr(node.args[0] if node.args else None, "op", None) == "placeholder":
+            return f"op {_target_name(node)} updates a graph input in place"
     return None
 
 
@@ -149,92 +157,195 @@ def _ancestors(node, stop) -> set:
     return seen
 
 
-def _span(node):
-    """The elements [first, last] of its storage a graph value's example covers (static sizes), or None."""
-    ev = node.meta.get("example_value")
-    try:
-        if ev.numel() == 0:
-            return (1, 0)
-        last = int(ev.storage_offset()) + sum((int(n) - 1) * int(st) for n, st in zip(ev.shape, ev.stride()))
-        return (int(ev.storage_offset()), last)
-    except Exception:  # noqa: BLE001 - symbolic sizes: unknown
-        return None
+_SHAPE_IN_PLACE = ("t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_", "resize_",
+                   "resize_as_", "as_strided_", "set_")  # in-place ops that change a tensor's sizes or storage
+
+
+def _target_name(node) -> str:
+    return node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
+
+
+def _in_place(node) -> bool:
+    """Whether a call updates its first operand in place (`add_`, `setitem`; `operator.and_` is not)."""
+    if node.op not in ("call_function", "call_method"):
+        return False
+    target = _target_name(node)
+    pure = getattr(node.target, "__module__", None) in ("_operator", "operator")
+    return target.endswith("_") and not target.startswith("_") and not pure or target in ("setitem", "__setitem__")
+
+
+def _root(graph, key):
+    """The first value of the graph on storage `key`: the tensor the others with it view."""
+    return next((n for n in graph.nodes if _same_storage(_storage_key(n), key)), None)
+
+
+def _same_storage(a, b) -> bool:
+    return a is not None and b is not None and a == b  # (a StorageWeakRef compared with None raises)
 
 
 @dataclass
 class OutputViews:
     """The outputs that share memory, in eager, with an input or with another output, and how to
     make them so: `replay`, the part of the graph that makes them (views of the inputs and of the
-    `bases`, the kernel's outputs they view), run eagerly after the kernel on the call's inputs and
-    the kernel's outputs at `bases`; its results replace the kernel's at `positions`."""
+    `bases`, the kernel's results they view, at those positions of its results), run eagerly after
+    the kernel on the call's inputs (TorchDynamo's SymInt sizes among them: a size derived from
+    them, `x.shape[1] // 2`, is computed by the graph's own ops) and those results; its results
+    are the graph's outputs at `positions`."""
     positions: tuple
     bases: tuple
     replay: object
 
 
-def output_views(gm) -> OutputViews | None:
+@dataclass
+class OutputPlan:
+    """What the kernel returns and how the graph's outputs are made of it: `values`, the graph
+    values it computes (the outputs no view makes, then the tensors views of which are outputs
+    but which are not: hidden bases); `at`, per result, the output it is (None: hidden); `orders`,
+    per result, the order of dims eager lays it out in (torch_layout; None: row-major), which the
+    call copies it into; `views`, the outputs made after the kernel."""
+    values: tuple
+    at: tuple
+    orders: tuple
+    views: OutputViews | None
+
+    @property
+    def same_values(self) -> bool:
+        """The kernel returns the graph's outputs, in order (no view left out, no hidden base)."""
+        return self.views is None and self.at == tuple(range(len(self.at)))
+
+    @property
+    def plain(self) -> bool:
+        """The kernel's results are the graph's outputs, row-major as eager's: nothing to do."""
+        return self.same_values and all(o is None for o in self.orders)
+
+
+def output_plan(gm) -> OutputPlan:
     """An output that eager makes as a view of an input (`x.t()`, `x[1:]`, `x.contiguous()`) or of
-    another output (`y, y.view(-1)`) shares memory with it, which a caller's later in-place op sees;
-    a kernel writes a new array. Such outputs are made again, as eager makes them, from the inputs
-    and the kernel's outputs (OutputViews). Fallback when outputs overlap in memory without one of
-    them being the other's base; None when no output shares memory."""
+    another value (`y, y.view(-1)`; `y[:2], y[1:]` of a `y` it does not return) shares memory with
+    it, which a caller's later in-place op sees; a kernel writes a new array. Such outputs are not
+    computed by the kernel: they are made after it, as eager makes them, from the inputs and from
+    the kernel's results (OutputViews), the tensor they view among them (a hidden base when it is
+    not an output). `orders`: eager's layout of each result where one is known (eager_order).
+    Fallback when a view cannot be made again exactly (an op in its making that changes sizes in
+    place, an `out=`)."""
     import torch
 
     graph = gm.graph
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     result = [n for n in graph.nodes if n.op == "output"][0].args[0]
     items = list(result) if isinstance(result, (tuple, list)) else [result]
-    inputs = {k: p for p in placeholders if (k := _storage_key(p)) is not None}
+    inputs = {k for p in placeholders if (k := _storage_key(p)) is not None}
     keys = [_storage_key(n) if isinstance(n, torch.fx.Node) else None for n in items]
-    positions, bases = [], []
-    for k, (node, key) in enumerate(zip(items, keys)):
+    positions, bases = [], []  # outputs made after the kernel; the values they view
+    for k, key in enumerate(keys):
         if key is None or k in positions:
             continue
         if key in inputs:
             positions.append(k)
             continue
-        group = [j for j in range(len(items)) if j != k and keys[j] == key]
-        if not group:
+        if any(_same_storage(keys[j], key) for j in range(k)):  # its group is done (k is its base)
             continue
-        if all(node in _ancestors(items[j], ()) for j in group):  # node is the others' base
-            bases.append(k)
-            positions.extend(j for j in group if j not in positions)
+        group = [j for j in range(len(items)) if _same_storage(keys[j], key)]
+        if len(group) == 1:
             continue
-        spans = [_span(items[j]) for j in [k] + group]
-        if any(sp is None for sp in spans) or any(a[0] <= b[1] and b[0] <= a[1] for i, a in enumerate(spans)
-                                                   for b in spans[i + 1:]):
-            raise Fallback(f"outputs {k} and {group[0]} overlap in memory (eager returns views of one tensor "
-                           "that is not itself an output)")
-    if not positions:
-        return None
-    # the replay graph: the graph's inputs, then the kernel's outputs at `bases`; the nodes that
-    # make the outputs at `positions` from them
-    base_nodes = {items[b]: b for b in bases}
+        root = _root(graph, key)
+        if root is None or any(root not in _ancestors(items[j], ()) for j in group):
+            raise Fallback(f"outputs {group[0]} and {group[1]} share memory in eager, not as views of one value")
+        bases.append(root)
+        made = next((j for j in group if items[j] is root), None)  # the base itself, an output: computed
+        positions.extend(j for j in group if j != made)
+    values = [items[k] for k in range(len(items)) if k not in positions]
+    at = [k for k in range(len(items)) if k not in positions]
+    for b in bases:
+        if b not in values:
+            values.append(b)
+            at.append(None)
+    orders = tuple(eager_order(v.meta.get("example_value")) for v in values)
+    views = None
+    if positions:
+        views = _replay(gm, placeholders, [items[k] for k in positions], positions,
+                        {b: values.index(b) for b in bases})
+    return OutputPlan(tuple(values), tuple(at), orders, views)
+
+
+def _replay(gm, placeholders, outputs, positions, bases: dict) -> OutputViews:
+    """The graph's part that makes `outputs` from its inputs and the kernel's results at `bases`
+    (value -> result index). An in-place op in it is the kernel's already (its base is the
+    kernel's final value): it stands for its operand. Refused: an `out=` in it, and any op of the
+    graph that changes a tensor's sizes or storage in place (`v = y[0]; v.unsqueeze_(0)`, or
+    `y.t_()` after `v = y[0]`: the view made again from the kernel's final value would not be
+    eager's; such an op need not be on the path to the output)."""
+    import torch
+
+    for node in gm.graph.nodes:
+        if _in_place(node) and _target_name(node) in _SHAPE_IN_PLACE:
+            raise Fallback(f"op {_target_name(node)} changes a tensor's sizes in place: the outputs eager makes as "
+                           "views could not be made again after the kernel")
     needed = set()
-    for k in positions:
-        needed |= _ancestors(items[k], set(base_nodes) | set(placeholders))
+    for node in outputs:
+        needed |= _ancestors(node, set(bases) | set(placeholders))
     replay = torch.fx.Graph()
     env = {}
     for p in placeholders:
         env[p] = replay.placeholder(p.name)
-    for node, b in base_nodes.items():
-        env[node] = replay.placeholder(f"kernel_output_{b}")
-    for node in graph.nodes:
-        if node in needed and node not in env and node.op not in ("placeholder", "output"):
+    for node, b in bases.items():
+        env[node] = replay.placeholder(f"kernel_result_{b}")
+    for node in gm.graph.nodes:
+        if node not in needed or node in env or node.op in ("placeholder", "output"):
+            continue
+        if "out" in node.kwargs:
+            raise Fallback(f"an output eager makes as a view is made by op {_target_name(node)} with out=, "
+                           "which could not be made again after the kernel")
+        if _in_place(node):
+            env[node] = env[node.args[0]]
+        else:
             env[node] = replay.node_copy(node, lambda n: env[n])
-    replay.output(tuple(env[items[k]] for k in positions))
-    return OutputViews(tuple(positions), tuple(bases), torch.fx.GraphModule(gm, replay))
+    replay.output(tuple(env[n] for n in outputs))
+    return OutputViews(tuple(positions), tuple(bases.values()), torch.fx.GraphModule(gm, replay))
+
+
+def kernel_graph(gm, plan: OutputPlan):
+    """The graph the kernel is built from: `gm` itself when it returns the graph's outputs
+    (plan.same_values), else a copy returning plan.values."""
+    import torch
+
+    if plan.same_values:
+        return gm
+    graph = torch.fx.Graph()
+    env: dict = {}
+    graph.graph_copy(gm.graph, env)
+    graph.output(tuple(env[v] for v in plan.values))
+    _drop_unused(graph)
+    return torch.fx.GraphModule(gm, graph)
+
+
+def _drop_unused(graph) -> None:
+    """Erase the calls nothing uses (the views no longer returned: torch.export would trace them,
+    and a slice `x[1:]` of a dynamic size constrains it), but an in-place op or an impure call.
+    (FX's eliminate_dead_code takes every call_method for pure: `v.mul_(2)` would go.)"""
+    for node in reversed(list(graph.nodes)):
+        if node.op in ("call_function", "call_method") and not node.users and not _in_place(node) \
+                and not node.is_impure():
+            graph.erase_node(node)
 
 
 class GraphKernel:
     """What TorchDynamo calls instead of a graph: loopopt kernels for its input signatures, with
     the module's parameters frozen into them while they stay the same tensors, unmodified."""
 
-    def __init__(self, gm, name: str, options: dict, views: OutputViews | None = None):
+    def __init__(self, gm, name: str, options: dict, outputs: OutputPlan | None = None):
         self.gm = gm
-        self.views = views  # outputs eager makes as views of inputs or of other outputs
+        if outputs is None:
+            outputs = output_plan(gm)
+        self.outputs = outputs  # what the kernel returns, and how the graph's outputs are made of it
+        self.views = outputs.views  # outputs eager makes as views of inputs or of other values
+        self.kernel_gm = kernel_graph(gm, outputs)
         self.name = name
         self.options = dict(options)
+        eager_strides = self.options.pop("eager_strides", True)  # False: results row-major, no copy
+        self._layouts = tuple((j, o, inverse(o)) for j, o in enumerate(outputs.orders)
+                              if o is not None and eager_strides)
+        self._plain = outputs.same_values and not self._layouts  # (read on every call)
         freeze = self.options.pop("freeze_weights", True)
         if freeze not in (True, False, "checked"):
             raise ValueError(f"loopopt.torch_backend: freeze_weights must be True, False or 'checked', not {freeze!r}")
@@ -286,20 +397,35 @@ class GraphKernel:
         if type(got) is not tuple:
             got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
-        if self.views is not None:
+        if not self._plain:
             try:
-                outs = self._as_views(args, outs)
+                outs = self._made(args, outs)
             except Exception as e:  # noqa: BLE001 - a view eager made of its own layout: eager runs
-                return self._eager(args, f"an output eager makes as a view could not be made again: {_first_line(str(e))}")
+                return self._eager(args, "an output eager makes as a view could not be made again: "
+                                         f"{_first_line(str(e))}")
         return outs if self._tuple_output else outs[0]
 
-    def _as_views(self, args, outs: tuple) -> tuple:
-        """The outputs with those eager makes as views (of an input, of another output) made so."""
-        views = self.views
-        made = views.replay(*args, *[outs[b] for b in views.bases])
-        outs = list(outs)
-        for k, v in zip(views.positions, made):
-            outs[k] = v
+    def _made(self, args, results: tuple) -> tuple:
+        """The graph's outputs from the kernel's results (OutputPlan): each in eager's layout (a
+        copy of the row-major result into memory ordered as eager's: `permute(order)`, a clone
+        row-major in that order, then a view with eager's sizes and strides; not `contiguous()`,
+        which returns the tensor itself where only a size-1 dim is out of order and keeps its
+        stride), those eager makes as views (of an input, of another value) made so."""
+        import torch
+
+        plan = self.outputs
+        results = list(results)
+        for j, order, inv in self._layouts:
+            results[j] = results[j].permute(order).clone(memory_format=torch.contiguous_format).permute(inv)
+        outs = [None] * self.n_outputs
+        for j, k in enumerate(plan.at):
+            if k is not None:
+                outs[k] = results[j]
+        views = plan.views
+        if views is not None:
+            made = views.replay(*args, *[results[b] for b in views.bases])
+            for k, v in zip(views.positions, made):
+                outs[k] = v
         return tuple(outs)
 
     def input_positions(self, args) -> tuple:
@@ -362,7 +488,7 @@ class GraphKernel:
         from ..api import compile as loopopt_compile
 
         with _BUILDING:  # torch.export and the stderr capture are not thread-safe: one build at a time
-            text = to_linalg(self.gm, args, FUNCTION, frozen, plan, self.scalars)
+            text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars)
             try:
                 kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
             except Exception as e:  # loopopt's own errors are one line; name the op where it says one
@@ -370,8 +496,9 @@ class GraphKernel:
         n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen and i not in self.scalars)
         if kernel.spec.n_inputs != n_inputs:
             raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
-        if kernel.spec.n_outputs != self.n_outputs:  # (an input update the importer returned as a result)
-            raise Fallback(f"the compiled kernel returns {kernel.spec.n_outputs} results, the graph {self.n_outputs}")
+        n_results = len(self.outputs.values)
+        if kernel.spec.n_outputs != n_results:  # (an input update the importer returned as a result)
+            raise Fallback(f"the compiled kernel returns {kernel.spec.n_outputs} results, the graph's plan {n_results}")
         return kernel
 
 

@@ -10,9 +10,11 @@ Rule (`flat_reduction_refusal`), exact: H and W are affine.for from 0 by 1 to co
 H's body is W and the yield of W's results, in order; W's initial values are H's iteration
 arguments, in order, each used there alone; the counters h and w are used only by loads and
 stores of W's body that pass flat_rows.access_refusal (last two indices exactly (h, w), neither
-elsewhere, a static row-major buffer ending in (H, W), defined before the nest); W is no multiple
-of the element's lanes at the planned width (else LLVM's vectorizer already runs whole vectors
-along w). Iteration (h, w) is then iteration h * W + w of the one loop and element (.., h, w)
+elsewhere, a static row-major buffer ending in (H, W), defined before the nest); a vector holds
+more than one element. A row of whole vectors is joined too (docs/cpu_codegen.md section 41):
+LLVM unrolls a short w loop whole and then vectorizes the loop over rows, reading x by gathers
+(InstanceNorm's statistics over 56 x 56 once nothing but the sums was left in the loop).
+Iteration (h, w) is then iteration h * W + w of the one loop and element (.., h, w)
 element (.., h * W + w) of the view: the same ops in the same order on the same elements, so the
 carried values are bit for bit those of the pair.
 
@@ -76,7 +78,7 @@ def flat_reduction_refusal(h: ir.Operation, w: ir.Operation, options: Options) -
     lanes = options.plan_vector_bits // bits if bits else 0
     if not bits:
         return f"the loops carry {w.results[0].type}, not a scalar a vector's lanes could split"
-    if lanes <= 1 or cols % lanes == 0:
+    if lanes <= 1:
         return f"{cols} columns are whole vectors of {lanes} lanes"
     h_iv, w_iv = body_block(h).arguments[0], body_block(w).arguments[0]
     top = top_loop(h)
@@ -182,8 +184,12 @@ def vector_sums(loop: ir.Operation, options: Options) -> tuple[int, int] | None:
                                       {"fastmath": attrs["fastmath"]} if "fastmath" in attrs else {})}, ip=ip).result
         init = loop.operands[0]
         joined = ir.Operation.create(comb.name, results=[elem], operands=[init, red], attributes=attrs, ip=ip).result
-        loop.operands[0] = joined
-        loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(whole))
+        if whole == n:  # whole vectors only: nothing left in order
+            loop.results[0].replace_all_uses_with(joined)
+            loop.erase()
+        else:
+            loop.operands[0] = joined
+            loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(whole))
     return lanes, whole // lanes
 
 
@@ -202,8 +208,9 @@ def flat_reductions_function(fn: ir.Operation, options: Options, log: RemarkLog,
             flatten_reduction(plan)
             n = plan.rows * plan.cols
             sums = vector_sums(plan.inner, options)
-            how = (f", in vector partial sums of {sums[0]} lanes ({sums[1]} vectors, then {n - sums[0] * sums[1]} "
-                   f"in order)") if sums else ", in order"
+            rest = n - sums[0] * sums[1] if sums else n
+            how = (f", in vector partial sums of {sums[0]} lanes ({sums[1]} vectors"
+                   + (f", then {rest} in order)" if rest else ")")) if sums else ", in order"
             log.add(PASS, PASSED, FLAT.format(h=plan.rows, w=plan.cols, n=n) + how, function=fname,
                     location=where, args={"rows": plan.rows, "columns": plan.cols, "lanes": sums[0] if sums else 1})
             count += 1

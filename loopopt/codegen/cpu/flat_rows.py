@@ -73,8 +73,10 @@ def _const_value(v: ir.Value) -> int | None:
         return None
 
 
-def _uses(form: dict, positions: set) -> bool:
-    return any(k in positions and v != 0 for k, v in form.items())
+def _uses(form: dict | None, positions: set) -> bool:
+    """`form` uses an operand at `positions` (None, an index not linear: `access_refusal` has
+    checked it uses none of them)."""
+    return form is not None and any(k in positions and v != 0 for k, v in form.items())
 
 
 def _is(form: dict, pos_set: set) -> bool:
@@ -114,11 +116,23 @@ def access_refusal(op: ir.Operation, h_iv: ir.Value, w_iv: ir.Value, rows: int, 
     elif mlir.operation(block.owner).name != "func.func":
         return f"{op.name} at {where}: its buffer is not the function's"
     forms = [_linear(e, (amap.n_dims, idx)) for e in amap.results]
-    if any(f is None for f in forms):
+    # an index before the last two may be any expression of other loops (a channel taken apart
+    # by floordiv and mod): the view leaves it as it is
+    if any(f is None for f in forms[-2:]) or any(f is None and _dims(e) & (hp | wp)
+                                                 for f, e in zip(forms[:-2], amap.results[:-2])):
         return f"{op.name} at {where}: an index is not linear in the loops"
     if not (_is(forms[-2], hp) and _is(forms[-1], wp)) or any(_uses(f, hp | wp) for f in forms[:-2]):
         return f"{op.name} at {where} does not index its last two dimensions by (row, column)"
     return None
+
+
+def _dims(e: ir.AffineExpr) -> set:
+    """The positions of the dimensions `e` uses."""
+    if isinstance(e, ir.AffineDimExpr):
+        return {e.position}
+    if isinstance(e, ir.AffineBinaryExpr):
+        return _dims(e.lhs) | _dims(e.rhs)
+    return set()
 
 
 def pair_indexed(p: ir.Operation) -> bool:
@@ -144,8 +158,9 @@ def pair_indexed(p: ir.Operation) -> bool:
     return False
 
 
-def flat_pair_refusal(p: ir.Operation, width: int) -> str | None:
-    """Why P and the loop around it do not run as one loop (the module's rule), or None."""
+def flat_pair_refusal(p: ir.Operation, width: int, whole_rows: bool = False) -> str | None:
+    """Why P and the loop around it do not run as one loop (the module's rule), or None. With
+    `whole_rows` (step `flat-loops`) a row of whole vectors is joined too."""
     h = mlir.operation(p.parent)
     if h.name != "affine.for" or p.name != "affine.for":
         return "the loop around the columns is no affine.for"
@@ -156,7 +171,7 @@ def flat_pair_refusal(p: ir.Operation, width: int) -> str | None:
     if len(mlir.block_ops(body_block(h))) != 2:
         return "the loop over rows holds more than the loop over columns"
     rows, cols = constant_bounds(h)[1], constant_bounds(p)[1]
-    if width <= 1 or cols % width == 0:
+    if width <= 1 or (cols % width == 0 and not whole_rows):
         return f"{cols} columns are whole vectors of {width} lanes"
     h_iv, w_iv = body_block(h).arguments[0], body_block(p).arguments[0]
     top = h

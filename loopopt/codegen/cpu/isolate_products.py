@@ -36,7 +36,8 @@ and register tiling) gives it one:
 A statement holds a matrix product when it updates `C[x] = C[x] + a * b` (the same element
 loaded and stored, a and b computed from loads; or the sum carried in iter_args and stored
 after the loop, as scalar replacement leaves it) and the indices of C, a's and b's loads use
-three loops or more together. Each statement keeps its operations and their order per element:
+three loops or more together, a's and b's along different loops (not a sum of squares). Each
+statement keeps its operations and their order per element:
 results are bit-exact.
 
 Remarks (pass `isolate-products`): `[PRODUCT ISOLATION] ...` (Passed) per split loop, with
@@ -105,10 +106,22 @@ def _carried_multiply_adds(loop: ir.Operation):
             yield k, mul
 
 
+def _two_operands(mul: ir.Operation, scope: Scope) -> bool:
+    """The factors of `mul` are read along different loops (a row of A and a column of B: some
+    loop indexes one factor's loads and not the other's). A sum of squares (`acc + d * d`, a
+    variance) or of an elementwise product of two rows (`acc + a[i, k] * b[i, k]`) reads both
+    factors alike: no product a register tile could reuse an operand of (section 41)."""
+    a, b = (_ivs_of(_feeding_loads(v), scope) for v in mul.operands)
+    return a is None or b is None or a != b
+
+
 def _carried_products(loop: ir.Operation, scope: Scope) -> bool:
     """Whether an iter_args value of `loop` sums products of loads (acc + a * b, the form scalar
-    replacement leaves) whose loads and the stores of the loop's result use three IVs or more."""
+    replacement leaves) whose loads and the stores of the loop's result use three IVs or more,
+    a and b read along different loops (`_two_operands`)."""
     for k, mul in _carried_multiply_adds(loop):
+        if not _two_operands(mul, scope):
+            continue
         loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
         stores = [mlir.operation(u.owner) for u in loop.results[k].uses]
         stores = [st for st in stores if st.name == "affine.store"]
@@ -133,7 +146,7 @@ def product_updates(stmt: ir.Operation, scope: Scope) -> list[ir.Operation]:
         ins = [mlir.value_owner(v)[0] for v in owner.operands]
         acc = next((o for o in ins if o is not None and o.name == "affine.load" and _same_address(o, op)), None)
         mul = next((o for o in ins if o is not None and o.name in ("arith.mulf", "arith.muli")), None)
-        if acc is None or mul is None:
+        if acc is None or mul is None or not _two_operands(mul, scope):
             continue
         loads = [ld for v in mul.operands for ld in _feeding_loads(v)]
         if not loads:
