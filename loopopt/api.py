@@ -58,6 +58,10 @@ def make_options(target: str | Target = "trn1", *, caller: str = "loopopt.optimi
                 isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in value)):
             raise UsageError(f"{caller}: knob 'cache_sizes' must be three positive byte counts "
                              f"(L1, L2, L3), got {value!r}")
+        if name == "fma_pipes" and not (len(value) == 3 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in value)):
+            raise UsageError(f"{caller}: knob 'fma_pipes' must be three positive numbers "
+                             f"(pipes, bits per pipe, latency), got {value!r}")
         if want is int and name != "vector_bits":
             why = knob_range_error(name, value, f"{caller}: knob {name!r}")
             if why is not None:

@@ -126,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-sizes", default=None, metavar="L1,L2,L3",
                    help="cpu: the data cache sizes of one core the cache tiling plans for, in bytes, K or M "
                         "(e.g. 48K,2M,8M; the third is the core's share of L3; default: the host's, from sysfs)")
+    p.add_argument("--fma-pipes", default=None, metavar="PIPESxBITSxLATENCY",
+                   help="cpu: the core's FMA pipes, the bits each holds and an FMA's latency in cycles, which "
+                        "decide how many independent sums keep them busy (e.g. 2x256x4; default: the host's)")
     p.add_argument("--passes", default=None,
                    help="run an explicit pipeline instead of the whole pass, e.g. fusion,licm (see --print-pipeline)")
     p.add_argument("--print-pipeline", action="store_true",
@@ -179,6 +182,18 @@ def cache_sizes(text: str | None) -> tuple[int, int, int] | None:
         raise UsageError(f"loopopt: error: --cache-sizes: {e}") from None
 
 
+def fma_pipes(text: str | None) -> tuple[int, int, int] | None:
+    """--fma-pipes as (pipes, bits per pipe, latency), None when not given (the host's:
+    Options.resolved); UsageError for anything but three positive numbers."""
+    if text is None:
+        return None
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(x.isascii() and x.isdigit() and int(x) > 0 for x in parts):
+        raise UsageError(f"loopopt: error: --fma-pipes: three positive numbers PIPESxBITSxLATENCY are needed "
+                         f"(e.g. 2x256x4), got {text!r}")
+    return tuple(int(x) for x in parts)
+
+
 def options_from_args(a: argparse.Namespace) -> Options:
     """The Options the flags ask for; UsageError (exit 2) for a knob out of its range."""
     from .options import KNOB_FLAGS, KNOB_RANGES, knob_range_error
@@ -198,6 +213,7 @@ def options_from_args(a: argparse.Namespace) -> Options:
         enable_licm=a.enable_licm,
         vector_bits=vector_bits(a.vector_bits),
         cache_sizes=cache_sizes(a.cache_sizes),
+        fma_pipes=fma_pipes(a.fma_pipes),
         lower=not a.no_lowering,
         lowering_pipeline=a.lowering or "",
         **{f.name: getattr(a, f.name) for f in SWITCHES},

@@ -79,6 +79,11 @@ class Options:
     # (L1 data, L2, L3 share) bytes the cpu plan's cache tiling assumes for one core. None until
     # `resolved`: the host's caches (codegen/cpu/host.py, from sysfs); --cache-sizes 48K,2M,8M
     cache_sizes: tuple[int, int, int] | None = field(default=None, metadata={"type": tuple})
+    # (FMA pipes, bits each pipe holds, FMA latency in cycles) of one core: how many independent
+    # accumulator chains keep its FMA pipes busy (docs/cpu_codegen.md section 44). None until
+    # `resolved`: the host's (codegen/cpu/host.py, a documented microarchitecture fact);
+    # --fma-pipes 2x256x4
+    fma_pipes: tuple[int, int, int] | None = field(default=None, metadata={"type": tuple})
     # a strided operand copied before its product (codegen/cpu/plan/strided_packing.py) may hold at
     # most this many times the elements it reads: an overlapping kernel copies each element
     # KH x KW / (stride x stride) times (a 5x5 kernel of stride 3: 2.8), a non-overlapping one once;
@@ -99,12 +104,14 @@ class Options:
 
     def resolved(self, framework_input: bool, vector_bits: Callable[[bool], int],
                  exact_math: Callable[[], bool],
-                 cache_sizes: Callable[[], tuple[int, int, int]] | None = None) -> "Options":
+                 cache_sizes: Callable[[], tuple[int, int, int]] | None = None,
+                 fma_pipes: Callable[[], tuple[int, int, int]] | None = None) -> "Options":
         """These options with every per-input default (None) decided: on for a program a framework
         emitted (lowered by the front end), off for affine input; the vector width and exact math
         from the host (`vector_bits(framework_input)`, `exact_math()`: codegen/cpu/host.py), asked
         only when unset, and exact math only on the cpu target (its check costs ~50 ms); the cache
-        sizes from `cache_sizes()` (the host's) on the cpu target when unset."""
+        sizes from `cache_sizes()` and the FMA pipes from `fma_pipes()` (the host's) on the cpu
+        target when unset."""
         from dataclasses import replace
 
         unset = {name: framework_input for name in PER_INPUT_SWITCHES if getattr(self, name) is None}
@@ -114,6 +121,8 @@ class Options:
             unset["exact_math"] = not self.target.partitioned and exact_math()
         if self.cache_sizes is None and cache_sizes is not None and not self.target.partitioned:
             unset["cache_sizes"] = tuple(cache_sizes())
+        if self.fma_pipes is None and fma_pipes is not None and not self.target.partitioned:
+            unset["fma_pipes"] = tuple(fma_pipes())
         return replace(self, **unset) if unset else self
 
     @property
@@ -126,6 +135,12 @@ class Options:
         """The (L1, L2, L3 share) bytes the cpu plan uses: `cache_sizes`, or FALLBACK_CACHE_SIZES
         before `resolved` (the same on every machine)."""
         return self.cache_sizes or FALLBACK_CACHE_SIZES
+
+    @property
+    def plan_fma_pipes(self) -> tuple[int, int, int]:
+        """The (pipes, bits per pipe, latency) the cpu plan uses: `fma_pipes`, or FALLBACK_FMA_PIPES
+        before `resolved` (the same on every machine)."""
+        return self.fma_pipes or FALLBACK_FMA_PIPES
 
     @property
     def sb_budget(self) -> int:
@@ -175,6 +190,10 @@ VECTOR_WIDTHS = (128, 256, 512)  # the widths a plan may assume (--vector-bits; 
 # resolved): a current x86 server core's 48 KiB L1 data cache, the cpu target's 2 MiB L2 (its
 # SBSize figure) and a 2 MiB share of L3.
 FALLBACK_CACHE_SIZES = (48 * KIB, 2048 * KIB, 2048 * KIB)
+# The FMA pipes the cpu plan assumes where the host's are unknown or not asked: two pipes of 256
+# bits, 4 cycles from an FMA to its result (x86 since Haswell/Skylake and Zen 3/4: Intel's
+# optimization reference manual, AMD's software optimization guide for family 19h).
+FALLBACK_FMA_PIPES = (2, 256, 4)
 
 
 INT_KNOB_MAX = 2 ** 31 - 1  # the seed's knobs are 32-bit cl::opt values

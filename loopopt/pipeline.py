@@ -48,7 +48,7 @@ def hooks_for(target: Target) -> TargetHooks:
 def resolve_options(options: Options, framework_input: bool) -> Options:
     """Options.resolved with the host's defaults for the vector width, exact math and the caches."""
     return options.resolved(framework_input, host.default_vector_bits, host.default_exact_math,
-                            host.default_cache_sizes)
+                            host.default_cache_sizes, host.default_fma_pipes)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ FOCUS = {
     "time tiles": ["tests/test_cpu_time_tiles.py"],
     "sweep vectors": ["tests/test_cpu_sweep_vectors.py"],
     "contraction planner": ["tests/test_cpu_contractions.py"],
+    "fma pipes": ["tests/test_cpu_fma_pipes.py"],
     "flat rows": ["tests/test_cpu_flat_rows.py", "tests/test_cpu_flat_loops.py"],
     "product isolation": ["tests/test_cpu_product_isolation.py"],
     "strided pack": ["tests/test_cpu_strided_pack.py"],
@@ -396,6 +397,11 @@ MUTATIONS = [
      "loopopt/codegen/cpu/register_tile.py",
      [("        return [(MASKED, (w,) * (nv - 1) + (plan.tail or w,), cols)]",
        "        return [(MASKED, (w,) * (nv - 1) + (plan.tail or w,), cols + w)]")]),
+    # section 44's gate: the columns left over join the whole vectors' step only where their own
+    # step's accumulator chains are no more than the host's FMA pipes x latency need
+    ("fma pipes: the old tail is kept where its rows' chains keep the FMA pipes busy",
+     "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("return any(mr * reductions <= pipes.chains(lanes * lane_bits)", "return any(True")]),
     # issue 35, section 24: the registers a tile holds besides its accumulators
     ("contraction planner: a masked tail after one vector that runs once is live with it",
      "loopopt/codegen/cpu/plan/cpu_plan.py",

@@ -34,3 +34,5 @@ def _portable_vector_width_by_default(monkeypatch, request):
                         lambda framework_input: host.host_vector_bits() if framework_input else options.PORTABLE_VECTOR_BITS)
     # the caches the cache tiling plans for: the same figures on every machine (options' fallback)
     monkeypatch.setattr(host, "default_cache_sizes", lambda: options.FALLBACK_CACHE_SIZES)
+    # the FMA pipes section 44's gate plans for: likewise (options.FALLBACK_FMA_PIPES)
+    monkeypatch.setattr(host, "default_fma_pipes", lambda: options.FALLBACK_FMA_PIPES)

@@ -1,12 +1,13 @@
 """The host's facts the cpu code generator plans with: its widest vector registers, whether its
-libm computes `expf` by the algorithm math/exact_math.py emits, and the sizes of its data caches.
-They decide the defaults of `--vector-bits`, `--exact-math` and `--cache-sizes`
-(pipeline.resolve_options)."""
+libm computes `expf` by the algorithm math/exact_math.py emits, the sizes of its data caches, and
+its FMA pipes. They decide the defaults of `--vector-bits`, `--exact-math`, `--cache-sizes` and
+`--fma-pipes` (pipeline.resolve_options)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from ...options import FALLBACK_CACHE_SIZES
+from ...options import FALLBACK_CACHE_SIZES, FALLBACK_FMA_PIPES
 from .math.libm import host_expf
 
 
@@ -144,3 +145,69 @@ def default_cache_sizes() -> tuple[int, int, int]:
         _HOST_CACHES.append(host_cache_sizes())
     c = _HOST_CACHES[0]
     return c.l1, c.l2, c.l3
+
+
+# ----------------------------------------------------------------------------- FMA pipes
+
+
+@dataclass(frozen=True)
+class FmaPipes:
+    """The FMA pipes of one core: how many, the bits each holds, the cycles from an FMA to its
+    result. A vector wider than a pipe takes pipe_bits-wide pieces of several (Zen 4 runs a zmm FMA
+    on both 256-bit pipes: one per cycle), so a core keeps `chains(bits)` independent FMAs of
+    `bits` in flight: latency x the FMAs it starts per cycle."""
+
+    pipes: int
+    pipe_bits: int
+    latency: int
+
+    def chains(self, bits: int) -> int:
+        per_cycle = self.pipes * self.pipe_bits / max(bits, self.pipe_bits)
+        return max(1, math.ceil(self.latency * per_cycle))
+
+
+# Microarchitecture facts, by /proc/cpuinfo's (vendor, family): AMD's Software Optimization Guide
+# for family 19h (Zen 3, Zen 4), section 2.11 "Floating-Point Unit": two FMA pipes (FP0, FP1) of
+# 256 bits, an FMA's latency 4 cycles; Zen 4 splits a 512-bit op over both halves (one zmm FMA
+# per cycle). Family 17h (Zen 1, Zen 2): two FMA pipes, 5 cycles (the same guide for family 17h).
+KNOWN_FMA_PIPES = {
+    ("AuthenticAMD", 25): FmaPipes(2, 256, 4),
+    ("AuthenticAMD", 23): FmaPipes(2, 256, 5),
+}
+
+
+def host_fma_pipes(cpuinfo: str | None = None) -> FmaPipes:
+    """The FMA pipes of this machine's CPU: KNOWN_FMA_PIPES by /proc/cpuinfo's vendor and family
+    (`cpuinfo`: its text, for tests); any other CPU: two pipes as wide as its widest vector
+    registers, 4 cycles (Intel's optimization reference manual: ports 0 and 1 since Skylake, the
+    server parts' port 5 fused with them for 512 bits), FALLBACK_FMA_PIPES' pipes and latency."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo") as f:
+                cpuinfo = f.read()
+        except OSError:
+            return FmaPipes(*FALLBACK_FMA_PIPES)
+    vendor, family = "", -1
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "vendor_id" and not vendor:
+            vendor = value.strip()
+        elif key.strip() == "cpu family" and family < 0 and value.strip().isdigit():
+            family = int(value.strip())
+    known = KNOWN_FMA_PIPES.get((vendor, family))
+    if known is not None:
+        return known
+    pipes, _, latency = FALLBACK_FMA_PIPES
+    return FmaPipes(pipes, host_vector_bits(cpuinfo), latency)
+
+
+_HOST_FMA: list[FmaPipes] = []
+
+
+def default_fma_pipes() -> tuple[int, int, int]:
+    """The (pipes, bits per pipe, latency) the cpu plan uses when --fma-pipes is not given: the
+    host's (/proc/cpuinfo read once per process)."""
+    if not _HOST_FMA:
+        _HOST_FMA.append(host_fma_pipes())
+    f = _HOST_FMA[0]
+    return f.pipes, f.pipe_bits, f.latency

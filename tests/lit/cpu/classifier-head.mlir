@@ -33,7 +33,7 @@ func.func @head(%W: memref<40x24xf32>, %X: memref<16x24xf32>, %C: memref<16x40xf
 
 // CHECK-DAG: classifier-head.mlir:12:3: passed: [PRODUCT ISOLATION] loop split into 2 loops: a matrix product in a nest of its own (buffer expanded per iteration to 24x40) (in @head)
 // CHECK-DAG: classifier-head.mlir:12:3: passed: [LOOP ORDER] 1:0: lanes along the loop at {{.*}}, which walks every access of the reduction nest contiguously or not at all (was: the loop around the reduction, lanes refused: {{.*}}) (in @head)
-// CHECK-DAG: classifier-head.mlir:12:3: passed: [REGISTER TILING] 8 x 40 tile of the reduction in 24 vector accumulators (vector<16xf32>), each sum kept in order; its 3 vectors cover all 40 columns in one step, the 8 columns left over in one vector<8xf32>, not one of 16 lanes (in @head)
+// CHECK-DAG: classifier-head.mlir:12:3: passed: [REGISTER TILING] 12 x 32 tile of the reduction in 24 vector accumulators (vector<16xf32>), each sum kept in order; the 8 columns left over in one vector<8xf32>, not one of 16 lanes (in @head)
 // CHECK-DAG: classifier-head.mlir:12:3: passed: [TRANSPOSE TILE] a 24 x 40 transposing copy through arith.mulf in 16 x 16 tiles, each 16 vector loads, 64 shuffles and 16 vector stores; 8 x 40 in 8 x 8 tiles; 16 x 8 in 8 x 8 tiles (in @head)
 // CHECK-LABEL: func.func @head
 // CHECK: %[[C:.*]] = arith.constant 1.250000e-01 : f32

@@ -982,6 +982,38 @@ def shares_row_loads(loads: LoadCopies) -> bool:
     return loads.rows > 0
 
 
+def tail_steps(cols: int, nv: int, width: int, rest: RowRest, covers: bool) -> list[int]:
+    """The lanes of each step of one row's columns left over after an NV-vector tile's whole
+    steps, as they run without a joint step (`row_steps` with `rest.joint` false): a whole vector
+    per step, then the tail vector (`rest.tail` lanes, or a masked full one), then the columns no
+    vector holds, one at a time. Empty where the tile covers the columns or leaves none."""
+    if covers:
+        return []
+    k, left = divmod(cols % (nv * width), width)
+    vec = 1 if left and (rest.masked or rest.tail) else 0
+    scalars = left - (rest.tail if vec and not rest.masked else 0) if left and not rest.masked else 0
+    return [width] * k + [rest.tail or width] * vec + [1] * scalars
+
+
+def tail_starves(cols: int | None, width: int, mr: int, nv: int, reductions: int, rest: RowRest, covers: bool,
+                 lane_bits: int, fma_pipes: tuple[int, int, int]) -> bool:
+    """Whether the columns an MR x NV tile (chosen per step) leaves over, run as their own steps
+    (`tail_steps`), starve the host's FMA pipes: a step of one vector holds MR x `reductions`
+    independent accumulator chains, and a core keeps `FmaPipes.chains(bits)` FMAs of a vector of
+    `bits` in flight (pipes x latency: Zen 4, 2 x 4 = 8 for a vector<8xf32>). A step with no more
+    chains than that leaves the pipes no slack for its loads (section 44: 8 rows of one vector<8>
+    at 56 columns, latency-bound in `llvm-mca`); only then do the columns left over join the
+    whole vectors' step and the tile get chosen by the whole row (`RowRest`, `row_reuse`). Where
+    every step of the tail has more chains (14 rows at 24 columns) the old tail stays."""
+    from ..host import FmaPipes
+
+    if cols is None:
+        return False
+    pipes = FmaPipes(*fma_pipes)
+    return any(mr * reductions <= pipes.chains(lanes * lane_bits)
+               for lanes in tail_steps(cols, nv, width, rest, covers))
+
+
 def row_steps(cols: int, nv: int, width: int, rest: RowRest, covers: bool) -> list[int]:
     """The vectors of each step one row of an NV-vector tile takes over `cols` columns (what
     `register_tile._segments` emits): one step when the tile covers them; else the whole
@@ -1200,7 +1232,13 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     tail = masked or tail_width(cols, width, masked) > 0  # a vector after the whole ones (live_vectors)
     rest = RowRest(tail_width(cols, width, masked), masked, not carried) if cols is not None and width > 1 else None
     rows_q, between, rows_why, mr, nv, held = choose_rows(p, r, band, facts, mem, registers, nred, width, cols,
-                                                          cover, tail, rest)
+                                                          cover, tail)
+    if rest is not None and tail_starves(cols, width, mr, nv, nred, rest, cover and covering(cols, nv, width),
+                                         lane_bits(p, r, lanes), options.plan_fma_pipes):
+        rows_q, between, rows_why, mr, nv, held = choose_rows(p, r, band, facts, mem, registers, nred, width, cols,
+                                                              cover, tail, rest)
+    else:
+        rest = None  # the old tail keeps the pipes busy: the tile per step, the columns left over as before
     joint = rest is not None and not carried and shares_row_loads(load_copies(band, lanes_of(p, r, rows_q, mem, between)))
     mixed = joint and mixed_cover(cols, nv, width, rest)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
