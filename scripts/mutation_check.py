@@ -377,7 +377,7 @@ MUTATIONS = [
      "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    cover = masked and cover_pays(cols, width)\n", "    cover = cover_pays(cols, width)\n"),
       ("tail=0 if cover and covering(cols, nv, width) else", "tail=0 if covering(cols, nv, width) else"),
-      ("cover=cover and covering(cols, nv, width),", "cover=covering(cols, nv, width),")]),
+      ("cover=(cover and covering(cols, nv, width)) or mixed,", "cover=covering(cols, nv, width) or mixed,")]),
     # docs/cpu_codegen.md section 38: the columns left over in a narrower vector
     ("contraction planner: the tail's one masked vector holds every column left over",
      "loopopt/codegen/cpu/plan/cpu_plan.py",
