@@ -29,6 +29,10 @@ sys.path.insert(0, os.path.join(REPO, "benchmarks", "models"))
 import export_torch  # noqa: E402
 from common import SEED  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the sweep's graphs of output views sized by the inputs, run here on their own too
+from torch_sweep import _flat_per_row, _half_of_dim1, _overlapping_halves, _view_of_result_and_result  # noqa: E402
+
 MISSING = build.missing_tools()
 pytestmark = [pytest.mark.toolchain, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
 
@@ -465,26 +469,7 @@ def _compare_at_sizes(fn, make, sizes, dynamic, rec):
             assert torch.equal(a, b) and all(relative_error(g, w) <= fixtures.RTOL for g, w in zip(outs_got, outs_want))
 
 
-def _half_of_dim1(x):
-    return x[:, : x.shape[1] // 2], x + 1
-
-
-def _flat_per_row(x):
-    return x.view(x.shape[0], -1), x * 2
-
-
-def _overlapping_halves(x):
-    y = x * 2 + 1
-    n = x.shape[0]
-    return y[: n // 2 + 1], y[n // 2 - 1:]
-
-
-def _view_of_a_result_and_the_result(x):
-    y = torch.relu(x - 0.5)
-    return y.view(x.shape[0], -1)[:, 1:], y
-
-
-@pytest.mark.parametrize("fn", [_half_of_dim1, _flat_per_row, _overlapping_halves, _view_of_a_result_and_the_result])
+@pytest.mark.parametrize("fn", [_half_of_dim1, _flat_per_row, _overlapping_halves, _view_of_result_and_result])
 def test_output_views_sized_by_the_inputs_are_one_dynamic_kernel(fn):
     """Under dynamic=True an output view sized by the inputs (`x[:, :x.shape[1] // 2]`, `x.view(b, -1)`
     with a symbolic b) made the kernel return an output it could not size: the graph was built
