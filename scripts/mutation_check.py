@@ -284,7 +284,7 @@ MUTATIONS = [
     ("register tiling: a value stored on lanes has a lane form", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("                why = lane_operand_refusal(op, op.operands[0], piv, lanes)", "                why = None")]),
     ("register tiling: the loop's counter as data is its lanes' iterations", "loopopt/codegen/cpu/register_tile.py",
-     [("            if vector and self.width > 1 and v == self.piv:", "            if False:")]),
+     [("            if vector and self.widths[c] > 1 and v == self.piv:", "            if False:")]),
     ("register tiling: each row's partials start from its own row's init", "loopopt/codegen/cpu/register_tile.py",
      [("    cur = [[row_value(rowmaps, m, inits[red.position])", "    cur = [[row_value(rowmaps, 0, inits[red.position])")]),
     # issue 35: rows and columns as one loop through a collapsed view (codegen/cpu/flat_rows.py)
