@@ -268,6 +268,17 @@ def block_ops(block: ir.Block) -> list[ir.Operation]:
     return [operation(o) for o in block.operations]
 
 
+def inline_block(block: ir.Block, actuals, before: ir.Operation) -> list[ir.Value]:
+    """Move `block`'s ops but its terminator before `before`, its arguments replaced by
+    `actuals` (in order); returns the terminator's operands (the values it gave back)."""
+    for arg, actual in zip(block.arguments, actuals):
+        arg.replace_all_uses_with(actual)
+    ops = block_ops(block)
+    for o in ops[:-1]:
+        o.move_before(before)
+    return list(ops[-1].operands)
+
+
 def walk(op: ir.Operation) -> Iterator[ir.Operation]:
     """Pre-order walk of every op nested in `op` (not `op` itself).
 

@@ -125,25 +125,14 @@ def _splice(op: ir.Operation, helper: ir.Module, with_acc: bool) -> None:
     """The helper's body in place of the scan, on its input and accumulator; the region's ops
     moved in place of the placeholder, on (previous output, input)."""
     fn = helper.body.operations[0]
-    block = fn.regions[0].blocks[0]
-    for arg, actual in zip(block.arguments, (op.operands[0], op.operands[2])):
-        arg.replace_all_uses_with(actual)
-    ops = list(block.operations)
-    for o in ops[:-1]:
-        o.move_before(op)
-    ret = ops[-1]
+    returned = mlir.inline_block(fn.regions[0].blocks[0], (op.operands[0], op.operands[2]), op)
     combine = next(o for o in mlir.walk(op.parent) if o.name == COMBINE)
-    region = op.regions[0].blocks[0]
-    for arg, actual in zip(region.arguments, combine.operands):
-        arg.replace_all_uses_with(actual)
-    body = list(region.operations)
-    for o in body[:-1]:
-        o.move_before(combine)
-    combine.results[0].replace_all_uses_with(body[-1].operands[0])
+    (combined,) = mlir.inline_block(op.regions[0].blocks[0], combine.operands, combine)
+    combine.results[0].replace_all_uses_with(combined)
     combine.erase()
-    op.results[0].replace_all_uses_with(ret.operands[0])
+    op.results[0].replace_all_uses_with(returned[0])
     if with_acc:
-        op.results[1].replace_all_uses_with(ret.operands[1])
+        op.results[1].replace_all_uses_with(returned[1])
     op.erase()
 
 

@@ -473,15 +473,10 @@ def _splice(m: Match, helper: ir.Module) -> None:
     """Put the body of `helper`'s function in place of the conv, on the conv's operands."""
     conv = m.conv
     fn = helper.body.operations[0]
-    block = fn.regions[0].blocks[0]
     actuals = [m.insert.operands[0], conv.operands[1], conv.operands[2]]
     actuals += [v for v in (m.init_check, m.init_fill) if v is not None]
-    for arg, actual in zip(block.arguments, actuals):
-        arg.replace_all_uses_with(actual)
-    ops = list(block.operations)
-    for op in ops[:-1]:
-        op.move_before(conv)
-    conv.results[0].replace_all_uses_with(ops[-1].operands[0])
+    returned = mlir.inline_block(fn.regions[0].blocks[0], actuals, conv)
+    conv.results[0].replace_all_uses_with(returned[0])
     conv.erase()
     # the zero-inserted input, rebuilt in the else branch: erased where nothing else reads it
     empty = _owner(m.fill.operands[-1])
