@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, deinterleave_strided, flat_loops,
+                          fold_permuted_copies,
                           flat_reductions, linear_views,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
@@ -113,6 +114,9 @@ STEPS: tuple[Step, ...] = (
          "gets a nest of its own", when=("enable_loop_distribution",)),
     Step("unit-loops", unit_loops.run, CPU, "every loop of one iteration (carrying values or not) replaced by its "
          "body, so the loop around it may be innermost and vectorize"),
+    Step("fold-permuted-copies", fold_permuted_copies.run, CPU, "a copy of a whole buffer by a permutation of its "
+         "dimensions (torch's permute) folded into its one consumer (its reads read the source through the "
+         "permutation) or into its writers (they write the destination through it), proven in order by isl"),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
     Step("deinterleave-strided", deinterleave_strided.run, CPU, "an operand every loop around a reduction nest "

@@ -59,7 +59,7 @@ from ....analysis.memory import escaping_use, is_placed
 from ....analysis.refusal import Refusal
 from ....analysis.vectorization import is_innermost
 from ....mlir import ir
-from .cpu_plan import VECTOR_MATH, Reduction, defined_inside, reductions_of, single_bounds
+from .cpu_plan import VECTOR_MATH, Reduction, defined_inside, reduction_band_of, reductions_of, single_bounds
 from .locality import index_strides
 
 LANE_BITS = 256  # measured: 8 lanes of f32 beat 16 on an AVX-512 core (section 19)
@@ -338,6 +338,24 @@ def lane_reduction(r: ir.Operation, p: ir.Operation, facts, pname: str, width: i
     return LaneReduction(r, reds, tuple(loads), trips), None
 
 
+def strided_lane_loads(reductions: list, facts) -> tuple[ir.Operation, ...]:
+    """Loads of the lane reductions contiguous along P that move along their reduction loop R by
+    more than one element (a sum over the channels of NCHW, lanes along the row): LLVM cannot
+    vectorize such a sum along R even reassociated, and the register tile takes only a row loop
+    holding one reduction nest; the lanes read them as one vector per column."""
+    out = []
+    for lr in reductions:
+        (rdim,) = loop_dims(lr.loop, facts.scope)
+        for x in lr.loads:
+            if x.form != LANES:
+                continue
+            acc = next(a for a in facts.accesses(x.op) if a.op == x.op)
+            sr = index_strides(acc, rdim.name)
+            if sr is not None and any(s != 0 for s in sr) and not contiguous_last(sr):
+                out.append(x.op)
+    return tuple(out)
+
+
 def _position_op(op: ir.Operation, p: ir.Operation) -> ir.Operation:
     """The statement of P's body that holds `op`."""
     while mlir.operation(op.parent) != p:
@@ -353,8 +371,6 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options, legality: bool = True) -
         return _refuse(p, LanesCode.SHAPE, f"step {mlir.int_attr(p, 'step')}" if p.name == "affine.for" else p.name)
     if len(p.results):
         return _refuse(p, LanesCode.CARRIED_VALUE, f"{len(p.results)} value(s)")
-    if options.reassociate:
-        return _refuse(p, LanesCode.REASSOCIATE, "--reassociate is on")
     for op in mlir.walk(p):
         if any(isinstance(v.type, ir.VectorType) for v in [*op.operands, *op.results]):
             return _refuse(p, LanesCode.UNSUPPORTED_OP, f"{op.name} at {mlir.location_of(op)} is a vector op", op)
@@ -399,7 +415,11 @@ def plan_rows_in_lanes(p: ir.Operation, facts, options, legality: bool = True) -
         kinds.append((op, True))
     if not reductions:
         return _refuse(p, LanesCode.SHORT, f"every reduction loop runs fewer than {width} iterations")
-    if not any(x.form == ROWS for lr in reductions for x in lr.loads):
+    strided = strided_lane_loads(reductions, facts)
+    if options.reassociate and not strided:
+        return _refuse(p, LanesCode.REASSOCIATE, "--reassociate is on")
+    if not any(x.form == ROWS for lr in reductions for x in lr.loads) and (
+            not strided or reduction_band_of(p) is not None):
         return _refuse(p, LanesCode.NO_ROWS, "every access of the reductions is contiguous along the row loop, "
                        "the same in every row, or gathered (register tiling takes the first)")
     segments: list[Segment] = []
