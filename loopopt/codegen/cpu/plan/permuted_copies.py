@@ -62,6 +62,8 @@ class CopyCode(enum.Enum):
     READ_BEFORE_COPY = "[STOP FOLD COPY] a read of the destination may run before the copy writes its element"
     SOURCE_WRITTEN = "[STOP FOLD COPY] the source is written after the copy reads the element"
     DESTINATION_USED = "[STOP FOLD COPY] the destination is accessed by more than the copy"
+    PRODUCT = ("[STOP FOLD COPY] the destination is an operand of a product: its transposing copy is left to "
+               "pack-column-blocks and transpose-tiles")
     SCOPE = "[STOP FOLD COPY] the buffer that stays is not defined at the function's top level before its new accesses"
 
     def message(self) -> str:
@@ -266,6 +268,22 @@ def _source_written_after(c: PermutedCopy, accs: list[AccessPattern], scope: Sco
     return None
 
 
+def product_operand(read: ir.Operation) -> bool:
+    """The loaded value is multiplied by a value loaded from another buffer in the same loop body
+    (a matrix product's A[i, k] * B[k, j]): the product's own steps pack that operand."""
+    for u in read.results[0].uses:
+        op = mlir.operation(u.owner)
+        if op.name not in ("arith.mulf", "arith.muli"):
+            continue
+        for v in op.operands:
+            owner, _ = mlir.value_owner(v)
+            if (owner is not None and owner.name == "affine.load" and mlir.op_key(owner) != mlir.op_key(read)
+                    and owner.operands[0] != read.operands[0]
+                    and mlir.operation(owner).block == read.block):
+                return True
+    return False
+
+
 def plan_fold(c: PermutedCopy, fn: ir.Operation, scope: Scope) -> CopyFold:
     """Into readers when D is the function's own, else into writers when S is (module doc)."""
     d_alloc, s_alloc = _local_alloc(c.dest), _local_alloc(c.source)
@@ -291,6 +309,9 @@ def plan_fold(c: PermutedCopy, fn: ir.Operation, scope: Scope) -> CopyFold:
             why = _source_written_after(c, accs, scope)
             if why is not None:
                 return CopyFold(c, code=CopyCode.SOURCE_WRITTEN, detail=why)
+            factor = next((op for op in reads if product_operand(op)), None)
+            if factor is not None:
+                return CopyFold(c, code=CopyCode.PRODUCT, detail=f"{factor.name} at {mlir.location_of(factor)}")
             tops = {mlir.op_key(_top(op)) for op in reads}
             if len(tops) > 1:
                 return CopyFold(c, code=CopyCode.CONSUMERS, detail=f"{len(tops)} nests")
