@@ -85,6 +85,7 @@ def test_the_channel_sums_run_in_lanes_along_the_row(reassociate):
     opts = Options(target=TARGETS["cpu"], reassociate=reassociate, vector_bits=256)
     c = optimize_and_compare(CHANNELS_LN, "k", opts, passes=STEPS, natively=False)
     assert any(m.startswith("[ROWS IN LANES] 8 rows in the lanes of vector<8xf32>") for m in c.messages), c.messages
+    assert any("columns contiguous along the rows read as one vector each" in m for m in c.messages), c.messages
     assert "affine.vector_load %arg0[0, %arg" in c.text, c.text
 
 

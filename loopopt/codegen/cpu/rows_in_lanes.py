@@ -594,8 +594,11 @@ def describe(plan: RowsPlan) -> str:
     jammed = sum(1 for s in plan.segments if s.jammed)
     lane_type = list(body_block(plan.reductions[0].loop).arguments)[1].type
     text = (f"{DONE} {plan.width} rows in the lanes of vector<{plan.width}x{lane_type}>: {len(plan.reductions)} "
-            f"reduction loop(s) ({kinds}) with each row's order kept, rows read {plan.width} columns at a "
-            f"time and transposed in registers")
+            f"reduction loop(s) ({kinds}) with each row's order kept")
+    if ROWS in forms:
+        text += f", rows read {plan.width} columns at a time and transposed in registers"
+    if LANES in forms:
+        text += ", " + ("and " if ROWS in forms else "") + "columns contiguous along the rows read as one vector each"
     if GATHER in forms:
         text += "; some loads gathered lane by lane"
     if per_row:
