@@ -199,6 +199,27 @@ def test_the_channels_stay_inside_when_moving_them_out_would_reverse_a_dependenc
     assert "reordered" not in copied(got.messages)[0] and "a 1x3x8x3x25 buffer" in copied(got.messages)[0], got.messages
 
 
+def test_rows_outside_the_channels_with_the_lanes_innermost_are_reordered():
+    """(y, c, x), as fusion leaves torch's depthwise nest in a block: x already gives the lanes;
+    the channels go first (1:0:2, legal by isl) so that each channel's copy is made just before the
+    nest reads it, not the whole input before the band. Where each sum starts from the next
+    channel's output one row up, (c, y, x) would reverse that dependence: the copy goes before the
+    band, the order stays."""
+    got = optimize_and_compare(depthwise(k=3, s=2, oh=5, ow=12, order="y,c,x", extra_w=1), options=cpu(256))
+    assert copied(got.messages) and "the band reordered 1:0:2 first" in copied(got.messages)[0], got.messages
+    assert "one slice per iteration into a 1x2x143 buffer" in copied(got.messages)[0], got.messages
+    program = depthwise(k=3, s=2, oh=5, ow=12, order="y,c,x", extra_w=1).replace(
+        "affine.for %y = 0 to 5", "affine.for %y = 1 to 5").replace(
+        "affine.for %c = 0 to 4", "affine.for %c = 0 to 3").replace(
+        "          %s1 = affine.for %i = 0 to 3 iter_args(%a1 = %z)",
+        "          %init = affine.load %O[%n, %c + 1, %y - 1, %x] : memref<1x4x5x12xf32>\n"
+        "          %s1 = affine.for %i = 0 to 3 iter_args(%a1 = %init)")
+    assert "%init" in program
+    got = optimize_and_compare(program, options=cpu(256))
+    assert copied(got.messages) and "reordered" not in copied(got.messages)[0], got.messages
+    assert "copied before the nest" in copied(got.messages)[0], got.messages
+
+
 def test_the_front_ends_depthwise_convolution_natively():
     program = """
 module {

@@ -203,36 +203,54 @@ def _plane_group(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: 
 
 def _plane_copy(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: list, sliced,
                 ip: ir.InsertionPoint) -> None:
-    """One slice's rows as one stream (`Deinterleave.plane`): a loop of whole vectors over the
-    buffer's columns, the last group overlapping the one before when the columns are no multiple
-    of the width; scalars (over column and residue) below two columns."""
-    s, w, m = plan.stride, plan.width, plan.shape[-1]
-    if w > 1:
-        vectors = m // w * w
+    """One slice's rows as one stream (`Deinterleave.plane`) of n = rows x W elements: its
+    n / stride groups in a loop of whole vectors, the last vector overlapping the one before when
+    they are no multiple of the width (scalars, over column and residue, below one vector)."""
+    s, w = plan.stride, plan.width
+    n = plan.rows * plan.plane
+    groups = n // s  # s divides W
+    base = plan.lows[-2] * plan.plane
+    src_ops, lead_exprs = _lead_source(replace(plan, lows=plan.lows[:-1]), lead, sliced)
+    nl = len(lead)
+
+    def scalar(col: ir.Value | int, res: ir.Value | int, inner: ir.InsertionPoint) -> None:
+        ops, dims, outs = list(src_ops), list(lead), [ir.AffineDimExpr.get(d) for d in range(nl)]
+        flat = ir.AffineConstantExpr.get(base)
+        for part, factor in ((col, s), (res, 1)):
+            if isinstance(part, int):
+                flat = flat + part * factor
+                outs_e = ir.AffineConstantExpr.get(part)
+            else:
+                flat = flat + ir.AffineDimExpr.get(len(ops)) * factor
+                ops.append(part)
+                outs_e = ir.AffineDimExpr.get(len(dims))
+                dims.append(part)
+            outs.append(outs_e)
+        outs = outs[:nl] + [outs[nl + 1], outs[nl]]  # buf[lead, residue, column]
+        value = ir.Operation.create("affine.load", results=[elem], operands=[view, *ops], attributes={
+            "map": ir.AffineMapAttr.get(ir.AffineMap.get(len(ops), 0, lead_exprs + [flat]))}, ip=inner).results[0]
+        ir.Operation.create("affine.store", operands=[value, buf, *dims],
+                            attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(len(dims), 0, outs))}, ip=inner)
+
+    if w > 1 and groups >= w:
+        vectors = groups // w * w
         loop = affine_d.AffineForOp(ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(vectors), w, ip=ip)
         with ir.InsertionPoint(loop.body):
             affine_d.AffineYieldOp([])
         _plane_group(plan, view, buf, elem, lead, sliced, loop.induction_variable,
                      ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
-        if m > vectors:
-            _plane_group(plan, view, buf, elem, lead, sliced, m - w, ip)
-        return
-    j, inner = _loop(m, ip)
-    r, inner = _loop(s, inner)
-    src_ops, lead_exprs = _lead_source(replace(plan, lows=plan.lows[:-1]), lead, sliced)
-    k = len(src_ops)
-    flat = ir.AffineDimExpr.get(k) * s + ir.AffineDimExpr.get(k + 1) + plan.lows[-2] * plan.plane
-    value = ir.Operation.create("affine.load", results=[elem], operands=[view, *src_ops, j, r], attributes={
-        "map": ir.AffineMapAttr.get(ir.AffineMap.get(k + 2, 0, lead_exprs + [flat]))}, ip=inner).results[0]
-    n = len(lead)
-    outs = [ir.AffineDimExpr.get(d) for d in range(n)] + [ir.AffineDimExpr.get(n + 1), ir.AffineDimExpr.get(n)]
-    ir.Operation.create("affine.store", operands=[value, buf, *lead, j, r],
-                        attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(n + 2, 0, outs))}, ip=inner)
+        if groups > vectors:
+            _plane_group(plan, view, buf, elem, lead, sliced, groups - w, ip)
+    elif groups:
+        j, inner = _loop(groups, ip)
+        r, inner = _loop(s, inner)
+        scalar(j, r, inner)
 
 
 def _plane_index(plan: Deinterleave, res: list, sliced) -> list:
     """The buffer's index for a load whose map results are `res`, copied as a plane: (index - low)
-    per kept leading dimension but the rows, then e mod s and (h - h0) * (W / s) + e floordiv s."""
+    per kept leading dimension but the rows, then e mod s and (h - h0) * (W / s) + e floordiv s
+    (s divides W: `plane_rows`)."""
     s, rows = plan.stride, len(res) - 2
     exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:rows], plan.lows[:rows])) if d not in sliced]
     return exprs + [ir.AffineExpr.get_mod(res[-1], s),

@@ -109,9 +109,10 @@ class Deinterleave:
     band: tuple = ()
     reorder: tuple = ()
     # the row width when the copy takes whole rows as one stream (`plane_rows`): the buffer's last
-    # two dimensions are (stride, rows * plane / stride) and the rows' columns are [0, plane); 0:
+    # two dimensions are (stride, rows * plane / stride) and the rows' columns [0, plane); 0:
     # one copy per row, the buffer (.., rows, stride, columns)
     plane: int = 0
+    rows: int = 0  # of a plane copy: the rows it streams (h0 = lows[-2])
     refusal: Refusal | None = None
 
     @property
@@ -252,7 +253,8 @@ def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, fact
         tuple(kept) + (stride, -(-last // stride))
     lanes = load_lanes(load, options)  # i1 and index: the copy stays scalar
     plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads,
-                        copy_width(lanes, shape[-1] if plane else last // stride), slices, plane=plane)
+                        copy_width(lanes, shape[-1] if plane else last // stride), slices, plane=plane,
+                        rows=kept[-1] if plane else 0)
     growth = options.strided_pack_growth
     copied = plan.elements
     for _, lp in slices:
@@ -267,11 +269,14 @@ def plane_rows(memref, rank: int, stride: int, sliced) -> int:
     """The row width W when the copy may take the nest's rows whole, as one stream per slice: the
     operand is row-major and contiguous (identity layout), its rows (the dimension before the
     strided one, not a slicing dimension) hold a whole number of groups of `stride` (W mod stride
-    is 0, so every row starts at residue 0 in the stream) and the copy's box is widened to every
-    column of them (in bounds by the shape). Element (.., h, e) of the box is then element
-    (h - h0) * W + e of the stream, at residue e mod stride, column (h - h0) * W / stride +
-    e floordiv stride of the buffer: one loop of whole vectors per slice instead of one per row,
-    no columns left over per row. 0: copied row by row."""
+    is 0: every row starts at residue 0 in the stream; torch pads MobileNet's rows to an even
+    width) and the copy's box is widened to every column of them (in bounds by the shape).
+    Element (.., h, e) of the box is then element (h - h0) * W + e of the stream, at residue
+    e mod stride, column (h - h0) * W / stride + e floordiv stride of the buffer: one loop of
+    whole vectors per slice instead of one per row, no columns left over per row, and the nest's
+    index split per row as before (with an odd W the stream's residue would be
+    ((h - h0) * W + e) mod stride: measured, that index in the nest cost what the stream saved
+    on rows of 65 and 113). 0: copied row by row."""
     mt = mlir.memref_type(memref)
     if rank < 2 or rank - 2 in sliced or mt is None or not mlir.identity_layout(mt):
         return 0
@@ -452,6 +457,9 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
         found = strided_loads(p, band, facts, min_stride)
         if found:
             q, loads = p, found
+            # rows outside the channels ((oh, c, ow), as fusion may leave a depthwise nest): the
+            # channels first, so each channel's copy is made just before the nest reads it
+            reorder = slicing_order(band, q, loads, tuple(range(len(band))), facts, options)
     else:
         for level in reversed(range(len(band) - 1)):
             cand = band[level]
