@@ -32,17 +32,21 @@ lanes order would move around the reduction once those loads count as contiguous
 - not when Q is P, the register tile leaves the nest to LLVM (sums that may be reassociated) and
   the load reads each element once (a pooling window no wider than its stride): LLVM's loop
   vectorizer reads such loads as interleaved groups (INTERLEAVED).
-- not at stride LANE_STRIDE (2) when every load reads each element once (a 2 x 2 window of
-  stride 2; `read_once_refusal`): the register tile reads such a load as two vectors and a
-  shuffle per W lanes, the loads and shuffles the copy would make, and the copy adds a store per
-  element (READ_ONCE).
-The copy runs in vectors of the largest power of two at most the target's lanes and the groups of
-s elements per row (`copy_width`: 14 groups copy in vectors of 8), scalar below two groups.
+- at stride LANE_STRIDE (2), only where the copy moves fewer vector ops over the whole nest than
+  the register tile's own two loads and a shuffle per W lanes and its columns left to scalars
+  (`stride2_traffic`, TRAFFIC; docs/cpu_codegen.md section 48): with every column in vectors the
+  copy pays where the nest reads each element more than 3/2 times (a 3 x 3 window: 9/4; a 2 x 2
+  window: 1).
+A row-major operand whose rows hold whole groups of s (torch's padded rows of an even width) is
+copied a slice at a time as one stream, its rows and columns joined by a view (`plane_rows`): a
+buffer (.., s, rows * W / s), read at (e mod s, (h - h0) * W / s + e floordiv s). Else row by row,
+in vectors of the largest power of two at most the target's lanes and the groups of s elements
+per row (`copy_width`: 14 groups copy in vectors of 8), scalar below two groups.
 Where: the outer loops of the band whose IVs alone index a leading dimension of the input (a
 batch, the channels: `slice_loops`) slice the copy: it goes at the start of the innermost one's
 body, one slice per iteration, into a buffer without those dimensions (it stays in cache for the
-nest). When such loops are not outermost (torch's depthwise order (n, oh, ow, c)), the band is
-reordered first (`slicing_order`: they go first, Q last; legal by isl as the lanes order is), else
+nest). When such loops are not outermost (torch's depthwise order (n, oh, ow, c); (oh, c, ow) with
+the lanes loop innermost already, as fusion leaves it in a block), the band is reordered first (`slicing_order`: they go first, Q last; legal by isl as the lanes order is), else
 the copy goes before the band.
 The copy reads the same values the nest read and no sum changes its order: bit-exact.
 """
