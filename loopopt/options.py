@@ -92,7 +92,7 @@ class Options:
     # an operand that every loop around its nest moves (a depthwise convolution) and that moves by at
     # least this many elements along the register tile's lanes loop is copied de-interleaved by its
     # residue mod the stride (codegen/cpu/plan/deinterleave.py, docs/cpu_codegen.md section 35);
-    # 2: stride 2 too, but where the nest reads each element once (READ_ONCE); 3: stride 2 left to
+    # 2: stride 2 too, where the copy moves fewer vector ops than the tile (TRAFFIC, section 48); 3: stride 2 left to
     # the tile's two loads and a shuffle; 0: none is (an API knob, loopopt.optimize(..., deinterleave_min_stride=N))
     deinterleave_min_stride: int = 2
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect

@@ -27,13 +27,14 @@ def cpu(bits: int = 512, **kw) -> Options:
 
 
 def depthwise(c=4, k=5, s=3, oh=3, ow=20, order="c,y,x", reduction="iter_args", tail="", pad=0, extra_h=0,
-              n=1) -> str:
+              n=1, extra_w=0) -> str:
     """O[0, c, y, x] = sum over (i, j) of X[0, c, y * s + i - pad, x * s + j - pad] W[c, i, j] with the
     loops in `order` (names c, y, x), the input just large enough; `tail`: ops at the end of the
     innermost loop of the band (%c, %y, %x in scope); `pad` > 0 reads under an affine.if (zero
     padding written as torch-mlir's guarded form); `extra_h` rows of the input past the last the
-    window reads; `n` images (a batch loop outside, as loop n of `order`)."""
-    h, w = (oh - 1) * s + k - 2 * pad + extra_h, (ow - 1) * s + k - 2 * pad
+    window reads; `extra_w` columns of each row past the last it reads (torch's padded rows of an
+    even width); `n` images (a batch loop outside, as loop n of `order`)."""
+    h, w = (oh - 1) * s + k - 2 * pad + extra_h, (ow - 1) * s + k - 2 * pad + extra_w
     xs, ws, os_ = f"memref<{n}x{c}x{h}x{w}xf32>", f"memref<{c}x{k}x{k}xf32>", f"memref<{n}x{c}x{oh}x{ow}xf32>"
     bounds = {"c": c, "y": oh, "x": ow, "n": n}
     if pad:
@@ -159,9 +160,10 @@ def test_stride_4_a_window_wider_than_the_stride_and_sums_in_memory():
 
 
 def test_fewer_columns_than_one_vector_copy_in_narrower_vectors():
-    """5 groups of 3 columns per row: vectors of 4 lanes (`copy_width`), the last group overlapping;
-    one group: the copy in scalars."""
-    got = optimize_and_compare(depthwise(k=3, s=3, oh=4, ow=5), options=cpu())
+    """Rows of 16 columns (no whole number of groups of 3: copied row by row), 5 groups of 3 per
+    row: vectors of 4 lanes (`copy_width`), the last group overlapping; one group: the copy in
+    scalars."""
+    got = optimize_and_compare(depthwise(k=4, s=3, oh=4, ow=5), options=cpu())
     assert copied(got.messages), got.messages
     assert "vector.shuffle" in got.text and "vector<4xf32>, vector<4xf32>" in got.text, got.text
     got = optimize_and_compare(depthwise(k=2, s=3, oh=4, ow=2), options=cpu())
@@ -195,6 +197,27 @@ def test_the_channels_stay_inside_when_moving_them_out_would_reverse_a_dependenc
     assert copied(got.messages), got.messages
     # (no batch loop of one to slice it by since step unit-loops: the copy keeps the unit dimension)
     assert "reordered" not in copied(got.messages)[0] and "a 1x3x8x3x25 buffer" in copied(got.messages)[0], got.messages
+
+
+def test_rows_outside_the_channels_with_the_lanes_innermost_are_reordered():
+    """(y, c, x), as fusion leaves torch's depthwise nest in a block: x already gives the lanes;
+    the channels go first (1:0:2, legal by isl) so that each channel's copy is made just before the
+    nest reads it, not the whole input before the band. Where each sum starts from the next
+    channel's output one row up, (c, y, x) would reverse that dependence: the copy goes before the
+    band, the order stays."""
+    got = optimize_and_compare(depthwise(k=3, s=2, oh=5, ow=12, order="y,c,x", extra_w=1), options=cpu(256))
+    assert copied(got.messages) and "the band reordered 1:0:2 first" in copied(got.messages)[0], got.messages
+    assert "one slice per iteration into a 1x2x143 buffer" in copied(got.messages)[0], got.messages
+    program = depthwise(k=3, s=2, oh=5, ow=12, order="y,c,x", extra_w=1).replace(
+        "affine.for %y = 0 to 5", "affine.for %y = 1 to 5").replace(
+        "affine.for %c = 0 to 4", "affine.for %c = 0 to 3").replace(
+        "          %s1 = affine.for %i = 0 to 3 iter_args(%a1 = %z)",
+        "          %init = affine.load %O[%n, %c + 1, %y - 1, %x] : memref<1x4x5x12xf32>\n"
+        "          %s1 = affine.for %i = 0 to 3 iter_args(%a1 = %init)")
+    assert "%init" in program
+    got = optimize_and_compare(program, options=cpu(256))
+    assert copied(got.messages) and "reordered" not in copied(got.messages)[0], got.messages
+    assert "copied before the nest" in copied(got.messages)[0], got.messages
 
 
 def test_the_front_ends_depthwise_convolution_natively():
@@ -257,23 +280,78 @@ STRIDE_2_PASSES = ["deinterleave-strided", "loop-order", "register-tile"]  # nam
 
 
 def test_stride_2_a_window_that_fits_its_stride_is_left_to_the_tiles_shuffles():
-    """A 2 x 2 window of stride 2 reads each element once (READ_ONCE): the tile's two loads and a
-    shuffle per W lanes are the copy's own, which would add a store per element. In the pooling's
+    """A 2 x 2 window of stride 2 reads each element once: the tile's two loads and a shuffle per W
+    lanes move fewer vector ops than the copy's loads, shuffles and stores and the nest's loads
+    (TRAFFIC, `stride2_traffic`; every column in vectors at 512 bits). In the pooling's
     order the tile's lanes loop is P itself; in torch's depthwise order (y, x, c) it is the columns
     loop-order moves around the sum; in (c, y, x) the kernel's weights too. A 3 x 3 window of
     stride 2 reads most columns twice and is copied."""
     got = optimize_and_compare(pooling(2, 2), options=cpu(reassociate=True), passes=STRIDE_2_PASSES)
     assert not copied(got.messages) and tiled_in_vectors(got.messages), got.messages
-    assert any("reads each element once and the register tile" in m for m in stopped(got.messages)), got.messages
+    assert any("fewer vector ops than the copy" in m for m in stopped(got.messages)), got.messages
     for order, kw in (("y,x,c", {"reassociate": True}), ("c,y,x", {})):
         got = optimize_and_compare(depthwise(k=2, s=2, ow=24, order=order), options=cpu(**kw),
                                    passes=STRIDE_2_PASSES)
         assert not copied(got.messages), got.messages
-        assert any("reads each element once and the register tile" in m for m in stopped(got.messages)), \
-            got.messages
+        assert any("fewer vector ops than the copy" in m for m in stopped(got.messages)), got.messages
     got = optimize_and_compare(pooling(3, 2), options=cpu(reassociate=True))
     assert copied(got.messages) and "by residue mod 2" in copied(got.messages)[0], got.messages
     assert tiled_in_vectors(got.messages), got.messages
+
+
+def test_the_traffic_rule_counts_the_whole_nest():
+    """`stride2_traffic` per element of the operand read t times (uses / elements) at 8 lanes:
+    with every column in whole vectors the copy pays above t = 3 / 2 (a 3 x 3 window of stride 2:
+    t = 9 / 4, 32 columns, rows of 65: 32 x 9 uses per 65 elements); a 2 x 2 window (t = 1) and a
+    3 x 2 one (t = 3 / 2) stay with the tile; 7 columns leave the tile one vector of 4 and three
+    columns one at a time, where the copied nest runs one masked vector: a 2 x 2 window pays."""
+    from loopopt.codegen.cpu.plan.deinterleave import stride2_traffic, vector_columns
+
+    assert vector_columns(32, 8) == (4, 32) and vector_columns(28, 8) == (4, 28) and vector_columns(7, 8) == (1, 4)
+    assert vector_columns(13, 8) == (2, 12)  # a vector of 8, one of 4, one column alone
+    assert stride2_traffic(32 * 9, 65, 32, 8).pays
+    assert not stride2_traffic(32 * 4, 2 * 64, 32, 8).pays  # one output row of a 2 x 2 window: t = 1
+    assert not stride2_traffic(96, 64, 32, 8).pays  # t = 3/2: even, not copied
+    assert stride2_traffic(7 * 4, 2 * 14, 7, 8).pays
+    # the tile: 3 per vector and use (4 vectors per row of 32 columns); the copy: the nest's 4
+    # vectors per row and use, (stride + 1) / W per element copied
+    t = stride2_traffic(32 * 4, 2 * 64, 32, 8)
+    assert (t.tile, t.copy) == (32 * 4 * 12 / 32, 32 * 4 * 4 / 32 + 2 * 64 * 3 / 8)
+
+
+def test_stride_2_a_window_that_fits_its_stride_with_columns_left_to_scalars_is_copied():
+    """A 2 x 2 sum pooling of stride 2 with 7 output columns at 256 bits: the tile would run a
+    vector of 4 and three columns one at a time (no masked stride-2 load); the copied nest runs
+    one masked vector of 8: copied (TRAFFIC counts it), bit-exact."""
+    got = optimize_and_compare(pooling(2, 2, ow=7), options=cpu(256, reassociate=True), passes=STRIDE_2_PASSES)
+    assert copied(got.messages) and tiled_in_vectors(got.messages), got.messages
+
+
+def test_whole_rows_are_copied_as_one_stream_per_slice():
+    """Rows of an even width (torch pads 14 columns to 16; the window reads 15): the copy takes each
+    channel's rows whole as one stream through a view joining rows and columns (`plane_rows`):
+    a 2 x 120 buffer (15 rows x 16 columns split by residue), the nest reading it at
+    (2y + i) * 8 + (2x + j) floordiv 2. Stride 3 with rows of 30 likewise; rows of 31 (no whole
+    number of groups of 3) are copied row by row. Each bit-exact natively and in the interpreter."""
+    got = optimize_and_compare(depthwise(k=3, s=2, oh=7, ow=7, extra_w=1), options=cpu(256))
+    assert copied(got.messages) and "into a 1x2x120 buffer" in copied(got.messages)[0], got.messages
+    assert "memref.collapse_shape %arg0 [[0], [1], [2, 3]]" in got.text and tiled_in_vectors(got.messages)
+    got = optimize_and_compare(depthwise(k=5, s=3, oh=4, ow=9, extra_w=1, order="y,x,c"),
+                               options=cpu(512, reassociate=True))
+    assert copied(got.messages) and "into a 1x3x140 buffer" in copied(got.messages)[0], got.messages
+    got = optimize_and_compare(depthwise(k=5, s=3, oh=4, ow=9, extra_w=2), options=cpu(512))
+    assert copied(got.messages) and "into a 1x14x3x10 buffer" in copied(got.messages)[0], got.messages
+
+
+def test_rows_apart_in_memory_are_copied_row_by_row():
+    """An input whose rows are 20 elements apart (a strided layout, 16 columns each): no view joins
+    them into one stream; copied row by row (in the interpreter: the native harness allocates
+    identity layouts only)."""
+    src = depthwise(k=3, s=2, oh=7, ow=7, extra_w=1).replace(
+        "memref<1x4x15x16xf32>", "memref<1x4x15x16xf32, strided<[1360, 340, 20, 1]>>")
+    got = optimize_and_compare(src, options=cpu(256), natively=False)
+    assert copied(got.messages) and "into a 1x15x2x8 buffer" in copied(got.messages)[0], got.messages
+    assert "collapse_shape %arg0" not in got.text
 
 
 def test_stride_2_the_front_ends_depthwise_convolution_of_14_columns():

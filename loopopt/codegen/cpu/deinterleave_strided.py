@@ -43,6 +43,9 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
 from ...transforms.rewriter import Rewriter
+from dataclasses import replace
+
+from .linear_views import joining_view
 from .loop_order import band_starts
 from .plan.cpu_plan import is_hot
 from ...transforms.interchange import loop_interchange
@@ -168,6 +171,92 @@ def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead
         _vector_group(plan, source, buf, elem, lead, sliced, whole - w, ip)
 
 
+def _plane_group(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: list, sliced, column,
+                 ip: ir.InsertionPoint) -> None:
+    """Columns `column` .. `column` + width - 1 of a plane copy (`column` a value or an int): the
+    `stride` vectors of the stream's elements h0 * W + stride * column .. (`view`: the operand with
+    its rows and columns joined), one vector per residue gathered by shuffles and stored at
+    buf[lead, residue, column]."""
+    s, w, n = plan.stride, plan.width, len(lead)
+    base = plan.lows[-2] * plan.plane
+    vt = ir.VectorType.get([w], elem)
+    src_ops, lead_exprs = _lead_source(replace(plan, lows=plan.lows[:-1]), lead, sliced)
+    src_col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(len(src_ops))
+    src_ops = src_ops + ([] if isinstance(column, int) else [column])
+    operands = list(lead) + ([] if isinstance(column, int) else [column])
+    col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(n)
+    parts = []
+    for k in range(s):
+        m = ir.AffineMap.get(len(src_ops), 0, lead_exprs + [src_col * s + (base + k * w)])
+        parts.append(ir.Operation.create("affine.vector_load", results=[vt], operands=[view, *src_ops],
+                                         attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip).result)
+    for r, masks in enumerate(shuffle_masks(s, w)):
+        acc = parts[0]
+        for k, mask in enumerate(masks):
+            acc = ir.Operation.create("vector.shuffle", results=[vt], operands=[acc, parts[k + 1]],
+                                      attributes={"mask": ir.DenseI64ArrayAttr.get(mask)}, ip=ip).result
+        m = ir.AffineMap.get(len(operands), 0, [ir.AffineDimExpr.get(k) for k in range(n)] +
+                             [ir.AffineConstantExpr.get(r), col])
+        ir.Operation.create("affine.vector_store", operands=[acc, buf, *operands],
+                            attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
+
+
+def _plane_copy(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: list, sliced,
+                ip: ir.InsertionPoint) -> None:
+    """One slice's rows as one stream (`Deinterleave.plane`) of n = rows x W elements: its
+    n / stride groups in a loop of whole vectors, the last vector overlapping the one before when
+    they are no multiple of the width (scalars, over column and residue, below one vector)."""
+    s, w = plan.stride, plan.width
+    n = plan.rows * plan.plane
+    groups = n // s  # s divides W
+    base = plan.lows[-2] * plan.plane
+    src_ops, lead_exprs = _lead_source(replace(plan, lows=plan.lows[:-1]), lead, sliced)
+    nl = len(lead)
+
+    def scalar(col: ir.Value | int, res: ir.Value | int, inner: ir.InsertionPoint) -> None:
+        ops, dims, outs = list(src_ops), list(lead), [ir.AffineDimExpr.get(d) for d in range(nl)]
+        flat = ir.AffineConstantExpr.get(base)
+        for part, factor in ((col, s), (res, 1)):
+            if isinstance(part, int):
+                flat = flat + part * factor
+                outs_e = ir.AffineConstantExpr.get(part)
+            else:
+                flat = flat + ir.AffineDimExpr.get(len(ops)) * factor
+                ops.append(part)
+                outs_e = ir.AffineDimExpr.get(len(dims))
+                dims.append(part)
+            outs.append(outs_e)
+        outs = outs[:nl] + [outs[nl + 1], outs[nl]]  # buf[lead, residue, column]
+        value = ir.Operation.create("affine.load", results=[elem], operands=[view, *ops], attributes={
+            "map": ir.AffineMapAttr.get(ir.AffineMap.get(len(ops), 0, lead_exprs + [flat]))}, ip=inner).results[0]
+        ir.Operation.create("affine.store", operands=[value, buf, *dims],
+                            attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(len(dims), 0, outs))}, ip=inner)
+
+    if w > 1 and groups >= w:
+        vectors = groups // w * w
+        loop = affine_d.AffineForOp(ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(vectors), w, ip=ip)
+        with ir.InsertionPoint(loop.body):
+            affine_d.AffineYieldOp([])
+        _plane_group(plan, view, buf, elem, lead, sliced, loop.induction_variable,
+                     ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
+        if groups > vectors:
+            _plane_group(plan, view, buf, elem, lead, sliced, groups - w, ip)
+    elif groups:
+        j, inner = _loop(groups, ip)
+        r, inner = _loop(s, inner)
+        scalar(j, r, inner)
+
+
+def _plane_index(plan: Deinterleave, res: list, sliced) -> list:
+    """The buffer's index for a load whose map results are `res`, copied as a plane: (index - low)
+    per kept leading dimension but the rows, then e mod s and (h - h0) * (W / s) + e floordiv s
+    (s divides W: `plane_rows`)."""
+    s, rows = plan.stride, len(res) - 2
+    exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:rows], plan.lows[:rows])) if d not in sliced]
+    return exprs + [ir.AffineExpr.get_mod(res[-1], s),
+                    (res[-2] - plan.lows[-2]) * (plan.plane // s) + ir.AffineExpr.get_floor_div(res[-1], s)]
+
+
 def deinterleave(plan: Deinterleave) -> ir.Operation:
     """Apply one plan; returns the buffer's alloc."""
     load, top, root = plan.load, plan.top, plan.root
@@ -178,6 +267,8 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
     with load.context, top.location:
         alloc = mlir.aligned_alloc(list(plan.shape), elem, ir.InsertionPoint(root))
         buf = alloc.results[0]
+        # a plane copy reads the operand with its rows and columns joined (a view made before the band)
+        view = joining_view(source, len(plan.lows) - 2, top, {}) if plan.plane else None
         sliced = {d: body_block(lp).arguments[0] for d, lp in plan.slices}
         ip = ir.InsertionPoint(mlir.block_ops(body_block(plan.slices[-1][1]))[0]) if plan.slices else \
             ir.InsertionPoint(top)
@@ -185,7 +276,10 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
         for n in plan.shape[:-2]:
             iv, ip = _loop(n, ip)
             lead.append(iv)
-        if plan.width > 1 and whole >= plan.width:
+        if plan.plane:
+            _plane_copy(plan, view, buf, elem, lead, sliced, ip)
+            whole, left = 0, 0
+        elif plan.width > 1 and whole >= plan.width:
             _vector_copy(plan, source, buf, elem, lead, sliced, whole, ip)
         elif whole:
             j, inner = _loop(whole, ip)
@@ -202,9 +296,12 @@ def deinterleave(plan: Deinterleave) -> ir.Operation:
             _copy_one(plan, source, buf, elem, lead, sliced, col, t, whole, inner)
         old = mlir.affine_map_attr(load, "map")
         res = list(old.results)
-        exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:-1], plan.lows[:-1])) if d not in sliced]
-        shifted = res[-1] - e0
-        exprs += [ir.AffineExpr.get_mod(shifted, s), ir.AffineExpr.get_floor_div(shifted, s)]
+        if plan.plane:
+            exprs = _plane_index(plan, res, sliced)
+        else:
+            exprs = [e - lo for d, (e, lo) in enumerate(zip(res[:-1], plan.lows[:-1])) if d not in sliced]
+            shifted = res[-1] - e0
+            exprs += [ir.AffineExpr.get_mod(shifted, s), ir.AffineExpr.get_floor_div(shifted, s)]
         new_map = ir.AffineMap.get(old.n_dims, old.n_symbols, exprs)
     with load.location:
         new = ir.Operation.create("affine.load", results=[elem], operands=[buf, *list(load.operands)[1:]],

@@ -32,17 +32,21 @@ lanes order would move around the reduction once those loads count as contiguous
 - not when Q is P, the register tile leaves the nest to LLVM (sums that may be reassociated) and
   the load reads each element once (a pooling window no wider than its stride): LLVM's loop
   vectorizer reads such loads as interleaved groups (INTERLEAVED).
-- not at stride LANE_STRIDE (2) when every load reads each element once (a 2 x 2 window of
-  stride 2; `read_once_refusal`): the register tile reads such a load as two vectors and a
-  shuffle per W lanes, the loads and shuffles the copy would make, and the copy adds a store per
-  element (READ_ONCE).
-The copy runs in vectors of the largest power of two at most the target's lanes and the groups of
-s elements per row (`copy_width`: 14 groups copy in vectors of 8), scalar below two groups.
+- at stride LANE_STRIDE (2), only where the copy moves fewer vector ops over the whole nest than
+  the register tile's own two loads and a shuffle per W lanes and its columns left to scalars
+  (`stride2_traffic`, TRAFFIC; docs/cpu_codegen.md section 48): with every column in vectors the
+  copy pays where the nest reads each element more than 3/2 times (a 3 x 3 window: 9/4; a 2 x 2
+  window: 1).
+A row-major operand whose rows hold whole groups of s (torch's padded rows of an even width) is
+copied a slice at a time as one stream, its rows and columns joined by a view (`plane_rows`): a
+buffer (.., s, rows * W / s), read at (e mod s, (h - h0) * W / s + e floordiv s). Else row by row,
+in vectors of the largest power of two at most the target's lanes and the groups of s elements
+per row (`copy_width`: 14 groups copy in vectors of 8), scalar below two groups.
 Where: the outer loops of the band whose IVs alone index a leading dimension of the input (a
 batch, the channels: `slice_loops`) slice the copy: it goes at the start of the innermost one's
 body, one slice per iteration, into a buffer without those dimensions (it stays in cache for the
-nest). When such loops are not outermost (torch's depthwise order (n, oh, ow, c)), the band is
-reordered first (`slicing_order`: they go first, Q last; legal by isl as the lanes order is), else
+nest). When such loops are not outermost (torch's depthwise order (n, oh, ow, c); (oh, c, ow) with
+the lanes loop innermost already, as fusion leaves it in a block), the band is reordered first (`slicing_order`: they go first, Q last; legal by isl as the lanes order is), else
 the copy goes before the band.
 The copy reads the same values the nest read and no sum changes its order: bit-exact.
 """
@@ -75,8 +79,8 @@ class DeinterleaveCode(enum.Enum):
     TOO_LARGE = "[STOP DEINTERLEAVE] the copy would hold more than strided_pack_growth times the elements it reads"
     INTERLEAVED = ("[STOP DEINTERLEAVE] the nest is left to LLVM and reads each element once: its loop vectorizer reads "
                    "the strided loads as interleaved groups")
-    READ_ONCE = ("[STOP DEINTERLEAVE] the nest reads each element once and the register tile de-interleaves stride 2 "
-                 "itself: the copy would make the same loads and shuffles and store every element once more")
+    TRAFFIC = ("[STOP DEINTERLEAVE] the register tile de-interleaves stride 2 itself with fewer vector ops than the "
+               "copy would take over the whole nest")
 
     @property
     def message(self) -> str:
@@ -108,6 +112,11 @@ class Deinterleave:
     # (oh, ow, c)): they go first, the lanes loop last (`slicing_order`); () keeps the band's order
     band: tuple = ()
     reorder: tuple = ()
+    # the row width when the copy takes whole rows as one stream (`plane_rows`): the buffer's last
+    # two dimensions are (stride, rows * plane / stride) and the rows' columns [0, plane); 0:
+    # one copy per row, the buffer (.., rows, stride, columns)
+    plane: int = 0
+    rows: int = 0  # of a plane copy: the rows it streams (h0 = lows[-2])
     refusal: Refusal | None = None
 
     @property
@@ -237,17 +246,19 @@ def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, fact
         if lo < 0 or hi >= n:
             return _refuse(load, q, DeinterleaveCode.OUT_OF_BOUNDS, f"dimension {d}: elements {lo} to {hi} of {n}",
                            stride)
-    last = highs[-1] - lows[-1] + 1
     slices = tuple(slice_loops(texts, band, q, scope))
     sliced = {d for d, _ in slices}
-    shape = tuple(hi - lo + 1 for d, (lo, hi) in enumerate(zip(lows[:-1], highs[:-1])) if d not in sliced) + \
-        (stride, -(-last // stride))
-    t = load.results[0].type
-    bits = ir.FloatType(t).width if isinstance(t, ir.FloatType) else \
-        ir.IntegerType(t).width if isinstance(t, ir.IntegerType) else 0
-    lanes = options.plan_vector_bits // bits if bits >= 8 else 1  # i1 and index: the copy stays scalar
+    plane = plane_rows(memref, len(texts), stride, sliced)
+    if plane:
+        lows[-1], highs[-1] = 0, plane - 1  # whole rows: the columns the nest skips are copied too
+    last = highs[-1] - lows[-1] + 1
+    kept = [hi - lo + 1 for d, (lo, hi) in enumerate(zip(lows[:-1], highs[:-1])) if d not in sliced]
+    shape = tuple(kept[:-1]) + (stride, kept[-1] * plane // stride) if plane else \
+        tuple(kept) + (stride, -(-last // stride))
+    lanes = load_lanes(load, options)  # i1 and index: the copy stays scalar
     plan = Deinterleave(load, q, top, _function_level(top), stride, tuple(lows), last, shape, reads,
-                        copy_width(lanes, last // stride), slices)
+                        copy_width(lanes, shape[-1] if plane else last // stride), slices, plane=plane,
+                        rows=kept[-1] if plane else 0)
     growth = options.strided_pack_growth
     copied = plan.elements
     for _, lp in slices:
@@ -256,6 +267,25 @@ def plan_load(load: ir.Operation, q: ir.Operation, band: list, stride: int, fact
         return _refuse(load, q, DeinterleaveCode.TOO_LARGE, f"{copied} elements for {reads} read, at most "
                        f"{growth} times", stride)
     return plan
+
+
+def plane_rows(memref, rank: int, stride: int, sliced) -> int:
+    """The row width W when the copy may take the nest's rows whole, as one stream per slice: the
+    operand is row-major and contiguous (identity layout), its rows (the dimension before the
+    strided one, not a slicing dimension) hold a whole number of groups of `stride` (W mod stride
+    is 0: every row starts at residue 0 in the stream; torch pads MobileNet's rows to an even
+    width) and the copy's box is widened to every column of them (in bounds by the shape).
+    Element (.., h, e) of the box is then element (h - h0) * W + e of the stream, at residue
+    e mod stride, column (h - h0) * W / stride + e floordiv stride of the buffer: one loop of
+    whole vectors per slice instead of one per row, no columns left over per row, and the nest's
+    index split per row as before (with an odd W the stream's residue would be
+    ((h - h0) * W + e) mod stride: measured, that index in the nest cost what the stream saved
+    on rows of 65 and 113). 0: copied row by row."""
+    mt = mlir.memref_type(memref)
+    if rank < 2 or rank - 2 in sliced or mt is None or not mlir.identity_layout(mt):
+        return 0
+    width = mt.shape[-1]
+    return width if width > 0 and width % stride == 0 else 0
 
 
 def copy_width(lanes: int, groups: int) -> int:
@@ -268,21 +298,105 @@ def copy_width(lanes: int, groups: int) -> int:
     return width
 
 
-def read_once_refusal(loads: list, q: ir.Operation, band: list, facts) -> Deinterleave | None:
-    """READ_ONCE: every load moves by LANE_STRIDE along `q` and reads each element once in the nest
-    (`reads_each_once`: a pooling window or depthwise kernel no wider than its stride). Without the
-    copy the register tile reads the W lanes of each use as two vectors and one shuffle
-    (`cpu_plan.strided_lane_load`); an element read by t uses then costs 2t loaded lanes and t/W
-    shuffles, and with the copy 1 + t loaded lanes, 1/W shuffles and 1 stored lane. At t = 1 the
-    loads and shuffles are the same and the copy only adds the store and the second pass: the copy
-    gains only where windows overlap (t >= 2: 3x3 of stride 2 has t = 9/4). None: not refused."""
-    (axis,) = loop_dims(q, facts.scope)
-    if not loads or any(lane_stride(a, axis.name) != LANE_STRIDE for a in loads):
+def uses_of(a, top: ir.Operation) -> int:
+    """How many iterations of the loops of the access `a`'s nest inside `top` (`top` included) run
+    it (isl's count of their domain); 0 when unknown."""
+    import islpy as isl
+
+    inside = [lp for lp in a.loops if lp.op == top or nested_in(lp.op, top)]
+    dims = [lp.name for lp in inside]
+    cons = [c for lp in inside for c in lp.constraints()] or ["true"]
+    try:
+        return isl.Set(f"{{ [{', '.join(dims)}] : {' and '.join(cons)} }}").count_val().to_python()
+    except (isl.Error, AttributeError, TypeError, ValueError):
+        return 0
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The vector ops that move a stride-2 operand through a nest, with and without the copy
+    (`stride2_traffic`): a vector load, a vector store and a two-source shuffle count one each; a
+    column run on its own counts one load per use."""
+
+    tile: float  # the register tile's own two loads and a shuffle per use of W lanes
+    copy: float  # the copy's loads, shuffles and stores, then the nest's loads of contiguous lanes
+    uses: int
+    elements: int
+
+    @property
+    def pays(self) -> bool:
+        return self.copy < self.tile
+
+
+def vector_columns(cols: int, width: int) -> tuple[int, int]:
+    """(vectors, columns in them) the register tile runs `cols` columns of a stride-2 load in at
+    `width` lanes: whole vectors, then the largest power of two of the columns left (no masked
+    stride-2 load: `masked_tail_refusal`; `cpu_plan.tail_width`, `narrower_width`), the rest one
+    at a time."""
+    from .cpu_plan import narrower_width, tail_width
+
+    if cols < width:
+        w = narrower_width(cols, width)
+        return (1, w) if w <= cols else (0, 0)
+    tail = tail_width(cols, width, False)
+    return cols // width + (1 if tail else 0), cols // width * width + tail
+
+
+def stride2_traffic(uses: int, elements: int, cols: int, width: int, stride: int = LANE_STRIDE,
+                    copy_lanes: int = 0) -> Traffic:
+    """The rule deciding a stride-2 copy by the whole nest's traffic. Per row of the lanes loop's
+    `cols` columns and per use, the tile loads two vectors and shuffles them once for each of its
+    vectors and loads each column left to scalars once (`vector_columns`); with the copy the nest
+    loads one vector per `width` columns (its last one masked or narrower: ceil(cols / width)),
+    and the copy moves each of its `elements` once: per `stride` x `width` elements `stride`
+    loads, `stride` x (`stride` - 1) shuffles and `stride` stores, (stride + 1) / width per
+    element (`copy_lanes`: the copy's own vectors when narrower, `copy_width`; a plane copy runs
+    whole vectors whatever the rows' length). `uses`: the nest's uses of the operand (isl).
+    Without columns left over the copy
+    pays when uses / elements > 3 / 2 at stride 2 (a 3 x 3 window: 9 / 4; a 2 x 2 window reads
+    each element once: 1)."""
+    vectors, covered = vector_columns(cols, width)
+    per_row_tile = 3 * vectors + (cols - covered)
+    per_row_copy = -(-cols // width)
+    return Traffic(uses * per_row_tile / cols, uses * per_row_copy / cols + elements * (stride + 1) / (copy_lanes or width),
+                   uses, elements)
+
+
+def traffic_refusal(plans: list, q: ir.Operation, band: list, facts, options) -> Deinterleave | None:
+    """TRAFFIC: at stride LANE_STRIDE the register tile de-interleaves the lanes itself
+    (`cpu_plan.strided_lane_load`); the copy is made only where it moves fewer vector ops over the
+    whole nest (`stride2_traffic`: every copied load's uses, every element copied, per slice
+    iteration). None: not refused (a larger stride, which the tile cannot load in vectors)."""
+    if not plans or any(pl.stride != LANE_STRIDE for pl in plans):
         return None
-    if not all(reads_each_once(a, band[0]) for a in loads):
+    cols = constant_trip_count(q)
+    if not cols:
         return None
-    return _refuse(loads[0].op, q, DeinterleaveCode.READ_ONCE, f"{len(loads)} load(s) of stride {LANE_STRIDE} along "
-                   f"the loop at {mlir.location_of(q)}", LANE_STRIDE)
+    uses = elements = 0
+    for pl in plans:
+        n = uses_of(access_pattern(pl.load, facts.scope), band[0])
+        if not n:
+            return None
+        uses += n
+        copied = pl.elements
+        for _, lp in pl.slices:
+            copied *= constant_trip_count(lp)
+        elements += copied
+    lanes = load_lanes(plans[0].load, options)
+    cost = stride2_traffic(uses, elements, cols, lanes, copy_lanes=min(pl.width for pl in plans))
+    if cost.pays:
+        return None
+    return _refuse(plans[0].load, q, DeinterleaveCode.TRAFFIC, f"{len(plans)} load(s) of stride {LANE_STRIDE}: "
+                   f"{uses} uses of {elements} elements copied, {cols} columns at {lanes} lanes; {cost.tile:.0f} "
+                   f"vector ops without the copy, {cost.copy:.0f} with it", LANE_STRIDE)
+
+
+def load_lanes(load: ir.Operation, options) -> int:
+    """The lanes of the target's vectors for the load's element type (1 for i1 and index)."""
+    t = load.results[0].type
+    bits = ir.FloatType(t).width if isinstance(t, ir.FloatType) else \
+        ir.IntegerType(t).width if isinstance(t, ir.IntegerType) else 0
+    return options.plan_vector_bits // bits if bits >= 8 else 1
 
 
 def _alone_in_leading(index, name: str) -> bool:
@@ -347,6 +461,9 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
         found = strided_loads(p, band, facts, min_stride)
         if found:
             q, loads = p, found
+            # rows outside the channels ((oh, c, ow), as fusion may leave a depthwise nest): the
+            # channels first, so each channel's copy is made just before the nest reads it
+            reorder = slicing_order(band, q, loads, tuple(range(len(band))), facts, options)
     else:
         for level in reversed(range(len(band) - 1)):
             cand = band[level]
@@ -371,12 +488,12 @@ def plan_band(band: list, facts, options) -> list[Deinterleave]:
             break
     if q is None:
         return []
-    once = read_once_refusal(loads, q, band, facts)
-    if once is not None:
-        return [once]
     (axis,) = loop_dims(q, facts.scope)
     plans = [plan_load(a.op, q, band, lane_stride(a, axis.name), facts, options) for a in loads]
     refused = [pl for pl in plans if pl.refusal is not None]
     if refused:
         return refused  # one load left strided keeps the lanes refused: all or none
+    costly = traffic_refusal(plans, q, band, facts, options)
+    if costly is not None:
+        return [costly]
     return [replace(pl, band=tuple(band), reorder=reorder) for pl in plans]
