@@ -293,6 +293,16 @@ def _cl_view_of_input_and_math(x):
     return x.permute(0, 2, 3, 1), torch.tanh(x)
 
 
+def _cl_views_of_result(x):
+    y = torch.sigmoid(x)
+    return y, y[:, 1:], y.permute(0, 2, 3, 1)
+
+
+def _cl_views_of_hidden_base(x):
+    y = x * 2
+    return y[:, :1], y[:, 1:]
+
+
 def _graph_break(x):
     y = x * 2
     torch._dynamo.graph_break()
@@ -738,6 +748,8 @@ CASES = [
     Case("channels_last_expanded_input", lambda x: x * 2 + 1, one(lambda s: _r(1, 3, 1, 1, seed=s).expand(2, 3, 4, 5)
                                                                   .contiguous(memory_format=torch.channels_last)[:1]
                                                                   .expand(2, 3, 4, 5))),
+    Case("channels_last_views_of_result", _cl_views_of_result, one(_channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_views_of_hidden_base", _cl_views_of_hidden_base, one(_channels_last(2, 3, 5, 6)), strides=True),
     Case("channels_last_dynamic_math", None, dynamic=True, strides=True,
          script=_cl_dynamic_script(lambda x: torch.sigmoid(x * 2 + 1))),
     Case("channels_last_dynamic_two_inputs", None, dynamic=True, strides=True,

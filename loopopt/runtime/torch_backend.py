@@ -20,8 +20,10 @@ trace: such an input is specialised instead, its value written into the kernel a
 every call (another value builds another kernel).
 
 Calls run on the tensors' own memory: a contiguous CPU tensor is passed as a numpy view
-(`t.detach().numpy()`, no copy; a non-contiguous one is made contiguous first, a copy), and each
-output is a tensor over the array the kernel wrote.
+(`t.detach().numpy()`, no copy), one whose strides are a permutation of a contiguous layout
+(channels_last) as the view of its memory in that order, the kernel built on the graph permuted
+so (torch_layout; each input's order is in the kernel's key), any other non-contiguous one made
+contiguous first (a copy); each output is a tensor over the array the kernel wrote.
 
 Weights: TorchDynamo passes a module's parameters as graph inputs. They are frozen into the kernel
 as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
@@ -38,8 +40,8 @@ Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another
 view ops that make them run after it (`output_plan`), on the call's inputs and SymInt sizes (a
 view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
 Each result whose eager strides are a permutation of a dense layout (channels_last, a transpose:
-torch_layout) is copied into that layout and returned with eager's strides (options=
-{"eager_strides": False}: row-major, no copy). Where
+torch_layout) is returned with eager's strides: written so by the kernel where the graph makes it
+by pointwise ops, else copied into that layout (options={"eager_strides": False}: row-major). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
@@ -506,7 +508,8 @@ class GraphKernel:
         gm = self.kernel_gm
         if self.scalars:
             gm = with_scalars(gm, {i: args[i].item() for i in self.scalars})
-        facts = graph_facts(unfuse(gm), args)
+        with _BUILDING:  # (fake tensor modes, as torch.export: one at a time)
+            facts = graph_facts(unfuse(gm), args)
         if results is None:
             results = facts.orders if facts is not None else (None,) * n
         if not self.eager_strides:

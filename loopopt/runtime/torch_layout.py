@@ -13,8 +13,10 @@ order of dims, outermost first, in which those strides are row-major for every v
 symbols (each stride the product of the sizes inside it, a polynomial identity; a size-1 dim's
 stride included). The call then makes the output `result.permute(order)`, cloned row-major,
 `.permute(inverse(order))`: a copy into memory ordered as eager's, a view of it with eager's sizes
-and strides exactly. (Having the kernel write `value.permute(order)` itself, no copy, was measured
-3 to 15 times slower on channels_last results: loopopt's transposed stores; docs/runtime.md.) A
+and strides exactly. (Having the kernel write `value.permute(order)` itself from row-major inputs
+was measured 3 to 17 times slower on channels_last results: loopopt's transposed stores;
+docs/runtime.md. It is done where the inputs come in the same order and the graph is
+pointwise, below: then nothing is transposed.) A
 layout that is not a permutation of a dense row-major one (an expanded or strided view of a
 temporary: stride 0, gaps) has no such order: the output stays row-major (eager's values, other
 strides).
