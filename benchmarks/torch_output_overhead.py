@@ -8,7 +8,8 @@ runs of --calls calls, wall and this process's CPU time, one torch thread.
 Run it from two trees in turn (PYTHONPATH=A, PYTHONPATH=B, alternately, several rounds) to
 compare code versions on a shared machine. With --copy, the cases whose result eager lays out
 otherwise also time the alternative to writing the result in eager's layout: the row-major result
-copied into a tensor of eager's strides (`torch.empty_strided(...).copy_(result)`).
+copied into a tensor of eager's strides (`torch.empty_strided(...).copy_(result)`). With --eager,
+each case is also timed eagerly (the function itself, same inputs, same thread count).
 """
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ def cases():
     torch.manual_seed(0)
     conv = torch.nn.Conv2d(16, 16, 3, padding=1).eval()
     cl = torch.channels_last
+    block = torch.nn.Sequential(torch.nn.Conv2d(16, 16, 3, padding=1), torch.nn.BatchNorm2d(16), torch.nn.ReLU()).eval()
+    block[1].running_mean.uniform_(-0.5, 0.5)
+    block[1].running_var.uniform_(0.5, 1.5)
     return {
         # name: (fn, input maker, dynamic)
         "fma64": (lambda x, y, z: x * y + z, lambda: (torch.rand(64), torch.rand(64), torch.rand(64)), False),
@@ -46,6 +50,9 @@ def cases():
         "channels_last_math_large": (lambda x: torch.sigmoid(x * 2 + 1),
                                      lambda: (torch.rand(8, 64, 32, 32).to(memory_format=cl),), False),
         "channels_last_conv": (lambda x: conv(x), lambda: (torch.rand(2, 16, 32, 32).to(memory_format=cl),), False),
+        "channels_last_conv_block": (lambda x: block(x), lambda: (torch.rand(2, 16, 32, 32).to(memory_format=cl),), False),
+        "channels_last_add": (lambda x, y: torch.relu(x + y), lambda: (torch.rand(8, 64, 32, 32).to(memory_format=cl),
+                                                                      torch.rand(8, 64, 32, 32).to(memory_format=cl)), False),
     }
 
 
@@ -55,6 +62,7 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--copy", action="store_true")
+    ap.add_argument("--eager", action="store_true")
     a = ap.parse_args()
     import torch
 
@@ -73,6 +81,8 @@ def main() -> int:
             big = xs[0].numel() > 10000
             calls = max(a.calls // 50, 20) if big else a.calls
             out[name] = per_call(lambda: f(*xs), calls, a.repeats)
+            if a.eager:
+                out[name + " eager"] = per_call(lambda: fn(*xs), calls, a.repeats)
             if a.copy:
                 want = fn(*xs)
                 if isinstance(want, torch.Tensor) and not want.is_contiguous():

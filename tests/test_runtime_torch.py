@@ -119,8 +119,8 @@ def test_a_dynamic_batch_is_one_kernel_for_every_size():
             x = torch.from_numpy(fixtures.harness_fill([batch, 16], 0, "float32"))
             assert relative_error(compiled(x), model(x)) <= fixtures.RTOL
     dynamic = [g for g in rec.graphs if isinstance(g, GraphKernel) and g.plan is not None]
-    assert len(dynamic) == 1 and list(dynamic[0].kernels) == [("dynamic", True, ())]  # weights frozen
-    assert None in dynamic[0].kernels[("dynamic", True, ())].spec.params[-1].shape  # the batch is a dynamic dim
+    assert len(dynamic) == 1 and list(dynamic[0].kernels) == [("dynamic", True, (), (None,))]  # weights frozen
+    assert None in dynamic[0].kernels[("dynamic", True, (), (None,))].spec.params[-1].shape  # the batch is a dynamic dim
 
 
 class Norms(torch.nn.Module):
@@ -480,7 +480,7 @@ def test_output_views_sized_by_the_inputs_are_one_dynamic_kernel(fn):
     rec = Recorder()
     _compare_at_sizes(fn, lambda n: torch.rand(n, 6, 2) if fn is _flat_per_row else torch.rand(n, 6), (4, 7), True, rec)
     assert _kernels_only(rec) and len(rec.graphs) == 1
-    assert list(rec.graphs[0].kernels) == [("dynamic", True, ())]
+    assert list(rec.graphs[0].kernels) == [("dynamic", True, (), (None,))]  # (no input in a permuted layout)
 
 
 def test_an_in_place_op_on_a_view_of_a_returned_value_is_applied_once():
@@ -558,6 +558,141 @@ def test_eager_strides_false_keeps_results_row_major():
         warnings.simplefilter("error", LoopoptFallbackWarning)
         got, want = compiled(x), _channels_last_math(x)
     assert got.is_contiguous() and not want.is_contiguous() and relative_error(got, want) <= fixtures.RTOL
+
+# ---- inputs in a permuted layout, passed as their memory (docs/runtime.md, "Inputs in a permuted layout") ----
+
+def _cl(*shape):
+    return torch.rand(*shape).to(memory_format=torch.channels_last)
+
+
+def _add_cl(x, y):
+    return torch.sigmoid(x * y + 1)
+
+
+def _mixed(x, y):
+    return x + y, y * x
+
+
+def _residual(x):
+    return torch.relu(_conv(x) + x[:, :1])
+
+
+def _spy_arrays(monkeypatch):
+    """The data pointers of the arrays each kernel call is given (torch_backend._array)."""
+    from loopopt.runtime import torch_backend
+
+    seen, real = [], torch_backend._array
+
+    def spy(t, order=None):
+        a = real(t, order)
+        seen.append(a.ctypes.data)
+        return a
+
+    monkeypatch.setattr(torch_backend, "_array", spy)
+    return seen
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("fn, n_inputs, written", [(_channels_last_math, 1, True), (_add_cl, 2, True),
+                                                   (_channels_last_conv, 1, False)])
+def test_channels_last_inputs_are_passed_without_a_copy(fn, n_inputs, written, dynamic, monkeypatch):
+    """A channels_last input was copied to row-major before the kernel (and a channels_last
+    result copied back after it): a 2 MB sigmoid cost 3x. The kernel is now built on the permuted
+    graph: it takes the input's memory as is (the array it is given is the tensor's own memory),
+    and a result the graph makes by pointwise ops is written in eager's order by the kernel (a
+    conv's is written row-major and copied). Eager's values and strides, at two batch sizes; one
+    kernel for both under dynamic=True (but the conv: a kernel per shape, as before)."""
+    global _conv
+    torch.manual_seed(SEED)
+    _conv = torch.nn.Conv2d(3, 4, 3, padding=1).eval()
+    seen = _spy_arrays(monkeypatch)
+    torch._dynamo.reset()  # (the functions are compiled by other tests too: TorchDynamo's cache would serve them)
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec, dynamic=dynamic)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        for n in (2, 3):
+            xs = [_cl(n, 3, 5, 6) for _ in range(n_inputs)]
+            seen.clear()
+            got, want = compiled(*xs), fn(*xs)
+            _same_as_eager(got, want, xs, xs)
+            assert seen == [x.data_ptr() for x in xs]  # each input's own memory: no copy
+    assert _kernels_only(rec)
+    layouts = [lay for g in rec.graphs for lay in g.layouts.values()]
+    assert layouts and all(lay.inputs == ((0, 2, 3, 1),) * n_inputs and lay.written == (written,) for lay in layouts)
+    if dynamic and fn is not _channels_last_conv:
+        assert len(rec.graphs) == 1 and list(rec.graphs[0].kernels) == [("dynamic", True, (), ((0, 2, 3, 1),) * n_inputs)]
+
+
+@pytest.mark.parametrize("fn", [_mixed, _residual])
+def test_mixed_layouts_and_pointwise_paths_keep_eagers_results(fn):
+    """`x_cl + y, y * x_cl`: eager lays the first out channels_last, the second row-major; a
+    residual `relu(conv(x) + x)`: the result is not pointwise. Where a pointwise path leads from a
+    permuted input to a result written in another order the input is copied row-major (a
+    transposed read in the loop nest measured slower than the copy), else passed as is. Eager's
+    values and strides either way."""
+    global _conv
+    torch.manual_seed(SEED)
+    _conv = torch.nn.Conv2d(3, 4, 3, padding=1).eval()
+    torch._dynamo.reset()
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        xs = (_cl(2, 3, 5, 6), torch.rand(2, 3, 5, 6)) if fn is _mixed else (_cl(2, 3, 5, 6),)
+        _same_as_eager(compiled(*xs), fn(*xs), xs, xs)
+    assert _kernels_only(rec)
+    (layout,) = rec.graphs[0].layouts.values()
+    if fn is _mixed:
+        assert layout.written == (True, False) and layout.inputs == (None, None)  # x reaches y * x, row-major
+    else:
+        assert layout.written == (False,) and layout.inputs == (None,)  # x reaches the result through the add
+
+
+def test_a_layout_change_between_calls_builds_another_kernel():
+    """The kernel of a graph is built for its inputs' layouts: a call with another layout (which
+    TorchDynamo's guards send to another graph; here the graph is called directly) must never run
+    it. The key holds each input's memory order: channels_last, row-major, another permutation
+    and a strided input (copied: not dense) each find their own kernel (the strided one the
+    row-major's), with eager's values and strides (a fake run on the new layout gives them)."""
+    torch._dynamo.reset()
+    rec = Recorder()
+    compiled = torch.compile(_channels_last_math, backend=rec)
+    x = _cl(2, 3, 5, 6)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        compiled(x)
+        (g,) = rec.graphs
+        layouts = [_cl(2, 3, 5, 6), torch.rand(2, 3, 5, 6), torch.rand(2, 5, 3, 6).transpose(1, 2),
+                   torch.rand(2, 3, 5, 12)[..., ::2], _cl(2, 3, 5, 6), torch.rand(2, 3, 6, 5).transpose(2, 3)]
+        for t in layouts:
+            _same_as_eager(g(t), _channels_last_math(t), (t,), (t,))
+    orders = sorted((k[3] for k in g.kernels), key=str)
+    assert orders == sorted([((0, 2, 3, 1),), (None,), ((0, 2, 1, 3),), ((0, 1, 3, 2),)], key=str)
+    assert _kernels_only(rec)
+
+
+def test_kernel_layout_rule():
+    """The rule (torch_layout.kernel_layout) on facts given: a permuted result is written by the
+    kernel when its graph is pointwise; a permuted input is passed as is unless a pointwise path
+    leads from it to a result written in another order; no facts: everything copied."""
+    from loopopt.runtime.torch_layout import GraphFacts, kernel_layout, memory_order
+
+    cl = (0, 2, 3, 1)
+    facts = GraphFacts(pointwise=(True, False), reach=(frozenset({0}), frozenset({1})), orders=(cl, cl))
+    lay = kernel_layout((cl, cl), (0, 1), (cl, cl), facts)
+    assert lay.written == (True, False) and lay.inputs == (cl, None)
+    assert [(j, w) for j, _, _, w in lay.after] == [(0, True), (1, False)]
+    lay = kernel_layout((cl, cl), (0, 1), (cl, None), facts)
+    assert lay.inputs == (cl, None) and not lay.plain
+    assert kernel_layout((cl,), (0,), (cl,), None) == kernel_layout((None,), (0,), (cl,), None)
+    conv_facts = GraphFacts(pointwise=(False,), reach=(frozenset(),), orders=(cl,))
+    assert kernel_layout((cl,), (0,), (cl,), conv_facts).inputs == (cl,)
+    assert memory_order(_cl(2, 3, 4, 5)) == cl and memory_order(torch.rand(2, 3)) is None
+    assert memory_order(torch.rand(3, 4).t()) == (1, 0)
+    assert memory_order(torch.rand(3, 8)[:, ::2]) is None and memory_order(torch.rand(1, 4).expand(3, 4)) is None
+    assert memory_order(_cl(2, 1, 4, 5)) is None  # C = 1: contiguous already
+
 
 def test_dense_order_is_row_major_for_every_size():
     """The order of dims in which strides are row-major, from sizes and strides that may be

@@ -256,6 +256,53 @@ def _conv_cl_dynamic_script(f_of, seed):
     return [f(_channels_last(n, 3, 5, 6)(seed + n)) for n in (2, 3, 5)], ()
 
 
+class ResidualCL(torch.nn.Module):
+    """A channels_last block whose input also reaches the result by a pointwise path (the add)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x) + x)
+
+
+def _cl_dynamic_script(fn, n_inputs=1):
+    def script(f_of, seed):
+        f = f_of(fn)
+        return [f(*[_channels_last(n, 3, 5, 6)(seed + n + 10 * k) for k in range(n_inputs)]) for n in (2, 3, 5)], ()
+    return script
+
+
+def _mixed_layouts(x, y):
+    return x + y, y * x, torch.sigmoid(x) - y
+
+
+def _nhwc_flat_of_result(x):
+    return (x * 2).permute(0, 2, 3, 1).reshape(x.shape[0], -1), x - 1
+
+
+def _cl_in_place_on_made(x):
+    y = x * 2
+    y.add_(1)
+    return y, y.relu()
+
+
+def _cl_view_of_input_and_math(x):
+    return x.permute(0, 2, 3, 1), torch.tanh(x)
+
+
+def _cl_views_of_result(x):
+    y = torch.sigmoid(x)
+    return y, y[:, 1:], y.permute(0, 2, 3, 1)
+
+
+def _cl_views_of_hidden_base(x):
+    y = x * 2
+    return y[:, :1], y[:, 1:]
+
+
 def _graph_break(x):
     y = x * 2
     torch._dynamo.graph_break()
@@ -681,6 +728,32 @@ CASES = [
     Case("channels_last_c1", lambda x: x * 2 + 1, one(_channels_last(2, 1, 3, 4)), strides=True),
     Case("channels_last_dynamic", None, dynamic=True, strides=True, script=_conv_cl_dynamic_script),
     Case("transposed_result_strides", lambda x: ((x * 2).t(), x.permute(1, 0) - 1), one(t(3, 5)), strides=True),
+    # channels_last inputs passed as their memory, results written in eager's order (docs/runtime.md)
+    Case("channels_last_two_inputs", lambda x, y: torch.sigmoid(x * y + 1), one(_channels_last(2, 3, 5, 6),
+                                                                                 _channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_mixed_layouts", _mixed_layouts, one(_channels_last(2, 3, 5, 6), t(2, 3, 5, 6)), strides=True),
+    Case("channels_last_broadcast_bias", lambda x, b: x * 2 + b, one(_channels_last(2, 3, 5, 6), t(3, 1, 1)),
+         strides=True),
+    Case("channels_last_residual_block", ResidualCL, one(_channels_last(2, 3, 5, 6)), module=True, strides=True),
+    Case("channels_last_nhwc_flat_of_result", _nhwc_flat_of_result, one(_channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_in_place_on_made", _cl_in_place_on_made, one(_channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_view_of_input", _cl_view_of_input_and_math, one(_channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_reduction", lambda x: (x.sum(1), x.mean((2, 3), keepdim=True) * x), one(_channels_last(2, 3, 5, 6)),
+         strides=True),
+    Case("channels_last_layout_changes", lambda x: torch.sigmoid(x * 2), calls(
+        [_channels_last(2, 3, 5, 6)], [t(2, 3, 5, 6)], [lambda s: _r(2, 3, 6, 5, seed=s).transpose(2, 3)],
+        [_channels_last(2, 3, 5, 6)]), strides=True),
+    Case("channels_last_strided_input", lambda x: x * 2 + 1, one(lambda s: _channels_last(2, 3, 5, 8)(s)[..., ::2]),
+         strides=True),
+    Case("channels_last_expanded_input", lambda x: x * 2 + 1, one(lambda s: _r(1, 3, 1, 1, seed=s).expand(2, 3, 4, 5)
+                                                                  .contiguous(memory_format=torch.channels_last)[:1]
+                                                                  .expand(2, 3, 4, 5))),
+    Case("channels_last_views_of_result", _cl_views_of_result, one(_channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_views_of_hidden_base", _cl_views_of_hidden_base, one(_channels_last(2, 3, 5, 6)), strides=True),
+    Case("channels_last_dynamic_math", None, dynamic=True, strides=True,
+         script=_cl_dynamic_script(lambda x: torch.sigmoid(x * 2 + 1))),
+    Case("channels_last_dynamic_two_inputs", None, dynamic=True, strides=True,
+         script=_cl_dynamic_script(lambda x, y: x * y - x, 2)),
     # zero-size and 0-d
     Case("zero_size_dim", lambda x: x * 2 + 1, one(t(0, 4))),
     Case("zero_size_cat", _cat_empty, one(t(2, 3), t(0, 3))),

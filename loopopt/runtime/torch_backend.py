@@ -20,8 +20,10 @@ trace: such an input is specialised instead, its value written into the kernel a
 every call (another value builds another kernel).
 
 Calls run on the tensors' own memory: a contiguous CPU tensor is passed as a numpy view
-(`t.detach().numpy()`, no copy; a non-contiguous one is made contiguous first, a copy), and each
-output is a tensor over the array the kernel wrote.
+(`t.detach().numpy()`, no copy), one whose strides are a permutation of a contiguous layout
+(channels_last) as the view of its memory in that order, the kernel built on the graph permuted
+so (torch_layout; each input's order is in the kernel's key), any other non-contiguous one made
+contiguous first (a copy); each output is a tensor over the array the kernel wrote.
 
 Weights: TorchDynamo passes a module's parameters as graph inputs. They are frozen into the kernel
 as constants (as the committed blocks' weights are), which lets loopopt fold `aten.linear`'s
@@ -38,8 +40,8 @@ Outputs eager makes as views (of an input: `x.t()`, `x.contiguous()`; of another
 view ops that make them run after it (`output_plan`), on the call's inputs and SymInt sizes (a
 view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
 Each result whose eager strides are a permutation of a dense layout (channels_last, a transpose:
-torch_layout) is copied into that layout and returned with eager's strides (options=
-{"eager_strides": False}: row-major, no copy). Where
+torch_layout) is returned with eager's strides: written so by the kernel where the graph makes it
+by pointwise ops, else copied into that layout (options={"eager_strides": False}: row-major). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
@@ -66,7 +68,7 @@ from dataclasses import dataclass
 
 from .torch_exact import decompositions as exact_decompositions, trapping_division, zero_size_view
 from .torch_fused import unfuse
-from .torch_layout import eager_order, inverse
+from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
 
 _COUNTER = itertools.count()
 _BUILDING = threading.RLock()  # one graph exported and compiled at a time, in any thread
@@ -342,10 +344,9 @@ class GraphKernel:
         self.kernel_gm = kernel_graph(gm, outputs)
         self.name = name
         self.options = dict(options)
-        eager_strides = self.options.pop("eager_strides", True)  # False: results row-major, no copy
-        self._layouts = tuple((j, o, inverse(o)) for j, o in enumerate(outputs.orders)
-                              if o is not None and eager_strides)
-        self._plain = outputs.same_values and not self._layouts  # (read on every call)
+        self.eager_strides = self.options.pop("eager_strides", True)  # False: results row-major, no copy
+        self._same = outputs.same_values  # (read on every call)
+        self.layouts: dict = {}  # the kernels' key -> KernelLayout: how each kernel takes and gives layouts
         freeze = self.options.pop("freeze_weights", True)
         if freeze not in (True, False, "checked"):
             raise ValueError(f"loopopt.torch_backend: freeze_weights must be True, False or 'checked', not {freeze!r}")
@@ -381,42 +382,46 @@ class GraphKernel:
             return self._eager(args, f"an input is a {bad.device.type} {bad.layout} tensor (the kernels run on CPU "
                                      "strided tensors)")
         values = scalar_values(args, self.scalars)
-        kernel = None
+        orders = tuple(memory_order(t) for t in tensors)  # each input's layout: part of every kernel's key
+        kernel = layout = None
         if self.planned:
-            kernel = self.kernels.get(("dynamic", self.freeze, values)) if self.plan else \
-                self.kernels.get((signature(args), self.freeze, values))
-        if kernel is None:
+            key = ("dynamic", self.freeze, values, orders) if self.plan else \
+                (signature(args), self.freeze, values, orders)
+            kernel, layout = self.kernels.get(key), self.layouts.get(key)
+        if kernel is None or (layout is None and not isinstance(kernel, str)):
             with self._lock:
-                kernel = self._kernel_for(args, values)
+                kernel, layout = self._kernel_for(args, values, orders)
         if isinstance(kernel, str):
             return self._eager(args, kernel)
         try:
-            got = kernel(*[_array(t) for t in tensors])
+            got = kernel(*[_array(t, o) for t, o in zip(tensors, layout.inputs)])
         except (TypeError, ValueError, RuntimeError) as e:  # no numpy view, or the kernel's own argument checks
             return self._eager(args, f"the kernel refused its arguments: {e}")
         if type(got) is not tuple:
             got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
-        if not self._plain:
+        if not (self._same and layout.plain):
             try:
-                outs = self._made(args, outs)
+                outs = self._made(args, outs, layout)
             except Exception as e:  # noqa: BLE001 - a view eager made of its own layout: eager runs
                 return self._eager(args, "an output eager makes as a view could not be made again: "
                                          f"{_first_line(str(e))}")
         return outs if self._tuple_output else outs[0]
 
-    def _made(self, args, results: tuple) -> tuple:
-        """The graph's outputs from the kernel's results (OutputPlan): each in eager's layout (a
-        copy of the row-major result into memory ordered as eager's: `permute(order)`, a clone
-        row-major in that order, then a view with eager's sizes and strides; not `contiguous()`,
-        which returns the tensor itself where only a size-1 dim is out of order and keeps its
-        stride), those eager makes as views (of an input, of another value) made so."""
+    def _made(self, args, results: tuple, layout: KernelLayout) -> tuple:
+        """The graph's outputs from the kernel's results (OutputPlan): each in eager's layout
+        (KernelLayout: a result the kernel wrote in eager's order is viewed with eager's sizes and
+        strides, `permute(inverse(order))`; one it wrote row-major is copied into memory ordered
+        as eager's: `permute(order)`, a clone row-major in that order, then that view; not
+        `contiguous()`, which returns the tensor itself where only a size-1 dim is out of order
+        and keeps its stride), those eager makes as views (of an input, of another value) made so."""
         import torch
 
         plan = self.outputs
         results = list(results)
-        for j, order, inv in self._layouts:
-            results[j] = results[j].permute(order).clone(memory_format=torch.contiguous_format).permute(inv)
+        for j, order, inv, written in layout.after:
+            r = results[j] if written else results[j].permute(order).clone(memory_format=torch.contiguous_format)
+            results[j] = r.permute(inv)
         outs = [None] * self.n_outputs
         for j, k in enumerate(plan.at):
             if k is not None:
@@ -451,10 +456,11 @@ class GraphKernel:
             _warn(self.name, why)
         return self.gm.forward(*args)
 
-    def _kernel_for(self, args, values: tuple):
-        """The kernel (or the Fallback message) for these inputs, built if there is none yet: one
-        for every size while the dynamic plan holds, else one per signature; one per value of the
-        specialised scalars either way."""
+    def _kernel_for(self, args, values: tuple, orders: tuple):
+        """The kernel (or the Fallback message) for these inputs and its KernelLayout, built if
+        there is none yet: one for every size while the dynamic plan holds, else one per
+        signature; one per value of the specialised scalars and per layout of the inputs (their
+        memory_order) either way."""
         frozen = self.frozen_positions(args)
         if not self.planned:
             self.plan, self.planned = dynamic_plan(self.gm, frozen, self.scalars), True
@@ -463,32 +469,60 @@ class GraphKernel:
                                 _bytes(args[i]).copy() if self.check_values or _version(args[i]) is None else None)
                                for i in sorted(frozen))
         if self.plan is not None:
-            key = ("dynamic", self.freeze, values)
+            key = ("dynamic", self.freeze, values, orders)
             kernel = self.kernels.get(key)
             if kernel is None:
                 try:
-                    kernel = self.kernels[key] = self._build(args, frozen, self.plan)
+                    layout = self._layout(args, orders)
+                    kernel = self._build(args, frozen, self.plan, layout)
+                    self.layouts[key] = layout  # (before the kernel: a call that finds it finds its layout)
+                    self.kernels[key] = kernel
                 except Fallback:
                     self.plan = None  # built per signature from now on
             if kernel is not None:
-                return kernel
-        key = (signature(args), self.freeze, values)
+                return kernel, self.layouts[key]
+        key = (signature(args), self.freeze, values, orders)
         kernel = self.kernels.get(key)
         if kernel is None:
             try:
-                kernel = self._build(args, frozen, None)
+                layout = self._layout(args, orders)
+                kernel = self._build(args, frozen, None, layout)
+                self.layouts[key] = layout
             except Fallback as e:
                 kernel = str(e)
             self.kernels[key] = kernel
-        return kernel
+        return kernel, self.layouts.get(key)
 
-    def _build(self, args, frozen: frozenset, plan):
+    def _layout(self, args, orders: tuple) -> KernelLayout:
+        """The KernelLayout of a kernel for inputs laid out in `orders` (kernel_layout's rule).
+        Eager's order of each result: TorchDynamo's fake tensors' (for every size of a dynamic
+        graph) when the inputs have the layouts it traced the graph with (its guards send others
+        to another graph), else a fake run's on these inputs; none with eager_strides off."""
+        positions = self.input_positions(args)
+        n = len(self.outputs.values)
+        placeholders = [p for p in self.kernel_gm.graph.nodes if p.op == "placeholder"]
+        traced = tuple(eager_order(placeholders[i].meta.get("example_value")) for i in positions)
+        results = self.outputs.orders if orders == traced else None
+        if all(o is None for o in orders) and results is not None and all(o is None for o in results):
+            return KernelLayout(orders, results, (False,) * n)  # row-major in and out: nothing to analyse
+        gm = self.kernel_gm
+        if self.scalars:
+            gm = with_scalars(gm, {i: args[i].item() for i in self.scalars})
+        with _BUILDING:  # (fake tensor modes, as torch.export: one at a time)
+            facts = graph_facts(unfuse(gm), args)
+        if results is None:
+            results = facts.orders if facts is not None else (None,) * n
+        if not self.eager_strides:
+            results = (None,) * n
+        return kernel_layout(orders, positions, results, facts)
+
+    def _build(self, args, frozen: frozenset, plan, layout: KernelLayout | None = None):
         """Export, import and compile the graph for these inputs (every size of its symbolic dims
-        with a plan); Fallback with one line on failure."""
+        with a plan) in this layout; Fallback with one line on failure."""
         from ..api import compile as loopopt_compile
 
         with _BUILDING:  # torch.export and the stderr capture are not thread-safe: one build at a time
-            text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars)
+            text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout)
             try:
                 kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
             except Exception as e:  # loopopt's own errors are one line; name the op where it says one
@@ -601,10 +635,14 @@ def with_scalars(gm, values: dict):
     return torch.fx.GraphModule(gm, graph)
 
 
-def _array(t):
-    """A numpy view of a CPU tensor (a contiguous copy first when it is not contiguous)."""
+def _array(t, order: tuple | None = None):
+    """A numpy view of a CPU tensor: of `t.permute(order)` when the kernel takes it in that order
+    (KernelLayout.inputs; contiguous, its memory as is), else of the tensor (a contiguous copy
+    first when it is not contiguous)."""
     if t.requires_grad:
         t = t.detach()
+    if order is not None:
+        return t.permute(order).numpy()
     if not t.is_contiguous():
         t = t.contiguous()
     return t.numpy()
@@ -656,12 +694,16 @@ def dynamic_plan(gm, frozen: frozenset = frozenset(), scalars: frozenset = froze
 FUNCTION = "torch_graph"  # every kernel's name: one graph on one signature is one cache entry
 
 
-def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, scalars: frozenset = frozenset()) -> str:
+def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, scalars: frozenset = frozenset(),
+              layout: KernelLayout | None = None) -> str:
     """The graph on these inputs as linalg-on-tensors text (torch.export, then torch-mlir's FX
     importer). Its arguments are the tensor inputs in order but the `frozen` ones, which become
     constants of the module, and the `scalars` (item_scalars), whose values this call has are
     written into the graph. Without a plan other inputs are baked in; with one (dynamic_plan) the
-    symbolic sizes stay dynamic and int inputs are read off the tensors' dims."""
+    symbolic sizes stay dynamic and int inputs are read off the tensors' dims. With a layout, an
+    input it passes in a permuted order is an argument of the permuted (contiguous) sizes which
+    the graph permutes back first, and a result it has the kernel write in eager's order is
+    returned permuted so (its dims in memory order)."""
     import torch
 
     try:
@@ -676,12 +718,18 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     if scalars:
         gm = with_scalars(gm, {i: args[i].item() for i in scalars})
     gm = unfuse(gm)  # PyTorch's fused encoder layer as the ops it fuses
-    module = _Specialised(gm, args, roles)
     inputs = tuple(a.detach() for a, r in zip(args, roles) if r[0] == "input")
+    in_orders = layout.inputs if layout is not None else (None,) * len(inputs)
+    writes = tuple(o if w else None for o, w in zip(layout.results, layout.written)) if layout is not None else ()
+    module = _Specialised(gm, args, roles, in_orders, writes)
+    inputs = tuple(a.permute(o) if o is not None else a for a, o in zip(inputs, in_orders))
+    dynamic = None
+    if plan:
+        dynamic = (tuple(_permuted_dims(spec, o) for spec, o in zip(plan[1], in_orders)),)
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecation notes
-            program = torch.export.export(module, inputs, dynamic_shapes=(plan[1],) if plan else None, strict=False)
+            program = torch.export.export(module, inputs, dynamic_shapes=dynamic, strict=False)
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
     try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update;
@@ -707,6 +755,15 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     except Exception as e:
         raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e) + "".join(printed))) from None
     return str(imported)
+
+
+def _permuted_dims(spec: dict | None, order: tuple | None) -> dict | None:
+    """A kernel input's dynamic dims (dim -> torch.export.Dim) for the input permuted by `order`:
+    dim k of the tensor is dim inverse(order)[k] of `t.permute(order)`."""
+    if spec is None or order is None:
+        return spec
+    where = inverse(order)
+    return {where[k]: d for k, d in spec.items()}
 
 
 @contextlib.contextmanager
@@ -742,10 +799,14 @@ def _stderr_captured(into: list):
 class _Specialised:
     """The graph as a module taking its kernel inputs only (what torch.export needs): frozen
     weights held as the module's buffers (the importer makes them constants), each other input
-    fixed to this call's value or read off a kernel input's dim."""
+    fixed to this call's value or read off a kernel input's dim. An input taken in a permuted
+    order (`in_orders`) is permuted back first (the graph sees the caller's tensor, strides
+    included); a result with an order in `writes` is returned permuted by it."""
 
-    def __new__(cls, gm, args, roles):
+    def __new__(cls, gm, args, roles, in_orders: tuple = (), writes: tuple = ()):
         import torch
+
+        back = tuple(inverse(o) if o is not None else None for o in in_orders)
 
         class Specialised(torch.nn.Module):
             def __init__(self):
@@ -756,6 +817,8 @@ class _Specialised:
                         self.register_buffer(f"w{i}", args[i].detach())
 
             def forward(self, *inputs):
+                if back:
+                    inputs = tuple(x.permute(b) if b is not None else x for x, b in zip(inputs, back))
                 it = iter(inputs)
                 full = []
                 for i, r in enumerate(roles):
@@ -767,7 +830,12 @@ class _Specialised:
                         full.append(inputs[r[1]].shape[r[2]])
                     else:
                         full.append(r[1])
-                return self.gm(*full)
+                out = self.gm(*full)
+                if not any(o is not None for o in writes):
+                    return out
+                if isinstance(out, (tuple, list)):
+                    return type(out)(v.permute(o) if o is not None else v for v, o in zip(out, writes))
+                return out.permute(writes[0]) if writes[0] is not None else out
 
         return Specialised()
 
