@@ -367,10 +367,13 @@ def _collapsed_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
 
 
 def _expanded_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
-    """The memref.expand_shape making `v` when it expands a statically shaped identity-layout
-    alloc of the copy's block (torch-mlir putting a batch of one back on a result) and is used
-    only by the copy: the alloc can then be a collapse_shape of the out-parameter with the same
-    groups (row-major, identity layouts: the same addresses), computed in place."""
+    """The memref.expand_shape making `v` when it only puts unit dimensions back (torch-mlir's
+    batch of one on a result: each group keeps at most one dimension other than 1) on a
+    statically shaped identity-layout alloc of the copy's block, and is used only by the copy:
+    the alloc can then be a collapse_shape of the out-parameter with the same groups (row-major,
+    identity layouts: the same addresses), computed in place. Its nests then index the
+    out-parameter as they indexed the alloc, a 0 put in front; a view that splits a dimension
+    (8 -> 2 x 4) would make every store a floordiv and a mod, and is left to the copy."""
     view, _ = mlir.value_owner(v)
     if view is None or view.name != "memref.expand_shape" or len(list(v.uses)) != 1:
         return None
@@ -378,6 +381,9 @@ def _expanded_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
     t = mlir.memref_type(view.operands[0])
     if alloc is None or alloc.name != "memref.alloc" or alloc.block != copy.block or t is None or \
             not t.has_static_shape or not mlir.identity_layout(t) or not mlir.identity_layout(v.type):
+        return None
+    shape = list(ir.MemRefType(v.type).shape)
+    if any(sum(shape[d] != 1 for d in group) > 1 for group in _reassociation(view)):
         return None
     return view
 
