@@ -95,6 +95,7 @@ FOCUS = {
     "residue order": ["tests/test_cpu_residue_order.py"],
     "scans": ["tests/test_frontend_scans.py"],
     "recompute casts": ["tests/test_recompute_casts.py"],
+    "inner level": ["tests/test_fusion_inner_level.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -711,6 +712,13 @@ MUTATIONS = [
      [("    return bool(reds) and len(reds) == len(writes) and all(r.exact or reassociate for r in reds)",
        "    return bool(reds)")]),
     # docs/cpu_codegen.md section 41: a widening copy is cast again in its readers
+    # section 47: a pair over SBSize fuses at the next inner common loop; a batch of one put back
+    ("inner level: the inner pair passes the battery in the fused shells", "loopopt/loop_optimization/inner_level.py",
+     [("    if not inner_legal(i1, i2, inner_facts):", "    if False:")]),
+    ("inner level: an expanded result is computed in place only when the copy is the view's one use",
+     "loopopt/frontend/rewrites.py",
+     [('    if view is None or view.name != "memref.expand_shape" or len(list(v.uses)) != 1:',
+       '    if view is None or view.name != "memref.expand_shape":')]),
     ("recompute casts: the copy's maps are the identity (its element at a point is the cast of the input's there)",
      "loopopt/frontend/cast_recompute.py",
      [("    if any(\"parallel\" not in k for k in kinds) or not all(_identity(m) for m in _maps(producer)):",

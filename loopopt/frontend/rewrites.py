@@ -277,8 +277,8 @@ def _replace_alloc_by_out(fn: ir.Operation, arg: ir.Value, copy: ir.Operation, p
     src = _cancel_reshapes(copy.operands[0])
     if src != copy.operands[0]:
         copy.operands[0] = src
-    view = _collapsed_alloc(src, copy)
-    if view is not None:  # the result is a collapse_shape of the buffer (a grouped convolution's)
+    view = _collapsed_alloc(src, copy) or _expanded_alloc(src, copy)
+    if view is not None:  # the result is a reshape of the buffer (a grouped convolution's, a batch of one put back)
         src = view.operands[0]
     alloc, _ = mlir.value_owner(src)
     if alloc is None or alloc.name != "memref.alloc" or alloc.block != copy.block:
@@ -324,13 +324,8 @@ def _replace_alloc_by_out(fn: ir.Operation, arg: ir.Value, copy: ir.Operation, p
             user.erase()
     copy.erase()
     if view is not None:
-        expanded = ir.Operation.create("memref.expand_shape", results=[src.type], operands=[arg],
-                                       attributes={"reassociation": view.attributes["reassociation"],
-                                                   "static_output_shape": ir.DenseI64ArrayAttr.get(
-                                                       list(ir.MemRefType(src.type).shape))},
-                                       loc=view.location, ip=ir.InsertionPoint(alloc))
+        src.replace_all_uses_with(_inverse_view(view, arg, src.type, ir.InsertionPoint(alloc)))
         view.erase()
-        src.replace_all_uses_with(expanded.results[0])
     else:
         src.replace_all_uses_with(arg)
     alloc.erase()
@@ -369,6 +364,44 @@ def _collapsed_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
             not t.has_static_shape or not mlir.identity_layout(t) or not mlir.identity_layout(v.type):
         return None
     return view
+
+
+def _expanded_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
+    """The memref.expand_shape making `v` when it only puts unit dimensions back (torch-mlir's
+    batch of one on a result: each group keeps at most one dimension other than 1) on a
+    statically shaped identity-layout alloc of the copy's block, and is used only by the copy:
+    the alloc can then be a collapse_shape of the out-parameter with the same groups (row-major,
+    identity layouts: the same addresses), computed in place. Its nests then index the
+    out-parameter as they indexed the alloc, a 0 put in front; a view that splits a dimension
+    (8 -> 2 x 4) would make every store a floordiv and a mod, and is left to the copy."""
+    view, _ = mlir.value_owner(v)
+    if view is None or view.name != "memref.expand_shape" or len(list(v.uses)) != 1:
+        return None
+    alloc, _ = mlir.value_owner(view.operands[0])
+    t = mlir.memref_type(view.operands[0])
+    if alloc is None or alloc.name != "memref.alloc" or alloc.block != copy.block or t is None or \
+            not t.has_static_shape or not mlir.identity_layout(t) or not mlir.identity_layout(v.type):
+        return None
+    shape = list(ir.MemRefType(v.type).shape)
+    if any(sum(shape[d] != 1 for d in group) > 1 for group in _reassociation(view)):
+        return None
+    return view
+
+
+def _inverse_view(view: ir.Operation, arg: ir.Value, t: ir.Type, ip: ir.InsertionPoint) -> ir.Value:
+    """`arg` (the out-parameter, of the view's result type) seen as the view's source type `t`
+    through the inverse reshape of `view`, with the same groups: an expand_shape undoes a
+    collapse_shape and a collapse_shape an expand_shape."""
+    groups = view.attributes["reassociation"]
+    if view.name == "memref.collapse_shape":
+        op = ir.Operation.create("memref.expand_shape", results=[t], operands=[arg],
+                                 attributes={"reassociation": groups, "static_output_shape":
+                                             ir.DenseI64ArrayAttr.get(list(ir.MemRefType(t).shape))},
+                                 loc=view.location, ip=ip)
+    else:
+        op = ir.Operation.create("memref.collapse_shape", results=[t], operands=[arg],
+                                 attributes={"reassociation": groups}, loc=view.location, ip=ip)
+    return op.results[0]
 
 
 def _unify_out_dims(arg: ir.Value, checks: list) -> None:

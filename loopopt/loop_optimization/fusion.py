@@ -24,6 +24,8 @@ from ..transforms.rewriter import BlockOrder, Rewriter
 from . import iter_args_fusion as ia
 from .fusion_legality import fusion_legality, same_lower_bound
 from .hooks import TargetHooks
+from .inner_level import (FUSED_INNER, FUSED_OWN, NOT_SHELLS, InnerLevel, fused_iteration_bytes, inner_level_plan,
+                          over_budget, shells)
 from .profit import FPGEntry, FusionProfitGraph, candidate_pairs, fusion_profit, shared_tensors
 from .rescues import PairRescues
 from ..step import StepContext
@@ -329,15 +331,66 @@ class GreedyFusion(PairRescues):
         return fpg
 
     # -- legality battery ------------------------------------------------------------------
-    def legality(self, st: _BlockState, l1: ir.Operation, l2: ir.Operation, profit: float):
+    def legality(self, st: _BlockState, l1: ir.Operation, l2: ir.Operation, profit: float, budget: bool = True):
         """(ops to hoist, None) if the pair may fuse, else ([], Refusal). A pair that carries
         iter_args is planned by loop_optimization/iter_args_fusion.py (the battery, then what the
-        carried values need)."""
+        carried values need). Without `budget` the SBSize bound is left out (`_inner_level`)."""
         between = st.block_order.between(l1, l2) if st is not None else None
         if ia.carries_values(l1, l2):
             return ia.plan_carried_fusion(l1, l2, lambda x, y: fusion_legality(
-                x, y, self.facts, self.options, profit, between, carried_values=True, hooks=self.hooks))
-        return fusion_legality(l1, l2, self.facts, self.options, profit, between, hooks=self.hooks)
+                x, y, self.facts, self.options, profit, between, carried_values=True, hooks=self.hooks,
+                budget=budget))
+        return fusion_legality(l1, l2, self.facts, self.options, profit, between, hooks=self.hooks, budget=budget)
+
+    def _inner_level(self, st: _BlockState, l1: ir.Operation, l2: ir.Operation, profit: float,
+                     reason: Refusal) -> tuple[InnerLevel | None, list, Refusal | None]:
+        """A pair refused by the SBSize bound alone, on a target that fuses at inner levels
+        (inner_level.py): (the plan, the ops to hoist, None), or (None, [], the refusal to say):
+        the battery's own refusal without the bound, or the bound's with why no level fits. The
+        own level is measured on the real loops; a deeper level is planned on scratch copies of
+        the pair with the ops between (`_trial`), the shells fused there."""
+        hoist, r = self.legality(st, l1, l2, profit, budget=False)
+        if r is not None:
+            return None, [], r
+        budget = self.options.sb_budget
+        need = fused_iteration_bytes(l1, l2, self.facts)
+        if need is not None and need <= budget:
+            return InnerLevel(0, need), hoist, None
+        found: list = []
+        why = [f"{over_budget(need)}, {NOT_SHELLS}"] if shells(l1, l2) is None else []
+        if not why:
+            def inner_legal(x, y, facts) -> bool:
+                return fusion_legality(x, y, facts, self.options, profit, hooks=self.hooks, budget=False)[1] is None
+
+            def plan(c1, c2, *moved) -> bool:
+                for h in moved:
+                    h.move_before(c1)
+                got, said = inner_level_plan(c1, c2, Facts(), budget, inner_legal, loop_fusion, Facts)
+                why.append(said)
+                if got is not None:
+                    found.append(got)
+                return got is not None
+
+            if self._trial(st, [l1, l2, *hoist], plan) and found:
+                return found[0], hoist, None
+        detail = f"{reason.detail}; {why[0] if why and why[0] else 'the fused shells do not verify'}"
+        return None, [], Refusal(reason.code, detail, reason.ops)
+
+    def _fuse_inside(self, l1: ir.Operation, level: int, depth: int, profit: float) -> None:
+        """After a pair fused as shells (`_inner_level`): fuse the two loops its body now holds,
+        `depth` levels down, each with its own `[LOOP FUSION]` remark at its level."""
+        outer = l1
+        for k in range(1, depth + 1):
+            i1, i2 = [o for o in body_ops(outer) if o.name == "affine.for"]
+            loc = f"{self._where(i1)} and {self._where(i2)}"
+            self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level + k} fused {loc} profit = {profit:g}",
+                         function=self.fname, location=self._where(i1),
+                         args={"loop1": self._where(i1), "loop2": self._where(i2), "level": level + k,
+                               "profit": profit, "loops": loc, "code": "LOOP_FUSION", "hoisted": [],
+                               "detail": f"inside the shells fused at level {level}"})
+            self.rewriter.fuse(i1, i2, loop_fusion)
+            self.num_loops_fused += 1
+            outer = i1
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> int:
@@ -506,6 +559,9 @@ class GreedyFusion(PairRescues):
                 self._recomputed = False
                 self._outcome(st, a, b, "recomputed")
                 return None
+        inner = None
+        if reason is not None and reason.code is Code.OVER_BUDGET and self.hooks.fuses_inner_level:
+            inner, hoist, reason = self._inner_level(st, l1, l2, profit, reason)
         if reason is not None:
             if self.explain:
                 if use_def:
@@ -522,6 +578,10 @@ class GreedyFusion(PairRescues):
         extra = {"iter_args": list(carried)} if any(carried) else {}
         why = [f"{ia.FUSED_CARRYING} ({carried[0]} + {carried[1]}), results remapped"] if any(carried) else []
         why += self.hooks.fused_detail(l1, l2, self.facts)
+        if inner is not None:
+            budget = self.options.sb_budget
+            why.append(FUSED_OWN.format(bytes=inner.bytes, budget=budget) if not inner.depth else
+                       FUSED_INNER.format(level=level + inner.depth, bytes=inner.bytes, budget=budget))
         if why:
             extra["detail"] = "; ".join(why)
         self.log.add("fusion", PASSED, f"[LOOP FUSION] , level = {level} fused {loc} profit = {profit:g}",
@@ -532,6 +592,8 @@ class GreedyFusion(PairRescues):
         else:
             self.rewriter.fuse(l1, l2, loop_fusion)
         self.num_loops_fused += 1
+        if inner is not None and inner.depth:
+            self._fuse_inside(l1, level, inner.depth, profit)
         return hoist
 
     def _fuse_carrying(self, st: _BlockState, a: int, b: int) -> None:

@@ -281,7 +281,7 @@ def ops_between(l1: ir.Operation, l2: ir.Operation) -> list[ir.Operation]:
 
 def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: float,
                     between: list[ir.Operation] | None = None, carried_values: bool = False, *,
-                    hooks) -> tuple[list[ir.Operation], Refusal | None]:
+                    hooks, budget: bool = True) -> tuple[list[ir.Operation], Refusal | None]:
     """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
 
     In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
@@ -292,7 +292,9 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
     it asks `hooks` (hooks.TargetHooks): the partition dimension, and last the target's
     vectorization guard (the cpu's cost model). With `carried_values` a loop that
     carries iter_args is not refused for it: the caller checks what the carried values need
-    (loop_optimization/iter_args_fusion.py) and fuses both loops' iter_args into one loop."""
+    (loop_optimization/iter_args_fusion.py) and fuses both loops' iter_args into one loop. Without
+    `budget` the SBSize bound is not checked (the cpu measures it its own way where the bound
+    refuses: loop_optimization/inner_level.py)."""
     if not carried_values and (has_iter_args(l1) or has_iter_args(l2)):
         return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
     r = check_modelled(l1, l2, facts.effects)
@@ -310,7 +312,7 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
         r = check_order(l1, l2, between, hoist, facts)
     if r is None:
         r = has_negative_distance(l1, l2, facts.scope, facts)
-    if r is None:
+    if r is None and budget:
         need = facts.fused_working_set(l1, l2)
         if need > options.sb_budget:
             r = Refusal(Code.OVER_BUDGET, f"{need} bytes per partition > SBSize {options.sb_budget}")

@@ -28,6 +28,9 @@ class TargetHooks:
     # unmatched trip counts: a longer loop whose extra iterations are read later is refused (the
     # seed), not split into a head that fuses and a tail (rescues.PairRescues._split_tail)
     splits_read_tails = False
+    # a pair the SBSize bound refuses stays apart (the seed), rather than measured by one
+    # iteration of the fused loop and tried at the next inner common loop (inner_level.py)
+    fuses_inner_level = False
     # the rescues a refused pair may try, by refusal code, in order (seed 001: distribution,
     # then tiling, then interchange; dead iterations first of all)
     rescues: dict[Code, tuple[rescues.Rescue, ...]] = {

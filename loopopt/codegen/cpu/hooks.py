@@ -29,6 +29,9 @@ class CpuHooks(TargetHooks):
     requires_partition_dim = False
     rewards_shared_reads = True
     splits_read_tails = True
+    # a pair over SBSize per partition row is measured per fused iteration, level by level down
+    # (loop_optimization/inner_level.py)
+    fuses_inner_level = True
     # a longer loop that writes nothing is shrunk last: an interchange may align it first
     rescues = {
         Code.UNMATCHED_TRIP_COUNT: (rescues.dead_written_iterations, rescues.interchange_to_align,
