@@ -138,7 +138,7 @@ def test_cli_cache_sizes(tmp_path):
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--cache-sizes" in p.stderr, p.stderr
     p = run("--cache-sizes", "1K,8K,16K", "--vector-bits", "256", "--remarks")
     assert p.returncode == 0
-    assert "[CACHE TILING] 37 x 61 x 53 product (3 x 32 register tile): the reduction in blocks of 8" in p.stderr
+    assert "[CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): the reduction in blocks of 9" in p.stderr
     assert "caches L1 1K, L2 8K, L3 16K" in p.stderr
 
 
