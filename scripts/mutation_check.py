@@ -361,7 +361,7 @@ MUTATIONS = [
      [("    outer = [q, *between] if q is not None else []", "    outer = [q] if q is not None else []")]),
     ("contraction planner: the vectors a step shares across the rows are counted in the registers",
      "loopopt/codegen/cpu/plan/cpu_plan.py",
-     [("    shared = nv + 1 if width > 1 and loads.lanes and mr > 1 else 0", "    shared = 0")]),
+     [("    shared = nv + 1 if width > 1 and loads.lanes and mr > 1 and not loads.unrolled else 0", "    shared = 0")]),
     ("contraction planner: rows are jammed only where it is legal", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("        rows_q, why = _rows_loop(q, p, r, facts, mem, between)\n", "        rows_q, why = q, \"\"\n")]),
     ("contraction planner: no masked tail with an op that may trap on lanes", "loopopt/codegen/cpu/plan/cpu_plan.py",

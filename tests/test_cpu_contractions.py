@@ -934,7 +934,7 @@ def test_the_vectors_a_step_shares_across_the_rows_are_counted_in_the_registers(
     """Section 45: a tile whose rows share each vector a step loads (the input of a convolution,
     B of a product) holds its NV vectors and a broadcast beside the MR x NV accumulators. At 256
     bits a 3 x 32 tile (12 + 4 + 1 = 17 of 16 registers) spilled; a 4 x 24 tile fits (16). Scalar
-    copies and a tile of one row keep the old count."""
+    copies, a tile of one row and a band unrolled whole keep the old count."""
     loads = cpu_plan.LoadCopies()
     assert cpu_plan.spare_registers(3, 4, 8, loads) == 5
     assert cpu_plan.spare_registers(4, 3, 8, loads) == 4
@@ -942,6 +942,8 @@ def test_the_vectors_a_step_shares_across_the_rows_are_counted_in_the_registers(
     assert cpu_plan.spare_registers(1, 4, 8, loads) == cpu_plan.SPARE_REGISTERS
     assert cpu_plan.spare_registers(3, 4, 1, loads) == cpu_plan.SPARE_REGISTERS
     assert cpu_plan.spare_registers(3, 4, 8, cpu_plan.LoadCopies(rows=1, lanes=0, both=1)) == cpu_plan.SPARE_REGISTERS
+    # a band unrolled whole (small_cnn's 3 channels x 3 x 3): no loop carries the accumulators
+    assert cpu_plan.spare_registers(3, 4, 8, cpu_plan.LoadCopies(unrolled=True)) == cpu_plan.SPARE_REGISTERS
     # 32 columns over 64 rows at 8 lanes: 3 x 32 before (no column left over), now 4 x 24
     assert cpu_plan.choose_tile(16, 1, 8, 6, 32, 64) == (4, 3)
     # at 512 bits 6 x 4 vectors still fit (24 + 5 of 32)

@@ -489,8 +489,11 @@ def spare_registers(mr: int, nv: int, width: int, loads: LoadCopies) -> int:
     fit (a 3 x 32 tile at 256 bits: 12 accumulators, 4 vectors and a broadcast in 16 ymm
     registers: 60 spill loads and stores per 108 FMAs, twice the time per output of a 4 x 24
     tile; section 45). Scalar copies (width 1, general registers) keep SPARE_REGISTERS: not
-    measured."""
-    shared = nv + 1 if width > 1 and loads.lanes and mr > 1 else 0
+    measured. So does a band whose every loop is unrolled (`loads.unrolled`: small_cnn's first
+    conv, 3 channels x 3 x 3 with constant weights, measured 1.43x slower as 6 x 16): there no
+    loop carries the accumulators and the rows' loads, invariant in the column loops, are what
+    LLVM keeps (section 45, Left)."""
+    shared = nv + 1 if width > 1 and loads.lanes and mr > 1 and not loads.unrolled else 0
     return max(SPARE_REGISTERS, shared)
 
 
@@ -929,6 +932,7 @@ class LoadCopies:
     lanes: int = 1
     both: int = 0
     neither: int = 0
+    unrolled: bool = False  # every loop of the band is emitted as copies of its body (`short_band_loop`)
 
     def per_step(self, mr: int, nv: int) -> int:
         """Loads one step of the innermost loop issues for an MR x NV tile."""
@@ -1187,7 +1191,7 @@ def load_copies(band: list[ir.Operation], lanes: Lanes) -> LoadCopies:
         v = op.results[0]
         row, lane = lanes.by_row(v), lanes.varies(v)
         counts[0 if row and not lane else 1 if lane and not row else 2 if row else 3] += 1
-    return LoadCopies(*counts)
+    return LoadCopies(*counts, unrolled=len(band) > 1 and all(short_band_loop(b, band) for b in band))
 
 
 def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
