@@ -138,7 +138,7 @@ def test_cli_cache_sizes(tmp_path):
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--cache-sizes" in p.stderr, p.stderr
     p = run("--cache-sizes", "1K,8K,16K", "--vector-bits", "256", "--remarks")
     assert p.returncode == 0
-    assert "[CACHE TILING] 37 x 61 x 53 product (3 x 32 register tile): the reduction in blocks of 8" in p.stderr
+    assert "[CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): the reduction in blocks of 9" in p.stderr
     assert "caches L1 1K, L2 8K, L3 16K" in p.stderr
 
 
@@ -148,7 +148,7 @@ def test_cli_cache_sizes(tmp_path):
 # mc <= 4096 / (kc x 4) rows, nc <= 8192 / (kc x 4) columns.
 AWKWARD = [
     (257, 263, 23),  # every block, each with a remainder: kc 8 (8, 8, 7), mc 88, nc 144
-    (37, 61, 53),  # the reduction in 7 blocks of 8 (the last 5; a 3 x 32 tile at 256 bits, section 44)
+    (37, 61, 53),  # the reduction in 6 blocks of 9 (the last 8; a 4 x 24 tile at 256 bits, section 45)
     (5, 25, 11),  # just above kc (2 blocks: 6, 5) and one tile of columns
     (4, 24, 10),  # exactly one kc, one tile: B's panel fits half of L2, nothing to block
     (1, 97, 31),  # one row: no tile with rows, refused with the reason
@@ -166,7 +166,7 @@ def test_awkward_products_bit_exact(bits):
         "the reduction in blocks of 4",)  # a 6 x 64 tile: kc <= 4, and rows and columns then fit
     assert any(m.startswith("[CACHE TILING] 257 x 263 x 23 product") and all(w in m for w in every)
                for m in blocked), blocked
-    assert bits == 512 or any("37 x 61 x 53" in m and "the reduction in blocks of 8" in m for m in blocked), blocked
+    assert bits == 512 or any("37 x 61 x 53" in m and "the reduction in blocks of 9" in m for m in blocked), blocked
     refused = messages(remarks, "[STOP CACHE TILING]")
     assert any("no register tile with rows" in m for m in refused), refused
 

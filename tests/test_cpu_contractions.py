@@ -928,3 +928,33 @@ def test_a_narrower_tail_between_symbolic_bounds_is_masked_from_its_first_column
     (tiled,) = tiles(c.messages)
     assert f"columns left over in one vector<{tail}xf32>" in tiled, tiled
     assert (f"vector<{tail}xi1>" in c.text) == (tail > cols % 16)
+
+
+def test_the_vectors_a_step_shares_across_the_rows_are_counted_in_the_registers():
+    """Section 45: a tile whose rows share each vector a step loads (the input of a convolution,
+    B of a product) holds its NV vectors and a broadcast beside the MR x NV accumulators. At 256
+    bits a 3 x 32 tile (12 + 4 + 1 = 17 of 16 registers) spilled; a 4 x 24 tile fits (16). Scalar
+    copies, a tile of one row and a band unrolled whole keep the old count."""
+    loads = cpu_plan.LoadCopies()
+    assert cpu_plan.spare_registers(3, 4, 8, loads) == 5
+    assert cpu_plan.spare_registers(4, 3, 8, loads) == 4
+    assert cpu_plan.spare_registers(6, 2, 8, loads) == cpu_plan.SPARE_REGISTERS
+    assert cpu_plan.spare_registers(1, 4, 8, loads) == cpu_plan.SPARE_REGISTERS
+    assert cpu_plan.spare_registers(3, 4, 1, loads) == cpu_plan.SPARE_REGISTERS
+    assert cpu_plan.spare_registers(3, 4, 8, cpu_plan.LoadCopies(rows=1, lanes=0, both=1)) == cpu_plan.SPARE_REGISTERS
+    # a band unrolled whole (small_cnn's 3 channels x 3 x 3): no loop carries the accumulators
+    assert cpu_plan.spare_registers(3, 4, 8, cpu_plan.LoadCopies(unrolled=True)) == cpu_plan.SPARE_REGISTERS
+    # 32 columns over 64 rows at 8 lanes: 3 x 32 before (no column left over), now 4 x 24
+    assert cpu_plan.choose_tile(16, 1, 8, 6, 32, 64) == (4, 3)
+    # at 512 bits 6 x 4 vectors still fit (24 + 5 of 32)
+    assert cpu_plan.choose_tile(32, 1, 16, 6, None, None) == (6, 4)
+
+
+@pytest.mark.parametrize("ow", [32, 25])
+def test_a_conv_of_32_or_25_columns_at_256_bits_takes_a_tile_that_fits_the_registers(ow):
+    """A 3x3 convolution whose 32 (or 25: four vectors covering them) output columns made a 3 x 32
+    (3 x 28) tile, 4 input vectors live across 3 rows beside 12 accumulators: now 6 x 16 (12
+    accumulators, 2 vectors, a broadcast), bit for bit natively and in the interpreter."""
+    c = optimize_and_compare(conv2d(c=5, f=12, oh=2, ow=ow), "k", cpu(256))  # 5 channels: a loop kept
+    (tiled,) = tiles(c.messages)
+    assert tiled.startswith("[REGISTER TILING] 6 x 16 tile"), tiled

@@ -159,4 +159,4 @@ def test_contracted_rows_are_isolated_and_tiled():
         got = remarks(f.read())
     iso = [m for m in got if m.startswith("[PRODUCT ISOLATION]") and "contracted" in m]
     assert len(iso) == 1 and "16x64" in iso[0]
-    assert any(m.startswith("[REGISTER TILING] 3 x 32 tile") for m in got)
+    assert any(m.startswith("[REGISTER TILING] 6 x 16 tile") for m in got)

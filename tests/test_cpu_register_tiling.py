@@ -510,13 +510,13 @@ def test_each_memory_guard_is_needed(mutant, monkeypatch):
 
 @has_runner
 def test_columns_come_in_blocks_when_b_does_not_fit_half_the_l2():
-    """A 4 KiB L2 (cache_sizes: half of it for B's panel) for a 16 x 52 panel of B: blocks of 32
-    columns (one tile) for every row block, then the columns left over as usual (in one step:
-    2 vectors and one of 4); bit-exact."""
+    """A 4 KiB L2 (cache_sizes: half of it for B's panel) for a 16 x 52 panel of B: blocks of 24
+    columns (one 4 x 24 tile: a 3 x 32 one does not fit 16 registers, section 45) for every row
+    block, then the columns left over as usual (a vector of 4); bit-exact."""
     src = gemm(m="14", n="52", k="16")
     small = Options(target=TARGETS["cpu"], cache_sizes=(1024, 4096, 4096))
     out, remarks = tile(src, small)
-    assert "columns in blocks of 32" in remarks[0].message and remarks[0].args["column_block"] == 32
-    assert "affine.for %arg3 = 0 to 32 step 32" in out and "affine.for %arg4 = 32 to 52 step 20" in out
+    assert "columns in blocks of 24" in remarks[0].message and remarks[0].args["column_block"] == 24
+    assert "affine.for %arg3 = 0 to 48 step 24" in out and "affine.for %arg4 = 48 to 52 step 4" in out
     assert native_mismatch(src, out) is None
     assert "blocks of" not in tile(src)[1][0].message  # 3.3 KB fits the cpu target's L2

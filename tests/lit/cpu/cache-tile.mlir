@@ -1,6 +1,6 @@
 // Issue 35, cache tiling: with an 8 KiB L2 and a 16 KiB L3 share (given: --cache-sizes), small
-// products take every block of the size model (docs/cpu_codegen.md section 18) around their 3 x 32
-// or 4 x 24 register tile (256 bits): the reduction in blocks of at most 10 (B's 10 x 24 micro-panel in an
+// products take every block of the size model (docs/cpu_codegen.md section 18) around their 4 x 24
+// register tile (256 bits): the reduction in blocks of at most 10 (B's 10 x 24 micro-panel in an
 // eighth of L2), rows while A's block fits half of L2, columns while B's panel fits half of L3.
 // Whole blocks first, then the iterations left over in nests of their own; the register tiler
 // takes each nest. The sum scalar replacement carries from C's element is loaded and stored by
@@ -77,28 +77,29 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
   return
 }
 
-// REMARK: cache-tile.mlir:15:5: passed: [CACHE TILING] 37 x 61 x 53 product (3 x 32 register tile): the reduction in blocks of 8 (B's 8 x 32 micro-panel in L2); caches L1 1K, L2 8K, L3 16K (in @reduction_blocks)
+// REMARK: cache-tile.mlir:15:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): the reduction in blocks of 9 (B's 9 x 24 micro-panel in L2); caches L1 1K, L2 8K, L3 16K (in @reduction_blocks)
 // REMARK: cache-tile.mlir:31:5: passed: [CACHE TILING] 257 x 263 x 23 product (4 x 24 register tile): the reduction in blocks of 8 (B's 8 x 24 micro-panel in L2), rows in blocks of 88 (A's 88 x 8 block in half of L2), columns in blocks of 144 (B's 8 x 144 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @every_block)
 // REMARK: cache-tile.mlir:48:5: missed: [STOP CACHE TILING] the reduction is not blocked (in @from_zero) [it is carried in registers (iter_args) from an init other than the element it ends in, or with ops after it: its first block would need the init and its last the ops]
-// REMARK-NEXT: cache-tile.mlir:48:5: passed: [CACHE TILING] 37 x 61 x 53 product (3 x 32 register tile): rows in blocks of 15 (A's 15 x 53 block in half of L2), columns in blocks of 32 (B's 53 x 32 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @from_zero)
+// REMARK-NEXT: cache-tile.mlir:48:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): rows in blocks of 16 (A's 16 x 53 block in half of L2), columns in blocks of 24 (B's 53 x 24 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @from_zero)
 // REMARK-NEXT: cache-tile.mlir:65:5: missed: [STOP CACHE TILING] an op beside the product in the loop around it would run once per block (in @load_beside) [affine.load at {{.*}}cache-tile.mlir:64:10 reads memory]
 // REMARK: cache-tile.mlir:31:5: passed: [UNIT LOOP] a loop of one iteration is replaced by its body (in @every_block)
 
-// (The register tiles: 3 x 32 where 61 columns are a whole tile and 29 left over in one step of
-// 4 vectors, the last masked; 4 x 24 where the columns come in blocks: section 44's whole-row
-// reuse.) Six whole blocks of 8 of the reduction, each a 3 x 32 tile loading C, summing 8 terms
-// and storing C; then the last 5 terms (48 to 53) in a nest of their own.
+// (The register tiles: 4 x 24, two whole tiles of the 61 columns and the 13 left over in one
+// step of 2 vectors, the last masked; a 3 x 32 tile's 4 vectors, a broadcast and 12
+// accumulators do not fit 16 registers: section 45.) Five whole blocks of 9 of the reduction,
+// each a 4 x 24 tile loading C, summing 9 terms and storing C; then the last 8 terms (45 to 53)
+// in a nest of their own.
 // CHECK-LABEL: func.func @reduction_blocks
-// CHECK-NEXT: affine.for %[[KB:.*]] = 0 to 48 step 8 {
-// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 36 step 3 {
-// CHECK: affine.for %[[J:.*]] = 0 to 32 step 32 {
+// CHECK-NEXT: affine.for %[[KB:.*]] = 0 to 45 step 9 {
+// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 36 step 4 {
+// CHECK: affine.for %[[J:.*]] = 0 to 48 step 24 {
 // CHECK: affine.vector_load %arg2[%[[I]], %[[J]]] : memref<37x61xf32>, vector<8xf32>
 // CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[KB]]) to #map{{[0-9]*}}(%[[KB]]) iter_args(
 // CHECK: affine.vector_store %{{.*}}, %arg2[%[[I]], %[[J]]] : memref<37x61xf32>, vector<8xf32>
-// CHECK: affine.for %{{.*}} = 32 to 61 step 32 {
+// CHECK: affine.for %{{.*}} = 48 to 61 step 16 {
 // CHECK: vector.maskedload
-// CHECK: affine.for %{{.*}} = 0 to 36 step 3 {
-// CHECK: affine.for %{{.*}} = 48 to 53 iter_args(
+// CHECK: affine.for %{{.*}} = 0 to 36 step 4 {
+// CHECK: affine.for %{{.*}} = 45 to 53 iter_args(
 
 // The columns in blocks of 144 (one whole, then 144 to 263), the reduction in blocks of 8 (two
 // whole, then 16 to 23), the rows in blocks of 88 (two whole, then 176 to 257); inside, the
@@ -117,15 +118,16 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // CHECK: affine.for %{{.*}} = 240 to 263 step 24 {
 // CHECK: vector.maskedload
 
-// Rows in blocks of 15 inside columns in blocks of 32: the sum runs all 53 terms from 0.0.
+// Rows in blocks of 16 inside columns in blocks of 24: the sum runs all 53 terms from 0.0.
 // CHECK-LABEL: func.func @from_zero
-// CHECK: affine.for %[[IB3:.*]] = 0 to 30 step 15 {
-// CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB3]]) to #map{{[0-9]*}}(%[[IB3]], %[[IB3]]) step 3 {
-// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%{{.*}}) to #map{{[0-9]*}}(%{{.*}}, %{{.*}}) step 32 {
+// CHECK: affine.for %[[JB3:.*]] = 0 to 48 step 24 {
+// CHECK-NEXT: affine.for %[[IB3:.*]] = 0 to 32 step 16 {
+// CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB3]]) to #map{{[0-9]*}}(%[[IB3]], %[[IB3]]) step 4 {
+// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[JB3]]) to #map{{[0-9]*}}(%[[JB3]], %[[JB3]]) step 24 {
 // CHECK: affine.for %{{.*}} = 0 to 53 iter_args(
 
 // No blocks: D[i] is loaded once per row.
 // CHECK-LABEL: func.func @load_beside
-// CHECK-NEXT: affine.for %{{.*}} = 0 to 36 step 3 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 36 step 4 {
 // CHECK-NOT: func.func
 // CHECK: affine.for %{{.*}} = 0 to 53 iter_args(

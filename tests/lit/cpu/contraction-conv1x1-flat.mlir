@@ -2,7 +2,8 @@
 // no multiple of the 8 lanes. The rows and columns run as one loop of 28 columns through views
 // joining the last two dimensions of X and O (memref.collapse_shape): the tile sweeps whole
 // vectors across the row boundary, and only the last 4 of the 28 columns are left over (one
-// vector of 4 lanes, section 38, in the same step as the 3 whole vectors: a 3 x 28 tile, section 44).
+// vector of 4 lanes, section 38, in one step with a whole vector after a 6 x 16 tile, section 44;
+// a 3 x 28 tile's 4 input vectors do not fit 16 registers beside its accumulators, section 45).
 // RUN: loopopt %s --target cpu --vector-bits 256 --remarks -o %t.4.mlir 2> %t.4.remarks && %cat %t.4.remarks %t.4.mlir | filecheck %s
 // RUN: mlir-opt %t.4.mlir > /dev/null
 // REQUIRES: mlir-opt
@@ -41,17 +42,23 @@ func.func @k(%X: memref<1x5x2x14xf32>, %W: memref<6x5x1x1xf32>, %O: memref<1x6x2
 }
 
 // CHECK: passed: [FLAT ROWS] the loops over 2 rows and 14 columns run as one loop of 28 columns through a view joining the buffers' last two dimensions (in @k)
-// CHECK: passed: [REGISTER TILING] 3 x 28 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; its 4 vectors cover all 28 columns in one step, the 4 columns left over in one vector<4xf32>, not one of 8 lanes (in @k)
+// CHECK: passed: [REGISTER TILING] 6 x 16 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; the 4 columns left over in one vector<4xf32>, not one of 8 lanes; the 12 columns the whole tiles leave over in one step of 2 vectors (in @k)
 // CHECK-LABEL: func.func @k
 // CHECK-DAG: %[[O:[a-z_0-9]+]] = memref.collapse_shape %arg2 {{\[}}[0], [1], [2, 3]] : memref<1x6x2x14xf32> into memref<1x6x28xf32>
 // CHECK-DAG: %[[X:[a-z_0-9]+]] = memref.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : memref<1x5x2x14xf32> into memref<1x5x28xf32>
-// CHECK: affine.for %{{.*}} = 0 to 6 step 3 {
-// CHECK: affine.for %[[J:[a-z0-9_]+]] = 0 to 28 step 28 {
+// CHECK: affine.for %{{.*}} = 0 to 6 step 6 {
+// CHECK: affine.for %[[J:[a-z0-9_]+]] = 0 to 16 step 16 {
 // CHECK: affine.for %[[C:[a-z0-9_]+]] = 0 to 5 iter_args
 // CHECK: affine.vector_load %[[X]][{{[^,]+}}, %[[C]], %[[J]]] : memref<1x5x28xf32>, vector<8xf32>
-// CHECK-COUNT-2: affine.vector_load %[[X]][{{[^,]+}}, %[[C]], %{{[a-z0-9_]+}}] : memref<1x5x28xf32>, vector<8xf32>
-// CHECK-NEXT: affine.vector_load %[[X]][{{[^,]+}}, %[[C]], %{{[a-z0-9_]+}}] : memref<1x5x28xf32>, vector<4xf32>
+// CHECK-NEXT: affine.vector_load %[[X]][{{[^,]+}}, %[[C]], %{{[a-z0-9_]+}}] : memref<1x5x28xf32>, vector<8xf32>
 // CHECK: affine.yield
 // CHECK: affine.vector_store %{{.*}}, %[[O]][{{[^,]+}}, {{[^,]+}}, %[[J]]] : memref<1x6x28xf32>, vector<8xf32>
+// The 12 columns left over: a vector of 8 and one of 4 in one step.
+// CHECK: affine.for %[[J2:[a-z0-9_]+]] = 16 to 28 step 12 {
+// CHECK: affine.for %[[C2:[a-z0-9_]+]] = 0 to 5 iter_args
+// CHECK-NEXT: affine.vector_load %[[X]][{{[^,]+}}, %[[C2]], %[[J2]]] : memref<1x5x28xf32>, vector<8xf32>
+// CHECK-NEXT: affine.vector_load %[[X]][{{[^,]+}}, %[[C2]], %{{[a-z0-9_]+}}] : memref<1x5x28xf32>, vector<4xf32>
+// CHECK: affine.yield
+// CHECK: affine.vector_store %{{.*}}, %[[O]][{{[^,]+}}, {{[^,]+}}, %[[J2]]] : memref<1x6x28xf32>, vector<8xf32>
 // CHECK: affine.vector_store %{{.*}}, %[[O]][{{[^,]+}}, {{[^,]+}}, %{{[a-z0-9_]+}}] : memref<1x6x28xf32>, vector<4xf32>
 // CHECK: return

@@ -5,7 +5,7 @@
 // token owns: C[0, j] += a[0, k] * W[k, j], two IVs, which product isolation did not take for a
 // product: a GEMV per token, W streamed 16 times. Isolation now also tries a loop whose update's
 // output is a buffer it may expand: expanded (16x1x32, 16x64, 16) and split, the product is
-// again a nest over its 16 rows, put k innermost and tiled 3 x 32 (15 rows, then one). The ReLU
+// again a nest over its 16 rows, put k innermost and tiled 6 x 16 (12 rows, then a block of 4). The ReLU
 // writing A runs as one loop of 16 x 64 (flat-loops, section 41).
 // RUN: loopopt %s --target cpu --vector-bits 256 --remarks -o %t.mlir 2> %t.remarks && cat %t.remarks %t.mlir | filecheck %s
 // RUN: mlir-opt %t.mlir > /dev/null
@@ -92,14 +92,14 @@ func.func @ffn_ln(%arg0: memref<1x16x64xf32>, %arg1: memref<64x32xf32>, %arg2: m
 }
 
 // CHECK: passed: [PRODUCT ISOLATION] loop split into 6 loops: a matrix product in a nest of its own (buffer expanded per iteration to 16x1x32, 16x64, 16); the product's rows, contracted to the one each iteration owns, are the loop's again (in @ffn_ln)
-// CHECK: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @ffn_ln)
+// CHECK: passed: [REGISTER TILING] 6 x 16 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @ffn_ln)
 // CHECK-LABEL: func.func @ffn_ln
 // CHECK: %[[A:.*]] = memref.alloc() : memref<16x64xf32>
 // CHECK: %[[C:.*]] = memref.alloc() : memref<16x1x32xf32>
 // CHECK: %[[AV:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1]] : memref<16x64xf32> into memref<1024xf32>
 // CHECK: affine.for %[[T:.*]] = 0 to 1024 {
 // CHECK: affine.store %{{.*}}, %[[AV]][%[[T]]] : memref<1024xf32>
-// CHECK: affine.for %{{.*}} = 0 to 15 step 3 {
+// CHECK: affine.for %{{.*}} = 0 to 12 step 6 {
 // CHECK: affine.for %{{.*}} = 0 to 64 iter_args(
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<8xf32>
-// CHECK: affine.for %{{.*}} = 15 to 16 {
+// CHECK: affine.for %{{.*}} = 12 to 16 step 4 {

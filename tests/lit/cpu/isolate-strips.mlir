@@ -34,8 +34,8 @@ func.func @strips(%X: memref<9x13xf32>, %W: memref<50x13xf32>, %C: memref<9x50xf
 }
 
 // REMARK: isolate-strips.mlir:16:3: passed: [PRODUCT ISOLATION] loop cut into strips of 7 iterations, each split: a matrix product in a nest of its own (all iterations' copies would exceed the budget, 1600 bytes) (buffer expanded per strip to 7x50, 6x50) (in @strips)
-// REMARK: passed: [REGISTER TILING] 3 x 32 tile
-// REMARK: passed: [REGISTER TILING] 3 x 32 tile
+// REMARK: passed: [REGISTER TILING] 4 x 24 tile
+// REMARK: passed: [REGISTER TILING] 4 x 24 tile
 
 // CHECK-LABEL: func.func @strips
 // CHECK: %[[S1:.*]] = memref.alloc() : memref<7x50xf32>
@@ -44,7 +44,7 @@ func.func @strips(%X: memref<9x13xf32>, %W: memref<50x13xf32>, %C: memref<9x50xf
 // CHECK: affine.vector_store %{{.*}}, %[[S1]][%[[K1]], %{{.*}}] : memref<7x50xf32>, vector<4xf32>
 // CHECK: affine.for %[[K1E:.*]] = 4 to 7 {
 // CHECK: affine.store %{{.*}}, %[[S1]][%[[K1E]], %{{.*}}] : memref<7x50xf32>
-// CHECK: affine.for %{{.*}} = 0 to 9 step 3 {
+// CHECK: affine.for %{{.*}} = 0 to 8 step 4 {
 // CHECK: affine.for %[[K2:.*]] = 0 to 7 iter_args(
 // CHECK: affine.vector_load %[[S1]][%[[K2]], %{{.*}}] : memref<7x50xf32>, vector<8xf32>
 // CHECK: affine.for %[[K3:.*]] = 7 to 11 step 4 {

@@ -49,10 +49,10 @@ func.func @k(%A: memref<12x32xf32>, %B: memref<32x64xf32>, %bias: memref<64xf32>
 
 
 // CHECK: product-row-sum.mlir:11:5: missed: [STOP FUSION] a product's output loop would carry a reduction its tile's lanes may not share: {{.*}}product-row-sum.mlir:11:5 and {{.*}}product-row-sum.mlir:39:5, level = 1, {{.*}}[the loop at {{.*}}product-row-sum.mlir:11:5 holds a product's reduction loop; the loop at {{.*}}product-row-sum.mlir:39:5 carries a reduction by arith.addf, not one the tile's lanes may share]
-// CHECK: product-row-sum.mlir:11:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order
+// CHECK: product-row-sum.mlir:11:5: passed: [REGISTER TILING] 4 x 24 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order
 // CHECK-LABEL: func.func @k
-// CHECK: affine.for %[[I:.*]] = 0 to 12 step 3 {
-// CHECK: affine.for %[[J:.*]] = 0 to 64 step 32 {
+// CHECK: affine.for %[[I:.*]] = 0 to 12 step 4 {
+// CHECK: affine.for %[[J:.*]] = 0 to 48 step 24 {
 // CHECK: affine.for %{{.*}} = 0 to 32 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NOT: iter_args
 // CHECK: affine.vector_store %{{.*}}, %arg3[%[[I]], %[[J]]] : memref<12x64xf32>, vector<8xf32>

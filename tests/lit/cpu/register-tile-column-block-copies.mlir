@@ -41,21 +41,21 @@ func.func @pure_before(%A: memref<8x64xf32>, %B: memref<64x4160xf32>, %C: memref
   return
 }
 
-// CHECK: column-block-copies.mlir:12:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @load_before)
+// CHECK: column-block-copies.mlir:12:5: passed: [REGISTER TILING] 4 x 24 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @load_before)
 // CHECK-NEXT: column-block-copies.mlir:12:5: missed: [STOP COLUMN BLOCKS] an op beside the product in the loop around it would run once per block (in @load_before) [affine.load at {{.*}}column-block-copies.mlir:11:11 reads memory]
-// CHECK-NEXT: column-block-copies.mlir:30:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; columns in blocks of 32 (B's panel exceeds half of L2: each micro-panel serves every row tile) (in @pure_before)
+// CHECK-NEXT: column-block-copies.mlir:30:5: passed: [REGISTER TILING] 4 x 24 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; columns in blocks of 24 (B's panel exceeds half of L2: each micro-panel serves every row tile) (in @pure_before)
 
 // No blocks: each row's C[i, 0] is loaded once, before its sweep of all 4160 columns.
 // CHECK-LABEL: func.func @load_before
 // CHECK-NOT: step 4096
-// CHECK: affine.for %[[I:.*]] = 0 to 6 step 3 {
+// CHECK: affine.for %[[I:.*]] = 0 to 8 step 4 {
 // CHECK: %[[C0:.*]] = affine.load %arg2[%[[I]], 0] : memref<8x4160xf32>
-// CHECK: affine.for %{{.*}} = 0 to 4160 step 32 {
+// CHECK: affine.for %{{.*}} = 0 to 4152 step 24 {
 // CHECK: vector.broadcast %[[C0]] : f32 to vector<8xf32>
 
-// Blocks of 32 columns (one tile), the row's value recomputed in each block.
+// Blocks of 24 columns (one tile), the row's value recomputed in each block.
 // CHECK-LABEL: func.func @pure_before
-// CHECK: affine.for %[[J:.*]] = 0 to 4160 step 32 {
-// CHECK: affine.for %[[R:.*]] = 0 to 6 step 3 {
+// CHECK: affine.for %[[J:.*]] = 0 to 4152 step 24 {
+// CHECK: affine.for %[[R:.*]] = 0 to 8 step 4 {
 // CHECK: arith.index_cast %[[R]] : index to i32
-// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[J]]) to #map{{[0-9]*}}(%[[J]], %[[J]]) step 32 {
+// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[J]]) to #map{{[0-9]*}}(%[[J]], %[[J]]) step 24 {

@@ -24,11 +24,11 @@ func.func @k(%Q: memref<16x8xf32>, %K: memref<8x32xf32>, %mask: memref<16x32xi1>
   return
 }
 
-// CHECK: register-tile-i1-mask.mlir:11:5: passed: [REGISTER TILING] 3 x 32 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order
+// CHECK: register-tile-i1-mask.mlir:11:5: passed: [REGISTER TILING] 6 x 16 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order
 // CHECK-LABEL: func.func @k
 // CHECK-NOT: vector_load {{.*}}xi1>
-// CHECK: affine.for %[[I:.*]] = 0 to 15 step 3 {
-// CHECK: affine.for %[[J:.*]] = 0 to 32 step 32 {
+// CHECK: affine.for %[[I:.*]] = 0 to 12 step 6 {
+// CHECK: affine.for %[[J:.*]] = 0 to 32 step 16 {
 // CHECK: affine.for %{{.*}} = 0 to 8 iter_args(
 // CHECK: affine.yield
 // CHECK-NEXT: }

@@ -478,6 +478,25 @@ def vector_registers(options) -> int:
 # multiply. Measured (docs/cpu_codegen.md): 4 x 3 vectors best at 256 bits, 6 x 4 at 512.
 SPARE_REGISTERS = 3
 MAX_ROWS = 6
+
+
+def spare_registers(mr: int, nv: int, width: int, loads: LoadCopies) -> int:
+    """Registers an MR x NV tile of vectors (`width` > 1) holds besides its accumulators and `held`
+    values: SPARE_REGISTERS, or, where the rows share each vector a step loads (`loads.lanes`,
+    MR > 1: a convolution's input, GEMM's B), its NV vectors and a broadcast. The emitter loads
+    each such vector once per step and every row's multiply-add uses it, so all NV are live
+    while the rows run; LLVM keeps them in registers and spills accumulators when they do not
+    fit (a 3 x 32 tile at 256 bits: 12 accumulators, 4 vectors and a broadcast in 16 ymm
+    registers: 60 spill loads and stores per 108 FMAs, twice the time per output of a 4 x 24
+    tile; section 45). Scalar copies (width 1, general registers) keep SPARE_REGISTERS: not
+    measured. So does a band whose every loop is unrolled (`loads.unrolled`: small_cnn's first
+    conv, 3 channels x 3 x 3 with constant weights, measured 1.43x slower as 6 x 16): there no
+    loop carries the accumulators and the rows' loads, invariant in the column loops, are what
+    LLVM keeps (section 45, Left)."""
+    shared = nv + 1 if width > 1 and loads.lanes and mr > 1 and not loads.unrolled else 0
+    return max(SPARE_REGISTERS, shared)
+
+
 MAX_VECTORS = 4  # NV: one row's vectors; measured: 1 x 4 is as fast as 1 x 6 or 1 x 8
 
 
@@ -913,6 +932,7 @@ class LoadCopies:
     lanes: int = 1
     both: int = 0
     neither: int = 0
+    unrolled: bool = False  # every loop of the band is emitted as copies of its body (`short_band_loop`)
 
     def per_step(self, mr: int, nv: int) -> int:
         """Loads one step of the innermost loop issues for an MR x NV tile."""
@@ -1034,7 +1054,7 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
                 tail: bool = False, held: int = 0, rest: RowRest | None = None) -> tuple[int, int]:
     """(MR, NV): the tile of accumulators with the most reuse, multiply-adds per load of one
     step of the reduction (for a product, MR x NV / (MR + NV): broadcasts of A and vector loads
-    of B; `loads` in general), with MR x NV x reductions accumulators and SPARE_REGISTERS more
+    of B; `loads` in general), with MR x NV x reductions accumulators and `spare_registers` more
     fitting the registers; MR up to `rows_max` (1 without a row loop) and the row trip count,
     NV x width up to the column trip count, or, with `cover` (masks allowed), the NV vectors
     that cover all of a constant number of columns that is no multiple of the width, the last
@@ -1065,7 +1085,7 @@ def choose_tile(registers: int, reductions: int, width: int, rows_max: int | Non
                 continue  # the rows a covering tile of NV vectors may have
             covers = covers or mixed
             live = live_vectors(nv, width, cols_trip, covers, tail)
-            if mr * live * reductions + held + SPARE_REGISTERS > registers or \
+            if mr * live * reductions + held + spare_registers(mr, nv, width, loads) > registers or \
                     (cols_trip is not None and nv * width > cols_trip and not covers):
                 continue
             left = (rows_trip % mr if rows_trip else 0) + (cols_trip % (nv * width) if cols_trip and not covers else 0)
@@ -1171,7 +1191,7 @@ def load_copies(band: list[ir.Operation], lanes: Lanes) -> LoadCopies:
         v = op.results[0]
         row, lane = lanes.by_row(v), lanes.varies(v)
         counts[0 if row and not lane else 1 if lane and not row else 2 if row else 3] += 1
-    return LoadCopies(*counts)
+    return LoadCopies(*counts, unrolled=len(band) > 1 and all(short_band_loop(b, band) for b in band))
 
 
 def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
