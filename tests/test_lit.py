@@ -44,7 +44,9 @@ def run_lit(names: list[str], jobs: int = 2) -> dict[str, dict]:
         env = {**os.environ, "LOOPOPT_LIT_OUTPUT": str(Path(tmp) / "out")}
         cmd = [sys.executable, "-c", LIT_MAIN, "-q", "-j", str(jobs), "-o", str(report),
                *[str(LIT_DIR / n) for n in names]]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+        # ~3.5 minutes on a quiet 2-core machine; 15 minutes ran out with colleagues' builds beside
+        # (load 14), which failed every file at once: the limit only catches a hang
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=2700)
         if not report.exists():
             raise RuntimeError(f"lit did not run (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
         records = json.loads(report.read_text())["tests"]

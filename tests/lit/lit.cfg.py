@@ -54,7 +54,10 @@ def _mlir_opt() -> str | None:
 # PYTHONPATH in the shell's environment, and the RUN lines after it no longer find loopopt.
 config.substitutions.append(("%cat", f'"{sys.executable}" -c "import shutil, sys; '
                              f'[shutil.copyfileobj(open(f), sys.stdout) for f in sys.argv[1:]]"'))
-config.substitutions.append((_tool_pattern("loopopt"), _python_tool("loopopt")))
+# `loopopt`: the command line with the host's facts pinned (tests/lit/loopopt_pinned.py): the goldens
+# hold one machine's plans, whatever machine runs them.
+config.substitutions.append((_tool_pattern("loopopt"),
+                             f'"{sys.executable}" "{os.path.join(REPO, "tests", "lit", "loopopt_pinned.py")}"'))
 config.substitutions.append((_tool_pattern("filecheck"), _python_tool("filecheck")))
 MLIR_OPT = _mlir_opt()
 if MLIR_OPT is not None:
