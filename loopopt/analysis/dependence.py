@@ -268,6 +268,31 @@ def element_constraints(a: AccessPattern, elems: list[str], rename: dict | None 
     return out
 
 
+
+def iteration_footprint(a: AccessPattern, axis: Loop, scope: Scope, t: str = "t_", outer_as_params: bool = False):
+    """The elements of a.root that access `a` touches in one iteration of `axis` (a loop
+    enclosing it), as the isl text of a set over [the loops outside `axis` (named by position),
+    t, the element coordinates], or, with `outer_as_params`, over the element coordinates alone
+    with those loops and `t` as parameters: `t` is the axis's iteration number ((iv - lower
+    bound) / step, so loops with other lower bounds compare iteration by iteration, as fusion
+    pairs them), the loops inside `axis` are projected out. None when the access is not inside
+    `axis` or its index is unknown."""
+    names = [lp.name for lp in a.loops]
+    if a.index is None or axis.name not in names:
+        return None
+    k = names.index(axis.name)
+    outer, inner = names[:k], names[k:]
+    cons = [c for lp in a.loops for c in lp.constraints()]
+    cons.append(f"{axis.step} * {t} = {axis.name} - ({axis.lower_text()})")
+    elems = [f"x{m}_" for m in range(len(a.index))]
+    cons += element_constraints(a, elems)
+    canon = {**{n: f"o{m}_" for m, n in enumerate(outer)}, **{n: f"l{m}_" for m, n in enumerate(inner)}}
+    body = substitute(f"exists ({', '.join(inner)}: {' and '.join(cons)})", canon)  # loops by position
+    dims = [canon[n] for n in outer]
+    if outer_as_params:
+        return f"[{', '.join([*sorted(scope.params), *dims, t])}] -> {{ [{', '.join(elems)}] : {body} }}"
+    return f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join([*dims, t, *elems])}] : {body} }}"
+
 def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: dict | None = None) -> isl.Set:
     """The elements of a.root that `a` touches over its loops' domain (plus `extra` constraints on
     the loop dims), as an isl set over the root's coordinates. Requires a known index."""

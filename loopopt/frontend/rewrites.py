@@ -351,12 +351,11 @@ def _cancel_reshapes(v: ir.Value) -> ir.Value:
         v = expand.operands[0]
 
 
-def _collapsed_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
-    """The memref.collapse_shape making `v` when it collapses a statically shaped identity-layout
-    alloc of the copy's block used by nothing after the copy (checked by the caller): the alloc
-    can then be an expand_shape of the out-parameter with the same groups (the same addresses)."""
+def _alloc_view(v: ir.Value, copy: ir.Operation, kind: str) -> ir.Operation | None:
+    """The `kind` view (memref.collapse_shape or expand_shape) making `v`, used once, of a
+    statically shaped identity-layout alloc of the copy's block; None otherwise."""
     view, _ = mlir.value_owner(v)
-    if view is None or view.name != "memref.collapse_shape" or len(list(v.uses)) != 1:
+    if view is None or view.name != kind or len(list(v.uses)) != 1:
         return None
     alloc, _ = mlir.value_owner(view.operands[0])
     t = mlir.memref_type(view.operands[0])
@@ -364,6 +363,13 @@ def _collapsed_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
             not t.has_static_shape or not mlir.identity_layout(t) or not mlir.identity_layout(v.type):
         return None
     return view
+
+
+def _collapsed_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
+    """The memref.collapse_shape making `v` when it collapses a statically shaped identity-layout
+    alloc of the copy's block used by nothing after the copy (checked by the caller): the alloc
+    can then be an expand_shape of the out-parameter with the same groups (the same addresses)."""
+    return _alloc_view(v, copy, "memref.collapse_shape")
 
 
 def _expanded_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
@@ -374,13 +380,8 @@ def _expanded_alloc(v: ir.Value, copy: ir.Operation) -> ir.Operation | None:
     identity layouts: the same addresses), computed in place. Its nests then index the
     out-parameter as they indexed the alloc, a 0 put in front; a view that splits a dimension
     (8 -> 2 x 4) would make every store a floordiv and a mod, and is left to the copy."""
-    view, _ = mlir.value_owner(v)
-    if view is None or view.name != "memref.expand_shape" or len(list(v.uses)) != 1:
-        return None
-    alloc, _ = mlir.value_owner(view.operands[0])
-    t = mlir.memref_type(view.operands[0])
-    if alloc is None or alloc.name != "memref.alloc" or alloc.block != copy.block or t is None or \
-            not t.has_static_shape or not mlir.identity_layout(t) or not mlir.identity_layout(v.type):
+    view = _alloc_view(v, copy, "memref.expand_shape")
+    if view is None:
         return None
     shape = list(ir.MemRefType(v.type).shape)
     if any(sum(shape[d] != 1 for d in group) > 1 for group in _reassociation(view)):

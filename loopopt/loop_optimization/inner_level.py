@@ -27,9 +27,8 @@ from typing import Callable
 import islpy as isl
 
 from .. import mlir
-from ..analysis.affine import Scope
-from ..analysis.dependence import element_constraints
-from ..analysis.loops import body_ops, has_iter_args, loop_dims, substitute
+from ..analysis.dependence import iteration_footprint
+from ..analysis.loops import body_ops, has_iter_args, loop_dims
 from ..analysis.memory import UNTRACED
 from ..mlir import ir
 
@@ -69,24 +68,6 @@ def shells(l1: ir.Operation, l2: ir.Operation) -> tuple[ir.Operation, ir.Operati
     return inner[0], inner[1]
 
 
-def iteration_footprint(a, axis, scope: Scope) -> str | None:
-    """The elements of a.root that access `a` touches in one iteration of `axis` (a loop
-    enclosing it), as the isl text of a set over the element coordinates whose parameters are
-    the loops outside `axis` (named by position) and `t_`, the axis's iteration number; the
-    loops inside are projected out. None when `a` is not inside `axis` or its index is unknown."""
-    names = [lp.name for lp in a.loops]
-    if a.index is None or axis.name not in names:
-        return None
-    k = names.index(axis.name)
-    outer, inner = names[:k], names[k:]
-    cons = [c for lp in a.loops for c in lp.constraints()]
-    cons.append(f"{axis.step} * t_ = {axis.name} - ({axis.lower_text()})")
-    elems = [f"x{m}_" for m in range(len(a.index))]
-    cons += element_constraints(a, elems)
-    canon = {**{n: f"o{m}_" for m, n in enumerate(outer)}, **{n: f"l{m}_" for m, n in enumerate(inner)}}
-    body = substitute(f"exists ({', '.join(inner)}: {' and '.join(cons)})", canon)
-    params = [*sorted(scope.params), *(canon[n] for n in outer), "t_"]
-    return f"[{', '.join(params)}] -> {{ [{', '.join(elems)}] : {body} }}"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -123,7 +104,7 @@ def fused_iteration_bytes(l1: ir.Operation, l2: ir.Operation, facts) -> int | No
         for a in facts.accesses(lp):
             if a.key is UNTRACED:
                 return None
-            t = iteration_footprint(a, ax, scope)
+            t = iteration_footprint(a, ax, scope, outer_as_params=True)
             if t is None:
                 whole[a.key] = a.root
             else:

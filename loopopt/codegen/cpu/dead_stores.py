@@ -198,7 +198,8 @@ def _covers(store: ir.Operation, later: ir.Operation, loop: ir.Operation | None,
     """In every iteration of `loop` (the loop whose body holds both nests; None: the function's
     body), the elements `later` writes include every element `store` writes (isl, exactly; a
     store that never runs is not said to be covered)."""
-    from .plan.sibling_reuse import _nested_text, iteration_footprint
+    from ...analysis.dependence import iteration_footprint
+    from .plan.sibling_reuse import _nested_text
 
     try:
         a, b = access_pattern(store, scope), access_pattern(later, scope)

@@ -126,22 +126,22 @@ def shuffle_masks(stride: int, width: int) -> list[list[list[int]]]:
     return out
 
 
-def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, sliced, column,
-                  ip: ir.InsertionPoint) -> None:
+def _shuffle_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, lead_source: tuple,
+                   base: int, column, ip: ir.InsertionPoint) -> None:
     """Columns `column` .. `column` + width - 1 of the copy (`column` a value or an int): `stride`
-    vectors loaded from the source's consecutive elements (they end at the last column's last
-    element: all in the copy's box), one vector per residue gathered from them by shuffles and
-    stored."""
-    s, w, e0, n = plan.stride, plan.width, plan.lows[-1], len(lead)
+    vectors loaded from `source` at its elements base + stride * column onwards (`lead_source`:
+    the operands and index expressions in front, `_lead_source`), one vector per residue
+    gathered from them by shuffles and stored at buf[lead, residue, column]."""
+    s, w, n = plan.stride, plan.width, len(lead)
     vt = ir.VectorType.get([w], elem)
-    src_ops, lead_exprs = _lead_source(plan, lead, sliced)
+    src_ops, lead_exprs = lead_source
     src_col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(len(src_ops))
     src_ops = src_ops + ([] if isinstance(column, int) else [column])
     operands = list(lead) + ([] if isinstance(column, int) else [column])
     col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(n)
     parts = []
     for k in range(s):
-        m = ir.AffineMap.get(len(src_ops), 0, lead_exprs + [src_col * s + (e0 + k * w)])
+        m = ir.AffineMap.get(len(src_ops), 0, lead_exprs + [src_col * s + (base + k * w)])
         parts.append(ir.Operation.create("affine.vector_load", results=[vt], operands=[source, *src_ops],
                                          attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip).result)
     for r, masks in enumerate(shuffle_masks(s, w)):
@@ -153,6 +153,13 @@ def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lea
                              [ir.AffineConstantExpr.get(r), col])
         ir.Operation.create("affine.vector_store", operands=[acc, buf, *operands],
                             attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
+
+
+def _vector_group(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, sliced, column,
+                  ip: ir.InsertionPoint) -> None:
+    """Columns `column` .. `column` + width - 1 of a row copy: the stride vectors end at the last
+    column's last element (all in the copy's box)."""
+    _shuffle_group(plan, source, buf, elem, lead, _lead_source(plan, lead, sliced), plan.lows[-1], column, ip)
 
 
 def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead: list, sliced, whole: int,
@@ -173,32 +180,10 @@ def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead
 
 def _plane_group(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: list, sliced, column,
                  ip: ir.InsertionPoint) -> None:
-    """Columns `column` .. `column` + width - 1 of a plane copy (`column` a value or an int): the
-    `stride` vectors of the stream's elements h0 * W + stride * column .. (`view`: the operand with
-    its rows and columns joined), one vector per residue gathered by shuffles and stored at
-    buf[lead, residue, column]."""
-    s, w, n = plan.stride, plan.width, len(lead)
-    base = plan.lows[-2] * plan.plane
-    vt = ir.VectorType.get([w], elem)
-    src_ops, lead_exprs = _lead_source(replace(plan, lows=plan.lows[:-1]), lead, sliced)
-    src_col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(len(src_ops))
-    src_ops = src_ops + ([] if isinstance(column, int) else [column])
-    operands = list(lead) + ([] if isinstance(column, int) else [column])
-    col = ir.AffineConstantExpr.get(column) if isinstance(column, int) else ir.AffineDimExpr.get(n)
-    parts = []
-    for k in range(s):
-        m = ir.AffineMap.get(len(src_ops), 0, lead_exprs + [src_col * s + (base + k * w)])
-        parts.append(ir.Operation.create("affine.vector_load", results=[vt], operands=[view, *src_ops],
-                                         attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip).result)
-    for r, masks in enumerate(shuffle_masks(s, w)):
-        acc = parts[0]
-        for k, mask in enumerate(masks):
-            acc = ir.Operation.create("vector.shuffle", results=[vt], operands=[acc, parts[k + 1]],
-                                      attributes={"mask": ir.DenseI64ArrayAttr.get(mask)}, ip=ip).result
-        m = ir.AffineMap.get(len(operands), 0, [ir.AffineDimExpr.get(k) for k in range(n)] +
-                             [ir.AffineConstantExpr.get(r), col])
-        ir.Operation.create("affine.vector_store", operands=[acc, buf, *operands],
-                            attributes={"map": ir.AffineMapAttr.get(m)}, ip=ip)
+    """Columns `column` .. `column` + width - 1 of a plane copy: the stream's elements
+    h0 * W + stride * column onwards (`view`: the operand with its rows and columns joined)."""
+    _shuffle_group(plan, view, buf, elem, lead, _lead_source(replace(plan, lows=plan.lows[:-1]), lead, sliced),
+                   plan.lows[-2] * plan.plane, column, ip)
 
 
 def _plane_copy(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: list, sliced,

@@ -20,7 +20,7 @@ import functools
 import islpy as isl
 
 from ....analysis.affine import Scope
-from ....analysis.dependence import element_constraints
+from ....analysis.dependence import iteration_footprint
 from ....analysis.loops import has_iter_args, loop_dims, substitute
 from ....analysis.memory import UNTRACED, value_name
 from ....loop_optimization.profit import shared_tensors
@@ -86,25 +86,6 @@ def _same_elements(l1: ir.Operation, l2: ir.Operation, root, facts, first_writes
     return False
 
 
-def iteration_footprint(a, axis, scope: Scope, t: str = "t_"):
-    """The elements of a.root that access `a` touches in one iteration of `axis` (a loop
-    enclosing it), as the isl text of a set over [the loops outside `axis`, t, the element coordinates]:
-    `t` is the axis's iteration number ((iv - lower bound) / step, so loops with other lower
-    bounds compare iteration by iteration, as fusion pairs them), the loops inside `axis` are
-    projected out. None when the access is not inside `axis` or its index is unknown."""
-    names = [lp.name for lp in a.loops]
-    if a.index is None or axis.name not in names:
-        return None
-    k = names.index(axis.name)
-    outer, inner = names[:k], names[k:]
-    cons = [c for lp in a.loops for c in lp.constraints()]
-    cons.append(f"{axis.step} * {t} = {axis.name} - ({axis.lower_text()})")
-    elems = [f"x{m}_" for m in range(len(a.index))]
-    cons += element_constraints(a, elems)
-    canon = {**{n: f"o{m}_" for m, n in enumerate(outer)}, **{n: f"l{m}_" for m, n in enumerate(inner)}}
-    body = substitute(f"exists ({', '.join(inner)}: {' and '.join(cons)})", canon)  # loops by position
-    dims = [canon[n] for n in outer]
-    return f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join([*dims, t, *elems])}] : {body} }}"
 
 
 @functools.lru_cache(maxsize=16384)
