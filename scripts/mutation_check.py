@@ -718,10 +718,10 @@ MUTATIONS = [
     # section 47: a pair over SBSize fuses at the next inner common loop; a batch of one put back
     ("inner level: the inner pair passes the battery in the fused shells", "loopopt/loop_optimization/inner_level.py",
      [("    if not inner_legal(i1, i2, inner_facts):", "    if False:")]),
-    ("inner level: an expanded result is computed in place only when the copy is the view's one use",
+    ("inner level: a reshaped result is computed in place only when the copy is the view's one use",
      "loopopt/frontend/rewrites.py",
-     [('    if view is None or view.name != "memref.expand_shape" or len(list(v.uses)) != 1:',
-       '    if view is None or view.name != "memref.expand_shape":')]),
+     [('    if view is None or view.name != kind or len(list(v.uses)) != 1:',
+       '    if view is None or view.name != kind:')]),
     ("recompute casts: the copy's maps are the identity (its element at a point is the cast of the input's there)",
      "loopopt/frontend/cast_recompute.py",
      [("    if any(\"parallel\" not in k for k in kinds) or not all(_identity(m) for m in _maps(producer)):",

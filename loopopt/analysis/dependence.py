@@ -306,6 +306,15 @@ def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: d
     return _set_of(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
 
 
+def shared_loop_count(a: AccessPattern, b: AccessPattern) -> int:
+    """How many loops, outermost first, enclose both accesses (the same op under the same name)."""
+    shared = 0
+    for x, y in zip(a.loops, b.loops):
+        if x.op != y.op or x.name != y.name:
+            break
+        shared += 1
+    return shared
+
 @functools.lru_cache(maxsize=4096)
 def _set_of(text: str) -> isl.Set:
     """isl.Set(text), memoized on the text (isl sets are immutable)."""

@@ -21,6 +21,7 @@ IR: the driver (fusion.py) plans with `inner_level_plan` and fuses.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -114,7 +115,7 @@ def fused_iteration_bytes(l1: ir.Operation, l2: ir.Operation, facts) -> int | No
         loc = facts.location(root)
         if any(d is None for d in loc.shape):
             return None
-        total += _elements(loc.shape) * loc.elem_size
+        total += math.prod(loc.shape) * loc.elem_size
     for key, (root, ts) in texts.items():
         if key in whole:
             continue
@@ -123,13 +124,6 @@ def fused_iteration_bytes(l1: ir.Operation, l2: ir.Operation, facts) -> int | No
             return None
         total += n * facts.location(root).elem_size
     return total
-
-
-def _elements(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def inner_level_plan(l1: ir.Operation, l2: ir.Operation, facts, budget: int,

@@ -32,7 +32,7 @@ from __future__ import annotations
 from ... import mlir
 from ...analysis.accesses import access_pattern
 from ...analysis.affine import NonAffine, Scope
-from ...analysis.dependence import element_set, instance_pair, pair_set
+from ...analysis.dependence import element_set, instance_pair, iteration_footprint, pair_set, shared_loop_count
 from ...analysis.effects import READ_OPS, REGION_OPS, WRITE_OPS
 from ...analysis.loops import ancestors
 from ...analysis.memory import escaping_use, is_placed
@@ -87,11 +87,7 @@ def _read_after(store_acc, read_acc, after: bool, scope: Scope) -> bool:
     p = instance_pair(store_acc, read_acc, scope, fixed=0)
     if p is None:
         return False
-    shared = 0
-    for x, y in zip(store_acc.loops, read_acc.loops):
-        if x.op != y.op or x.name != y.name:
-            break
-        shared += 1
+    shared = shared_loop_count(store_acc, read_acc)
     names = [lp.name for lp in store_acc.loops[:shared]]
     s = [p.src_rename[n] for n in names]
     t = [p.dst_rename[n] for n in names]
@@ -198,7 +194,6 @@ def _covers(store: ir.Operation, later: ir.Operation, loop: ir.Operation | None,
     """In every iteration of `loop` (the loop whose body holds both nests; None: the function's
     body), the elements `later` writes include every element `store` writes (isl, exactly; a
     store that never runs is not said to be covered)."""
-    from ...analysis.dependence import iteration_footprint
     from .plan.sibling_reuse import _nested_text
 
     try:

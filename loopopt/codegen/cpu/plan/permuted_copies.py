@@ -43,7 +43,7 @@ import islpy as isl
 from .... import mlir
 from ....analysis.accesses import AccessPattern, collect_accesses
 from ....analysis.affine import Scope
-from ....analysis.dependence import instance_pair, may_alias, pair_set
+from ....analysis.dependence import instance_pair, may_alias, pair_set, shared_loop_count
 from ....analysis.legality import induction_var, lex_equal, lex_less
 from ....analysis.liveness import ancestor_in
 from ....analysis.loops import constant_bounds, enclosing_loops
@@ -185,11 +185,7 @@ def after_set(a: AccessPattern, b: AccessPattern, scope: Scope) -> isl.Set | Non
     p = instance_pair(a, b, scope, fixed=0)
     if p is None:
         return None
-    shared = 0
-    for x, y in zip(a.loops, b.loops):
-        if x.op != y.op or x.name != y.name:
-            break
-        shared += 1
+    shared = shared_loop_count(a, b)
     xs = [p.src_rename[lp.name] for lp in a.loops[:shared]]
     ys = [p.dst_rename[lp.name] for lp in b.loops[:shared]]
     if shared:
