@@ -56,7 +56,8 @@ def _overlap(a: AccessPattern, b: AccessPattern, xs, ys) -> list[str]:
     return out
 
 
-def _shared_prefix(a: AccessPattern, b: AccessPattern) -> int:
+def shared_loop_count(a: AccessPattern, b: AccessPattern) -> int:
+    """How many loops, outermost first, enclose both accesses (the same op under the same name)."""
     n = 0
     for x, y in zip(a.loops, b.loops):
         if x.op != y.op or x.name != y.name:
@@ -89,7 +90,7 @@ def instance_pair(a: AccessPattern, b: AccessPattern, scope: Scope, fixed: int |
     """
     if not may_alias(a, b):
         return None
-    shared = _shared_prefix(a, b)
+    shared = shared_loop_count(a, b)
     fixed = shared if fixed is None else min(fixed, shared)
     fixed_loops = a.loops[:fixed]
     ra = {lp.name: f"{lp.name}_s" for lp in a.loops[fixed:]}
@@ -189,7 +190,7 @@ def _side(a: AccessPattern, fixed: int, tag: str) -> tuple:
 def _positional_text(a: AccessPattern, b: AccessPattern, la: Loop, lb: Loop, scope: Scope) -> str | None:
     if not may_alias(a, b):
         return None
-    fixed = min(_fixed_above(a, la), _shared_prefix(a, b))
+    fixed = min(_fixed_above(a, la), shared_loop_count(a, b))
     shared, own_a, xa, ra = _side(a, fixed, "s")
     _, own_b, xb, rb = _side(b, fixed, "t")
     cons = shared + own_a + own_b + (_overlap(a, b, xa, xb) if xa is not None and xb is not None else [])
@@ -305,15 +306,6 @@ def element_set(a: AccessPattern, scope: Scope, extra: list[str] = (), rename: d
     inner = f"exists ({', '.join(canon[n] for n in dims)}: {body})" if dims else body
     return _set_of(f"[{', '.join(sorted(scope.params))}] -> {{ [{', '.join(elems)}] : {inner} }}")
 
-
-def shared_loop_count(a: AccessPattern, b: AccessPattern) -> int:
-    """How many loops, outermost first, enclose both accesses (the same op under the same name)."""
-    shared = 0
-    for x, y in zip(a.loops, b.loops):
-        if x.op != y.op or x.name != y.name:
-            break
-        shared += 1
-    return shared
 
 @functools.lru_cache(maxsize=4096)
 def _set_of(text: str) -> isl.Set:

@@ -167,15 +167,21 @@ def _vector_copy(plan: Deinterleave, source: ir.Value, buf: ir.Value, elem, lead
     """Columns [0, `whole`) of the copy in vectors (whole >= width): a loop over whole vectors,
     then, when columns are left, one vector ending at the last column (it copies some columns
     again: the same values to the same places)."""
-    w = plan.width
+    _whole_vectors(plan.width, whole, lambda column, at: _vector_group(plan, source, buf, elem, lead, sliced,
+                                                                       column, at), ip)
+
+
+def _whole_vectors(w: int, whole: int, group, ip: ir.InsertionPoint) -> None:
+    """`group(column, ip)` for columns 0, w, ... in a loop over the whole vectors of [0, `whole`)
+    (whole >= w), then, when columns are left, once more at whole - w (some columns copied again:
+    the same values to the same places)."""
     vectors = whole // w * w
     loop = affine_d.AffineForOp(ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(vectors), w, ip=ip)
     with ir.InsertionPoint(loop.body):
         affine_d.AffineYieldOp([])
-    _vector_group(plan, source, buf, elem, lead, sliced, loop.induction_variable,
-                  ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
+    group(loop.induction_variable, ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
     if whole > vectors:
-        _vector_group(plan, source, buf, elem, lead, sliced, whole - w, ip)
+        group(whole - w, ip)
 
 
 def _plane_group(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: list, sliced, column,
@@ -218,14 +224,8 @@ def _plane_copy(plan: Deinterleave, view: ir.Value, buf: ir.Value, elem, lead: l
                             attributes={"map": ir.AffineMapAttr.get(ir.AffineMap.get(len(dims), 0, outs))}, ip=inner)
 
     if w > 1 and groups >= w:
-        vectors = groups // w * w
-        loop = affine_d.AffineForOp(ir.AffineMap.get_constant(0), ir.AffineMap.get_constant(vectors), w, ip=ip)
-        with ir.InsertionPoint(loop.body):
-            affine_d.AffineYieldOp([])
-        _plane_group(plan, view, buf, elem, lead, sliced, loop.induction_variable,
-                     ir.InsertionPoint(mlir.block_ops(loop.body)[-1]))
-        if groups > vectors:
-            _plane_group(plan, view, buf, elem, lead, sliced, groups - w, ip)
+        _whole_vectors(w, groups, lambda column, at: _plane_group(plan, view, buf, elem, lead, sliced, column, at),
+                       ip)
     elif groups:
         j, inner = _loop(groups, ip)
         r, inner = _loop(s, inner)
