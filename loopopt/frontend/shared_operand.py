@@ -15,8 +15,7 @@ projection over 64 sequence positions, which the constant fold then bakes into t
 the product reads each copy once: B times the weight's bytes per call where one matrix would do.
 
 Rule. A `linalg.batch_matmul` of its default maps (A[b, m, k], R[b, k, n], C[b, m, n]) with operands
-A: B x M x K, R: B x K x N, C: B x M x N of one element type and static sizes (the lowering
-re-indexes no reshape of a dynamic size that a loop bound reads), where R is the result of
+A: B x M x K, R: B x K x N, C: B x M x N of one element type, where R is the result of
 * a `linalg.generic` with one input W of rank 2 at the map (b, k, n) -> (k, n), one output at the
   identity map, every loop parallel, whose body yields its input's element unchanged; or
 * a `linalg.broadcast` of a rank-2 W with `dimensions = [0]`,
@@ -30,7 +29,12 @@ becomes
 Exact: R[b, k, n] = W[k, n] for every b, so y[b, m, n] = C[b, m, n] + sum_k A[b, m, k] * W[k, n],
 which is row b * M + m of the matrix product, computed by the same multiplies and adds in the same
 order of k; collapsing the two leading dimensions of a row-major tensor keeps every element's
-position. The broadcast, left without readers, is erased. A batched product whose left operand is
+position. With a dynamic size (torch.compile's dynamic batch) no reshape is made (the product's
+loops would be bounded by the dims of a collapsed buffer, a view the lowering does not re-index):
+for float elements the product becomes a `linalg.generic` over batch_matmul's own loops (b, m, n,
+k) reading W at (k, n) where it read R at (b, k, n), with the op's own body for floats
+(`C + A * B`: the same multiply and add on the same values). The broadcast, left without readers,
+is erased. A batched product whose left operand is
 the broadcast one keeps it (its batch is in the columns of the product: no reshape makes it one
 matrix product), and says so.
 
@@ -120,9 +124,8 @@ def refusal(bmm: ir.Operation) -> str | None:
         return "an operand is not a ranked 3-D tensor"
     if len({str(_element(v)) for v in (a, r, c)}) != 1:
         return "its operands' element types differ"
-    if any(d == mlir.DYNAMIC for v in (a, r, c) for d in ir.RankedTensorType(v.type).shape):
-        return ("a size is dynamic (the product's loops would be bounded by the dims of a reshaped buffer, "
-                "which the lowering does not re-index)")
+    if dynamic(bmm) and not isinstance(_element(c), ir.FloatType):
+        return "a size is dynamic and its elements are not floats"
     if broadcast_source(_owner(r)) is None:
         return "its broadcast operand is the left one (the batch runs along the product's columns)"
     return None
@@ -131,6 +134,33 @@ def refusal(bmm: ir.Operation) -> str | None:
 def _shape_text(v: ir.Value) -> str:
     t = ir.RankedTensorType(v.type)
     return "x".join("?" if d == mlir.DYNAMIC else str(d) for d in t.shape) + f"x{t.element_type}"
+
+
+def dynamic(bmm: ir.Operation) -> bool:
+    """Whether some operand of `bmm` has a dynamic size."""
+    return any(d == mlir.DYNAMIC for v in bmm.operands for d in ir.RankedTensorType(v.type).shape)
+
+
+def contraction_text(bmm: ir.Operation, w: ir.Value) -> str:
+    """A private function (A, W, C) -> Y: the batched product with W read at (k, n) in place of
+    R[b, k, n], as a `linalg.generic` over batch_matmul's loops (b, m, n, k) whose body is the
+    op's own for floats (C + A * B)."""
+    a, _, c = bmm.operands
+    a_t, c_t, w_t = f"tensor<{_shape_text(a)}>", f"tensor<{_shape_text(c)}>", f"tensor<{_shape_text(w)}>"
+    et = _element(c)
+    maps = ", ".join(f"affine_map<(b, m, n, k) -> ({r})>" for r in ("b, m, k", "k, n", "b, m, n"))
+    lines = [
+        f"%y = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
+        f"[\"parallel\", \"parallel\", \"parallel\", \"reduction\"]}} ins(%a, %w : {a_t}, {w_t}) outs(%c : {c_t}) {{",
+        f"^bb0(%x: {et}, %v: {et}, %acc: {et}):",
+        f"  %p = arith.mulf %x, %v : {et}",
+        f"  %s = arith.addf %acc, %p : {et}",
+        f"  linalg.yield %s : {et}",
+        f"}} -> {c_t}",
+        f"func.return %y : {c_t}",
+    ]
+    return (f"func.func private @shared(%a: {a_t}, %w: {w_t}, %c: {c_t}) -> {c_t} {{\n  "
+            + "\n  ".join(lines) + "\n}")
 
 
 def product_text(bmm: ir.Operation, w: ir.Value) -> str:
@@ -159,7 +189,7 @@ def product_text(bmm: ir.Operation, w: ir.Value) -> str:
 def rewrite(bmm: ir.Operation, w: ir.Value) -> None:
     """Replace `bmm` by the rule's matrix product on its operands (the text parsed, verified and
     inlined before it)."""
-    helper = ir.Module.parse(product_text(bmm, w), bmm.context)
+    helper = ir.Module.parse((contraction_text if dynamic(bmm) else product_text)(bmm, w), bmm.context)
     if not helper.operation.verify():
         raise ir.MLIRError("the matrix product does not verify", [])
     fn = helper.body.operations[0]
@@ -190,7 +220,10 @@ def shared_operand_products(module: ir.Module, filename: str) -> list[str]:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             notes.append(f"kept: {where}: [INTERNAL] the matrix product did not parse ({first})")
             continue
-        notes.append(f"one product: {where}: a batch of {b} over one {_shape_text(w)} matrix")
+        if b == mlir.DYNAMIC:
+            notes.append(f"one product: {where}: a dynamic batch reads one {_shape_text(w)} matrix")
+        else:
+            notes.append(f"one product: {where}: a batch of {b} over one {_shape_text(w)} matrix")
     if any(not n.startswith("kept") for n in notes):
         erase_dead_tensor_ops(module)
     return notes
