@@ -95,6 +95,7 @@ FOCUS = {
     "residue order": ["tests/test_cpu_residue_order.py"],
     "scans": ["tests/test_frontend_scans.py"],
     "recompute casts": ["tests/test_recompute_casts.py"],
+    "shared operand": ["tests/test_shared_operand.py"],
     "inner level": ["tests/test_fusion_inner_level.py"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
@@ -722,6 +723,20 @@ MUTATIONS = [
      "loopopt/frontend/rewrites.py",
      [('    if view is None or view.name != kind or len(list(v.uses)) != 1:',
        '    if view is None or view.name != kind:')]),
+    # section 49: a batched product of one broadcast matrix is one matrix product
+    ("shared operand: linalg.broadcast adds the leading dimension", "loopopt/frontend/shared_operand.py",
+     [("        return w if dims == [0] and _rank(w) == 2", "        return w if _rank(w) == 2")]),
+    ("shared operand: the broadcast reads W at (b, k, n) -> (k, n)", "loopopt/frontend/shared_operand.py",
+     [("    if [_dim_of(e) for e in in_map.results] != [1, 2] or", "    if")]),
+    ("shared operand: the broadcast's body yields its input's element", "loopopt/frontend/shared_operand.py",
+     [('    if len(ops) != 1 or ops[0].name != "linalg.yield" or ops[0].operands[0] != body.arguments[0]:',
+       "    if False:")]),
+    ("shared operand: the product's maps are batch_matmul's default ones", "loopopt/frontend/shared_operand.py",
+     [("    if not default_maps(bmm):", "    if False:")]),
+    ("shared operand: the broadcast operand is the right one", "loopopt/frontend/shared_operand.py",
+     [("    if broadcast_source(_owner(r)) is None:", "    if False:")]),
+    ("shared operand: a dynamic batch only for float elements", "loopopt/frontend/shared_operand.py",
+     [("    if dynamic(bmm) and not isinstance(_element(c), ir.FloatType):", "    if False:")]),
     ("recompute casts: the copy's maps are the identity (its element at a point is the cast of the input's there)",
      "loopopt/frontend/cast_recompute.py",
      [("    if any(\"parallel\" not in k for k in kinds) or not all(_identity(m) for m in _maps(producer)):",

@@ -252,6 +252,52 @@ def test_cumsum_runs_as_a_kernel(dynamic):
     assert any(isinstance(g, GraphKernel) for g in rec.graphs) and _kernels_only(rec)
 
 
+def test_batch_first_attention_reads_its_projection_weight_once():
+    """nn.MultiheadAttention(batch_first=True) transposes its input, and torch writes the input
+    projection of the transposed input as W^T broadcast over the sequence and a batched product.
+    loopopt-matmul-of-broadcast-operand makes it one matrix product: the kernel's library holds the
+    weight, not 64 copies of it (before: a 64 x 64 x 192 constant, 3 MB; docs/cpu_codegen.md
+    section 49). A key padding mask, as a padded batch passes it; eager's results, no fallback."""
+    torch.manual_seed(SEED)
+    mha = torch.nn.MultiheadAttention(64, 4, batch_first=True).eval()
+
+    def model(x, pad):
+        return mha(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec)
+    x = torch.rand(8, 64, 64) - 0.5
+    pad = torch.arange(64)[None] >= torch.tensor([64, 40, 33, 64, 50, 61, 32, 45])[:, None]
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = compiled(x, pad), model(x, pad)
+    assert _kernels_only(rec) and relative_error(got, want) <= fixtures.RTOL
+    libraries = [k.library for g in rec.graphs if isinstance(g, GraphKernel) for k in g.kernels.values()]
+    assert libraries and all(os.path.getsize(lib) < (1 << 20) for lib in libraries), \
+        [os.path.getsize(lib) for lib in libraries]
+
+
+def test_batch_first_attention_with_dynamic_shapes():
+    """The same attention under dynamic=True: the projections' batched products have a dynamic
+    batch (the sequence), read W in place (no reshape); eager's results at two batch and sequence
+    sizes through one compiled module, no fallback."""
+    torch.manual_seed(SEED)
+    mha = torch.nn.MultiheadAttention(32, 4, batch_first=True).eval()
+
+    def model(x, pad):
+        return mha(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec, dynamic=True)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        for b, s in ((3, 20), (5, 12)):
+            x = torch.rand(b, s, 32) - 0.5
+            pad = torch.arange(s)[None] >= torch.randint(s // 2, s + 1, (b, 1))
+            assert relative_error(compiled(x, pad), model(x, pad)) <= fixtures.RTOL, (b, s)
+    assert any(isinstance(g, GraphKernel) for g in rec.graphs) and _kernels_only(rec)
+
+
 @pytest.mark.parametrize("norm_first, activation", [(False, "relu"), (True, "gelu")])
 def test_pytorchs_fused_encoder_layer_runs_as_the_ops_it_fuses(norm_first, activation):
     """nn.TransformerEncoderLayer under no_grad calls one fused op torch-mlir cannot lower; the

@@ -12,7 +12,13 @@ in 4 groups; a ConvTranspose2d decoder step, a DeepLab ASPP branch
 (dilation 6), an ESPCN pixel-shuffle tail, a Conformer convolution module, an EfficientNet MBConv,
 PyTorch's TransformerDecoderLayer with a causal mask, BERT embeddings (token ids), a distillation
 KL loss, a cumsum scan, a batch-256 MLP, a TCN block (causal dilated, weight-normed), a DenseNet
-transition, a ConvNeXt LayerNorm over NCHW channels), their parameters as the backend receives them
+transition, a ConvNeXt LayerNorm over NCHW channels; a CLIP text block (77 tokens, causal
+nn.MultiheadAttention, QuickGELU), nn.MultiheadAttention (batch first) with a key_padding_mask, a
+MobileNetV3 bneck (hardswish, hardsigmoid SE), a tabular MLP (BatchNorm1d, 300 features, batch
+512), an InfoNCE contrastive loss, a per-pixel segmentation cross-entropy, a sigmoid focal loss, an
+Inception pool branch (count_include_pad=False), a UNet decoder step (bilinear upsample, cat with
+the skip, 3x3 conv), a DenseNet layer, ResNet-18's last block (512 channels on 7x7, batch 8),
+scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence), their parameters as the backend receives them
 (constants of the graph). Each model is compiled after torch._dynamo.reset(): two kinds that share
 a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
@@ -26,7 +32,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37 and 43 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43 and 49 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
@@ -515,6 +521,177 @@ class ChannelsLayerNorm(nn.Module):
         return self.norm(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
 
 
+class ClipTextBlock(nn.Module):
+    """CLIP text transformer block (width 512, 8 heads, 77 tokens): pre-LayerNorm, nn.MultiheadAttention
+    with a causal float mask, QuickGELU MLP (x * sigmoid(1.702 x)), residuals."""
+
+    def __init__(self, d=512, heads=8, ctx=77):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads)
+        self.fc, self.proj = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.mask = torch.full((ctx, ctx), float("-inf")).triu(1)
+
+    def forward(self, x):  # (ctx, batch, d), CLIP's sequence-first layout
+        y = self.ln1(x)
+        x = x + self.attn(y, y, y, need_weights=False, attn_mask=self.mask)[0]
+        h = self.fc(self.ln2(x))
+        return x + self.proj(h * torch.sigmoid(1.702 * h))
+
+
+class PaddedMha(nn.Module):
+    """nn.MultiheadAttention (256, 8 heads, batch first) over padded sequences: a boolean
+    key_padding_mask (True past each sequence's length)."""
+
+    def __init__(self, d=256, heads=8):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+
+    def forward(self, x, pad):
+        return self.attn(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+
+
+class MobileNetV3Block(nn.Module):
+    """MobileNetV3 bneck (40 -> 120 -> 40, 5x5, stride 1): 1x1 expand + BN + hardswish, 5x5
+    depthwise + BN + hardswish, SE (mean, 120->32 ReLU, 32->120 hardsigmoid), 1x1 project + BN,
+    residual."""
+
+    def __init__(self, c=40, h=120, s=32, k=5):
+        super().__init__()
+        self.expand, self.bn0 = nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h)
+        self.dw, self.bn1 = nn.Conv2d(h, h, k, 1, k // 2, groups=h, bias=False), nn.BatchNorm2d(h)
+        self.se_down, self.se_up = nn.Conv2d(h, s, 1), nn.Conv2d(s, h, 1)
+        self.project, self.bn2 = nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = F.hardswish(self.bn1(self.dw(F.hardswish(self.bn0(self.expand(x))))))
+        y = y * F.hardsigmoid(self.se_up(F.relu(self.se_down(y.mean((2, 3), keepdim=True)))))
+        return x + self.bn2(self.project(y))
+
+
+class Tabular(nn.Module):
+    """Tabular MLP (batch 512, 300 features): BatchNorm1d, Linear 300->256, ReLU, BatchNorm1d,
+    Linear 256->128, ReLU, Linear 128->1."""
+
+    def __init__(self, f=300):
+        super().__init__()
+        self.net = nn.Sequential(nn.BatchNorm1d(f), nn.Linear(f, 256), nn.ReLU(), nn.BatchNorm1d(256),
+                                 nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 1))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class InfoNce(nn.Module):
+    """Contrastive (CLIP / SimCLR) loss: rows L2-normalised, 256x512 @ 512x256 logits over a
+    temperature of 0.07, cross-entropy against the diagonal, both directions."""
+
+    def forward(self, a, b):
+        logits = F.normalize(a, dim=1) @ F.normalize(b, dim=1).t() / 0.07
+        labels = torch.arange(a.shape[0])
+        return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.t(), labels)) / 2
+
+
+class SegmentationCe(nn.Module):
+    """Per-pixel cross-entropy of (4, 21, 64, 64) segmentation logits against class ids, with
+    ignore_index 255 absent (the mean over every pixel)."""
+
+    def forward(self, logits, target):
+        return F.cross_entropy(logits, target, ignore_index=255)
+
+
+class FocalLoss(nn.Module):
+    """RetinaNet sigmoid focal loss (alpha 0.25, gamma 2) over (4096, 80) logits and 0/1 targets:
+    BCEWithLogits (no reduction), (1 - p_t)^2 weighting, mean."""
+
+    def forward(self, x, t):
+        ce = F.binary_cross_entropy_with_logits(x, t, reduction="none")
+        p = torch.sigmoid(x)
+        p_t = p * t + (1 - p) * (1 - t)
+        a_t = 0.25 * t + 0.75 * (1 - t)
+        return (a_t * ce * (1 - p_t) ** 2).mean()
+
+
+class InceptionPool(nn.Module):
+    """Inception pool branch: AvgPool2d 3x3 stride 1 padding 1 (count_include_pad=False), 1x1
+    conv 192->32, BatchNorm, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.conv, self.bn = nn.Conv2d(192, 32, 1, bias=False), nn.BatchNorm2d(32)
+
+    def forward(self, x):
+        return F.relu(self.bn(self.conv(self.pool(x))))
+
+
+class UnetUp(nn.Module):
+    """UNet decoder step: bilinear 2x upsample (align_corners=True) of 128 channels, torch.cat with
+    the 64-channel skip, conv 192->64 k3 p1, BatchNorm, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
+        self.conv, self.bn = nn.Conv2d(192, 64, 3, padding=1, bias=False), nn.BatchNorm2d(64)
+
+    def forward(self, x, skip):
+        return F.relu(self.bn(self.conv(torch.cat((self.up(x), skip), 1))))
+
+
+class DenseLayer(nn.Module):
+    """DenseNet-121 layer (192 channels in, growth 32): BN, ReLU, 1x1 conv 192->128, BN, ReLU, 3x3
+    conv 128->32 p1, concatenated to its input."""
+
+    def __init__(self, c=192, growth=32):
+        super().__init__()
+        self.bn1, self.conv1 = nn.BatchNorm2d(c), nn.Conv2d(c, 4 * growth, 1, bias=False)
+        self.bn2, self.conv2 = nn.BatchNorm2d(4 * growth), nn.Conv2d(4 * growth, growth, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return torch.cat((x, self.conv2(F.relu(self.bn2(self.conv1(F.relu(self.bn1(x))))))), 1)
+
+
+class ResNetLast(nn.Module):
+    """ResNet-18's last basic block (512 channels on 7x7, batch 8): conv3x3 + BN + ReLU, conv3x3 +
+    BN, residual, ReLU."""
+
+    def __init__(self, c=512):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.conv2, self.bn2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        return F.relu(x + self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x))))))
+
+
+class SdpaHead80(nn.Module):
+    """Self-attention of head_dim 80 (640 wide, 8 heads, 196 tokens) through
+    F.scaled_dot_product_attention, with its qkv and output projections."""
+
+    def __init__(self, d=640, heads=8):
+        super().__init__()
+        self.heads = heads
+        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        return self.out(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, s, d))
+
+
+class GruSeq(nn.Module):
+    """nn.GRU over a sequence (batch first, 32 steps, batch 4, 128 -> 256 hidden), every step's
+    output. TorchDynamo runs an RNN module eagerly (no graph reaches the backend) unless
+    `torch._dynamo.config.allow_rnn` is set; then the 32 steps are unrolled into one graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(128, 256, batch_first=True)
+
+    def forward(self, x):
+        return self.gru(x)[0]
+
+
 @dataclass(frozen=True)
 class Ints:
     """An integer input (token ids) of SHAPE drawn from [0, HIGH)."""
@@ -526,9 +703,32 @@ class Ints:
         return torch.randint(self.high, (batch_scale * self.shape[0], *self.shape[1:]))
 
 
+@dataclass(frozen=True)
+class Padding:
+    """A boolean key-padding mask of SHAPE (batch, seq): True from each row's length on, the lengths
+    drawn from [seq // 2, seq]."""
+
+    shape: tuple
+
+    def make(self, batch_scale: int = 1) -> torch.Tensor:
+        b, s = batch_scale * self.shape[0], self.shape[1]
+        lengths = torch.randint(s // 2, s + 1, (b, 1))
+        return torch.arange(s)[None] >= lengths
+
+
+@dataclass(frozen=True)
+class Binary:
+    """A float input of SHAPE holding 0 and 1 (targets of a binary loss)."""
+
+    shape: tuple
+
+    def make(self, batch_scale: int = 1) -> torch.Tensor:
+        return (torch.rand(batch_scale * self.shape[0], *self.shape[1:]) < 0.1).float()
+
+
 def make_input(spec, batch_scale: int = 1) -> torch.Tensor:
     """A float input uniform in [-1, 1) of shape SPEC (first dimension times BATCH_SCALE), or spec.make."""
-    if isinstance(spec, Ints):
+    if isinstance(spec, (Ints, Padding, Binary)):
         return spec.make(batch_scale)
     return torch.rand(batch_scale * spec[0], *spec[1:]) * 2 - 1
 
@@ -576,6 +776,19 @@ MODELS = {  # name: (module factory, input shapes)
     "tcn": (TcnBlock, [(1, 64, 4096)]),
     "transition": (Transition, [(1, 256, 56, 56)]),
     "channelsln": (ChannelsLayerNorm, [(1, 96, 56, 56)]),
+    "clip": (ClipTextBlock, [(77, 4, 512)]),
+    "mhapad": (PaddedMha, [(8, 64, 256), Padding((8, 64))]),
+    "mbv3": (MobileNetV3Block, [(1, 40, 28, 28)]),
+    "tabular": (Tabular, [(512, 300)]),
+    "infonce": (InfoNce, [(256, 512), (256, 512)]),
+    "segce": (SegmentationCe, [(4, 21, 64, 64), Ints((4, 64, 64), 21)]),
+    "focal": (FocalLoss, [(4096, 80), Binary((4096, 80))]),
+    "inceptpool": (InceptionPool, [(1, 192, 28, 28)]),
+    "unetup": (UnetUp, [(1, 128, 32, 32), (1, 64, 64, 64)]),
+    "denselayer": (DenseLayer, [(1, 192, 28, 28)]),
+    "resnetlast": (ResNetLast, [(8, 512, 7, 7)]),
+    "sdpa80": (SdpaHead80, [(1, 196, 640)]),
+    "gruseq": (GruSeq, [(4, 32, 128)]),
 }
 
 

@@ -10,6 +10,9 @@ the `loopopt-*` ones (rewrites.py):
                                        drop the unit dims of row reductions (tensor<512x1xf32>)
                                        and the expand_shape views joining them
   [func.func(linalg-fuse-elementwise-ops, canonicalize, cse)]   with elementwise_fusion
+  loopopt-matmul-of-broadcast-operand a batched product of one matrix broadcast over the batch
+                                       (torch's F.linear of a transposed 3-D input) as one matrix
+                                       product of the batch's rows (shared_operand.py)
   loopopt-recompute-gathered-elements  a gather of an elementwise result recomputes the element
                                        (gather_recompute.py): no log-softmax materialised for nll
   loopopt-recompute-casts              a copy that only widens its input (a norm's f64 statistics)
@@ -66,6 +69,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
     if elementwise_fusion:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [
+        "loopopt-matmul-of-broadcast-operand",
         "loopopt-recompute-gathered-elements",
         "loopopt-recompute-casts",
         "loopopt-skip-inserted-zeros",

@@ -12,6 +12,7 @@
 // CHECK-NEXT:   loopopt-scans-to-loops,
 // CHECK-NEXT:   loopopt-check-input,
 // CHECK-NEXT:   func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
+// CHECK-NEXT:   loopopt-matmul-of-broadcast-operand,
 // CHECK-NEXT:   loopopt-recompute-gathered-elements,
 // CHECK-NEXT:   loopopt-recompute-casts,
 // CHECK-NEXT:   loopopt-skip-inserted-zeros,
@@ -47,6 +48,7 @@
 
 // FUSE:      func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // FUSE-NEXT: func.func(linalg-fuse-elementwise-ops,canonicalize,cse),
+// FUSE-NEXT: loopopt-matmul-of-broadcast-operand,
 // FUSE-NEXT: loopopt-recompute-gathered-elements,
 // FUSE-NEXT: loopopt-recompute-casts,
 // FUSE-NEXT: loopopt-skip-inserted-zeros,
