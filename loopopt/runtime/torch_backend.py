@@ -473,8 +473,7 @@ class GraphKernel:
             kernel = self.kernels.get(key)
             if kernel is None:
                 try:
-                    layout = self._layout(args, orders)
-                    kernel = self._build(args, frozen, self.plan, layout)
+                    kernel, layout = self._built(args, frozen, self.plan, orders)
                     self.layouts[key] = layout  # (before the kernel: a call that finds it finds its layout)
                     self.kernels[key] = kernel
                 except Fallback:
@@ -485,16 +484,29 @@ class GraphKernel:
         kernel = self.kernels.get(key)
         if kernel is None:
             try:
-                layout = self._layout(args, orders)
-                kernel = self._build(args, frozen, None, layout)
+                kernel, layout = self._built(args, frozen, None, orders)
                 self.layouts[key] = layout
             except Fallback as e:
                 kernel = str(e)
             self.kernels[key] = kernel
         return kernel, self.layouts.get(key)
 
-    def _layout(self, args, orders: tuple) -> KernelLayout:
-        """The KernelLayout of a kernel for inputs laid out in `orders` (kernel_layout's rule).
+    def _built(self, args, frozen: frozenset, plan, orders: tuple):
+        """(kernel, KernelLayout) for inputs laid out in `orders`: built on kernel_layout's rule;
+        where the kernel stores a result it was to write in eager's order (not pointwise: a
+        conv's) across that order (its info["across"], runtime.compiler.stores_across), built
+        again with those results written row-major and copied after the call."""
+        layout = self._layout(args, orders)
+        kernel = self._build(args, frozen, plan, layout)
+        across = layout.across(kernel.info.get("across"))
+        if across:
+            layout = self._layout(args, orders, across)
+            kernel = self._build(args, frozen, plan, layout)
+        return kernel, layout
+
+    def _layout(self, args, orders: tuple, across: frozenset = frozenset()) -> KernelLayout:
+        """The KernelLayout of a kernel for inputs laid out in `orders` (kernel_layout's rule;
+        `across`: results a kernel stored across their layout).
         Eager's order of each result: TorchDynamo's fake tensors' (for every size of a dynamic
         graph) when the inputs have the layouts it traced the graph with (its guards send others
         to another graph), else a fake run's on these inputs; none with eager_strides off."""
@@ -514,7 +526,7 @@ class GraphKernel:
             results = facts.orders if facts is not None else (None,) * n
         if not self.eager_strides:
             results = (None,) * n
-        return kernel_layout(orders, positions, results, facts)
+        return kernel_layout(orders, positions, results, facts, across)
 
     def _build(self, args, frozen: frozenset, plan, layout: KernelLayout | None = None):
         """Export, import and compile the graph for these inputs (every size of its symbolic dims
