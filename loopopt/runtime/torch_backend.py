@@ -41,7 +41,8 @@ view ops that make them run after it (`output_plan`), on the call's inputs and S
 view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
 Each result whose eager strides are a permutation of a dense layout (channels_last, a transpose:
 torch_layout) is returned with eager's strides: written so by the kernel where the graph makes it
-by pointwise ops, else copied into that layout (options={"eager_strides": False}: row-major). Where
+by pointwise ops or where the kernel's stores follow that layout (a conv's), else copied into it
+(options={"eager_strides": False}: row-major). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 

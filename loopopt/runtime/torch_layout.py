@@ -29,8 +29,10 @@ strides. The kernel's key holds each input's order: another layout is another ke
 graph is pointwise from such an input to a result (`graph_facts`), the result is written in
 eager's order by the kernel itself (the graph ends with `.permute(order)`, the call returns
 `.permute(inverse(order))` of the array: eager's strides, no copy): the two permutes compose with
-the pointwise ops into one loop nest over memory order. `kernel_layout` states the rule for each
-input and result.
+the pointwise ops into one loop nest over memory order. A result that is not pointwise (a conv's)
+is written so too while the kernel built that way stores it along that order (its
+info["across"]: docs/cpu_codegen.md section 50 makes a conv's stores follow the channels), else
+row-major and copied. `kernel_layout` states the rule for each input and result.
 """
 from __future__ import annotations
 
