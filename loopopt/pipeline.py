@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from .codegen.cpu import (block_transposes, cache_tile, checks_first, dead_stores, deinterleave_strided, flat_loops,
+from .codegen.cpu import (block_transposes, cache_tile, constant_lanes, checks_first, dead_stores, deinterleave_strided, flat_loops,
                           fold_permuted_copies,
                           flat_reductions, linear_views,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
@@ -96,6 +96,9 @@ def _permutation(text: str) -> list[int]:
 STEPS: tuple[Step, ...] = (
     Step("fold-constant-copies", fold_constant_copies.run, CPU, "a copy of a constant by a permutation of its "
          "indices (a weight's transpose) becomes a constant", finalize=fold_constant_copies.erase_unread_sources),
+    Step("fold-result-copies", fold_permuted_copies.run_results, CPU, "before fusion, a copy by a permutation of "
+         "its dimensions from a buffer the function allocates into one of its arguments (its result: a torch "
+         "graph ending with a permute) folded into its writers, which build the result in that order"),
     Step("fusion", fusion.run, ALL, "greedy profit-based fusion per block, with distribution, GCD tiling and "
          "interchange as rescues of refused pairs (seeds 000, 001)", aliases=("fuse",), counts_fused=True),
     Step("contraction", contraction.run, ALL, "fused intermediates shrunk to what one iteration keeps, or "
@@ -124,6 +127,10 @@ STEPS: tuple[Step, ...] = (
          "depthwise convolution), is copied first split by residue mod the stride, contiguous along that loop "
          "(at stride 2 not where the nest reads each element once)",
          explained="one remark per strided operand refused, with its code"),
+    Step("constant-lanes", constant_lanes.run, CPU, "a constant read along the loop that would give a reduction "
+         "nest's register tile its lanes, by one element of a dimension other than its last (a convolution's "
+         "weight along its output channels, the result stored channels-last), is laid out with that dimension "
+         "last", finalize=fold_constant_copies.erase_unread_sources),
     Step("loop-order", loop_order.run, CPU, "loops reordered for stride-1 innermost walks (a GEMM with k inside); "
          "above a reduction nest, the loop every access walks contiguously moved directly around it (the "
          "register tile's lanes)",

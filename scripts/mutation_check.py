@@ -65,6 +65,7 @@ FOCUS = {
     "powers": ["tests/test_cpu_powers.py"],
     "inserted zeros": ["tests/test_zero_phases.py"],
     "torch layout": ["tests/test_runtime_torch.py::test_a_layout_change_between_calls_builds_another_kernel",
+                     "tests/test_runtime_torch.py::test_a_conv_result_is_written_in_eagers_layout_when_its_stores_follow_it",
                      "tests/test_runtime_torch.py::test_kernel_layout_rule"],
     "read-only inputs": ["tests/test_runtime.py::test_an_update_of_a_reshaped_input_leaves_the_callers_array_alone"],
     "unit dims": ["tests/test_unit_dims.py"],
@@ -480,6 +481,11 @@ MUTATIONS = [
       ("                (signature(args), self.freeze, values, orders)\n", "                (signature(args), self.freeze, values, ())\n")]),
     ("torch layout: an input is passed as its memory only in a dense permuted layout", "loopopt/runtime/torch_layout.py",
      [("    return order if t.permute(order).is_contiguous() else None", "    return order")]),
+    # issue 36: a result that is not pointwise written in eager's order only where its stores follow it
+    ("torch layout: a result the kernel stores across its layout is built again and copied after",
+     "loopopt/runtime/torch_backend.py", [("        if across:\n", "        if False:\n")]),
+    ("torch layout: a store that walks across the result's last dimension is counted",
+     "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)
     ("time tiles: a time loop deeper than the dependence test takes is refused", "loopopt/codegen/cpu/plan/time_tiles.py",
      [("    if depth > MAX_OUTER_LOOPS:", "    if False:")]),

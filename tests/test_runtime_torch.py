@@ -640,7 +640,7 @@ def _spy_arrays(monkeypatch):
 
 @pytest.mark.parametrize("dynamic", [False, True])
 @pytest.mark.parametrize("fn, n_inputs, written", [(_channels_last_math, 1, True), (_add_cl, 2, True),
-                                                   (_channels_last_conv, 1, False)])
+                                                   (_channels_last_conv, 1, True)])
 def test_channels_last_inputs_are_passed_without_a_copy(fn, n_inputs, written, dynamic, monkeypatch):
     """A channels_last input was copied to row-major before the kernel (and a channels_last
     result copied back after it): a 2 MB sigmoid cost 3x. The kernel is now built on the permuted
@@ -691,8 +691,74 @@ def test_mixed_layouts_and_pointwise_paths_keep_eagers_results(fn):
     (layout,) = rec.graphs[0].layouts.values()
     if fn is _mixed:
         assert layout.written == (True, False) and layout.inputs == (None, None)  # x reaches y * x, row-major
-    else:
-        assert layout.written == (False,) and layout.inputs == (None,)  # x reaches the result through the add
+    else:  # the conv's result written channels_last by the kernel: x, which reaches it through the add, as is
+        assert layout.written == (True,) and layout.inputs == ((0, 2, 3, 1),)
+
+
+class _ConvBlock(torch.nn.Module):
+    """conv + BatchNorm (eval) + ReLU with a residual: `relu(bn(conv(x)) + x)`, 16 channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(16, 16, 3, padding=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(16)
+        self.bn.running_mean.uniform_(-0.5, 0.5)
+        self.bn.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)) + x)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("freeze", [True, False])
+def test_a_conv_result_is_written_in_eagers_layout_when_its_stores_follow_it(dynamic, freeze, monkeypatch):
+    """A conv's (and a residual's) result on a channels_last input was written row-major and
+    copied into eager's layout after the call. The kernel is now built writing it in eager's
+    order (the graph ends with `.permute(order)`; the copy folded into its writers, the weight
+    laid out along the output channels, the register tile's lanes along them) and kept where no
+    store into the result walks across that order (its info["across"]): then the call returns a
+    view of the kernel's own array, no copy. With the weight an input (freeze_weights=False) it
+    cannot be laid out: the stores walk across, and the result is built row-major and copied,
+    as before. Eager's values and strides at two batch sizes (the input's own memory passed where
+    the result is written by the kernel)."""
+    from loopopt.runtime import torch_backend
+
+    torch.manual_seed(SEED)
+    model = _ConvBlock().eval()
+    seen = _spy_arrays(monkeypatch)
+    clones = []
+    real_made = torch_backend.GraphKernel._made
+
+    def made(self, args, results, layout):
+        clones.extend(w for _, _, _, w in layout.after)
+        return real_made(self, args, results, layout)
+
+    monkeypatch.setattr(torch_backend.GraphKernel, "_made", made)
+    torch._dynamo.reset()
+    rec = Recorder()
+    compiled = torch.compile(model, backend=rec, dynamic=dynamic, options={"freeze_weights": freeze})
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        for n in (2, 3):
+            x = _cl(n, 16, 6, 7)
+            seen.clear()
+            got, want = compiled(x), model(x)
+            _same_as_eager(got, want, (x,), (x,))
+            assert got.stride() == want.stride() and got.is_contiguous(memory_format=torch.channels_last)
+            if freeze:
+                assert x.data_ptr() in seen  # the input's own memory
+    assert _kernels_only(rec)
+    layouts = [lay for g in rec.graphs for lay in g.layouts.values()]
+    kernels = [k for g in rec.graphs for k in g.kernels.values()]
+    assert layouts
+    if freeze:
+        assert all(lay.inputs[0] == (0, 2, 3, 1) for lay in layouts)  # x, as its memory
+        assert all(lay.written == (True,) and lay.checked == (True,) for lay in layouts)
+        assert all(k.info["across"] == [0] for k in kernels)
+        assert clones and all(clones)  # every result a view of the kernel's array
+    else:  # x reaches the copied result through the add: copied row-major, as before
+        assert all(lay.written == (False,) and (0, 2, 3, 1) not in lay.inputs for lay in layouts)
+        assert clones and not any(clones)
 
 
 def test_a_layout_change_between_calls_builds_another_kernel():
@@ -720,13 +786,16 @@ def test_a_layout_change_between_calls_builds_another_kernel():
 
 def test_kernel_layout_rule():
     """The rule (torch_layout.kernel_layout) on facts given: a permuted result is written by the
-    kernel when its graph is pointwise; a permuted input is passed as is unless a pointwise path
+    kernel when its graph is pointwise, or, when it is not, unless a kernel built so stored it
+    across its layout (`across`); a permuted input is passed as is unless a pointwise path
     leads from it to a result written in another order; no facts: everything copied."""
     from loopopt.runtime.torch_layout import GraphFacts, kernel_layout, memory_order
 
     cl = (0, 2, 3, 1)
     facts = GraphFacts(pointwise=(True, False), reach=(frozenset({0}), frozenset({1})), orders=(cl, cl))
-    lay = kernel_layout((cl, cl), (0, 1), (cl, cl), facts)
+    lay = kernel_layout((cl, cl), (0, 1), (cl, cl), facts)  # the second result (not pointwise) tried in eager's order
+    assert lay.written == (True, True) and lay.checked == (False, True) and lay.inputs == (cl, cl)
+    lay = kernel_layout((cl, cl), (0, 1), (cl, cl), facts, frozenset({1}))  # ... and stored across: copied
     assert lay.written == (True, False) and lay.inputs == (cl, None)
     assert [(j, w) for j, _, _, w in lay.after] == [(0, True), (1, False)]
     lay = kernel_layout((cl, cl), (0, 1), (cl, None), facts)
@@ -734,6 +803,13 @@ def test_kernel_layout_rule():
     assert kernel_layout((cl,), (0,), (cl,), None) == kernel_layout((None,), (0,), (cl,), None)
     conv_facts = GraphFacts(pointwise=(False,), reach=(frozenset(),), orders=(cl,))
     assert kernel_layout((cl,), (0,), (cl,), conv_facts).inputs == (cl,)
+    lay = kernel_layout((cl,), (0,), (cl,), conv_facts)  # a conv's result: written, checked on the kernel
+    assert lay.written == (True,) and lay.checked == (True,)
+    assert lay.across([0]) == frozenset() and lay.across([3]) == {0} and lay.across(None) == {0}
+    lay = kernel_layout((cl,), (0,), (cl,), conv_facts, frozenset({0}))  # stored across: copied after
+    assert lay.written == (False,) and lay.checked == (False,) and lay.across([3]) == frozenset()
+    residual = GraphFacts(pointwise=(False,), reach=(frozenset({0}),), orders=(cl,))
+    assert kernel_layout((cl,), (0,), (cl,), residual, frozenset({0})).inputs == (None,)
     assert memory_order(_cl(2, 3, 4, 5)) == cl and memory_order(torch.rand(2, 3)) is None
     assert memory_order(torch.rand(3, 4).t()) == (1, 0)
     assert memory_order(torch.rand(3, 8)[:, ::2]) is None and memory_order(torch.rand(1, 4).expand(3, 4)) is None

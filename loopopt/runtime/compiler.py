@@ -35,20 +35,67 @@ def output_counts(source_text: str, filename: str) -> dict[str, int]:
         return {mlir.func_name(fn): len(function_signature(fn).results) for fn in entry_points(module)}
 
 
-def prepare(optimized_text: str, counts: dict[str, int], function: str | None) -> tuple[str, KernelSpec, str]:
+def prepare(optimized_text: str, counts: dict[str, int], function: str | None,
+            facts: dict | None = None) -> tuple[str, KernelSpec, str]:
     """(the optimized module with its entry points marked and its checks lowered, the entry
-    function's spec, the C source of its check wrapper)."""
+    function's spec, the C source of its check wrapper). `facts`, when given, gets "across":
+    `stores_across` of the entry function's out-parameters."""
     from .. import mlir
 
     module = mlir.parse_module(optimized_text)
     with module.context:
         from .spec import find_entry
 
-        name = mlir.func_name(find_entry(module, function))
+        entry = find_entry(module, function)
+        name = mlir.func_name(entry)
         spec = kernel_spec(module, name, counts.get(name, 0))
+        if facts is not None:
+            facts["across"] = stores_across(entry, spec.n_outputs)
         mark_entry_points(module)
         source = lower_checks(module, [spec], optimized_text)
         return mlir.print_module(module), spec, source
+
+
+def stores_across(fn, n_outputs: int) -> list[int]:
+    """Per out-parameter of `fn` (its last `n_outputs` arguments), how many scalar stores into it
+    move, along the affine.for directly around them, by other than one element of its last
+    dimension (a walk across its layout: a result stored one element per vector lane's worth of
+    memory) or by steps the model cannot name; a store in no loop or invariant in its loop, and
+    vector stores, count none. The torch backend asks it of results it has the kernel write in a
+    permuted order (docs/runtime.md, "Inputs in a permuted layout")."""
+    from .. import mlir
+    from ..analysis.accesses import access_pattern
+    from ..analysis.affine import Scope
+    from ..analysis.loops import loop_dims
+    from ..codegen.cpu.plan.cpu_plan import unit_dims
+    from ..codegen.cpu.plan.locality import index_strides, stride_class
+
+    body = mlir.func_body(fn)
+    if body is None or n_outputs <= 0:
+        return []
+    args = list(body.arguments)[-n_outputs:]
+    counts = [0] * n_outputs
+    scope = Scope()
+    for op in mlir.walk(fn):
+        if op.name not in ("affine.store", "memref.store"):
+            continue
+        hit = [k for k, a in enumerate(args) if a == op.operands[1]]
+        if not hit:
+            continue
+        loop = mlir.operation(op.parent) if op.parent is not None else None
+        if loop is None or loop.name != "affine.for":
+            continue
+        try:
+            a = access_pattern(op, scope)
+            (axis,) = loop_dims(loop, scope)
+            strides = index_strides(a, axis.name) if a.index is not None else None
+            unit = unit_dims(mlir.memref_type(op.operands[1]), strides)
+            cls = stride_class(None if strides is None else tuple(s for d, s in enumerate(strides) if d not in unit))
+        except Exception:  # noqa: BLE001 - an access the model cannot read: counted
+            cls = "strided"
+        if cls not in ("contiguous", "invariant"):
+            counts[hit[0]] += 1
+    return counts
 
 
 def lower_checks(module, specs: list[KernelSpec], text: str) -> str:
@@ -132,11 +179,12 @@ def compile_kernel(source_text: str, options, *, optimize, function: str | None 
         counts = output_counts(source_text, filename)
         result = optimize(source_text, options, filename=filename, passes=passes)
         t1 = time.perf_counter()
-        marked, spec, checks_c = prepare(result.text, counts, function)
+        facts: dict = {}
+        marked, spec, checks_c = prepare(result.text, counts, function, facts)
         library = buildmod.build(marked, "shared", tc, checks_c, generic_alloc=True)
         t2 = time.perf_counter()
         info = {"optimize_seconds": round(t1 - t0, 4), "build_seconds": round(t2 - t1, 4), "loopopt": __version__,
-                "llvm": tc.llvm_version, "cpu": tc.host_cpu, "filename": filename}
+                "llvm": tc.llvm_version, "cpu": tc.host_cpu, "filename": filename, **facts}
         return library, spec.to_json(), info
 
     directory = cachemod.cache_dir()

@@ -41,7 +41,8 @@ view ops that make them run after it (`output_plan`), on the call's inputs and S
 view sized by the inputs, `x[:, : x.shape[1] // 2]` under dynamic shapes, is sized at each call).
 Each result whose eager strides are a permutation of a dense layout (channels_last, a transpose:
 torch_layout) is returned with eager's strides: written so by the kernel where the graph makes it
-by pointwise ops, else copied into that layout (options={"eager_strides": False}: row-major). Where
+by pointwise ops or where the kernel's stores follow that layout (a conv's), else copied into it
+(options={"eager_strides": False}: row-major). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
@@ -473,8 +474,7 @@ class GraphKernel:
             kernel = self.kernels.get(key)
             if kernel is None:
                 try:
-                    layout = self._layout(args, orders)
-                    kernel = self._build(args, frozen, self.plan, layout)
+                    kernel, layout = self._built(args, frozen, self.plan, orders)
                     self.layouts[key] = layout  # (before the kernel: a call that finds it finds its layout)
                     self.kernels[key] = kernel
                 except Fallback:
@@ -485,16 +485,29 @@ class GraphKernel:
         kernel = self.kernels.get(key)
         if kernel is None:
             try:
-                layout = self._layout(args, orders)
-                kernel = self._build(args, frozen, None, layout)
+                kernel, layout = self._built(args, frozen, None, orders)
                 self.layouts[key] = layout
             except Fallback as e:
                 kernel = str(e)
             self.kernels[key] = kernel
         return kernel, self.layouts.get(key)
 
-    def _layout(self, args, orders: tuple) -> KernelLayout:
-        """The KernelLayout of a kernel for inputs laid out in `orders` (kernel_layout's rule).
+    def _built(self, args, frozen: frozenset, plan, orders: tuple):
+        """(kernel, KernelLayout) for inputs laid out in `orders`: built on kernel_layout's rule;
+        where the kernel stores a result it was to write in eager's order (not pointwise: a
+        conv's) across that order (its info["across"], runtime.compiler.stores_across), built
+        again with those results written row-major and copied after the call."""
+        layout = self._layout(args, orders)
+        kernel = self._build(args, frozen, plan, layout)
+        across = layout.across(kernel.info.get("across"))
+        if across:
+            layout = self._layout(args, orders, across)
+            kernel = self._build(args, frozen, plan, layout)
+        return kernel, layout
+
+    def _layout(self, args, orders: tuple, across: frozenset = frozenset()) -> KernelLayout:
+        """The KernelLayout of a kernel for inputs laid out in `orders` (kernel_layout's rule;
+        `across`: results a kernel stored across their layout).
         Eager's order of each result: TorchDynamo's fake tensors' (for every size of a dynamic
         graph) when the inputs have the layouts it traced the graph with (its guards send others
         to another graph), else a fake run's on these inputs; none with eager_strides off."""
@@ -514,7 +527,7 @@ class GraphKernel:
             results = facts.orders if facts is not None else (None,) * n
         if not self.eager_strides:
             results = (None,) * n
-        return kernel_layout(orders, positions, results, facts)
+        return kernel_layout(orders, positions, results, facts, across)
 
     def _build(self, args, frozen: frozenset, plan, layout: KernelLayout | None = None):
         """Export, import and compile the graph for these inputs (every size of its symbolic dims

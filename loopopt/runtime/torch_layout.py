@@ -29,8 +29,10 @@ strides. The kernel's key holds each input's order: another layout is another ke
 graph is pointwise from such an input to a result (`graph_facts`), the result is written in
 eager's order by the kernel itself (the graph ends with `.permute(order)`, the call returns
 `.permute(inverse(order))` of the array: eager's strides, no copy): the two permutes compose with
-the pointwise ops into one loop nest over memory order. `kernel_layout` states the rule for each
-input and result.
+the pointwise ops into one loop nest over memory order. A result that is not pointwise (a conv's)
+is written so too while the kernel built that way stores it along that order (its
+info["across"]: docs/cpu_codegen.md section 50 makes a conv's stores follow the channels), else
+row-major and copied. `kernel_layout` states the rule for each input and result.
 """
 from __future__ import annotations
 
@@ -212,10 +214,23 @@ class KernelLayout:
     """How one kernel meets its tensors' layouts: `inputs`, per kernel input, the order it is
     passed in (the kernel takes `t.permute(order)`, its memory as is; None: row-major, a copy when
     it is not); `results`, per result, eager's order (None: row-major); `written`, per result,
-    whether the kernel itself writes it in that order (else the call copies it into it)."""
+    whether the kernel itself writes it in that order (else the call copies it into it);
+    `checked`, per result, whether it is written so although its graph is not pointwise: kept
+    only while the built kernel stores it along its layout (`across`)."""
     inputs: tuple
     results: tuple
     written: tuple
+    checked: tuple = ()
+
+    def across(self, counts) -> frozenset:
+        """The checked results a built kernel stores across their layout: `counts` is its
+        info["across"] (runtime.compiler.stores_across, per out-parameter); all of them when
+        the kernel does not say."""
+        if not any(self.checked):
+            return frozenset()
+        if counts is None or len(counts) != len(self.checked):
+            return frozenset(j for j, c in enumerate(self.checked) if c)
+        return frozenset(j for j, c in enumerate(self.checked) if c and counts[j] > 0)
 
     @property
     def plain(self) -> bool:
@@ -229,19 +244,26 @@ class KernelLayout:
         return tuple((j, o, inverse(o), w) for j, (o, w) in enumerate(zip(self.results, self.written)) if o is not None)
 
 
-def kernel_layout(orders: tuple, positions: tuple, results: tuple, facts: GraphFacts | None) -> KernelLayout:
+def kernel_layout(orders: tuple, positions: tuple, results: tuple, facts: GraphFacts | None,
+                  across: frozenset = frozenset()) -> KernelLayout:
     """The rule. `orders`: each kernel input's memory_order; `positions`: its graph input's
-    position; `results`: eager's order of each result (None: row-major, or eager_strides off).
-    A result eager lays out in a permuted order is written so by the kernel when its graph is
-    pointwise (facts.pointwise): the permutes around it compose away; any other (a conv's, a
-    reduction's: their loop nests written across the permuted dims measured 3 to 17 times
-    slower) is written row-major and copied. An input in a permuted order is passed as its
-    memory, but where a path of pointwise ops leads from it to a result written in another order:
-    there the kernel would read it across its memory (a transposed load in the loop nest,
-    measured slower than torch's copy), so it is copied row-major as before. Not analysed
-    (facts None): every result copied, every input that reaches any result copied."""
+    position; `results`: eager's order of each result (None: row-major, or eager_strides off);
+    `across`: results a kernel built to write them in eager's order stored across that order
+    (`stores_across`, below).
+    A result eager lays out in a permuted order is written so by the kernel itself: when its
+    graph is pointwise (facts.pointwise) the permutes around it compose away; any other (a
+    conv's, a reduction's, a residual's) is written so unless it is in `across`: the kernel
+    built so stored it across its layout (a store that moves, along the loop directly around
+    it, by other than one element of the last dimension: the conv's output tile written across
+    channels measured 17 to 21 times slower), and it is written row-major and copied after. An
+    input in a permuted order is passed as its memory, but where a path of pointwise ops leads
+    from it to a result written in another order: there the kernel would read it across its
+    memory (a transposed load in the loop nest, measured slower than torch's copy), so it is
+    copied row-major as before. Not analysed (facts None): every result copied, every input that
+    reaches any result copied."""
     n = len(results)
-    written = tuple(o is not None and facts is not None and facts.pointwise[j] for j, o in enumerate(results))
+    written = tuple(o is not None and facts is not None and (facts.pointwise[j] or j not in across)
+                    for j, o in enumerate(results))
     kept = tuple(o if w else None for o, w in zip(results, written))  # the order the kernel writes each in
     inputs = []
     for order, pos in zip(orders, positions):
@@ -250,4 +272,5 @@ def kernel_layout(orders: tuple, positions: tuple, results: tuple, facts: GraphF
             if any(kept[j] != order for j in reaches):
                 order = None
         inputs.append(order)
-    return KernelLayout(tuple(inputs), tuple(results), written)
+    checked = tuple(w and not facts.pointwise[j] for j, w in enumerate(written)) if facts is not None else (False,) * n
+    return KernelLayout(tuple(inputs), tuple(results), written, checked)

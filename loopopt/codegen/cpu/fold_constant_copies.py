@@ -121,14 +121,14 @@ def fold_constant_copies_function(fn: ir.Operation, options: Options, log: Remar
 
 def erase_unread_sources(module_op: ir.Operation) -> int:
     """Erase each private constant global that nothing reads any more and that a fold or the
-    panel layout copied (a global `<name>_folded<k>` or `<name>_panels<P>` exists): the driver calls it once all functions are done, when no
+    panel layout or the lanes layout copied (a global `<name>_folded<k>`, `<name>_panels<P>` or `<name>_lanes<k>` exists): the driver calls it once all functions are done, when no
     rollback snapshot can still read it. Returns how many were erased."""
     globals_ = [op for op in mlir.block_ops(module_op.regions[0].blocks[0]) if op.name == "memref.global"]
     names = {ir.StringAttr(op.attributes["sym_name"]).value for op in globals_}
     erased = 0
     for op in globals_:
         name = ir.StringAttr(op.attributes["sym_name"]).value
-        derived = any(n.startswith((f"{name}_folded", f"{name}_panels")) for n in names)
+        derived = any(n.startswith((f"{name}_folded", f"{name}_panels", f"{name}_lanes")) for n in names)
         if derived and is_private(op) and "constant" in op.attributes and _global_readers(module_op, name) == 0:
             op.erase()
             erased += 1

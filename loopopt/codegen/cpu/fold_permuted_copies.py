@@ -77,9 +77,24 @@ def apply_fold(f: CopyFold) -> None:
     erase_buffer(gone)
 
 
-def fold_permuted_copies_function(fn: ir.Operation, scope: Scope, log: RemarkLog, filename: str = "<input>") -> int:
+def into_result(c: PermutedCopy) -> bool:
+    """The copy's destination is an argument of the function (the result it returns, written in
+    place) and its source a buffer the function allocates: what `fold-result-copies` takes."""
+    owner, block = mlir.value_owner(c.dest)
+    return (owner is None and block is not None and block.owner is not None
+            and mlir.operation(block.owner).name == "func.func" and _allocated(c.source))
+
+
+def _allocated(v: ir.Value) -> bool:
+    owner, _ = mlir.value_owner(v)
+    return owner is not None and owner.name == "memref.alloc"
+
+
+def fold_permuted_copies_function(fn: ir.Operation, scope: Scope, log: RemarkLog, filename: str = "<input>",
+                                  results_only: bool = False, pass_name: str = PASS) -> int:
     """Fold every permuted copy the rule takes, one at a time (each fold changes the next one's
-    facts); returns how many."""
+    facts); returns how many. `results_only`: only copies into a function argument from a
+    buffer the function allocates (`into_result`), and only into their writers."""
     if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
@@ -87,19 +102,22 @@ def fold_permuted_copies_function(fn: ir.Operation, scope: Scope, log: RemarkLog
     refused: set = set()
     with fn.context, fn.location:
         while True:
-            folds = [plan_fold(c, fn, scope) for c in permuted_copies(fn)]
+            copies = [c for c in permuted_copies(fn) if not results_only or into_result(c)]
+            folds = [plan_fold(c, fn, scope) for c in copies]
+            if results_only:
+                folds = [f for f in folds if f.code is not None or f.into == "writers"]
             for f in folds:
                 where = mlir.location_of(f.copy.store, filename)
                 if f.code is not None and where not in refused:
                     refused.add(where)
-                    log.add(PASS, MISSED, f.code.message(), function=fname, location=where,
+                    log.add(pass_name, MISSED, f.code.message(), function=fname, location=where,
                             args={"code": f.code.name, "detail": f.detail})
             todo = next((f for f in folds if f.code is None), None)
             if todo is None:
                 return count
             c = todo.copy
             gone = c.dest if todo.into == "readers" else c.source
-            log.add(PASS, PASSED, DONE.format(
+            log.add(pass_name, PASSED, DONE.format(
                 src=_shape(c.source), dst=_shape(c.dest), perm=permutation_text(c), into=todo.into,
                 n=len(todo.rewritten), gone="destination" if todo.into == "readers" else "source",
                 how="read the source through it" if todo.into == "readers" else "go to the destination through it",
@@ -112,3 +130,16 @@ def fold_permuted_copies_function(fn: ir.Operation, scope: Scope, log: RemarkLog
 def run(fn: ir.Operation, ctx: StepContext) -> int:
     """The step `fold-permuted-copies` (loopopt/pipeline.py)."""
     return fold_permuted_copies_function(fn, Scope(), ctx.log, ctx.filename)
+
+
+RESULTS_PASS = "fold-result-copies"
+
+
+def run_results(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `fold-result-copies` (loopopt/pipeline.py): before fusion, a permuted copy of a
+    buffer the function allocates into one of its arguments (its result, written in place) folded
+    into its writers, which then build the result in that order (docs/cpu_codegen.md section 50):
+    fusion would otherwise put the copy into the writers' nest, where it is no longer a copy of
+    a whole buffer, and the nest would write both buffers."""
+    return fold_permuted_copies_function(fn, Scope(), ctx.log, ctx.filename, results_only=True,
+                                         pass_name=RESULTS_PASS)
