@@ -8,7 +8,8 @@ MLP with layer scale; InstanceNorm + ReLU + conv, MLP-Mixer token mixing, Swin w
 Linear + Mish + LayerNorm, einsum bilinear pooling, an adaptive-pool classifier head, a 1-D conv
 and max pool, a ShuffleNet v2 unit with its channel shuffle; PyTorch's own TransformerEncoderLayer,
 whose inference fast path is one fused op; a decoder's ConvTranspose2d 64->64 k4 stride 2, plain and
-in 4 groups; a ConvTranspose2d decoder step, a DeepLab ASPP branch
+in 4 groups; a ConvTranspose2d decoder step, HiFi-GAN's and MelGAN's ConvTranspose1d upsampling stages
+with a Conv1d residual, a DeepLab ASPP branch
 (dilation 6), an ESPCN pixel-shuffle tail, a Conformer convolution module, an EfficientNet MBConv,
 PyTorch's TransformerDecoderLayer with a causal mask, BERT embeddings (token ids), a distillation
 KL loss, a cumsum scan, a batch-256 MLP, a TCN block (causal dilated, weight-normed), a DenseNet
@@ -374,6 +375,34 @@ class ConvTransposeUp(nn.Module):
 
     def forward(self, x):
         return F.relu(self.bn(self.up(x)))
+
+
+class HifiUp(nn.Module):
+    """HiFi-GAN upsampling stage: ConvTranspose1d 512->256 k16 stride 8 p4, LeakyReLU(0.1), then a
+    residual x + Conv1d 256->256 k3 dilation 3 (padding 3) of LeakyReLU(x)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose1d(512, 256, 16, 8, 4)
+        self.res = nn.Conv1d(256, 256, 3, dilation=3, padding=3)
+
+    def forward(self, x):
+        x = F.leaky_relu(self.up(x), 0.1)
+        return x + self.res(F.leaky_relu(x, 0.1))
+
+
+class MelganUp(nn.Module):
+    """MelGAN-like upsampling: LeakyReLU(0.2), ConvTranspose1d 256->128 k8 stride 4 p2, then a
+    residual x + Conv1d 128->128 k3 (padding 1) of LeakyReLU(x)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose1d(256, 128, 8, 4, 2)
+        self.res = nn.Conv1d(128, 128, 3, padding=1)
+
+    def forward(self, x):
+        x = self.up(F.leaky_relu(x, 0.2))
+        return x + self.res(F.leaky_relu(x, 0.2))
 
 
 class AsppBranch(nn.Module):
@@ -764,6 +793,8 @@ MODELS = {  # name: (module factory, input shapes)
     "convt_g1": (lambda: nn.ConvTranspose2d(64, 64, 4, stride=2, padding=1), [(1, 64, 28, 28)]),
     "convt_g4": (lambda: nn.ConvTranspose2d(64, 64, 4, stride=2, padding=1, groups=4), [(1, 64, 28, 28)]),
     "convtranspose": (ConvTransposeUp, [(1, 128, 28, 28)]),
+    "hifiup": (HifiUp, [(1, 512, 256)]),
+    "melganup": (MelganUp, [(4, 256, 160)]),
     "aspp": (AsppBranch, [(1, 256, 33, 33)]),
     "espcn": (Espcn, [(1, 64, 64, 64)]),
     "conformerconv": (ConformerConv, [(1, 256, 256)]),

@@ -1182,12 +1182,67 @@ def rows_limit(width: int, cols_trip: int | None, registers: int = 32, cover: bo
     return max(MAX_ROWS, min(MAX_ROWS * MAX_VECTORS // nv, registers // 2))
 
 
+def _slot(values: list, v: ir.Value) -> int:
+    """The position of `v` among `values` (appended when new): one dimension per distinct value."""
+    for k, w in enumerate(values):
+        if w == v:
+            return k
+    values.append(v)
+    return len(values) - 1
+
+
+def load_address(op: ir.Operation, values: list) -> tuple | None:
+    """The element (first element of a vector) an affine.load or affine.vector_load reads: its
+    memref, result type and index expressions over its operands, each operand a dimension
+    numbered by `values` (shared by all the loads compared), as MLIR simplifies them: x[j + k + 1]
+    and x[(j + 1) + k] are one element. None for other loads and for maps with symbols (then only
+    the same op is the same load)."""
+    if op.name not in ("affine.load", "affine.vector_load"):
+        return None
+    m = mlir.affine_map_attr(op, "map")
+    if m.n_symbols:
+        return None
+    from ....analysis.affine import simplified
+
+    ctx = op.context
+    dims = [ir.AffineDimExpr.get(_slot(values, v), context=ctx) for v in list(op.operands)[1:]]
+    into = ir.AffineMap.get(len(values), 0, dims, context=ctx) if dims else None
+    exprs = tuple(str(simplified(e.compose(into) if into is not None else e, len(values), 0)) for e in m.results)
+    return op.operands[0], str(op.results[0].type), exprs
+
+
+def written_in(ops: list[ir.Operation]):
+    """A test of whether a memref may be written by `ops` or anything nested in them
+    (`effects.op_effects`: any write to a buffer that may alias it, or an op of unknown effects)."""
+    from ....analysis.effects import Effects, op_effects
+    from ....analysis.memory import alias_root, buffer_key
+
+    eff = Effects()
+    for op in ops:
+        eff.merge(op_effects(op))
+    return lambda memref: eff.may_write(buffer_key(alias_root(memref)))
+
+
 def load_copies(band: list[ir.Operation], lanes: Lanes) -> LoadCopies:
-    """LoadCopies of the loads in the band's innermost loop, by `lanes` (P's and Q's data flow)."""
+    """LoadCopies of the loads in the band's innermost loop, by `lanes` (P's and Q's data flow):
+    the loads of one step that read distinct elements (`load_address`). One element loaded twice
+    in a step is one load, as LLVM keeps the first: a transposed convolution's phases, fused in
+    one nest, each load the input vector of the taps that meet it (4 phases of 2 taps: 2 input
+    vectors per step, not 4). A load whose memref the body also writes (a sum in memory), or any
+    load of a body that may write any memory (a call), counts every time."""
+    ops = body_ops(band[-1])
+    written = written_in(ops)
     counts = [0, 0, 0, 0]
-    for op in body_ops(band[-1]):
+    seen: list = []
+    values: list = []
+    for op in ops:
         if not op.name.endswith("load"):
             continue
+        address = load_address(op, values)
+        if address is not None and not written(op.operands[0]):
+            if any(a[0] == address[0] and a[1:] == address[1:] for a in seen):
+                continue
+            seen.append(address)
         v = op.results[0]
         row, lane = lanes.by_row(v), lanes.varies(v)
         counts[0 if row and not lane else 1 if lane and not row else 2 if row else 3] += 1
