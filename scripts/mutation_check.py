@@ -204,8 +204,11 @@ MUTATIONS = [
      [("    if len(store_ivs) != len(nest) or [trips[k] for k in store_ivs] != list(dst_t.shape):",
        "    if False:")]),
     ("constant panels: J a multiple of the panel", "loopopt/codegen/cpu/plan/constant_panels.py",
-     [("    if lo is None or lo % step or not (0 <= offset and offset + width <= step <= MAX_PANEL):",
-       "    if lo is None or not (0 <= offset and step <= MAX_PANEL):")]),
+     [("    if not starts_on_panels(j_loop, step) or not (0 <= offset and offset + width <= step <= MAX_PANEL):",
+       "    if not (0 <= offset and step <= MAX_PANEL):")]),
+    ("constant panels: a column block's start is a multiple of the panel", "loopopt/codegen/cpu/plan/constant_panels.py",
+     [("    if start is None or start[1] % panel:", "    if start is None:"),
+      ("    if depth > 8 or step % panel or len(lb.results) != 1", "    if depth > 8 or len(lb.results) != 1")]),
     # issue 24 (exp by libm's own algorithm)
     ("exact math: the table index is the low 5 bits", "loopopt/codegen/cpu/math/exact_math.py",
      [("b.const(2 ** libm.EXPF_TABLE_BITS - 1, i64)", "b.const(2 ** (libm.EXPF_TABLE_BITS + 1) - 1, i64)")]),
