@@ -223,3 +223,29 @@ def test_column_blocks_off_the_panels_keep_the_load(kw):
     src = module(column_block_walk(**kw))
     out, remarks = pack(src)
     assert "panels" not in out and not remarks, (kw, remarks)
+
+
+@has_runner
+def test_a_cache_tiled_product_reads_its_constant_weight_from_panels_bit_for_bit():
+    """Through the cpu pipeline at 256 bits with a 4 KiB L2: B (8 x 128, a blob) exceeds half of
+    L2, the 4 x 24 tile sweeps the columns one tile at a time, and its loads read @b_panels24
+    (`starts_on_panels`); the results are the same bit for bit, interpreted and natively."""
+    from loopopt.testing import optimize_and_compare
+    body = """    affine.for %i = 0 to 4 {
+      affine.for %j = 0 to 128 {
+        %z = arith.constant 0.0 : f32
+        %r = affine.for %k = 0 to 8 iter_args(%acc = %z) -> (f32) {
+          %x = affine.load %a[%i, %k] : memref<4x8xf32>
+          %y = affine.load %b[%k, %j] : memref<8x128xf32>
+          %p = arith.mulf %x, %y : f32
+          %s = arith.addf %acc, %p : f32
+          affine.yield %s : f32
+        }
+        affine.store %r, %out[%i, %j] : memref<4x128xf32>
+      }
+    }"""
+    src = module(body, args=", %a: memref<4x8xf32>")
+    opts = Options(target=TARGETS["cpu"], vector_bits=256, cache_sizes=(1024, 4096, 16384))
+    got = optimize_and_compare(src, "f", opts, natively=True)
+    assert any("read column panels of 24: @b_panels24" in r.message for r in got.remarks), \
+        [r.message for r in got.remarks]
