@@ -638,3 +638,67 @@ def test_a_budget_that_fits_no_strip_says_why_by_default():
     remarks = check(src, cpu(sb_size=300))
     missed = [r.message for r in remarks if r.message.startswith("[STOP PRODUCT ISOLATION]")]
     assert missed and "two iterations' copies" in missed[0], [r.message for r in remarks]
+
+
+# ============================================================================= a dynamic batch's rows left over
+
+def batch_gemm(k: int = 48, n: int = 64) -> str:
+    """C = A B over an unknown number of rows (a dynamic batch), the sum carried from 0.0."""
+    return f"""func.func @k(%A: memref<?x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<?x{n}xf32>) {{
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %m = memref.dim %A, %c0 : memref<?x{k}xf32>
+  affine.for %i = 0 to %m {{
+    affine.for %j = 0 to {n} {{
+      %r = affine.for %kk = 0 to {k} iter_args(%acc = %z) -> (f32) {{
+        %a = affine.load %A[%i, %kk] : memref<?x{k}xf32>
+        %b = affine.load %B[%kk, %j] : memref<{k}x{n}xf32>
+        %p = arith.mulf %a, %b : f32
+        %s = arith.addf %acc, %p : f32
+        affine.yield %s : f32
+      }}
+      affine.store %r, %C[%i, %j] : memref<?x{n}xf32>
+    }}
+  }}
+  return
+}}
+"""
+
+
+def test_the_rows_left_over_start_at_a_single_bound():
+    """`start_of_rest`: the loop after the whole blocks of `0 to %m` (%m a memref.dim) starts at
+    `(%m floordiv b) * b` itself (%m >= 0, so that is >= 0); a lower bound that may lie above
+    the upper one (`1 to %m`, `%i to %m`) keeps the max."""
+    from loopopt.codegen.cpu.register_tile import multiple_bound, start_of_rest
+    from loopopt.analysis.loops import loop_bound
+    from loopopt import mlir as lm
+    src = """func.func @k(%A: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %A, %c0 : memref<?xf32>
+  affine.for %i = 0 to %m { }
+  affine.for %i = 1 to %m { }
+  affine.for %i = 0 to %n { }
+  affine.for %i = 0 to affine_map<()[s0] -> (s0 floordiv 2 + 3)>()[%m] { }
+  return
+}"""
+    with lm.new_context() as ctx:
+        module = lm.parse_module(src, ctx=ctx)
+        loops = [op for op in lm.walk(module.operation) if op.name == "affine.for"]
+        results = []
+        for lp in loops:
+            lo, hi = loop_bound(lp, "lb"), loop_bound(lp, "ub")
+            start, _ = start_of_rest(multiple_bound(lo, hi, 8), lo, hi)
+            results.append(len(start.results))
+    assert results == [1, 2, 2, 1]
+
+
+@has_runner
+@pytest.mark.parametrize("m", [0, 3, 13, 40, 77])
+def test_a_dynamic_batch_left_over_by_the_row_blocks_keeps_its_register_tile(m):
+    """The rows the whole row blocks leave over (all of them when the batch is smaller than a
+    block) are register tiled with rows as the blocks are (`start_of_rest`: one lower bound);
+    before, their loop started at `max(0, ...)` and ran one row per step. Bit for bit natively."""
+    remarks = check(batch_gemm(), cpu(), sizes=((m, 48), (48, 64), (m, 64)))
+    tiled = messages(remarks, "[REGISTER TILING]")
+    assert any("rows in blocks of" in r for r in messages(remarks, "[CACHE TILING]")), tiled
+    assert tiled and not any(r.startswith("[REGISTER TILING] 1 x") for r in tiled), tiled

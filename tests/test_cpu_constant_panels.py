@@ -180,3 +180,72 @@ def test_other_targets_keep_their_loads():
 
     res = driver.optimize(module(panel_walk()), Options(target=TARGETS["trn1"]), passes=["pack-constant-panels"])
     assert "_panels" not in res.text and not [r for r in res.remarks.remarks if r.pass_name == "pack-constant-panels"]
+
+
+def column_block_walk(outer_step=32, shift=0, step=32, offset=8, n=128) -> str:
+    """`panel_walk` inside a cache tile's column blocks: J runs from `%jc + shift` by `step`
+    within blocks `%jc` of `outer_step` columns (cache_tile's `columns in blocks`)."""
+    return f"""    %z = arith.constant dense<0.0> : vector<8xf32>
+    affine.for %jc = 0 to {n - outer_step} step {outer_step} {{
+      affine.for %j = affine_map<(d0) -> (d0 + {shift})>(%jc) to affine_map<(d0) -> (d0 + {outer_step})>(%jc) step {step} {{
+        %s = affine.for %k = 0 to 8 iter_args(%acc = %z) -> (vector<8xf32>) {{
+          %v = affine.vector_load %b[%k, %j + {offset}] : memref<8x{n}xf32>, vector<8xf32>
+          %a = arith.addf %acc, %v : vector<8xf32>
+          affine.yield %a : vector<8xf32>
+        }}
+        affine.vector_store %s, %out[0, %j + {offset}] : memref<4x{n}xf32>, vector<8xf32>
+      }}
+    }}"""
+
+
+@pytest.mark.parametrize("outer_step", [32, 64])
+def test_a_walk_inside_column_blocks_reads_panels(outer_step):
+    """`starts_on_panels`: J's lower bound is the IV of a loop whose every value is a multiple of
+    the panel (a step that is a multiple of it, from 0): J is one too, and the load reads the
+    panels (before, only a constant lower bound was taken). Same results, interpreted and native."""
+    src = module(column_block_walk(outer_step=outer_step))
+    out, remarks = pack(src)
+    head = out.split("{-#")[0]
+    assert "memref<4x8x32xf32>" in head and "memref.get_global @b :" not in head, head
+    assert any("read column panels of 32" in r for r in remarks), remarks
+    assert_same_results(src, out)
+    if find_tool("mlir-runner") is not None:
+        want = native.run_native(src, "f", [None], reps=1).outputs
+        got = native.run_native(out, "f", [None], reps=1).outputs
+        assert native.compare_outputs(want, got) is None
+
+
+@pytest.mark.parametrize("kw", [dict(outer_step=16, step=32), dict(shift=8, outer_step=64), dict(shift=16, outer_step=48)],
+                         ids=["outer step not a multiple", "start off a panel", "outer step and start off"])
+def test_column_blocks_off_the_panels_keep_the_load(kw):
+    """A block start that is not a multiple of the panel (an outer step of 16 for panels of 32,
+    or J from %jc + 8) keeps the load: re-indexed, it would read other columns."""
+    src = module(column_block_walk(**kw))
+    out, remarks = pack(src)
+    assert "panels" not in out and not remarks, (kw, remarks)
+
+
+@has_runner
+def test_a_cache_tiled_product_reads_its_constant_weight_from_panels_bit_for_bit():
+    """Through the cpu pipeline at 256 bits with a 4 KiB L2: B (8 x 128, a blob) exceeds half of
+    L2, the 4 x 24 tile sweeps the columns one tile at a time, and its loads read @b_panels24
+    (`starts_on_panels`); the results are the same bit for bit, interpreted and natively."""
+    from loopopt.testing import optimize_and_compare
+    body = """    affine.for %i = 0 to 4 {
+      affine.for %j = 0 to 128 {
+        %z = arith.constant 0.0 : f32
+        %r = affine.for %k = 0 to 8 iter_args(%acc = %z) -> (f32) {
+          %x = affine.load %a[%i, %k] : memref<4x8xf32>
+          %y = affine.load %b[%k, %j] : memref<8x128xf32>
+          %p = arith.mulf %x, %y : f32
+          %s = arith.addf %acc, %p : f32
+          affine.yield %s : f32
+        }
+        affine.store %r, %out[%i, %j] : memref<4x128xf32>
+      }
+    }"""
+    src = module(body, args=", %a: memref<4x8xf32>")
+    opts = Options(target=TARGETS["cpu"], vector_bits=256, cache_sizes=(1024, 4096, 16384))
+    got = optimize_and_compare(src, "f", opts, natively=True)
+    assert any("read column panels of 24: @b_panels24" in r.message for r in got.remarks), \
+        [r.message for r in got.remarks]

@@ -41,7 +41,7 @@ from ...step import StepContext
 from ...transforms.tiling import loop_tiling
 from .plan.cache_plan import CacheCode, CachePlan, plan_cache_tiles, register_sum
 from .plan.cpu_plan import reductions_of
-from .register_tile import at_least, multiple_bound
+from .register_tile import multiple_bound, start_of_rest
 
 PASS = "cache-tile"
 TILED = "[CACHE TILING]"
@@ -263,7 +263,7 @@ def build_blocks(plan: CachePlan) -> list[ir.Operation]:
                 block = (ir.AffineMap.get(1, 0, [d0]), [iv]), (ir.AffineMap.get(1, 0, [d0 + size]), [iv])
             emit(_at_end(loop), k + 1, ranges[:level] + [block] + ranges[level + 1:], False)
         if not _empty(main, hi):
-            rest = (at_least(main, lo), hi)
+            rest = (start_of_rest(main, lo, hi), hi)
             emit(ip, k + 1, ranges[:level] + [rest] + ranges[level + 1:], top_level)
 
     with top.context:

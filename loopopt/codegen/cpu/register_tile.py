@@ -88,6 +88,42 @@ def at_least(bound: tuple, floor: tuple) -> tuple[ir.AffineMap, list[ir.Value]]:
     return amap, fops[:nd1] + bops[:nd2] + fops[nd1:] + bops[nd2:]
 
 
+def _never_negative(expr, operands: list[ir.Value], n_dims: int) -> bool:
+    """True iff the affine expression is >= 0 for every value of its operands, by its form: a
+    constant >= 0, an operand that is a `memref.dim` (a size), or sums, products by constants >= 0
+    and floor divisions by constants > 0 of such."""
+    if isinstance(expr, ir.AffineConstantExpr):
+        return ir.AffineConstantExpr(expr).value >= 0
+    if isinstance(expr, (ir.AffineDimExpr, ir.AffineSymbolExpr)):
+        pos = (ir.AffineDimExpr(expr).position if isinstance(expr, ir.AffineDimExpr)
+               else n_dims + ir.AffineSymbolExpr(expr).position)
+        owner, _ = mlir.value_owner(operands[pos])
+        return owner is not None and owner.name == "memref.dim"
+    if isinstance(expr, ir.AffineAddExpr):
+        e = ir.AffineAddExpr(expr)
+        return _never_negative(e.lhs, operands, n_dims) and _never_negative(e.rhs, operands, n_dims)
+    for cls in (ir.AffineMulExpr, ir.AffineFloorDivExpr):
+        if isinstance(expr, cls):
+            e = cls(expr)
+            c = e.rhs
+            return (isinstance(c, ir.AffineConstantExpr) and ir.AffineConstantExpr(c).value >= (cls is ir.AffineFloorDivExpr)
+                    and _never_negative(e.lhs, operands, n_dims))
+    return False
+
+
+def start_of_rest(main: tuple, lb: tuple, ub: tuple) -> tuple[ir.AffineMap, list[ir.Value]]:
+    """The lower bound of the loop over the iterations `multiple_bound(lb, ub, step)` (= `main`)
+    leaves over: `main` itself when `ub >= lb` for every value of the operands (then
+    `main = lb + ((ub - lb) floordiv step) * step >= lb`), shown by `lb` a constant <= 0 and `ub`
+    one result that is never negative (`_never_negative`: a dynamic size); else
+    `at_least(main, lb)`. A single bound lets the register tiler tile the loop (a rows loop whose
+    lower bound is a `max` keeps one row per step)."""
+    lo, (um, uops) = _constant(lb), ub
+    if lo is not None and lo <= 0 and len(um.results) == 1 and _never_negative(um.results[0], uops, um.n_dims):
+        return main
+    return at_least(main, lb)
+
+
 def _constant(bound: tuple) -> int | None:
     m, _ = bound
     if len(m.results) != 1:

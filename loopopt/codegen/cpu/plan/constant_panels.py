@@ -156,6 +156,25 @@ def column_walk(load: ir.Operation) -> ColumnWalk | None:
     return ColumnWalk(vt.shape[0], amap.results[0], operands, _iv_owner(col[0]), col[1])
 
 
+def starts_on_panels(loop: ir.Operation, panel: int, depth: int = 0) -> bool:
+    """True iff every value of `loop`'s induction variable is a multiple of `panel`: its step is a
+    multiple of `panel` and its lower bound is either a constant multiple of `panel` or `I + c`, c a
+    multiple of `panel` and I the induction variable of an enclosing loop whose every value is a
+    multiple of `panel` (a cache tile's column block: `J` from `J0` to `J0 + NC` by P inside `J0`
+    from 0 by NC, NC a multiple of P). The upper bound may be anything."""
+    step = mlir.int_attr(loop, "step")
+    lb = mlir.affine_map_attr(loop, "lowerBoundMap")
+    if depth > 8 or step % panel or len(lb.results) != 1 or lb.n_symbols:
+        return False
+    expr = lb.results[0]
+    if isinstance(expr, ir.AffineConstantExpr):
+        return ir.AffineConstantExpr(expr).value % panel == 0
+    start = iv_plus_constant(expr, list(loop.operands)[:lb.n_dims])
+    if start is None or start[1] % panel:
+        return False
+    return starts_on_panels(_iv_owner(start[0]), panel, depth + 1)
+
+
 def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
     """The PanelLoad for one affine.vector_load (module doc), or None."""
     src_def, _ = mlir.value_owner(load.operands[0])
@@ -166,10 +185,7 @@ def panel_load(load: ir.Operation, module_op: ir.Operation) -> PanelLoad | None:
     if not static_type(t) or walk is None:
         return None
     width, j_loop, offset, step = walk.width, walk.j_loop, walk.offset, walk.step
-    lb = mlir.affine_map_attr(j_loop, "lowerBoundMap")  # the upper bound may be anything
-    lo = (ir.AffineConstantExpr(lb.results[0]).value
-          if len(lb.results) == 1 and isinstance(lb.results[0], ir.AffineConstantExpr) else None)
-    if lo is None or lo % step or not (0 <= offset and offset + width <= step <= MAX_PANEL):
+    if not starts_on_panels(j_loop, step) or not (0 <= offset and offset + width <= step <= MAX_PANEL):
         return None
     if t.shape[1] <= step or not walk.row_moves_inside():
         return None
