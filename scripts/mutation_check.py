@@ -287,6 +287,10 @@ MUTATIONS = [
     # issue 33 (register tiling on hand-written programs)
     ("register tiling: column blocks copy only pure ops of the row loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    copied = block_copy_refusal(rows_q, p) if nc else None", "    copied = None")]),
+    # section 53: a load beside the product is copied into the column blocks when nothing in the row loop writes its buffer
+    ("register tiling: a load copied into the column blocks reads a buffer the row loop never writes",
+     "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("    return key is not UNTRACED and not effects.may_write(key)", "    return True")]),
     ("register tiling: every operand of a lane op has a lane form", "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("                why = lane_operand_refusal(op, v, piv, lanes)\n                if why is not None:\n"
        "                    return why\n        for v in op.results:",

@@ -194,6 +194,59 @@ def test_column_blocks_through_the_cli(tmp_path):
     assert "[STOP COLUMN BLOCKS]" in stderr and "affine.load at" in stderr
 
 
+def conv1d(n=3328, after="") -> str:
+    """A 1-D convolution C[o, w] = b[o] + sum_{c, t} W[o, c, t] X[c, w + t]: the reduction a band
+    of two loops (16 channels x 5 taps), the bias loaded in the row loop beside the product and
+    `after` there after it. B's panel, 80 x N f32, exceeds half of a 2 MiB L2 at N = 3328."""
+    return f"""func.func @k(%W: memref<8x16x5xf32>, %X: memref<16x{n + 4}xf32>, %b: memref<8xf32>,
+             %C: memref<8x{n}xf32>) {{
+  affine.for %o = 0 to 8 {{
+    %bias = affine.load %b[%o] : memref<8xf32>
+    affine.for %w = 0 to {n} {{
+      %r = affine.for %c = 0 to 16 iter_args(%acc = %bias) -> (f32) {{
+        %s = affine.for %t = 0 to 5 iter_args(%a2 = %acc) -> (f32) {{
+          %x = affine.load %X[%c, %w + %t] : memref<16x{n + 4}xf32>
+          %y = affine.load %W[%o, %c, %t] : memref<8x16x5xf32>
+          %p = arith.mulf %x, %y : f32
+          %q = arith.addf %a2, %p : f32
+          affine.yield %q : f32
+        }}
+        affine.yield %s : f32
+      }}
+      affine.store %r, %C[%o, %w] : memref<8x{n}xf32>
+    }}
+{after}  }}
+  return
+}}
+"""
+
+
+L2_2MIB = (48 << 10, 2 << 20, 32 << 20)
+
+
+def test_a_convolution_band_with_a_bias_comes_in_column_blocks_fails_before():
+    """Section 53: the panel counts every loop of the reduction band, and a load of a buffer the
+    row loop never writes (the bias) is copied into every block. Before: a band of two loops got
+    no column blocks, and the bias load refused them."""
+    messages = check(conv1d(), cpu(256, cache_sizes=L2_2MIB))
+    assert any("columns in blocks of" in m for m in tiled(messages)), messages
+    assert not any(m.startswith("[STOP COLUMN BLOCKS]") for m in messages), messages
+
+
+def test_a_bias_the_row_loop_writes_refuses_the_column_blocks():
+    """The bias buffer written in the row loop (after the product): its load would read another
+    block's write, so the blocks are refused (`cpu_plan.unwritten_load`)."""
+    after = "    %bb = arith.addf %bias, %bias : f32\n    affine.store %bb, %b[%o] : memref<8xf32>\n"
+    messages = check(conv1d(after=after), cpu(256, cache_sizes=L2_2MIB))
+    assert not any("columns in blocks of" in m for m in tiled(messages)), messages
+
+
+def test_a_short_convolution_row_keeps_its_order():
+    """A panel within half of L2 (80 x 1024 f32): no column blocks."""
+    messages = check(conv1d(n=1024), cpu(256, cache_sizes=L2_2MIB))
+    assert tiled(messages) and not any("columns in blocks of" in m for m in tiled(messages)), messages
+
+
 # ============================================================================= 2. the counter as data
 
 def test_index_cast_of_the_counter_fails_before():

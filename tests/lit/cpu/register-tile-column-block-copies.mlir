@@ -42,7 +42,7 @@ func.func @pure_before(%A: memref<8x64xf32>, %B: memref<64x4160xf32>, %C: memref
 }
 
 // CHECK: column-block-copies.mlir:12:5: passed: [REGISTER TILING] 4 x 24 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order (in @load_before)
-// CHECK-NEXT: column-block-copies.mlir:12:5: missed: [STOP COLUMN BLOCKS] an op beside the product in the loop around it would run once per block (in @load_before) [affine.load at {{.*}}column-block-copies.mlir:11:11 reads memory]
+// CHECK-NEXT: column-block-copies.mlir:12:5: missed: [STOP COLUMN BLOCKS] an op beside the product in the loop around it would run once per block (in @load_before) [affine.load at {{.*}}column-block-copies.mlir:11:11 reads memory that the loop writes]
 // CHECK-NEXT: column-block-copies.mlir:30:5: passed: [REGISTER TILING] 4 x 24 tile of the reduction in 12 vector accumulators (vector<8xf32>), each sum kept in order; columns in blocks of 24 (B's panel exceeds half of L2: each micro-panel serves every row tile) (in @pure_before)
 
 // No blocks: each row's C[i, 0] is loaded once, before its sweep of all 4160 columns.

@@ -35,11 +35,14 @@ it (`NestPlan.tiles`: TilePlan below, applied by codegen/cpu/register_tile.py).
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 
 from .... import mlir
 from ....analysis.accesses import AccessPattern
 from ....analysis.affine import Scope
+from ....analysis.effects import READ_OPS, op_effects
+from ....analysis.memory import UNTRACED, buffer_key_of
 from ....analysis.loops import body_block, body_ops, constant_trip_count, nested_in
 from ....analysis.refusal import Refusal
 from ....analysis.vectorization import carried_dependence, is_innermost
@@ -1317,8 +1320,8 @@ def plan_register_tile(p: ir.Operation, facts, options) -> TilePlan | None:
     joint = rest is not None and not carried and shares_row_loads(load_copies(band, lanes_of(p, r, rows_q, mem, between)))
     mixed = joint and mixed_cover(cols, nv, width, rest)
     fma = bool(options.contract) and any(_multiply_add(x) is not None for x in (*reds, *mem))
-    single = len(band) == 1 and not between
-    nc = column_block(r, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried and single else 0
+    nc = column_block(band, p, lanes, nv * width, options) if rows_q is not None and mr > 1 and not carried \
+        and not between else 0
     block_refusal = None
     copied = block_copy_refusal(rows_q, p) if nc else None
     if copied is not None:
@@ -1476,20 +1479,23 @@ def lane_reductions(p: ir.Operation) -> tuple[list[Reduction], str | None]:
     return reds, None
 
 
-def column_block(r: ir.Operation, p: ir.Operation, lanes: Lanes, tile_cols: int, options) -> int:
+def column_block(band, p: ir.Operation, lanes: Lanes, tile_cols: int, options) -> int:
     """NC, the columns one block of row tiles sweeps: one tile's columns when B's K x N panel
-    (R's trip count x P's, the lanes' element size) is larger than half of L2
-    (`options.plan_cache_sizes`: the host's), else 0 (no blocks: the panel stays in L2 while
-    each row tile sweeps it). With blocks of one tile, the tile's micro-panel of B (K x NC) serves
-    every row tile before the next (BLIS's order of its jr and ir loops; docs/cpu_codegen.md
-    section 18 measures it against blocks that fill half of L2). A trip count unknown at compile
-    time: 0 (codegen/cpu/cache_tile.py blocks such a nest first)."""
-    k, n = constant_trip_count(r), constant_trip_count(p)
-    if k is None or n is None:
+    (K the reduction band's iterations, the product of its loops' trip counts: a convolution's
+    input channels times its kernel taps; N P's trip count; the lanes' element size) is larger
+    than half of L2 (`options.plan_cache_sizes`: the host's), else 0 (no blocks: the panel stays
+    in L2 while each row tile sweeps it). With blocks of one tile, the tile's micro-panel of B
+    (K x NC) serves every row tile before the next (BLIS's order of its jr and ir loops;
+    docs/cpu_codegen.md section 18 measures it against blocks that fill half of L2, section 53
+    on a convolution's band). A trip count unknown at compile time: 0 (codegen/cpu/cache_tile.py
+    blocks such a nest first)."""
+    trips = [constant_trip_count(b) for b in band]
+    n = constant_trip_count(p)
+    if n is None or any(t is None for t in trips):
         return 0
-    elem = max(4, lane_bits(p, r, lanes) // 8)
+    elem = max(4, lane_bits(p, band[0], lanes) // 8)
     _, l2, _ = options.plan_cache_sizes
-    if k * n * elem <= l2 // 2 or n <= tile_cols:
+    if math.prod(trips) * n * elem <= l2 // 2 or n <= tile_cols:
         return 0
     return tile_cols
 
@@ -1504,18 +1510,34 @@ def block_copy_refusal(q: ir.Operation, p: ir.Operation) -> tuple[str, ir.Operat
     """Why P's columns may not come in blocks under Q, or None. Built in blocks, the nest runs
     Q's body once per block of columns (`for jc { for i { Q's ops; P over the block } }`), so
     every op of Q's body besides P is copied into every block: only pure ops may be (arith,
-    math, affine.apply). A load would read what an earlier block's P already wrote (a load of
-    C[i, 0] before the product), a store would run once per block (`D[i] += E[i]` after it).
-    Values carried across the blocks (iter_args of Q or P) are refused before (`_rows_loop`,
-    no blocks for P's own reductions)."""
+    math, affine.apply), and loads of a buffer that nothing in Q writes (`unwritten_load`: a
+    convolution's bias, read per row; every copy reads the same unchanged element). Any other
+    load would read what an earlier block's P already wrote (a load of C[i, 0] before the
+    product), a store would run once per block (`D[i] += E[i]` after it). Values carried across
+    the blocks (iter_args of Q or P) are refused before (`_rows_loop`, no blocks for P's own
+    reductions)."""
+    effects = None
     for op in body_ops(q):
         if op == p or op.name == "affine.yield":
             continue
-        if op.regions or not (op.name.startswith(PURE_PREFIXES) or op.name in PURE_OPS):
-            what = ("reads memory" if op.name.endswith("load") else "writes memory" if op.name.endswith("store")
-                    else "may touch memory")
-            return f"{op.name} at {mlir.location_of(op)} {what}", op
+        if not op.regions and (op.name.startswith(PURE_PREFIXES) or op.name in PURE_OPS):
+            continue
+        if not op.regions and op.name in READ_OPS:
+            effects = effects or op_effects(q)
+            if unwritten_load(op, effects):
+                continue
+        what = ("reads memory that the loop writes" if op.name.endswith("load") else "writes memory"
+                if op.name.endswith("store") else "may touch memory")
+        return f"{op.name} at {mlir.location_of(op)} {what}", op
     return None
+
+
+def unwritten_load(op: ir.Operation, effects) -> bool:
+    """Whether the load `op` reads a traced buffer that no op of the loop whose `effects`
+    (`effects.op_effects`, the union over its body) are given may write: then a copy of it
+    anywhere in that loop reads the same value."""
+    key = buffer_key_of(op.operands[READ_OPS[op.name]])
+    return key is not UNTRACED and not effects.may_write(key)
 
 
 def _stray_access(r: ir.Operation, mem: list[MemoryReduction]) -> str | None:
