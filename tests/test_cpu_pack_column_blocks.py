@@ -226,13 +226,49 @@ def test_a_copy_that_computes_refuses():
     assert remarks[0].startswith("[STOP PACK B] the nest that fills the buffer is not a plain copy"), remarks
 
 
-def test_column_blocks_that_split_the_copys_tiles_refuse():
-    """At 256 bits the tile's column blocks are 24 wide and the copy's tiles 16: a block would
-    need part of a tile, which the clone's column loop cannot run; refused, results kept."""
+def test_column_blocks_that_split_the_copys_tiles_cut_the_tiles():
+    """At 256 bits the tile's column blocks are 24 wide and the copy's tiles 16: the clone's
+    column tiles are cut to gcd(16, 24) = 8 (its column loop `0 to 24 step 8`, the point loop
+    `0 to 8`), so each block's copy moves exactly the block's columns; the transposing tiles are
+    16 x 8. Results bit for bit those of the pipeline without the step."""
     src = linear(13, 384, 96)
-    out, remarks = compile_(src, cpu(256))
-    assert remarks == ["[STOP PACK B] the copy per block would not write exactly what the block reads"], remarks
+    options = cpu(256)
+    out, remarks = compile_(src, options)
+    assert remarks == ["[PACK B] the 96 x 384 transposed copy is made per column block of 24 at t.mlir:10:5 "
+                       "into one 96 x 24 buffer (9 KiB): the source is read once, in the product's order, "
+                       "and the whole copy is gone"], remarks
+    assert "memref<96x384xf32>" not in out and "memref<96x24xf32>" in out
+    assert "vector.shuffle" in out
+    whole, _ = compile_(src, options, passes=without_step(options))
+    assert_same_results(whole, out, seed=2, trials=1)
     assert_same_results(src, out, seed=2, trials=1)
+
+
+@pytest.mark.parametrize("step, extent, inner, want", [
+    (16, 24, (0, 16, 1), 8), (16, 64, (0, 16, 1), None), (16, 24, (0, 8, 1), None),
+    (16, 24, (0, 16, 16), None), (16, 40, (0, 16, 8), 8), (12, 20, (0, 12, 1), 4)])
+def test_tile_split(step, extent, inner, want):
+    """A loop of `step` cut to gcd(step, extent) only when the step does not divide the block
+    and its point loop runs 0 to step in steps dividing the cut."""
+    from loopopt.codegen.cpu.pack_column_blocks import tile_split
+    assert tile_split(step, extent, inner) == want
+
+
+@has_runner
+def test_cut_tiles_are_bit_for_bit_natively():
+    """The cut tiles at 256 bits (blocks of 24, tiles of 16), natively, against the pipeline
+    without the step and against the input."""
+    src = linear(13, 384, 96)
+    options = cpu(256)
+    packed, remarks = compile_(src, options)
+    assert remarks and remarks[0].startswith("[PACK B]"), remarks
+    whole, _ = compile_(src, options, passes=without_step(options))
+    sizes = [None, None, None]
+    want = native.run_native(whole, "k", sizes, reps=1, full_limit=200_000).outputs
+    got = native.run_native(packed, "k", sizes, reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(want, got) is None
+    base = native.run_native(src, "k", sizes, reps=1, full_limit=200_000).outputs
+    assert native.compare_outputs(base, got) is None
 
 
 def test_a_product_without_column_blocks_is_left_silently():

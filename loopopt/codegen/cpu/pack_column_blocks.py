@@ -18,9 +18,12 @@ Remarks (pass `pack-column-blocks`, by default): `[PACK B] ...` (Passed) per buf
 """
 from __future__ import annotations
 
+import math
+
 from ... import mlir
 from ...analysis.affine import Scope
-from ...analysis.loops import body_block
+from ...analysis.accesses import access_pattern
+from ...analysis.loops import body_block, constant_bounds, enclosing_loops, loop_dims
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
@@ -83,6 +86,48 @@ def _restrict(loop: ir.Operation, extent: int, base: ir.Value) -> None:
             owner.operands[k] = shifted
 
 
+def tile_split(step: int, extent: int, inner: tuple[int, int, int] | None) -> int | None:
+    """The step a clone's loop of `step` takes to run `0 to extent` when `step` does not divide
+    `extent` (block-transposes' 16-wide tiles in a block of 24 columns): g = gcd(step, extent),
+    provided the loop's point loop `inner` = (lower, upper, step) runs `0 to step` in steps
+    dividing g, so that it can run `0 to g` instead. None when `step` divides `extent` (nothing
+    to split) or the tile cannot be split so."""
+    if extent % step == 0 or inner is None:
+        return None
+    g = math.gcd(step, extent)
+    lo, hi, s = inner
+    return g if (lo, hi) == (0, step) and g % s == 0 and g > 1 else None
+
+
+def _point_loop(loop: ir.Operation, step: int, store: ir.Operation, dim: int) -> ir.Operation | None:
+    """The loop inside `loop` that runs `0 to step` and moves dimension `dim` of `store` (the
+    tile's point loop along that dimension), or None."""
+    scope = Scope()
+    a = access_pattern(store, scope)
+    for lp in enclosing_loops(store):
+        if any(mlir.op_key(o) == mlir.op_key(loop) for o in enclosing_loops(lp)) and constant_bounds(lp) == (0, step) \
+                and a.uses_iv(loop_dims(lp, scope)[0].name, dim=dim):
+            return lp
+    return None
+
+
+def _split_tile(loop: ir.Operation, extent: int, store: ir.Operation, dim: int) -> None:
+    """When `loop`'s step does not divide `extent` (`tile_split`), its step and the upper bound of
+    its point loop along `store`'s dimension `dim` become g: the tile is cut into tiles of g that
+    cover `0 to extent`. The isl checks on the clone (`check_clone`) decide whether the result
+    moves exactly what the copy moved."""
+    step = mlir.int_attr(loop, "step")
+    inner = _point_loop(loop, step, store, dim)
+    bounds = (*constant_bounds(inner), mlir.int_attr(inner, "step")) if inner is not None else None
+    g = tile_split(step, extent, bounds)
+    if g is None:
+        return
+    with loop.location:
+        loop.attributes["step"] = ir.IntegerAttr.get(ir.IndexType.get(), g)
+        inner.attributes["upperBoundMap"] = ir.AffineMapAttr.get(
+            ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(g)]))
+
+
 def build_clone(plan: BlockPacking):
     """The copy cloned at the head of the block loop, its column loop running `0 to NB` with the
     old counter `new + jb` (and its row loop `0 to KC` as `new + kb` with a reduction block):
@@ -95,8 +140,10 @@ def build_clone(plan: BlockPacking):
     store, col = _at(walk0, plan.store, walk1), _at(walk0, plan.col_loop, walk1)
     row = _at(walk0, plan.row_loop, walk1) if plan.row_loop is not None else None
     _restrict(col, plan.width, jb)
+    _split_tile(col, plan.width, store, 1)
     if row is not None:
         _restrict(row, plan.height, kb)
+        _split_tile(row, plan.height, store, 0)
     return clone, store, col, row, jb, kb
 
 

@@ -59,7 +59,7 @@ func.func @partial(%x: memref<24x128xf32>, %w: memref<320x128xf32>, %y: memref<2
 }
 
 // REMARK-DAG: pack-column-blocks.mlir:12:8: passed: [PACK B] the 128 x 320 transposed copy is made per column block of 64 at {{.*}}pack-column-blocks.mlir:20:5 into one 128 x 64 buffer (32 KiB): the source is read once, in the product's order, and the whole copy is gone (in @packed)
-// REMARK-DAG: pack-column-blocks.mlir:37:8: missed: [STOP PACK B] the copy per block would not write exactly what the block reads (in @partial) [the copy per block would run iterations the copy does not have]
+// REMARK-DAG: pack-column-blocks.mlir:37:8: missed: [STOP PACK B] the copy per block would not write exactly what the block reads (in @partial) [the copy per block would move an element the copy does not move]
 // CHECK-LABEL: func.func @packed
 // CHECK-NOT: memref<128x320xf32>
 // CHECK: %[[T:.*]] = memref.alloc() {alignment = 64 : i64} : memref<128x64xf32>

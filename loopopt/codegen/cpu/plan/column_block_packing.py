@@ -390,6 +390,36 @@ def _elements(op: ir.Operation, outer: list[str], scope: Scope):
     return s.project_out(isl.dim_type.set, len(outer), len(inner))
 
 
+def _load_of(store: ir.Operation) -> ir.Operation | None:
+    """The affine.load whose value `store` stores, or None."""
+    owner = store.operands[0].owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = mlir.operation(owner)
+    return op if op.name == "affine.load" else None
+
+
+def _moved(store: ir.Operation, load: ir.Operation, outer: list[str], scope: Scope):
+    """{ [outer..., t..., w...] } the pairs (element of T written, element of W read) the copy
+    nest of `store` and `load` moves, its loops not in `outer` projected out; None when an index
+    is not affine."""
+    import islpy as isl
+
+    a, b = access_pattern(store, scope), access_pattern(load, scope)
+    if a.index is None or b.index is None:
+        return None
+    inner = [lp for lp in a.loops if lp.name not in outer]
+    ts = [f"t{k}_" for k in range(len(a.index))]
+    ws = [f"w{k}_" for k in range(len(b.index))]
+    cons = [c for lp in a.loops for c in lp.constraints()]
+    cons += [f"{t} = {e}" for t, e in zip(ts, a.index)] + [f"{w} = {e}" for w, e in zip(ws, b.index)]
+    try:
+        s = _isl_set(outer + [lp.name for lp in inner] + ts + ws, cons, scope)
+    except isl.Error:
+        return None
+    return s.project_out(isl.dim_type.set, len(outer), len(inner))
+
+
 def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Operation,
                 clone_row: ir.Operation | None, scope: Scope) -> Refusal | None:
     """The exactness checks of the module doc on the built clone (at the head of the block loop;
@@ -418,22 +448,18 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
                     f"{' and '.join(cons0 or ['1 = 1'])} }}")
         if not m.is_injective():
             return refuse("two iterations of the copy may write one element")
-        # C' iterations are iterations of C: map the clone's loops onto C's by position.
-        ac = access_pattern(clone_store, scope)
-        inner_c = [lp for lp in ac.loops if lp.name not in outer]
-        inner_0 = [lp for lp in a0.loops if _nested_in(lp.op, plan.copy)]
-        if len(inner_c) != len(inner_0):
-            return refuse("the clone's loops do not match the copy's")
-        ren = {}
-        for lp0, lpc in zip(inner_0, inner_c):
-            ren[lp0.name] = (f"({lpc.name} + {jb})" if lpc.op == clone_col else
-                             f"({lpc.name} + {kb})" if clone_row is not None and lpc.op == clone_row else lpc.name)
-        from ....analysis.loops import substitute
-        dims = outer + [lp.name for lp in inner_c]
-        clone_dom = _isl_set(dims, [c for lp in ac.loops for c in lp.constraints()], scope)
-        orig_dom = _isl_set(dims, [substitute(c, ren) for lp in inner_0 for c in lp.constraints()], scope)
-        if not clone_dom.is_subset(orig_dom):
-            return refuse("the copy per block would run iterations the copy does not have")
+        # Each (T element, W element) pair C' moves is a pair C moves: with C's store one to one,
+        # C' writes each element of T from the W element C wrote it from, and reads only
+        # elements of W that C reads (a clone whose tiles were cut to the block's width runs
+        # iterations C does not have, but moves the same pairs).
+        clone_load = _load_of(clone_store)
+        if clone_load is None:
+            return refuse("the clone's stored value is not its load")
+        moved, moved0 = _moved(clone_store, clone_load, outer, scope), _moved(plan.store, plan.load, outer, scope)
+        if moved is None or moved0 is None:
+            return refuse("the copy's indices are not modelled")
+        if not moved.is_subset(moved0):
+            return refuse("the copy per block would move an element the copy does not move")
         written = _elements(clone_store, outer, scope)
         if written is None:
             return refuse("the clone's store is not modelled")
