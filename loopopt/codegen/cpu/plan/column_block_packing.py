@@ -43,10 +43,18 @@ copy C and the op H after it that is the first to touch T; each pair gets a T' o
 * nothing from C to the end of H writes a buffer that may be W, and nothing there has effects
   that are not modelled (`SOURCE_WRITTEN`): each W element C' reads holds what C read;
 * isl, on the built clone: C's store is one to one over C's iterations (for each iteration of
-  the loops around C), C''s iterations are iterations of C, every element of T that an
-  iteration of L (and H) reads is written by C' in that iteration, and every element C' writes
-  lies in the block's columns (and rows) (`PARTIAL`, exact): so each element a load reads was
-  written by C' from the same W element as by C, before the load, in this block.
+  the loops around C), every (T element, W element) pair C' moves is a pair C moves (so C'
+  writes each element of T from the W element C wrote it from, and reads W only where C does),
+  every element of T that an iteration of L (and H) reads is written by C' in that iteration,
+  and every element C' writes lies in the block's columns (and rows) (`PARTIAL`, exact): so
+  each element a load reads was written by C' from the same W element as by C, before the load,
+  in this block.
+
+A copy whose tiles do not divide the block (block-transposes' tiles of 16 columns, the
+tile's column blocks of 24 at 256 bits) has its clone's tiles cut (`pack_column_blocks.
+tile_split`): the clone's column (row) loop steps by g = gcd(tile, block) and its point loop
+along that dimension runs `0 to g`, so the clone's tiles cover the block exactly; the pair test
+above is what makes that exact (the clone's iterations are then not C's, the pairs are).
 
 Between C and H nothing touches T, so H's loads read what C wrote; C writes T and nothing else
 and only H reads what it wrote: C is erased. Each element moves unchanged, and the product reads
