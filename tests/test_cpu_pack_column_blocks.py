@@ -62,6 +62,16 @@ def without_step(options: Options) -> list[str]:
     return [s.name for s in steps if s.name != "pack-column-blocks"]
 
 
+def same_natively(src: str, packed: str, options: Options) -> None:
+    """`packed` computes what the pipeline without the step and the input compute, bit for bit."""
+    whole, _ = compile_(src, options, passes=without_step(options))
+    sizes = [None, None, None]
+    got = native.run_native(packed, "k", sizes, reps=1, full_limit=200_000).outputs
+    for other in (whole, src):
+        assert native.compare_outputs(native.run_native(other, "k", sizes, reps=1, full_limit=200_000).outputs,
+                                      got) is None
+
+
 def compile_(src: str, options: Options, passes=None):
     res = optimize(src, options, filename="t.mlir", passes=passes)
     assert not [r for r in res.remarks if "[INTERNAL]" in r.message], [r.message for r in res.remarks]
@@ -109,13 +119,7 @@ def test_results_are_bit_for_bit_natively(m, n, k):
     options = cpu(bits)
     packed, remarks = compile_(src, options)
     assert remarks and remarks[0].startswith("[PACK B]"), remarks
-    whole, _ = compile_(src, options, passes=without_step(options))
-    sizes = [None, None, None]
-    want = native.run_native(whole, "k", sizes, reps=1, full_limit=200_000).outputs
-    got = native.run_native(packed, "k", sizes, reps=1, full_limit=200_000).outputs
-    assert native.compare_outputs(want, got) is None
-    base = native.run_native(src, "k", sizes, reps=1, full_limit=200_000).outputs
-    assert native.compare_outputs(base, got) is None
+    same_natively(src, packed, options)
 
 
 TORCH_LINEAR = """#map = affine_map<(d0, d1) -> (d0, d1)>
@@ -262,13 +266,7 @@ def test_cut_tiles_are_bit_for_bit_natively():
     options = cpu(256)
     packed, remarks = compile_(src, options)
     assert remarks and remarks[0].startswith("[PACK B]"), remarks
-    whole, _ = compile_(src, options, passes=without_step(options))
-    sizes = [None, None, None]
-    want = native.run_native(whole, "k", sizes, reps=1, full_limit=200_000).outputs
-    got = native.run_native(packed, "k", sizes, reps=1, full_limit=200_000).outputs
-    assert native.compare_outputs(want, got) is None
-    base = native.run_native(src, "k", sizes, reps=1, full_limit=200_000).outputs
-    assert native.compare_outputs(base, got) is None
+    same_natively(src, packed, options)
 
 
 def test_a_product_without_column_blocks_is_left_silently():

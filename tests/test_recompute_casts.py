@@ -9,8 +9,8 @@ import os
 import pytest
 
 import loopopt
-from loopopt.frontend import linalg
 from loopopt.testing import native_mismatch
+from lowering_util import step_lowering
 from loopopt.toolchain import find_tool
 
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not found")
@@ -50,16 +50,7 @@ def copy_program(src="f32", dst="f64", cast="arith.extf", in_map="#map", zero="0
             .replace("ZERO", zero).replace("ADD", add))
 
 
-def without_step() -> str:
-    return "builtin.module(" + ",".join(s for s in linalg.steps() if s != STEP) + ")"
-
-
-def lowered(src: str, step: bool = True):
-    return loopopt.lower(src, pipeline=None if step else without_step())
-
-
-def note(low) -> str:
-    return next(s.note for s in low.steps if s.name == STEP)
+lowered, note = step_lowering(STEP)
 
 
 def test_the_f64_statistics_read_the_f32_input():

@@ -10,6 +10,7 @@ import pytest
 import loopopt
 from loopopt.frontend import linalg
 from loopopt.testing import native_mismatch
+from lowering_util import step_lowering
 from loopopt.toolchain import find_tool
 
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not found")
@@ -50,16 +51,7 @@ def linear(b=6, m=5, k=12, n=20, wmap="d1, d2", body="linalg.yield %in : f32") -
     return text
 
 
-def without_step() -> str:
-    return "builtin.module(" + ",".join(s for s in linalg.steps() if s != STEP) + ")"
-
-
-def lowered(src: str, step: bool = True):
-    return loopopt.lower(src, pipeline=None if step else without_step())
-
-
-def note(low) -> str:
-    return next(s.note for s in low.steps if s.name == STEP)
+lowered, note = step_lowering(STEP)
 
 
 def test_the_step_is_in_the_pipeline():
