@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 
 from .... import mlir
 from ....analysis.accesses import AccessPattern
-from ....analysis.affine import Scope
-from ....analysis.effects import READ_OPS, op_effects
+from ....analysis.affine import Scope, simplified
+from ....analysis.effects import READ_OPS, Effects, op_effects
 from ....analysis.memory import UNTRACED, buffer_key_of
 from ....analysis.loops import body_block, body_ops, constant_trip_count, nested_in
 from ....analysis.refusal import Refusal
@@ -1205,8 +1205,6 @@ def load_address(op: ir.Operation, values: list) -> tuple | None:
     m = mlir.affine_map_attr(op, "map")
     if m.n_symbols:
         return None
-    from ....analysis.affine import simplified
-
     ctx = op.context
     dims = [ir.AffineDimExpr.get(_slot(values, v), context=ctx) for v in list(op.operands)[1:]]
     into = ir.AffineMap.get(len(values), 0, dims, context=ctx) if dims else None
@@ -1217,13 +1215,10 @@ def load_address(op: ir.Operation, values: list) -> tuple | None:
 def written_in(ops: list[ir.Operation]):
     """A test of whether a memref may be written by `ops` or anything nested in them
     (`effects.op_effects`: any write to a buffer that may alias it, or an op of unknown effects)."""
-    from ....analysis.effects import Effects, op_effects
-    from ....analysis.memory import alias_root, buffer_key
-
     eff = Effects()
     for op in ops:
         eff.merge(op_effects(op))
-    return lambda memref: eff.may_write(buffer_key(alias_root(memref)))
+    return lambda memref: eff.may_write(buffer_key_of(memref))
 
 
 def load_copies(band: list[ir.Operation], lanes: Lanes) -> LoadCopies:
@@ -1243,7 +1238,7 @@ def load_copies(band: list[ir.Operation], lanes: Lanes) -> LoadCopies:
             continue
         address = load_address(op, values)
         if address is not None and not written(op.operands[0]):
-            if any(a[0] == address[0] and a[1:] == address[1:] for a in seen):
+            if address in seen:
                 continue
             seen.append(address)
         v = op.results[0]
