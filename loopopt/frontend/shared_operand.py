@@ -145,9 +145,8 @@ def contraction_text(bmm: ir.Operation, w: ir.Value) -> str:
     """A private function (A, W, C) -> Y: the batched product with W read at (k, n) in place of
     R[b, k, n], as a `linalg.generic` over batch_matmul's loops (b, m, n, k) whose body is the
     op's own for floats (C + A * B)."""
-    a, _, c = bmm.operands
-    a_t, c_t, w_t = f"tensor<{_shape_text(a)}>", f"tensor<{_shape_text(c)}>", f"tensor<{_shape_text(w)}>"
-    et = _element(c)
+    a_t, w_t, c_t = _tensor_types(bmm, w)
+    et = _element(bmm.operands[2])
     maps = ", ".join(f"affine_map<(b, m, n, k) -> ({r})>" for r in ("b, m, k", "k, n", "b, m, n"))
     lines = [
         f"%y = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
@@ -157,10 +156,8 @@ def contraction_text(bmm: ir.Operation, w: ir.Value) -> str:
         f"  %s = arith.addf %acc, %p : {et}",
         f"  linalg.yield %s : {et}",
         f"}} -> {c_t}",
-        f"func.return %y : {c_t}",
     ]
-    return (f"func.func private @shared(%a: {a_t}, %w: {w_t}, %c: {c_t}) -> {c_t} {{\n  "
-            + "\n  ".join(lines) + "\n}")
+    return _function_text(bmm, w, lines)
 
 
 def product_text(bmm: ir.Operation, w: ir.Value) -> str:
@@ -174,16 +171,28 @@ def product_text(bmm: ir.Operation, w: ir.Value) -> str:
         return f"tensor<{t.shape[0] * t.shape[1]}x{t.shape[2]}x{et}>"
 
     sizes = [str(d) for d in ct.shape]  # static (refusal): the verifier ties them to A's and W's
-    a_t, c_t, w_t = f"tensor<{_shape_text(a)}>", f"tensor<{_shape_text(c)}>", f"tensor<{_shape_text(w)}>"
+    a_t, w_t, c_t = _tensor_types(bmm, w)
     lines = [
         f"%a2 = tensor.collapse_shape %a [[0, 1], [2]] : {a_t} into {merged(at)}",
         f"%c2 = tensor.collapse_shape %c [[0, 1], [2]] : {c_t} into {merged(ct)}",
         f"%r2 = linalg.matmul ins(%a2, %w : {merged(at)}, {w_t}) outs(%c2 : {merged(ct)}) -> {merged(ct)}",
         f"%y = tensor.expand_shape %r2 [[0, 1], [2]] output_shape [{', '.join(sizes)}] : {merged(ct)} into {c_t}",
-        f"func.return %y : {c_t}",
     ]
-    return (f"func.func private @shared(%a: {a_t}, %w: {w_t}, %c: {c_t}) -> {c_t} {{\n  "
-            + "\n  ".join(lines) + "\n}")
+    return _function_text(bmm, w, lines)
+
+
+def _tensor_types(bmm: ir.Operation, w: ir.Value) -> tuple[str, str, str]:
+    """The tensor types of A, W and C (batch_matmul's left operand and init, the matrix W) as text."""
+    a, _, c = bmm.operands
+    return tuple(f"tensor<{_shape_text(v)}>" for v in (a, w, c))
+
+
+def _function_text(bmm: ir.Operation, w: ir.Value, lines: list[str]) -> str:
+    """A private function @shared(%a: A, %w: W, %c: C) -> C whose body is `lines` computing %y,
+    then returning it."""
+    a_t, w_t, c_t = _tensor_types(bmm, w)
+    body = "\n  ".join([*lines, f"func.return %y : {c_t}"])
+    return f"func.func private @shared(%a: {a_t}, %w: {w_t}, %c: {c_t}) -> {c_t} {{\n  {body}\n}}"
 
 
 def rewrite(bmm: ir.Operation, w: ir.Value) -> None:
