@@ -118,13 +118,14 @@ def lower_input(module: ir.Module, options: Options, log: RemarkLog, timer: Phas
 
 def _decision_remarks(low, log: RemarkLog) -> None:
     """One remark per decision of the lowering's decision steps (frontend/gather_recompute.py,
-    frontend/cast_recompute.py, frontend/zero_phases.py, frontend/shared_operand.py): Passed for a
+    frontend/cast_recompute.py, frontend/constant_checks.py, frontend/zero_phases.py,
+    frontend/shared_operand.py): Passed for a
     rewrite done (an element recomputed from its producer's body; a widened copy cast again in its
-    readers; a convolution run as phases; a batched product of a broadcast matrix run as one), Missed (with the reason) for one refused
+    readers; a check on constant data decided at compile time; a convolution run as phases; a batched product of a broadcast matrix run as one), Missed (with the reason) for one refused
     (an entry starting "kept")."""
-    from .frontend import cast_recompute as cr, gather_recompute as gr, shared_operand as so, zero_phases as zp
+    from .frontend import cast_recompute as cr, constant_checks as cc, gather_recompute as gr, shared_operand as so, zero_phases as zp
 
-    steps = {m.STEP: m for m in (so, gr, cr, zp)}
+    steps = {m.STEP: m for m in (so, gr, cr, cc, zp)}
     for step in low.steps:
         m = steps.get(step.name)
         if m is None or not step.note:

@@ -17,6 +17,9 @@ the `loopopt-*` ones (rewrites.py):
                                        (gather_recompute.py): no log-softmax materialised for nll
   loopopt-recompute-casts              a copy that only widens its input (a norm's f64 statistics)
                                        is cast again in each reader instead (cast_recompute.py)
+  loopopt-prove-constant-checks        a check on constant data (a BatchNorm's sqrt(var + eps) != 0)
+                                       computed at compile time, erased where it always holds
+                                       (constant_checks.py)
   loopopt-skip-inserted-zeros          a convolution over a zero-inserted input (a transposed
                                        convolution) runs as phase convolutions (zero_phases.py)
   loopopt-duplicate-shared-fills       no copy for a fill that initializes two reductions
@@ -72,6 +75,7 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
         "loopopt-matmul-of-broadcast-operand",
         "loopopt-recompute-gathered-elements",
         "loopopt-recompute-casts",
+        "loopopt-prove-constant-checks",
         "loopopt-skip-inserted-zeros",
         "loopopt-duplicate-shared-fills",
         "eliminate-empty-tensors",
