@@ -181,3 +181,24 @@ def test_the_decisions_are_remarks():
     msgs = [r.message for r in res.remarks]
     assert any(m.startswith("[CONSTANT CHECK] the run-time check holds at every element of constant data") for m in msgs), msgs
     assert any(m.startswith("[STOP CONSTANT CHECK] the run-time check stays") for m in msgs), msgs
+
+
+def test_integer_values_are_not_computed():
+    """Only float and i1 values are computed (an integer op may wrap or trap): kept."""
+    src = """#map = affine_map<(d0) -> (d0)>
+func.func @k() -> tensor<4xi32> {
+  %z = arith.constant 0 : i32
+  %c = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  %e = tensor.empty() : tensor<4xi32>
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%c : tensor<4xi32>) outs(%e : tensor<4xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    %ok = arith.cmpi ne, %in, %z : i32
+    cf.assert %ok, "zero"
+    linalg.yield %in : i32
+  } -> tensor<4xi32>
+  return %s : tensor<4xi32>
+}
+"""
+    low = lowered(src)
+    assert note(low) == 'kept: the check "zero" at <input>:9:5: its values are of type i32', note(low)
+    assert "cf.assert" in low.text
