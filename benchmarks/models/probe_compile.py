@@ -19,8 +19,13 @@ MobileNetV3 bneck (hardswish, hardsigmoid SE), a tabular MLP (BatchNorm1d, 300 f
 512), an InfoNCE contrastive loss, a per-pixel segmentation cross-entropy, a sigmoid focal loss, an
 Inception pool branch (count_include_pad=False), a UNet decoder step (bilinear upsample, cat with
 the skip, 3x3 conv), a DenseNet layer, ResNet-18's last block (512 channels on 7x7, batch 8),
-scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence), their parameters as the backend receives them
-(constants of the graph). Each model is compiled after torch._dynamo.reset(): two kinds that share
+scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence; grouped-query attention, a
+KV-cache decode step, Stable Diffusion cross-attention, a bidirectional LSTM, a log-target KL, a
+label-smoothed cross-entropy, cdist, 4096 small bmm, wav2vec's Conv1d stem, a dilated 3x3 conv, a
+non-divisible AdaptiveAvgPool2d, BatchNorm2d in training mode, pixel_unshuffle, SwiGLU, ELU +
+Softplus), their parameters as the backend receives them
+(constants of the graph). A model class may set `train_mode` (called in training mode) or `rnn`
+(compiled under torch._dynamo.config.allow_rnn). Each model is compiled after torch._dynamo.reset(): two kinds that share
 a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
@@ -33,7 +38,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43 and 49 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49 and 59 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
