@@ -61,7 +61,7 @@ class Options:
     # an explicit True/False always wins (`resolved`). Each switch is declared here once: its flag
     # (`flag_of`), help and type are read by the CLI and the API (`SWITCHES`).
     approximate_math: bool | None = switch(
-        "cpu: exp/log/tanh/erf as polynomials within 1 ulp (default: on for lowered framework input, off for "
+        "cpu: exp/log/log1p/tanh/erf as polynomials within 1 ulp (log1p 2) (default: on for lowered framework input, off for "
         "affine input)", per_input=True)
     reassociate: bool | None = switch(
         "cpu: float reductions may be reordered into vector partial sums (default as above)", per_input=True)

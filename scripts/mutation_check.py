@@ -100,6 +100,11 @@ FOCUS = {
     "constant checks": ["tests/test_constant_checks.py"],
     "shared operand": ["tests/test_shared_operand.py"],
     "inner level": ["tests/test_fusion_inner_level.py"],
+    "torch updates": ["tests/test_runtime_torch.py::test_in_place_updates_of_inputs_run_as_kernels",
+                      "tests/test_runtime_torch.py::test_batch_norm_in_training_mode_runs_as_a_kernel_and_updates_its_statistics",
+                      "tests/test_runtime_torch.py::test_an_updated_input_sharing_memory_with_another_runs_eagerly",
+                      "tests/test_runtime_torch.py::test_a_graph_updating_a_frozen_weight_runs_eagerly",
+                      "tests/test_runtime_torch.py::test_a_graph_changing_an_inputs_sizes_in_place_runs_eagerly"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -496,6 +501,15 @@ MUTATIONS = [
     # issue 36: a result that is not pointwise written in eager's order only where its stores follow it
     ("torch layout: a result the kernel stores across its layout is built again and copied after",
      "loopopt/runtime/torch_backend.py", [("        if across:\n", "        if False:\n")]),
+    # issue 35 (section 59): a graph that updates its inputs in place runs as a kernel returning their values
+    ("torch updates: an updated input sharing memory with another input runs eagerly", "loopopt/runtime/torch_backend.py",
+     [("        if self.updates and _shares_updated_memory(args, self.updates, inputs):", "        if False:")]),
+    ("torch updates: an updated input's final value is copied into the caller's tensor", "loopopt/runtime/torch_backend.py",
+     [("                args[i].copy_(value)", "                pass")]),
+    ("torch updates: an update of a frozen weight falls back", "loopopt/runtime/torch_backend.py",
+     [("        if getattr(sig, \"buffers_to_mutate\", None):", "        if False:")]),
+    ("torch updates: an in-place change of an input's sizes falls back", "loopopt/runtime/torch_backend.py",
+     [("        if _in_place(node) and _target_name(node) in _SHAPE_IN_PLACE \\\n", "        if False and _in_place(node) \\\n")]),
     ("torch layout: a store that walks across the result's last dimension is counted",
      "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)

@@ -28,7 +28,7 @@ from loopopt.codegen.cpu.math import math_approx
 pytestmark = [pytest.mark.toolchain,
               pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")]
 
-FUNCTIONS = ("math.exp", "math.log", "math.tanh", "math.erf")
+FUNCTIONS = ("math.exp", "math.log", "math.log1p", "math.tanh", "math.erf")
 SCALED = ("math.exp", "math.tanh")  # the approximations that scale by 2^n (Ops.scale): two forms
 # (fn, ldexp, lanes): the ldexp form exists on scalars only (asked for on vectors, they keep
 # the two halves: MLIR's llvm.intr.ldexp takes a scalar exponent)
@@ -52,6 +52,8 @@ def edge_cases(fn: str) -> list[int]:
     bounds = {"math.exp": [math_approx.EXP_HI, math_approx.EXP_LO, 88.0, -87.33654, -87.0, -103.0, 0.34657359,
                            -0.34657359],
               "math.log": [0.70710677, 1.4142135, 1.0000001, 0.99999994, 2.0 ** -126, 2.0 ** -149, 2.0 ** 127],
+              "math.log1p": [-0.99999994, -0.5, 0.41421357, -0.29289323, 2.0 ** -24, -(2.0 ** -24), 2.0 ** -25,
+                             1e-8, -1e-8, 16777216.0, 0.999999, 1e20],
               "math.tanh": [0.9, -0.9, 9.5, 9.01, 1e-4, 1e-20],
               "math.erf": [1.0, -1.0, 3.92, 3.83, -3.92, 1e-4, 1e-20, 2.46]}[fn]
     out = []
@@ -307,6 +309,9 @@ MATH_MUTANTS = {
     "ldexp exponent": ("math.exp", lambda mp: mp.setattr(math_approx.IROps, "to_int", _to_int_minus_one)),
     # erf's middle branch cut short
     "erf branch": ("math.erf", lambda mp: mp.setattr(math_approx, "ERFC_MID_CENTRE", 2.5)),
+    # log1p without the rounding error of 1 + x: log(1 + x) as MLIR's default lowering writes it
+    "log1p rounding term": ("math.log1p", lambda mp: mp.setitem(
+        math_approx.APPROXIMATIONS, "math.log1p", lambda b, x: math_approx.log_f32(b, b.add(b.f(1.0), x)))),
 }
 
 
@@ -318,3 +323,35 @@ def test_the_sweep_finds_an_error(mutant, monkeypatch):
     ldexp = mutant.startswith("ldexp")
     err, _ = max_error(fn, 1 if ldexp else 8, 1 << 18, 16384 + 1, ldexp=ldexp)
     assert err > math_approx.MAX_ULP[fn]
+
+
+LOG1P_KERNEL = """func.func @k(%x: memref<64xf32>, %y: memref<64xf32>) {
+  affine.for %i = 0 to 64 {
+    %v = affine.load %x[%i] : memref<64xf32>
+    %l = math.log1p %v : f32
+    affine.store %l, %y[%i] : memref<64xf32>
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+def test_log1p_keeps_the_digits_of_a_small_argument(approximate):
+    """math.log1p through loopopt.compile, as libm's log1pf (approximate_math off: the lowering's
+    convert-math-to-llvm with approximate-log1p=false) and as math_approx's polynomial (on: the
+    loop vectorized): within MAX_ULP of the correctly rounded log1p on small arguments, where
+    log(1 + x) (MLIR's default lowering, both before) loses every digit: log1p(1e-10) was 0,
+    log1p(1e-7) 1.19e-7."""
+    import loopopt
+
+    k = loopopt.compile(LOG1P_KERNEL, approximate_math=approximate)
+    small = [1e-10, -1e-10, 1e-7, -1e-7, 3e-5, -3e-5, 1e-30, 2.0 ** -24, -0.5, 0.5, 1.0, 100.0, 1e30, -0.9999]
+    x = np.array((small * 5)[:64], dtype=np.float32)
+    y = np.zeros(64, dtype=np.float32)
+    k(x, y)
+    got = y.astype(np.float64)
+    want = np.log1p(x.astype(np.float64)).astype(np.float32).astype(np.float64)
+    ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    assert np.all(np.abs(got - want) <= math_approx.MAX_ULP["math.log1p"] * ulp), \
+        [(float(a), float(g), float(w)) for a, g, w in zip(x, got, want) if abs(g - w) > 2 * np.spacing(np.float32(abs(w)))]

@@ -19,8 +19,13 @@ MobileNetV3 bneck (hardswish, hardsigmoid SE), a tabular MLP (BatchNorm1d, 300 f
 512), an InfoNCE contrastive loss, a per-pixel segmentation cross-entropy, a sigmoid focal loss, an
 Inception pool branch (count_include_pad=False), a UNet decoder step (bilinear upsample, cat with
 the skip, 3x3 conv), a DenseNet layer, ResNet-18's last block (512 channels on 7x7, batch 8),
-scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence), their parameters as the backend receives them
-(constants of the graph). Each model is compiled after torch._dynamo.reset(): two kinds that share
+scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence; grouped-query attention, a
+KV-cache decode step, Stable Diffusion cross-attention, a bidirectional LSTM, a log-target KL, a
+label-smoothed cross-entropy, cdist, 4096 small bmm, wav2vec's Conv1d stem, a dilated 3x3 conv, a
+non-divisible AdaptiveAvgPool2d, BatchNorm2d in training mode, pixel_unshuffle, SwiGLU, ELU +
+Softplus), their parameters as the backend receives them
+(constants of the graph). A model class may set `train_mode` (called in training mode) or `rnn`
+(compiled under torch._dynamo.config.allow_rnn). Each model is compiled after torch._dynamo.reset(): two kinds that share
 a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
 One thread; eager and the compiled module called alternately, 3 warm-up then N timed calls each;
 prints per model the compile time, the relative error against eager, both lower quartiles and
@@ -33,7 +38,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43 and 49 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49 and 59 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
@@ -721,6 +726,187 @@ class GruSeq(nn.Module):
         return self.gru(x)[0]
 
 
+class GroupedQueryAttention(nn.Module):
+    """LLaMA-style grouped-query attention (512 wide, 8 query heads, 2 key/value heads of 64, 128
+    tokens): q, k, v projections, k and v repeated to the query heads by repeat_interleave, causal
+    F.scaled_dot_product_attention, output projection."""
+
+    def __init__(self, d=512, heads=8, kv_heads=2):
+        super().__init__()
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, d // heads
+        self.q = nn.Linear(d, d, bias=False)
+        self.kv = nn.Linear(d, 2 * kv_heads * self.hd, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q = self.q(x).view(b, s, self.heads, self.hd).transpose(1, 2)
+        k, v = self.kv(x).view(b, s, 2, self.kv_heads, self.hd).permute(2, 0, 3, 1, 4)
+        r = self.heads // self.kv_heads
+        k, v = k.repeat_interleave(r, 1), v.repeat_interleave(r, 1)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.o(y.transpose(1, 2).reshape(b, s, d))
+
+
+class KvDecode(nn.Module):
+    """A decoder's KV-cache step at batch 1: one new token (512 wide, 8 heads of 64) projected to q,
+    attending to 1024 cached keys and values with an explicit softmax, output projection."""
+
+    def __init__(self, d=512, heads=8):
+        super().__init__()
+        self.heads = heads
+        self.q, self.o = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+
+    def forward(self, x, k_cache, v_cache):
+        b, _, d = x.shape
+        q = self.q(x).view(b, 1, self.heads, d // self.heads).transpose(1, 2)
+        a = torch.softmax(q @ k_cache.transpose(-1, -2) / (d // self.heads) ** 0.5, -1)
+        return self.o((a @ v_cache).transpose(1, 2).reshape(b, 1, d))
+
+
+class CrossAttention(nn.Module):
+    """Stable Diffusion cross-attention: 1024 image tokens of 320 attend to 77 text tokens of 768
+    (8 heads of 40), q from the image, k and v from the text, explicit softmax, output projection."""
+
+    def __init__(self, d=320, ctx=768, heads=8):
+        super().__init__()
+        self.heads = heads
+        self.q = nn.Linear(d, d, bias=False)
+        self.k, self.v = nn.Linear(ctx, d, bias=False), nn.Linear(ctx, d, bias=False)
+        self.o = nn.Linear(d, d)
+
+    def forward(self, x, context):
+        b, s, d = x.shape
+        h, hd = self.heads, d // self.heads
+        q = self.q(x).view(b, s, h, hd).transpose(1, 2)
+        k = self.k(context).view(b, -1, h, hd).transpose(1, 2)
+        v = self.v(context).view(b, -1, h, hd).transpose(1, 2)
+        a = torch.softmax(q @ k.transpose(-1, -2) * hd ** -0.5, -1)
+        return self.o((a @ v).transpose(1, 2).reshape(b, s, d))
+
+
+class BiLstm(nn.Module):
+    """A bidirectional nn.LSTM over a sequence (batch first, 16 steps, batch 4, 64 -> 128 hidden
+    each way), every step's output of both directions; compiled with
+    `torch._dynamo.config.allow_rnn` (the steps unrolled into one graph)."""
+
+    rnn = True
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(64, 128, batch_first=True, bidirectional=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
+class KlLogTarget(nn.Module):
+    """VAE / policy KL term: nn.KLDivLoss(reduction="sum", log_target=True) between two
+    log_softmax distributions of (256, 512) logits."""
+
+    def forward(self, a, b):
+        return F.kl_div(F.log_softmax(a, -1), F.log_softmax(b, -1), reduction="sum", log_target=True)
+
+
+class LabelSmoothingCe(nn.Module):
+    """ImageNet classifier loss: cross-entropy of (256, 1000) logits with label_smoothing 0.1."""
+
+    def forward(self, logits, target):
+        return F.cross_entropy(logits, target, label_smoothing=0.1)
+
+
+class Cdist(nn.Module):
+    """Pairwise Euclidean distances torch.cdist of 1024 queries against 512 points of 64 features
+    (batch 1), then a softmin over the points (a soft nearest neighbour)."""
+
+    def forward(self, x, y):
+        return torch.softmax(-torch.cdist(x, y), -1)
+
+
+class SmallBmm(nn.Module):
+    """Many small batched products: torch.bmm of 4096 pairs of 8 x 8 matrices."""
+
+    def forward(self, a, b):
+        return torch.bmm(a, b)
+
+
+class Wav2vecStem(nn.Module):
+    """wav2vec 2.0's first feature-extractor layer: Conv1d 1->512 k10 stride 5 (no bias) over 16000
+    samples, GroupNorm(512, 512), GELU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(1, 512, 10, stride=5, bias=False)
+        self.norm = nn.GroupNorm(512, 512)
+
+    def forward(self, x):
+        return F.gelu(self.norm(self.conv(x)))
+
+
+class Dilated3x3(nn.Module):
+    """A dilated 3x3 conv 64->64 (dilation 2, padding 2) on 56 x 56, BatchNorm, ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(64, 64, 3, padding=2, dilation=2, bias=False)
+        self.bn = nn.BatchNorm2d(64)
+
+    def forward(self, x):
+        return F.relu(self.bn(self.conv(x)))
+
+
+class BatchNormTrain(nn.Module):
+    """BatchNorm2d(64) in training mode (the batch's own mean and variance, running statistics
+    updated) on 8 x 64 x 56 x 56, ReLU."""
+
+    train_mode = True
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(64)
+
+    def forward(self, x):
+        return F.relu(self.bn(x))
+
+
+class Unshuffle(nn.Module):
+    """Space-to-depth: pixel_unshuffle(2) of 1 x 16 x 128 x 128, then a 1x1 conv 64->64, SiLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(64, 64, 1)
+
+    def forward(self, x):
+        return F.silu(self.conv(F.pixel_unshuffle(x, 2)))
+
+
+class SwiGlu(nn.Module):
+    """LLaMA feed-forward (SwiGLU): down(silu(gate(x)) * up(x)), 512 -> 1376 -> 512, 64 tokens;
+    plus F.glu of the gate and up outputs concatenated."""
+
+    def __init__(self, d=512, h=1376):
+        super().__init__()
+        self.gate, self.up = nn.Linear(d, h, bias=False), nn.Linear(d, h, bias=False)
+        self.down = nn.Linear(h, d, bias=False)
+
+    def forward(self, x):
+        g, u = self.gate(x), self.up(x)
+        return self.down(F.silu(g) * u) + self.down(F.glu(torch.cat((u, g), -1), -1))
+
+
+class EluSoftplus(nn.Module):
+    """Pointwise activations after a 3x3 conv 32->32 on 64 x 64: ELU(alpha 1) and Softplus(beta 2,
+    threshold 10), summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(32, 32, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return F.elu(y) + F.softplus(y, beta=2.0, threshold=10.0)
+
+
 @dataclass(frozen=True)
 class Ints:
     """An integer input (token ids) of SHAPE drawn from [0, HIGH)."""
@@ -820,6 +1006,21 @@ MODELS = {  # name: (module factory, input shapes)
     "resnetlast": (ResNetLast, [(8, 512, 7, 7)]),
     "sdpa80": (SdpaHead80, [(1, 196, 640)]),
     "gruseq": (GruSeq, [(4, 32, 128)]),
+    "gqa": (GroupedQueryAttention, [(1, 128, 512)]),
+    "kvdecode": (KvDecode, [(1, 1, 512), (1, 8, 1024, 64), (1, 8, 1024, 64)]),
+    "crossattn": (CrossAttention, [(1, 1024, 320), (1, 77, 768)]),
+    "bilstm": (BiLstm, [(4, 16, 64)]),
+    "kllog": (KlLogTarget, [(256, 512), (256, 512)]),
+    "smoothce": (LabelSmoothingCe, [(256, 1000), Ints((256,), 1000)]),
+    "cdist": (Cdist, [(1, 1024, 64), (1, 512, 64)]),
+    "bmm8": (SmallBmm, [(4096, 8, 8), (4096, 8, 8)]),
+    "wav2vec": (Wav2vecStem, [(1, 1, 16000)]),
+    "dilated3": (Dilated3x3, [(1, 64, 56, 56)]),
+    "adaptive10": (lambda: nn.AdaptiveAvgPool2d(7), [(8, 512, 10, 10)]),
+    "bntrain": (BatchNormTrain, [(8, 64, 56, 56)]),
+    "unshuffle": (Unshuffle, [(1, 16, 128, 128)]),
+    "swiglu": (SwiGlu, [(1, 64, 512)]),
+    "elusoftplus": (EluSoftplus, [(1, 32, 64, 64)]),
 }
 
 
@@ -892,7 +1093,8 @@ def main(argv=None) -> int:
         torch._dynamo.reset()  # each model compiled afresh: no recompile of a shared forward (nn.Sequential's) made dynamic
         torch.manual_seed(0)
         build, shapes = MODELS[name]
-        m = build().eval()
+        m = build()
+        m.train(getattr(m, "train_mode", False))  # BatchNormTrain: the batch's statistics
         with torch.no_grad():
             for p in m.parameters():
                 p.uniform_(-1, 1)
@@ -906,7 +1108,8 @@ def main(argv=None) -> int:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 cm = torch.compile(m, backend=loopopt.torch_backend, dynamic=args.dynamic or None)
-                got = first(cm(*xs))
+                with torch._dynamo.config.patch(allow_rnn=getattr(m, "rnn", False)):
+                    got = first(cm(*xs))
                 compile_s = time.perf_counter() - t0
                 err = relative_error(got, want)
                 if args.dynamic:  # every input's first dimension doubled, through the same compiled module

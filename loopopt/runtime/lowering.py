@@ -18,10 +18,13 @@ from __future__ import annotations
 # register-tiled epilogue) becomes one call per lane through vector.extract/insert, which must be
 # lowered too. A program without vector ops lowers to the same text with or without that pass
 # (checked on every benchmark program, docs/cpu_codegen.md).
+# math.log1p is libm's log1pf/log1p (`approximate-log1p=false`): convert-math-to-llvm's default
+# writes it as log(1 + x), whose rounding of 1 + x loses every digit of a small x (log1p(1e-10)
+# gave 0, log1p(1e-7) 1.19e-7; docs/cpu_codegen.md section 59).
 LOWERING_PASSES: tuple[str, ...] = (
     "--lower-affine",
     "--convert-scf-to-cf",
-    "--convert-math-to-llvm",
+    "--convert-math-to-llvm=approximate-log1p=false",
     "--convert-math-to-libm",
     "--convert-vector-to-llvm",
     "--expand-strided-metadata",
@@ -47,7 +50,13 @@ C_INTERFACE_PREFIX = "_mlir_ciface_"
 def pipeline_text() -> str:
     """LOWERING_PASSES as one `--pass-pipeline` text, one pass a line; `mlir-opt
     --pass-pipeline="$(...)"` runs exactly the passes the flags run, in their order."""
-    return "builtin.module(\n" + ",\n".join(f"  {p[2:]}" for p in LOWERING_PASSES) + ")\n"
+    return "builtin.module(\n" + ",\n".join(f"  {_pipeline_entry(p)}" for p in LOWERING_PASSES) + ")\n"
+
+
+def _pipeline_entry(flag: str) -> str:
+    """A pass flag as a `--pass-pipeline` entry: `--name=a=b` is `name{a=b}`."""
+    name, _, opts = flag[2:].partition("=")
+    return f"{name}{{{opts}}}" if opts else name
 
 
 def entry_points(module) -> list:

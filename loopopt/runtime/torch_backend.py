@@ -46,10 +46,15 @@ by pointwise ops or where the kernel's stores follow that layout (a conv's), els
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
+Inputs updated in place (`x.add_(1)`, BatchNorm's running statistics in training mode): the
+kernel computes on a copy of each and returns its final value after its results; the call copies
+it into the caller's tensor (input_updates).
+
 Fallback: a graph, or a call, loopopt cannot take runs eagerly (the graph's own forward) with one
 `LoopoptFallbackWarning` per graph and reason, naming the op or the cause: an op torch-mlir or
 loopopt's lowering does not take, an input on another device or of another layout, an in-place
-update of an input (the exported program would drop it), a non-tensor output, a call that
+change of an input's sizes, an in-place update of a frozen weight, an updated input sharing memory
+with another input, a non-tensor output, a call that
 needs autograd (a kernel has no backward: call the model under `torch.no_grad()` or
 `torch.inference_mode()`), an integer division by a tensor (a zero divisor: eager raises, a
 kernel traps), a view of a tensor with no elements (torch-mlir's lowering traps), outputs that
@@ -81,6 +86,15 @@ class LoopoptFallbackWarning(UserWarning):
 
 class Fallback(Exception):
     """Why a graph (for some shapes) cannot run as a kernel; one line naming the op or cause."""
+
+
+class InputUpdates(Exception):
+    """The exported graph updates these graph inputs in place (`positions`, the graph's argument
+    positions): to_linalg is to be called again with them as `updates` (input_updates)."""
+
+    def __init__(self, positions: tuple):
+        super().__init__(f"the graph updates its inputs {positions} in place")
+        self.positions = positions
 
 
 def backend(gm, example_inputs, **options):
@@ -115,9 +129,11 @@ def _warn(name: str, why: str) -> None:
 
 def precheck(gm) -> str | None:
     """Why a graph cannot be a kernel whatever its inputs (None: it may be): outputs that are not
-    all tensors, or an in-place op on a graph input itself (its first operand). An update through a
-    view of an input is found after the export (its signature's inputs to mutate, to_linalg); an
-    in-place op on a tensor the graph made (masked_fill_ on a mask it built) is no reason."""
+    all tensors, or an in-place op that changes a graph input's sizes or storage (`x.unsqueeze_(0)`:
+    the caller's tensor would change shape, which no copy of a result into it does). An in-place
+    update of an input's values (`x.add_(1)`, BatchNorm's running statistics in training mode) is
+    no reason: the kernel returns the input's final value and the call copies it in
+    (input_updates); an in-place op on a tensor the graph made is value semantics after the export."""
     graph = gm.graph
     outputs = [n for n in graph.nodes if n.op == "output"]
     if len(outputs) != 1:
@@ -129,8 +145,9 @@ def precheck(gm) -> str | None:
         if not hasattr(item, "op") or (val is not None and type(val).__name__ not in ("FakeTensor", "Tensor")):
             return f"output {item!r} is not a tensor"
     for node in graph.nodes:
-        if _in_place(node) and getattr(node.args[0] if node.args else None, "op", None) == "placeholder":
-            return f"op {_target_name(node)} updates a graph input in place"
+        if _in_place(node) and _target_name(node) in _SHAPE_IN_PLACE \
+                and getattr(node.args[0] if node.args else None, "op", None) == "placeholder":
+            return f"op {_target_name(node)} changes a graph input's sizes in place"
     return None
 
 
@@ -360,6 +377,7 @@ class GraphKernel:
         self.scalars = item_scalars(gm)  # positions of 0-d tensors read only by .item(): specialised
         self.kernels: dict = {}  # (signature or "dynamic", frozen) -> Kernel, or a Fallback message
         self.warned: set = set()
+        self.updates: tuple = ()  # graph inputs the graph updates in place (input_updates): found by the first build
         self._lock = threading.Lock()
         result = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
         self._tuple_output = isinstance(result, (tuple, list))
@@ -394,6 +412,8 @@ class GraphKernel:
                 kernel, layout = self._kernel_for(args, values, orders)
         if isinstance(kernel, str):
             return self._eager(args, kernel)
+        if self.updates and _shares_updated_memory(args, self.updates, inputs):
+            return self._eager(args, "an input the graph updates in place shares memory with another input")
         try:
             got = kernel(*[_array(t, o) for t, o in zip(tensors, layout.inputs)])
         except (TypeError, ValueError, RuntimeError) as e:  # no numpy view, or the kernel's own argument checks
@@ -401,6 +421,11 @@ class GraphKernel:
         if type(got) is not tuple:
             got = (got,)
         outs = tuple(torch.from_numpy(x) for x in got)
+        if self.updates:  # the updated inputs' final values, after the results: copied in as eager leaves them
+            n = len(self.outputs.values)
+            for i, value in zip(self.updates, outs[n:]):
+                args[i].copy_(value)
+            outs = outs[:n]
         if not (self._same and layout.plain):
             try:
                 outs = self._made(args, outs, layout)
@@ -535,7 +560,11 @@ class GraphKernel:
         from ..api import compile as loopopt_compile
 
         with _BUILDING:  # torch.export and the stderr capture are not thread-safe: one build at a time
-            text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout)
+            try:
+                text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout, self.updates)
+            except InputUpdates as e:  # (the first build: the graph updates these inputs; every later one knows)
+                self.updates = e.positions
+                text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout, self.updates)
             try:
                 kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
             except Exception as e:  # loopopt's own errors are one line; name the op where it says one
@@ -543,10 +572,18 @@ class GraphKernel:
         n_inputs = sum(1 for i, a in enumerate(args) if _is_tensor(a) and i not in frozen and i not in self.scalars)
         if kernel.spec.n_inputs != n_inputs:
             raise Fallback(f"the compiled kernel takes {kernel.spec.n_inputs} inputs, the graph {n_inputs}")
-        n_results = len(self.outputs.values)
+        n_results = len(self.outputs.values) + len(self.updates)
         if kernel.spec.n_outputs != n_results:  # (an input update the importer returned as a result)
             raise Fallback(f"the compiled kernel returns {kernel.spec.n_outputs} results, the graph's plan {n_results}")
         return kernel
+
+
+def _shares_updated_memory(args, updates: tuple, inputs: tuple) -> bool:
+    """Whether an input the graph updates in place shares storage with another tensor input of
+    this call: the kernel reads each from its own memory before the call copies the update in, so
+    the other would not see the update as it does in eager (the call then runs eagerly)."""
+    storages = {i: args[i].untyped_storage().data_ptr() for i in inputs}
+    return any(storages[u] == storages[j] for u in updates if u in storages for j in storages if j != u)
 
 
 def _unchanged(guard: tuple, args) -> bool:
@@ -708,7 +745,7 @@ FUNCTION = "torch_graph"  # every kernel's name: one graph on one signature is o
 
 
 def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, scalars: frozenset = frozenset(),
-              layout: KernelLayout | None = None) -> str:
+              layout: KernelLayout | None = None, updates: tuple = ()) -> str:
     """The graph on these inputs as linalg-on-tensors text (torch.export, then torch-mlir's FX
     importer). Its arguments are the tensor inputs in order but the `frozen` ones, which become
     constants of the module, and the `scalars` (item_scalars), whose values this call has are
@@ -716,7 +753,12 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     symbolic sizes stay dynamic and int inputs are read off the tensors' dims. With a layout, an
     input it passes in a permuted order is an argument of the permuted (contiguous) sizes which
     the graph permutes back first, and a result it has the kernel write in eager's order is
-    returned permuted so (its dims in memory order)."""
+    returned permuted so (its dims in memory order).
+
+    Input updates (input_updates): the graph inputs at `updates` (argument positions, kernel
+    inputs) are cloned before the graph runs and the clones' final values returned after its
+    results, so that the exported program updates no input; a graph that updates an input not in
+    `updates` raises InputUpdates naming them all, one that updates a frozen weight falls back."""
     import torch
 
     try:
@@ -734,7 +776,9 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     inputs = tuple(a.detach() for a, r in zip(args, roles) if r[0] == "input")
     in_orders = layout.inputs if layout is not None else (None,) * len(inputs)
     writes = tuple(o if w else None for o, w in zip(layout.results, layout.written)) if layout is not None else ()
-    module = _Specialised(gm, args, roles, in_orders, writes)
+    kernel_inputs = [i for i, r in enumerate(roles) if r[0] == "input"]  # graph position of each kernel input
+    module = _Specialised(gm, args, roles, in_orders, writes,
+                          tuple(kernel_inputs.index(i) for i in updates if i in kernel_inputs))
     inputs = tuple(a.permute(o) if o is not None else a for a, o in zip(inputs, in_orders))
     dynamic = None
     if plan:
@@ -753,9 +797,11 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
             functional = program.run_decompositions(exact_decompositions())
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
-    for sig in (program.graph_signature, functional.graph_signature):
-        if getattr(sig, "user_inputs_to_mutate", None) or getattr(sig, "buffers_to_mutate", None):
-            raise Fallback("the graph updates an input or buffer in place")
+    updated = input_updates((program.graph_signature, functional.graph_signature), kernel_inputs)
+    if updated:
+        if set(updated) <= set(updates):  # (the clones should have left no update: never a dropped one)
+            raise Fallback(f"the graph's updates of its inputs {updated} were not made results")
+        raise InputUpdates(tuple(sorted(set(updated) | set(updates))))
     why = trapping_division(functional) or zero_size_view(functional)
     if why is not None:
         raise Fallback(why)
@@ -768,6 +814,25 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     except Exception as e:
         raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e) + "".join(printed))) from None
     return str(imported)
+
+
+def input_updates(signatures, kernel_inputs: list) -> tuple:
+    """The graph argument positions of the kernel inputs an exported program updates in place
+    (its signatures' user inputs to mutate; `kernel_inputs`, the argument position of each of its
+    user inputs in order). The rule: such a graph runs as a kernel that takes the input's value,
+    computes on a copy of it (to_linalg's `updates`) and returns the copy's final value after its
+    results; the call copies that value into the caller's tensor (`Tensor.copy_`) before any output
+    made as a view of it is made: the input holds what eager leaves in it, every read in the graph
+    sees the values eager's reads see. Fallback for an update of a frozen weight (a buffer of the
+    exported program: the kernel holds it as a constant)."""
+    updated = []
+    for sig in signatures:
+        if getattr(sig, "buffers_to_mutate", None):
+            raise Fallback("the graph updates a frozen weight in place")
+        names = [spec.arg.name for spec in sig.input_specs if spec.kind.name == "USER_INPUT"]
+        for name in (getattr(sig, "user_inputs_to_mutate", None) or {}).values():
+            updated.append(kernel_inputs[names.index(name)])
+    return tuple(sorted(set(updated)))
 
 
 def _permuted_dims(spec: dict | None, order: tuple | None) -> dict | None:
@@ -814,9 +879,11 @@ class _Specialised:
     weights held as the module's buffers (the importer makes them constants), each other input
     fixed to this call's value or read off a kernel input's dim. An input taken in a permuted
     order (`in_orders`) is permuted back first (the graph sees the caller's tensor, strides
-    included); a result with an order in `writes` is returned permuted by it."""
+    included); a result with an order in `writes` is returned permuted by it. The kernel inputs at
+    `updates` (their indices among the kernel inputs) are cloned before the graph runs and the
+    clones returned after its results (input_updates)."""
 
-    def __new__(cls, gm, args, roles, in_orders: tuple = (), writes: tuple = ()):
+    def __new__(cls, gm, args, roles, in_orders: tuple = (), writes: tuple = (), updates: tuple = ()):
         import torch
 
         back = tuple(inverse(o) if o is not None else None for o in in_orders)
@@ -832,6 +899,9 @@ class _Specialised:
             def forward(self, *inputs):
                 if back:
                     inputs = tuple(x.permute(b) if b is not None else x for x, b in zip(inputs, back))
+                copies = tuple(inputs[j].clone() for j in updates)
+                for j, c in zip(updates, copies):
+                    inputs = inputs[:j] + (c,) + inputs[j + 1:]
                 it = iter(inputs)
                 full = []
                 for i, r in enumerate(roles):
@@ -844,11 +914,14 @@ class _Specialised:
                     else:
                         full.append(r[1])
                 out = self.gm(*full)
-                if not any(o is not None for o in writes):
+                if any(o is not None for o in writes):
+                    if isinstance(out, (tuple, list)):
+                        out = type(out)(v.permute(o) if o is not None else v for v, o in zip(out, writes))
+                    else:
+                        out = out.permute(writes[0]) if writes[0] is not None else out
+                if not copies:
                     return out
-                if isinstance(out, (tuple, list)):
-                    return type(out)(v.permute(o) if o is not None else v for v, o in zip(out, writes))
-                return out.permute(writes[0]) if writes[0] is not None else out
+                return (*(out if isinstance(out, (tuple, list)) else (out,)), *copies)
 
         return Specialised()
 

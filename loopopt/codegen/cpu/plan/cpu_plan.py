@@ -76,7 +76,7 @@ class Code(enum.Enum):
 VECTOR_MATH = frozenset({"math.absf", "math.absi", "math.sqrt", "math.rsqrt", "math.fma", "math.floor", "math.ceil",
                          "math.trunc", "math.roundeven", "math.copysign", "math.ctpop"})
 # Math ops the lowering turns into scalar libm calls, and those math_approx replaces.
-LIBM_MATH_APPROXIMATED = frozenset({"math.exp", "math.log", "math.tanh", "math.erf"})
+LIBM_MATH_APPROXIMATED = frozenset({"math.exp", "math.log", "math.log1p", "math.tanh", "math.erf"})
 # Reductions LLVM vectorizes as written: any order gives the same result (maxnumf/minnumf: the
 # same but for the sign of a zero result, which their semantics leave open).
 EXACT_REDUCTIONS = frozenset({"arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.addi",

@@ -32,6 +32,12 @@ after the first in the program's order):
 
 Then every value read is the value the copy would have moved, and D (into writers) ends holding
 what the copy wrote: bit-exact. Refusals (`CopyCode`) name the access that blocks them.
+
+Profit: a copy whose destination a matrix product reads (`product_operand`) is left to the
+product's packing steps (`PRODUCT`), unless the product reads each of its elements once
+(`read_once`: every loop around the read indexes it, as a product of one row reads its right
+operand, a decoder step's scores against a key cache): a packed copy then buys no reuse and its
+pass over memory is as large as the product's own (docs/cpu_codegen.md section 59).
 """
 from __future__ import annotations
 
@@ -280,6 +286,18 @@ def product_operand(read: ir.Operation) -> bool:
     return False
 
 
+def read_once(read: ir.Operation) -> bool:
+    """Every loop around the read indexes it, each a dimension of its own (a plain counter per
+    index, or 0 on a dimension of one): each instance reads another element, so the nest reads
+    each element of the buffer at most once (a product of one row reading its right operand)."""
+    loops = enclosing_loops(read)
+    if not loops or any(lp.name != "affine.for" for lp in loops):
+        return False
+    ivs = [induction_var(lp) for lp in loops]
+    used = _index_loops(read, ivs, read.operands[0].type.shape)
+    return used is not None and sorted(k for k in used if k is not None) == list(range(len(loops)))
+
+
 def plan_fold(c: PermutedCopy, fn: ir.Operation, scope: Scope) -> CopyFold:
     """Into readers when D is the function's own, else into writers when S is (module doc)."""
     d_alloc, s_alloc = _local_alloc(c.dest), _local_alloc(c.source)
@@ -305,7 +323,7 @@ def plan_fold(c: PermutedCopy, fn: ir.Operation, scope: Scope) -> CopyFold:
             why = _source_written_after(c, accs, scope)
             if why is not None:
                 return CopyFold(c, code=CopyCode.SOURCE_WRITTEN, detail=why)
-            factor = next((op for op in reads if product_operand(op)), None)
+            factor = next((op for op in reads if product_operand(op) and not read_once(op)), None)
             if factor is not None:
                 return CopyFold(c, code=CopyCode.PRODUCT, detail=f"{factor.name} at {mlir.location_of(factor)}")
             tops = {mlir.op_key(_top(op)) for op in reads}
