@@ -23,7 +23,7 @@ from .codegen.cpu import (block_transposes, cache_tile, constant_lanes, checks_f
                           flat_reductions, linear_views,
                           fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
                           pack_operands, pack_strided,
-                          panel_layout, powers, register_tile, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
+                          panel_layout, powers, expm1, register_tile, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, unit_loops, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
@@ -105,6 +105,8 @@ STEPS: tuple[Step, ...] = (
          "replaced by their values", aliases=("contract",)),
     Step("powers", powers.run, CPU, "math.fpowi with a constant exponent (and math.powf by 2 or 3 with "
          "--approximate-math) computed by multiplications, as LLVM expands powi"),
+    Step("expm1", expm1.run, CPU, "math.expm1 as Kahan's (exp(x) - 1) * (x / log(exp(x))): MLIR's lowering, "
+         "exp(x) - 1, loses every digit of a small x"),
     Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),

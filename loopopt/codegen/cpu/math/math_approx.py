@@ -269,7 +269,9 @@ class IROps(Ops):
         return hit
 
     def f(self, value):
-        return self._const(float(value), ir.F32Type.get(), self.ftype)
+        """A float constant of ftype (its element type: f32 for the approximations)."""
+        etype = ir.VectorType(self.ftype).element_type if isinstance(self.ftype, ir.VectorType) else self.ftype
+        return self._const(float(value), etype, self.ftype)
 
     def i(self, value):
         return self._const(int(value), ir.IntegerType.get_signless(32), self.itype)
@@ -287,6 +289,7 @@ class IROps(Ops):
     def abs(self, a): return self._op("math.absf", [a], self.ftype)
     def copysign(self, a, b): return self._bin("math.copysign", a, b)
     def floor(self, a): return self._op("math.floor", [a], self.ftype)
+    def call(self, name, a): return self._op(name, [a], self.ftype)  # a unary op by name (math.exp, math.log)
 
     def _cmpf(self, pred: str, a, b):
         attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMPF[pred])
