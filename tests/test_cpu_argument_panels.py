@@ -135,6 +135,38 @@ def test_results_are_bit_for_bit_natively(form, m, n, k, bits):
                                       got) is None
 
 
+def dynamic_batch(n: int, k: int) -> str:
+    """conv1d_linear with a batch known at run time only (memref.dim)."""
+    src = conv1d_linear(64, n, k).replace("memref<64x", "memref<?x")
+    return src.replace("  affine.for %i = 0 to 64 {", f"""  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?x{k}xf32>
+  affine.for %i = 0 to %m {{""")
+
+
+@has_runner
+@pytest.mark.parametrize("m", [3, 133, 256])
+def test_a_dynamic_batch_packs_its_row_blocks_natively(m):
+    """Cache tiling cuts a dynamic batch in row blocks of 128 (L2 256K) and a nest of the rows left
+    over: the blocks' nest is packed (32 row tiles per copy), the left-over nest refused (for a
+    batch that is a multiple of 128 it reads nothing, so its window is not read exactly).
+    Natively, bit for bit with the pipeline without the step, at batches below one block, over
+    one, and of two whole blocks."""
+    src = dynamic_batch(1024, 256)
+    options = cpu()
+    res = optimize(src, options, filename="t.mlir")
+    remarks = [(r.message, r.args.get("reason")) for r in res.remarks if "PACK PANEL" in r.message]
+    assert remarks == [
+        ("[PACK PANEL] argument %arg1 (256 x 1024) is copied per column block of 24 into one contiguous 256 x 24 "
+         "panel (24 KiB), read by 32 row tiles per copy", None),
+        ("[STOP PACK PANEL] the column block does not read a window of whole rows and its columns",
+         "the block leaves part of its window unread: the copy would read what the product does not")], remarks
+    whole, _ = compile_(src, options, passes=without_step(options))
+    sizes = [(m, 256), (256, 1024), (1024,), (m, 1024)]
+    got = native.run_native(res.text, "k", sizes, reps=1, full_limit=400_000).outputs
+    assert native.compare_outputs(native.run_native(whole, "k", sizes, reps=1, full_limit=400_000).outputs,
+                                  got) is None
+
+
 # ---- the step alone on tiled nests: the register tile's form, written by hand
 
 def tiled(body_before: str = "", extra_read: str = "", rows: int = 16, k: int = 64, n: int = 96,
