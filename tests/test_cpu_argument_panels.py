@@ -259,10 +259,12 @@ def test_a_last_block_that_reads_part_of_its_columns_refuses():
     assert_same_results(src, out, seed=2, trials=1)
 
 
-def test_few_row_tiles_refuse():
-    out, remarks = pack(tiled(rows=2))
+def test_one_row_tile_refuses_and_two_pack():
+    """One row tile per block reads the panel once: its copy would only add to that."""
+    out, remarks = pack(tiled(rows=1))
     assert remarks == ["[STOP PACK PANEL] too few row tiles read the column block's panel to pay for its copy: "
-                       "2 row tile(s) per block, fewer than 4"], remarks
+                       "1 row tile(s) per block, fewer than 2"], remarks
+    assert pack(tiled(rows=2))[1][0].startswith("[PACK PANEL]")
 
 
 def test_a_local_buffer_or_a_narrow_argument_is_left_silently():

@@ -63,9 +63,10 @@ from .column_block_packing import _blocks_rows, _elements, _isl_set, _nested_in
 from .constant_panels import _iv_owner, column_walk
 
 READ_OPS = ("affine.load", "affine.vector_load")
-# Row tiles that read one copied micro-panel, at least: with fewer, copying the panel (a read of
-# B and a write and read of P) costs about what reading it in place from L2 or L3 costs.
-MIN_ROW_TILES = 4
+# Row tiles that read one copied micro-panel, at least. With one, the copy (a read of B, a write
+# and a read of P) only adds to reading B once in place: x @ W, 4 x 4096 x 1024, packed ran 1.25x
+# flushed; with two (8 rows) 0.55x warm, 0.80x flushed (docs/cpu_codegen.md section 55).
+MIN_ROW_TILES = 2
 
 
 class ArgumentPanelCode(enum.Enum):
