@@ -21,7 +21,8 @@ from typing import Callable
 from .codegen.cpu import (block_transposes, cache_tile, constant_lanes, checks_first, dead_stores, deinterleave_strided, flat_loops,
                           fold_permuted_copies,
                           flat_reductions, linear_views,
-                          fold_constant_copies, isolate_products, loop_order, pack_column_blocks, pack_constant_panels,
+                          fold_constant_copies, isolate_products, loop_order, pack_argument_panels, pack_column_blocks,
+                          pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, expm1, register_tile, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, unit_loops, untile, vectorize)
@@ -156,6 +157,8 @@ STEPS: tuple[Step, ...] = (
          "panels of its register tile", finalize=fold_constant_copies.erase_unread_sources),
     Step("pack-column-blocks", pack_column_blocks.run, CPU, "a transposing copy of a product's B made per column "
          "block of its register tile, into one buffer of the block's columns (BLIS's packed B)"),
+    Step("pack-argument-panels", pack_argument_panels.run, CPU, "a product's B that is an argument, read in place "
+         "in column blocks of its register tile, copied per block into one contiguous panel (BLIS's packed B)"),
     Step("transpose-tiles", transpose_tiles.run, CPU, "a transposing copy moved in vector tiles: row loads, a "
          "network of shuffles, row stores"),
     Step("panel-layout", panel_layout.run, CPU, "a buffer the function fills and a product reads as B, larger "

@@ -108,12 +108,18 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // register tile sweeps each block's columns one tile (24) wide. The loop over the one whole
 // column block runs once: the register tile replaces it by its body (section 17's unit loops),
 // its counter the constant 0. The last 23 columns are one step of 3 vectors, the last masked.
+// B is an argument: each column block of 24 first copies its 8 x 24 window (this reduction
+// block's rows) into a panel, once per row block (section 55).
 // CHECK-LABEL: func.func @every_block
 // CHECK-NEXT: %[[JC:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8x24xf32>
+// CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8x24xf32>
 // CHECK-NEXT: affine.for %[[KB2:.*]] = 0 to 16 step 8 {
 // CHECK-NEXT: affine.for %[[IB:.*]] = 0 to 176 step 88 {
 // CHECK-NEXT: affine.for %[[JR:.*]] = #map{{[0-9]*}}(%[[JC]]) to #map{{[0-9]*}}(%[[JC]], %[[JC]]) step 24 {
-// CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB]]) to #map{{[0-9]*}}(%[[IB]], %[[IB]]) step 4 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 24 step 8 {
+// CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB]]) to #map{{[0-9]*}}(%[[IB]], %[[IB]]) step 4 {
 // CHECK: affine.for %{{.*}} = 176 to 256 step 4 {
 // CHECK: affine.for %{{.*}} = 16 to 23 iter_args(
 // CHECK: affine.for %{{.*}} = 144 to 240 step 24 {
@@ -123,7 +129,8 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // Rows in blocks of 16 inside columns in blocks of 24: the sum runs all 53 terms from 0.0.
 // CHECK-LABEL: func.func @from_zero
 // CHECK: affine.for %[[JB3:.*]] = 0 to 48 step 24 {
-// CHECK-NEXT: affine.for %[[IB3:.*]] = 0 to 32 step 16 {
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 53 {
+// CHECK: affine.for %[[IB3:.*]] = 0 to 32 step 16 {
 // CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB3]]) to #map{{[0-9]*}}(%[[IB3]], %[[IB3]]) step 4 {
 // CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[JB3]]) to #map{{[0-9]*}}(%[[JB3]], %[[JB3]]) step 24 {
 // CHECK: affine.for %{{.*}} = 0 to 53 iter_args(
