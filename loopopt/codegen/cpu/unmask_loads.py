@@ -34,20 +34,36 @@ def masked_loads(op: ir.Operation) -> list[ir.Operation]:
     return [o for o in mlir.walk(op) if o.name == MASKED_LOAD]
 
 
-def flat_view(mem: ir.Value) -> ir.Value:
-    """A `memref.collapse_shape` of the whole buffer `mem` into one dimension, right after `mem`
-    is defined (at the top of the function for an argument); an existing one there is reused."""
+def in_reduction_step(op: ir.Operation, nest: ir.Operation) -> bool:
+    """The load runs in every step of a reduction: some loop between it and the nest carries
+    values (a register tile's band). Loads once per tile (its accumulators' start, its epilogue)
+    are left as they are: their cost does not count against the tile's K steps. Its buffer is
+    defined outside the nest (the view goes before it)."""
+    owner, _ = mlir.value_owner(op.operands[0])
+    if owner is not None and _inside(owner, nest):
+        return False
+    at = mlir.operation(op.parent)
+    while at is not None and at != nest:
+        if at.name == "affine.for" and len(at.results):
+            return True
+        at = mlir.operation(at.parent) if at.parent is not None else None
+    return False
+
+
+def _inside(op: ir.Operation, nest: ir.Operation) -> bool:
+    at = op
+    while at is not None:
+        if at == nest:
+            return True
+        at = mlir.operation(at.parent) if at.parent is not None else None
+    return False
+
+
+def flat_view(mem: ir.Value, nest: ir.Operation) -> ir.Value:
+    """A `memref.collapse_shape` of the whole buffer `mem` (defined outside the nest:
+    `in_reduction_step`) into one dimension, right before the nest."""
     mt = mlir.memref_type(mem)
-    owner, block = mlir.value_owner(mem)
-    parent = owner.parent if owner is not None else block.owner
-    for u in mem.uses:
-        user = mlir.operation(u.owner)
-        if user.name == "memref.collapse_shape" and mlir.memref_type(user.results[0]).rank == 1 \
-                and user.parent == parent:
-            return user.results[0]
-    ip = ir.InsertionPoint(mlir.block_ops(block)[0]) if owner is None else ir.InsertionPoint.after(owner)
-    loc = owner.location if owner is not None else ir.Location.unknown()
-    with loc:
+    with nest.location:
         size = 1
         for d in mt.shape:
             size *= d
@@ -55,17 +71,16 @@ def flat_view(mem: ir.Value) -> ir.Value:
         i64 = ir.IntegerType.get_signless(64)
         groups = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in range(mt.rank)])])
         return ir.Operation.create("memref.collapse_shape", results=[vt], operands=[mem],
-                                   attributes={"reassociation": groups}, ip=ip).result
+                                   attributes={"reassociation": groups}, ip=ir.InsertionPoint(nest)).result
 
 
-def unmask(facts: LoadFacts) -> None:
+def unmask(facts: LoadFacts, flat: ir.Value) -> None:
     """Replace the masked load by a whole-vector load through the 1-D view and a select."""
     op = facts.op
     mem = op.operands[0]
     rank = len(facts.strides)
     idx = list(op.operands)[1:1 + rank]
     mask, passthru = op.operands[1 + rank], op.operands[2 + rank]
-    flat = flat_view(mem)
     ip = ir.InsertionPoint(op)
     with op.location:
         expr = None
@@ -88,6 +103,8 @@ def unmask_nest(nest: ir.Operation, scope: Scope) -> tuple[int, bool, str]:
     found = []
     why = ""
     for op in masked_loads(nest):
+        if not in_reduction_step(op, nest):
+            continue
         f, no = load_facts(op, scope)
         if f is None:
             why = why or f"the masked load at {mlir.location_of(op)}: {no}"
@@ -105,12 +122,16 @@ def unmask_nest(nest: ir.Operation, scope: Scope) -> tuple[int, bool, str]:
             head, _ = split_loop(nest, ub - lb - 1)
             scope.forget_loop(nest)
             again = [load_facts(op, scope)[0] for op in masked_loads(head)]
-            inside = [f for f in again if f is not None and reads_inside(f)]
+            inside = [f for f in again if f is not None and in_reduction_step(f.op, head) and reads_inside(f)]
             peeled = bool(inside)
         else:
             why = why or refusal
+    views: dict = {}
     for f in inside:
-        unmask(f)
+        mem = f.op.operands[0]
+        if mem not in views:
+            views[mem] = flat_view(mem, head if peeled else nest)
+        unmask(f, views[mem])
     return len(inside), peeled, why
 
 
