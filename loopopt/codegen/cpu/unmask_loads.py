@@ -115,7 +115,8 @@ def unmask_nest(nest: ir.Operation, scope: Scope) -> tuple[int, bool, str]:
     peeled = False
     if over:
         refusal = peels_outer(over, nest, scope)
-        split = split_violation(nest, 1) if refusal is None else None
+        split = split_violation(nest, constant_bounds(nest)[1] - constant_bounds(nest)[0] - 1) \
+            if refusal is None else None
         refusal = refusal or (f"the outermost loop's last iteration cannot be split off: {split}" if split else None)
         if refusal is None:
             lb, ub = constant_bounds(nest)

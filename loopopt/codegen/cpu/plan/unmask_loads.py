@@ -67,6 +67,15 @@ class LoadFacts:
         return isl.Set(f"{self.space()}{cons} and (({lin}) < 0 or ({lin}) + {self.lanes} > {self.size}) }}")
 
 
+def whole_bytes(t: ir.Type) -> bool:
+    """An element type a plain vector load reads one element per lane of: index, or an integer
+    or float of a whole number of bytes (a vector of i1 is bit-packed where the buffer holds a
+    byte per element)."""
+    if isinstance(t, ir.IndexType):
+        return True
+    return isinstance(t, (ir.IntegerType, ir.FloatType)) and t.width % 8 == 0
+
+
 def load_facts(op: ir.Operation, scope: Scope) -> tuple[LoadFacts | None, str]:
     """(facts, "") for a masked load the rule may take, else (None, why not)."""
     if op.name != MASKED_LOAD:
@@ -80,6 +89,8 @@ def load_facts(op: ir.Operation, scope: Scope) -> tuple[LoadFacts | None, str]:
     vt = ir.VectorType(op.results[0].type)
     if vt.rank != 1:
         return None, "its vector has more than one dimension"
+    if not whole_bytes(mt.element_type):
+        return None, "its elements are not whole bytes (a vector of them would be bit-packed)"
     a = may_access(op, scope)
     if a.index is None or len(a.index) != mt.rank:
         return None, "its index is not affine"
