@@ -25,7 +25,7 @@ from .codegen.cpu import (block_transposes, cache_tile, constant_lanes, checks_f
                           pack_constant_panels,
                           pack_operands, pack_strided,
                           panel_layout, powers, expm1, register_tile, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
-                          transpose_tiles, unit_loops, untile, vectorize)
+                          transpose_tiles, unit_loops, unmask_loads, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
 from .codegen.cpu.math import exact_math
@@ -187,6 +187,10 @@ STEPS: tuple[Step, ...] = (
     Step("residue-order", residue_order.run, CPU, "a loop around a reduction nest whose loads read again, D > 1 "
          "iterations later, what an iteration read (a dilated convolution's rows) runs its iterations by residue "
          "mod D, so that they are read again in the next"),
+    Step("unmask-loads", unmask_loads.run, CPU, "a masked vector load whose whole vector lies inside its buffer on "
+         "every iteration (isl; the outermost loop's last iteration split off where only it passes the buffer's end) "
+         "reads the whole vector and selects the masked lanes away",
+         explained="one remark per nest whose masked loads stay, with why"),
     Step("cleanup", cleanup.run, ALL, "empty loops the other steps left are erased"),
     Step("tiling", tiling.run, ALL, "each band's loops tiled by N (seed 001's GCD tiling, standalone)",
          default=False, aliases=("tile",), argument=Argument("N", "a tile size N", _tile_size)),

@@ -90,8 +90,10 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // step of 2 vectors, the last masked; a 3 x 32 tile's 4 vectors, a broadcast and 12
 // accumulators do not fit 16 registers: section 45.) Five whole blocks of 9 of the reduction,
 // each a 4 x 24 tile loading C, summing 9 terms and storing C; then the last 8 terms (45 to 53)
-// in a nest of their own.
+// in a nest of their own. B's masked vectors inside the reduction read whole vectors through a
+// 1-D view (unmask-loads, section 58).
 // CHECK-LABEL: func.func @reduction_blocks
+// CHECK-NEXT: memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<53x61xf32> into memref<3233xf32>
 // CHECK-NEXT: affine.for %[[KB:.*]] = 0 to 45 step 9 {
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 36 step 4 {
 // CHECK: affine.for %[[J:.*]] = 0 to 48 step 24 {
@@ -114,6 +116,7 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // CHECK-NEXT: %[[JC:.*]] = arith.constant 0 : index
 // CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8x24xf32>
 // CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8x24xf32>
+// CHECK-NEXT: memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<23x263xf32> into memref<6049xf32>
 // CHECK-NEXT: affine.for %[[KB2:.*]] = 0 to 16 step 8 {
 // CHECK-NEXT: affine.for %[[IB:.*]] = 0 to 176 step 88 {
 // CHECK-NEXT: affine.for %[[JR:.*]] = #map{{[0-9]*}}(%[[JC]]) to #map{{[0-9]*}}(%[[JC]], %[[JC]]) step 24 {

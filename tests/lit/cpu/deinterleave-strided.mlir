@@ -63,6 +63,7 @@ func.func @t(%X: memref<1x2x8x32xf32>, %W: memref<2x5x5xf32>, %O: memref<1x2x2x1
 // CHECK: passed: [REGISTER TILING] {{.*}} tile of the reduction in {{.*}} vector accumulators (vector<8xf32>){{.*}}(in @t)
 // CHECK-LABEL: func.func @k
 // CHECK: %[[D:[a-z0-9_]+]] = memref.alloc() {alignment = 64 : i64} : memref<1x8x3x11xf32>
+// CHECK-NEXT: memref.collapse_shape %[[D]] {{\[\[}}0, 1, 2, 3]] : memref<1x8x3x11xf32> into memref<264xf32>
 // CHECK-NEXT: affine.for %[[C:[a-z0-9_]+]] = 0 to 2 {
 // CHECK-NEXT: affine.for %[[N:[a-z0-9_]+]] = 0 to 1 {
 // CHECK-NEXT: affine.for %[[H:[a-z0-9_]+]] = 0 to 8 {
@@ -83,6 +84,7 @@ func.func @t(%X: memref<1x2x8x32xf32>, %W: memref<2x5x5xf32>, %O: memref<1x2x2x1
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @t
 // CHECK: %[[E:[a-z0-9_]+]] = memref.alloc() {alignment = 64 : i64} : memref<1x8x3x11xf32>
+// CHECK-NEXT: memref.collapse_shape %[[E]] {{\[\[}}0, 1, 2, 3]] : memref<1x8x3x11xf32> into memref<264xf32>
 // CHECK-NEXT: affine.for %[[TC:[a-z0-9_]+]] = 0 to 2 {
 // CHECK-NEXT: affine.for %{{.*}} = 0 to 1 {
 // CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {

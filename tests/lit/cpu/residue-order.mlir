@@ -98,6 +98,7 @@ func.func @conflict(%A: memref<40x256xf32>, %B: memref<256xf32>) {
 // CHECK: vector.maskedstore %arg2
 // CHECK-LABEL: func.func @undilated(
 // CHECK-NEXT: arith.constant
+// CHECK-NEXT: memref.collapse_shape %arg0 {{\[\[}}0, 1, 2]] : memref<8x14x21xf32> into memref<2352xf32>
 // CHECK-NEXT: affine.for %{{.*}} = 0 to 4 step 4 {
 // CHECK-NOT: step 2 {
 // CHECK-LABEL: func.func @conflict(
