@@ -25,6 +25,7 @@ from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
+from .pack_column_blocks import shift_access
 from .plan.argument_panels import ArgumentPanel, candidates, plan_argument_panel
 
 PASS = "pack-argument-panels"
@@ -36,27 +37,6 @@ def top_level_op(op: ir.Operation) -> ir.Operation:
     while cur.parent is not None and cur.parent.name != "func.func":
         cur = mlir.operation(cur.parent)
     return cur
-
-
-def _shifted_read(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None) -> None:
-    """Rebuild the read `op` of B `[r, e]` as a read of `buf` at `[r - kb, e - jb]` (`[r, e - jb]`
-    without kb); `op` is erased."""
-    amap = mlir.affine_map_attr(op, "map")
-    operands = list(op.operands)
-    nd = amap.n_dims
-    dims, syms = operands[1:1 + nd], operands[1 + nd:]
-    r, e = amap.results
-    extra = [jb] if kb is None else [jb, kb]
-    if kb is not None:
-        r = r - ir.AffineExpr.get_dim(nd + 1)
-    new_map = ir.AffineMap.get(nd + len(extra), amap.n_symbols, [r, e - ir.AffineExpr.get_dim(nd)])
-    attrs = {name: attr for name, attr in op.attributes.items()}
-    attrs["map"] = ir.AffineMapAttr.get(new_map)
-    with op.location:
-        new = ir.Operation.create(op.name, results=[t.type for t in op.results],
-                                  operands=[buf, *dims, *extra, *syms], attributes=attrs, ip=ir.InsertionPoint(op))
-    op.results[0].replace_all_uses_with(new.results[0])
-    op.erase()
 
 
 def _copy(plan: ArgumentPanel, buf: ir.Value, jb: ir.Value, kb: ir.Value | None, ip: ir.InsertionPoint) -> None:
@@ -102,7 +82,7 @@ def apply_panel(plan: ArgumentPanel) -> ir.Operation:
         kb = body_block(plan.row_block).arguments[0] if plan.row_block is not None else None
         _copy(plan, buf, jb, kb, ir.InsertionPoint(mlir.operation(body.operations[0])))
         for read in plan.reads:
-            _shifted_read(read, buf, jb, kb)
+            shift_access(read, buf, jb, kb)
     return alloc
 
 

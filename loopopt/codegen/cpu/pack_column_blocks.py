@@ -37,7 +37,7 @@ PASS = "pack-column-blocks"
 MAP_OPERAND = {"affine.load": 1, "affine.vector_load": 1, "affine.store": 2}
 
 
-def _shift(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None) -> None:
+def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None) -> None:
     """Rebuild the access `op` on `buf` at `[r - kb, e - jb]` (`[r, e - jb]` without kb) for its
     `[r, e]`; `op` is erased."""
     first = MAP_OPERAND[op.name]
@@ -163,7 +163,7 @@ def apply_packing(plan: BlockPacking, store: ir.Operation, jb: ir.Value, kb: ir.
                                   ip=ir.InsertionPoint(alloc))
     buf = new.results[0]
     for op in (store, *plan.reads):
-        _shift(op, buf, jb, kb)
+        shift_access(op, buf, jb, kb)
     for d in plan.deallocs:
         with d.location:
             ir.Operation.create("memref.dealloc", operands=[buf], ip=ir.InsertionPoint(d))
