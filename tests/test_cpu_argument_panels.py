@@ -405,3 +405,11 @@ def test_the_whole_layout_through_the_pipeline_is_bit_exact_natively():
         assert native.compare_outputs(native.run_native(other, "k", sizes, reps=1, full_limit=400_000).outputs,
                                       got) is None
     assert_same_results(whole, packed, seed=4, trials=1)
+
+
+def test_a_row_block_loop_of_one_iteration_repeats_nothing():
+    """One row block: the copy per block, no whole layout and no remark about one."""
+    out, remarks = pack_with(row_blocked(rows=8, rb=8))
+    assert remarks == ["[PACK PANEL] argument %arg1 (64 x 96) is copied per column block of 16 into one contiguous "
+                       "64 x 16 panel (4 KiB), read by 8 row tiles per copy"], remarks
+    assert "affine.if" not in out

@@ -378,7 +378,8 @@ def aligned_refusal(block: ir.Operation, width: int, cols: int, scope: Scope) ->
 def whole_layout(plan: ArgumentPanel, budget: int, scope: Scope) -> WholeLayout | Refusal | None:
     """The whole panel layout for `plan` (module doc), a refusal (the copy stays per block), or
     None where no loop around the block repeats its windows. The repeat loops are the loops
-    around the block (not the reduction block) whose first iteration alone visits every window
+    around the block (not the reduction block, not of one iteration) whose first iteration alone
+    visits every window
     (`first_iteration_refusal` on each); a loop that moves the windows (cache tiling's column
     blocks around the row blocks) keeps copying in each of its iterations."""
     block = plan.block
@@ -391,6 +392,9 @@ def whole_layout(plan: ArgumentPanel, budget: int, scope: Scope) -> WholeLayout 
         if plan.row_block is not None and mlir.op_key(lp) == mlir.op_key(plan.row_block):
             continue
         s = _constant_lower_bound(lp) if lp.name == "affine.for" else None
+        tc = trip_count(lp, scope) if s is not None else None
+        if tc is not None and tc.constant is not None and tc.constant <= 1:
+            continue  # one iteration repeats nothing
         if s is not None and first_iteration_refusal(block, [lp], [s], scope) is None:
             repeats.append(lp)
             starts.append(s)
