@@ -147,8 +147,9 @@ def dynamic_batch(n: int, k: int) -> str:
 @pytest.mark.parametrize("m", [3, 133, 256])
 def test_a_dynamic_batch_packs_its_row_blocks_natively(m):
     """Cache tiling cuts a dynamic batch in row blocks of 128 (L2 256K) and a nest of the rows left
-    over: the blocks' nest is packed (32 row tiles per copy), the left-over nest refused (for a
-    batch that is a multiple of 128 it reads nothing, so its window is not read exactly).
+    over: the blocks' nest is packed (32 row tiles per copy; per row block: their count is known
+    at run time only, section 62), the left-over nest refused (for a batch that is a multiple of
+    128 it reads nothing, so its window is not read exactly).
     Natively, bit for bit with the pipeline without the step, at batches below one block, over
     one, and of two whole blocks."""
     src = dynamic_batch(1024, 256)
@@ -275,3 +276,140 @@ def test_a_local_buffer_or_a_narrow_argument_is_left_silently():
     assert pack(local)[1] == []
     narrow = tiled(n=16)
     assert pack(narrow)[1] == []
+
+
+# ---- row blocks around the column blocks: the whole panel layout (docs/cpu_codegen.md section 62)
+
+def row_blocked(rows: int = 16, rb: int = 8, k: int = 64, n: int = 96, jc: int | None = None, jw: int | None = None,
+                jc_inside: bool = False, after_blocks: str = "") -> str:
+    """`tiled`'s product in row blocks of `rb` (`for ib step rb`) around the column blocks of 16;
+    with `jc`, a loop of column blocks of `jc` (each `jw` wide, default `jc`) around them, outside
+    the row blocks (cache tiling's order) or inside (`jc_inside`); `after_blocks` runs in the row
+    block after its column blocks."""
+    jw = jw or jc
+    col = (f"affine.for %jc = 0 to {n} step {jc} {{\n", "}\n") if jc else ("", "")
+    jb_lb, jb_ub = ("affine_map<(d0) -> (d0)>(%jc)", f"affine_map<(d0) -> (d0 + {jw})>(%jc)") if jc else ("0", str(n))
+    row = (f"affine.for %ib = 0 to {rows} step {rb} {{\n", "}\n")
+    outer, inner = (row, col) if jc_inside else (col, row)
+    return f"""func.func @k(%x: memref<{rows}x{k}xf32>, %w: memref<{k}x{n}xf32>, %y: memref<{rows}x{n}xf32>) {{
+  %z = arith.constant dense<0.0> : vector<8xf32>
+  {outer[0]}  {inner[0]}
+  affine.for %jb = {jb_lb} to {jb_ub} step 16 {{
+    affine.for %i = affine_map<(d0) -> (d0)>(%ib) to affine_map<(d0) -> (d0 + {rb})>(%ib) {{
+      affine.for %j = affine_map<(d0) -> (d0)>(%jb) to affine_map<(d0) -> (d0 + 16)>(%jb) step 16 {{
+        %s:2 = affine.for %q = 0 to {k} iter_args(%a0 = %z, %a1 = %z) -> (vector<8xf32>, vector<8xf32>) {{
+          %p = affine.load %x[%i, %q] : memref<{rows}x{k}xf32>
+          %pb = vector.broadcast %p : f32 to vector<8xf32>
+          %b0 = affine.vector_load %w[%q, %j] : memref<{k}x{n}xf32>, vector<8xf32>
+          %b1 = affine.vector_load %w[%q, %j + 8] : memref<{k}x{n}xf32>, vector<8xf32>
+          %u0 = arith.mulf %pb, %b0 : vector<8xf32>
+          %m0 = arith.addf %a0, %u0 : vector<8xf32>
+          %u1 = arith.mulf %pb, %b1 : vector<8xf32>
+          %m1 = arith.addf %a1, %u1 : vector<8xf32>
+          affine.yield %m0, %m1 : vector<8xf32>, vector<8xf32>
+        }}
+        affine.vector_store %s#0, %y[%i, %j] : memref<{rows}x{n}xf32>, vector<8xf32>
+        affine.vector_store %s#1, %y[%i, %j + 8] : memref<{rows}x{n}xf32>, vector<8xf32>
+      }}
+    }}
+  }}
+  {"" if jc_inside else after_blocks}{inner[1]}{after_blocks if jc_inside else ""}{outer[1]}
+  return
+}}
+"""
+
+
+def pack_with(src: str, l3: int = 8 * 1024 * 1024) -> tuple[str, list[str]]:
+    m = mlir.parse_module(src)
+    log = RemarkLog()
+    with m.context:
+        for fn in mlir.functions(m):
+            pack_argument_panels_function(fn, cpu(cache_sizes=(SMALL[0], SMALL[1], l3)), log, "t.mlir")
+        assert mlir.verify(m.operation) is None
+        return str(m.operation), [r.message + (f": {r.args['reason']}" if r.args and r.args.get("reason") else "")
+                                  for r in log.remarks]
+
+
+def test_row_blocks_copy_each_panel_once_into_the_whole_layout_fails_before():
+    """Two row blocks of 8 around the column blocks: the copy runs in the first row block only
+    (affine.if on its counter), into 6 panels of 64 x 16 that the second row block reads
+    (before: a 64 x 16 panel copied again in each row block)."""
+    src = row_blocked()
+    out, remarks = pack_with(src)
+    assert remarks == ["[PACK PANEL] argument %arg1 (64 x 96) is copied per column block of 16 into one contiguous "
+                       "64 x 16 panel (4 KiB), read by 8 row tiles per copy, in the first row block only, into a "
+                       "whole layout of 6 panels (24 KiB) that later row blocks read"], remarks
+    assert "memref<6x64x16xf32>" in out and "affine.if" in out
+    assert "floordiv 16" in out
+    assert_same_results(src, out, seed=2, trials=2)
+
+
+def test_a_column_loop_around_the_row_blocks_keeps_copying_in_each_iteration():
+    """Cache tiling's order: column blocks of 48 around the row blocks. The row-block loop
+    repeats the windows, the loop of 48 moves them: the copy is guarded by the row block only."""
+    src = row_blocked(jc=48)
+    out, remarks = pack_with(src)
+    assert remarks[0].startswith("[PACK PANEL]") and "whole layout of 6 panels" in remarks[0], remarks
+    assert "affine.if #set(%arg4)" in out, out
+    assert_same_results(src, out, seed=2, trials=2)
+
+
+def test_blocks_that_do_not_start_on_panels_keep_the_copy_per_row_block():
+    """Column blocks of 16 starting at 0, 16 (jc = 0) and 24, 40 (jc = 24), the loop of 24 inside
+    the row blocks: `jb floordiv 16` would put 16 and 24 in one panel, the second copy
+    overwriting the first before the next row block reads it."""
+    src = row_blocked(n=64, jc=24, jw=32, jc_inside=True).replace("affine.for %jc = 0 to 64 step 24",
+                                                                  "affine.for %jc = 0 to 48 step 24")
+    out, remarks = pack_with(src)
+    assert remarks[0] == ("[STOP WHOLE PANEL] the row blocks around the column blocks are not shown to read the "
+                          "same panels: a column block does not start on a multiple of 16 inside the argument"), remarks
+    assert remarks[1].startswith("[PACK PANEL]") and "whole" not in remarks[1], remarks
+    assert_same_results(src, out, seed=2, trials=2)
+
+
+def test_a_write_of_the_argument_between_row_blocks_keeps_the_copy_per_row_block():
+    """The row block writes W[ib, 0] after its column blocks: the next row block reads the new
+    value, which a panel copied in the first row block would not hold."""
+    src = row_blocked(after_blocks="""  %one = arith.constant 1.0 : f32
+  affine.store %one, %w[%ib, 0] : memref<64x96xf32>
+""")
+    out, remarks = pack_with(src)
+    assert remarks[0].startswith("[STOP WHOLE PANEL] the row blocks around the column blocks may write the argument"), \
+        remarks
+    assert remarks[1].startswith("[PACK PANEL]") and "whole" not in remarks[1], remarks
+    assert_same_results(src, out, seed=2, trials=2)
+
+
+def test_a_whole_layout_over_the_l3_share_keeps_the_copy_per_row_block():
+    out, remarks = pack_with(row_blocked(), l3=16 * 1024)
+    assert remarks[0] == "[STOP WHOLE PANEL] the whole panel layout exceeds the L3 share: 24 KiB over 16 KiB", remarks
+    assert "memref<64x16xf32>" in out and "affine.if" not in out
+
+
+@has_runner
+def test_the_whole_layout_through_the_pipeline_is_bit_exact_natively():
+    """64 x 96 x 1024 (L2 256K): cache tiling's row blocks of 32 around the column blocks, 8 row
+    tiles a copy: the copy runs in the first row block only. Natively, bit for bit with the
+    pipeline without the step and with the input; and in the interpreter."""
+    src = conv1d_linear(64, 96, 1024)
+    options = cpu()
+    packed, remarks = compile_(src, options)
+    assert remarks == ["[PACK PANEL] argument %arg1 (1024 x 96) is copied per column block of 24 into one contiguous "
+                       "1024 x 24 panel (96 KiB), read by 8 row tiles per copy, in the first row block only, into a "
+                       "whole layout of 4 panels (384 KiB) that later row blocks read"], remarks
+    assert "memref<4x1024x24xf32>" in packed and "affine.if" in packed
+    whole, _ = compile_(src, options, passes=without_step(options))
+    sizes = [None] * len(native.kernel_signature(src, "k").args)
+    got = native.run_native(packed, "k", sizes, reps=1, full_limit=400_000).outputs
+    for other in (whole, src):
+        assert native.compare_outputs(native.run_native(other, "k", sizes, reps=1, full_limit=400_000).outputs,
+                                      got) is None
+    assert_same_results(whole, packed, seed=4, trials=1)
+
+
+def test_a_row_block_loop_of_one_iteration_repeats_nothing():
+    """One row block: the copy per block, no whole layout and no remark about one."""
+    out, remarks = pack_with(row_blocked(rows=8, rb=8))
+    assert remarks == ["[PACK PANEL] argument %arg1 (64 x 96) is copied per column block of 16 into one contiguous "
+                       "64 x 16 panel (4 KiB), read by 8 row tiles per copy"], remarks
+    assert "affine.if" not in out

@@ -11,6 +11,11 @@ the column-block loop L (freed after it), at the head of L's body the copy
 and every read `B[row, col]` inside L becomes `P[row - r0, col - jb]` (jb, and kb when a
 reduction block sets r0, appended to the read's map operands).
 
+With the whole layout (row blocks around the column blocks, `ArgumentPanel.panels`), the buffer is
+panels x B's rows x NB, the copy writes `P[jb floordiv NB, %r + r0, %c]` inside
+`affine.if (ib0 == start0, ...)` (the repeat loops' counters at their first iteration), and every
+read `B[row, col]` becomes `P[jb floordiv NB, row, col - jb]`.
+
 Remarks (pass `pack-argument-panels`, by default): `[PACK PANEL] ...` (Passed) per product;
 `[STOP PACK PANEL] ...` (Missed) when a register tile's column blocks keep reading an argument
 in place.
@@ -52,18 +57,37 @@ def _copy(plan: ArgumentPanel, buf: ir.Value, jb: ir.Value, kb: ir.Value | None,
     at = ir.InsertionPoint(mlir.block_ops(body_block(cols))[-1])
     d = [ir.AffineDimExpr.get(k) for k in range(4)]
     operands = [r, c, jb] + ([kb] if kb is not None else [])
-    src_map = ir.AffineMap.get(len(operands), 0, [d[0] + d[3] if kb is not None else d[0], d[1] + d[2]])
-    dst_map = ir.AffineMap.get(2, 0, [d[0], d[1]])
+    row = d[0] + d[3] if kb is not None else d[0]
+    src_map = ir.AffineMap.get(len(operands), 0, [row, d[1] + d[2]])
+    if plan.panels:
+        dst_map = ir.AffineMap.get(len(operands), 0, [ir.AffineExpr.get_floor_div(d[2], plan.width), row, d[1]])
+        dst = operands
+    else:
+        dst_map = ir.AffineMap.get(2, 0, [d[0], d[1]])
+        dst = [r, c]
     with plan.block.location:
         if plan.lanes > 1:
             vt = ir.VectorType.get([plan.lanes], elem)
             v = affine_d.AffineVectorLoadOp(vt, plan.source, operands, ir.AffineMapAttr.get(src_map), ip=at).result
-            affine_d.AffineVectorStoreOp(v, buf, [r, c], ir.AffineMapAttr.get(dst_map), ip=at)
+            affine_d.AffineVectorStoreOp(v, buf, dst, ir.AffineMapAttr.get(dst_map), ip=at)
         else:
             v = ir.Operation.create("affine.load", results=[elem], operands=[plan.source, *operands],
                                     attributes={"map": ir.AffineMapAttr.get(src_map)}, ip=at).results[0]
-            ir.Operation.create("affine.store", operands=[v, buf, r, c],
+            ir.Operation.create("affine.store", operands=[v, buf, *dst],
                                 attributes={"map": ir.AffineMapAttr.get(dst_map)}, ip=at)
+
+
+def _first_iteration(plan: ArgumentPanel, ip: ir.InsertionPoint) -> ir.InsertionPoint:
+    """`affine.if` (every repeat loop's counter at its start) at `ip`; the insertion point inside."""
+    n = len(plan.repeats)
+    cond = ir.IntegerSet.get(n, 0, [ir.AffineExpr.get_dim(k) - s for k, s in enumerate(plan.starts)], [True] * n)
+    ivs = [body_block(lp).arguments[0] for lp in plan.repeats]
+    with plan.block.location:
+        op = ir.Operation.create("affine.if", operands=ivs, attributes={"condition": ir.IntegerSetAttr.get(cond)},
+                                 regions=2, ip=ip)
+        then = op.regions[0].blocks.append()
+        ir.Operation.create("affine.yield", ip=ir.InsertionPoint(then))
+    return ir.InsertionPoint(mlir.block_ops(then)[-1])
 
 
 def apply_panel(plan: ArgumentPanel) -> ir.Operation:
@@ -72,7 +96,8 @@ def apply_panel(plan: ArgumentPanel) -> ir.Operation:
     top = top_level_op(plan.block)
     elem = mlir.memref_type(plan.source).element_type
     with plan.block.context, plan.block.location:
-        alloc = mlir.aligned_alloc([plan.height, plan.width], elem, ir.InsertionPoint(top))
+        shape = [plan.panels, plan.rows, plan.width] if plan.panels else [plan.height, plan.width]
+        alloc = mlir.aligned_alloc(shape, elem, ir.InsertionPoint(top))
         buf = alloc.results[0]
         ops = mlir.block_ops(top.block)
         after = ops[ops.index(top) + 1]  # a top-level op is followed by the function's return at least
@@ -80,9 +105,10 @@ def apply_panel(plan: ArgumentPanel) -> ir.Operation:
         body = body_block(plan.block)
         jb = body.arguments[0]
         kb = body_block(plan.row_block).arguments[0] if plan.row_block is not None else None
-        _copy(plan, buf, jb, kb, ir.InsertionPoint(mlir.operation(body.operations[0])))
+        head = ir.InsertionPoint(mlir.operation(body.operations[0]))
+        _copy(plan, buf, jb, kb, _first_iteration(plan, head) if plan.panels else head)
         for read in plan.reads:
-            shift_access(read, buf, jb, kb)
+            shift_access(read, buf, jb, kb, plan.width if plan.panels else 0)
     return alloc
 
 
@@ -104,19 +130,27 @@ def pack_argument_panels_function(fn: ir.Operation, options: Options, log: Remar
         for source, block in candidates(fn):
             scope = Scope()
             lanes = lanes_of(options, mlir.memref_type(source).element_type)
-            plan = plan_argument_panel(source, block, lanes, scope)
+            plan = plan_argument_panel(source, block, lanes, scope, options.plan_cache_sizes[2])
             if plan is None:
                 continue
             where = mlir.location_of(block, filename)
             if plan.refusal is not None:
                 log.refused(PASS, plan.refusal, function=fname, location=where)
                 continue
+            if plan.whole_refusal is not None:
+                log.refused(PASS, plan.whole_refusal, function=fname, location=where)
             apply_panel(plan)
-            size = plan.height * plan.width * mlir.element_size_bytes(mlir.memref_type(source).element_type)
+            esize = mlir.element_size_bytes(mlir.memref_type(source).element_type)
+            size = plan.height * plan.width * esize
             per = "reduction and column block" if plan.row_block is not None else "column block"
-            log.add(PASS, PASSED, f"[PACK PANEL] argument {value_name(source)} ({plan.rows} x {plan.cols}) is "
+            text = (f"[PACK PANEL] argument {value_name(source)} ({plan.rows} x {plan.cols}) is "
                     f"copied per {per} of {plan.width} into one contiguous {plan.height} x {plan.width} panel "
-                    f"({size // 1024} KiB), read by {plan.row_tiles} row tiles per copy",
+                    f"({size // 1024} KiB), read by {plan.row_tiles} row tiles per copy")
+            if plan.panels:
+                size = plan.panels * plan.rows * plan.width * esize
+                text += (f", in the first row block only, into a whole layout of {plan.panels} panels "
+                         f"({size // 1024} KiB) that later row blocks read")
+            log.add(PASS, PASSED, text,
                     function=fname, location=where,
                     args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "height": plan.height,
                           "row_tiles": plan.row_tiles, "bytes": size})

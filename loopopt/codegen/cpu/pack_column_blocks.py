@@ -37,9 +37,10 @@ PASS = "pack-column-blocks"
 MAP_OPERAND = {"affine.load": 1, "affine.vector_load": 1, "affine.store": 2}
 
 
-def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None) -> None:
+def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None, width: int = 0) -> None:
     """Rebuild the access `op` on `buf` at `[r - kb, e - jb]` (`[r, e - jb]` without kb) for its
-    `[r, e]`; `op` is erased."""
+    `[r, e]`; with `width` > 0, at `[jb floordiv width, r, e - jb]` (a whole panel layout, kb
+    unused); `op` is erased."""
     first = MAP_OPERAND[op.name]
     amap = mlir.affine_map_attr(op, "map")
     operands = list(op.operands)
@@ -47,10 +48,15 @@ def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | N
     nd = amap.n_dims
     dims, syms = operands[first:first + nd], operands[first + nd:]
     r, e = amap.results
-    extra = [jb] if kb is None else [jb, kb]
-    if kb is not None:
-        r = r - ir.AffineExpr.get_dim(nd + 1)
-    new_map = ir.AffineMap.get(nd + len(extra), amap.n_symbols, [r, e - ir.AffineExpr.get_dim(nd)])
+    d_jb = ir.AffineExpr.get_dim(nd)
+    if width:
+        extra, results = [jb], [ir.AffineExpr.get_floor_div(d_jb, width), r, e - d_jb]
+    else:
+        extra = [jb] if kb is None else [jb, kb]
+        if kb is not None:
+            r = r - ir.AffineExpr.get_dim(nd + 1)
+        results = [r, e - d_jb]
+    new_map = ir.AffineMap.get(nd + len(extra), amap.n_symbols, results)
     attrs = {name: attr for name, attr in op.attributes.items()}
     attrs["map"] = ir.AffineMapAttr.get(new_map)
     with op.location:

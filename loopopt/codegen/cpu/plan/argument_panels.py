@@ -44,6 +44,30 @@ with r0 = 0 and H = B's rows, or, when a loop around L blocks the reduction
 
 Each read then finds in P the element it read in B, unchanged since the copy, and the product's
 sums run in the same order: bit-exact.
+
+Row blocks around the column blocks (cache tiling's `for ib step MC { L }`) read the same windows
+in each of their iterations; the copy per block would then read B once per row block. Instead
+(`whole_layout`) P holds the whole panel layout, `P[jb floordiv NB, k, c]` = B[k, jb + c], and the
+copy at the head of L runs only in the first iteration of every such repeat loop (an affine.if on
+their counters), each later iteration reading the panels it left. Taken only where that is exact:
+
+* the repeat loops are the affine.for ops around L (not the reduction block) of a constant lower
+  bound whose first iteration alone visits every window (below); only affine.for ops lie between
+  the outermost of them and L (`NOT_ONCE`);
+* isl: every iteration of L and the loops around it, its repeat counters set to their lower
+  bounds, is an iteration too (the first row block copies every window any later one reads,
+  and before it: the first differing counter is a repeat one, smaller), and every jb is a
+  multiple of NB with 0 <= jb and jb + NB <= B's columns (`NOT_ONCE`);
+* nothing in the outermost repeat loop writes a buffer that may be B (`WHOLE_WRITTEN`): the
+  panels copied in the first row block hold B's values at every later read;
+* the row tiles per copy are at most ROW_TILES_PER_SAVED_COPY x (row blocks - 1), the row
+  blocks the repeat loops' constant trip counts (`FEW_ROW_BLOCKS`): the whole layout's writes
+  leave the caches the per-block panel stays in, paid only where the copies saved are a share
+  of the work;
+* the whole layout fits the L3 share (`WHOLE_OVER_BUDGET`): beyond it, the panels' writes go to
+  memory, a cost of the size of B against the reads of B it saves.
+
+Each refusal keeps the copy per block (a remark says why).
 """
 from __future__ import annotations
 
@@ -67,6 +91,12 @@ READ_OPS = ("affine.load", "affine.vector_load")
 # and a read of P) only adds to reading B once in place: x @ W, 4 x 4096 x 1024, packed ran 1.25x
 # flushed; with two (8 rows) 0.55x warm, 0.80x flushed (docs/cpu_codegen.md section 55).
 MIN_ROW_TILES = 2
+# The whole layout (row blocks around the column blocks) is taken where each row tile of a copy
+# saves at least 1/ROW_TILES_PER_SAVED_COPY of a copy: row_tiles <= this x (row blocks - 1).
+# Measured (docs/cpu_codegen.md section 62, paired against the copy per row block): 16 row tiles
+# a copy, 2 row blocks 1.06x warm / 1.05x flushed (slower), 3 blocks 1.00 / 0.92, 4 blocks 0.97 /
+# 0.97; 8 row tiles, 4 blocks 0.71 / 0.89; 5 row tiles, 6 blocks 0.89 / 0.35.
+ROW_TILES_PER_SAVED_COPY = 8
 
 
 class ArgumentPanelCode(enum.Enum):
@@ -75,6 +105,10 @@ class ArgumentPanelCode(enum.Enum):
     WRITTEN = "[STOP PACK PANEL] the column block may write the argument"
     NOT_A_WINDOW = "[STOP PACK PANEL] the column block does not read a window of whole rows and its columns"
     FEW_ROW_TILES = "[STOP PACK PANEL] too few row tiles read the column block's panel to pay for its copy"
+    NOT_ONCE = "[STOP WHOLE PANEL] the row blocks around the column blocks are not shown to read the same panels"
+    WHOLE_WRITTEN = "[STOP WHOLE PANEL] the row blocks around the column blocks may write the argument"
+    WHOLE_OVER_BUDGET = "[STOP WHOLE PANEL] the whole panel layout exceeds the L3 share"
+    FEW_ROW_BLOCKS = "[STOP WHOLE PANEL] too few row blocks read each panel to pay for the whole layout"
 
     @property
     def message(self) -> str:
@@ -100,6 +134,13 @@ class ArgumentPanel:
     reads: tuple = ()
     row_tiles: int = 0
     refusal: Refusal | None = None
+    # The whole layout (`whole_layout`): the loops around `block` whose iterations read the same
+    # windows (the copy runs in their first iteration only), their lower bounds, and how many
+    # panels of `width` columns the buffer holds (0: one panel, copied per block).
+    repeats: tuple = ()
+    starts: tuple = ()
+    panels: int = 0
+    whole_refusal: Refusal | None = None
 
 
 def _refuse(source: ir.Value, block: ir.Operation, code: ArgumentPanelCode, detail: str, *ops) -> ArgumentPanel:
@@ -237,10 +278,12 @@ def window_refusal(reads: list[ir.Operation], block: ir.Operation, row_block: ir
     return None
 
 
-def plan_argument_panel(source: ir.Value, block: ir.Operation, lanes: int, scope: Scope) -> ArgumentPanel | None:
+def plan_argument_panel(source: ir.Value, block: ir.Operation, lanes: int, scope: Scope,
+                        budget: int | None = None) -> ArgumentPanel | None:
     """The plan (or refusal) for argument `source` read in column blocks by `block` (module doc);
     None where there is nothing to pack (B no wider than the block, not a plain matrix).
-    `lanes`: the vector lanes of the target for B's element type."""
+    `lanes`: the vector lanes of the target for B's element type; `budget`: the bytes a whole
+    panel layout may take (the L3 share; None: the copy stays per block)."""
     t = source.type
     nb = mlir.int_attr(block, "step")
     if not plain_matrix(t) or nb <= 1 or t.shape[1] <= nb:
@@ -263,4 +306,124 @@ def plan_argument_panel(source: ir.Value, block: ir.Operation, lanes: int, scope
         return _refuse(source, block, ArgumentPanelCode.FEW_ROW_TILES,
                        f"{max(tiles)} row tile(s) per block, fewer than {MIN_ROW_TILES}")
     w = math.gcd(nb, lanes, *(r.results[0].type.shape[0] for r in reads if r.name == "affine.vector_load"))
-    return ArgumentPanel(source, block, rows, cols, nb, height, row_block, w, tuple(reads), max(tiles))
+    plan = ArgumentPanel(source, block, rows, cols, nb, height, row_block, w, tuple(reads), max(tiles))
+    whole = whole_layout(plan, budget, scope) if budget is not None else None
+    if isinstance(whole, Refusal):
+        plan.whole_refusal = whole
+    elif whole is not None:
+        plan.repeats, plan.starts, plan.panels = whole.repeats, whole.starts, whole.panels
+    return plan
+
+
+@dataclass(frozen=True)
+class WholeLayout:
+    """The loops whose first iteration alone copies, their lower bounds, the panels held."""
+
+    repeats: tuple
+    starts: tuple
+    panels: int
+
+
+def _constant_lower_bound(lp: ir.Operation) -> int | None:
+    m = mlir.affine_map_attr(lp, "lowerBoundMap")
+    if len(m.results) != 1 or not isinstance(m.results[0], ir.AffineConstantExpr):
+        return None
+    return ir.AffineConstantExpr(m.results[0]).value
+
+
+def _domain(block: ir.Operation, scope: Scope, extra: list[str] = ()):
+    """{ [the loops around `block`..., its counter] } (isl), and the dimension names."""
+    outer_loops = domain_loops(block, scope) + loop_dims(block, scope)
+    outer = [lp.name for lp in outer_loops]
+    return _isl_set(outer, [c for lp in outer_loops for c in lp.constraints()] + list(extra), scope), outer
+
+
+def first_iteration_refusal(block: ir.Operation, repeats: list[ir.Operation], starts: list[int],
+                            scope: Scope) -> str | None:
+    """isl: every iteration of `block` (with the loops around it), its counters of `repeats` set
+    to `starts`, is an iteration too: the repeat counters projected out, the iterations at the
+    starts are all of them. None when so, else why not."""
+    import islpy as isl
+
+    names = [loop_dims(lp, scope)[0].name for lp in repeats]
+    try:
+        domain, outer = _domain(block, scope)
+        first, _ = _domain(block, scope, [f"{n} = {s}" for n, s in zip(names, starts)])
+        for pos in sorted((outer.index(n) for n in names), reverse=True):
+            domain = domain.project_out(isl.dim_type.set, pos, 1)
+            first = first.project_out(isl.dim_type.set, pos, 1)
+        if not domain.is_subset(first):
+            return "a row block after the first reads a window the first does not"
+    except isl.Error as e:
+        return f"not modelled ({str(e).splitlines()[0] if str(e) else 'isl'})"
+    return None
+
+
+def aligned_refusal(block: ir.Operation, width: int, cols: int, scope: Scope) -> str | None:
+    """isl: every counter jb of `block` is a multiple of `width`, 0 <= jb, jb + width <= cols (so
+    `jb floordiv width` names one panel per window). None when so, else why not."""
+    import islpy as isl
+
+    try:
+        domain, outer = _domain(block, scope)
+        jb = outer[-1]
+        aligned = _isl_set(outer, [f"{jb} mod {width} = 0", f"{jb} >= 0", f"{jb} + {width} <= {cols}"], scope)
+        if not domain.is_subset(aligned):
+            return f"a column block does not start on a multiple of {width} inside the argument"
+    except isl.Error as e:
+        return f"not modelled ({str(e).splitlines()[0] if str(e) else 'isl'})"
+    return None
+
+
+def whole_layout(plan: ArgumentPanel, budget: int, scope: Scope) -> WholeLayout | Refusal | None:
+    """The whole panel layout for `plan` (module doc), a refusal (the copy stays per block), or
+    None where no loop around the block repeats its windows. The repeat loops are the loops
+    around the block (not the reduction block, not of one iteration) whose first iteration alone
+    visits every window
+    (`first_iteration_refusal` on each); a loop that moves the windows (cache tiling's column
+    blocks around the row blocks) keeps copying in each of its iterations."""
+    block = plan.block
+
+    def refuse(code: ArgumentPanelCode, detail: str, *ops) -> Refusal:
+        return Refusal(code, detail, (block, *ops))
+
+    repeats, starts = [], []
+    for lp in enclosing_loops(block):
+        if plan.row_block is not None and mlir.op_key(lp) == mlir.op_key(plan.row_block):
+            continue
+        s = _constant_lower_bound(lp) if lp.name == "affine.for" else None
+        tc = trip_count(lp, scope) if s is not None else None
+        if tc is not None and tc.constant is not None and tc.constant <= 1:
+            continue  # one iteration repeats nothing
+        if s is not None and first_iteration_refusal(block, [lp], [s], scope) is None:
+            repeats.append(lp)
+            starts.append(s)
+    if not repeats:
+        return None
+    cur = mlir.operation(block.parent)
+    while mlir.op_key(cur) != mlir.op_key(repeats[0]):
+        if cur.name != "affine.for":
+            return refuse(ArgumentPanelCode.NOT_ONCE, f"the {cur.name} at {mlir.location_of(cur)} lies around "
+                          "the column blocks", cur)
+        cur = mlir.operation(cur.parent)
+    why = first_iteration_refusal(block, repeats, starts, scope) or aligned_refusal(block, plan.width, plan.cols, scope)
+    if why is not None:
+        return refuse(ArgumentPanelCode.NOT_ONCE, why)
+    op, why = _writer(plan.source, repeats[0])
+    if op is not None:
+        return refuse(ArgumentPanelCode.WHOLE_WRITTEN, f"{op.name} at {mlir.location_of(op)} {why}", op)
+    blocks = 1
+    for lp in repeats:
+        tc = trip_count(lp, scope)
+        if tc is None or tc.constant is None:
+            return refuse(ArgumentPanelCode.FEW_ROW_BLOCKS, f"the loop at {mlir.location_of(lp)} runs a count "
+                          "known at run time only", lp)
+        blocks *= int(tc.constant)
+    if plan.row_tiles > ROW_TILES_PER_SAVED_COPY * (blocks - 1):
+        return refuse(ArgumentPanelCode.FEW_ROW_BLOCKS, f"{blocks} row block(s) of {plan.row_tiles} row tiles: "
+                      f"more than {ROW_TILES_PER_SAVED_COPY} row tiles per copy saved")
+    panels = -(-plan.cols // plan.width)
+    size = panels * plan.rows * plan.width * mlir.element_size_bytes(mlir.memref_type(plan.source).element_type)
+    if size > budget:
+        return refuse(ArgumentPanelCode.WHOLE_OVER_BUDGET, f"{size // 1024} KiB over {budget // 1024} KiB")
+    return WholeLayout(tuple(repeats), tuple(starts), panels)
