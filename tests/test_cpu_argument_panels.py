@@ -118,6 +118,15 @@ def test_a_blocked_reduction_copies_per_reduction_and_column_block():
     assert_same_results(accumulate(16, 256, 1024), out, seed=1, trials=1)
 
 
+def assert_same_natively(packed: str, *others: str) -> None:
+    """`packed` and each of `others` give the same bits natively (mlir-runner, rtol 0)."""
+    sizes = [None] * len(native.kernel_signature(packed, "k").args)
+    got = native.run_native(packed, "k", sizes, reps=1, full_limit=400_000).outputs
+    for other in others:
+        assert native.compare_outputs(native.run_native(other, "k", sizes, reps=1, full_limit=400_000).outputs,
+                                      got) is None
+
+
 @has_runner
 @pytest.mark.parametrize("form, m, n, k, bits", [(conv1d_linear, 37, 320, 128, 256), (conv1d_linear, 32, 1024, 256, 512),
                                                   (accumulate, 32, 256, 1024, 256)])
@@ -128,11 +137,7 @@ def test_results_are_bit_for_bit_natively(form, m, n, k, bits):
     packed, remarks = compile_(src, options)
     assert remarks and remarks[0].startswith("[PACK PANEL]"), remarks
     whole, _ = compile_(src, options, passes=without_step(options))
-    sizes = [None] * len(native.kernel_signature(src, "k").args)
-    got = native.run_native(packed, "k", sizes, reps=1, full_limit=400_000).outputs
-    for other in (whole, src):
-        assert native.compare_outputs(native.run_native(other, "k", sizes, reps=1, full_limit=400_000).outputs,
-                                      got) is None
+    assert_same_natively(packed, whole, src)
 
 
 def dynamic_batch(n: int, k: int) -> str:
@@ -399,11 +404,7 @@ def test_the_whole_layout_through_the_pipeline_is_bit_exact_natively():
                        "whole layout of 4 panels (384 KiB) that later row blocks read"], remarks
     assert "memref<4x1024x24xf32>" in packed and "affine.if" in packed
     whole, _ = compile_(src, options, passes=without_step(options))
-    sizes = [None] * len(native.kernel_signature(src, "k").args)
-    got = native.run_native(packed, "k", sizes, reps=1, full_limit=400_000).outputs
-    for other in (whole, src):
-        assert native.compare_outputs(native.run_native(other, "k", sizes, reps=1, full_limit=400_000).outputs,
-                                      got) is None
+    assert_same_natively(packed, whole, src)
     assert_same_results(whole, packed, seed=4, trials=1)
 
 
