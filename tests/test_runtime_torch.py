@@ -390,7 +390,7 @@ def test_elu_keeps_its_small_negative_values(fn):
 
 def test_expm1_keeps_its_small_values():
     """torch.expm1 was lowered as exp(x) - 1 (expm1(1e-10) gave 0, expm1(1e-7) 1.19e-7); written
-    as Kahan's (u - 1) * x / log(u) (torch_exact.expm1): elementwise within 2e-6 relative of
+    as Kahan's (u - 1) * x / log(u) (the cpu step expm1): elementwise within 2e-6 relative of
     eager from -1e-30 to 80, -0 kept, -1 below -17, +-inf and NaN as eager's; a kernel."""
     rec = Recorder()
     compiled = torch.compile(lambda x: torch.expm1(x), backend=rec)

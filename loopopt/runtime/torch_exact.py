@@ -9,11 +9,9 @@ Found by the adversarial sweep (tests/torch_sweep.py), each a wrong result befor
 - `relu(-0.0)` gave +0 (eager: -0, `x < 0 ? 0 : x`).
 - `neg` of an integer goes through f32 (`sitofp`, `negf`, `fptosi`): -(2**31 - 1) came out
   -2**31, any |x| > 2**24 rounded.
-- `expm1` is lowered as `exp(x) - 1` (MLIR's convert-math-to-llvm): every digit of a small x
-  lost (`expm1(1e-10)` gave 0, `expm1(1e-7)` 1.19e-7). Written as Kahan's `(u - 1) * (x / log(u))`
-  of u = exp(x) (x where u is 1, -1 where u - 1 is, inf where u is): the rounding errors of u and
-  of log(u) cancel to a few ulp (docs/cpu_codegen.md section 59). ELU and CELU likewise (their
-  negative side through that expm1, as eager's).
+- ELU and CELU are lowered as `exp(x) - 1` on their negative side (`F.elu(-1e-10)` gave 0):
+  written with `torch.expm1`, as eager computes them, whose `math.expm1` the cpu step `expm1`
+  computes exactly near 0 (docs/cpu_codegen.md sections 59, 60).
 
 `decompositions()` writes each as ops torch-mlir lowers exactly (`program.run_decompositions`,
 before the import); each is exact for every dtype (returning NotImplemented, to keep the op where
@@ -114,34 +112,19 @@ def min_dim(x, dim, keepdim=False):
     return x.amin(dim, keepdim=keepdim), _first_index(x, dim, keepdim, False)
 
 
-def expm1(x):
-    """e^x - 1 from u = e^x rounded: (u - 1) * (x / log(u)), whose quotient corrects u's
-    rounding (Kahan); x itself where u is 1 (|x| below half an ulp of 1: -0 kept), -1 where u - 1
-    is (u below half an ulp of 1), inf where u is; NaN stays NaN."""
-    import torch
-
-    if not _is_float(x):
-        x = x.to(torch.get_default_dtype())
-    u = torch.exp(x)
-    um1 = u - 1
-    y = torch.where(u == 1, x, um1 * (x / torch.log(u)))  # (x / log(u) near 1: no overflow near the top)
-    y = torch.where(um1 == -1, um1, y)
-    return torch.where(torch.isinf(u), u, y)
-
-
 def elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
     """Eager's ELU: x * scale above 0, alpha * scale * expm1(x * input_scale) at and below (torch-mlir
     writes exp(x) - 1: -1e-10 gave 0)."""
     import torch
 
-    return torch.where(x > 0, x * scale, expm1(x * input_scale) * (alpha * scale))
+    return torch.where(x > 0, x * scale, torch.expm1(x * input_scale) * (alpha * scale))
 
 
 def celu(x, alpha=1.0):
     """Eager's CELU: x above 0, alpha * expm1(x / alpha) at and below."""
     import torch
 
-    return torch.where(x > 0, x, expm1(x / alpha) * alpha)
+    return torch.where(x > 0, x, torch.expm1(x / alpha) * alpha)
 
 
 def decompositions() -> dict:
@@ -163,7 +146,6 @@ def decompositions() -> dict:
         aten.argmin.default: argmin,
         aten.max.dim: max_dim,
         aten.min.dim: min_dim,
-        aten.expm1.default: expm1,
         aten.elu.default: elu,
         aten.celu.default: celu,
     }
