@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from loopopt import mlir, native
-from loopopt.codegen.cpu.expm1 import MAX_ULP, REWRITTEN
+from loopopt.codegen.cpu.expm1 import KEPT, MAX_ULP, REWRITTEN
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
 from loopopt.toolchain import find_tool
@@ -120,3 +120,22 @@ def test_each_op_is_rewritten_with_a_remark_and_verifies():
 def test_the_neuron_targets_keep_expm1():
     out = optimize(program(16, "f32"), Options())
     assert "math.expm1" in out.text
+
+
+def test_other_element_types_keep_expm1_with_a_remark():
+    """f16 (and bf16) are not rewritten: the op stays, the remark names the type, the IR verifies."""
+    src = """
+func.func @k(%x: memref<8xf16>, %y: memref<8xf16>) {
+  affine.for %i = 0 to 8 {
+    %v = affine.load %x[%i] : memref<8xf16>
+    %e = math.expm1 %v : f16
+    affine.store %e, %y[%i] : memref<8xf16>
+  }
+  return
+}
+"""
+    out = optimize(src, cpu())
+    assert "math.expm1" in out.text
+    kept = [r for r in out.remarks.remarks if r.pass_name == "expm1"]
+    assert [(r.message, r.detail) for r in kept] == [(KEPT, "element type f16: only f32 and f64 are rewritten")]
+    assert mlir.verify(mlir.parse_module(out.text).operation) is None
