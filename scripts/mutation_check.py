@@ -92,6 +92,7 @@ FOCUS = {
     "flat reductions": ["tests/test_cpu_classifier_heads.py"],
     "pack B": ["tests/test_cpu_pack_column_blocks.py"],
     "pack panel": ["tests/test_cpu_argument_panels.py"],
+    "copy into product": ["tests/test_cpu_copy_products.py"],
     "adversarial round 4": ["tests/test_adversarial_round4.py"],
     "column reductions": ["tests/test_cpu_column_reductions.py"],
     "lanes order": ["tests/test_cpu_lanes_order.py"],
@@ -666,6 +667,10 @@ MUTATIONS = [
     ("pack B: a loop around the column blocks restricts the copy's rows only if the block reads within it",
      "loopopt/codegen/cpu/plan/column_block_packing.py",
      [("        (reduction if within else repeats).append(lp)", "        reduction.append(lp)")]),
+    # section 64 (a profit guard: refusing is always legal; the test sees the fusion come back)
+    ("copy into product: a copy feeding a product whose output exceeds L2 is not fused with it",
+     "loopopt/codegen/cpu/plan/copy_products.py",
+     [("            if out is not None and out > l2_bytes:", "            if False:")]),
     ("isolation strips: each piece gets buffers of its own", "loopopt/codegen/cpu/isolate_products.py",
      [("        private += _privatize(rest, candidates)", "        pass")]),
     # issue 36, the kernels' temporaries and the repeated call (runtime/alloc.py, kernel.py's memo)

@@ -27,6 +27,7 @@ class Code(enum.Enum):
     LOSES_VECTORIZATION = "[STOP FUSION] a parallel inner loop would join a loop-carried reduction"
     LOSES_REGISTER_TILING = "[STOP FUSION] a product's output loop would carry a reduction its tile's lanes may not share"
     CHECK_ORDER = "[STOP FUSION] a run-time check would change its order with an op it must keep"
+    COPY_INTO_PRODUCT = "[STOP FUSION] a copy feeds a matrix product's operand: fused, the product would run in strips of its reduction"
     # the recompute rescue (a remark only for what it cannot remap; its other preconditions are the pair's refusal)
     RECOMPUTE_UNMAPPED = "[RECOMPUTE] not recomputed: a value of the producer's loops cannot be had in the consumer"
     # distribution

@@ -335,7 +335,8 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
                     hooks, budget: bool = True) -> tuple[list[ir.Operation], Refusal | None]:
     """(ops to hoist above l1, None) if the sibling loops l1 < l2 may fuse, else ([], Refusal).
 
-    In the seed's order: no values carried, effects modelled, equal trip counts, partition dim,
+    In the seed's order: no values carried, effects modelled, (the target's refusal of the pair
+    as a whole, `hooks.pair_refusal`, none on the Neuron targets), equal trip counts, partition dim,
     profit, the ops between the loops (traversePath), the order of run-time checks (ours,
     `check_order`), no negative dependence distance; then our
     SBSize budget for the fused working set. `facts` is an analysis.facts.Facts; `between` the
@@ -349,6 +350,8 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
     if not carried_values and (has_iter_args(l1) or has_iter_args(l2)):
         return [], Refusal(Code.CARRIES_VALUES, ops=(l1, l2))
     r = check_modelled(l1, l2, facts.effects)
+    if r is None:
+        r = hooks.pair_refusal(l1, l2, facts, options)
     if r is None:
         r = check_trip_counts(l1, l2, facts.scope)
     if r is None and hooks.requires_partition_dim:

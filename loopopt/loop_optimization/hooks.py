@@ -40,6 +40,11 @@ class TargetHooks:
         Code.BLOCKED_BY_OPS: (rescues.distribute,),
     }
 
+    def pair_refusal(self, l1: ir.Operation, l2: ir.Operation, facts, options) -> Refusal | None:
+        """A pair (l1 runs first) the target's cost model refuses whatever its shape, before any
+        rescue would reshape it (None: the seed has no such rule)."""
+        return None
+
     def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts, options=None) -> Refusal | None:
         """A pair that would cost the target its vectors under `options` (the numeric switches)
         (None: the seed has no such rule)."""

@@ -6,7 +6,8 @@ innermost loops of which one is a reduction stay apart unless a shared input pay
 vectorization guard); a loop holding a product's reduction loop takes on no sum from its partner
 (the register tiling guard); a longer loop whose extra iterations are read later is split; a
 consumer that reads an intermediate in another order recomputes it; an interchange that aligns a
-pair may not add strided innermost walks (plan/pair_locality.py).
+pair may not add strided innermost walks (plan/pair_locality.py); a copy that feeds a matrix
+product's operand is not fused with it (plan/copy_products.py).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ...loop_optimization import rescues
 from ...loop_optimization.pair_restructuring import known_trip_count as pr_trip_count
 from ...loop_optimization.hooks import TargetHooks
 from ...mlir import ir
+from .plan.copy_products import copy_into_product
 from .plan.cpu_plan import LANE_REDUCTIONS, memory_reductions, reduction_loop_of, reductions_of
 from .plan.pair_locality import pair_private_buffers, split_reductions, strided_walks
 from .plan.sibling_reuse import (accumulates_only, reuse_reasons, reuses_produced_elements, reuses_read_elements,
@@ -39,6 +41,15 @@ class CpuHooks(TargetHooks):
         Code.NEGATIVE_DISTANCE: (rescues.distribute, rescues.interchange_to_align, rescues.recompute),
         Code.BLOCKED_BY_OPS: (rescues.distribute,),
     }
+
+    def pair_refusal(self, l1: ir.Operation, l2: ir.Operation, facts, options) -> Refusal | None:
+        """A copy nest over the fusion budget whose destination a product in the other loop
+        reads as an operand, the product's output over L2, is not fused with it
+        (`plan/copy_products.py`): fused, the product would run in strips of its reduction, each
+        loading and storing its output again; whole, the copy is read by the tile's packing."""
+        l2_bytes = options.plan_cache_sizes[1]
+        hit = copy_into_product(l1, l2, facts.scope, options.sb_budget, l2_bytes)
+        return None if hit is None else Refusal(Code.COPY_INTO_PRODUCT, hit.text(l2_bytes), ops=(l1, l2))
 
     def vectorization_refusal(self, l1: ir.Operation, l2: ir.Operation, facts, options=None) -> Refusal | None:
         """The vectorization guard (`innermost_refusal`), then the register tiling guard

@@ -139,8 +139,9 @@ def _covers(index_loops: tuple, trips: list[int], shape) -> bool:
     return all(k is None or trips[k] == shape[d] for d, k in enumerate(index_loops))
 
 
-def match_permuted_copy(store: ir.Operation) -> PermutedCopy | None:
-    """The PermutedCopy whose store is `store` (module doc), or None."""
+def match_permuted_copy(store: ir.Operation, identity: bool = False) -> PermutedCopy | None:
+    """The PermutedCopy whose store is `store` (module doc), or None; a copy in the same order
+    (the identity) only with `identity`."""
     if store.name != "affine.store":
         return None
     owner, _ = mlir.value_owner(store.operands[0])
@@ -166,7 +167,7 @@ def match_permuted_copy(store: ir.Operation) -> PermutedCopy | None:
     sl, dl = _index_loops(load, ivs, st.shape), _index_loops(store, ivs, dt.shape)
     if sl is None or dl is None or not _covers(sl, trips, st.shape) or not _covers(dl, trips, dt.shape):
         return None
-    if [k for k in sl if k is not None] == [k for k in dl if k is not None]:
+    if not identity and [k for k in sl if k is not None] == [k for k in dl if k is not None]:
         return None  # the identity: not a permuted copy
     return PermutedCopy(load, store, src, dst, tuple(loops), sl, dl)
 
