@@ -30,7 +30,10 @@ else (as workers.time_calls):
                 library's by llc; the two processes).
 The inputs are a tuple (`k(*inputs, ...)` on a list makes the interpreter build one from it every
 call, 1 µs after a flush: the caller's cost). Reported per regime: the lower quartile of all calls
-of each and the ratios, with the load averages; the JSON holds every time.
+of each and the ratios, with the load averages; and per round (`round_ratios`): the lower quartile
+of the round's calls over the harness's in the same round, whose median is the `per round` column
+(the pooled quartiles set one process against five harness processes at five loads); the JSON
+holds every time.
 """
 from __future__ import annotations
 
@@ -72,6 +75,21 @@ def aligned_copy(x):
 def q1(xs: list[float]) -> float:
     xs = sorted(xs)
     return xs[len(xs) // 4]
+
+
+def round_ratios(times: list[float], harness: list[float], reps: int) -> list[float]:
+    """Per round, q1 of its `reps` calls in `times` over q1 of the harness's `reps` calls of the
+    same round (run next to them): a ratio the load of that round weighs on both sides of. The
+    pooled lower quartiles set one process's calls against calls of five harness processes at
+    five times; when the load (or the process's draw) changes between rounds, the two pools'
+    quartiles fall in different rounds and their ratio is neither round's."""
+    n = min(len(times), len(harness)) // reps
+    return [q1(times[i * reps:(i + 1) * reps]) / q1(harness[i * reps:(i + 1) * reps]) for i in range(n)]
+
+
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
 
 
 def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_mib: int = 128,
@@ -132,9 +150,13 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
         out[r] = {**x, "harness_q1": h, "callable_q1": q1(x["callable"]), "ratio": q1(x["callable"]) / h,
                   "callable_out_q1": q1(x["callable_out"]), "ratio_out": q1(x["callable_out"]) / h,
                   "timer_q1": q1(x["timer"])}
+        rr = round_ratios(x["callable"], x["harness"], reps)
+        out[r].update(round_ratios=rr, round_ratio=median(rr))
         if x.get("c_floor"):
             f = q1(x["c_floor"])
-            out[r].update(c_floor_q1=f, callable_over_floor=q1(x["callable"]) / f, floor_over_harness=f / h)
+            fr = round_ratios(x["c_floor"], x["harness"], reps)
+            out[r].update(c_floor_q1=f, callable_over_floor=q1(x["callable"]) / f, floor_over_harness=f / h,
+                          floor_round_ratios=fr, floor_round_ratio=median(fr))
     return out
 
 
@@ -201,7 +223,8 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()
     rows = []
     print("| block | regime | harness ms | k(*args) ms | / harness | k(*in, out=) ms | / harness | C floor ms | "
-          "k(*args) / floor | floor / harness | timer µs |\n|---|---|---|---|---|---|---|---|---|---|---|")
+          "k(*args) / floor | floor / harness | timer µs | per round: k(*args) / harness | floor / harness |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in a.only.split(","):
         r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries)
         rows.append(r)
@@ -209,9 +232,10 @@ def main(argv=None) -> int:
             x = r[regime]
             fl = (f"{x['c_floor_q1'] * 1e3:.3f} | {x['callable_over_floor']:.2f}x | {x['floor_over_harness']:.2f}x"
                   if "c_floor_q1" in x else "- | - | -")
+            fr = f"{x['floor_round_ratio']:.2f}x" if "floor_round_ratio" in x else "-"
             print(f"| {r['name']} | {regime} | {x['harness_q1'] * 1e3:.3f} | {x['callable_q1'] * 1e3:.3f} | "
                   f"{x['ratio']:.2f}x | {x['callable_out_q1'] * 1e3:.3f} | {x['ratio_out']:.2f}x | {fl} | "
-                  f"{x['timer_q1'] * 1e6:.1f} |", flush=True)
+                  f"{x['timer_q1'] * 1e6:.1f} | {x['round_ratio']:.2f}x | {fr} |", flush=True)
     load_after = os.getloadavg()
     print(f"load averages before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs); {a.rounds} rounds x {a.reps} calls each")
