@@ -2,6 +2,7 @@
 
     python3 benchmarks/runtime_vs_harness.py                       # the main blocks, flushed and warm
     python3 benchmarks/runtime_vs_harness.py --only mlp_relu,softmax --rounds 5 --regimes warm
+    python3 benchmarks/runtime_vs_harness.py --only gan_upsample --fresh   # the callable's rounds in new processes
 
 For each block: `loopopt.optimize(BLOCK.mlir, target="cpu")` (the models benchmark's loopopt
 column), run by the harness (`native`'s, mlir-runner -O3, calls timed inside the JIT process, as
@@ -30,7 +31,16 @@ else (as workers.time_calls):
                 library's by llc; the two processes).
 The inputs are a tuple (`k(*inputs, ...)` on a list makes the interpreter build one from it every
 call, 1 µs after a flush: the caller's cost). Reported per regime: the lower quartile of all calls
-of each and the ratios, with the load averages; the JSON holds every time.
+of each and the ratios, with the load averages; and per round (`round_ratios`): the lower quartile
+of the round's calls over the harness's in the same round, whose median is the `per round` column
+(the pooled quartiles set one process against five harness processes at five loads); the JSON
+holds every time.
+
+By default every round of the callable runs in this one process, so one placement of the block's
+library, arrays and temporaries (drawn when the block starts) is set against five harness processes,
+each its own draw; `--fresh` runs each round of the callable in a new Python process too (this
+script with --worker: compile from the cache, place the arrays, time the round), as each harness
+round is.
 """
 from __future__ import annotations
 
@@ -74,19 +84,90 @@ def q1(xs: list[float]) -> float:
     return xs[len(xs) // 4]
 
 
-def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_mib: int = 128,
-         temporaries: str = "cache") -> dict:
-    import run as models_run  # benchmarks/models/run.py: inline_resources
+def round_ratios(times: list[float], harness: list[float], reps: int) -> list[float]:
+    """Per round, q1 of its `reps` calls in `times` over q1 of the harness's `reps` calls of the
+    same round (run next to them): a ratio the load of that round weighs on both sides of. The
+    pooled lower quartiles set one process's calls against calls of five harness processes at
+    five times; when the load (or the process's draw) changes between rounds, the two pools'
+    quartiles fall in different rounds and their ratio is neither round's."""
+    n = min(len(times), len(harness)) // reps
+    return [q1(times[i * reps:(i + 1) * reps]) / q1(harness[i * reps:(i + 1) * reps]) for i in range(n)]
 
+
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def placed(name: str):
+    """(fixture, the compiled callable, its inputs, its outputs), the arrays placed as the harness's."""
     fx = fixtures.load_fixture(name)
-    text = loopopt.optimize(fx.text, target="cpu", filename=f"{name}.mlir").text
     k = loopopt.compile(fx.text, filename=f"{name}.mlir")
-    harness_text = models_run.inline_resources(text)
-    sizes = fixtures.harness_sizes(fx.runs[0])
     inputs = tuple(aligned_copy(x) for x in fixtures.run_inputs(fx.runs[0]))  # placed as the harness's
     outs = k(*inputs)
     outs = tuple(aligned_copy(o) for o in (outs if isinstance(outs, tuple) else (outs,)))  # placed alike
     assert fixtures.compare_arrays_with_expected(inputs, outs, fx.runs[0]) is None
+    return fx, k, inputs, outs
+
+
+def time_round(k, inputs, outs, floor_call, flush, reps: int, warmup: int) -> dict:
+    """One round in this process: `warmup` untimed calls, then `reps` calls of every form, the forms
+    alternating call by call in an order rotated every call; {form: seconds per call}."""
+    forms = FORMS if floor_call is not None else FORMS[:-1]
+    args = inputs + outs  # every argument in order, as the harness's driver passes them
+    t = {f: [] for f in forms}
+    clock = time.perf_counter
+    for _ in range(warmup):
+        k(*args)
+        k(*inputs, out=outs)
+    for rep in range(reps):
+        for form in forms[rep % len(forms):] + forms[:rep % len(forms)]:
+            if form == "c_floor":
+                t[form].append(floor_call(flush.words))
+                continue
+            flush()
+            if form == "callable":
+                t0 = clock()
+                k(*args)  # the call alone between the clock reads, as workers.time_calls
+                t1 = clock()
+            elif form == "callable_out":
+                t0 = clock()
+                k(*inputs, out=outs)
+                t1 = clock()
+            else:
+                t0 = clock()
+                t1 = clock()
+            t[form].append(t1 - t0)
+    return t
+
+
+def fresh_round(name: str, regime: str, reps: int, warmup: int, flush_mib: int) -> dict:
+    """time_round in a new Python process (this script with --worker), as every harness round is a
+    new mlir-runner process: each round then draws the placement of the block's library, arrays and
+    temporaries anew on both sides."""
+    import subprocess
+
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--regimes", regime, "--reps", str(reps),
+           "--warmup", str(warmup), "--flush-mib", str(flush_mib)]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def worker(name: str, regime: str, reps: int, warmup: int, flush_mib: int) -> dict:
+    """--worker: one round of `name` in `regime` in this (new) process."""
+    _, k, inputs, outs = placed(name)
+    return time_round(k, inputs, outs, c_floor(k, inputs, outs), Flusher(flush_mib if regime == "flushed" else 0),
+                      reps, warmup)
+
+
+def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_mib: int = 128,
+         temporaries: str = "cache", fresh: bool = False) -> dict:
+    import run as models_run  # benchmarks/models/run.py: inline_resources
+
+    fx, k, inputs, outs = placed(name)
+    text = loopopt.optimize(fx.text, target="cpu", filename=f"{name}.mlir").text
+    harness_text = models_run.inline_resources(text)
+    sizes = fixtures.harness_sizes(fx.runs[0])
     sig = native.kernel_signature(harness_text, fx.function)
     lowered = {}
     for regime in regimes:  # lowered once per regime, run in a new mlir-runner process every round
@@ -94,8 +175,7 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
         h = native.make_harness(harness_text, fx.function, sizes, reps=reps, warmup=warmup, flush_bytes=flush_bytes,
                                 huge_pages=True, temporaries=temporaries)
         lowered[regime] = native.lower_to_llvm(h, temporaries=temporaries)
-    flushers = {r: Flusher(flush_mib if r == "flushed" else 0) for r in regimes}
-    args = inputs + outs  # every argument in order, as the harness's driver passes them
+    flushers = {r: Flusher(flush_mib if r == "flushed" else 0) for r in regimes} if not fresh else {}
     floor_call = c_floor(k, inputs, outs)
     forms = FORMS if floor_call is not None else FORMS[:-1]
     t = {r: {f: [] for f in ("harness",) + forms} for r in regimes}
@@ -103,28 +183,10 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
         for regime in (regimes if rnd % 2 == 0 else tuple(reversed(regimes))):
             times, _ = native.parse_output(native.run_lowered(lowered[regime]), sig)
             t[regime]["harness"] += times
-            flush, clock = flushers[regime], time.perf_counter
-            for _ in range(warmup):
-                k(*args)
-                k(*inputs, out=outs)
-            for rep in range(reps):  # the forms alternate call by call, in an order rotated every call
-                for form in forms[rep % len(forms):] + forms[:rep % len(forms)]:
-                    if form == "c_floor":
-                        t[regime][form].append(floor_call(flush.words))
-                        continue
-                    flush()
-                    if form == "callable":
-                        t0 = clock()
-                        k(*args)  # the call alone between the clock reads, as workers.time_calls
-                        t1 = clock()
-                    elif form == "callable_out":
-                        t0 = clock()
-                        k(*inputs, out=outs)
-                        t1 = clock()
-                    else:
-                        t0 = clock()
-                        t1 = clock()
-                    t[regime][form].append(t1 - t0)
+            got = fresh_round(name, regime, reps, warmup, flush_mib) if fresh else \
+                time_round(k, inputs, outs, floor_call, flushers[regime], reps, warmup)
+            for form, xs in got.items():
+                t[regime][form] += xs
     out = {"name": name}
     for r in regimes:
         x = t[r]
@@ -132,9 +194,13 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
         out[r] = {**x, "harness_q1": h, "callable_q1": q1(x["callable"]), "ratio": q1(x["callable"]) / h,
                   "callable_out_q1": q1(x["callable_out"]), "ratio_out": q1(x["callable_out"]) / h,
                   "timer_q1": q1(x["timer"])}
+        rr = round_ratios(x["callable"], x["harness"], reps)
+        out[r].update(round_ratios=rr, round_ratio=median(rr))
         if x.get("c_floor"):
             f = q1(x["c_floor"])
-            out[r].update(c_floor_q1=f, callable_over_floor=q1(x["callable"]) / f, floor_over_harness=f / h)
+            fr = round_ratios(x["c_floor"], x["harness"], reps)
+            out[r].update(c_floor_q1=f, callable_over_floor=q1(x["callable"]) / f, floor_over_harness=f / h,
+                          floor_round_ratios=fr, floor_round_ratio=median(fr))
     return out
 
 
@@ -193,32 +259,40 @@ def main(argv=None) -> int:
     ap.add_argument("--flush-mib", type=int, default=128, help="flushed: MiB read before every timed call (128)")
     ap.add_argument("--temporaries", choices=native.TEMPORARIES, default="cache",
                     help="the harness's memref.alloc: cache (default; loopopt.compile's allocator) or malloc")
+    ap.add_argument("--fresh", action="store_true",
+                    help="each round of the callable in a new Python process, as each harness round is")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)  # fresh_round's process: one round, JSON on stdout
     ap.add_argument("--out", default=os.path.join(HERE, "results", "runtime_vs_harness.json"))
     a = ap.parse_args(argv)
+    if a.worker:
+        print(json.dumps(worker(a.worker, a.regimes, a.reps, a.warmup, a.flush_mib)))
+        return 0
     regimes = tuple(r.strip() for r in a.regimes.split(",") if r.strip())
     if not regimes or set(regimes) - set(REGIMES):
         raise SystemExit(f"runtime_vs_harness.py: error: --regimes takes some of {', '.join(REGIMES)}")
     load_before = os.getloadavg()
     rows = []
     print("| block | regime | harness ms | k(*args) ms | / harness | k(*in, out=) ms | / harness | C floor ms | "
-          "k(*args) / floor | floor / harness | timer µs |\n|---|---|---|---|---|---|---|---|---|---|---|")
+          "k(*args) / floor | floor / harness | timer µs | per round: k(*args) / harness | floor / harness |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in a.only.split(","):
-        r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries)
+        r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries, a.fresh)
         rows.append(r)
         for regime in regimes:
             x = r[regime]
             fl = (f"{x['c_floor_q1'] * 1e3:.3f} | {x['callable_over_floor']:.2f}x | {x['floor_over_harness']:.2f}x"
                   if "c_floor_q1" in x else "- | - | -")
+            fr = f"{x['floor_round_ratio']:.2f}x" if "floor_round_ratio" in x else "-"
             print(f"| {r['name']} | {regime} | {x['harness_q1'] * 1e3:.3f} | {x['callable_q1'] * 1e3:.3f} | "
                   f"{x['ratio']:.2f}x | {x['callable_out_q1'] * 1e3:.3f} | {x['ratio_out']:.2f}x | {fl} | "
-                  f"{x['timer_q1'] * 1e6:.1f} |", flush=True)
+                  f"{x['timer_q1'] * 1e6:.1f} | {x['round_ratio']:.2f}x | {fr} |", flush=True)
     load_after = os.getloadavg()
     print(f"load averages before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs); {a.rounds} rounds x {a.reps} calls each")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump({"date": time.time(), "rounds": a.rounds, "reps": a.reps, "warmup": a.warmup, "regimes": regimes,
-                   "flush_mib": a.flush_mib, "temporaries": a.temporaries, "load_before": load_before,
+                   "flush_mib": a.flush_mib, "temporaries": a.temporaries, "fresh": a.fresh, "load_before": load_before,
                    "load_after": load_after, "blocks": rows}, f, indent=1)
     return 0
 
