@@ -393,16 +393,18 @@ def test_a_whole_layout_over_the_l3_share_keeps_the_copy_per_row_block():
 
 @has_runner
 def test_the_whole_layout_through_the_pipeline_is_bit_exact_natively():
-    """64 x 96 x 1024 (L2 256K): cache tiling's row blocks of 32 around the column blocks, 8 row
-    tiles a copy: the copy runs in the first row block only. Natively, bit for bit with the
-    pipeline without the step and with the input; and in the interpreter."""
-    src = conv1d_linear(64, 96, 1024)
-    options = cpu()
+    """384 x 120 x 64 (L2 48K): cache tiling's row blocks of 96 around the column blocks (A's
+    96 x 64 block in half of L2; the sum's whole 64 x 24 micro-panel, 6 KiB, within an eighth of
+    it, so the rows are blocked: section 65), 24 row tiles a copy over 4 row blocks: the copy runs
+    in the first row block only. Natively, bit for bit with the pipeline without the step and
+    with the input; and in the interpreter."""
+    src = conv1d_linear(384, 120, 64)
+    options = cpu(cache_sizes=(32 * 1024, 48 * 1024, 8 << 20))
     packed, remarks = compile_(src, options)
-    assert remarks == ["[PACK PANEL] argument %arg1 (1024 x 96) is copied per column block of 24 into one contiguous "
-                       "1024 x 24 panel (96 KiB), read by 8 row tiles per copy, in the first row block only, into a "
-                       "whole layout of 4 panels (384 KiB) that later row blocks read"], remarks
-    assert "memref<4x1024x24xf32>" in packed and "affine.if" in packed
+    assert remarks == ["[PACK PANEL] argument %arg1 (64 x 120) is copied per column block of 24 into one contiguous "
+                       "64 x 24 panel (6 KiB), read by 24 row tiles per copy, in the first row block only, into a "
+                       "whole layout of 5 panels (30 KiB) that later row blocks read"], remarks
+    assert "memref<5x64x24xf32>" in packed and "affine.if" in packed
     whole, _ = compile_(src, options, passes=without_step(options))
     assert_same_natively(packed, whole, src)
     assert_same_results(whole, packed, seed=4, trials=1)

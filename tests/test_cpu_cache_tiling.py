@@ -19,7 +19,7 @@ import warnings
 import pytest
 
 from loopopt.codegen.cpu import host
-from loopopt.codegen.cpu.plan.cache_plan import Sizes, block_sizes, even_block
+from loopopt.codegen.cpu.plan.cache_plan import Sizes, block_sizes, even_block, panel_crowds_rows
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
 from loopopt.testing import optimize_and_compare
@@ -182,13 +182,45 @@ def test_the_blocks_of_every_size_just_around_a_block():
 @has_runner
 def test_a_sum_carried_from_zero_is_not_cut_and_says_why():
     """The fill fused into the product: the sum starts from 0.0, not from the element; its first
-    block would need the 0.0 and the others the element, so kc is refused (the rows and columns
-    are still blocked), with the reason in the default remarks."""
+    block would need the 0.0 and the others the element, so kc is refused, with the reason in the
+    default remarks. Its whole 23 x 24 micro-panel (2.2 KiB) then exceeds an eighth of the 8 KiB
+    L2, so the rows are not blocked either (section 65), and say why; the columns are."""
     src = gemms([(257, 263, 23)], form="zero")
     remarks = check(src, cpu())
     assert any(r.message == "[STOP CACHE TILING] the reduction is not blocked"
                and "from an init other than the element" in r.args["reason"] for r in remarks), [r.message for r in remarks]
-    assert any("rows in blocks" in m and "the reduction in blocks" not in m for m in messages(remarks, "[CACHE TILING]"))
+    assert any(r.message == "[STOP CACHE TILING] the rows are not blocked"
+               and "(23 x 24, 2.16 KiB)" in r.args["reason"] and "L2 / 8 (1 KiB)" in r.args["reason"]
+               for r in remarks), [r.message for r in remarks]
+    tiled = messages(remarks, "[CACHE TILING]")
+    assert any("columns in blocks" in m for m in tiled) and not any("rows in blocks" in m for m in tiled), tiled
+
+
+def test_block_sizes_keep_the_rows_whole_beside_a_whole_reductions_micro_panel():
+    """Section 65, on this AVX2 host's caches (L2 512 KiB) and its 4 x 24 f32 tile: a reduction
+    that stays whole (kc 0) with a K x 24 micro-panel over L2 / 8 (64 KiB: K > 682) gets no row
+    blocks; below the bound, or with K unknown, A's block in half of L2 as before."""
+    caches = (32 * 1024, 512 * 1024, 16 << 20)
+    tile = dict(mr=4, nr=24, elem=4)
+    down = Sizes(308, 512, 2048, **tile)  # clip's MLP down projection: a 2048 x 24 micro-panel, 192 KiB
+    assert block_sizes(down, caches, reduction=False) == (0, 0, 0)
+    assert block_sizes(down, caches, reduction=False, panel_bound=False) == (0, 32, 0)  # A's 32 x 2048 block
+    assert panel_crowds_rows(down, caches[1], 0) and not panel_crowds_rows(down, caches[1], 512)
+    qkv = Sizes(308, 1536, 512, **tile)  # a 512 x 24 micro-panel, 48 KiB: within the bound
+    assert block_sizes(qkv, caches, reduction=False) == (0, 104, 0)
+    assert block_sizes(Sizes(308, 1536, 682, **tile), caches, reduction=False)[1] != 0  # 63.9 KiB
+    assert block_sizes(Sizes(308, 1536, 683, **tile), caches, reduction=False)[1] == 0  # 64.03 KiB
+    assert block_sizes(Sizes(None, 1536, None, **tile), caches, reduction=False)[1] != 0  # K unknown: blocked
+    assert block_sizes(down, caches) == (512, 104, 0)  # the reduction cut: its micro-panel bounded, rows blocked
+
+
+@has_runner
+def test_a_carried_sum_whose_micro_panel_fits_keeps_its_row_blocks():
+    """The same product over 9 terms: its 9 x 24 micro-panel is within L2 / 8, the reduction
+    needs no blocks, and the rows are blocked as before (bit for bit against the input)."""
+    remarks = check(gemms([(257, 263, 9)], form="zero"), cpu())
+    assert not any(r.message == "[STOP CACHE TILING] the rows are not blocked" for r in remarks)
+    assert any("rows in blocks" in m for m in messages(remarks, "[CACHE TILING]")), messages(remarks, "[CACHE TILING]")
 
 
 def symbolic_gemm() -> str:
@@ -337,7 +369,8 @@ def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored
     rows may still be blocked. An unused maximum is dead: the default pipeline's dead-carried step
     removes it before cache tiling, so cache-tile's own rule is checked on it with cache-tile and
     register-tile alone (which removes it later), and the default pipeline then blocks the
-    columns of what is left, a plain product."""
+    columns of what is left, a plain product. (Its rows are not blocked: the sum runs whole, and
+    its micro-panel exceeds an eighth of L2, section 65.)"""
     store = "    affine.store %mx, %M[%i] : memref<130xf32>\n" if stored else ""
     src = f"""func.func @k(%A: memref<130x20xf32>, %B: memref<20x263xf32>, %C: memref<130x263xf32>, %M: memref<130xf32>) {{
   %ninf = arith.constant 0xFF800000 : f32
@@ -361,7 +394,8 @@ def test_a_row_maximum_carried_by_the_column_loop_keeps_its_columns_whole(stored
     remarks = check(src, cpu(caches=(1024, 4096, 8192)), passes=None if stored else ["cache-tile", "register-tile"])
     assert not [m for m in messages(remarks, "[CACHE TILING]") if "columns in blocks" in m]
     assert not messages(remarks, "[STOP CACHE TILING] the blocked order")  # the plan's rule, not the check's
-    assert stored or [m for m in messages(remarks, "[CACHE TILING]") if "rows in blocks" in m]
+    # the sum's whole 20-term micro-panel exceeds an eighth of the 4 KiB L2: the rows stay whole too (section 65)
+    assert stored or messages(remarks, "[STOP CACHE TILING] the rows are not blocked")
     kept = [r for r in remarks if r.message.startswith("[STOP CACHE TILING] the columns are not blocked")]
     assert kept and "a row maximum" in kept[0].args["reason"], [r.message for r in remarks]  # said by default
     if not stored:
@@ -693,12 +727,14 @@ def test_the_rows_left_over_start_at_a_single_bound():
 
 
 @has_runner
-@pytest.mark.parametrize("m", [0, 3, 13, 40, 77])
+@pytest.mark.parametrize("m", [0, 3, 13, 104, 211])
 def test_a_dynamic_batch_left_over_by_the_row_blocks_keeps_its_register_tile(m):
     """The rows the whole row blocks leave over (all of them when the batch is smaller than a
     block) are register tiled with rows as the blocks are (`start_of_rest`: one lower bound);
-    before, their loop started at `max(0, ...)` and ran one row per step. Bit for bit natively."""
-    remarks = check(batch_gemm(), cpu(), sizes=((m, 48), (48, 64), (m, 64)))
+    before, their loop started at `max(0, ...)` and ran one row per step. Bit for bit natively.
+    (A 40 KiB L2: rows in blocks of 104, the sum's whole 48 x 24 micro-panel within an eighth of
+    it, section 65.)"""
+    remarks = check(batch_gemm(n=112), cpu(caches=(1024, 40 * 1024, 160 * 1024)), sizes=((m, 48), (48, 112), (m, 112)))
     tiled = messages(remarks, "[REGISTER TILING]")
     assert any("rows in blocks of" in r for r in messages(remarks, "[CACHE TILING]")), tiled
     assert tiled and not any(r.startswith("[REGISTER TILING] 1 x") for r in tiled), tiled

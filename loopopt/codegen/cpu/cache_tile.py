@@ -303,9 +303,10 @@ def describe(plan: CachePlan) -> str:
 
 def describe_unblocked(plan: CachePlan) -> str:
     s = plan.sizes
+    why = ("the rows are kept whole beside B's micro-panel, B's panel fits L3's share"
+           if any(r.code is CacheCode.ROWS for r in plan.partial) else "A's rows and B's panel fit L2 and L3's share")
     return (f"{TILED} {_extent(s.m)} x {_extent(s.n)} x {_extent(s.k)} product ({s.mr} x {s.nr} register tile): "
-            f"no blocks: A's rows and B's panel fit L2 and L3's share ({_bytes(plan.caches[1])}, "
-            f"{_bytes(plan.caches[2])})")
+            f"no blocks: {why} ({_bytes(plan.caches[1])}, {_bytes(plan.caches[2])})")
 
 
 def _args(plan: CachePlan) -> dict:

@@ -4,8 +4,8 @@
 // eighth of L2), rows while A's block fits half of L2, columns while B's panel fits half of L3.
 // Whole blocks first, then the iterations left over in nests of their own; the register tiler
 // takes each nest. The sum scalar replacement carries from C's element is loaded and stored by
-// each block of the reduction (bit-exact); a sum carried from 0.0 is not cut (rows and columns
-// are), and a load beside the product of a buffer the row loop writes refuses them; both say why.
+// each block of the reduction (bit-exact); a sum carried from 0.0 is not cut, nor are its rows
+// (its whole micro-panel exceeds an eighth of L2), its columns are; and a load beside the product of a buffer the row loop writes refuses them; both say why.
 // RUN: loopopt %s --target cpu --vector-bits 256 --cache-sizes 1K,8K,16K --remarks -o %t.8.mlir 2> %t.8.remarks && %cat %t.8.remarks %t.8.mlir | filecheck %s --check-prefix=REMARK
 // RUN: filecheck %s < %t.8.mlir
 // RUN: mlir-opt %t.8.mlir > /dev/null
@@ -82,7 +82,8 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // REMARK: cache-tile.mlir:15:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): the reduction in blocks of 9 (B's 9 x 24 micro-panel in L2); caches L1 1K, L2 8K, L3 16K (in @reduction_blocks)
 // REMARK: cache-tile.mlir:31:5: passed: [CACHE TILING] 257 x 263 x 23 product (4 x 24 register tile): the reduction in blocks of 8 (B's 8 x 24 micro-panel in L2), rows in blocks of 88 (A's 88 x 8 block in half of L2), columns in blocks of 144 (B's 8 x 144 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @every_block)
 // REMARK: cache-tile.mlir:48:5: missed: [STOP CACHE TILING] the reduction is not blocked (in @from_zero) [it is carried in registers (iter_args) from an init other than the element it ends in, or with ops after it: its first block would need the init and its last the ops]
-// REMARK-NEXT: cache-tile.mlir:48:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): rows in blocks of 16 (A's 16 x 53 block in half of L2), columns in blocks of 24 (B's 53 x 24 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @from_zero)
+// REMARK-NEXT: cache-tile.mlir:48:5: missed: [STOP CACHE TILING] the rows are not blocked (in @from_zero) [B's micro-panel of the whole reduction (53 x 24, 4.97 KiB), read by every row tile, exceeds the L2 / 8 (1 KiB) left beside A's block: it stays in L2 and each row tile reads its rows of A as a stream]
+// REMARK-NEXT: cache-tile.mlir:48:5: passed: [CACHE TILING] 37 x 61 x 53 product (4 x 24 register tile): columns in blocks of 24 (B's 53 x 24 panel in half of L3's share); caches L1 1K, L2 8K, L3 16K (in @from_zero)
 // REMARK-NEXT: cache-tile.mlir:65:5: missed: [STOP CACHE TILING] an op beside the product in the loop around it would run once per block (in @load_beside) [affine.load at {{.*}}cache-tile.mlir:64:10 reads memory that the loop writes]
 // REMARK: cache-tile.mlir:31:5: passed: [UNIT LOOP] a loop of one iteration is replaced by its body (in @every_block)
 
@@ -129,12 +130,13 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // CHECK: affine.for %{{.*}} = 240 to 263 step 24 {
 // CHECK: vector.maskedload
 
-// Rows in blocks of 16 inside columns in blocks of 24: the sum runs all 53 terms from 0.0.
+// Columns in blocks of 24, the rows whole inside each (section 65: the whole reduction's 53 x 24
+// micro-panel exceeds an eighth of the 8 KiB L2, so no block of A's rows is kept beside it): the
+// sum runs all 53 terms from 0.0.
 // CHECK-LABEL: func.func @from_zero
 // CHECK: affine.for %[[JB3:.*]] = 0 to 48 step 24 {
 // CHECK-NEXT: affine.for %{{.*}} = 0 to 53 {
-// CHECK: affine.for %[[IB3:.*]] = 0 to 32 step 16 {
-// CHECK-NEXT: affine.for %{{.*}} = #map{{[0-9]*}}(%[[IB3]]) to #map{{[0-9]*}}(%[[IB3]], %[[IB3]]) step 4 {
+// CHECK: affine.for %{{.*}} = 0 to 36 step 4 {
 // CHECK: affine.for %{{.*}} = #map{{[0-9]*}}(%[[JB3]]) to #map{{[0-9]*}}(%[[JB3]], %[[JB3]]) step 24 {
 // CHECK: affine.for %{{.*}} = 0 to 53 iter_args(
 

@@ -15,7 +15,11 @@ codegen/cpu/host.py), S the element size:
   `register_sum`, put back in memory first) may be blocked: C is stored after one block and
   loaded by the next, so each element's sum keeps its order (bit-exact).
 * **mc**, the rows in blocks: A's mc x kc block stays in L2 while the register tile sweeps B's
-  columns one tile at a time: mc x kc x S <= L2 / 2, a multiple of MR.
+  columns one tile at a time: mc x kc x S <= L2 / 2, a multiple of MR. Beside it the kc bound
+  keeps B's micro-panel within L2 / 8. Where the reduction stays whole (a sum carried in
+  registers, below) and its K x NR micro-panel exceeds that bound, the rows are not blocked
+  (`panel_crowds_rows`): the micro-panel every row tile reads is the operand to keep in L2, and
+  A's block beside it would not fit; each row tile then reads its MR rows of A as a stream.
 * **nc**, the columns in blocks: B's kc x nc panel, used by every row block, stays in the core's
   share of L3: kc x nc x S <= L3 / 2, a multiple of NR.
 
@@ -57,6 +61,7 @@ class CacheCode(enum.Enum):
     ILLEGAL = "[STOP CACHE TILING] the blocked order would reverse a dependence"
     REDUCTION = "[STOP CACHE TILING] the reduction is not blocked"
     COLUMNS = "[STOP CACHE TILING] the columns are not blocked"
+    ROWS = "[STOP CACHE TILING] the rows are not blocked"
 
     @property
     def message(self) -> str:
@@ -117,18 +122,34 @@ def even_block(extent: int | None, most: int, multiple: int = 1) -> int:
     return min(most, -(-size // multiple) * multiple)
 
 
-def block_sizes(sizes: Sizes, caches: tuple[int, int, int], reduction: bool = True) -> tuple[int, int, int]:
+def block_sizes(sizes: Sizes, caches: tuple[int, int, int], reduction: bool = True,
+                panel_bound: bool = True) -> tuple[int, int, int]:
     """(kc, mc, nc) of the size model (module doc) for these extents and caches; 0 where the
     whole extent fits. Without `reduction` the reduction is not cut (kc 0) and the other
-    blocks hold all of it (an unknown K counts as the largest kc)."""
+    blocks hold all of it (an unknown K counts as the largest kc); its micro-panel then bounds
+    the rows (`panel_crowds_rows`: mc 0), unless `panel_bound` is False (the rows the model
+    would give A's block alone, for the remark)."""
     _, l2, l3 = caches
     s, nr, mr = sizes.elem, sizes.nr, sizes.mr
     kc_most = max(1, l2 // 8 // (nr * s))
     kc = even_block(sizes.k, kc_most) if reduction else 0
     k_block = kc or sizes.k or kc_most
     mc = even_block(sizes.m, max(mr, l2 // 2 // (k_block * s)), mr)
+    if panel_bound and panel_crowds_rows(sizes, l2, kc):
+        mc = 0
     nc = even_block(sizes.n, max(nr, l3 // 2 // (k_block * s)), nr)
     return kc, mc, nc
+
+
+def panel_crowds_rows(sizes: Sizes, l2: int, kc: int) -> bool:
+    """Whether the rows go unblocked because B's micro-panel has no bound: the reduction is
+    whole (kc 0) and its K x NR micro-panel, which every row tile of a block reads, exceeds the
+    L2 / 8 the kc bound leaves it beside A's block (an unknown K counts as within the bound,
+    as for kc). A's mc x K block, up to half of L2, would then share L2 with it (308 x 512 x
+    2048: a 2048 x 24 micro-panel of 192 KiB beside A's 32 x 2048 block of 256 KiB, 448 of 512
+    KiB); unblocked, the micro-panel stays in L2 for every row tile and A's MR rows stream in,
+    MR x S bytes per step of MR x NR / lanes multiply-adds."""
+    return not kc and sizes.k is not None and sizes.k * sizes.nr * sizes.elem > l2 // 8
 
 
 def panel_exceeds_l2(k: int | None, n: int | None, elem: int, l2: int) -> bool:
@@ -183,6 +204,12 @@ def plan_cache_tile(p: ir.Operation, facts, options) -> CachePlan | None:
                else "ops beside the reduction loop in the loop to block")
         partial.append(Refusal(CacheCode.REDUCTION, why, (p,)))
         kc, mc, nc = block_sizes(sizes, caches, reduction=False)
+        if panel_crowds_rows(sizes, l2, kc) and block_sizes(sizes, caches, reduction=False, panel_bound=False)[1]:
+            kib = sizes.k * sizes.nr * sizes.elem / 1024
+            partial.append(Refusal(CacheCode.ROWS, (
+                f"B's micro-panel of the whole reduction ({sizes.k} x {sizes.nr}, {kib:.3g} KiB), read by every "
+                f"row tile, exceeds the L2 / 8 ({l2 // 8 // 1024} KiB) left beside A's block: it stays in L2 "
+                "and each row tile reads its rows of A as a stream"), (p,)))
     if nc and has_iter_args_op(p):
         nc = 0  # P's own reductions (a row maximum) would have to cross the column blocks
         partial.append(Refusal(CacheCode.COLUMNS, "the column loop carries a value of its own (a row maximum), "
