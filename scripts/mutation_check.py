@@ -107,6 +107,8 @@ FOCUS = {
                       "tests/test_runtime_torch.py::test_an_updated_input_sharing_memory_with_another_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_updating_a_frozen_weight_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_changing_an_inputs_sizes_in_place_runs_eagerly"],
+    "torch float scalars": ["tests/test_runtime_torch.py::test_float_scalars_keeps_exponents_and_inexact_integers",
+                            "tests/test_runtime_torch.py::test_negative_integer_scalars_of_float_constants"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -519,6 +521,13 @@ MUTATIONS = [
      [("        if getattr(sig, \"buffers_to_mutate\", None):", "        if False:")]),
     ("torch updates: an in-place change of an input's sizes falls back", "loopopt/runtime/torch_backend.py",
      [("        if _in_place(node) and _target_name(node) in _SHAPE_IN_PLACE \\\n", "        if False and _in_place(node) \\\n")]),
+    # issue 35 (section 66): integers against float tensors passed as floats (torch-mlir folds a negative one as unsigned)
+    ("torch float scalars: a pow's integer exponent is kept", "loopopt/runtime/torch_exact.py",
+     [("        if node.target._schema.name.split(\"::\")[-1] in _EXPONENTS:", "        if False:")]),
+    ("torch float scalars: an integer a float of the dtype does not hold is kept", "loopopt/runtime/torch_exact.py",
+     [("            return float(value) if _exact_in(value, dtypes) else value", "            return float(value)")]),
+    ("torch float scalars: only against a float tensor", "loopopt/runtime/torch_exact.py",
+     [("        if not dtypes:\n            continue", "        if False:\n            continue")]),
     ("torch layout: a store that walks across the result's last dimension is counted",
      "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)

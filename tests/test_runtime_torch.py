@@ -1152,3 +1152,58 @@ def test_the_adversarial_sweep():
         if fails and not case.known:
             failed[case.name] = fails
     assert not failed, failed
+
+
+def _integer_scalar_models():
+    """Graphs whose constant float tensors meet a negative integer (torch-mlir folded it as unsigned)."""
+    def timestep(t):  # diffusers-like sinusoidal frequencies from a constant's log
+        freqs = torch.exp(-torch.log(torch.tensor(10000.0)) * torch.arange(4, dtype=torch.float32) / 4)
+        return t[:, None] * freqs[None]
+
+    return {
+        "neg of a constant's log": timestep,
+        "constant times -3": lambda t: t * (torch.tensor(9.0) * -3),
+        "constant plus -1": lambda t: t * (torch.tensor(9.0) + -1),
+        "constant minus -1": lambda t: t * (torch.tensor(9.0) - -1),
+        "constant above -1": lambda t: t * (torch.tensor(-0.5) > -1),
+        "constant below -1": lambda t: t * (torch.tensor(-0.5) < -1),
+        "constant equal to -1": lambda t: t * (torch.tensor(-1.0) == -1),
+        "input times -2": lambda t: t * -2 + (t > -1),
+    }
+
+
+@pytest.mark.parametrize("name", list(_integer_scalar_models()))
+def test_negative_integer_scalars_of_float_constants(name):
+    """torch-mlir folds `mul`/`add`/`sub` and the comparisons of a constant float tensor and a
+    negative integer as if the integer were unsigned (`torch.tensor(9.0) * -1` gave 1.66e20,
+    `-torch.log(torch.tensor(10000.0))` 1.70e20, so a diffusion timestep embedding's frequencies
+    were inf and NaN); float_scalars passes the integer as a float of the same value (section 66).
+    Eager's results, as a kernel."""
+    fn = _integer_scalar_models()[name]
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    t = torch.tensor([1.0, -2.0, 3.0])
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = compiled(t)
+    assert torch.equal(got, fn(t))
+    assert _kernels_only(rec)
+
+
+def test_float_scalars_keeps_exponents_and_inexact_integers():
+    """float_scalars rewrites an integer number against a float tensor, not a pow's exponent, not an
+    integer against an integer tensor, not one an f32 cannot hold exactly."""
+    from loopopt.runtime.torch_exact import float_scalars
+
+    class M(torch.nn.Module):
+        def forward(self, x, i):
+            return x * -1, x ** 3, i * -1, x + (2 ** 24 + 1), x.half() - 3
+
+    program = torch.export.export(M(), (torch.ones(2), torch.ones(2, dtype=torch.int64)), strict=False)
+    program = program.run_decompositions({})
+    assert float_scalars(program) == 2
+    numbers = {n.target._schema.name: [a for a in n.args if isinstance(a, (int, float))]
+               for n in program.graph.nodes if n.op == "call_function"}
+    ints = [n.args[1] for n in program.graph.nodes if n.op == "call_function" and len(n.args) > 1
+            and type(n.args[1]) is int]
+    assert sorted(ints) == [-1, 3, 2 ** 24 + 1], numbers
