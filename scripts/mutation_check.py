@@ -108,7 +108,8 @@ FOCUS = {
                       "tests/test_runtime_torch.py::test_a_graph_updating_a_frozen_weight_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_changing_an_inputs_sizes_in_place_runs_eagerly"],
     "torch float scalars": ["tests/test_runtime_torch.py::test_float_scalars_keeps_exponents_and_inexact_integers",
-                            "tests/test_runtime_torch.py::test_negative_integer_scalars_of_float_constants"],
+                            "tests/test_runtime_torch.py::test_negative_integer_scalars_of_float_constants",
+                            "tests/test_runtime_torch.py::test_scatter_dims_writes_the_dim_a_negative_one_means"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -528,6 +529,9 @@ MUTATIONS = [
      [("            return float(value) if _exact_in(value, dtypes) else value", "            return float(value)")]),
     ("torch float scalars: only against a float tensor", "loopopt/runtime/torch_exact.py",
      [("        if not dtypes:\n            continue", "        if False:\n            continue")]),
+    ("torch float scalars: only a scatter's negative dim is rewritten", "loopopt/runtime/torch_exact.py",
+     [("        if type(dim) is not int or dim >= 0 or not isinstance(val, torch.Tensor):",
+       "        if type(dim) is not int or not isinstance(val, torch.Tensor):")]),
     ("torch layout: a store that walks across the result's last dimension is counted",
      "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)

@@ -1207,3 +1207,62 @@ def test_float_scalars_keeps_exponents_and_inexact_integers():
     ints = [n.args[1] for n in program.graph.nodes if n.op == "call_function" and len(n.args) > 1
             and type(n.args[1]) is int]
     assert sorted(ints) == [-1, 3, 2 ** 24 + 1], numbers
+
+
+_NEGATIVE_SCATTERS = {
+    "scatter": "torch.zeros_like(p).scatter(-1, idx, v)",
+    "scatter_add": "torch.zeros_like(p).scatter_add(-1, idx, v)",
+    "scatter_value": "torch.zeros_like(p).scatter(-1, idx, 1.0)",
+    "scatter_reduce": "p.scatter_reduce(-1, idx, v, 'amax')",
+}
+
+
+@pytest.mark.parametrize("name", list(_NEGATIVE_SCATTERS))
+def test_a_scatter_along_a_negative_dim_does_not_abort_the_process(name):
+    """torch-mlir's lowering of a scatter along a negative dim allocated until LLVM aborted the
+    process ("LLVM ERROR: out of memory", at 4 x 8); scatter_dims writes the dim it means
+    (section 66). Run in a child process (before the fix it died): eager's results, the graph
+    (tm_tensor.scatter) named in one fallback warning."""
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import warnings, torch, loopopt
+        def f(p, idx, v):
+            return {_NEGATIVE_SCATTERS[name]}
+        torch.manual_seed(0)
+        args = (torch.rand(4, 8), torch.randint(8, (4, 2)), torch.rand(4, 2))
+        with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+            warnings.simplefilter("always")
+            got = torch.compile(f, backend=loopopt.torch_backend)(*args)
+        assert torch.equal(got, f(*args))
+        fell = [str(w.message) for w in caught if "Fallback" in type(w.message).__name__]
+        assert len(fell) <= 1 and all("tm_tensor.scatter" in m for m in fell), fell
+        print("ok")
+        """)
+    import resource
+
+    def limited():  # the runaway lowering stops at 8 GB of address space, not at the host's memory
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env,
+                          preexec_fn=limited)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
+
+
+def test_scatter_dims_writes_the_dim_a_negative_one_means():
+    """scatter_dims rewrites a scatter's negative dim as dim + rank, leaves a non-negative one and
+    other ops' dims (a gather along -1 lowers as it is)."""
+    from loopopt.runtime.torch_exact import scatter_dims
+
+    class M(torch.nn.Module):
+        def forward(self, p, idx, v):
+            return p.scatter(-1, idx, v), p.scatter_add(0, idx, v), torch.gather(p, -1, idx), p.scatter(-2, idx, v)
+
+    args = (torch.rand(4, 8), torch.randint(4, (4, 2)), torch.rand(4, 2))
+    program = torch.export.export(M(), args, strict=False).run_decompositions({})
+    assert scatter_dims(program) == 2
+    dims = sorted((n.target._schema.name.split("::")[-1], n.args[1]) for n in program.graph.nodes
+                  if n.op == "call_function" and n.target._schema.name.split("::")[-1] in ("scatter", "scatter_add", "gather"))
+    assert dims == [("gather", -1), ("scatter", 0), ("scatter", 1), ("scatter_add", 0)]

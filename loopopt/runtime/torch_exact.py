@@ -19,6 +19,11 @@ Found by the adversarial sweep (tests/torch_sweep.py), each a wrong result befor
   (2**64 - 1)), `-torch.log(torch.tensor(10000.0))` 1.70e20, `torch.tensor(-0.5) > -1` false.
   `float_scalars(program)` passes each such integer as the float of the same value.
 
+- `scatter`, `scatter_add` and `scatter_reduce` along a negative dimension (`p.scatter(-1, idx,
+  v)`, a top-k router's weights) made torch-mlir's lowering allocate until LLVM aborted the
+  process ("LLVM ERROR: out of memory", at any size). `scatter_dims(program)` writes the dimension
+  as the non-negative one it means.
+
 `decompositions()` writes each as ops torch-mlir lowers exactly (`program.run_decompositions`,
 before the import); each is exact for every dtype (returning NotImplemented, to keep the op where
 it is exact already, fails under some dispatch paths).
@@ -211,6 +216,39 @@ def float_scalars(program) -> int:
         if changed:
             node.args, node.kwargs = args, kwargs
             count += changed
+    if count:
+        program.graph_module.recompile()
+    return count
+
+
+_SCATTERS = ("scatter", "scatter_add", "scatter_reduce")
+
+
+def scatter_dims(program) -> int:
+    """Rewrite, in place, the negative `dim` of every scatter (`aten.scatter`, `scatter_add`,
+    `scatter_reduce`, each overload) of the exported PROGRAM as `dim + rank` of the tensor it
+    scatters into (the dimension it means); returns how many were rewritten. torch-mlir's lowering
+    of a scatter along a negative dimension never ends (LLVM aborts the process, out of memory)."""
+    import torch
+
+    count = 0
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        if node.target._schema.name.split("::")[-1] not in _SCATTERS:
+            continue
+        names = [p.name for p in node.target._schema.arguments]
+        position = names.index("dim")
+        dim = node.args[position] if len(node.args) > position else node.kwargs.get("dim")
+        val = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+        if type(dim) is not int or dim >= 0 or not isinstance(val, torch.Tensor):
+            continue
+        fixed = dim + max(val.dim(), 1)
+        if len(node.args) > position:
+            node.args = node.args[:position] + (fixed,) + node.args[position + 1:]
+        else:
+            node.kwargs = {**node.kwargs, "dim": fixed}
+        count += 1
     if count:
         program.graph_module.recompile()
     return count
