@@ -107,6 +107,7 @@ FOCUS = {
                       "tests/test_runtime_torch.py::test_an_updated_input_sharing_memory_with_another_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_updating_a_frozen_weight_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_changing_an_inputs_sizes_in_place_runs_eagerly"],
+    "scatters": ["tests/test_frontend_scatters.py"],
     "torch float scalars": ["tests/test_runtime_torch.py::test_float_scalars_keeps_exponents_and_inexact_integers",
                             "tests/test_runtime_torch.py::test_negative_integer_scalars_of_float_constants",
                             "tests/test_runtime_torch.py::test_scatter_dims_writes_the_dim_a_negative_one_means"],
@@ -532,6 +533,12 @@ MUTATIONS = [
     ("torch float scalars: only a scatter's negative dim is rewritten", "loopopt/runtime/torch_exact.py",
      [("        if type(dim) is not int or dim >= 0 or not isinstance(val, torch.Tensor):",
        "        if type(dim) is not int or not isinstance(val, torch.Tensor):")]),
+    # issue 35 (section 66): tm_tensor.scatter as loops
+    ("scatters: an original dimension neither an update's nor mapped is refused", "loopopt/frontend/scatters.py",
+     [("    if any(d < s.own_offset and d not in dims for d in range(o.rank)):", "    if False:")]),
+    ("scatters: a position past the original's end is skipped", "loopopt/frontend/scatters.py",
+     [('                  f"%lt{n} = arith.cmpi slt, {start[dim]}, %n{n} : index",',
+       '                  f"%lt{n} = arith.cmpi sge, {start[dim]}, %c0 : index",')]),
     ("torch layout: a store that walks across the result's last dimension is counted",
      "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)
