@@ -23,7 +23,10 @@ scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence; grouped-que
 KV-cache decode step, Stable Diffusion cross-attention, a bidirectional LSTM, a log-target KL, a
 label-smoothed cross-entropy, cdist, 4096 small bmm, wav2vec's Conv1d stem, a dilated 3x3 conv, a
 non-divisible AdaptiveAvgPool2d, BatchNorm2d in training mode, pixel_unshuffle, SwiGLU, ELU +
-Softplus), their parameters as the backend receives them
+Softplus; a ViT block, LLaMA attention with complex rotary embeddings, a top-2 mixture of experts,
+T5's relative position bias, YOLO's SPPF, Whisper's stem, metric-learning losses, ALiBi, masked
+pooling, argmax, a reflection-padded residual block, a timestep embedding, a GCN layer by
+index_add, fake quantization, grid_sample, shifted-window Swin), their parameters as the backend receives them
 (constants of the graph). A model class may set `train_mode` (called in training mode) or `rnn`
 (compiled under torch._dynamo.config.allow_rnn). Each model is compiled after torch._dynamo.reset(): two kinds that share
 a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
@@ -38,7 +41,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43, 49 and 59 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49, 59 and 66 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
