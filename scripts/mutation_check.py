@@ -536,6 +536,9 @@ MUTATIONS = [
     # issue 35 (section 66): tm_tensor.scatter as loops
     ("scatters: an original dimension neither an update's nor mapped is refused", "loopopt/frontend/scatters.py",
      [("    if any(d < s.own_offset and d not in dims for d in range(o.rank)):", "    if False:")]),
+    ("scatters: a negative index counts from the end of its dimension", "loopopt/frontend/scatters.py",
+     [('                  f"%y{d} = arith.select %neg{d}, %end{d}, %x{d} : index"]',
+       '                  f"%y{d} = arith.select %neg{d}, %x{d}, %x{d} : index"]')]),
     ("scatters: a position past the original's end is skipped", "loopopt/frontend/scatters.py",
      [('                  f"%lt{n} = arith.cmpi slt, {start[dim]}, %n{n} : index",',
        '                  f"%lt{n} = arith.cmpi sge, {start[dim]}, %c0 : index",')]),

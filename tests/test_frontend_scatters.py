@@ -3,9 +3,9 @@ scatter_add, index_put) lowered to loops (docs/cpu_codegen.md section 66).
 
 Compiled and run natively against a reference written from TMTensor's definition (the same adds
 in the same order, float32, so bit for bit): index_add of rows (a GCN's messages, repeated
-indices), of single elements (a degree count), a 2-D index (index_put of (row, column) pairs), an
-overwriting region (scatter), the update's own dims added to a mapped index; an index outside
-the original skipped; a dynamic size still refused by name."""
+indices), of single elements (a degree count), a 2-D index (index_put of (row, column) pairs, negative ones among them), an
+overwriting region (scatter), the update's own dims added to a mapped index; a negative index from
+the end, an index outside the original skipped; a dynamic size still refused by name."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,7 +41,8 @@ def reference(u, idx, x, dims, f=lambda old, new: old + new):
         for m in range(k):
             p[offset + m] = pos[1 + m]
         for d, dim in enumerate(dims):
-            p[dim] += int(idx[pos[0], d])
+            at = int(idx[pos[0], d])
+            p[dim] += at + x.shape[dim] if at < 0 else at  # index_put's negative index, from the end
         if all(0 <= p[a] < x.shape[a] for a in range(x.ndim)):
             out[tuple(p)] = f(out[tuple(p)], u[pos])
     return out
@@ -59,6 +60,7 @@ CASES = [  # updates, indices, original shapes; dimension map; index range
     ((512, 1, 16), (512, 1), (64, 16), [0], 64),     # index_add of rows, indices repeated
     ((300, 1), (300, 1), (40,), [0], 40),            # a degree count
     ((200, 1), (200, 2), (12, 9), [0, 1], 9),        # index_put of (row, column) pairs
+    ((100, 4), (100, 1), (12, 4), [0], -12),         # index_put's negative rows, from the end
     ((20, 10, 3), (20, 1), (10, 8), [1], 7),         # the update's own dims, one plus the mapped index (some past the end)
 ]
 
@@ -68,7 +70,7 @@ def test_scatter_runs_as_tmtensor_defines_it(ushape, ishape, oshape, dims, high)
     text = scatter_program("x".join(map(str, ushape)), "x".join(map(str, ishape)), "x".join(map(str, oshape)), dims)
     rng = np.random.default_rng(0)
     u = rng.standard_normal(ushape).astype(np.float32)
-    idx = rng.integers(0, high, ishape).astype(np.int64)
+    idx = (rng.integers(0, high, ishape) if high > 0 else rng.integers(high, 0, ishape)).astype(np.int64)
     x = rng.standard_normal(oshape).astype(np.float32)
     np.testing.assert_array_equal(_bits(_run(text, u, idx, x)), _bits(reference(u, idx, x, dims)))
 
@@ -87,14 +89,15 @@ def test_an_overwriting_scatter_keeps_the_last_update():
 
 
 def test_an_index_outside_the_original_is_skipped():
-    """-1 and 16 of an original of 16: no store outside the buffer (eager raises for them)."""
-    text = scatter_program("6x1", "6x1", "16", [0])
-    u = np.arange(1, 7, dtype=np.float32).reshape(6, 1)
-    idx = np.array([[0], [-1], [16], [15], [3], [1 << 40]], np.int64)
+    """16, -17 and 2^40 of an original of 16: no store outside the buffer (eager raises for them);
+    -1 counts from the end (eager's index_put), so lands on 15."""
+    text = scatter_program("7x1", "7x1", "16", [0])
+    u = np.arange(1, 8, dtype=np.float32).reshape(7, 1)
+    idx = np.array([[0], [-1], [16], [15], [3], [1 << 40], [-17]], np.int64)
     x = np.zeros(16, np.float32)
     got = _run(text, u, idx, x)
     want = np.zeros(16, np.float32)
-    want[0], want[15], want[3] = 1, 4, 5
+    want[0], want[15], want[3] = 1, 2 + 4, 5
     np.testing.assert_array_equal(got, want)
 
 

@@ -1221,8 +1221,8 @@ _NEGATIVE_SCATTERS = {
 def test_a_scatter_along_a_negative_dim_does_not_abort_the_process(name):
     """torch-mlir's lowering of a scatter along a negative dim allocated until LLVM aborted the
     process ("LLVM ERROR: out of memory", at 4 x 8); scatter_dims writes the dim it means
-    (section 66). Run in a child process (before the fix it died): eager's results, the graph
-    (tm_tensor.scatter) named in one fallback warning."""
+    (section 66). Run in a child process (before the fix it died): eager's results, as a kernel
+    (loopopt-scatters-to-loops) or with one fallback warning naming tm_tensor.scatter."""
     import subprocess
     import textwrap
 
@@ -1268,9 +1268,10 @@ def test_scatter_dims_writes_the_dim_a_negative_one_means():
     assert dims == [("gather", -1), ("scatter", 0), ("scatter", 1), ("scatter_add", 0)]
 
 
-def test_index_add_and_scatter_add_run_as_kernels():
-    """A GCN layer's degree count and message sum (index_add_ along dim 0, repeated indices) and a
-    scatter_add along -1 are torch-mlir's tm_tensor.scatter, which loopopt-scatters-to-loops lowers
+def test_index_add_scatter_add_and_index_put_run_as_kernels():
+    """A GCN layer's degree count and message sum (index_add_ along dim 0, repeated indices), a
+    scatter_add along -1 and an accumulating index_put of negative indices are torch-mlir's
+    tm_tensor.scatter, which loopopt-scatters-to-loops lowers
     (they ran eagerly before): no fallback, eager's results bit for bit (the same adds in the same
     order of the index; section 66)."""
     def gcn(x, edges, w):
@@ -1283,9 +1284,13 @@ def test_index_add_and_scatter_add_run_as_kernels():
     def scatter_add(p, idx, v):
         return p.scatter_add(-1, idx, v)
 
+    def index_put_from_the_end(x, i, v):  # negative indices count from the end (torch-mlir passes them as they are)
+        return x.index_put((i - 10,), v, accumulate=True)
+
     torch.manual_seed(0)
     cases = [(gcn, (torch.rand(64, 16), torch.randint(64, (2, 512)), torch.rand(16, 16))),
-             (scatter_add, (torch.rand(8, 10), torch.randint(10, (8, 6)), torch.rand(8, 6)))]
+             (scatter_add, (torch.rand(8, 10), torch.randint(10, (8, 6)), torch.rand(8, 6))),
+             (index_put_from_the_end, (torch.rand(10, 5), torch.randint(10, (30,)), torch.rand(30, 5)))]
     for fn, args in cases:
         rec = Recorder()
         with warnings.catch_warnings(), torch.no_grad():

@@ -13,17 +13,22 @@ with block arguments (update, original element):
         p[dimension_map[d]] += indices[b, d]     (d = 0 .. D - 1)
         original[p] = f(updates[b, j1 .. jk], original[p])
 
+TMTensor leaves a negative index undefined; torch-mlir passes index_put's indices unchanged, and
+eager's index_put counts a negative index from the end of its dimension.
+
 Rule. A scatter of static shapes, indices of rank 2 and an integer type, every dimension of the
 original either an update's own or named by the dimension map, a region of ops without regions,
 becomes, before bufferization, a helper spliced in its place: its operands read through
 `bufferization.to_buffer ... read_only`, the original copied element by element into a fresh
 `memref.alloc` (returned through `bufferization.to_tensor ... restrict writable`), then affine
-loops over the updates' shape computing each position p as above and, where every coordinate of p
+loops over the updates' shape computing each position p as above, a negative index first taken
+from the end of its dimension (index + size, eager's index_put), and, where every coordinate of p
 lies in [0, size) of its dimension, the region's ops (moved there, in order) on the update and
 `out[p]`, stored at `out[p]`. Each element of the original receives the same updates in the same
 order as TMTensor's loops: exact (eager's index_add adds in the same order of the index). A
 position outside the original is skipped (eager raises for it; a store there would write outside
-the buffer).
+the buffer); so is a negative index of scatter or index_add, for which eager raises, taken from
+the end.
 
 Another scatter (a dynamic size, an original dimension neither an update's nor mapped, a region
 holding a region) is left for `loopopt-check-input`, which refuses it by name (the graph runs
@@ -115,12 +120,16 @@ def helper_text(s: ScatterShape) -> str:
     checked = []
     for d, dim in enumerate(s.dimension_map):
         inner += [f"%k{d} = affine.load %i_m[{uv[0]}, {d}] : {mi}",
-                  f"%x{d} = arith.index_cast %k{d} : {i.element_type} to index"]
+                  f"%x{d} = arith.index_cast %k{d} : {i.element_type} to index",
+                  f"%neg{d} = arith.cmpi slt, %x{d}, %c0 : index",  # index_put's negative index counts from the end
+                  f"%size{d} = arith.constant {o.get_dim_size(dim)} : index",
+                  f"%end{d} = arith.addi %x{d}, %size{d} : index",
+                  f"%y{d} = arith.select %neg{d}, %end{d}, %x{d} : index"]
         if dim in start:
-            inner.append(f"%p{d} = arith.addi %x{d}, {start[dim]} : index")
+            inner.append(f"%p{d} = arith.addi %y{d}, {start[dim]} : index")
             start[dim] = f"%p{d}"
         else:
-            start[dim] = f"%x{d}"
+            start[dim] = f"%y{d}"
         checked.append(dim)
     oks = []
     for n, dim in enumerate(sorted(set(checked))):
