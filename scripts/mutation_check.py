@@ -108,6 +108,10 @@ FOCUS = {
                       "tests/test_runtime_torch.py::test_an_updated_input_sharing_memory_with_another_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_updating_a_frozen_weight_runs_eagerly",
                       "tests/test_runtime_torch.py::test_a_graph_changing_an_inputs_sizes_in_place_runs_eagerly"],
+    "scatters": ["tests/test_frontend_scatters.py"],
+    "torch float scalars": ["tests/test_runtime_torch.py::test_float_scalars_keeps_exponents_and_inexact_integers",
+                            "tests/test_runtime_torch.py::test_negative_integer_scalars_of_float_constants",
+                            "tests/test_runtime_torch.py::test_scatter_dims_writes_the_dim_a_negative_one_means"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -520,6 +524,25 @@ MUTATIONS = [
      [("        if getattr(sig, \"buffers_to_mutate\", None):", "        if False:")]),
     ("torch updates: an in-place change of an input's sizes falls back", "loopopt/runtime/torch_backend.py",
      [("        if _in_place(node) and _target_name(node) in _SHAPE_IN_PLACE \\\n", "        if False and _in_place(node) \\\n")]),
+    # issue 35 (section 66): integers against float tensors passed as floats (torch-mlir folds a negative one as unsigned)
+    ("torch float scalars: a pow's integer exponent is kept", "loopopt/runtime/torch_exact.py",
+     [("        if node.target._schema.name.split(\"::\")[-1] in _EXPONENTS:", "        if False:")]),
+    ("torch float scalars: an integer a float of the dtype does not hold is kept", "loopopt/runtime/torch_exact.py",
+     [("            return float(value) if _exact_in(value, dtypes) else value", "            return float(value)")]),
+    ("torch float scalars: only against a float tensor", "loopopt/runtime/torch_exact.py",
+     [("        if not dtypes:\n            continue", "        if False:\n            continue")]),
+    ("torch float scalars: only a scatter's negative dim is rewritten", "loopopt/runtime/torch_exact.py",
+     [("        if type(dim) is not int or dim >= 0 or not isinstance(val, torch.Tensor):",
+       "        if type(dim) is not int or not isinstance(val, torch.Tensor):")]),
+    # issue 35 (section 66): tm_tensor.scatter as loops
+    ("scatters: an original dimension neither an update's nor mapped is refused", "loopopt/frontend/scatters.py",
+     [("    if any(d < s.own_offset and d not in dims for d in range(o.rank)):", "    if False:")]),
+    ("scatters: a negative index counts from the end of its dimension", "loopopt/frontend/scatters.py",
+     [('                  f"%y{d} = arith.select %neg{d}, %end{d}, %x{d} : index"]',
+       '                  f"%y{d} = arith.select %neg{d}, %x{d}, %x{d} : index"]')]),
+    ("scatters: a position past the original's end is skipped", "loopopt/frontend/scatters.py",
+     [('                  f"%lt{n} = arith.cmpi slt, {start[dim]}, %n{n} : index",',
+       '                  f"%lt{n} = arith.cmpi sge, {start[dim]}, %c0 : index",')]),
     ("torch layout: a store that walks across the result's last dimension is counted",
      "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)

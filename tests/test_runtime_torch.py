@@ -1152,3 +1152,149 @@ def test_the_adversarial_sweep():
         if fails and not case.known:
             failed[case.name] = fails
     assert not failed, failed
+
+
+def _integer_scalar_models():
+    """Graphs whose constant float tensors meet a negative integer (torch-mlir folded it as unsigned)."""
+    def timestep(t):  # diffusers-like sinusoidal frequencies from a constant's log
+        freqs = torch.exp(-torch.log(torch.tensor(10000.0)) * torch.arange(4, dtype=torch.float32) / 4)
+        return t[:, None] * freqs[None]
+
+    return {
+        "neg of a constant's log": timestep,
+        "constant times -3": lambda t: t * (torch.tensor(9.0) * -3),
+        "constant plus -1": lambda t: t * (torch.tensor(9.0) + -1),
+        "constant minus -1": lambda t: t * (torch.tensor(9.0) - -1),
+        "constant above -1": lambda t: t * (torch.tensor(-0.5) > -1),
+        "constant below -1": lambda t: t * (torch.tensor(-0.5) < -1),
+        "constant equal to -1": lambda t: t * (torch.tensor(-1.0) == -1),
+        "input times -2": lambda t: t * -2 + (t > -1),
+    }
+
+
+@pytest.mark.parametrize("name", list(_integer_scalar_models()))
+def test_negative_integer_scalars_of_float_constants(name):
+    """torch-mlir folds `mul`/`add`/`sub` and the comparisons of a constant float tensor and a
+    negative integer as if the integer were unsigned (`torch.tensor(9.0) * -1` gave 1.66e20,
+    `-torch.log(torch.tensor(10000.0))` 1.70e20, so a diffusion timestep embedding's frequencies
+    were inf and NaN); float_scalars passes the integer as a float of the same value (section 66).
+    Eager's results, as a kernel."""
+    fn = _integer_scalar_models()[name]
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    t = torch.tensor([1.0, -2.0, 3.0])
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = compiled(t)
+    assert torch.equal(got, fn(t))
+    assert _kernels_only(rec)
+
+
+def test_float_scalars_keeps_exponents_and_inexact_integers():
+    """float_scalars rewrites an integer number against a float tensor, not a pow's exponent, not an
+    integer against an integer tensor, not one an f32 cannot hold exactly."""
+    from loopopt.runtime.torch_exact import float_scalars
+
+    class M(torch.nn.Module):
+        def forward(self, x, i):
+            return x * -1, x ** 3, i * -1, x + (2 ** 24 + 1), x.half() - 3
+
+    program = torch.export.export(M(), (torch.ones(2), torch.ones(2, dtype=torch.int64)), strict=False)
+    program = program.run_decompositions({})
+    assert float_scalars(program) == 2
+    numbers = {n.target._schema.name: [a for a in n.args if isinstance(a, (int, float))]
+               for n in program.graph.nodes if n.op == "call_function"}
+    ints = [n.args[1] for n in program.graph.nodes if n.op == "call_function" and len(n.args) > 1
+            and type(n.args[1]) is int]
+    assert sorted(ints) == [-1, 3, 2 ** 24 + 1], numbers
+
+
+_NEGATIVE_SCATTERS = {
+    "scatter": "torch.zeros_like(p).scatter(-1, idx, v)",
+    "scatter_add": "torch.zeros_like(p).scatter_add(-1, idx, v)",
+    "scatter_value": "torch.zeros_like(p).scatter(-1, idx, 1.0)",
+    "scatter_reduce": "p.scatter_reduce(-1, idx, v, 'amax')",
+}
+
+
+@pytest.mark.parametrize("name", list(_NEGATIVE_SCATTERS))
+def test_a_scatter_along_a_negative_dim_does_not_abort_the_process(name):
+    """torch-mlir's lowering of a scatter along a negative dim allocated until LLVM aborted the
+    process ("LLVM ERROR: out of memory", at 4 x 8); scatter_dims writes the dim it means
+    (section 66). Run in a child process (before the fix it died): eager's results, as a kernel
+    (loopopt-scatters-to-loops) or with one fallback warning naming tm_tensor.scatter."""
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import warnings, torch, loopopt
+        def f(p, idx, v):
+            return {_NEGATIVE_SCATTERS[name]}
+        torch.manual_seed(0)
+        args = (torch.rand(4, 8), torch.randint(8, (4, 2)), torch.rand(4, 2))
+        with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+            warnings.simplefilter("always")
+            got = torch.compile(f, backend=loopopt.torch_backend)(*args)
+        assert torch.equal(got, f(*args))
+        fell = [str(w.message) for w in caught if "Fallback" in type(w.message).__name__]
+        assert len(fell) <= 1 and all("tm_tensor.scatter" in m for m in fell), fell
+        print("ok")
+        """)
+    import resource
+
+    def limited():  # the runaway lowering stops at 8 GB of address space, not at the host's memory
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env,
+                          preexec_fn=limited)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
+
+
+def test_scatter_dims_writes_the_dim_a_negative_one_means():
+    """scatter_dims rewrites a scatter's negative dim as dim + rank, leaves a non-negative one and
+    other ops' dims (a gather along -1 lowers as it is)."""
+    from loopopt.runtime.torch_exact import scatter_dims
+
+    class M(torch.nn.Module):
+        def forward(self, p, idx, v):
+            return p.scatter(-1, idx, v), p.scatter_add(0, idx, v), torch.gather(p, -1, idx), p.scatter(-2, idx, v)
+
+    args = (torch.rand(4, 8), torch.randint(4, (4, 2)), torch.rand(4, 2))
+    program = torch.export.export(M(), args, strict=False).run_decompositions({})
+    assert scatter_dims(program) == 2
+    dims = sorted((n.target._schema.name.split("::")[-1], n.args[1]) for n in program.graph.nodes
+                  if n.op == "call_function" and n.target._schema.name.split("::")[-1] in ("scatter", "scatter_add", "gather"))
+    assert dims == [("gather", -1), ("scatter", 0), ("scatter", 1), ("scatter_add", 0)]
+
+
+def test_index_add_scatter_add_and_index_put_run_as_kernels():
+    """A GCN layer's degree count and message sum (index_add_ along dim 0, repeated indices), a
+    scatter_add along -1 and an accumulating index_put of negative indices are torch-mlir's
+    tm_tensor.scatter, which loopopt-scatters-to-loops lowers
+    (they ran eagerly before): no fallback, eager's results bit for bit (the same adds in the same
+    order of the index; section 66)."""
+    def gcn(x, edges, w):
+        src, dst = edges[0], edges[1]
+        deg = torch.zeros(x.shape[0]).index_add_(0, dst, torch.ones(dst.shape[0])) + 1
+        h = x @ w
+        msg = h[src] * torch.rsqrt(deg[src] * deg[dst])[:, None]
+        return torch.zeros_like(h).index_add_(0, dst, msg) + h / deg[:, None]
+
+    def scatter_add(p, idx, v):
+        return p.scatter_add(-1, idx, v)
+
+    def index_put_from_the_end(x, i, v):  # negative indices count from the end (torch-mlir passes them as they are)
+        return x.index_put((i - 10,), v, accumulate=True)
+
+    torch.manual_seed(0)
+    cases = [(gcn, (torch.rand(64, 16), torch.randint(64, (2, 512)), torch.rand(16, 16))),
+             (scatter_add, (torch.rand(8, 10), torch.randint(10, (8, 6)), torch.rand(8, 6))),
+             (index_put_from_the_end, (torch.rand(10, 5), torch.randint(10, (30,)), torch.rand(30, 5)))]
+    for fn, args in cases:
+        rec = Recorder()
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("error", LoopoptFallbackWarning)
+            got = torch.compile(fn, backend=rec)(*args)
+        assert torch.equal(got, fn(*args))
+        assert _kernels_only(rec)

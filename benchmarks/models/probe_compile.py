@@ -23,7 +23,10 @@ scaled_dot_product_attention of head_dim 80, nn.GRU over a sequence; grouped-que
 KV-cache decode step, Stable Diffusion cross-attention, a bidirectional LSTM, a log-target KL, a
 label-smoothed cross-entropy, cdist, 4096 small bmm, wav2vec's Conv1d stem, a dilated 3x3 conv, a
 non-divisible AdaptiveAvgPool2d, BatchNorm2d in training mode, pixel_unshuffle, SwiGLU, ELU +
-Softplus), their parameters as the backend receives them
+Softplus; a ViT block, LLaMA attention with complex rotary embeddings, a top-2 mixture of experts,
+T5's relative position bias, YOLO's SPPF, Whisper's stem, metric-learning losses, ALiBi, masked
+pooling, argmax, a reflection-padded residual block, a timestep embedding, a GCN layer by
+index_add, fake quantization, grid_sample, shifted-window Swin), their parameters as the backend receives them
 (constants of the graph). A model class may set `train_mode` (called in training mode) or `rnn`
 (compiled under torch._dynamo.config.allow_rnn). Each model is compiled after torch._dynamo.reset(): two kinds that share
 a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
@@ -38,7 +41,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43, 49 and 59 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49, 59 and 66 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
@@ -907,6 +910,305 @@ class EluSoftplus(nn.Module):
         return F.elu(y) + F.softplus(y, beta=2.0, threshold=10.0)
 
 
+class VitBlock(nn.Module):
+    """timm ViT-S/16 block at 197 tokens: LayerNorm, qkv Linear 384->1152, scaled_dot_product_attention
+    of 6 heads of 64, projection, residual; LayerNorm, MLP 384->1536 GELU (erf) ->384, residual."""
+
+    def __init__(self, d=384, heads=6):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(d, eps=1e-6), nn.LayerNorm(d, eps=1e-6)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = self.qkv(self.norm1(x)).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, n, c)
+        x = x + self.proj(a)
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class LlamaAttention(nn.Module):
+    """Meta's LLaMA reference attention: RMSNorm, wq/wk/wv 512->512, rotary embedding by
+    view_as_complex and a complex freqs_cis (torch.polar), causal scaled_dot_product_attention of 8
+    heads of 64, wo, residual; 128 tokens."""
+
+    def __init__(self, d=512, heads=8, seq=128):
+        super().__init__()
+        self.heads = heads
+        self.weight = nn.Parameter(torch.ones(d))
+        self.wq, self.wk, self.wv, self.wo = (nn.Linear(d, d, bias=False) for _ in range(4))
+        hd = d // heads
+        freqs = 1.0 / 10000.0 ** (torch.arange(0, hd, 2).float() / hd)
+        self.freqs_cis = torch.polar(torch.ones(seq, hd // 2), torch.outer(torch.arange(seq).float(), freqs))
+
+    def rotary(self, x):
+        xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * self.freqs_cis[None, :, None]).flatten(3).type_as(x)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+        q, k, v = (w(h).view(b, s, self.heads, d // self.heads) for w in (self.wq, self.wk, self.wv))
+        q, k = self.rotary(q), self.rotary(k)
+        o = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        return x + self.wo(o.transpose(1, 2).reshape(b, s, d))
+
+
+class MoeTop2(nn.Module):
+    """Mixtral-like top-2 mixture of 8 experts, computed densely: router Linear 256->8, softmax,
+    topk 2, renormalised, scattered into a (tokens, experts) weight; experts' SiLU MLPs 256->512->256
+    as two einsums over stacked weights; 64 tokens."""
+
+    def __init__(self, d=256, h=512, experts=8):
+        super().__init__()
+        self.router = nn.Linear(d, experts, bias=False)
+        self.w1 = nn.Parameter(torch.empty(experts, d, h))
+        self.w2 = nn.Parameter(torch.empty(experts, h, d))
+
+    def forward(self, x):
+        p = torch.softmax(self.router(x), -1)
+        top, idx = torch.topk(p, 2, -1)
+        weights = torch.zeros_like(p).scatter(-1, idx, top / top.sum(-1, keepdim=True))
+        y = torch.einsum("teh,ehd->ted", F.silu(torch.einsum("td,edh->teh", x, self.w1)), self.w2)
+        return torch.einsum("te,ted->td", weights, y)
+
+
+class T5Bias(nn.Module):
+    """T5 self-attention with its relative position bias: bidirectional buckets (32, max distance
+    128: abs, log, integer casts, min, where) from arange, Embedding(32, 8) gathered, permuted and
+    added to unscaled scores, softmax; 8 heads of 64, 128 tokens."""
+
+    def __init__(self, heads=8, buckets=32, max_distance=128):
+        super().__init__()
+        self.buckets, self.max_distance = buckets, max_distance
+        self.bias = nn.Embedding(buckets, heads)
+
+    def bucket(self, rel):
+        n = self.buckets // 2
+        ret = (rel > 0).long() * n
+        rel = rel.abs()
+        exact = n // 2
+        large = exact + (torch.log(rel.float() / exact) / torch.log(torch.tensor(self.max_distance / exact))
+                         * (n - exact)).long()
+        large = torch.min(large, torch.full_like(large, n - 1))
+        return ret + torch.where(rel < exact, rel, large)
+
+    def forward(self, q, k, v):
+        s = q.shape[2]
+        ctx = torch.arange(s, device=q.device)
+        b = self.bias(self.bucket(ctx[None, :] - ctx[:, None])).permute(2, 0, 1)[None]
+        return torch.softmax(q @ k.transpose(-1, -2) + b, -1) @ v
+
+
+class Sppf(nn.Module):
+    """YOLOv5 SPPF at 20 x 20: 1x1 conv 512->256 + BN + SiLU, three cascaded MaxPool2d(5, 1, 2),
+    torch.cat of the four, 1x1 conv 1024->512 + BN + SiLU."""
+
+    def __init__(self, c=512):
+        super().__init__()
+        self.cv1, self.bn1 = nn.Conv2d(c, c // 2, 1, bias=False), nn.BatchNorm2d(c // 2)
+        self.cv2, self.bn2 = nn.Conv2d(2 * c, c, 1, bias=False), nn.BatchNorm2d(c)
+        self.pool = nn.MaxPool2d(5, 1, 2)
+
+    def forward(self, x):
+        x = F.silu(self.bn1(self.cv1(x)))
+        y1 = self.pool(x)
+        y2 = self.pool(y1)
+        return F.silu(self.bn2(self.cv2(torch.cat((x, y1, y2, self.pool(y2)), 1))))
+
+
+class WhisperStem(nn.Module):
+    """Whisper(-tiny) encoder stem: Conv1d 80->384 k3 p1, GELU, Conv1d 384->384 k3 stride 2 p1, GELU,
+    permute to (B, T, D), plus the sinusoidal positional embedding; 3000 mel frames."""
+
+    def __init__(self, mels=80, d=384, frames=1500):
+        super().__init__()
+        self.conv1 = nn.Conv1d(mels, d, 3, padding=1)
+        self.conv2 = nn.Conv1d(d, d, 3, stride=2, padding=1)
+        inc = torch.exp(-torch.log(torch.tensor(10000.0)) / (d // 2 - 1) * torch.arange(d // 2))
+        t = torch.arange(frames)[:, None] * inc[None]
+        self.pos = torch.cat([torch.sin(t), torch.cos(t)], 1)
+
+    def forward(self, x):
+        x = F.gelu(self.conv2(F.gelu(self.conv1(x))))
+        return x.permute(0, 2, 1) + self.pos
+
+
+class MetricLoss(nn.Module):
+    """Metric-learning losses over 256 embeddings of 128: TripletMarginLoss(margin 1, p 2) plus
+    CosineEmbeddingLoss(margin 0.2) against +-1 targets."""
+
+    def __init__(self, n=256):
+        super().__init__()
+        self.triplet = nn.TripletMarginLoss(margin=1.0, p=2)
+        self.cosine = nn.CosineEmbeddingLoss(margin=0.2)
+        self.y = torch.where(torch.arange(n) % 3 == 0, -1.0, 1.0)
+
+    def forward(self, a, p, n):
+        return self.triplet(a, p, n) + self.cosine(a, n, self.y)
+
+
+class Alibi(nn.Module):
+    """BLOOM's ALiBi attention: per-head slopes times key positions from the attention mask's cumsum,
+    baddbmm with the scaled scores, causal and padding masks by masked_fill(finfo.min), softmax in
+    float, times v; 8 heads of 64, 256 tokens, batch 2."""
+
+    def __init__(self, heads=8):
+        super().__init__()
+        self.heads = heads
+        self.slopes = torch.tensor([2.0 ** (-8.0 * (i + 1) / heads) for i in range(heads)])
+
+    def forward(self, q, k, v, mask):
+        b, h, s, d = q.shape
+        keep = (~mask).long()  # Padding: True on pads
+        pos = ((keep.cumsum(-1) - 1) * keep)[:, None, :]
+        alibi = (self.slopes[None, :, None] * pos).reshape(b * h, 1, s)
+        scores = torch.baddbmm(alibi, q.reshape(b * h, s, d), k.reshape(b * h, s, d).transpose(1, 2),
+                               beta=1.0, alpha=d ** -0.5).view(b, h, s, s)
+        causal = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+        masked = causal[None, None] | mask[:, None, None, :]
+        scores = scores.masked_fill(masked, torch.finfo(scores.dtype).min)
+        return torch.softmax(scores, -1) @ v
+
+
+class MaskedPooling(nn.Module):
+    """Sentence-embedding pooling over (32, 128, 384) token states and a 0/1 attention mask: masked
+    mean (sum / clamp(count, 1e-9)), masked max (masked_fill -1e9), torch.where of the CLS state for
+    empty rows, concatenated and L2-normalised."""
+
+    def forward(self, x, pad):
+        m = (~pad).unsqueeze(-1).float()
+        mean = (x * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
+        mx = x.masked_fill(pad.unsqueeze(-1), -1e9).max(1).values
+        mx = torch.where(m.sum(1) > 0, mx, x[:, 0])
+        return F.normalize(torch.cat([mean, mx], -1), dim=-1)
+
+
+class ArgmaxAccuracy(nn.Module):
+    """Classifier metrics over (256, 1000) logits: argmax == target per row, and the row max."""
+
+    def forward(self, logits, target):
+        best = logits.max(-1)
+        return torch.cat([(logits.argmax(-1) == target).float(), best.values, best.indices.float()])
+
+
+class ReflectResidual(nn.Module):
+    """Johnson style-transfer residual block: ReflectionPad2d(1), conv 128->128 k3, InstanceNorm2d
+    (affine), ReLU, ReflectionPad2d(1), conv, InstanceNorm2d, residual; 64 x 64."""
+
+    def __init__(self, c=128):
+        super().__init__()
+        self.pad = nn.ReflectionPad2d(1)
+        self.conv1, self.conv2 = nn.Conv2d(c, c, 3), nn.Conv2d(c, c, 3)
+        self.in1, self.in2 = nn.InstanceNorm2d(c, affine=True), nn.InstanceNorm2d(c, affine=True)
+
+    def forward(self, x):
+        y = F.relu(self.in1(self.conv1(self.pad(x))))
+        return x + self.in2(self.conv2(self.pad(y)))
+
+
+class TimestepEmbedding(nn.Module):
+    """Diffusers' timestep embedding: sinusoidal features of 320 (exp of arange, sin and cos of
+    timesteps up to 1000, flipped to cos first), Linear 320->1280, SiLU, Linear 1280->1280; batch 2."""
+
+    def __init__(self, ch=320, d=1280):
+        super().__init__()
+        self.ch = ch
+        self.l1, self.l2 = nn.Linear(ch, d), nn.Linear(d, d)
+
+    def forward(self, t):
+        half = self.ch // 2
+        freqs = torch.exp(-torch.log(torch.tensor(10000.0)) * torch.arange(half, dtype=torch.float32) / half)
+        a = t[:, None].float() * freqs[None]
+        emb = torch.cat([torch.cos(a), torch.sin(a)], -1)
+        return self.l2(F.silu(self.l1(emb)))
+
+
+class GcnLayer(nn.Module):
+    """Graph convolution by message passing: 4096 nodes of 64 features, 32768 edges (src, dst):
+    h = x W (64->64), degree by index_add of ones, messages h[src] / sqrt(deg[src] deg[dst]),
+    index_add into dst, ReLU."""
+
+    def __init__(self, d=64):
+        super().__init__()
+        self.lin = nn.Linear(d, d, bias=False)
+
+    def forward(self, x, edges):
+        src, dst = edges[0], edges[1]
+        deg = torch.zeros(x.shape[0], device=x.device).index_add_(0, dst, torch.ones_like(dst, dtype=x.dtype)) + 1
+        h = self.lin(x)
+        norm = torch.rsqrt(deg[src] * deg[dst])
+        return F.relu(torch.zeros_like(h).index_add_(0, dst, h[src] * norm[:, None]) + h / deg[:, None])
+
+
+class FakeQuantConv(nn.Module):
+    """Quantization-aware training: fake_quantize_per_tensor_affine (scale 1/32, int8) of the input
+    and of the weight, conv 32->32 k3 p1, ReLU; 1 x 32 x 56 x 56."""
+
+    def __init__(self, c=32):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x):
+        xq = torch.fake_quantize_per_tensor_affine(x, 1 / 32, 0, -128, 127)
+        wq = torch.fake_quantize_per_tensor_affine(self.conv.weight, 1 / 256, 0, -128, 127)
+        return F.relu(F.conv2d(xq, wq, self.conv.bias, padding=1))
+
+
+class GridSample(nn.Module):
+    """Spatial transformer: affine_grid of per-sample 2x3 thetas, grid_sample (bilinear, zeros
+    padding, align_corners False) of 8 x 16 x 64 x 64."""
+
+    def forward(self, x, theta):
+        grid = F.affine_grid(theta.view(-1, 2, 3) * 0.2 + torch.tensor([1.0, 0, 0, 0, 1, 0]).view(1, 2, 3),
+                             list(x.shape), align_corners=False)
+        return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+class ShiftedWindow(nn.Module):
+    """Swin shifted-window attention at 56 x 56 x 96, window 7, shift 3: torch.roll, window partition,
+    relative position bias gathered from a (13*13, 3) table by a (49, 49) index, the shift's
+    region mask, softmax, projection, windows reversed, rolled back."""
+
+    def __init__(self, d=96, heads=3, w=7, shift=3, size=56):
+        super().__init__()
+        self.heads, self.w, self.shift = heads, w, shift
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.table = nn.Parameter(torch.empty((2 * w - 1) ** 2, heads))
+        c = torch.stack(torch.meshgrid(torch.arange(w), torch.arange(w), indexing="ij")).flatten(1)
+        r = (c[:, :, None] - c[:, None, :]).permute(1, 2, 0) + (w - 1)
+        self.index = r[..., 0] * (2 * w - 1) + r[..., 1]
+        img = torch.zeros(1, size, size, 1)
+        cnt = 0
+        for hs in (slice(0, -w), slice(-w, -shift), slice(-shift, None)):
+            for ws in (slice(0, -w), slice(-w, -shift), slice(-shift, None)):
+                img[:, hs, ws, :] = cnt
+                cnt += 1
+        win = self.partition(img).squeeze(-1)
+        diff = win[:, None, :] - win[:, :, None]
+        self.mask = diff.masked_fill(diff != 0, -100.0).masked_fill(diff == 0, 0.0)
+
+    def partition(self, x):
+        b, hh, ww, c = x.shape
+        w = self.w
+        return x.view(b, hh // w, w, ww // w, w, c).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, c)
+
+    def forward(self, x):
+        b, hh, ww, c = x.shape
+        w, nh = self.w, self.heads
+        t = self.partition(torch.roll(x, (-self.shift, -self.shift), (1, 2)))
+        nw = t.shape[0]
+        q, k, v = self.qkv(t).reshape(nw, w * w, 3, nh, c // nh).permute(2, 0, 3, 1, 4)
+        bias = self.table[self.index.view(-1)].view(w * w, w * w, nh).permute(2, 0, 1)
+        a = q @ k.transpose(-1, -2) * (c // nh) ** -0.5 + bias[None]
+        a = (a.view(nw // self.mask.shape[0], self.mask.shape[0], nh, w * w, w * w) + self.mask[None, :, None]).view(nw, nh, w * w, w * w)
+        o = self.proj((torch.softmax(a, -1) @ v).transpose(1, 2).reshape(nw, w * w, c))
+        o = o.view(b, hh // w, ww // w, w, w, c).permute(0, 1, 3, 2, 4, 5).reshape(b, hh, ww, c)
+        return torch.roll(o, (self.shift, self.shift), (1, 2))
+
+
 @dataclass(frozen=True)
 class Ints:
     """An integer input (token ids) of SHAPE drawn from [0, HIGH)."""
@@ -941,9 +1243,21 @@ class Binary:
         return (torch.rand(batch_scale * self.shape[0], *self.shape[1:]) < 0.1).float()
 
 
+@dataclass(frozen=True)
+class Uniform:
+    """A float input of SHAPE uniform in [LOW, HIGH) (diffusion timesteps)."""
+
+    shape: tuple
+    low: float
+    high: float
+
+    def make(self, batch_scale: int = 1) -> torch.Tensor:
+        return torch.rand(batch_scale * self.shape[0], *self.shape[1:]) * (self.high - self.low) + self.low
+
+
 def make_input(spec, batch_scale: int = 1) -> torch.Tensor:
     """A float input uniform in [-1, 1) of shape SPEC (first dimension times BATCH_SCALE), or spec.make."""
-    if isinstance(spec, (Ints, Padding, Binary)):
+    if isinstance(spec, (Ints, Padding, Binary, Uniform)):
         return spec.make(batch_scale)
     return torch.rand(batch_scale * spec[0], *spec[1:]) * 2 - 1
 
@@ -1021,6 +1335,22 @@ MODELS = {  # name: (module factory, input shapes)
     "unshuffle": (Unshuffle, [(1, 16, 128, 128)]),
     "swiglu": (SwiGlu, [(1, 64, 512)]),
     "elusoftplus": (EluSoftplus, [(1, 32, 64, 64)]),
+    "vitblock": (VitBlock, [(1, 197, 384)]),
+    "llamaattn": (LlamaAttention, [(1, 128, 512)]),
+    "moe": (MoeTop2, [(64, 256)]),
+    "t5bias": (T5Bias, [(1, 8, 128, 64)] * 3),
+    "sppf": (Sppf, [(1, 512, 20, 20)]),
+    "whisperstem": (WhisperStem, [(1, 80, 3000)]),
+    "metricloss": (MetricLoss, [(256, 128)] * 3),
+    "alibi": (Alibi, [(2, 8, 256, 64)] * 3 + [Padding((2, 256))]),
+    "maskpool": (MaskedPooling, [(32, 128, 384), Padding((32, 128))]),
+    "argmax": (ArgmaxAccuracy, [(256, 1000), Ints((256,), 1000)]),
+    "reflectres": (ReflectResidual, [(1, 128, 64, 64)]),
+    "timestep": (TimestepEmbedding, [Uniform((2,), 0.0, 1000.0)]),
+    "gcn": (GcnLayer, [(4096, 64), Ints((2, 32768), 4096)]),
+    "fakequant": (FakeQuantConv, [(1, 32, 56, 56)]),
+    "gridsample": (GridSample, [(8, 16, 64, 64), (8, 6)]),
+    "swinshift": (ShiftedWindow, [(1, 56, 56, 96)]),
 }
 
 

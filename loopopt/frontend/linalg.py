@@ -5,6 +5,8 @@ the `loopopt-*` ones (rewrites.py):
 
   loopopt-scans-to-loops               torch-mlir's tm_tensor.scan (torch.cumsum) as affine loops over
                                        buffers (scans.py)
+  loopopt-scatters-to-loops            torch-mlir's tm_tensor.scatter (index_add, scatter_add) as
+                                       loops over buffers (scatters.py)
   loopopt-check-input                  refuse, with the op's name and place, what will not lower
   func.func(linalg-fold-unit-extent-dims, canonicalize, cse)
                                        drop the unit dims of row reductions (tensor<512x1xf32>)
@@ -68,7 +70,7 @@ BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
 
 def steps(elementwise_fusion: bool = False) -> list[str]:
     """The top-level steps of the linalg-on-tensors lowering."""
-    out = ["loopopt-scans-to-loops", "loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
+    out = ["loopopt-scans-to-loops", "loopopt-scatters-to-loops", "loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
     if elementwise_fusion:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [

@@ -13,6 +13,17 @@ Found by the adversarial sweep (tests/torch_sweep.py), each a wrong result befor
   written with `torch.expm1`, as eager computes them, whose `math.expm1` the cpu step `expm1`
   computes exactly near 0 (docs/cpu_codegen.md sections 59, 60).
 
+- An integer scalar operand of arithmetic or a comparison on a float tensor (`c * -1`, `c + -1`,
+  `c > -1`, and the float `neg` below, written `mul.Scalar(x, -1)`) is folded by torch-mlir as an
+  unsigned number where the tensor is a constant: `torch.tensor(9.0) * -1` became 1.66e20 (9 *
+  (2**64 - 1)), `-torch.log(torch.tensor(10000.0))` 1.70e20, `torch.tensor(-0.5) > -1` false.
+  `float_scalars(program)` passes each such integer as the float of the same value.
+
+- `scatter`, `scatter_add` and `scatter_reduce` along a negative dimension (`p.scatter(-1, idx,
+  v)`, a top-k router's weights) made torch-mlir's lowering allocate until LLVM aborted the
+  process ("LLVM ERROR: out of memory", at any size). `scatter_dims(program)` writes the dimension
+  as the non-negative one it means.
+
 `decompositions()` writes each as ops torch-mlir lowers exactly (`program.run_decompositions`,
 before the import); each is exact for every dtype (returning NotImplemented, to keep the op where
 it is exact already, fails under some dispatch paths).
@@ -72,7 +83,7 @@ def neg(x):
     import torch
 
     if _is_float(x):
-        return torch.ops.aten.mul.Scalar(x, -1)  # -0 for 0, as neg
+        return torch.ops.aten.mul.Scalar(x, -1.0)  # -0 for 0, as neg
     return torch.zeros_like(x) - x
 
 
@@ -149,6 +160,98 @@ def decompositions() -> dict:
         aten.elu.default: elu,
         aten.celu.default: celu,
     }
+
+
+_EXPONENTS = ("pow", "float_power")  # an integer exponent is another operation than a float one
+
+
+def _float_dtypes(node) -> set:
+    """The floating dtypes of the tensors NODE reads."""
+    import torch
+
+    vals = [a.meta.get("val") for a in node.all_input_nodes]
+    return {v.dtype for v in vals if isinstance(v, torch.Tensor) and v.dtype.is_floating_point}
+
+
+def _exact_in(value: int, dtypes: set) -> bool:
+    """VALUE has the same value as a float of every dtype in DTYPES (and as a Python float)."""
+    import torch
+
+    return abs(value) <= 2 ** 53 and all(torch.tensor(float(value), dtype=d).item() == value for d in dtypes)
+
+
+def float_scalars(program) -> int:
+    """Rewrite, in place, every Python int (not a bool) an op of the exported PROGRAM takes as a
+    number (a `Scalar` parameter, or a Tensor parameter given a number) where the op also reads a
+    float tensor, as the float of the same value; returns how many were rewritten.
+
+    The rule: eager converts such a number to the tensor's dtype before it computes; torch-mlir's
+    folders of `mul`/`add`/`sub` and of the comparisons on a constant float tensor convert a
+    negative integer as an unsigned one (`torch.tensor(9.0) * -1` folded to 1.66e20). A float of the
+    same value folds and lowers as eager computes. Kept: an exponent (`pow`: an integer power is
+    another operation), and a value a float of the tensor's dtype does not hold exactly (beyond
+    2**24 in f32: the two conversions could round apart)."""
+    import torch
+
+    count = 0
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        if node.target._schema.name.split("::")[-1] in _EXPONENTS:
+            continue
+        dtypes = _float_dtypes(node)
+        if not dtypes:
+            continue
+        params = node.target._schema.arguments
+
+        def floated(value, param):
+            if type(value) is not int or str(param.type) not in ("number", "Optional[number]", "Tensor"):
+                return value
+            return float(value) if _exact_in(value, dtypes) else value
+
+        args = tuple(floated(a, p) for a, p in zip(node.args, params)) + tuple(node.args[len(params):])
+        by_name = {p.name: p for p in params}
+        kwargs = {k: floated(v, by_name[k]) if k in by_name else v for k, v in node.kwargs.items()}
+        changed = sum(a is not b for a, b in zip(args, node.args)) + sum(kwargs[k] is not v for k, v in node.kwargs.items())
+        if changed:
+            node.args, node.kwargs = args, kwargs
+            count += changed
+    if count:
+        program.graph_module.recompile()
+    return count
+
+
+_SCATTERS = ("scatter", "scatter_add", "scatter_reduce")
+
+
+def scatter_dims(program) -> int:
+    """Rewrite, in place, the negative `dim` of every scatter (`aten.scatter`, `scatter_add`,
+    `scatter_reduce`, each overload) of the exported PROGRAM as `dim + rank` of the tensor it
+    scatters into (the dimension it means); returns how many were rewritten. torch-mlir's lowering
+    of a scatter along a negative dimension never ends (LLVM aborts the process, out of memory)."""
+    import torch
+
+    count = 0
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        if node.target._schema.name.split("::")[-1] not in _SCATTERS:
+            continue
+        names = [p.name for p in node.target._schema.arguments]
+        position = names.index("dim")
+        dim = node.args[position] if len(node.args) > position else node.kwargs.get("dim")
+        val = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+        if type(dim) is not int or dim >= 0 or not isinstance(val, torch.Tensor):
+            continue
+        fixed = dim + max(val.dim(), 1)
+        if len(node.args) > position:
+            node.args = node.args[:position] + (fixed,) + node.args[position + 1:]
+        else:
+            node.kwargs = {**node.kwargs, "dim": fixed}
+        count += 1
+    if count:
+        program.graph_module.recompile()
+    return count
 
 
 def trapping_division(program) -> str | None:

@@ -10,6 +10,7 @@
 
 // CHECK:      builtin.module(
 // CHECK-NEXT:   loopopt-scans-to-loops,
+// CHECK-NEXT:   loopopt-scatters-to-loops,
 // CHECK-NEXT:   loopopt-check-input,
 // CHECK-NEXT:   func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // CHECK-NEXT:   loopopt-matmul-of-broadcast-operand,
@@ -45,6 +46,7 @@
 // HLO:      builtin.module(
 // HLO-NEXT:   iree-stablehlo-input-transformation-pipeline,
 // HLO-NEXT:   loopopt-scans-to-loops,
+// HLO-NEXT:   loopopt-scatters-to-loops,
 // HLO-NEXT:   loopopt-check-input,
 
 // FUSE:      func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
