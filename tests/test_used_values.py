@@ -134,3 +134,19 @@ def test_a_move_into_another_block_drops_the_new_parent():
     rewriter.move_before(store, mlir.block_ops(l1.regions[0].blocks[0])[-1])
     assert c in facts.used_values(l1)
     assert facts.used_values(store) == own == values_used_inside(store)
+
+
+def test_the_memo_answers_what_a_walk_answers_on_unrolled_rnns(monkeypatch):
+    """The whole cpu pipeline on an unrolled GRU (8 steps) and a bidirectional LSTM (4 steps),
+    tests/fixtures/rnn: every answer fusion gets is a fresh walk's."""
+    from loopopt import api
+
+    monkeypatch.setattr(fusion, "Facts", CheckedFacts)
+    CheckedFacts.answers, CheckedFacts.stale = 0, []
+    for name in ("gruseq8", "bilstm4"):
+        path = os.path.join(HERE, "fixtures", "rnn", f"{name}.mlir")
+        with open(path) as f:
+            res = api.optimize(f.read(), "cpu", filename=path, passes="fusion")
+        assert res.num_loops_fused > 20
+    assert CheckedFacts.answers > 1000
+    assert CheckedFacts.stale == []
