@@ -111,6 +111,18 @@ def test_a_fuse_drops_the_kept_loops_values():
     assert facts.used_values(l1) == values_used_inside(l1)
 
 
+def test_a_fuse_drops_the_memos_of_the_ops_it_moves():
+    """A store l2's body held uses l2's IV; moved into l1 it uses l1's (the fusion driver asks
+    only the ops of the block it fuses in, so this is asked of Facts directly)."""
+    m, fn, facts, rewriter = _setup()
+    l1, l2 = loops_in_block(mlir.func_body(fn))
+    store = [o for o in mlir.walk(l2) if o.name == "affine.store"][0]
+    iv1, iv2 = l1.regions[0].blocks[0].arguments[0], l2.regions[0].blocks[0].arguments[0]
+    assert iv2 in facts.used_values(store)
+    rewriter.fuse(l1, l2, loop_fusion)
+    assert iv1 in facts.used_values(store) and facts.used_values(store) == values_used_inside(store)
+
+
 def test_a_replacement_of_uses_drops_every_memo():
     m, fn, facts, rewriter = _setup()
     l1, _ = loops_in_block(mlir.func_body(fn))
