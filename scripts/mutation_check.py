@@ -28,6 +28,7 @@ FUZZ = ["tests/test_fuzz.py::test_differential_property_fixed_seed",
         "tests/test_fuzz.py::test_saved_regression_keeps_its_results"]
 FOCUS = {
     "fusion": ["tests/test_fusion.py", "tests/test_fpg.py"],
+    "used values": ["tests/test_used_values.py"],
     "licm": ["tests/test_licm.py"],
     "interchange": ["tests/test_interchange.py", "tests/test_reorder_property.py"],
     "contraction": ["tests/test_fusion.py", "tests/test_restructure_in_driver.py"],
@@ -129,6 +130,13 @@ FOCUS_BY_NAME = {
 
 # (name, file, [(the exact text of the check, the text that disables it), ...]).
 MUTATIONS = [
+    # docs/cpu_codegen.md section 67 (the values used inside an op, memoized per version of it)
+    ("used values: a composite rewrite drops every memo", "loopopt/analysis/facts.py",
+     [("        self.forget_tree(op)\n        self._used.clear()\n",
+       "        self.forget_tree(op)\n")]),
+    ("used values: a fuse drops the moved ops' memos", "loopopt/analysis/facts.py",
+     [("        if self._used:  # the moved ops now use l1's IV where they used l2's",
+       "        if False:  # the moved ops now use l1's IV where they used l2's")]),
     # issue 38 (each question asked once per access signature, shortcuts that must decide alike)
     ("signatures: two accesses alike only with one index", "loopopt/analysis/facts.py",
      [("        return (a.key, a.root, a.is_write, a.index, a.extent, loops)",

@@ -68,6 +68,14 @@ class Distinct:
                 self.by_root.setdefault(a.key, []).append(a)
 
 
+def values_used_inside(op: ir.Operation) -> frozenset:
+    """The operands of `op` and of every op nested in it."""
+    used = set()
+    for o in (op, *mlir.walk(op)):
+        used.update(o.operands)
+    return frozenset(used)
+
+
 class Facts:
     """Facts keyed by op address (`op_key`): an op's hash changes with its attributes."""
 
@@ -83,12 +91,25 @@ class Facts:
         self._working_set: dict = {}
         self._buffers: dict = {}  # root -> {name: fact} (buffer_fact)
         self._trips: dict = {}
+        self._used: dict = {}  # op key -> values_used_inside (dropped with the op's other facts)
 
     def effects(self, op: ir.Operation) -> Effects:
         e = self._effects.get(op_key(op))
         if e is None:
             e = self._effects[op_key(op)] = op_effects(op)
         return e
+
+    def used_values(self, op: ir.Operation) -> frozenset:
+        """`values_used_inside(op)`: the operands of the op and of every op nested in it. A fact
+        of the op's contents, dropped with its effects (`forget`: an erase, a fuse, a move into
+        another block, for the op and every op around it), for the ops a fuse moves (their IV
+        changes), and for every op by a replacement of a value's uses or a composite rewrite
+        (`before_replace_uses`, `before_replace`: any op's operands may change)."""
+        k = op_key(op)
+        u = self._used.get(k)
+        if u is None:
+            u = self._used[k] = values_used_inside(op)
+        return u
 
     def constant_trip(self, op: ir.Operation):
         """loops.constant_trip of a loop: (trip count, step), None if not constant."""
@@ -205,6 +226,7 @@ class Facts:
             self._classes.pop(k, None)
             self._working_set.pop(k, None)
             self._trips.pop(k, None)
+            self._used.pop(k, None)
 
     def forget_tree(self, op: ir.Operation) -> None:
         """Forget an op about to be erased or rebuilt, every op nested in it, and every op
@@ -231,6 +253,10 @@ class Facts:
         place, so a chain of fusions costs time proportional to what each fuse moves."""
         e2, working_set = state
         self.forget_ancestors(l1)  # their facts still describe l2's accesses on l2's IV
+        if self._used:  # the moved ops now use l1's IV where they used l2's
+            for op in moved:
+                for o in (op, *mlir.walk(op)):
+                    self._used.pop(op_key(o), None)
         k1 = op_key(l1)
         e1 = self._effects.get(k1)
         acc1 = self._accesses.get(k1)
@@ -272,15 +298,21 @@ class Facts:
         self.fused(l1, state, moved)
 
     def before_replace(self, op: ir.Operation) -> None:
+        """A composite rewrite may also redirect the uses of what it replaces (a rebuilt loop's
+        results, a shrunk buffer, a tiled loop's results) anywhere in the function: every
+        op's `used_values` is dropped."""
         self.drop_buffers_used_by(op)
         self.forget_tree(op)
+        self._used.clear()
 
     def after_replace(self, op: ir.Operation, new_ops: list) -> None:
         self.drop_buffers_used_by(*new_ops)
 
     def before_replace_uses(self, old: ir.Value, new: ir.Value) -> None:
         """The uses of `old` become uses of `new`: a memref's users move to another buffer;
-        any other value may change the indices of accesses to any buffer."""
+        any other value may change the indices of accesses to any buffer. Either way the users'
+        operands change: every op's `used_values` is dropped."""
+        self._used.clear()
         if isinstance(old.type, ir.MemRefType):
             self._buffers.pop(alias_root(old), None)
             self._buffers.pop(alias_root(new), None)

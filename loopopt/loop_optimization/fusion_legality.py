@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .. import mlir
 from ..analysis import dependence
@@ -15,6 +16,7 @@ from ..analysis.accesses import collect_accesses
 from ..analysis.checks import fusion_order_refusal
 from ..analysis.affine import Scope
 from ..analysis.effects import Effects
+from ..analysis.facts import values_used_inside
 from ..analysis.loops import constant_trip, has_iter_args, loop_dims, substitute
 from ..analysis.loops import same_trip_count as loops_same_trip_count
 from ..analysis.memory import UNTRACED
@@ -205,12 +207,8 @@ def _conflict(x: Effects, y: Effects) -> bool:
     return False
 
 
-def _values_used_inside(op: ir.Operation) -> set:
-    used = set()
-    for o in [op, *mlir.walk(op)]:
-        for v in o.operands:
-            used.add(v)
-    return used
+def _values_used_inside(op: ir.Operation) -> frozenset:
+    return values_used_inside(op)
 
 
 def _touches_shared(e: Effects) -> bool:
@@ -236,6 +234,7 @@ class NeededSummary:
     _unwalked: list = field(default_factory=list)  # needed ops not yet folded into _values
     _shared: bool = False  # a folded needed op touches a non-private buffer (`_touches_shared`)
     _unshared: list = field(default_factory=list)  # needed ops' effects not yet folded into _shared
+    used_inside: Callable = _values_used_inside  # op -> the values used inside it (Facts.used_values)
 
     def add(self, op: ir.Operation, e: Effects) -> None:
         self.touches |= e.touches()
@@ -249,7 +248,7 @@ class NeededSummary:
         if not op.results:
             return False
         for m in self._unwalked:
-            self._values |= _values_used_inside(m)
+            self._values |= self.used_inside(m)
         self._unwalked.clear()
         return any(r in self._values for r in op.results)
 
@@ -267,7 +266,7 @@ class NeededSummary:
 
 
 def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation],
-                  effects) -> tuple[list[ir.Operation], Refusal | None]:
+                  effects, used_inside: Callable = _values_used_inside) -> tuple[list[ir.Operation], Refusal | None]:
     """Classify the ops between two loops (the seed's traversePath).
 
     Ops the second loop does not depend on stay where they are. Ops it needs (SSA or memory,
@@ -275,18 +274,19 @@ def traverse_path(l1: ir.Operation, l2: ir.Operation, between: list[ir.Operation
     stops fusion. Returns (ops to hoist in order, reason). The ops are walked once, last to
     first, each judged against the second loop and the `NeededSummary` of the needed ops after
     it: linear in the ops between (the pairwise walk was quadratic, 13 s of a 48 s bilstm
-    compile)."""
+    compile). `used_inside` gives the values used inside an op (`Facts.used_values`: each op's
+    walked once per version of it, not once per pair that asks)."""
     if not between:
         return [], None
     e2 = effects(l2)
-    used2: set | None = None  # values used inside l2, walked when an op with results asks
-    after = NeededSummary()
+    used2: frozenset | None = None  # values used inside l2, walked when an op with results asks
+    after = NeededSummary(used_inside=used_inside)
     needed: list[bool] = [False] * len(between)
     for k in range(len(between) - 1, -1, -1):
         x = between[k]
         ex = effects(x)
         if x.results and used2 is None:
-            used2 = _values_used_inside(l2)
+            used2 = used_inside(l2)
         if (any(r in used2 for r in x.results) or _conflict(ex, e2)
                 or after.uses_result_of(x) or after.conflicts(ex)):
             needed[k] = True
@@ -361,7 +361,7 @@ def fusion_legality(l1: ir.Operation, l2: ir.Operation, facts, options, profit: 
     if r is not None:
         return [], r
     between = ops_between(l1, l2) if between is None else between
-    hoist, r = traverse_path(l1, l2, between, facts.effects)
+    hoist, r = traverse_path(l1, l2, between, facts.effects, facts.used_values)
     if r is None:
         r = check_order(l1, l2, between, hoist, facts)
     if r is None:

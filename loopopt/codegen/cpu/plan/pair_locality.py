@@ -27,12 +27,18 @@ from ....mlir import ir
 
 def pair_private_buffers(l1: ir.Operation, l2: ir.Operation) -> frozenset:
     """Buffer keys of the placed buffers that do not escape and whose every use other than their
-    dealloc sits inside `l1` or `l2`, the first writing them and the second reading them."""
+    dealloc sits inside `l1` or `l2`, the first writing them and the second reading them. Each
+    memref a store of `l1` names is judged once (the verdict is the memref's alone): a loop that
+    absorbed N steps' stores to one output would otherwise scan its N-step users N times."""
     keys = set()
+    judged = set()
     for op in mlir.walk(l1):
         if op.name not in WRITE_OPS:
             continue
         buf = op.operands[WRITE_OPS[op.name]]
+        if buf in judged:
+            continue
+        judged.add(buf)
         if not is_placed(buf) or escaping_use(buf, {**READ_OPS, **WRITE_OPS}) is not None:
             continue
         users = [mlir.operation(u.owner) for u in buf.uses]
