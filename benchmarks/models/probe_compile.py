@@ -719,7 +719,10 @@ class SdpaHead80(nn.Module):
 class GruSeq(nn.Module):
     """nn.GRU over a sequence (batch first, 32 steps, batch 4, 128 -> 256 hidden), every step's
     output. TorchDynamo runs an RNN module eagerly (no graph reaches the backend) unless
-    `torch._dynamo.config.allow_rnn` is set; then the 32 steps are unrolled into one graph."""
+    `torch._dynamo.config.allow_rnn` is set; then the 32 steps are unrolled into one graph (probed
+    so: the compile time of unrolled steps, docs/cpu_codegen.md section 67)."""
+
+    rnn = True
 
     def __init__(self):
         super().__init__()
