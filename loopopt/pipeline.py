@@ -113,7 +113,8 @@ STEPS: tuple[Step, ...] = (
          "values forwarded to their loads", aliases=("scalrep",)),
     Step("dead-stores", dead_stores.run, CPU, "stores nothing reads after forwarding are dropped"),
     Step("dead-carried", dead_carried.run, ALL, "values a loop carries that nothing uses but their own update "
-         "(the unused argmax of a row maximum) are dropped with the ops that compute them"),
+         "(the unused argmax of a row maximum), and buffers only their own update reads (that argmax kept in "
+         "memory), are dropped with the ops that compute them"),
     Step("checks-first", checks_first.run, CPU, "a loop's run-time checks (cf.assert) run first, in a loop of their "
          "own (their conditions in vector lanes where they cannot trap), so the loop vectorizes"),
     Step("isolate-products", isolate_products.run, CPU, "a matrix product fusion put in a loop with other work "

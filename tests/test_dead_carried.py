@@ -115,3 +115,95 @@ def test_cross_entropys_argmax_goes_and_its_row_maximum_vectorizes():
     assert len(dead) == 1
     vectorized = [r for r in res.remarks if r.message.startswith("[VECTORIZE]") and r.location == dead[0].location]
     assert vectorized, [r.render() for r in res.remarks if r.location == dead[0].location]
+
+
+# ----------------------------------------------------------------------------- a dead buffer
+# A max over a middle dimension keeps its index in a buffer, updated in place inside the loop over
+# the reduced dimension (transforms/dead_carried.py `dead_buffer`). Only the maximum is returned.
+
+def maxmid(after: str = "", extra_args: str = "", in_loop: str = "", ret: str = "", call: str = "") -> str:
+    return f"""
+func.func @k(%X: memref<4x16x24xf32>, %M: memref<4x24xf32>{extra_args}){ret} {{
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %idx = memref.alloc() : memref<4x24xi64>
+  affine.for %b = 0 to 4 {{
+    affine.for %d = 0 to 24 {{
+      affine.store %ninf, %M[%b, %d] : memref<4x24xf32>
+      affine.store %c0, %idx[%b, %d] : memref<4x24xi64>
+    }}
+  }}
+  affine.for %b = 0 to 4 {{
+    affine.for %r = 0 to 16 {{
+      affine.for %d = 0 to 24 {{
+        %x = affine.load %X[%b, %r, %d] : memref<4x16x24xf32>
+        %m = affine.load %M[%b, %d] : memref<4x24xf32>
+        %i = affine.load %idx[%b, %d] : memref<4x24xi64>
+        %rr = arith.index_cast %r : index to i64
+        %nm = arith.maximumf %x, %m : f32
+        %gt = arith.cmpf ogt, %x, %m : f32
+        %ni = arith.select %gt, %rr, %i : i64
+{in_loop}        affine.store %nm, %M[%b, %d] : memref<4x24xf32>
+        affine.store %ni, %idx[%b, %d] : memref<4x24xi64>
+      }}
+    }}
+  }}
+{after}{call}{'' if ret else '  memref.dealloc %idx : memref<4x24xi64>' + chr(10)}  return{' %idx : memref<4x24xi64>' if ret else ''}
+}}
+"""
+
+
+MAXMID = maxmid()
+MID_READ_AFTER = maxmid(after="  %r = affine.load %idx[1, 5] : memref<4x24xi64>\n  affine.store %r, %O[0] : memref<1xi64>\n",
+                        extra_args=", %O: memref<1xi64>")
+MID_FEEDS_OUTPUT = maxmid(in_loop="        affine.store %i, %O[%b, %d] : memref<4x24xi64>\n",
+                          extra_args=", %O: memref<4x24xi64>")
+MID_FEEDS_VALUE = maxmid(in_loop="        %f = arith.sitofp %i : i64 to f32\n        %g = arith.addf %nm, %f : f32\n"
+                                 "        affine.store %g, %O[%b, %d] : memref<4x24xf32>\n",
+                         extra_args=", %O: memref<4x24xf32>")
+MID_RETURNED = maxmid(ret=" -> memref<4x24xi64>")
+MID_CALLED = maxmid(call="  func.call @g(%idx) : (memref<4x24xi64>) -> ()\n") + \
+    "func.func private @g(memref<4x24xi64>)\n"
+
+
+def buffers_dropped(res) -> list[str]:
+    """The dead-buffer remarks, and any rollback (a slice erased wrongly shows there)."""
+    return [r.message for r in res.remarks if (r.pass_name == "dead-carried" and "buffer" in r.message)
+            or "[INTERNAL]" in r.message]
+
+
+def test_an_index_kept_in_a_buffer_only_its_update_reads_goes():
+    res = optimize(MAXMID, options("cpu"), filename="t.mlir", passes=["dead-carried"])
+    assert buffers_dropped(res) == ["[DEAD VALUE] a buffer read only by its own update is never used: removed "
+                                    "(memref.alloc@5:10, 4 ops)"]
+    assert "i64" not in res.text and "arith.cmpf" not in res.text and "arith.maximumf" in res.text
+    assert_same_results(MAXMID, res.text, seed=3)
+
+
+def test_the_max_over_a_middle_dimension_then_register_tiles():
+    res = optimize(MAXMID, options("cpu"), filename="t.mlir")
+    assert buffers_dropped(res) and "i64" not in res.text and "vector<8xf32>" in res.text
+    assert_same_results(MAXMID, res.text, seed=3)
+
+
+@pytest.mark.parametrize("src", [MID_READ_AFTER, MID_FEEDS_OUTPUT, MID_FEEDS_VALUE],
+                         ids=["read after the loop", "a load stored elsewhere", "a load feeds the value"])
+def test_a_buffer_something_else_reads_is_kept(src):
+    for passes in (["dead-carried"], None):
+        res = optimize(src, options("cpu"), filename="t.mlir", **({"passes": passes} if passes else {}))
+        assert not buffers_dropped(res) and "xi64>" in res.text.split("affine.for")[0]
+        assert_same_results(src, res.text, seed=4)
+
+
+@pytest.mark.parametrize("src", [MID_RETURNED, MID_CALLED], ids=["returned", "passed to a call"])
+def test_a_buffer_that_escapes_is_kept(src):
+    res = optimize(src, options("cpu"), filename="t.mlir", passes=["dead-carried"])
+    assert not buffers_dropped(res) and "arith.select" in res.text and "memref.alloc" in res.text
+
+
+@needs_runner
+@pytest.mark.parametrize("src", [MAXMID, MID_READ_AFTER, MID_FEEDS_VALUE], ids=["dead", "read after", "feeds value"])
+def test_natively_a_dead_buffers_results_stay(src):
+    from loopopt.testing import native_mismatch
+    res = optimize(src, options("cpu"), filename="t.mlir")
+    assert native_mismatch(src, res.text) is None

@@ -18,20 +18,32 @@ as data keeps its iterations from becoming vector lanes (cpu_plan.lane_width_ref
 
 Remark (pass `dead-carried`, and `register-tile` for what the tiler still finds):
 `[DEAD VALUE] a value carried by the loop is never used: removed (N ops)`.
+
+The same value kept in memory (`dead_buffer`): a max over a dimension that is not innermost keeps
+its index in a buffer, updated by `idx[b, d] = select(cmp, r, idx[b, d])` inside the loop over the
+reduced dimension. A buffer the function allocates (`memref.alloc`/`alloca`), with no escaping
+use (only scalar loads and stores of it, and its dealloc: no view, call, return or yield), whose
+every load's value is used only by a slice of pure ops (as above) that ends only in stores of
+values into that same buffer, is dead: what it holds reaches nothing but itself. Its stores, its
+loads, the slice and the buffer are erased. Remark (pass `dead-carried`):
+`[DEAD VALUE] a buffer read only by its own update is never used: removed (memref.alloc@L:C, N ops)`.
 """
 from __future__ import annotations
 
 from .. import mlir
 from ..analysis.effects import READ_OPS, WRITE_OPS
 from ..analysis.loops import body_block, body_ops
-from ..analysis.memory import alias_root, escaping_use, root_origin
+from ..analysis.memory import alias_root, escaping_use, root_origin, value_name
 from ..mlir import affine_d, ir
 from ..remarks import PASSED, RemarkLog
 from ..step import StepContext
 
 PASS = "dead-carried"
 DEAD = "[DEAD VALUE] a value carried by the loop is never used: removed"
+DEAD_BUFFER = "[DEAD VALUE] a buffer read only by its own update is never used: removed"
 STORE_OPS = ("affine.store", "memref.store")
+LOAD_OPS = ("affine.load", "memref.load")
+SCALAR_ACCESSES = {"affine.load": 0, "memref.load": 0, "affine.store": 1, "memref.store": 1}
 PURE_PREFIXES = ("arith.", "math.")
 
 
@@ -183,6 +195,101 @@ def drop_dead_function(fn: ir.Operation, log: RemarkLog, filename: str = "<input
         count += len(dead)
 
 
+def _self_store(use, buf: ir.Value) -> bool:
+    """`use` stores its value (operand 0) into `buf`."""
+    user = mlir.operation(use.owner)
+    return user.name in STORE_OPS and use.operand_number == 0 and user.operands[1] == buf
+
+
+def dead_buffer(alloc: ir.Operation) -> list[ir.Operation] | None:
+    """The ops to erase with the buffer `alloc` allocates when it is dead (see the module): its
+    stores, loads and the pure slice between them (not the alloc and dealloc), or None."""
+    if alloc.name not in ("memref.alloc", "memref.alloca") or len(alloc.results) != 1:
+        return None
+    buf = alloc.results[0]
+    if root_origin(buf) != "alloc" or escaping_use(buf, SCALAR_ACCESSES) is not None:
+        return None
+    accesses = [mlir.operation(u.owner) for u in buf.uses if mlir.operation(u.owner).name != "memref.dealloc"]
+    loads = [op for op in accesses if op.name in LOAD_OPS]
+    seen = {mlir.op_key(op): op for op in accesses}
+    todo = [r for op in loads for r in op.results]
+    while todo:  # forward from the loads: every use is a pure op (followed) or a store into buf
+        v = todo.pop()
+        for use in v.uses:
+            user = mlir.operation(use.owner)
+            if _self_store(use, buf):
+                continue
+            if not _pure(user):
+                return None
+            if mlir.op_key(user) not in seen:
+                seen[mlir.op_key(user)] = user
+                todo.extend(user.results)
+    return list(seen.values())
+
+
+def erase_dead_buffer(alloc: ir.Operation, ops: list[ir.Operation]) -> None:
+    """Erase a `dead_buffer`'s ops (stores first, then each op once its results are unused), its
+    dealloc, and the alloc."""
+    stores = [o for o in ops if o.name in STORE_OPS]
+    left = [o for o in ops if o.name not in STORE_OPS]
+    keys = {mlir.op_key(o) for o in ops}
+    feeding = {}  # the pure ops outside that feed the slice (the compare, the index): erased once unused
+    for o in ops:
+        for v in o.operands:
+            owner, _ = mlir.value_owner(v)
+            if owner is not None and _pure(owner) and mlir.op_key(owner) not in keys:
+                feeding[mlir.op_key(owner)] = owner
+    for op in stores:
+        op.erase()
+    while left:
+        ready = [all(_unused(r) for r in o.results) for o in left]
+        assert any(ready), "a dead buffer's slice is used outside it"
+        for o, r in zip(left, ready):
+            if r:
+                o.erase()
+        left = [o for o, r in zip(left, ready) if not r]
+    for use in list(alloc.results[0].uses):
+        mlir.operation(use.owner).erase()  # the dealloc
+    alloc.erase()
+    erase_unused_pure(list(feeding.values()))
+
+
+def erase_unused_pure(ops: list[ir.Operation]) -> None:
+    """Erase each of the pure `ops` whose results nothing uses, then the pure ops that fed only
+    them, until none is left."""
+    todo = {mlir.op_key(o): o for o in ops}
+    while todo:
+        key, op = todo.popitem()
+        if not _pure(op) or not all(_unused(r) for r in op.results):
+            continue
+        owners = [mlir.value_owner(v)[0] for v in op.operands]
+        op.erase()
+        todo.update({mlir.op_key(o): o for o in owners if o is not None and _pure(o)})
+
+
+def drop_dead_buffers(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
+    """Remove every dead buffer of `fn` (`dead_buffer`); returns how many were removed."""
+    if mlir.func_body(fn) is None:
+        return 0
+    count = 0
+    for alloc in [op for op in mlir.walk(fn) if op.name in ("memref.alloc", "memref.alloca")]:
+        ops = dead_buffer(alloc)
+        if ops is None:
+            continue
+        where, name = mlir.location_of(alloc, filename), value_name(alloc.results[0])
+        erase_dead_buffer(alloc, ops)
+        log.add(PASS, PASSED, f"{DEAD_BUFFER} ({name}, {len(ops)} ops)", function=mlir.func_name(fn),
+                location=where, args={"buffers": 1, "ops": len(ops)})
+        count += 1
+    return count
+
+
 def run(fn: ir.Operation, ctx: StepContext) -> int:
-    """The step `dead-carried` (loopopt/pipeline.py)."""
-    return drop_dead_function(fn, ctx.log, ctx.filename)
+    """The step `dead-carried` (loopopt/pipeline.py): dead buffers, then dead carried values,
+    until neither finds more (dropping a carried value may leave a buffer read only by itself)."""
+    total = 0
+    while True:
+        n = drop_dead_buffers(fn, ctx.log, ctx.filename) + drop_dead_function(fn, ctx.log, ctx.filename)
+        if n == 0:
+            return total
+        total += n
