@@ -24,7 +24,8 @@ its index in a buffer, updated by `idx[b, d] = select(cmp, r, idx[b, d])` inside
 reduced dimension. A buffer the function allocates (`memref.alloc`/`alloca`), with no escaping
 use (only scalar loads and stores of it, and its dealloc: no view, call, return or yield), whose
 every load's value is used only by a slice of pure ops (as above) that ends only in stores of
-values into that same buffer, is dead: what it holds reaches nothing but itself. Its stores, its
+values into that same buffer, is dead: what it holds reaches nothing but itself (a buffer never
+loaded is not: its stores are `dead-stores`' rule, an unused allocation stays). Its stores, its
 loads, the slice and the buffer are erased. Remark (pass `dead-carried`):
 `[DEAD VALUE] a buffer read only by its own update is never used: removed (memref.alloc@L:C, N ops)`.
 """
@@ -211,6 +212,8 @@ def dead_buffer(alloc: ir.Operation) -> list[ir.Operation] | None:
         return None
     accesses = [mlir.operation(u.owner) for u in buf.uses if mlir.operation(u.owner).name != "memref.dealloc"]
     loads = [op for op in accesses if op.name in LOAD_OPS]
+    if not loads:
+        return None  # never read: a store nothing reads is dead-stores' (an unused allocation stays)
     seen = {mlir.op_key(op): op for op in accesses}
     todo = [r for op in loads for r in op.results]
     while todo:  # forward from the loads: every use is a pure op (followed) or a store into buf

@@ -152,6 +152,11 @@ def panel_crowds_rows(sizes: Sizes, l2: int, kc: int) -> bool:
     return not kc and sizes.k is not None and sizes.k * sizes.nr * sizes.elem > l2 // 8
 
 
+def _bytes_text(n: int) -> str:
+    """`n` bytes as a remark writes them: `192 KiB`, `1.5 KiB`, `512 B`."""
+    return f"{n / 1024:.3g} KiB" if n >= 1024 else f"{n} B"
+
+
 def panel_exceeds_l2(k: int | None, n: int | None, elem: int, l2: int) -> bool:
     """Whether B's k x n panel (unknown extents count as large) exceeds half of L2."""
     return k is None or n is None or k * n * elem > l2 // 2
@@ -205,10 +210,10 @@ def plan_cache_tile(p: ir.Operation, facts, options) -> CachePlan | None:
         partial.append(Refusal(CacheCode.REDUCTION, why, (p,)))
         kc, mc, nc = block_sizes(sizes, caches, reduction=False)
         if panel_crowds_rows(sizes, l2, kc) and block_sizes(sizes, caches, reduction=False, panel_bound=False)[1]:
-            kib = sizes.k * sizes.nr * sizes.elem / 1024
+            panel = sizes.k * sizes.nr * sizes.elem
             partial.append(Refusal(CacheCode.ROWS, (
-                f"B's micro-panel of the whole reduction ({sizes.k} x {sizes.nr}, {kib:.3g} KiB), read by every "
-                f"row tile, exceeds the L2 / 8 ({l2 // 8 // 1024} KiB) left beside A's block: it stays in L2 "
+                f"B's micro-panel of the whole reduction ({sizes.k} x {sizes.nr}, {_bytes_text(panel)}), read by every "
+                f"row tile, exceeds the L2 / 8 ({_bytes_text(l2 // 8)}) left beside A's block: it stays in L2 "
                 "and each row tile reads its rows of A as a stream"), (p,)))
     if nc and has_iter_args_op(p):
         nc = 0  # P's own reductions (a row maximum) would have to cross the column blocks
