@@ -29,6 +29,7 @@ from __future__ import annotations
 from .. import mlir
 from ..mlir import ir
 from .registry import register
+from .splice import splice_helper
 
 STEP = "loopopt-scans-to-loops"
 SCAN = "tm_tensor.scan"
@@ -124,12 +125,7 @@ def helper_text(op: ir.Operation, with_acc: bool) -> str:
 def _splice(op: ir.Operation, helper: ir.Module, with_acc: bool) -> None:
     """The helper's body in place of the scan, on its input and accumulator; the region's ops
     moved in place of the placeholder, on (previous output, input)."""
-    fn = helper.body.operations[0]
-    returned = mlir.inline_block(fn.regions[0].blocks[0], (op.operands[0], op.operands[2]), op)
-    combine = next(o for o in mlir.walk(op.parent) if o.name == COMBINE)
-    (combined,) = mlir.inline_block(op.regions[0].blocks[0], combine.operands, combine)
-    combine.results[0].replace_all_uses_with(combined)
-    combine.erase()
+    returned = splice_helper(op, helper, (op.operands[0], op.operands[2]), COMBINE)
     op.results[0].replace_all_uses_with(returned[0])
     if with_acc:
         op.results[1].replace_all_uses_with(returned[1])

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from .. import mlir
 from ..mlir import ir
 from .registry import register
+from .splice import splice_helper
 
 STEP = "loopopt-scatters-to-loops"
 SCATTER = "tm_tensor.scatter"
@@ -159,12 +160,7 @@ def helper_text(s: ScatterShape) -> str:
 def _splice(op: ir.Operation, helper: ir.Module) -> None:
     """The helper's body in place of the scatter, on its operands; the region's ops moved in place
     of the placeholder, on (update, original element)."""
-    fn = helper.body.operations[0]
-    returned = mlir.inline_block(fn.regions[0].blocks[0], tuple(op.operands), op)
-    combine = next(o for o in mlir.walk(op.parent) if o.name == COMBINE)
-    (combined,) = mlir.inline_block(op.regions[0].blocks[0], combine.operands, combine)
-    combine.results[0].replace_all_uses_with(combined)
-    combine.erase()
+    returned = splice_helper(op, helper, tuple(op.operands), COMBINE)
     op.results[0].replace_all_uses_with(returned[0])
     op.erase()
 
