@@ -7,6 +7,8 @@ the `loopopt-*` ones (rewrites.py):
                                        buffers (scans.py)
   loopopt-scatters-to-loops            torch-mlir's tm_tensor.scatter (index_add, scatter_add) as
                                        loops over buffers (scatters.py)
+  loopopt-sorts-to-loops               torch-mlir's tm_tensor.sort (sort, argsort, topk) as loops
+                                       over buffers: each element stored at its stable rank (sorts.py)
   loopopt-check-input                  refuse, with the op's name and place, what will not lower
   func.func(linalg-fold-unit-extent-dims, canonicalize, cse)
                                        drop the unit dims of row reductions (tensor<512x1xf32>)
@@ -70,7 +72,7 @@ BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
 
 def steps(elementwise_fusion: bool = False) -> list[str]:
     """The top-level steps of the linalg-on-tensors lowering."""
-    out = ["loopopt-scans-to-loops", "loopopt-scatters-to-loops", "loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
+    out = ["loopopt-scans-to-loops", "loopopt-scatters-to-loops", "loopopt-sorts-to-loops", "loopopt-check-input", "func.func(linalg-fold-unit-extent-dims,canonicalize,cse)"]
     if elementwise_fusion:
         out.append("func.func(linalg-fuse-elementwise-ops,canonicalize,cse)")
     out += [

@@ -19,7 +19,7 @@ from typing import Callable
 from .. import mlir
 from ..errors import LoopOptError
 from ..mlir import ir, passmanager
-from . import branch_yields, cast_recompute, constant_checks, gather_recompute, rewrites, scans, scatters, shared_operand, unit_dims, zero_phases  # noqa: F401  (registers loopopt's own steps)
+from . import branch_yields, cast_recompute, constant_checks, gather_recompute, rewrites, scans, scatters, shared_operand, sorts, unit_dims, zero_phases  # noqa: F401  (registers loopopt's own steps)
 from .registry import OURS, REWRITES
 
 DUMP_RESOURCE_LIMIT = 256  # bytes: larger dense_resource blobs are left out of the IR after each step

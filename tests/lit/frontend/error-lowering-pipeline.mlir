@@ -9,6 +9,6 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
 
-// OURS: loopopt: error: unknown lowering step 'loopopt-no-such-step' (loopopt's own: loopopt-check-input, loopopt-check-lowered, loopopt-copies-to-loops, loopopt-drop-trailing-unit-dims, loopopt-duplicate-shared-fills, loopopt-fold-branch-buffers, loopopt-fold-reshape-views, loopopt-matmul-of-broadcast-operand, loopopt-prove-constant-checks, loopopt-read-only-inputs, loopopt-recompute-casts, loopopt-recompute-gathered-elements, loopopt-results-into-out-params, loopopt-scans-to-loops, loopopt-scatters-to-loops, loopopt-skip-inserted-zeros, loopopt-unify-dynamic-sizes)
+// OURS: loopopt: error: unknown lowering step 'loopopt-no-such-step' (loopopt's own: loopopt-check-input, loopopt-check-lowered, loopopt-copies-to-loops, loopopt-drop-trailing-unit-dims, loopopt-duplicate-shared-fills, loopopt-fold-branch-buffers, loopopt-fold-reshape-views, loopopt-matmul-of-broadcast-operand, loopopt-prove-constant-checks, loopopt-read-only-inputs, loopopt-recompute-casts, loopopt-recompute-gathered-elements, loopopt-results-into-out-params, loopopt-scans-to-loops, loopopt-scatters-to-loops, loopopt-skip-inserted-zeros, loopopt-sorts-to-loops, loopopt-unify-dynamic-sizes)
 // MLIR: loopopt: error: lowering step 'no-such-pass' is not a pass pipeline: {{.*}}
 // BRACKET: loopopt: error: lowering pipeline has an unclosed bracket: builtin.module(func.func(cse)

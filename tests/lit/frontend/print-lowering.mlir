@@ -11,6 +11,7 @@
 // CHECK:      builtin.module(
 // CHECK-NEXT:   loopopt-scans-to-loops,
 // CHECK-NEXT:   loopopt-scatters-to-loops,
+// CHECK-NEXT:   loopopt-sorts-to-loops,
 // CHECK-NEXT:   loopopt-check-input,
 // CHECK-NEXT:   func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
 // CHECK-NEXT:   loopopt-matmul-of-broadcast-operand,
@@ -47,6 +48,7 @@
 // HLO-NEXT:   iree-stablehlo-input-transformation-pipeline,
 // HLO-NEXT:   loopopt-scans-to-loops,
 // HLO-NEXT:   loopopt-scatters-to-loops,
+// HLO-NEXT:   loopopt-sorts-to-loops,
 // HLO-NEXT:   loopopt-check-input,
 
 // FUSE:      func.func(linalg-fold-unit-extent-dims,canonicalize,cse),
