@@ -186,8 +186,10 @@ def test_a_specialised_scalar_of_another_value_builds_another_kernel():
 
 
 class Sorted(torch.nn.Module):
+    """A sort of rows of 512: longer than loopopt-sorts-to-loops takes (section 72)."""
+
     def forward(self, x):
-        return torch.sort(x, dim=-1).values * 2
+        return torch.sort(x.repeat(1, 64), dim=-1).values * 2
 
 
 class InPlace(torch.nn.Module):
@@ -1298,3 +1300,123 @@ def test_index_add_scatter_add_and_index_put_run_as_kernels():
             got = torch.compile(fn, backend=rec)(*args)
         assert torch.equal(got, fn(*args))
         assert _kernels_only(rec)
+
+
+def _ties_zeros_nan(shape, nan: bool):
+    """Few distinct values (ties on every row), -0.0 beside 0.0, NaN and infinities when `nan`."""
+    g = torch.Generator().manual_seed(SEED)
+    x = torch.randint(-3, 4, shape, generator=g).float()
+    x[torch.rand(shape, generator=g) < 0.3] = -0.0
+    if nan:
+        x[torch.rand(shape, generator=g) < 0.2] = float("nan")
+        x[torch.rand(shape, generator=g) < 0.1] = float("inf")
+        x[torch.rand(shape, generator=g) < 0.1] = -float("inf")
+    return x
+
+
+def _same_bits(a, b) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(
+        a.contiguous().view(torch.int32) if a.dtype == torch.float32 else a,
+        b.contiguous().view(torch.int32) if b.dtype == torch.float32 else b)
+
+
+_SORTS = {  # the graph, and eager's stable sort it is compared with
+    "sort": (lambda x: torch.sort(x, dim=-1), lambda x: torch.sort(x, dim=-1, stable=True)),
+    "sort_descending_dim0": (lambda x: torch.sort(x, dim=0, descending=True),
+                             lambda x: torch.sort(x, dim=0, descending=True, stable=True)),
+    "sort_3d": (lambda x: torch.sort(x.reshape(4, 6, 8), dim=1), lambda x: torch.sort(x.reshape(4, 6, 8), dim=1, stable=True)),
+    "argsort": (lambda x: torch.argsort(x, dim=-1, descending=True),
+                lambda x: torch.argsort(x, dim=-1, descending=True, stable=True)),
+    "msort": (lambda x: torch.msort(x), lambda x: torch.sort(x, dim=0, stable=True).values),
+}
+
+
+def _same_values(a, b) -> bool:
+    """Equal as numbers (-0.0 == 0.0), NaN where the other has NaN."""
+    return torch.equal(torch.isnan(a), torch.isnan(b)) and torch.equal(a.nan_to_num(7.0), b.nan_to_num(7.0))
+
+
+@pytest.mark.parametrize("name", list(_SORTS))
+@pytest.mark.parametrize("nan", [False, True])
+def test_sorts_run_as_kernels_with_eagers_values_and_indices(name, nan):
+    """torch.sort, argsort and msort are torch-mlir's tm_tensor.sort, which loopopt-sorts-to-loops
+    lowers (they ran eagerly before): no fallback; with ties, -0.0 beside 0.0, NaN and infinities,
+    values and indices bit for bit those of eager's stable sort (NaN after every number ascending,
+    before descending; section 72). Eager's default sort (stable=False) is the same on rows of 16
+    or fewer; on longer rows (msort's 24) it orders ties otherwise (std::sort), so it is compared
+    as numbers, with its indices checked to point at their values. (torch-mlir does not import
+    `stable=True` itself: aten.sort.stable runs eagerly.)"""
+    fn, stable = _SORTS[name]
+    x = _ties_zeros_nan((24, 8), nan)
+    rec = Recorder()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = torch.compile(fn, backend=rec)(x.clone())
+    want, default = stable(x.clone()), fn(x.clone())
+    got, want, default = ((tuple(got), tuple(want), tuple(default)) if isinstance(want, tuple)
+                          else ((got,), (want,), (default,)))
+    assert all(_same_bits(g, w) for g, w in zip(got, want)), (got, want)
+    assert _same_values(got[0], default[0]) if got[0].is_floating_point() else True
+    assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("nan", [False, True])
+def test_topk_runs_as_a_kernel(largest, nan):
+    """torch.topk is a tm_tensor.sort and a slice: eager's values (as numbers: eager leaves the
+    order of tied elements unspecified, its CPU topk a partial sort, so of 0.0 and -0.0 either may
+    come first), the indices valid (distinct on each row, each pointing at its value bit for bit);
+    on rows without ties, values and indices eager's bit for bit."""
+    x = _ties_zeros_nan((32, 8), nan)
+
+    def fn(x):
+        return torch.topk(x, 3, dim=-1, largest=largest)
+
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        values, indices = compiled(x.clone())
+        want_values, _ = fn(x.clone())
+        assert _same_values(values, want_values)
+        assert _same_bits(x.gather(-1, indices), values)
+        assert all(len(set(row.tolist())) == 3 for row in indices)
+        distinct = torch.rand(32, 8, generator=torch.Generator().manual_seed(SEED))
+        v2, i2 = compiled(distinct)
+        w2, j2 = fn(distinct)
+    assert _same_bits(v2, w2) and torch.equal(i2, j2)
+    assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
+
+
+class _Moe(torch.nn.Module):
+    """benchmarks/models/probe_compile.py's moe kind, smaller: top-2 of 8 experts, softmax, topk,
+    scatter of the renormalised weights, two einsums."""
+
+    def __init__(self, d=32, h=64, experts=8):
+        super().__init__()
+        g = torch.Generator().manual_seed(SEED)
+        self.router = torch.nn.Linear(d, experts, bias=False)
+        self.w1 = torch.nn.Parameter(torch.randn(experts, d, h, generator=g) * d ** -0.5)
+        self.w2 = torch.nn.Parameter(torch.randn(experts, h, d, generator=g) * h ** -0.5)
+
+    def forward(self, x):
+        p = torch.softmax(self.router(x), -1)
+        top, idx = torch.topk(p, 2, -1)
+        weights = torch.zeros_like(p).scatter(-1, idx, top / top.sum(-1, keepdim=True))
+        y = torch.einsum("teh,ehd->ted", torch.nn.functional.silu(torch.einsum("td,edh->teh", x, self.w1)), self.w2)
+        return torch.einsum("te,ted->td", weights, y)
+
+
+def test_a_mixture_of_experts_runs_as_a_kernel():
+    """The moe probe kind fell back naming tm_tensor.sort (its topk); now one kernel, eager's
+    result within rounding (the einsums' sums in another order; the routing the same)."""
+    torch.manual_seed(SEED)
+    model = _Moe().eval()
+    x = torch.randn(16, 32)
+    rec = Recorder()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = torch.compile(model, backend=rec)(x)
+        want = model(x)
+    assert relative_error(got, want) <= fixtures.RTOL
+    assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
