@@ -198,7 +198,7 @@ def test_the_lowering_says_what_it_did():
     (sort_program((4, 8), 1, compare="arith.cmpi sle, %ia, %ib : i64"), "not of the first operand's pair"),
     (sort_program((4, 8), 1, compare="arith.cmpf ole, %b, %a : f32"), "not of the first operand's pair"),
     (sort_program((2, sorts.MAX_ROW + 1), 1), f"a row of {sorts.MAX_ROW + 1} elements"),
-])
+], ids=["dynamic", "strict", "indices-pair", "reversed-pair", "long-row"])
 def test_another_sort_is_refused_by_name(text, why):
     with pytest.raises(LoopOptError, match="cannot lower 'tm_tensor.sort'"):
         loopopt.compile(text, target="cpu")
