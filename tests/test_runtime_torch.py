@@ -1328,6 +1328,9 @@ _SORTS = {  # the graph, and eager's stable sort it is compared with
     "argsort": (lambda x: torch.argsort(x, dim=-1, descending=True),
                 lambda x: torch.argsort(x, dim=-1, descending=True, stable=True)),
     "msort": (lambda x: torch.msort(x), lambda x: torch.sort(x, dim=0, stable=True).values),
+    "sort_stable": (lambda x: torch.sort(x, dim=0, stable=True), lambda x: torch.sort(x, dim=0, stable=True)),
+    "argsort_stable": (lambda x: torch.argsort(x, dim=0, descending=True, stable=True),
+                       lambda x: torch.argsort(x, dim=0, descending=True, stable=True)),
 }
 
 
@@ -1344,8 +1347,8 @@ def test_sorts_run_as_kernels_with_eagers_values_and_indices(name, nan):
     values and indices bit for bit those of eager's stable sort (NaN after every number ascending,
     before descending; section 72). Eager's default sort (stable=False) is the same on rows of 16
     or fewer; on longer rows (msort's 24) it orders ties otherwise (std::sort), so it is compared
-    as numbers, with its indices checked to point at their values. (torch-mlir does not import
-    `stable=True` itself: aten.sort.stable runs eagerly.)"""
+    as numbers. `stable=True` (aten.sort.stable, which torch-mlir does not import) is written as
+    aten.sort (torch_exact.stable_sorts): the same stable sort here."""
     fn, stable = _SORTS[name]
     x = _ties_zeros_nan((24, 8), nan)
     rec = Recorder()

@@ -72,7 +72,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 
-from .torch_exact import decompositions as exact_decompositions, float_scalars, scatter_dims, trapping_division, zero_size_view
+from .torch_exact import decompositions as exact_decompositions, float_scalars, scatter_dims, stable_sorts, trapping_division, zero_size_view
 from .torch_fused import unfuse
 from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
 
@@ -808,6 +808,7 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     program = functional
     float_scalars(program)  # integers against float tensors as floats: torch-mlir folds a negative one as unsigned
     scatter_dims(program)  # a scatter's negative dim as the one it means: torch-mlir's lowering of it never ends
+    stable_sorts(program)  # sort(stable=True) as sort: torch-mlir imports only that, which loopopt sorts stably
     printed: list[str] = []
     try:
         with warnings.catch_warnings(), _stderr_captured(printed):

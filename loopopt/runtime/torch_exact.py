@@ -254,6 +254,28 @@ def scatter_dims(program) -> int:
     return count
 
 
+def stable_sorts(program) -> int:
+    """Rewrite, in place, every `aten.sort.stable(x, stable=.., dim=d, descending=b)` of the exported
+    PROGRAM as `aten.sort(x, d, b)` (and `argsort.stable` as `argsort`); returns how many were rewritten. torch-mlir imports only the
+    latter; loopopt lowers its `tm_tensor.sort` as the stable sort (frontend/sorts.py), so both
+    mean the same; a sort loopopt refuses runs eagerly as the graph's own (stable) forward."""
+    import torch
+
+    aten = torch.ops.aten
+    default = {aten.sort.stable: aten.sort.default, aten.argsort.stable: aten.argsort.default}
+    count = 0
+    for node in program.graph.nodes:
+        if node.op != "call_function" or node.target not in default:
+            continue
+        dim = node.kwargs.get("dim", -1)
+        descending = node.kwargs.get("descending", False)
+        node.target, node.args, node.kwargs = default[node.target], (node.args[0], dim, descending), {}
+        count += 1
+    if count:
+        program.graph_module.recompile()
+    return count
+
+
 def trapping_division(program) -> str | None:
     """The first integer division or remainder of the exported program whose divisor may be 0
     (a tensor, or the number 0), named; None if there is none."""
