@@ -146,3 +146,30 @@ def test_substitute_renames_as_the_regular_expression():
         want = re.sub(r"\b[A-Za-z_][A-Za-z_0-9]*\b", lambda m: rename.get(m.group(0), m.group(0)), text) \
             if rename else text
         assert substitute(text, rename) == want
+
+
+def test_fma_rounds_as_the_fractions_did():
+    """libm._fma (integers over integers) gives float(Fraction(a) * Fraction(b) + Fraction(c)),
+    signed zeros and overflow included."""
+    import math
+    from fractions import Fraction
+
+    from loopopt.codegen.cpu.math import libm
+
+    def by_fractions(a, b, c):
+        exact = Fraction(a) * Fraction(b) + Fraction(c)
+        return float(exact) if exact != 0 else a * b + c
+
+    def outcome(f, *args):
+        try:
+            x = f(*args)
+        except OverflowError:
+            return "overflow"
+        return (x, math.copysign(1.0, x))
+
+    rng = random.Random(3)
+    special = [0.0, -0.0, 1.0, -1.0, 5e-324, 2.2250738585072014e-308, 1.7e308, -1.7e308]
+    for _ in range(20000):
+        a, b, c = (rng.choice(special) if rng.random() < 0.15 else rng.uniform(-1, 1) * 2.0 ** rng.randint(-80, 80)
+                   for _ in range(3))
+        assert outcome(libm._fma, a, b, c) == outcome(by_fractions, a, b, c)
