@@ -253,6 +253,11 @@ def source_file(op) -> str:
     return _FILES.get(op.context, "<input>")
 
 
+_OPERATION = ir.Operation
+_ADVANCE = ir.WalkResult.ADVANCE
+_PRE_ORDER = ir.WalkOrder.PRE_ORDER
+
+
 def location_of(op, filename: str | None = None) -> str:
     """`file:line:col` of an op (or the file name if the op has no file location); the file is
     the one its module was parsed from unless `filename` is given."""
@@ -260,8 +265,12 @@ def location_of(op, filename: str | None = None) -> str:
 
 
 def operation(op) -> ir.Operation:
-    """The generic Operation behind an OpView or Operation."""
-    return op.operation if hasattr(op, "operation") else op
+    """The generic Operation behind an OpView or Operation (an Operation is returned as is:
+    the common case, asked hundreds of thousands of times per compile, without an attribute
+    look-up)."""
+    if type(op) is _OPERATION:
+        return op
+    return getattr(op, "operation", op)
 
 
 def block_ops(block: ir.Block) -> list[ir.Operation]:
@@ -277,6 +286,15 @@ def inline_block(block: ir.Block, actuals, before: ir.Operation) -> list[ir.Valu
     for o in ops[:-1]:
         o.move_before(before)
     return list(ops[-1].operands)
+
+
+def walk_list(op: ir.Operation) -> list[ir.Operation]:
+    """Every op nested in `op` (not `op` itself), in `walk`'s pre-order, collected at once by
+    MLIR's own walk: for a caller that does not change the IR while it reads the list (a
+    count, a set of keys). Several times faster than `walk` on large functions."""
+    out: list = []
+    operation(op).walk(lambda o: out.append(o) or _ADVANCE, _PRE_ORDER)
+    return out[1:]
 
 
 def walk(op: ir.Operation) -> Iterator[ir.Operation]:
@@ -305,7 +323,7 @@ def erase_innermost_first(op: ir.Operation) -> None:
     IR only (in invalid IR a value may be used outside the region that defines it). Inside an
     op isolated from above (a function) the erase check looks at the root only: nothing of it
     can be used outside it, and the nested erases are part of its own."""
-    nested = [o for o in walk(op) if len(o.regions)]
+    nested = [o for o in walk_list(op) if len(o.regions)]
     skip = getattr(_STEP, "unchecked", False)
     _STEP.unchecked = skip or op.name in _ISOLATED_FROM_ABOVE
     try:
@@ -346,7 +364,7 @@ def outside_use(op: ir.Operation) -> tuple[str, ir.Operation] | None:
     `op` uses; None when erasing `op` leaves nothing of it reachable from the IR."""
     op = operation(op)
     isolated = op.name in _ISOLATED_FROM_ABOVE
-    inner = [op] if isolated or not len(op.regions) else [op, *walk(op)]
+    inner = [op] if isolated or not len(op.regions) else [op, *walk_list(op)]
     values = []  # (value, what it is, the op that defines it)
     for o in inner:
         values += [(r, f"result #{k}", o) for k, r in enumerate(o.results)]

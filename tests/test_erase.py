@@ -66,19 +66,20 @@ def test_erase_keeps_ops_with_used_results_for_the_parent():
     module = mlir.parse_module(WITH_RESULTS)
     fn = mlir.functions(module)[0]
     erased = []
-    real_walk = mlir.walk
+    real_walk = mlir.walk_list
 
     def spy_walk(op):
-        for o in real_walk(op):
+        out = real_walk(op)
+        for o in out:
             if len(o.regions):
                 erased.append((o.name, len(o.results), any(next(iter(r.uses), None) is not None for r in o.results)))
-            yield o
+        return out
 
-    mlir.walk = spy_walk
+    mlir.walk_list = spy_walk
     try:
         mlir.erase_innermost_first(fn)
     finally:
-        mlir.walk = real_walk
+        mlir.walk_list = real_walk
     assert mlir.functions(module) == []
     assert any(used for _, _, used in erased)  # the case the guard is for was met
     assert mlir.verify(module.operation) is None

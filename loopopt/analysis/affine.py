@@ -69,7 +69,7 @@ class Scope:
                         self.ivs.pop(name, None)
                         self.params.pop(name, None)
         self.loop_cache.pop(mlir.op_key(op), None)
-        for inner in mlir.walk(op):
+        for inner in mlir.walk_list(op):
             if inner.name in LOOP_LIKE:
                 self.loop_cache.pop(mlir.op_key(inner), None)
 

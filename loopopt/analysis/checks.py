@@ -95,7 +95,7 @@ def never_fails(check: ir.Operation) -> bool:
 
 def checks_in(op: ir.Operation) -> list[ir.Operation]:
     """The checks that may abort in `op` (itself included), in program order."""
-    return [o for o in [op, *mlir.walk(op)] if is_check(o) and not never_fails(o)]
+    return [o for o in [op, *mlir.walk_list(op)] if is_check(o) and not never_fails(o)]
 
 
 # ----------------------------------------------------------------------------- traps
@@ -237,7 +237,7 @@ def hazards(ops, scope: Scope) -> list[Hazard]:
     """The hazards of `ops` and everything nested in them, in program order."""
     out = []
     for top in ops:
-        for op in [top, *mlir.walk(top)]:
+        for op in [top, *mlir.walk_list(top)]:
             h = op_hazard(op, scope)
             if h is not None:
                 out.append(h)

@@ -281,6 +281,25 @@ def iteration_footprint(a: AccessPattern, axis: Loop, scope: Scope, t: str = "t_
     names = [lp.name for lp in a.loops]
     if a.index is None or axis.name not in names:
         return None
+    key = (tuple((lp.name, lp.lower, lp.upper, lp.step) for lp in a.loops), a.index, a.extents(), axis.name,
+           axis.step, axis.lower, tuple(sorted(scope.params)), t, outer_as_params)
+    text = _FOOTPRINTS.get(key)
+    if text is None:
+        if len(_FOOTPRINTS) > FOOTPRINT_MEMO_LIMIT:
+            _FOOTPRINTS.clear()
+        text = _FOOTPRINTS[key] = _footprint_text(a, axis, scope, t, outer_as_params, names)
+    return text
+
+
+# iteration_footprint's texts by everything they are written from (the access's loops by name,
+# bounds and step, its index and extent, the axis, the parameters): text only, so an entry is
+# exact for as long as it is kept (a fused chain of N nests of one shape asks N times).
+_FOOTPRINTS: dict = {}
+FOOTPRINT_MEMO_LIMIT = 100_000
+
+
+def _footprint_text(a: AccessPattern, axis: Loop, scope: Scope, t: str, outer_as_params: bool, names: list) -> str:
+    """iteration_footprint's text, written out."""
     k = names.index(axis.name)
     outer, inner = names[:k], names[k:]
     cons = [c for lp in a.loops for c in lp.constraints()]

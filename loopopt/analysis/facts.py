@@ -71,7 +71,7 @@ class Distinct:
 def values_used_inside(op: ir.Operation) -> frozenset:
     """The operands of `op` and of every op nested in it."""
     used = set()
-    for o in (op, *mlir.walk(op)):
+    for o in (op, *mlir.walk_list(op)):
         used.update(o.operands)
     return frozenset(used)
 
@@ -94,9 +94,10 @@ class Facts:
         self._used: dict = {}  # op key -> values_used_inside (dropped with the op's other facts)
 
     def effects(self, op: ir.Operation) -> Effects:
-        e = self._effects.get(op_key(op))
+        k = op_key(op)
+        e = self._effects.get(k)
         if e is None:
-            e = self._effects[op_key(op)] = op_effects(op)
+            e = self._effects[k] = op_effects(op)
         return e
 
     def used_values(self, op: ir.Operation) -> frozenset:
@@ -185,7 +186,7 @@ class Facts:
         if not self._buffers:
             return
         for op in ops:
-            for o in (op, *mlir.walk(op)):
+            for o in (op, *mlir.walk_list(op)):
                 for v in o.operands:
                     if isinstance(v.type, ir.MemRefType):
                         self._buffers.pop(alias_root(v), None)
@@ -231,7 +232,7 @@ class Facts:
     def forget_tree(self, op: ir.Operation) -> None:
         """Forget an op about to be erased or rebuilt, every op nested in it, and every op
         enclosing it (their cached facts describe its contents)."""
-        self.forget(op, *mlir.walk(op))
+        self.forget(op, *mlir.walk_list(op))
         self.forget_ancestors(op)
         self.scope.forget_dying(op)
 
@@ -255,7 +256,7 @@ class Facts:
         self.forget_ancestors(l1)  # their facts still describe l2's accesses on l2's IV
         if self._used:  # the moved ops now use l1's IV where they used l2's
             for op in moved:
-                for o in (op, *mlir.walk(op)):
+                for o in (op, *mlir.walk_list(op)):
                     self._used.pop(op_key(o), None)
         k1 = op_key(l1)
         e1 = self._effects.get(k1)

@@ -352,7 +352,7 @@ def value_deps(op: ir.Operation, body: list[ir.Operation], index: dict | None = 
     if index is None:
         index = result_index(body)
     out = set()
-    for o in [op, *mlir.walk(op)]:
+    for o in [op, *mlir.walk_list(op)]:
         for v in o.operands:
             k = index.get(v)
             if k is not None:

@@ -5,7 +5,9 @@ Bounds are isl texts over a function `Scope`, so trip counts are exact and symbo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import re
+
+from dataclasses import dataclass
 
 import islpy as isl
 
@@ -185,13 +187,18 @@ class Loop:
         return [substitute(c, rename) for c in out] if rename else out
 
 
+_IDENTIFIER = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)\b")
+
+
 def substitute(text: str, rename: dict[str, str] | None) -> str:
-    """Rename whole identifiers in an isl text."""
+    """Rename whole identifiers in an isl text. (Split at the identifiers, which land at the
+    odd places of the split, each renamed by one dict look-up.)"""
     if not rename:
         return text
-    import re
-
-    return re.sub(r"\b[A-Za-z_][A-Za-z_0-9]*\b", lambda m: rename.get(m.group(0), m.group(0)), text)
+    parts = _IDENTIFIER.split(text)
+    get = rename.get
+    parts[1::2] = [get(p, p) for p in parts[1::2]]
+    return "".join(parts)
 
 
 def loop_dims(op: ir.Operation, scope: Scope) -> list[Loop]:
@@ -201,7 +208,7 @@ def loop_dims(op: ir.Operation, scope: Scope) -> list[Loop]:
     hit = scope.loop_cache.get(key)
     if hit is not None and hit[0] == stamp:
         # Same bounds and IV; the op handle may be a new op at a freed address: refresh it.
-        return [d if d.op is op else replace(d, op=op) for d in hit[1]]
+        return [d if d.op is op else Loop(op, d.name, d.lower, d.upper, d.step) for d in hit[1]]
     dims = _loop_dims(op, scope)
     scope.loop_cache[key] = (stamp, dims)
     return dims

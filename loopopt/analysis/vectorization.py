@@ -55,7 +55,7 @@ def is_innermost(loop: ir.Operation, facts=None) -> bool:
 
 
 def _no_nested_loop(loop: ir.Operation) -> bool:
-    return not any(o.name in LOOP_OPS for o in mlir.walk(loop) if o != loop)
+    return not any(o.name in LOOP_OPS for o in mlir.walk_list(loop) if o != loop)
 
 
 def _buffer_text(a: AccessPattern) -> str:

@@ -124,7 +124,7 @@ def check_pipeline(pipeline: str, ctx: ir.Context) -> list[str]:
 
 
 def op_counts(module: ir.Module) -> dict:
-    return dict(Counter(op.name for op in mlir.walk(module.operation)))
+    return dict(Counter(op.name for op in mlir.walk_list(module.operation)))
 
 
 def run_pipeline(module: ir.Module, pipeline: str, filename: str = "<input>", dump_ir: bool = False,

@@ -127,7 +127,7 @@ def duplicate_shared_fills(module: ir.Module, filename: str) -> str:
     Users in the two branches of one scf.if never both run (a transposed convolution's phases and
     its original, zero_phases.py): they share the fill, one buffer both branches write in place."""
     count = 0
-    for op in list(mlir.walk(module.operation)):
+    for op in mlir.walk_list(module.operation):
         if op.name != "linalg.fill" or len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
             continue
         uses = list(op.results[0].uses)
@@ -522,7 +522,7 @@ def copies_to_loops(module: ir.Module, filename: str) -> str:
     Both operands have the same shape (memref.copy's contract), so the source's bounds serve."""
     count = 0
     with module.context:
-        for op in list(mlir.walk(module.operation)):
+        for op in mlir.walk_list(module.operation):
             if op.name != "memref.copy" or not isinstance(op.operands[0].type, ir.MemRefType):
                 continue
             with op.location:
@@ -655,7 +655,7 @@ def fold_reshape_views(module: ir.Module, filename: str) -> str:
     never leaves one for the analysis to guess at)."""
     folded = 0
     with module.context:
-        for op in list(mlir.walk(module.operation)):
+        for op in mlir.walk_list(module.operation):
             if op.name in _ACCESS_MEMREF:
                 try:
                     folded += _fold_access(op)
@@ -675,7 +675,7 @@ def _erase_dead_views(module: ir.Module) -> int:
     erased, again = 0, True
     while again:
         again = False
-        for op in list(mlir.walk(module.operation)):
+        for op in mlir.walk_list(module.operation):
             if op.name in FOLDED_VIEWS and next(iter(op.results[0].uses), None) is None:
                 op.erase()
                 erased += 1

@@ -22,4 +22,4 @@ def steps(elementwise_fusion: bool = False) -> list[str]:
 
 
 def is_stablehlo_program(module: ir.Module) -> bool:
-    return any(op.name.split(".", 1)[0] in DIALECTS for op in mlir.walk(module.operation))
+    return any(op.name.split(".", 1)[0] in DIALECTS for op in mlir.walk_list(module.operation))

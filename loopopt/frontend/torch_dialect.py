@@ -29,7 +29,7 @@ def torch_kind(module: ir.Module) -> str | None:
     """"onnx" if the module holds ONNX operators in the torch dialect, "torch" if it holds other
     torch-dialect ops or types, else None."""
     kind = None
-    for op in mlir.walk(module.operation):
+    for op in mlir.walk_list(module.operation):
         if op.name == "torch.operator" and "name" in op.attributes and \
                 ir.StringAttr(op.attributes["name"]).value.startswith("onnx."):
             return "onnx"

@@ -79,7 +79,7 @@ class _ErasedOps:
         self._replacing: dict[int, int] = {}
 
     def _add(self, op: ir.Operation) -> None:
-        self.keys.update(mlir.op_key(o) for o in [op, *mlir.walk(op)])
+        self.keys.update(mlir.op_key(o) for o in [op, *mlir.walk_list(op)])
 
     def before_erase(self, op: ir.Operation) -> None:
         self._add(op)

@@ -26,7 +26,7 @@ FUSED_CARRYING = "the fused loop carries the iter_args of both loops"
 
 def _uses_any(op: ir.Operation, values: set) -> ir.Operation | None:
     """The first op in `op` (itself included) with an operand among `values`."""
-    for o in [op, *mlir.walk(op)]:
+    for o in [op, *mlir.walk_list(op)]:
         if any(v in values for v in o.operands):
             return o
     return None

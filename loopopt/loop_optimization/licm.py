@@ -347,7 +347,7 @@ def used_from_loop(region_op: ir.Operation, defs: set, memo: dict | None = None)
     if not hits:
         return None
     # The first such use in program order (a deterministic remark).
-    for op in [region_op, *mlir.walk(region_op)]:
+    for op in [region_op, *mlir.walk_list(region_op)]:
         for v in op.operands:
             if v in hits:
                 return v

@@ -105,7 +105,7 @@ def loop_distribution(loop: ir.Operation, groups: list[list[ir.Operation]],
         end = ir.InsertionPoint(mlir.block_ops(body_block(band[-1]))[-1])
         for k in sorted(keep):
             new = mlir.operation(body[k].clone(ip=end))
-            for o in [new, *mlir.walk(new)]:
+            for o in [new, *mlir.walk_list(new)]:
                 for n, v in enumerate(o.operands):
                     w = rename.get(v)
                     if w is not None:

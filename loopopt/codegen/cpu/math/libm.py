@@ -30,7 +30,6 @@ import functools
 import math
 import struct
 from dataclasses import dataclass
-from fractions import Fraction
 
 from ....mlir import ir
 
@@ -64,9 +63,14 @@ SAMPLES = 2000  # pseudo-random finite inputs `host_expf` checks besides the fix
 
 
 def _fma(a: float, b: float, c: float) -> float:
-    """a * b + c rounded once (exact rationals; the operands are finite)."""
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    return float(exact) if exact != 0 else a * b + c
+    """a * b + c rounded once (exact rationals; the operands are finite): the exact sum as one
+    integer over another, and Python's true division of two integers rounds once (what
+    `float(Fraction)` does, without building fractions: a few times faster)."""
+    na, da = a.as_integer_ratio()
+    nb, db = b.as_integer_ratio()
+    nc, dc = c.as_integer_ratio()
+    num = na * nb * dc + nc * da * db
+    return num / (da * db * dc) if num != 0 else a * b + c
 
 
 def _f32(x: float) -> float:
