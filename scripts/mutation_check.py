@@ -844,6 +844,10 @@ MUTATIONS = [
     # section 47: a pair over SBSize fuses at the next inner common loop; a batch of one put back
     ("inner level: the inner pair passes the battery in the fused shells", "loopopt/loop_optimization/inner_level.py",
      [("    if not inner_legal(i1, i2, inner_facts):", "    if False:")]),
+    # section 69: a gather counts one element per execution; a copy, a call or a vector access its buffer whole
+    ("inner level: one element per execution only for a load or store of one element",
+     "loopopt/loop_optimization/inner_level.py",
+     [("    if a.op.name not in ELEMENT_ACCESSES or axis.name not in names:", "    if axis.name not in names:")]),
     ("inner level: a reshaped result is computed in place only when the copy is the view's one use",
      "loopopt/frontend/rewrites.py",
      [('    if view is None or view.name != kind or len(list(v.uses)) != 1:',

@@ -192,3 +192,70 @@ def _without(step: str) -> str:
     from loopopt.frontend import linalg
 
     return "builtin.module(" + ",".join(s for s in linalg.steps() if s != step) + ")"
+
+
+# ----------------------------------------------------------------------------- gathers (section 69)
+
+LIT_GATHER = open(os.path.join(HERE, "lit", "cpu", "fuse-inner-level-gather.mlir")).read()
+GATHERS = LIT_GATHER[LIT_GATHER.index("func.func @gathers("):]
+
+COPIES = """func.func @k(%a: memref<16x32xf32>, %t: memref<16x32xf32>, %s: memref<64xf32>, %w: memref<64xf32>) {
+  affine.for %i = 0 to 16 {
+    affine.for %j = 0 to 32 {
+      %x = affine.load %a[%i, %j] : memref<16x32xf32>
+      affine.store %x, %t[%i, %j] : memref<16x32xf32>
+    }
+  }
+  affine.for %i = 0 to 16 {
+    affine.for %j = 0 to 32 {
+      %x = affine.load %t[%i, %j] : memref<16x32xf32>
+      %n = arith.fptosi %x : f32 to i32
+      %m = arith.index_cast %n : i32 to index
+      %y = memref.load %s[%m] : memref<64xf32>
+      affine.store %y, %a[%i, %j] : memref<16x32xf32>
+    }
+    memref.copy %s, %w : memref<64xf32> to memref<64xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_gather_counts_one_element_per_execution():
+    """One i of the pair: a row of a, t and c, and %src at one element per execution of its load
+    (64 of a 2x4x64 buffer per group, 256 per batch); before, the whole buffer at every level."""
+    module, (l1, l2) = _loops(GATHERS)
+    facts = Facts()
+    # one batch: %d 4 x 64 doubles, %x, %out 4 x 64 floats, 256 gathered floats
+    assert fused_iteration_bytes(l1, l2, facts) == 4 * 64 * 8 + 3 * 4 * 64 * 4
+    i1, i2 = shells(l1, l2)
+    # one group: 64 of each, 64 gathered (the seed's rule counted %src whole: 2048 bytes)
+    assert fused_iteration_bytes(i1, i2, facts) == 64 * 8 + 3 * 64 * 4
+
+
+def test_a_copy_or_a_gather_past_the_buffer_counts_it_whole():
+    """A memref.copy touches its buffers whole in every execution; 512 executions of a gather
+    from a buffer of 64 elements reach at most those 64."""
+    module, (l1, l2) = _loops(COPIES)
+    facts = Facts()
+    # one i: a row of a (read and written), of t; %s: the copy reads it whole (and the gather's
+    # 32 loads within it), %w written whole
+    assert fused_iteration_bytes(l1, l2, facts) == (32 + 32 + 64 + 64) * 4
+    m2, (c1, c2) = _loops(COPIES.replace("affine.for %i = 0 to 16", "affine.for %i = 0 to 1")
+                          .replace("memref.copy %s, %w : memref<64xf32> to memref<64xf32>", "")
+                          .replace("0 to 32", "0 to 512").replace("16x32", "1x512"))
+    assert fused_iteration_bytes(c1, c2, Facts()) == (512 + 512 + 64) * 4
+
+
+def test_the_gathering_pair_fuses_at_the_group_loop():
+    res = loopopt.optimize(GATHERS, target="cpu", sb_size=2048)
+    msgs = fusion_messages(res)
+    assert any(m.startswith("[LOOP FUSION] , level = 0 fused") and "fused at level 1: one iteration of the fused "
+               "loop there touches 1280 bytes <= SBSize 2048" in m for m in msgs), msgs
+    assert "memref.alloc" not in res.text
+
+
+@has_runner
+def test_the_gathering_pair_gives_the_same_values_natively():
+    out = loopopt.optimize(GATHERS, target="cpu", sb_size=2048).text
+    assert native_mismatch(GATHERS, out, kernel="gathers") is None

@@ -10,7 +10,10 @@ group, a channel) would fuse with room to spare.
 Rule (`inner_level_plan`, the cpu target: `TargetHooks.fuses_inner_level`). A pair the seed's
 bound refuses, every other check of the battery passed, is measured by the bytes one iteration
 of the fused loop touches (`fused_iteration_bytes`: per buffer, the box of the elements either
-loop touches in one iteration, the loops inside projected out, exactly with isl). If that fits
+loop touches in one iteration, the loops inside projected out, exactly with isl; a buffer that
+a load or store of one element reads or writes at unknown elements, a gather, by the elements
+those accesses can reach in one iteration, one per execution, at most the whole buffer:
+docs/cpu_codegen.md section 69). If that fits
 SBSize the pair fuses at its own level. Else, when each loop's body is one loop and nothing else
 (`shells`), those two loops are the next inner common loop: the pair fuses as shells and the
 inner pair fuses inside them when it passes the whole battery (on scratch copies, the shells
@@ -29,7 +32,7 @@ import islpy as isl
 
 from .. import mlir
 from ..analysis.dependence import iteration_footprint
-from ..analysis.loops import body_ops, has_iter_args, loop_dims
+from ..analysis.loops import body_ops, has_iter_args, known_trip_count, loop_dims
 from ..analysis.memory import UNTRACED
 from ..mlir import ir
 
@@ -92,32 +95,61 @@ def box_elements(texts: tuple[str, ...]) -> int | None:
     return n
 
 
+# Ops that read or write one element of their buffer per execution, at any index (an index
+# loaded or computed: not affine); a vector access, a copy or a call touches more.
+ELEMENT_ACCESSES = frozenset({"memref.load", "memref.store"})
+
+
+def executions_per_iteration(a, axis) -> int | None:
+    """How many elements the access `a` (an ELEMENT_ACCESSES op) can touch in one iteration of
+    the loop `axis` around it: one per execution, the product of the constant trip counts of its
+    loops inside `axis`. None for another op, a trip count that is not constant, or `a` not
+    inside `axis`."""
+    names = [lp.name for lp in a.loops]
+    if a.op.name not in ELEMENT_ACCESSES or axis.name not in names:
+        return None
+    n = 1
+    for lp in a.loops[names.index(axis.name) + 1:]:
+        trips = known_trip_count(lp.op) if lp.op.name == "affine.for" else None
+        if trips is None:
+            return None
+        n *= trips
+    return n
+
+
 def fused_iteration_bytes(l1: ir.Operation, l2: ir.Operation, facts) -> int | None:
     """Bytes one iteration of the fused loop touches: per buffer either loop touches, the box of
     the elements the two loops touch in the same iteration (`iteration_footprint` with the
-    second loop's iteration as the first's), times its element size; a buffer accessed at
-    unknown elements counts whole. None when some buffer may be any (untraced) or unbounded."""
+    second loop's iteration as the first's), times its element size. A buffer accessed at
+    unknown elements (a gather: an index loaded or computed) counts the elements those accesses
+    can reach in one iteration, one per execution (`executions_per_iteration`), plus its box of
+    known elements, and at most the whole buffer; whole when an access's executions are not
+    constant. None when some buffer may be any (untraced) or unbounded."""
     scope = facts.scope
     (ax1,), (ax2,) = loop_dims(l1, scope), loop_dims(l2, scope)
     texts: dict = {}
-    whole: dict = {}
+    reached: dict = {}  # key -> (root, elements the unknown accesses reach, or None: any)
     for lp, ax in ((l1, ax1), (l2, ax2)):
         for a in facts.accesses(lp):
             if a.key is UNTRACED:
                 return None
             t = iteration_footprint(a, ax, scope, outer_as_params=True)
-            if t is None:
-                whole[a.key] = a.root
-            else:
+            if t is not None:
                 texts.setdefault(a.key, (a.root, []))[1].append(t)
+                continue
+            runs = executions_per_iteration(a, ax) if a.index is None else None
+            _, before = reached.get(a.key, (a.root, 0))
+            reached[a.key] = (a.root, None if runs is None or before is None else before + runs)
     total = 0
-    for key, root in whole.items():
+    for key, (root, runs) in reached.items():
         loc = facts.location(root)
         if any(d is None for d in loc.shape):
             return None
-        total += math.prod(loc.shape) * loc.elem_size
+        whole = math.prod(loc.shape)
+        known = box_elements(tuple(sorted(set(texts[key][1])))) if runs is not None and key in texts else 0
+        total += (whole if runs is None or known is None else min(whole, runs + known)) * loc.elem_size
     for key, (root, ts) in texts.items():
-        if key in whole:
+        if key in reached:
             continue
         n = box_elements(tuple(sorted(set(ts))))
         if n is None:
