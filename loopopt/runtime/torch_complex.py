@@ -12,8 +12,9 @@ The rules, each eager's own arithmetic on the parts (a = ar + ai i, b = br + bi 
 
 * `view_as_complex(r)` is r, `view_as_real(c)` is c's real form; `polar(m, t)` is
   (m cos t, m sin t), `complex(re, im)` is (re, im), broadcast together.
-* `a * b` is (ar br - ai bi, ar bi + ai br), eager's order of products and sums (its vectorized
-  and scalar complex products: no fused multiply-add); `a + b` and `a - b` are eager's
+* `a * b` is (ar br - ai bi, ar bi + ai br), each product rounded: eager's vectorized complex
+  product (its scalar loop, on tails and broadcast inner loops, is contracted to fused
+  multiply-adds and differs from it in the last bit); `a + b` and `a - b` are eager's
   `self + alpha * other` with alpha = +1 or -1 as a complex number (its `add` kernel multiplies by
   alpha for complex too, which decides where an infinity or a signed zero in `other` goes). A
   real tensor or a number among the operands is the complex number of imaginary part 0 (eager's
@@ -342,7 +343,7 @@ def _out_dtype(node):
 
 
 def _cmul(a, b):
-    """Eager's complex product of parts: (ar br - ai bi, ar bi + ai br)."""
+    """Eager's vectorized complex product of parts: (ar br - ai bi, ar bi + ai br), each product rounded."""
     ar, ai = a
     br, bi = b
     return ar * br - ai * bi, ar * bi + ai * br
