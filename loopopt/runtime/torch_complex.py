@@ -19,9 +19,10 @@ The rules, each eager's own arithmetic on the parts (a = ar + ai i, b = br + bi 
   alpha for complex too, which decides where an infinity or a signed zero in `other` goes). A
   real tensor or a number among the operands is the complex number of imaginary part 0 (eager's
   type promotion; the result's dtype is the node's own, every operand cast to it first).
-* `neg` is 0 - a (eager's: -(+0) is +0); `conj` (`conj_physical`, `resolve_conj`) is (ar, -ai); `abs` is eager's hypot(ar, ai) (complex64: the root of the squares'
-  sum in f64, rounded to f32; infinite where a part is, NaN otherwise);
-  `angle` is atan2(ai, ar); `real`/`imag` are the parts (views, as eager's).
+* `neg` is 0 - a (eager's: -(+0) is +0); `conj` (`conj_physical`, `resolve_conj`) is (ar, -ai);
+  `abs` is eager's hypot(ar, ai): infinite where a part is (a NaN in the other too), else for
+  complex64 the root of the squares' sum in f64 rounded to f32, for complex128 scaled by the
+  larger part; `angle` is atan2(ai, ar); `real`/`imag` are the parts (views, as eager's).
 * Shape ops on a complex value act on its real form's leading dims, the trailing 2 kept last:
   reshape/view (sizes + (2,)), unsqueeze, squeeze, flatten, transpose, permute, t, indexing by
   ints, slices, None and Ellipsis, cat, stack, expand, contiguous, clone, `to`/`type_as` between
@@ -95,16 +96,16 @@ def _real_dtype(dtype):
 def has_complex(gm) -> bool:
     """Whether any value of the graph is complex (a node's example value, or a complex number
     among its arguments)."""
+    return any(_has_complex(_value(node)) or _complex_numbers(node) for node in gm.graph.nodes)
+
+
+def _complex_numbers(node) -> list:
+    """The Python complex numbers among a node's arguments."""
     import torch
 
-    for node in gm.graph.nodes:
-        if _has_complex(_value(node)):
-            return True
-        found = []
-        torch.fx.node.map_aggregate((node.args, node.kwargs), lambda a: found.append(a) if isinstance(a, complex) else a)
-        if found:
-            return True
-    return False
+    found = []
+    torch.fx.node.map_aggregate((node.args, node.kwargs), lambda a: found.append(a) if isinstance(a, complex) else a)
+    return found
 
 
 # TorchDynamo records torch functions by the function and tensor methods by their name: both as one name
@@ -246,11 +247,7 @@ class _Writer:
         """Whether a node reads or makes a complex value."""
         if _has_complex(_value(node)) or any(n in self.rank for n in node.all_input_nodes):
             return True
-        found = []
-        import torch
-
-        torch.fx.node.map_aggregate((node.args, node.kwargs), lambda a: found.append(a) if isinstance(a, complex) else a)
-        return bool(found)
+        return bool(_complex_numbers(node))
 
     def constant(self, node):
         """A complex constant of the graph (get_attr) as a real attribute of its view_as_real."""
