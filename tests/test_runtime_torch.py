@@ -1423,3 +1423,139 @@ def test_a_mixture_of_experts_runs_as_a_kernel():
         want = model(x)
     assert relative_error(got, want) <= fixtures.RTOL
     assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
+
+
+# -- complex values as real tensors (torch_complex; docs/cpu_codegen.md section 71) --------------
+
+def _as_real(t):
+    return torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+
+
+def _complex_kernels(rec) -> bool:
+    """Every recorded graph with complex values ran through its real graph's kernels (no fallback)."""
+    from loopopt.runtime.torch_complex import ComplexCall
+
+    calls = [g for g in rec.graphs if isinstance(g, ComplexCall)]
+    return bool(calls) and all(isinstance(c.run, GraphKernel) and c.run.kernels and
+                               all(isinstance(k, Kernel) for k in c.run.kernels.values()) for c in calls)
+
+
+class _Rope(torch.nn.Module):
+    """Meta's LLaMA rotary embedding: x as complex pairs times freqs_cis (torch.polar), back to
+    real pairs; q and k of (batch, tokens, heads, 16)."""
+
+    def __init__(self, seq=12, hd=16):
+        super().__init__()
+        freqs = 1.0 / 10000.0 ** (torch.arange(0, hd, 2).float() / hd)
+        self.freqs_cis = torch.polar(torch.ones(seq, hd // 2), torch.outer(torch.arange(seq).float(), freqs))
+
+    def rotary(self, x):
+        xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(xc * self.freqs_cis[None, :, None]).flatten(3).type_as(x)
+
+    def forward(self, q, k):
+        return self.rotary(q) + 1, self.rotary(k).transpose(1, 2)
+
+
+def _product_chain(a, b, c):  # complex inputs and outputs of the graph itself
+    p = a * b * c
+    return p - a, (p + 2).conj() * 0.5, p.abs()
+
+
+def _polar_of_angles(t, r):
+    angles = torch.outer(t, torch.arange(1, 9, dtype=torch.float32) / 8)
+    return torch.view_as_real(torch.polar(r.abs()[:, None], angles) * torch.complex(r[:, None], -r[:, None]))
+
+
+def _conj_abs_angle(x, y):
+    xc, yc = torch.view_as_complex(x), torch.view_as_complex(y)
+    z = torch.cat([xc.conj() * yc, (xc - yc)[..., :2]], 1).unsqueeze(0)
+    return torch.view_as_real(z), xc.abs(), yc.angle(), z.real.sum() + z.imag.sum()
+
+
+def _complex_cases():
+    torch.manual_seed(3)
+    c = lambda *s: torch.randn(*s, dtype=torch.complex64)  # noqa: E731
+    return [("rope", _Rope(), (torch.randn(2, 12, 3, 16), torch.randn(2, 12, 3, 16))),
+            ("product_chain", _product_chain, (c(6, 5), c(5), c(6, 1))),
+            ("polar_of_angles", _polar_of_angles, (torch.randn(10), torch.randn(10))),
+            ("conj_abs_angle", _conj_abs_angle, (torch.randn(4, 6, 2), torch.randn(4, 6, 2)))]
+
+
+@pytest.mark.parametrize("name", [n for n, _, _ in _complex_cases()])
+def test_complex_graphs_run_as_kernels_of_their_real_form(name):
+    """view_as_complex, polar, complex products, sums, conj, abs, angle, cat, slicing, and complex
+    inputs and outputs of the graph: torch-mlir imports them as the complex dialect, which loopopt
+    does not take (every such graph ran eagerly, `complex.create` named). Written on real tensors of
+    a trailing dim 2 (torch_complex), they run as kernels, eager's values (products as eager orders
+    them; cos, sin, atan2 and hypot within the kernels' approximations)."""
+    fn, args = next((f, a) for n, f, a in _complex_cases() if n == name)
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = compiled(*args), fn(*args)
+        again = compiled(*args)
+    assert _complex_kernels(rec)
+    got, want, again = (o if isinstance(o, tuple) else (o,) for o in (got, want, again))
+    for g, w, h in zip(got, want, again):
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        g, w = _as_real(g).double(), _as_real(w).double()
+        assert float((g - w).abs().max()) <= 2e-6 * max(float(w.abs().max()), 1.0), name
+        assert torch.equal(_as_real(h), _as_real(g).to(_as_real(h).dtype))
+
+
+def test_complex_rules_are_eagers_arithmetic_bit_for_bit():
+    """The real graph (torch_complex.as_real) run eagerly equals eager's complex ops bit for bit,
+    on infinities, NaN and signed zeros too: the product's order (ac - bd, ad + bc), the sum's
+    `self + alpha * other` with alpha a complex 1 or -1, a real operand or number promoted with
+    imaginary part 0, neg and conj; abs (hypot: infinite where a part is)."""
+    from loopopt.runtime.torch_complex import as_real
+
+    def arith(a, b, r):
+        return (a * b, a + b, a - b, b - a, a * r, r * b, a + r, r - a, a * 3, 2 - b, a + 1.5j, -a,
+                a.conj() * b, (a * b).real, torch.view_as_real(a)[..., 1], a.abs(), (a * b)[..., 1:].abs())
+
+    special = [0.0, -0.0, 1.5, -2.25, float("inf"), float("-inf"), float("nan"), 3e38]
+    re = torch.tensor(special).repeat_interleave(len(special))
+    im = torch.tensor(special).repeat(len(special))
+    a = torch.complex(re, im)
+    b = torch.complex(im.flip(0), re)
+    r = torch.tensor(special).repeat(len(special)).flip(0)
+    reals = []
+
+    def capture(gm, example_inputs):
+        real = as_real(gm)
+        reals.append(real)
+        return gm.forward
+
+    torch.compile(arith, backend=capture)(a, b, r)
+    (real,) = reals
+    assert real.inputs == (0, 1)
+    got = real.gm(torch.view_as_real(a), torch.view_as_real(b), r)
+    want = arith(a, b, r)
+    for k, (g, w) in enumerate(zip(got, want)):
+        w = _as_real(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, k
+        assert torch.equal(_bits(g), _bits(w)), (k, g[_bits(g) != _bits(w)], w[_bits(g) != _bits(w)])
+
+
+def _bits(t):
+    """A float32 tensor's bits, every NaN as one (eager's and the rules' NaN may differ in sign)."""
+    return torch.where(torch.isnan(t), torch.full_like(t, float("nan")), t).view(torch.int32)
+
+
+@pytest.mark.parametrize("fn, named", [(lambda x: torch.view_as_real(torch.exp(torch.view_as_complex(x))), "torch.exp"),
+                                       (lambda x: torch.view_as_real(torch.view_as_complex(x) / 3), "operator.truediv"),
+                                       (lambda x: torch.view_as_complex(x).sum(0).abs(), "Tensor.sum")])
+def test_a_complex_op_not_written_runs_eagerly_naming_it(fn, named):
+    """A complex op torch_complex has no rule for (exp, a division, a complex reduction): the
+    graph runs eagerly, eager's result, one warning naming the op."""
+    x = torch.randn(4, 6, 2)
+    compiled = torch.compile(fn, backend=loopopt.torch_backend)
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = compiled(x)
+    assert torch.equal(got, fn(x))
+    ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+    assert len(ours) == 1 and f"complex op {named}" in ours[0], ours

@@ -46,6 +46,12 @@ by pointwise ops or where the kernel's stores follow that layout (a conv's), els
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
 f32) the export is decomposed into ops it lowers exactly (torch_exact).
 
+Complex values (a rotary embedding's `view_as_complex(x) * freqs_cis`): torch-mlir imports them as
+the complex dialect, which loopopt does not take; the graph is first written on real tensors of a
+trailing dim 2 (torch_complex.as_real: eager's arithmetic on the parts), complex inputs passed as
+their `view_as_real` (no copy) and complex outputs returned as `view_as_complex` of the results; a
+complex op it has no rule for is a fallback naming the op.
+
 Inputs updated in place (`x.add_(1)`, BatchNorm's running statistics in training mode): the
 kernel computes on a copy of each and returns its final value after its results; the call copies
 it into the caller's tensor (input_updates).
@@ -72,6 +78,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 
+from .torch_complex import ComplexCall, ComplexFallback, as_real
 from .torch_exact import decompositions as exact_decompositions, float_scalars, scatter_dims, stable_sorts, trapping_division, zero_size_view
 from .torch_fused import unfuse
 from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
@@ -108,13 +115,35 @@ def backend(gm, example_inputs, **options):
         given = options.pop("options")
         options = {**options, **given}
     why = precheck(gm)
+    real = None
     if why is None:
         try:
-            plan = output_plan(gm)
-        except Fallback as e:
+            real = as_real(gm)
+        except ComplexFallback as e:
             why = str(e)
-        except Exception as e:  # noqa: BLE001 - not analysed: eager, never a wrong alias
-            why = f"the outputs' aliasing could not be analysed: {_first_line(str(e))}"
+        except Exception as e:  # noqa: BLE001 - not written: eager, never a wrong value
+            why = f"the graph's complex values could not be written as real ones: {_first_line(str(e))}"
+    if why is not None:
+        _warn(name, why)
+        return gm.forward
+    if real is not None:  # complex values as real tensors (torch_complex): the real graph is the kernel's
+        def eager(args, why):
+            _warn(name, why)
+            return gm.forward(*args)
+        return ComplexCall(real, _graph_callable(real.gm, name, options), eager)
+    return _graph_callable(gm, name, options)
+
+
+def _graph_callable(gm, name: str, options: dict):
+    """A GraphKernel for the graph, or its own forward (eager) where its outputs' aliasing cannot be
+    kept (one warning naming why) or where every output is a view of an input."""
+    why = None
+    try:
+        plan = output_plan(gm)
+    except Fallback as e:
+        why = str(e)
+    except Exception as e:  # noqa: BLE001 - not analysed: eager, never a wrong alias
+        why = f"the outputs' aliasing could not be analysed: {_first_line(str(e))}"
     if why is not None:
         _warn(name, why)
         return gm.forward
