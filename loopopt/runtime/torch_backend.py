@@ -802,7 +802,7 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
         if set(updated) <= set(updates):  # (the clones should have left no update: never a dropped one)
             raise Fallback(f"the graph's updates of its inputs {updated} were not made results")
         raise InputUpdates(tuple(sorted(set(updated) | set(updates))))
-    why = trapping_division(functional) or zero_size_view(functional)
+    why = trapping_division(program) or trapping_division(functional) or zero_size_view(functional)
     if why is not None:
         raise Fallback(why)
     program = functional
