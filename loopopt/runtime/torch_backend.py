@@ -44,7 +44,8 @@ torch_layout) is returned with eager's strides: written so by the kernel where t
 by pointwise ops or where the kernel's stores follow that layout (a conv's), else copied into it
 (options={"eager_strides": False}: row-major). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
-f32) the export is decomposed into ops it lowers exactly (torch_exact).
+f32; floor division, fmod, trunc of -0, round with decimals; nn.Bilinear's broadcast product) the
+export is decomposed into ops it lowers exactly, or faster (torch_exact).
 
 Inputs updated in place (`x.add_(1)`, BatchNorm's running statistics in training mode): the
 kernel computes on a copy of each and returns its final value after its results; the call copies

@@ -33,6 +33,12 @@ Found by the adversarial sweep (tests/torch_sweep.py), each a wrong result befor
   exact quotient from Python's remainder, by shifts and a multiplication by the divisor's inverse
   modulo 2**bits (`floor_divide`).
 
+- A float `fmod` is lowered as a - b * trunc(a / b): `fmod(1, 0.1)` gave 0 (eager 0.09999999),
+  `fmod(7, inf)` NaN (eager 7); written from remainder's exact `remf` (`fmod`). `round(x,
+  decimals)` is not lowered at all; written as eager's kernel computes it (`round_decimals`).
+- nn.Bilinear (`aten.bilinear`): torch-mlir's `_trilinear` materialises the n x o x i x j
+  broadcast product (8x eager's time); written as a matrix product and a row-wise dot (`bilinear`).
+
 `decompositions()` writes each as ops torch-mlir lowers exactly (`program.run_decompositions`,
 before the import); each is exact for every dtype (returning NotImplemented, to keep the op where
 it is exact already, fails under some dispatch paths).
