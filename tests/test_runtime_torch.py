@@ -1402,3 +1402,34 @@ def test_bilinear_is_a_matrix_product_not_a_broadcast(bias, lead):
     assert _kernels_only(rec) and got.shape == want.shape
     assert relative_error(got, want) <= 1e-5
     assert texts and not any("x64x64x48x" in t or "x32x64x48x" in t for t in texts), "the broadcast product is back"
+
+
+@pytest.mark.parametrize("fn, make, op", [
+    (lambda x: torch.nn.functional.pad(x, (-1, 2, 1, -2), value=0.5), lambda: torch.rand(1, 4, 10, 10), "aten.pad"),
+    (lambda c: torch.nn.functional.fold(c, (10, 10), 3, padding=1, stride=2),
+     lambda: torch.nn.functional.unfold(torch.rand(1, 4, 10, 10), 3, padding=1, stride=2), "aten.col2im")])
+def test_negative_pads_and_a_padded_fold_run_eagerly_naming_the_op(fn, make, op):
+    """A pad by a negative amount and F.fold with padding: torch-mlir lowers each to slices of
+    negative offsets, which bufferization refused (the one warning quoted it, not the op). Eager's
+    result, with one warning naming the op (section 70)."""
+    x = make()
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = torch.compile(fn, backend=loopopt.torch_backend)(x)
+    assert torch.equal(got, fn(x))
+    ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+    assert len(ours) == 1 and f"(op {op}" in ours[0] and "negative offset" in ours[0], ours
+
+
+def test_a_fold_without_padding_and_a_positive_pad_run_as_kernels():
+    """negative_offsets sends only a negative pad or a padded fold to eager."""
+    x = torch.rand(1, 4, 9, 9)
+    cols = torch.nn.functional.unfold(x, 3, stride=2)
+    for fn, arg in [(lambda c: torch.nn.functional.fold(c, (9, 9), 3, stride=2), cols),
+                    (lambda t: torch.nn.functional.pad(t, (1, 2, 0, 3), value=0.5), x)]:
+        torch._dynamo.reset()
+        rec = Recorder()
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("error", LoopoptFallbackWarning)
+            got = torch.compile(fn, backend=rec)(arg)
+        assert _kernels_only(rec) and relative_error(got, fn(arg)) <= 1e-6

@@ -73,7 +73,8 @@ import threading
 import warnings
 from dataclasses import dataclass
 
-from .torch_exact import decompositions as exact_decompositions, float_scalars, scatter_dims, trapping_division, zero_size_view
+from .torch_exact import (decompositions as exact_decompositions, float_scalars, negative_offsets, scatter_dims,
+                          trapping_division, zero_size_view)
 from .torch_fused import unfuse
 from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
 
@@ -803,7 +804,8 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
         if set(updated) <= set(updates):  # (the clones should have left no update: never a dropped one)
             raise Fallback(f"the graph's updates of its inputs {updated} were not made results")
         raise InputUpdates(tuple(sorted(set(updated) | set(updates))))
-    why = trapping_division(program) or trapping_division(functional) or zero_size_view(functional)
+    why = (trapping_division(program) or trapping_division(functional) or zero_size_view(functional)
+           or negative_offsets(functional))
     if why is not None:
         raise Fallback(why)
     program = functional

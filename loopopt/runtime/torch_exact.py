@@ -452,3 +452,26 @@ def zero_size_view(program) -> str | None:
             if isinstance(v, torch.Tensor) and any(isinstance(d, int) and d == 0 for d in v.shape):
                 return f"a view of a tensor with no elements (op aten.{name}: torch-mlir's lowering divides by its size)"
     return None
+
+
+def negative_offsets(program) -> str | None:
+    """A pad by a negative amount (`F.pad(x, (-1, 2))`, a crop) or an F.fold with padding, named:
+    torch-mlir lowers each to slices of negative offsets, which bufferization refuses (the warning
+    quoted it, not the op). None if there is none."""
+    import torch
+
+    aten = torch.ops.aten
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target in (aten.constant_pad_nd.default, aten.pad.default):
+            pad = node.args[1] if len(node.args) > 1 else node.kwargs.get("pad", ())
+            if any(isinstance(p, int) and p < 0 for p in pad):
+                return (f"a pad by a negative amount (op aten.{node.target.__name__}): torch-mlir's lowering "
+                        "makes a slice of negative offset")
+        if node.target is aten.col2im.default:
+            padding = node.args[4] if len(node.args) > 4 else node.kwargs.get("padding", ())
+            if any(isinstance(p, int) and p > 0 for p in padding):
+                return ("F.fold with padding (op aten.col2im): torch-mlir's lowering makes a slice of "
+                        "negative offset")
+    return None
