@@ -118,6 +118,11 @@ FOCUS = {
     "torch float scalars": ["tests/test_runtime_torch.py::test_float_scalars_keeps_exponents_and_inexact_integers",
                             "tests/test_runtime_torch.py::test_negative_integer_scalars_of_float_constants",
                             "tests/test_runtime_torch.py::test_scatter_dims_writes_the_dim_a_negative_one_means"],
+    "torch exact": ["tests/test_runtime_torch.py::test_floor_division_decompositions_are_eagers_on_every_value",
+                    "tests/test_runtime_torch.py::test_floor_division_fmod_and_round_decimals_follow_eager_as_kernels",
+                    "tests/test_runtime_torch.py::test_what_would_kill_the_process_runs_eagerly",
+                    "tests/test_runtime_torch.py::test_negative_pads_and_a_padded_fold_run_eagerly_naming_the_op",
+                    "tests/test_runtime_torch.py::test_a_fold_without_padding_and_a_positive_pad_run_as_kernels"],
 }
 # The issue 22 check is aimed at by the class 13 programs, the tests of each transform's rule
 # for untraced memrefs and the fuzzer's forwarding classes (in the fixed-seed property).
@@ -567,6 +572,23 @@ MUTATIONS = [
     ("torch complex: abs is infinite where a part is", "loopopt/runtime/torch_complex.py",
      [("    return torch.where(torch.isinf(re) | torch.isinf(im), torch.full_like(size, float(\"inf\")), size)",
        "    return size")]),
+    # issue 35 (section 70): floor division, fmod, trunc as eager computes them
+    ("torch exact: a float floor division is one less where fmod's sign is not the divisor's", "loopopt/runtime/torch_exact.py",
+     [("    div = torch.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)\n", "")]),
+    ("torch exact: a zero fmod has the dividend's sign", "loopopt/runtime/torch_exact.py",
+     [("        return torch.where(r == 0, a * 0, torch.where(a < 0, -r, r))",
+       "        return torch.where(a < 0, -r, r)")]),
+    ("torch exact: an integer floor division by a tensor is judged on the exported program", "loopopt/runtime/torch_backend.py",
+     [("    why = (trapping_division(program) or trapping_division(functional)", "    why = (trapping_division(functional)")]),
+    ("torch exact: an integer trunc division is one above the floor only where the remainder is not 0",
+     "loopopt/runtime/torch_exact.py",
+     [("        up = (torch.remainder(a, b) != 0) & ((a < 0) if b > 0 else (a > 0))",
+       "        up = (a < 0) if b > 0 else (a > 0)")]),
+    ("torch exact: a pad by a negative amount is sent to eager by name", "loopopt/runtime/torch_exact.py",
+     [("            if any(isinstance(p, int) and p < 0 for p in pad):", "            if False:")]),
+    ("torch exact: only a fold with padding is sent to eager", "loopopt/runtime/torch_exact.py",
+     [("            if any(isinstance(p, int) and p > 0 for p in padding):",
+       "            if any(isinstance(p, int) for p in padding):")]),
     # issue 35 (section 66): tm_tensor.scatter as loops
     ("scatters: an original dimension neither an update's nor mapped is refused", "loopopt/frontend/scatters.py",
      [("    if any(d < s.own_offset and d not in dims for d in range(o.rank)):", "    if False:")]),

@@ -1559,3 +1559,138 @@ def test_a_complex_op_not_written_runs_eagerly_naming_it(fn, named):
     assert torch.equal(got, fn(x))
     ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
     assert len(ours) == 1 and f"complex op {named}" in ours[0], ours
+
+
+def _same_bits(got, want) -> bool:
+    """Equal values, NaN where eager's, and the sign of every zero eager's (of every number)."""
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if not want.dtype.is_floating_point:
+        return torch.equal(got, want)
+    number = ~torch.isnan(want)  # (a NaN's sign bit is no value eager promises)
+    return (torch.equal(torch.isnan(got), torch.isnan(want)) and torch.equal(got[number], want[number])
+            and torch.equal(torch.signbit(got[number]), torch.signbit(want[number])))
+
+
+_FLOATS = (torch.tensor([1.0, 2.0, 0.5, -1.0, 3.0, 0.3, -0.7, 7.0, 0.0, -0.0, float("nan"), float("inf"), -2.5, 1e-30,
+                         1e10, -1e10, -1.0, 5.5]),
+           torch.tensor([0.1, -0.1, 0.0, -0.0, 3.0, -0.3, 0.7, float("inf"), 0.5, 0.5, 1.0, 2.0, -1.0, -1.0, 0.1, 0.7,
+                         0.5, -1.5]))
+_INTS = torch.tensor([-7046029254386353131, 7046029254386353131, 2 ** 62 + 12345, -2 ** 62 - 977 * 5 - 3, 123, -5,
+                      -2 ** 63, 2 ** 63 - 1, 0, 977, -977, 2 ** 53 + 1])
+
+
+def _float_divisions(x, y):
+    return (x // y, x // 0.1, torch.floor_divide(x, -0.7), torch.div(x, 0.1, rounding_mode="floor"),
+            torch.div(x, y, rounding_mode="trunc"), torch.fmod(x, y), torch.fmod(x, 0.1), torch.remainder(x, 0.1),
+            torch.round(x * 0.3, decimals=1), torch.round(x, decimals=-1))
+
+
+def _int_divisions(h):
+    return (h // -977, h // 977, h // 12, h // -1024, h // 1, torch.div(h, 977, rounding_mode="floor"),
+            torch.div(h, -12, rounding_mode="trunc"), torch.div(h, 7, rounding_mode="trunc"), torch.fmod(h, 977),
+            torch.fmod(h, -12), torch.remainder(h, 4096))
+
+
+@pytest.mark.parametrize("fn, args", [(_float_divisions, _FLOATS), (_int_divisions, (_INTS,)),
+                                      (_int_divisions, ((_INTS % 100003).to(torch.int32),)),
+                                      (_int_divisions, ((_INTS % 1001 - 500).to(torch.int16),))],
+                         ids=["float32", "int64", "int32", "int16"])
+def test_floor_division_fmod_and_round_decimals_follow_eager_as_kernels(fn, args):
+    """torch-mlir lowers a float floor division as floor(a / b) (1.0 // 0.1 gave 10, eager's Python
+    // gives 9), an integer one through f64 (a 64-bit hash // -977 off by one), a float fmod as
+    a - b * trunc(a / b) (fmod(1, 0.1) gave 0, fmod(7, inf) NaN), and does not take round(x,
+    decimals): torch_exact's decompositions give eager's results bit for bit, as kernels
+    (section 70)."""
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = compiled(*args), fn(*args)
+    assert _kernels_only(rec)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert _same_bits(g, w), (k, g, w)
+
+
+def test_floor_division_decompositions_are_eagers_on_every_value():
+    """The decompositions themselves, run eagerly, against eager's ops: every int8 dividend by every
+    nonzero int8 divisor, random int64 over the whole range by divisors of both signs, odd, even
+    and powers of two, and floats of a grid of halves and tenths by numbers and by tensors."""
+    from loopopt.runtime import torch_exact as te
+
+    a8 = torch.arange(-128, 128, dtype=torch.int8)
+    for b in [d for d in range(-128, 128) if d]:
+        assert torch.equal(te.floor_divide(a8, b), a8 // b), b
+        assert torch.equal(te._div_mode(a8, b, rounding_mode="trunc"), torch.div(a8, b, rounding_mode="trunc")), b
+        assert torch.equal(te.fmod(a8, b), torch.fmod(a8, b)), b
+    g = torch.Generator().manual_seed(0)
+    a64 = torch.cat([torch.randint(-2 ** 63, 2 ** 63 - 1, (4096,), generator=g), _INTS])
+    for b in (1, -1, 2, -2, 3, -977, 977, 12, -12, 1024, -1024, 2 ** 40 + 1, -(2 ** 62), 2 ** 63 - 1):
+        assert torch.equal(te.floor_divide(a64, b), a64 // b), b
+        assert torch.equal(te.fmod(a64, b), torch.fmod(a64, b)), b
+    x = torch.cat([torch.arange(-400, 401) / 10, torch.arange(-400, 401) / 2, _FLOATS[0]])
+    for b in (0.1, -0.1, 0.3, 1.5, -0.7, 2.0, 1e-3, float("inf")):
+        assert _same_bits(te.floor_divide(x, b), x // b), b
+        assert _same_bits(te.fmod(x, b), torch.fmod(x, b)), b
+        assert _same_bits(te.floor_divide(x, torch.full_like(x, b)), x // torch.full_like(x, b)), b
+    for d in (-2, -1, 0, 1, 2, 3):
+        assert _same_bits(te.round_decimals(x * 0.37, decimals=d), torch.round(x * 0.37, decimals=d)), d
+
+
+@pytest.mark.parametrize("bias, lead", [(True, (256,)), (False, (2, 7))])
+def test_bilinear_is_a_matrix_product_not_a_broadcast(bias, lead):
+    """nn.Bilinear: torch-mlir's lowering of aten._trilinear materialised the n x o x i x j broadcast
+    product (8x eager's time on 256 pairs of 64 and 48 into 64); torch_exact's bilinear is one matrix
+    product of x2 by the weight as it lies and a row-wise dot with x1 (section 70). Eager's values,
+    as a kernel with no 4-D tensor in its linalg."""
+    from loopopt.runtime import torch_backend as tb
+
+    torch.manual_seed(0)
+    model = torch.nn.Bilinear(64, 48, 32, bias=bias).eval()
+    a, b = torch.rand(*lead, 64), torch.rand(*lead, 48)
+    texts = []
+    to_linalg = tb.to_linalg
+
+    def keeping(*args, **kwargs):
+        texts.append(to_linalg(*args, **kwargs))
+        return texts[-1]
+
+    rec = Recorder()
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings(), torch.no_grad():
+        mp.setattr(tb, "to_linalg", keeping)
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got, want = torch.compile(model, backend=rec)(a, b), model(a, b)
+    assert _kernels_only(rec) and got.shape == want.shape
+    assert relative_error(got, want) <= 1e-5
+    assert texts and not any("x64x64x48x" in t or "x32x64x48x" in t for t in texts), "the broadcast product is back"
+
+
+@pytest.mark.parametrize("fn, make, op", [
+    (lambda x: torch.nn.functional.pad(x, (-1, 2, 1, -2), value=0.5), lambda: torch.rand(1, 4, 10, 10), "aten.pad"),
+    (lambda c: torch.nn.functional.fold(c, (10, 10), 3, padding=1, stride=2),
+     lambda: torch.nn.functional.unfold(torch.rand(1, 4, 10, 10), 3, padding=1, stride=2), "aten.col2im")])
+def test_negative_pads_and_a_padded_fold_run_eagerly_naming_the_op(fn, make, op):
+    """A pad by a negative amount and F.fold with padding: torch-mlir lowers each to slices of
+    negative offsets, which bufferization refused (the one warning quoted it, not the op). Eager's
+    result, with one warning naming the op (section 70)."""
+    x = make()
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = torch.compile(fn, backend=loopopt.torch_backend)(x)
+    assert torch.equal(got, fn(x))
+    ours = [str(w.message) for w in caught if issubclass(w.category, LoopoptFallbackWarning)]
+    assert len(ours) == 1 and f"(op {op}" in ours[0] and "negative offset" in ours[0], ours
+
+
+def test_a_fold_without_padding_and_a_positive_pad_run_as_kernels():
+    """negative_offsets sends only a negative pad or a padded fold to eager."""
+    x = torch.rand(1, 4, 9, 9)
+    cols = torch.nn.functional.unfold(x, 3, stride=2)
+    for fn, arg in [(lambda c: torch.nn.functional.fold(c, (9, 9), 3, stride=2), cols),
+                    (lambda t: torch.nn.functional.pad(t, (1, 2, 0, 3), value=0.5), x)]:
+        torch._dynamo.reset()
+        rec = Recorder()
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("error", LoopoptFallbackWarning)
+            got = torch.compile(fn, backend=rec)(arg)
+        assert _kernels_only(rec) and relative_error(got, fn(arg)) <= 1e-6

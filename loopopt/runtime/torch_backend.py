@@ -44,7 +44,8 @@ torch_layout) is returned with eager's strides: written so by the kernel where t
 by pointwise ops or where the kernel's stores follow that layout (a conv's), else copied into it
 (options={"eager_strides": False}: row-major). Where
 torch-mlir's lowering differs from eager (NaN in maximum, clamp, argmax; an integer neg through
-f32) the export is decomposed into ops it lowers exactly (torch_exact).
+f32; floor division, fmod, trunc of -0, round with decimals; nn.Bilinear's broadcast product) the
+export is decomposed into ops it lowers exactly, or faster (torch_exact).
 
 Complex values (a rotary embedding's `view_as_complex(x) * freqs_cis`): torch-mlir imports them as
 the complex dialect, which loopopt does not take; the graph is first written on real tensors of a
@@ -79,7 +80,8 @@ import warnings
 from dataclasses import dataclass
 
 from .torch_complex import ComplexCall, ComplexFallback, as_real
-from .torch_exact import decompositions as exact_decompositions, float_scalars, scatter_dims, stable_sorts, trapping_division, zero_size_view
+from .torch_exact import (decompositions as exact_decompositions, float_scalars, negative_offsets, scatter_dims,
+                          stable_sorts, trapping_division, zero_size_view)
 from .torch_fused import unfuse
 from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
 
@@ -831,7 +833,8 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
         if set(updated) <= set(updates):  # (the clones should have left no update: never a dropped one)
             raise Fallback(f"the graph's updates of its inputs {updated} were not made results")
         raise InputUpdates(tuple(sorted(set(updated) | set(updates))))
-    why = trapping_division(functional) or zero_size_view(functional)
+    why = (trapping_division(program) or trapping_division(functional) or zero_size_view(functional)
+           or negative_offsets(functional))
     if why is not None:
         raise Fallback(why)
     program = functional

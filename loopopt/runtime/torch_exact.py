@@ -24,6 +24,21 @@ Found by the adversarial sweep (tests/torch_sweep.py), each a wrong result befor
   process ("LLVM ERROR: out of memory", at any size). `scatter_dims(program)` writes the dimension
   as the non-negative one it means.
 
+- `trunc(-0.0)` gave +0 (torch-mlir: sign(x) * floor(|x|)); written as ceil below 0, floor elsewhere.
+- Floor division (`//`, `torch.floor_divide`, `div(rounding_mode="floor")`) is lowered as
+  `floor(a / b)` for floats, which is not Python's `//` that eager computes: `1.0 // 0.1` gave 10
+  (eager 9: 1.0 / 0.1 rounds up to 10 in floating point, the exact quotient is below it); for
+  integers as `floor(f64(a) / f64(b))`, wrong past 2**53 (`h // -977` of a 64-bit hash off by one).
+  Floats: eager's rule, from the exact fmod (`floor_divide`); integers by a nonzero number: the
+  exact quotient from Python's remainder, by shifts and a multiplication by the divisor's inverse
+  modulo 2**bits (`floor_divide`).
+
+- A float `fmod` is lowered as a - b * trunc(a / b): `fmod(1, 0.1)` gave 0 (eager 0.09999999),
+  `fmod(7, inf)` NaN (eager 7); written from remainder's exact `remf` (`fmod`). `round(x,
+  decimals)` is not lowered at all; written as eager's kernel computes it (`round_decimals`).
+- nn.Bilinear (`aten.bilinear`): torch-mlir's `_trilinear` materialises the n x o x i x j
+  broadcast product (8x eager's time); written as a matrix product and a row-wise dot (`bilinear`).
+
 `decompositions()` writes each as ops torch-mlir lowers exactly (`program.run_decompositions`,
 before the import); each is exact for every dtype (returning NotImplemented, to keep the op where
 it is exact already, fails under some dispatch paths).
@@ -138,6 +153,139 @@ def celu(x, alpha=1.0):
     return torch.where(x > 0, x, torch.expm1(x / alpha) * alpha)
 
 
+def _as_tensor(b, dtype):
+    """A number operand as a 0-d tensor of DTYPE (torch-mlir's lowering of the Scalar overloads of
+    fmod and remainder fails on a float number); a tensor as DTYPE."""
+    import torch
+
+    return b.to(dtype) if isinstance(b, torch.Tensor) else torch.scalar_tensor(b, dtype=dtype)
+
+
+def fmod(a, b):
+    """C's fmod, as eager: exact, the sign of a. torch-mlir writes a float fmod as a - b * trunc(a / b)
+    (fmod(1, 0.1) gave 0, eager 0.09999999; fmod(7, inf) NaN, eager 7). For floats: the remainder of
+    |a| by |b| (remainder's exact remf, its adjustment void on two non-negative operands) with a's
+    sign, a zero as a * 0 (a's sign). Integers by a nonzero integer number: a - b * trunc(a / b),
+    exact (_div_mode); by a tensor (sent to eager by trapping_division) as a - b * trunc(a / b)."""
+    import torch
+
+    dtype = torch.result_type(a, b)
+    if dtype.is_floating_point:
+        a = a.to(dtype)
+        r = torch.remainder(torch.abs(a), torch.abs(_as_tensor(b, dtype)))
+        return torch.where(r == 0, a * 0, torch.where(a < 0, -r, r))
+    return a - _div_mode(a, b, rounding_mode="trunc") * b
+
+
+def _float_floor_divide(a, b):
+    """Python's `a // b` of floats, as eager computes it (c10's div_floor_floating): the quotient of
+    a - fmod(a, b) (exact) by b, one less where fmod's sign is not b's, floored and rounded up where
+    the floor lies more than 0.5 below; a zero quotient takes the sign of a / b; b == 0 gives a / b."""
+    import torch
+
+    mod = fmod(a, b)
+    div = (a - mod) / b
+    div = torch.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    floor = torch.floor(div)
+    floor = torch.where(div - floor > 0.5, floor + 1, floor)
+    out = torch.where(div != 0, floor, (a / b) * 0)  # (a / b) * 0: a zero of the quotient's sign
+    return torch.where(b == 0, a / b, out) if isinstance(b, torch.Tensor) else (a / b if b == 0 else out)
+
+
+def _inverse(odd: int, bits: int) -> int:
+    """The inverse of an odd number modulo 2**bits, as a signed `bits`-bit integer."""
+    inv = pow(odd, -1, 1 << bits)
+    return inv - (1 << bits) if inv >= 1 << (bits - 1) else inv
+
+
+def _int_floor_divide(a, b: int):
+    """Python's `a // b` of a signed integer tensor by a nonzero integer b, exactly at every width:
+    r = a mod b (Python's remainder, sign of b) makes a - r a multiple of b; with b = 2**k * b'
+    (b' odd), (a - r) / 2**k is (a >> k) - (r >> k) (a and r agree in their low k bits), and the
+    exact quotient of that by b' is its product with b's inverse modulo 2**bits (wrapping products,
+    as the kernel's and eager's): no division rounds, nothing passes through a float."""
+    import torch
+
+    bits = torch.iinfo(a.dtype).bits
+    k = (abs(b) & -abs(b)).bit_length() - 1
+    r = torch.remainder(a, b)
+    shifted = (a >> k) - (r >> k) if k else a - r
+    return shifted * _inverse(b >> k, bits)
+
+
+_SIGNED_INTS = ("torch.int8", "torch.int16", "torch.int32", "torch.int64")
+
+
+def floor_divide(a, b):
+    """Eager's floor division: of floats by eager's rule (_float_floor_divide), of signed integers by
+    a nonzero integer number exactly (_int_floor_divide); otherwise (an integer tensor divisor,
+    which trapping_division sends to eager on the exported program, unsigned or bool) as before."""
+    import torch
+
+    dtype = torch.result_type(a, b)
+    if dtype.is_floating_point:
+        return _float_floor_divide(a.to(dtype), b.to(dtype) if isinstance(b, torch.Tensor) else b)
+    if str(dtype) in _SIGNED_INTS and type(b) is int and b != 0 and a.dtype == dtype:
+        return _int_floor_divide(a, b)
+    return torch.floor(a.double() / (b.double() if isinstance(b, torch.Tensor) else b)).to(dtype)
+
+
+def _div_mode(a, b, *, rounding_mode=None):
+    """aten.div with a rounding mode, as eager computes it: floor as floor_divide; trunc of floats
+    as trunc(a / b), of signed integers by a nonzero integer number as the floor quotient plus one
+    where the remainder is not 0 and a's sign is not b's; None as true division."""
+    import torch
+
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode is None:
+        return torch.true_divide(a, b)
+    dtype = torch.result_type(a, b)
+    if dtype.is_floating_point:
+        return torch.trunc(torch.true_divide(a, b)).to(dtype)
+    if str(dtype) in _SIGNED_INTS and type(b) is int and b != 0 and a.dtype == dtype:
+        up = (torch.remainder(a, b) != 0) & ((a < 0) if b > 0 else (a > 0))
+        return _int_floor_divide(a, b) + up.to(dtype)
+    return torch.trunc(a.double() / (b.double() if isinstance(b, torch.Tensor) else b)).to(dtype)
+
+
+def trunc(x):
+    """Eager's trunc: ceil below 0, floor elsewhere (-0 stays -0, NaN stays NaN). torch-mlir writes it
+    as sign(x) * floor(|x|), which gives +0 for -0 (sign(-0) is 0)."""
+    import torch
+
+    return torch.where(x < 0, torch.ceil(x), torch.floor(x)) if x.dtype.is_floating_point else x.clone()
+
+
+def round_decimals(x, *, decimals=0):
+    """Eager's round(x, decimals): round half to even of x * 10**d, divided by 10**d (of x / 10**-d,
+    times 10**-d, for d < 0), in x's dtype. torch-mlir does not lower aten.round.decimals."""
+    import torch
+
+    if decimals < 0:
+        p = float(10 ** -decimals)
+        return torch.round(x / p) * p
+    p = float(10 ** decimals)
+    return torch.round(x * p) / p
+
+
+def bilinear(x1, x2, weight, bias=None):
+    """nn.Bilinear's y[n, o] = sum_ij x1[n, i] W[o, i, j] x2[n, j] (+ b[o]) as one matrix product and
+    a row-wise dot: t = x2 W^T with W read as (o i) x j (a view: the weight laid out as it is,
+    aten.linear's transposed constant), then y[n, o] = sum_i t[n, o, i] x1[n, i]. torch-mlir's
+    lowering of aten._trilinear materialises the n x o x i x j broadcast product (50M elements for 256
+    pairs of 64 and 48 into 64, 8x eager's time). The same sum, in another order."""
+    import torch
+
+    o, i, j = weight.shape
+    lead = x1.shape[:-1]
+    t = torch.nn.functional.linear(x2.reshape(-1, j), weight.reshape(o * i, j))
+    y = torch.bmm(t.view(-1, o, i), x1.reshape(-1, i, 1)).view(-1, o)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*lead, o)
+
+
 def decompositions() -> dict:
     import torch
 
@@ -159,6 +307,15 @@ def decompositions() -> dict:
         aten.min.dim: min_dim,
         aten.elu.default: elu,
         aten.celu.default: celu,
+        aten.round.decimals: round_decimals,
+        aten.bilinear.default: bilinear,
+        aten.trunc.default: trunc,
+        aten.fmod.Tensor: fmod,
+        aten.fmod.Scalar: fmod,
+        aten.floor_divide.default: floor_divide,
+        aten.floor_divide.Scalar: floor_divide,
+        aten.div.Tensor_mode: _div_mode,
+        aten.div.Scalar_mode: _div_mode,
     }
 
 
@@ -316,4 +473,27 @@ def zero_size_view(program) -> str | None:
         for v in vals:
             if isinstance(v, torch.Tensor) and any(isinstance(d, int) and d == 0 for d in v.shape):
                 return f"a view of a tensor with no elements (op aten.{name}: torch-mlir's lowering divides by its size)"
+    return None
+
+
+def negative_offsets(program) -> str | None:
+    """A pad by a negative amount (`F.pad(x, (-1, 2))`, a crop) or an F.fold with padding, named:
+    torch-mlir lowers each to slices of negative offsets, which bufferization refuses (the warning
+    quoted it, not the op). None if there is none."""
+    import torch
+
+    aten = torch.ops.aten
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target in (aten.constant_pad_nd.default, aten.pad.default):
+            pad = node.args[1] if len(node.args) > 1 else node.kwargs.get("pad", ())
+            if any(isinstance(p, int) and p < 0 for p in pad):
+                return (f"a pad by a negative amount (op aten.{node.target.__name__}): torch-mlir's lowering "
+                        "makes a slice of negative offset")
+        if node.target is aten.col2im.default:
+            padding = node.args[4] if len(node.args) > 4 else node.kwargs.get("padding", ())
+            if any(isinstance(p, int) and p > 0 for p in padding):
+                return ("F.fold with padding (op aten.col2im): torch-mlir's lowering makes a slice of "
+                        "negative offset")
     return None
