@@ -95,6 +95,10 @@ class Options:
     # 2: stride 2 too, where the copy moves fewer vector ops than the tile (TRAFFIC, section 48); 3: stride 2 left to
     # the tile's two loads and a shuffle; 0: none is (an API knob, loopopt.optimize(..., deinterleave_min_stride=N))
     deinterleave_min_stride: int = 2
+    # vectors per block of a window-free sweep whose body is a long chain of ops (codegen/cpu/plan/
+    # sweep_vectors.py, docs/cpu_codegen.md section 74): that many chains overlap; 1: such loops are
+    # left to LLVM's vectorizer (an API knob, loopopt.optimize(..., sweep_interleave=N))
+    sweep_interleave: int = 4
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
     lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers

@@ -389,3 +389,158 @@ def test_random_sweeps_keep_their_results_rewritten_or_refused():
         for n in (0, 6, 7, 13, 14, 15, 22, 23, 30, 45):
             assert_same_results(src, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)
     assert done >= 8 and refused >= 8, (done, refused)
+
+
+# ----------------------------------------------------------------------------- interleaved blocks
+
+def chain_body(length: int, store: str = "%B[%i]", extra_load: str = "") -> str:
+    """A window-free sweep B[i] = f(A[i]) whose f is `length` dependent float ops (mulf, addf
+    alternating: a Horner polynomial), optionally one more load added in."""
+    lines = ["    %x = affine.load %A[%i] : memref<?xf32>"]
+    acc = "%x"
+    for k in range(length):
+        op = "mulf" if k % 2 == 0 else "addf"
+        other = "%x" if op == "mulf" else "%c"
+        lines.append(f"    %v{k} = arith.{op} {acc}, {other} : f32")
+        acc = f"%v{k}"
+    if extra_load:
+        lines.insert(1, f"    %y = affine.load {extra_load} : memref<?xf32>")
+        lines.append(f"    %e = arith.addf {acc}, %y : f32")
+        acc = "%e"
+    lines.append(f"    affine.store {acc}, {store} : memref<?xf32>")
+    return ("func.func @k(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {\n"
+            "  %c = arith.constant 0.25 : f32\n"
+            "  affine.for %i = 1 to affine_map<()[s0] -> (s0 - 2)>()[%n] {\n" + "\n".join(lines) + "\n  }\n  return\n}\n")
+
+
+LONG = chain_body(30)
+SHORT_CHAIN = chain_body(10)
+# in place: A[i] = f(A[i]) + B[i + 1] (legal) and A[i + 1] = f(A[i]) (not)
+LONG_IN_PLACE = chain_body(30, store="%A[%i]", extra_load="%B[%i + 1]")
+LONG_BEHIND = chain_body(30, store="%A[%i + 1]")
+
+# the polynomials' own ops on a buffer seen through a view (memref.collapse_shape, as flat-loops writes)
+VIEWED = """func.func @k(%A: memref<32x100xf32>, %B: memref<32x100xf32>) {
+  %c = arith.constant 1.44269502 : f32
+  %h = arith.constant 5.000000e-01 : f32
+  %c1 = arith.constant 1 : i32
+  %c23 = arith.constant 23 : i32
+  %c127 = arith.constant 127 : i32
+  %a = memref.collapse_shape %A [[0, 1]] : memref<32x100xf32> into memref<3200xf32>
+  %b = memref.collapse_shape %B [[0, 1]] : memref<32x100xf32> into memref<3200xf32>
+  affine.for %i = 0 to 3200 {
+    %x = affine.load %a[%i] : memref<3200xf32>
+    %ax = math.absf %x : f32
+    %t0 = math.fma %ax, %c, %h : f32
+    %f = math.floor %t0 : f32
+    %r0 = math.fma %f, %x, %t0 : f32
+    %r1 = math.fma %r0, %r0, %x : f32
+    %r2 = math.fma %r1, %c, %r0 : f32
+    %r3 = math.fma %r2, %r1, %h : f32
+    %r4 = math.fma %r3, %c, %r2 : f32
+    %r5 = math.fma %r4, %r3, %h : f32
+    %r6 = math.fma %r5, %c, %r4 : f32
+    %r7 = math.fma %r6, %r5, %h : f32
+    %r8 = math.fma %r7, %c, %r6 : f32
+    %r9 = math.fma %r8, %r7, %h : f32
+    %ra = math.fma %r9, %c, %r8 : f32
+    %rb = math.fma %ra, %r9, %h : f32
+    %rc = math.fma %rb, %c, %ra : f32
+    %rd = math.fma %rc, %rb, %h : f32
+    %re = math.fma %rd, %c, %rc : f32
+    %rf = math.fma %re, %rd, %h : f32
+    %rg = math.fma %rf, %c, %re : f32
+    %rh = math.fma %rg, %rf, %h : f32
+    %k = arith.fptosi %f : f32 to i32
+    %k1 = arith.shrsi %k, %c1 : i32
+    %k2 = arith.addi %k1, %c127 : i32
+    %k3 = arith.shli %k2, %c23 : i32
+    %s = arith.bitcast %k3 : i32 to f32
+    %m = arith.mulf %rh, %s : f32
+    %m2 = arith.mulf %m, %r0 : f32
+    %m3 = arith.addf %m2, %rh : f32
+    %o = math.copysign %m3, %x : f32
+    affine.store %o, %b[%i] : memref<3200xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_long_chain_is_interleaved_in_blocks_of_four_vectors():
+    plan = plan_of(LONG, W8)
+    assert plan.refusal is None and plan.interleave == 4 and plan.chain == 30, plan
+    out, remarks = rewrite(LONG, W8)
+    (r,) = remarks
+    assert r.message == ("[SWEEP VECTORS] vectors of 8 in blocks of 4, interleaved op by op: a chain of 30 ops "
+                         "overlapped 4 times; ends peeled")
+    assert r.args == {"width": 8, "windows": 0, "aligned": 0, "interleave": 4, "chain": 30}
+    main = out.split("scf.for")[1].split("scf.yield")[0]
+    assert main.count("vector.load") == 4 and main.count("vector.store") == 4
+    # op by op: the four copies of each op stand together
+    ops = [ln.split("=")[1].split()[0] for ln in main.splitlines() if "= arith." in ln]
+    assert ops[:8] == ["arith.mulf"] * 4 + ["arith.addf"] * 4, ops[:8]
+    assert out.count("scf.for") == 2 and out.count("vector.maskedstore") == 2 and "affine.for" not in out
+
+
+def test_a_short_chain_is_left_to_llvm_and_says_how_long_it_is():
+    plan = plan_of(SHORT_CHAIN, W8)
+    assert plan.refusal.code is SweepCode.NO_WINDOW and "its longest chain: 10 ops" in plan.refusal.detail
+    out, remarks = rewrite(SHORT_CHAIN, W8, explicit=False)
+    assert remarks == [] and "vector" not in out
+
+
+def test_the_knob_turns_interleaving_off():
+    from dataclasses import replace
+
+    plan = plan_of(LONG, replace(W8, sweep_interleave=1))
+    assert plan.refusal.code is SweepCode.NO_WINDOW
+    plan = plan_of(LONG, replace(W8, sweep_interleave=2))
+    assert plan.refusal is None and plan.interleave == 2
+
+
+@pytest.mark.parametrize("src", [LONG, LONG_IN_PLACE], ids=["long", "in-place"])
+def test_interleaved_blocks_keep_every_bit_in_the_interpreter(src):
+    out, remarks = rewrite(src, W8)
+    assert remarks[0].message.startswith("[SWEEP VECTORS] vectors of 8 in blocks of 4"), remarks
+    # every residue of the blocks of 32 and of the vectors of 8, arrays exactly as long as the loop reads
+    for n in list(range(0, 45)) + [67, 100, 131]:
+        assert_same_results(src, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)
+
+
+def test_an_in_place_chain_storing_ahead_of_its_load_is_refused():
+    """A[i + 1] = f(A[i]): each iteration reads what the one before stored; a block would read
+    them all first."""
+    plan = plan_of(LONG_BEHIND, W8)
+    assert plan.refusal.code is SweepCode.CARRIED, plan
+    out, remarks = rewrite(LONG_BEHIND, W8, explicit=False)
+    assert remarks[0].message == SweepCode.CARRIED.message and "vector" not in out
+
+
+def test_interleaving_needs_the_legality_guard(monkeypatch):
+    monkeypatch.setattr(plan_mod, "carried_violation", lambda *a: None)
+    out, remarks = rewrite(LONG_BEHIND, W8)
+    assert remarks[0].message.startswith("[SWEEP VECTORS] vectors of 8 in blocks of 4")
+    with pytest.raises(AssertionError):
+        assert_same_results(LONG_BEHIND, out, sizes={0: 100, 1: (100,), 2: (100,)}, trials=1)
+
+
+def test_an_access_through_a_view_walks_its_own_index():
+    plan = plan_of(VIEWED, W8)
+    assert plan.refusal is None and plan.interleave == 4 and plan.chain >= 16, plan
+    # a view whose index does not walk by one along the loop is not a sweep
+    for index in ("%i * 2", "(%i * 7) mod 3200"):
+        strided = VIEWED.replace("affine.store %o, %b[%i]", f"affine.store %o, %b[{index}]")
+        assert plan_of(strided, W8).refusal.code is SweepCode.SHAPE, index
+
+
+@has_runner
+@pytest.mark.parametrize("src,sizes", [
+    (LONG, [[n, [max(n, 1)], [max(n, 1)]] for n in (0, 1, 3, 4, 9, 33, 34, 35, 40, 67, 1000, 1027)]),
+    (VIEWED, [[None, None]]),
+], ids=["long", "viewed-polynomial-ops"])
+def test_interleaved_blocks_keep_every_bit_natively(src, sizes):
+    out, remarks = rewrite(src, W8)
+    assert remarks[0].message.startswith("[SWEEP VECTORS] vectors of 8 in blocks of 4"), remarks
+    for s in sizes:
+        assert same_natively(src, out, s) is None, s

@@ -142,12 +142,18 @@ class _Vectors:
         """The body's ops at block `a`: `loaded` gives the vectors of the loads it has (the
         windows'); any other load is a vector load of its own. With `mask`, only its lanes load
         and store (the others touch no memory)."""
-        vals, scal = dict(loaded), {}
-        cache = {}
+        self.bodies([a], [loaded], ip, mask)
 
-        def vec(v):
-            if v in vals:
-                return vals[v]
+    def bodies(self, starts: list, loaded: list, ip, mask: ir.Value | None = None) -> None:
+        """The body at each block of `starts` (loaded[k]: block k's loaded vectors), interleaved:
+        each op is written for every block before the next op. Values the same in every lane
+        (constants) are computed once."""
+        vals = [dict(ld) for ld in loaded]
+        scal, cache = {}, {}
+
+        def vec(k, v):
+            if v in vals[k]:
+                return vals[k][v]
             s = scal.get(v, v)
             if s not in cache:
                 cache[s] = _create("vector.broadcast", [self.vt(s.type)], [s], ip).result
@@ -155,19 +161,22 @@ class _Vectors:
 
         for op in body_ops(self.plan.loop):
             if op.name == "affine.load":
-                if op.results[0] not in vals:
-                    vals[op.results[0]] = self.load(op, a, ip, mask)
+                for k, a in enumerate(starts):
+                    if op.results[0] not in vals[k]:
+                        vals[k][op.results[0]] = self.load(op, a, ip, mask)
             elif op.name == "affine.store":
-                idx = _indices(op, self.iv, a, ip)
-                if mask is None:
-                    _create("vector.store", [], [vec(op.operands[0]), op.operands[1], *idx], ip)
-                else:
-                    _create("vector.maskedstore", [], [op.operands[1], *idx, mask, vec(op.operands[0])], ip)
-            elif any(v in vals for v in op.operands):
-                r = _create(op.name, [self.vt(v.type) for v in op.results], [vec(v) for v in op.operands], ip,
-                            _attrs(op))
-                for x, y in zip(op.results, r.results):
-                    vals[x] = y
+                for k, a in enumerate(starts):
+                    idx = _indices(op, self.iv, a, ip)
+                    if mask is None:
+                        _create("vector.store", [], [vec(k, op.operands[0]), op.operands[1], *idx], ip)
+                    else:
+                        _create("vector.maskedstore", [], [op.operands[1], *idx, mask, vec(k, op.operands[0])], ip)
+            elif any(v in vals[0] for v in op.operands):
+                for k in range(len(starts)):
+                    r = _create(op.name, [self.vt(v.type) for v in op.results], [vec(k, v) for v in op.operands],
+                                ip, _attrs(op))
+                    for x, y in zip(op.results, r.results):
+                        vals[k][x] = y
             else:  # a value the same in every lane (a constant)
                 r = _create(op.name, [v.type for v in op.results], [scal.get(v, v) for v in op.operands], ip,
                             _attrs(op))
@@ -193,8 +202,47 @@ def _masked_block(vec: "_Vectors", start: ir.Value, end: ir.Value, ip) -> None:
     _yield([], then)
 
 
+def build_interleaved(plan: SweepPlan) -> None:
+    """A window-free sweep's replacement in blocks of U = plan.interleave vectors, built before
+    it: the masked head up to the first store's alignment, then
+
+        for a = p0 to ve step U W     (ve = p0 + U W floor((hi - p0) / (U W)))
+          the body at a, a + W, .., a + (U - 1) W, interleaved op by op
+        for a = ve to te step W       (te = ve + W floor((hi - ve) / W))
+          the body at a
+        the masked tail te .. hi."""
+    loop, w, u = plan.loop, plan.width, plan.interleave
+    with loop.context, loop.location:
+        ip = ir.InsertionPoint(loop)
+        lo, hi = _bound(loop, "lb", ip), _bound(loop, "ub", ip)
+        iv = body_block(loop).arguments[0]
+        last = _indices(plan.store, iv, lo, ip)[-1]
+        aligned = _apply(lambda lo_, e: lo_ + ir.AffineModExpr.get(_const(0) - e, _const(w)), [lo, last], ip)
+        p0 = _map_op("affine.min", ir.AffineMap.get(2, 0, [_d(0), _d(1)]), [aligned, hi], ip)
+        vec = _Vectors(plan, ip)
+        _masked_block(vec, lo, p0, ip)
+        ve = _apply(lambda x, h: x + _fdiv(h - x, u * w) * (u * w), [p0, hi], ip)
+        step = _create("arith.constant", [_index()], [], ip, {"value": ir.IntegerAttr.get(_index(), u * w)}).result
+        main, block = _scf_for(p0, ve, step, [], ip)
+        bip = ir.InsertionPoint(block)
+        a = block.arguments[0]
+        starts = [a] + [_apply(lambda x, k=k: x + k * w, [a], bip) for k in range(1, u)]
+        _Vectors(plan, bip).bodies(starts, [{} for _ in starts], bip)
+        _yield([], block)
+        te = _apply(lambda x, h: x + _fdiv(h - x, w) * w, [ve, hi], ip)
+        one = _create("arith.constant", [_index()], [], ip, {"value": ir.IntegerAttr.get(_index(), w)}).result
+        tail, tblock = _scf_for(ve, te, one, [], ip)
+        tip = ir.InsertionPoint(tblock)
+        _Vectors(plan, tip).body(tblock.arguments[0], {}, tip)
+        _yield([], tblock)
+        _masked_block(vec, te, hi, ip)
+
+
 def build_sweep_vectors(plan: SweepPlan) -> None:
     """The loop's replacement built before it (see the module docstring)."""
+    if plan.interleave > 1:
+        build_interleaved(plan)
+        return
     loop, w = plan.loop, plan.width
     d = max(g.span for g in plan.groups)
     with loop.context, loop.location:
@@ -246,6 +294,9 @@ def _window_text(g) -> str:
 
 
 def describe(plan: SweepPlan) -> str:
+    if plan.interleave > 1:
+        return (f"{DONE} vectors of {plan.width} in blocks of {plan.interleave}, interleaved op by op: "
+                f"a chain of {plan.chain} ops overlapped {plan.interleave} times; ends peeled")
     spans = ", ".join(_window_text(g) for g in plan.groups if g.span > 0)
     return (f"{DONE} vectors of {plan.width}, one load per window ({spans}), the shifted operands "
             f"shuffled from it; ends peeled")
@@ -273,9 +324,11 @@ def sweep_vectors_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             return [[]]
 
         Rewriter(facts).replace([loop], build)
-        log.add(PASS, PASSED, describe(plan), function=fname, location=where,
-                args={"width": plan.width, "windows": sum(1 for g in plan.groups if g.span > 0),
-                      "aligned": sum(len(g.aligned) for g in plan.groups if g.span > 0)})
+        args = {"width": plan.width, "windows": sum(1 for g in plan.groups if g.span > 0),
+                "aligned": sum(len(g.aligned) for g in plan.groups if g.span > 0)}
+        if plan.interleave > 1:
+            args.update(interleave=plan.interleave, chain=plan.chain)
+        log.add(PASS, PASSED, describe(plan), function=fname, location=where, args=args)
         count += 1
     return count
 

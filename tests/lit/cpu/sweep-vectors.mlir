@@ -100,4 +100,4 @@ func.func @add(%n: index, %A: memref<?xf32>, %C: memref<?xf32>, %B: memref<?xf32
 // CHECK-LABEL: func.func @add
 // CHECK-NEXT: affine.for
 
-// EXPLAINED: sweep-vectors.mlir:41:3: missed: [STOP SWEEP VECTORS] no buffer is read at two offsets along the loop: nothing to share (in @add)
+// EXPLAINED: sweep-vectors.mlir:41:3: missed: [STOP SWEEP VECTORS] no buffer is read at two offsets along the loop and no long chain of ops: nothing to share or overlap (in @add)

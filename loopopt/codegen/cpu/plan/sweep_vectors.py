@@ -23,14 +23,25 @@ a store at or before it in the body writes again later (each store runs for the 
 body order). The vector loads stay inside the elements the loop reads (`codegen/cpu/sweep_vectors.py`
 peels the ends): never a read the input did not make.
 
-Not a candidate (said only in the explained form): another shape (`SHAPE`), no window (`NO_WINDOW`:
-LLVM's vectors already load each operand once), a constant trip count below 4 W (`SHORT`).
+*Interleaved blocks.* A sweep without a window whose body is a long chain of dependent ops (at
+least `LATENCY_CHAIN` ops from a load to a store: the polynomial of an exp, tanh or sigmoid, and
+more of them in a row) runs at the latency of that chain under LLVM's vectorizer, which gives it
+one vector per iteration (its interleave count is set by the registers the body needs, not by its
+latency). Such a loop gets blocks of U vectors (`options.sweep_interleave`, 4): each op of the body is written
+for the U vectors of the block before the next op, so U independent chains overlap in the core.
+The same rule keeps the dependences: a block of U x W lanes still makes every
+load before every store and each store for all its lanes in body order.
+
+Not a candidate (said only in the explained form): another shape (`SHAPE`), no window and a short
+chain (`NO_WINDOW`: LLVM's vectors already load each operand once), a constant trip count below 4 W
+(`SHORT`).
 Said by default: a dependence the blocks would reverse (`CARRIED`: an in-place Gauss-Seidel
 sweep, `A[i] = f(A[i - 1], A[i], A[i + 1])`).
 """
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from .... import mlir
@@ -43,6 +54,7 @@ from .cpu_plan import defined_inside
 PASS = "sweep-vectors"
 MAX_LANE_BITS = 512  # measured on jacobi_1d (docs/cpu_codegen.md 19.6): 16 f32 lanes beat 8
 MIN_VECTORS = 4  # a constant trip count below MIN_VECTORS * W is left to LLVM
+LATENCY_CHAIN = 16  # a window-free body with a chain this long is interleaved (docs/cpu_codegen.md section 74)
 
 # elementwise ops with one vector form per lane (arith.constant: a uniform value)
 ELEMENTWISE = frozenset({
@@ -50,14 +62,18 @@ ELEMENTWISE = frozenset({
     "arith.maxnumf", "arith.minnumf", "arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori",
     "arith.xori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.cmpf", "arith.cmpi",
     "arith.select", "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui",
-    "arith.extsi", "arith.extui", "arith.trunci", "arith.constant"})
+    "arith.extsi", "arith.extui", "arith.trunci", "arith.constant",
+    # what the polynomials of codegen/cpu/math write (one LLVM vector instruction each)
+    "math.fma", "math.floor", "math.absf", "math.copysign", "arith.bitcast", "arith.shli", "arith.shrsi",
+    "arith.shrui"})
 
 
 class SweepCode(enum.Enum):
     """Why a sweep does not get window vectors."""
 
     SHAPE = "[STOP SWEEP VECTORS] not a sweep of contiguous loads, one contiguous store and elementwise ops"
-    NO_WINDOW = "[STOP SWEEP VECTORS] no buffer is read at two offsets along the loop: nothing to share"
+    NO_WINDOW = ("[STOP SWEEP VECTORS] no buffer is read at two offsets along the loop and no long chain of ops: "
+                 "nothing to share or overlap")
     SHORT = "[STOP SWEEP VECTORS] fewer iterations than four vectors"
     CARRIED = "[STOP SWEEP VECTORS] a load reads what an earlier iteration stored: the blocks would read it early"
 
@@ -91,6 +107,8 @@ class SweepPlan:
     groups: list = field(default_factory=list)
     store: ir.Operation | None = None  # the first store (its last index is aligned to W)
     refusal: Refusal | None = None
+    interleave: int = 1  # vectors per block (> 1 only without a window)
+    chain: int = 0  # the body's longest chain of ops (`chain_length`)
 
 
 def _refuse(loop, code: SweepCode, detail: str, *ops) -> SweepPlan:
@@ -144,6 +162,31 @@ def _walk_form(acc, iv: str, names: tuple, params: tuple) -> tuple | None:
     return None
 
 
+def own_walk(op: ir.Operation, iv: ir.Value) -> bool:
+    """Whether an affine load or store walks the last index of its own memref by one along the loop
+    of counter `iv` (the last result of its map is `d + e`, d the counter's dimension, e free of
+    it) and no other index moves with it: the test on the op's own map, for an access through a
+    view (a memref.collapse_shape) whose element the facts name in the buffer's own indices."""
+    m = mlir.affine_map_attr(op, "map")
+    first = 1 if op.name == "affine.load" else 2
+    operands = list(op.operands)[first:]
+    at = [k for k, v in enumerate(operands) if v == iv]  # the counter may fill several dimensions
+    if not at or any(k >= m.n_dims for k in at) or not m.results:
+        return False
+    dims = tuple(f"d{k}" for k in range(m.n_dims))
+    syms = tuple(f"s{k}" for k in range(m.n_symbols))
+    for k, r in enumerate(m.results):
+        form = affine_form(str(r), dims, syms)
+        last = k == len(m.results) - 1
+        if form is None:
+            if last or any(re.search(rf"\bd{j}\b", str(r)) for j in at):
+                return False
+            continue
+        if sum(form[0][j] for j in at) != (1 if last else 0):
+            return False
+    return True
+
+
 def _identity_layout(v: ir.Value) -> bool:
     """A memref whose last index is contiguous in memory: the identity layout (vector.load's rule)."""
     mt = mlir.memref_type(v)
@@ -181,6 +224,22 @@ def carried_violation(loop: ir.Operation, facts) -> str | None:
                 return (f"{a.op.name} at {mlir.location_of(a.op)} writes what {b.op.name} at "
                         f"{mlir.location_of(b.op)} {what} at a later iteration")
     return None
+
+
+def chain_length(loop: ir.Operation) -> int:
+    """The most ops on one path of the body's use-def graph that ends at a store, constants and
+    loads not counted: the latency a vector of the loop waits for."""
+    depth: dict = {}
+    longest = 0
+    for o in body_ops(loop):
+        before = max((depth.get(v, 0) for v in o.operands), default=0)
+        if o.name == "affine.store":
+            longest = max(longest, before)
+            continue
+        d = 0 if o.name in ("arith.constant", "affine.load") else before + 1
+        for r in o.results:
+            depth[r] = d
+    return longest
 
 
 def aligned_loads(group: Group, forms: dict, store_form: tuple, width: int) -> frozenset:
@@ -230,12 +289,16 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
     names, params = (dim.name, *outer), tuple(sorted(scope.params))
     groups: dict = {}
     forms: dict = {}
+    viewed = False
     for o in ops:
         if o.name not in ("affine.load", "affine.store"):
             continue
         acc = by_op.get(mlir.op_key(o))
         mem = o.operands[0] if o.name == "affine.load" else o.operands[1]
         form = None if acc is None or not _identity_layout(mem) else _walk_form(acc, dim.name, names, params)
+        if form is None and acc is not None and _identity_layout(mem) and own_walk(o, iv_value):
+            form = (("own", mlir.op_key(o)), 0)  # through a view: a group of its own (no window)
+            viewed = True
         if form is None:
             return _refuse(loop, SweepCode.SHAPE, f"{o.name} at {mlir.location_of(o)} does not walk its last index by one", o)
         if o.name == "affine.load":
@@ -247,18 +310,25 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
         least = min(c for _, c in members)
         anchor = next(op for op, c in members if c == least)
         wins.append(Group(anchor, [(op, c - least) for op, c in members]))
-    store_form = _walk_form(by_op[mlir.op_key(stores[0])], dim.name, names, params)
-    for g in wins:
-        g.aligned = aligned_loads(g, forms, store_form, width)
+    if not viewed:
+        store_form = _walk_form(by_op[mlir.op_key(stores[0])], dim.name, names, params)
+        for g in wins:
+            g.aligned = aligned_loads(g, forms, store_form, width)
+    chain = chain_length(loop)
+    interleave = 1
     if not any(g.span > 0 for g in wins):
-        return _refuse(loop, SweepCode.NO_WINDOW, f"the loop at {mlir.location_of(loop)}")
+        if chain < LATENCY_CHAIN or options.sweep_interleave < 2:
+            return _refuse(loop, SweepCode.NO_WINDOW,
+                           f"the loop at {mlir.location_of(loop)} (its longest chain: {chain} ops)")
+        interleave = options.sweep_interleave
     too_wide = [g for g in wins if g.span >= width]
     if too_wide:
         return _refuse(loop, SweepCode.SHAPE, f"a window of {too_wide[0].span + 1} offsets, vectors of {width}")
     trips = constant_trip_count(loop)
-    if trips is not None and trips < MIN_VECTORS * width:
-        return _refuse(loop, SweepCode.SHORT, f"{trips} iterations, vectors of {width}")
+    if trips is not None and trips < MIN_VECTORS * width * interleave:
+        return _refuse(loop, SweepCode.SHORT, f"{trips} iterations, vectors of {width}"
+                       + (f" in blocks of {interleave}" if interleave > 1 else ""))
     why = carried_violation(loop, facts)
     if why is not None:
         return _refuse(loop, SweepCode.CARRIED, why)
-    return SweepPlan(loop, width, wins, stores[0])
+    return SweepPlan(loop, width, wins, stores[0], interleave=interleave, chain=chain)
