@@ -1561,7 +1561,7 @@ def test_a_complex_op_not_written_runs_eagerly_naming_it(fn, named):
     assert len(ours) == 1 and f"complex op {named}" in ours[0], ours
 
 
-def _same_bits(got, want) -> bool:
+def _same_values_and_zero_signs(got, want) -> bool:
     """Equal values, NaN where eager's, and the sign of every zero eager's (of every number)."""
     if got.dtype != want.dtype or got.shape != want.shape:
         return False
@@ -1609,7 +1609,7 @@ def test_floor_division_fmod_and_round_decimals_follow_eager_as_kernels(fn, args
         got, want = compiled(*args), fn(*args)
     assert _kernels_only(rec)
     for k, (g, w) in enumerate(zip(got, want)):
-        assert _same_bits(g, w), (k, g, w)
+        assert _same_values_and_zero_signs(g, w), (k, g, w)
 
 
 def test_floor_division_decompositions_are_eagers_on_every_value():
@@ -1630,11 +1630,11 @@ def test_floor_division_decompositions_are_eagers_on_every_value():
         assert torch.equal(te.fmod(a64, b), torch.fmod(a64, b)), b
     x = torch.cat([torch.arange(-400, 401) / 10, torch.arange(-400, 401) / 2, _FLOATS[0]])
     for b in (0.1, -0.1, 0.3, 1.5, -0.7, 2.0, 1e-3, float("inf")):
-        assert _same_bits(te.floor_divide(x, b), x // b), b
-        assert _same_bits(te.fmod(x, b), torch.fmod(x, b)), b
-        assert _same_bits(te.floor_divide(x, torch.full_like(x, b)), x // torch.full_like(x, b)), b
+        assert _same_values_and_zero_signs(te.floor_divide(x, b), x // b), b
+        assert _same_values_and_zero_signs(te.fmod(x, b), torch.fmod(x, b)), b
+        assert _same_values_and_zero_signs(te.floor_divide(x, torch.full_like(x, b)), x // torch.full_like(x, b)), b
     for d in (-2, -1, 0, 1, 2, 3):
-        assert _same_bits(te.round_decimals(x * 0.37, decimals=d), torch.round(x * 0.37, decimals=d)), d
+        assert _same_values_and_zero_signs(te.round_decimals(x * 0.37, decimals=d), torch.round(x * 0.37, decimals=d)), d
 
 
 @pytest.mark.parametrize("bias, lead", [(True, (256,)), (False, (2, 7))])
