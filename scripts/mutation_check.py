@@ -58,6 +58,7 @@ FOCUS = {
     "strided pack": ["tests/test_cpu_strided_pack.py"],
     "deinterleave": ["tests/test_cpu_deinterleave.py"],
     "linear views": ["tests/test_cpu_linear_views.py"],
+    "product views": ["tests/test_cpu_product_views.py", "tests/test_cpu_linear_views.py"],
     "fold copy": ["tests/test_cpu_permuted_copies.py"],
     "fresh symbols": ["tests/test_fresh_symbols.py"],
     "interrupts": ["tests/test_interrupts.py"],
@@ -415,6 +416,10 @@ MUTATIONS = [
     ("linear views: the dimensions an access moves in have static extents", "loopopt/codegen/cpu/plan/linear_views.py",
      [("    if any(mt.is_dynamic_dim(d) for d in dims):", "    if False:")]),
     # issue 35 (one planner for contractions)
+    ("product views: a loop around the access whose lanes it plans has no loop inside it whose bounds use its "
+     "counter (every value of theirs meets every value of the counter)", "loopopt/codegen/cpu/plan/locality.py",
+     [("    if any(re.search(rf\"\\b{re.escape(iv)}\\b\", t) for lp in nested for t in (*lp.lower, *lp.upper)):",
+       "    if False:")]),
     ("contraction planner: no loop of the reduction band has bounds moving with the lanes",
      "loopopt/codegen/cpu/plan/cpu_plan.py",
      [("    if any(defined_inside(v, p) for b in band for v in bound_values(b)):",
