@@ -226,7 +226,7 @@ MUTATIONS = [
      [("        elif not (user.name in READ_USERS and use.operand_number == 0):\n            return None",
        "        elif False:\n            return None")]),
     ("constant copies: every element of the buffer written", "loopopt/codegen/cpu/plan/constant_copies.py",
-     [("    if len(store_ivs) != len(nest) or [trips[k] for k in store_ivs] != list(dst_t.shape):",
+     [("    if len(store_ivs) != len(counted) or [trips[k] for k in store_ivs] != list(dst_t.shape):",
        "    if False:")]),
     ("constant panels: J a multiple of the panel", "loopopt/codegen/cpu/plan/constant_panels.py",
      [("    if not starts_on_panels(j_loop, step) or not (0 <= offset and offset + width <= step <= MAX_PANEL):",
@@ -416,6 +416,9 @@ MUTATIONS = [
     ("linear views: the dimensions an access moves in have static extents", "loopopt/codegen/cpu/plan/linear_views.py",
      [("    if any(mt.is_dynamic_dim(d) for d in dims):", "    if False:")]),
     # issue 35 (one planner for contractions)
+    ("constant copies: an IV added to an index is that of a loop of one iteration", "loopopt/codegen/cpu/plan/constant_copies.py",
+     [("            if _iv_position(y, indices, ivs, frozenset()) in unit:",
+       "            if _iv_position(y, indices, ivs, frozenset()) is not None:")]),
     ("product views: a loop around the access whose lanes it plans has no loop inside it whose bounds use its "
      "counter (every value of theirs meets every value of the counter)", "loopopt/codegen/cpu/plan/locality.py",
      [("    if any(re.search(rf\"\\b{re.escape(iv)}\\b\", t) for lp in nested for t in (*lp.lower, *lp.upper)):",
