@@ -124,6 +124,11 @@ STEPS: tuple[Step, ...] = (
     Step("fold-permuted-copies", fold_permuted_copies.run, CPU, "a copy of a whole buffer by a permutation of its "
          "dimensions (torch's permute) folded into its one consumer (its reads read the source through the "
          "permutation) or into its writers (they write the destination through it), proven in order by isl"),
+    Step("product-views", linear_views.run_products, CPU, "an access whose index takes apart by floordiv and mod "
+         "the counter of a loop holding a reduction (a product's B columns (e, h) joined: torch-mlir's einsum "
+         "td,edh->teh), proven by isl to move by one element in memory every iteration, reads through a view "
+         "joining the dimensions it moves in, at base + j, before the register tile's lanes are chosen",
+         explained="one remark per delinearized access refused, with why"),
     Step("pack-operands", pack_operands.run, CPU, "a product's operand walked across rows along the vector loop "
          "is copied into rows first"),
     Step("deinterleave-strided", deinterleave_strided.run, CPU, "an operand every loop around a reduction nest "

@@ -15,7 +15,7 @@ from ...analysis.affine import Scope
 from ...mlir import ir
 from ...remarks import MISSED, PASSED, RemarkLog
 from ...step import StepContext
-from .plan.linear_views import ACCESSES, LinearView, plan_linear_views, top_loop
+from .plan.linear_views import ACCESSES, LinearView, plan_lanes_views, plan_linear_views, top_loop
 
 PASS = "linear-views"
 DONE = ("[LINEAR VIEW] {n} access(es) move by one element per iteration in memory (isl): read through a "
@@ -62,8 +62,8 @@ def read_through_view(plan: LinearView, views: dict) -> None:
 
 
 def linear_views_function(fn: ir.Operation, scope: Scope, log: RemarkLog, filename: str = "<input>",
-                          report_refusals: bool = False) -> int:
-    """Rewrite every delinearized access the rule takes; returns how many."""
+                          report_refusals: bool = False, planner=plan_linear_views, name: str = PASS) -> int:
+    """Rewrite every delinearized access the rule (`planner`) takes; returns how many."""
     if mlir.func_body(fn) is None:
         return 0
     fname = mlir.func_name(fn)
@@ -72,12 +72,12 @@ def linear_views_function(fn: ir.Operation, scope: Scope, log: RemarkLog, filena
     with fn.context, fn.location:
         done: dict = {}  # (location, first, shape) -> accesses rewritten (one remark each)
         refused: set = set()
-        for plan in plan_linear_views(fn, scope):
+        for plan in planner(fn, scope):
             where = mlir.location_of(plan.op, filename)
             if plan.refusal is not None:
                 if report_refusals and (where, plan.refusal) not in refused:
                     refused.add((where, plan.refusal))
-                    log.add(PASS, MISSED, STOP.format(why=plan.refusal), function=fname, location=where,
+                    log.add(name, MISSED, STOP.format(why=plan.refusal), function=fname, location=where,
                             args={"code": plan.code.value})
                 continue
             mt = mlir.memref_type(plan.op.operands[ACCESSES[plan.op.name] - 1])
@@ -86,7 +86,7 @@ def linear_views_function(fn: ir.Operation, scope: Scope, log: RemarkLog, filena
             done[key] = done.get(key, 0) + 1
             count += 1
         for (where, first, shape, last), n in done.items():
-            log.add(PASS, PASSED, DONE.format(n=n, first=first, last=last, shape=shape), function=fname,
+            log.add(name, PASSED, DONE.format(n=n, first=first, last=last, shape=shape), function=fname,
                     location=where, args={"accesses": n})
     return count
 
@@ -94,3 +94,15 @@ def linear_views_function(fn: ir.Operation, scope: Scope, log: RemarkLog, filena
 def run(fn: ir.Operation, ctx: StepContext) -> int:
     """The step `linear-views` (loopopt/pipeline.py)."""
     return linear_views_function(fn, Scope(), ctx.log, ctx.filename, report_refusals=ctx.explicit)
+
+
+PRODUCT_PASS = "product-views"
+
+
+def run_products(fn: ir.Operation, ctx: StepContext) -> int:
+    """The step `product-views` (docs/cpu_codegen.md section 75): before the loop order and the
+    register tile are planned, an access delinearized along a loop that holds a reduction (a
+    product's B read at [k, j floordiv H, j mod H]: the columns j of `td,edh->teh` are (e, h)
+    joined) reads through the same view at base + j, so that j can give the tile its lanes."""
+    return linear_views_function(fn, Scope(), ctx.log, ctx.filename, report_refusals=ctx.explicit,
+                                 planner=plan_lanes_views, name=PRODUCT_PASS)

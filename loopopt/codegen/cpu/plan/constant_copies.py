@@ -11,10 +11,11 @@ the evaluation needs is exact:
   no iter_args; its body is one affine.load and one affine.store of the loaded value;
 * the load reads a `memref.get_global` of a `constant` global whose initial value is a
   `dense_resource` blob or a splat, identity layout, static shape, whole-byte elements (not i1);
-  each of its indices is one loop IV (a permutation, or a repeated IV), within the global's shape;
+  each of its indices is one loop IV (a permutation, or a repeated IV), within the global's shape,
+  or one loop IV plus the IV of a loop `0 to 1` (always 0: torch-mlir's trailing unit dimension);
 * the store writes a `memref.alloc` of the same block (static shape, identity layout, default
-  memory space): its indices are distinct IVs, each IV's trip count the buffer's extent there,
-  so every element is written exactly once;
+  memory space): its indices are distinct IVs, of every loop but those of one iteration, each IV's
+  trip count the buffer's extent there, so every element is written exactly once;
 * every other use of the buffer is an affine.load / affine.vector_load or its dealloc, after the
   nest in the block: nothing else writes it, nothing reads it before it is filled, and no call,
   view or cast sees it.
@@ -48,20 +49,32 @@ class ConstantCopy:
     reads: tuple[ir.Operation, ...] | None = None  # with a later refill: the reads before it; None: every use
 
 
-def _dim_positions(access: ir.Operation, ivs: list[ir.Value]) -> tuple[int, ...] | None:
+def _iv_position(r, indices: list[ir.Value], ivs: list[ir.Value], unit: frozenset) -> int | None:
+    """The nest loop whose IV the map result `r` is: a dim naming an IV, or such a dim plus the IV
+    of a loop of one iteration `0 to 1` (`unit`: its IV is always 0; torch-mlir's trailing unit
+    dimension leaves `x + u`). None otherwise."""
+    if isinstance(r, ir.AffineDimExpr):
+        v = indices[r.position]
+        hit = [k for k, iv in enumerate(ivs) if iv == v]
+        return hit[0] if hit else None
+    if isinstance(r, ir.AffineAddExpr):
+        for x, y in ((r.lhs, r.rhs), (r.rhs, r.lhs)):
+            if _iv_position(y, indices, ivs, frozenset()) in unit:
+                return _iv_position(x, indices, ivs, unit)
+    return None
+
+
+def _dim_positions(access: ir.Operation, ivs: list[ir.Value], unit: frozenset = frozenset()) -> tuple[int, ...] | None:
     """Per result of an affine.load/store's map: the nest loop whose IV it is (None otherwise)."""
     amap = mlir.affine_map_attr(access, "map")
     first = 2 if access.name == "affine.store" else 1
     indices = list(access.operands)[first:]
     out = []
     for r in amap.results:
-        if not isinstance(r, ir.AffineDimExpr):
+        k = _iv_position(r, indices, ivs, unit)
+        if k is None:
             return None
-        v = indices[r.position]
-        hit = [k for k, iv in enumerate(ivs) if iv == v]
-        if not hit:
-            return None
-        out.append(hit[0])
+        out.append(k)
     return tuple(out)
 
 
@@ -143,10 +156,12 @@ def match_constant_copy(loop: ir.Operation, module_op: ir.Operation) -> Constant
     if gop is None:
         return None
     ivs = [induction_var(lp) for lp in nest]
-    load_ivs, store_ivs = _dim_positions(load, ivs), _dim_positions(store, ivs)
+    unit = frozenset(k for k, n in enumerate(trips) if n == 1)
+    load_ivs, store_ivs = _dim_positions(load, ivs, unit), _dim_positions(store, ivs, unit)
     if load_ivs is None or store_ivs is None or len(set(store_ivs)) != len(store_ivs):
         return None
-    if len(store_ivs) != len(nest) or [trips[k] for k in store_ivs] != list(dst_t.shape):
+    counted = [k for k in range(len(nest)) if k not in unit or k in store_ivs]  # a unit loop runs once
+    if len(store_ivs) != len(counted) or [trips[k] for k in store_ivs] != list(dst_t.shape):
         return None
     if any(trips[k] > n for k, n in zip(load_ivs, src_t.shape)):
         return None

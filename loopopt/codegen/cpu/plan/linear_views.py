@@ -94,6 +94,18 @@ def _computed_in(v: ir.Value, loop: ir.Operation) -> bool:
     return False
 
 
+def _nested_counter(v: ir.Value, loop: ir.Operation) -> bool:
+    """`v` is the counter of an affine.for nested inside `loop` (a reduction's k under the
+    columns loop of a product): an independent dimension of the access, kept as a dim of A(lb);
+    the witness refuses where that loop's bounds use `loop`'s counter."""
+    owner, block = mlir.value_owner(v)
+    if owner is not None:
+        return False
+    inner = mlir.operation(block.owner)
+    return (inner.name == "affine.for" and inner != loop and v == body_block(inner).arguments[0]
+            and _computed_in(v, loop))
+
+
 def _defined_before(memref: ir.Value, top: ir.Operation) -> bool:
     owner, block = mlir.value_owner(memref)
     if owner is None:
@@ -115,7 +127,7 @@ def plan_linear_view(op: ir.Operation, loop: ir.Operation, top: ir.Operation, sc
     at = {k for k, v in enumerate(idx) if v == iv}
     if not at or any(k >= amap.n_dims for k in at):
         return _refuse(op, loop, LinearCode.LOOP, "the loop's counter is not a dim of its map")
-    if any(v != iv and _computed_in(v, loop) for v in idx):
+    if any(v != iv and _computed_in(v, loop) and not _nested_counter(v, loop) for v in idx):
         return _refuse(op, loop, LinearCode.LOOP, "an index operand is computed inside the loop")
     memref = op.operands[first_operand - 1]
     mt = mlir.memref_type(memref)
@@ -173,4 +185,43 @@ def plan_linear_views(fn: ir.Operation, scope: Scope) -> list[LinearView]:
         for op in mlir.block_ops(body_block(loop)):
             if delinearized(op, loop, scope):
                 out.append(plan_linear_view(op, loop, top, scope))
+    return out
+
+
+def _same_address(load: ir.Operation, store: ir.Operation) -> bool:
+    return (load.operands[0] == store.operands[1] and mlir.affine_map_attr(load, "map") == mlir.affine_map_attr(store, "map")
+            and list(load.operands)[1:] == list(store.operands)[2:])
+
+
+def reduction_below(loop: ir.Operation) -> bool:
+    """`loop` holds an innermost affine.for that reduces: it carries values (iter_args) or reads
+    and updates one address (a product's columns loop, with k inside)."""
+    for inner in mlir.walk(loop):
+        if inner.name != "affine.for" or any(o.name == "affine.for" for o in mlir.walk(inner)):
+            continue
+        if len(inner.results):
+            return True
+        ops = mlir.block_ops(body_block(inner))
+        stores = [o for o in ops if o.name == "affine.store"]
+        if any(o.name == "affine.load" and any(_same_address(o, st) for st in stores) for o in ops):
+            return True
+    return False
+
+
+def plan_lanes_views(fn: ir.Operation, scope: Scope) -> list[LinearView]:
+    """Section 75: a LinearView (planned or refused) for every access delinearized along a loop
+    that is not innermost and holds a reduction (the columns loop of a matrix product whose B
+    column index is (e, h) joined: torch-mlir's `td,edh->teh`), one per access (its innermost such
+    loop), so that the loop the register tile gives its lanes reads B at stride 1."""
+    out, seen = [], set()
+    loops = [op for op in mlir.walk(fn) if op.name == "affine.for"]
+    for loop in reversed(loops):  # inner loops first: an access is planned along its innermost one
+        if not any(o.name == "affine.for" for o in mlir.walk(loop)) or not reduction_below(loop):
+            continue
+        top = top_loop(loop)
+        for op in mlir.walk(loop):
+            if mlir.op_key(op) in seen or not delinearized(op, loop, scope):
+                continue
+            seen.add(mlir.op_key(op))
+            out.append(plan_linear_view(op, loop, top, scope))
     return out

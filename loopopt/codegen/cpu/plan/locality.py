@@ -87,8 +87,9 @@ def _constant(pw) -> int | None:
 
 def linear_step_witness(a, axis, dims: tuple[int, ...], inner: tuple[int, ...]) -> str | None:
     """Where the access `a` (analysis.accesses.AccessPattern) is not one element further in
-    memory at the next iteration of the loop `axis` (an analysis.loops.Loop of step 1, a.loops'
-    last), or None when it always is. Its address over the dimensions `dims` of a row-major
+    memory at the next iteration of the loop `axis` (an analysis.loops.Loop of step 1, one of
+    a.loops: the innermost, or one whose inner loops' bounds do not use its counter, so that
+    every value of theirs meets every value of the counter), or None when it always is. Its address over the dimensions `dims` of a row-major
     buffer is sum(index[d] * inner[k]) (inner[k]: the product of the sizes after dims[k]); the
     caller takes dims from the first dimension whose index uses the counter. isl decides exactly, over the iteration domain (every loop's
     bounds, the next iteration inside the loop's own bounds), whether the address of iteration
@@ -97,15 +98,19 @@ def linear_step_witness(a, axis, dims: tuple[int, ...], inner: tuple[int, ...]) 
     columns) jumps at a boundary, and the text names the first such point."""
     import islpy as isl
 
-    if a.index is None or not a.loops or a.loops[-1].name != axis.name:
+    if a.index is None or axis.name not in [lp.name for lp in a.loops]:
         return "the access touches unknown elements"
     iv = axis.name
+    nested = a.loops[[lp.name for lp in a.loops].index(iv) + 1:]
+    if any(re.search(rf"\b{re.escape(iv)}\b", t) for lp in nested for t in (*lp.lower, *lp.upper)):
+        return "a loop inside its loop has bounds that use the loop's counter"
+    loops = [lp for lp in a.loops if lp.name != iv] + [lp for lp in a.loops if lp.name == iv]
     nxt = f"{iv}_next"
     lin = " + ".join(f"{c} * ({a.index[d]})" for d, c in zip(dims, inner))
     moved = re.sub(rf"\b{re.escape(iv)}\b", f"({iv} + 1)", lin)
-    cons = [c for lp in a.loops for c in lp.constraints()] + axis.constraints({iv: nxt}) + [f"{nxt} = {iv} + 1"]
-    names = [lp.name for lp in a.loops] + [nxt]
-    texts = [lin, *(t for lp in a.loops for t in (*lp.lower, *lp.upper))]
+    cons = [c for lp in loops for c in lp.constraints()] + axis.constraints({iv: nxt}) + [f"{nxt} = {iv} + 1"]
+    names = [lp.name for lp in loops] + [nxt]
+    texts = [lin, *(t for lp in loops for t in (*lp.lower, *lp.upper))]
     params = sorted({n for t in texts for n in re.findall(r"\b[A-Za-z_]\w*\b", t)} - _ISL_WORDS - set(names))
     head = f"[{', '.join(params)}] -> " if params else ""
     body = " and ".join(cons)
