@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -1403,6 +1404,30 @@ def dump_linalg(directory: str, current: list) -> None:
     tb.to_linalg = writing
 
 
+def phase_summary(path: str) -> str:
+    """The phases a model's graphs wrote (loopopt.runtime.phases' JSON lines), each graph's
+    outermost name dropped so that its graphs' times add up: wall, CPU here, CPU of subprocesses."""
+    import json
+
+    totals: dict = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                p = json.loads(line)
+                parts = p["phase"].split("/")
+                name = "/".join(["graphs", *parts[1:]]) if parts[0].startswith("torch graph") else p["phase"]
+                t = totals.setdefault(name, [0.0, 0.0, 0.0, 0])
+                t[0] += p["wall"]
+                t[1] += p["cpu"] or 0.0
+                t[2] += p["children"] or 0.0
+                t[3] += 1
+    lines = [f"    {'wall s':>8} {'cpu s':>8} {'child s':>8}  phase (x times)"]
+    for name, (w, c, k, n) in totals.items():
+        depth = name.count("/")
+        lines.append(f"    {w:8.3f} {c:8.3f} {k:8.3f}  {'  ' * depth}{name.rsplit('/', 1)[-1]}" + (f" (x{n})" if n > 1 else ""))
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated model names (default: all)")
@@ -1411,7 +1436,12 @@ def main(argv=None) -> int:
                     "checked with every input's first dimension doubled")
     ap.add_argument("--dump", default="", help="directory to write each graph's linalg text to (NAME-K.mlir), "
                     "for `python3 -m loopopt FILE --target cpu --remarks`")
+    ap.add_argument("--phases", action="store_true", help="after each model, its build's CPU and wall time per "
+                    "phase, summed over its graphs (LOOPOPT_PHASE_TIMES; docs/runtime.md)")
     args = ap.parse_args(argv)
+    if args.phases:
+        phase_file = os.path.join(tempfile.mkdtemp(prefix="probe-phases-"), "phases.jsonl")
+        os.environ["LOOPOPT_PHASE_TIMES"] = phase_file
     names = [n for n in args.only.split(",") if n] or list(MODELS)
     unknown = [n for n in names if n not in MODELS]
     if unknown:
@@ -1457,6 +1487,9 @@ def main(argv=None) -> int:
         fell = [str(w.message).splitlines()[0][:100] for w in caught if "Fallback" in type(w.message).__name__]
         print(f"{name:14s} compile {compile_s:6.1f} s  error {err:.1e}  eager {te * 1e3:8.3f} ms  "
               f"loopopt {tc * 1e3:8.3f} ms  x {tc / te:5.2f}  {'; '.join(fell)}", flush=True)
+        if args.phases:
+            print(phase_summary(phase_file), flush=True)
+            os.remove(phase_file)
     return 0
 
 
