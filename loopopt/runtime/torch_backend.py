@@ -73,6 +73,7 @@ import warnings
 from dataclasses import dataclass
 
 from .phases import phase
+from .torch_literals import literal_hooks
 from .torch_exact import decompositions as exact_decompositions, float_scalars, scatter_dims, trapping_division, zero_size_view
 from .torch_fused import unfuse
 from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
@@ -820,7 +821,8 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
         with warnings.catch_warnings(), _stderr_captured(printed):
             warnings.simplefilter("ignore", FutureWarning)
             with phase("torch-mlir fx import and lowering to linalg"):
-                imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name)
+                imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name,
+                                                hooks=literal_hooks())
     except Exception as e:
         raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e) + "".join(printed))) from None
     with phase("print linalg"):
