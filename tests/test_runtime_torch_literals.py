@@ -90,3 +90,30 @@ def test_the_module_printed_is_the_same_with_the_hooks(monkeypatch):
     assert "dense_resource<torch_tensor_16_16_torch.float32>" in texts[0]
     assert texts[1] == texts[0]
     assert sum(taken) == 5, taken  # the weight (once: the tracker has it), bias, idx, mask, halves
+
+
+@pytest.mark.toolchain
+def test_the_backend_imports_its_frozen_weights_through_the_hooks(monkeypatch, tmp_path):
+    import loopopt
+    from loopopt.runtime import build, cache as cachemod, torch_literals
+
+    if build.missing_tools() is not None:
+        pytest.skip(build.missing_tools())
+    monkeypatch.setenv(cachemod.CACHE_ENV, str(tmp_path))
+    taken = []
+
+    def counted(t):
+        got = literal_array(t)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(torch_literals, "literal_array", counted)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()).eval()
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        got = torch.compile(m, backend=loopopt.torch_backend)(x)
+        want = m(x)
+    assert torch.allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert any(taken), taken  # the weight (or its transposed panel) came from its bytes
