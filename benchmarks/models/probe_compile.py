@@ -56,6 +56,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -1727,6 +1728,36 @@ def dump_linalg(directory: str, current: list) -> None:
     tb.to_linalg = writing
 
 
+def _cpu() -> tuple[float, float]:
+    """(CPU seconds of this process, of the subprocesses it waited for)."""
+    t = os.times()
+    return time.process_time(), t.children_user + t.children_system
+
+
+def phase_summary(path: str) -> str:
+    """The phases a model's graphs wrote (loopopt.runtime.phases' JSON lines), each graph's
+    outermost name dropped so that its graphs' times add up: wall, CPU here, CPU of subprocesses."""
+    import json
+
+    totals: dict = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                p = json.loads(line)
+                parts = p["phase"].split("/")
+                name = "/".join(["graphs", *parts[1:]]) if parts[0].startswith("torch graph") else p["phase"]
+                t = totals.setdefault(name, [0.0, 0.0, 0.0, 0])
+                t[0] += p["wall"]
+                t[1] += p["cpu"] or 0.0
+                t[2] += p["children"] or 0.0
+                t[3] += 1
+    lines = [f"    {'wall s':>8} {'cpu s':>8} {'child s':>8}  phase (x times)"]
+    for name, (w, c, k, n) in totals.items():
+        depth = name.count("/")
+        lines.append(f"    {w:8.3f} {c:8.3f} {k:8.3f}  {'  ' * depth}{name.rsplit('/', 1)[-1]}" + (f" (x{n})" if n > 1 else ""))
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated model names (default: all)")
@@ -1735,7 +1766,12 @@ def main(argv=None) -> int:
                     "checked with every input's first dimension doubled")
     ap.add_argument("--dump", default="", help="directory to write each graph's linalg text to (NAME-K.mlir), "
                     "for `python3 -m loopopt FILE --target cpu --remarks`")
+    ap.add_argument("--phases", action="store_true", help="after each model, its build's CPU and wall time per "
+                    "phase, summed over its graphs (LOOPOPT_PHASE_TIMES; docs/runtime.md)")
     args = ap.parse_args(argv)
+    if args.phases:
+        phase_file = os.path.join(tempfile.mkdtemp(prefix="probe-phases-"), "phases.jsonl")
+        os.environ["LOOPOPT_PHASE_TIMES"] = phase_file
     names = [n for n in args.only.split(",") if n] or list(MODELS)
     unknown = [n for n in names if n not in MODELS]
     if unknown:
@@ -1761,13 +1797,13 @@ def main(argv=None) -> int:
                     b.uniform_(0.5, 1.5)
             xs = [make_input(s) for s in shapes]
             want = m(*xs)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), _cpu()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 cm = torch.compile(m, backend=loopopt.torch_backend, dynamic=args.dynamic or None)
                 with torch._dynamo.config.patch(allow_rnn=getattr(m, "rnn", False)):
                     got = cm(*xs)
-                compile_s = time.perf_counter() - t0
+                compile_s, compile_cpu = time.perf_counter() - t0, [b - a for a, b in zip(c0, _cpu())]
                 err = relative_error(got, want)
                 if args.dynamic:  # every input's first dimension doubled, through the same compiled module
                     other = [make_input(s, 2) for s in shapes]
@@ -1781,6 +1817,10 @@ def main(argv=None) -> int:
         fell = [str(w.message).splitlines()[0][:100] for w in caught if "Fallback" in type(w.message).__name__]
         print(f"{name:14s} compile {compile_s:6.1f} s  error {err:.1e}  eager {te * 1e3:8.3f} ms  "
               f"loopopt {tc * 1e3:8.3f} ms  x {tc / te:5.2f}  {'; '.join(fell)}", flush=True)
+        if args.phases:
+            print(f"    {compile_s:8.3f} {compile_cpu[0]:8.3f} {compile_cpu[1]:8.3f}  compile (the first call)", flush=True)
+            print(phase_summary(phase_file), flush=True)
+            os.remove(phase_file)
     return 0
 
 

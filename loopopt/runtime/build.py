@@ -31,6 +31,7 @@ from functools import lru_cache
 
 from ..errors import LoopOptError
 from .lowering import LOWERING_PASSES, RUNTIME_LOWERING_PASSES
+from .phases import phase
 
 LLVM_MAJOR = 22
 LLVM_BIN = f"/usr/lib/llvm-{LLVM_MAJOR}/bin"
@@ -192,7 +193,8 @@ def _host_features(opt: str, triple: str) -> str:
 
 def _run(step: str, cmd: list[str], data: bytes, timeout: float) -> bytes:
     try:
-        p = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout)
+        with phase(step):
+            p = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise BuildError(f"loopopt: error: {step} timed out after {timeout:.0f} s") from None
     except OSError as e:
@@ -415,7 +417,8 @@ def build(marked_text: str, emit: str, tc: Toolchain | None = None, checks_c: st
     c_source = runtime_source(checks_c, generic_alloc)
     constants: tuple[DataConstant, ...] = ()
     if emit != "llvm":  # LLVM IR text stays whole: a user builds it alone
-        marked_text, constants = externalize_constants(marked_text)
+        with phase("externalize constants"):
+            marked_text, constants = externalize_constants(marked_text)
     ll = to_llvm_ir(marked_text, tc, generic_alloc=generic_alloc)
     if emit == "llvm":
         return ll

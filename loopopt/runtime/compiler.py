@@ -16,6 +16,7 @@ import time
 from ..version import __version__
 from . import build as buildmod
 from . import cache as cachemod
+from .phases import phase, record
 from .lowering import RUNTIME_LOWERING_PASSES, entry_points, mark_entry_points
 from .spec import KernelSpec, SpecError, kernel_spec
 
@@ -168,20 +169,33 @@ def compile_kernel(source_text: str, options, *, optimize, function: str | None 
                    passes=None, cache: bool = True):
     """A loaded Kernel for the entry function of `source_text` (see loopopt.compile); `optimize`
     is loopopt.api.run (the API passes it: the runtime sits below the API)."""
+    with phase("loopopt.compile"):
+        return _compile_kernel(source_text, options, optimize=optimize, function=function, filename=filename,
+                               passes=passes, cache=cache)
+
+
+def _compile_kernel(source_text: str, options, *, optimize, function, filename, passes, cache):
     from .kernel import Kernel
 
-    tc = buildmod.toolchain()
-    material = key_material(source_text, options, passes, function, tc)
-    key = cachemod.key_of(material)
+    with phase("cache key"):
+        tc = buildmod.toolchain()
+        material = key_material(source_text, options, passes, function, tc)
+        key = cachemod.key_of(material)
 
     def make():
         t0 = time.perf_counter()
-        counts = output_counts(source_text, filename)
-        result = optimize(source_text, options, filename=filename, passes=passes)
+        with phase("output counts (parse)"):
+            counts = output_counts(source_text, filename)
+        with phase("optimize"):
+            result = optimize(source_text, options, filename=filename, passes=passes)
+            for name, seconds in result.stats.get("time", {}).items():
+                record(name, seconds)
         t1 = time.perf_counter()
         facts: dict = {}
-        marked, spec, checks_c = prepare(result.text, counts, function, facts)
-        library = buildmod.build(marked, "shared", tc, checks_c, generic_alloc=True)
+        with phase("prepare"):
+            marked, spec, checks_c = prepare(result.text, counts, function, facts)
+        with phase("build"):
+            library = buildmod.build(marked, "shared", tc, checks_c, generic_alloc=True)
         t2 = time.perf_counter()
         info = {"optimize_seconds": round(t1 - t0, 4), "build_seconds": round(t2 - t1, 4), "loopopt": __version__,
                 "llvm": tc.llvm_version, "cpu": tc.host_cpu, "filename": filename, **facts}
@@ -192,8 +206,10 @@ def compile_kernel(source_text: str, options, *, optimize, function: str | None 
     if why_off is None:
         why_off = cachemod.ensure_dir(directory)
     if why_off is None:
-        entry, how = cachemod.get_or_build(directory, key, make)
-        return Kernel(KernelSpec.from_json(entry.spec_json), entry.library, {**entry.info, "cache": how})
+        with phase("cache"):
+            entry, how = cachemod.get_or_build(directory, key, make)
+        with phase("load"):
+            return Kernel(KernelSpec.from_json(entry.spec_json), entry.library, {**entry.info, "cache": how})
     library, spec_json, info = make()
     with tempfile.TemporaryDirectory(prefix="loopopt-kernel-") as d:  # loaded, then removed: the mapping stays
         path = os.path.join(d, "kernel.so")

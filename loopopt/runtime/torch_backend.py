@@ -79,9 +79,11 @@ import threading
 import warnings
 from dataclasses import dataclass
 
+from .phases import phase
 from .torch_complex import ComplexCall, ComplexFallback, as_real
 from .torch_exact import (decompositions as exact_decompositions, float_scalars, negative_offsets, scatter_dims,
                           stable_sorts, trapping_division, zero_size_view)
+from .torch_literals import literal_hooks
 from .torch_fused import unfuse
 from .torch_layout import KernelLayout, eager_order, graph_facts, inverse, kernel_layout, memory_order
 
@@ -439,7 +441,7 @@ class GraphKernel:
                 (signature(args), self.freeze, values, orders)
             kernel, layout = self.kernels.get(key), self.layouts.get(key)
         if kernel is None or (layout is None and not isinstance(kernel, str)):
-            with self._lock:
+            with self._lock, phase(f"torch graph {self.name}"):
                 kernel, layout = self._kernel_for(args, values, orders)
         if isinstance(kernel, str):
             return self._eager(args, kernel)
@@ -553,11 +555,13 @@ class GraphKernel:
         where the kernel stores a result it was to write in eager's order (not pointwise: a
         conv's) across that order (its info["across"], runtime.compiler.stores_across), built
         again with those results written row-major and copied after the call."""
-        layout = self._layout(args, orders)
+        with phase("layout"):
+            layout = self._layout(args, orders)
         kernel = self._build(args, frozen, plan, layout)
         across = layout.across(kernel.info.get("across"))
         if across:
-            layout = self._layout(args, orders, across)
+            with phase("layout (across)"):
+                layout = self._layout(args, orders, across)
             kernel = self._build(args, frozen, plan, layout)
         return kernel, layout
 
@@ -592,10 +596,12 @@ class GraphKernel:
 
         with _BUILDING:  # torch.export and the stderr capture are not thread-safe: one build at a time
             try:
-                text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout, self.updates)
+                with phase("to_linalg"):
+                    text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout, self.updates)
             except InputUpdates as e:  # (the first build: the graph updates these inputs; every later one knows)
                 self.updates = e.positions
-                text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout, self.updates)
+                with phase("to_linalg (updates)"):
+                    text = to_linalg(self.kernel_gm, args, FUNCTION, frozen, plan, self.scalars, layout, self.updates)
             try:
                 kernel = loopopt_compile(text, filename=f"<{self.name}>", **self.options)
             except Exception as e:  # loopopt's own errors are one line; name the op where it says one
@@ -817,7 +823,8 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecation notes
-            program = torch.export.export(module, inputs, dynamic_shapes=dynamic, strict=False)
+            with phase("torch.export"):
+                program = torch.export.export(module, inputs, dynamic_shapes=dynamic, strict=False)
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
     try:  # functionalized (as torch-mlir's import does), so that its signature lists every input update;
@@ -825,7 +832,8 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
         # clamp and argmax, an integer neg)
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            functional = program.run_decompositions(exact_decompositions())
+            with phase("run_decompositions"):
+                functional = program.run_decompositions(exact_decompositions())
     except Exception as e:
         raise Fallback(f"torch.export: {_first_line(str(e))}") from None
     updated = input_updates((program.graph_signature, functional.graph_signature), kernel_inputs)
@@ -845,10 +853,13 @@ def to_linalg(gm, args, name: str, frozen: frozenset = frozenset(), plan=None, s
     try:
         with warnings.catch_warnings(), _stderr_captured(printed):
             warnings.simplefilter("ignore", FutureWarning)
-            imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name)
+            with phase("torch-mlir fx import and lowering to linalg"):
+                imported = fx.export_and_import(program, output_type="linalg-on-tensors", func_name=name,
+                                                hooks=literal_hooks())
     except Exception as e:
         raise Fallback(_named(f"torch-mlir: {_first_line(str(e))}", str(e) + "".join(printed))) from None
-    return str(imported)
+    with phase("print linalg"):
+        return str(imported)
 
 
 def input_updates(signatures, kernel_inputs: list) -> tuple:
