@@ -202,6 +202,20 @@ def _masked_block(vec: "_Vectors", start: ir.Value, end: ir.Value, ip) -> None:
     _yield([], then)
 
 
+def _aligned_head(plan: SweepPlan, ip) -> tuple:
+    """The loop's bounds and the masked vector from its lower bound up to p0, the first store's
+    first index that is a multiple of W (or the upper bound): (hi, p0, the head's _Vectors)."""
+    loop, w = plan.loop, plan.width
+    lo, hi = _bound(loop, "lb", ip), _bound(loop, "ub", ip)
+    iv = body_block(loop).arguments[0]
+    last = _indices(plan.store, iv, lo, ip)[-1]
+    aligned = _apply(lambda lo_, e: lo_ + ir.AffineModExpr.get(_const(0) - e, _const(w)), [lo, last], ip)
+    p0 = _map_op("affine.min", ir.AffineMap.get(2, 0, [_d(0), _d(1)]), [aligned, hi], ip)
+    vec = _Vectors(plan, ip)
+    _masked_block(vec, lo, p0, ip)
+    return hi, p0, vec
+
+
 def build_interleaved(plan: SweepPlan) -> None:
     """A window-free sweep's replacement in blocks of U = plan.interleave vectors, built before
     it: the masked head up to the first store's alignment, then
@@ -214,13 +228,7 @@ def build_interleaved(plan: SweepPlan) -> None:
     loop, w, u = plan.loop, plan.width, plan.interleave
     with loop.context, loop.location:
         ip = ir.InsertionPoint(loop)
-        lo, hi = _bound(loop, "lb", ip), _bound(loop, "ub", ip)
-        iv = body_block(loop).arguments[0]
-        last = _indices(plan.store, iv, lo, ip)[-1]
-        aligned = _apply(lambda lo_, e: lo_ + ir.AffineModExpr.get(_const(0) - e, _const(w)), [lo, last], ip)
-        p0 = _map_op("affine.min", ir.AffineMap.get(2, 0, [_d(0), _d(1)]), [aligned, hi], ip)
-        vec = _Vectors(plan, ip)
-        _masked_block(vec, lo, p0, ip)
+        hi, p0, vec = _aligned_head(plan, ip)
         ve = _apply(lambda x, h: x + _fdiv(h - x, u * w) * (u * w), [p0, hi], ip)
         step = _create("arith.constant", [_index()], [], ip, {"value": ir.IntegerAttr.get(_index(), u * w)}).result
         main, block = _scf_for(p0, ve, step, [], ip)
@@ -248,13 +256,7 @@ def build_sweep_vectors(plan: SweepPlan) -> None:
     with loop.context, loop.location:
         ip = ir.InsertionPoint(loop)
         step = _create("arith.constant", [_index()], [], ip, {"value": ir.IntegerAttr.get(_index(), w)}).result
-        lo, hi = _bound(loop, "lb", ip), _bound(loop, "ub", ip)
-        iv = body_block(loop).arguments[0]
-        last = _indices(plan.store, iv, lo, ip)[-1]
-        aligned = _apply(lambda lo_, e: lo_ + ir.AffineModExpr.get(_const(0) - e, _const(w)), [lo, last], ip)
-        p0 = _map_op("affine.min", ir.AffineMap.get(2, 0, [_d(0), _d(1)]), [aligned, hi], ip)
-        vec = _Vectors(plan, ip)
-        _masked_block(vec, lo, p0, ip)
+        hi, p0, vec = _aligned_head(plan, ip)
         ve = _map_op("affine.max", ir.AffineMap.get(2, 0, [_d(0), _d(0) + _fdiv(_d(1) - _d(0) - w + d, w) * w]),
                      [p0, hi], ip)
         run = _cmp(4, ve, p0, ip)  # sgt
