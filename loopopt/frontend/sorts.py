@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from .. import mlir
 from ..mlir import ir
 from .registry import register
+from .splice import inline_helper
 
 STEP = "loopopt-sorts-to-loops"
 SORT = "tm_tensor.sort"
@@ -186,9 +187,7 @@ def helper_text(s: SortShape) -> str:
 def _splice(op: ir.Operation, helper: ir.Module) -> None:
     """The helper's body in place of the sort, on its operands; the sort's results replaced by the
     helper's."""
-    fn = helper.body.operations[0]
-    returned = mlir.inline_block(fn.regions[0].blocks[0], tuple(op.operands), op)
-    for result, value in zip(op.results, returned):
+    for result, value in zip(op.results, inline_helper(op, helper, tuple(op.operands))):
         result.replace_all_uses_with(value)
     op.erase()
 
