@@ -41,6 +41,12 @@ library, arrays and temporaries (drawn when the block starts) is set against fiv
 each its own draw; `--fresh` runs each round of the callable in a new Python process too (this
 script with --worker: compile from the cache, place the arrays, time the round), as each harness
 round is.
+
+Within a round the sides take turns going first (`round_order`: the harness first in round 0, the
+callable in round 1, ...), so neither always runs right after the other's process. `--aa` adds a
+second harness process per round on the same lowered text (`harness'`, in the rotation too) and
+reports it over the first as the callable is: the harness against itself, the spread any ratio of
+this run has without a difference in the code or the call (the noise floor a cell is judged by).
 """
 from __future__ import annotations
 
@@ -92,6 +98,15 @@ def round_ratios(times: list[float], harness: list[float], reps: int) -> list[fl
     quartiles fall in different rounds and their ratio is neither round's."""
     n = min(len(times), len(harness)) // reps
     return [q1(times[i * reps:(i + 1) * reps]) / q1(harness[i * reps:(i + 1) * reps]) for i in range(n)]
+
+
+def round_order(sides: tuple[str, ...], rnd: int) -> tuple[str, ...]:
+    """The order the sides run in round `rnd`: `sides` rotated by `rnd`, so over len(sides) rounds
+    each side goes first once and follows each other side alike (a side always run right after
+    another's process would carry whatever that process left behind: freed memory, the cache's
+    and the memory controller's state)."""
+    k = rnd % len(sides)
+    return sides[k:] + sides[:k]
 
 
 def median(xs: list[float]) -> float:
@@ -161,7 +176,7 @@ def worker(name: str, regime: str, reps: int, warmup: int, flush_mib: int) -> di
 
 
 def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_mib: int = 128,
-         temporaries: str = "cache", fresh: bool = False) -> dict:
+         temporaries: str = "cache", fresh: bool = False, aa: bool = False) -> dict:
     import run as models_run  # benchmarks/models/run.py: inline_resources
 
     fx, k, inputs, outs = placed(name)
@@ -178,15 +193,19 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
     flushers = {r: Flusher(flush_mib if r == "flushed" else 0) for r in regimes} if not fresh else {}
     floor_call = c_floor(k, inputs, outs)
     forms = FORMS if floor_call is not None else FORMS[:-1]
-    t = {r: {f: [] for f in ("harness",) + forms} for r in regimes}
+    t = {r: {f: [] for f in ("harness", "harness_aa") + forms} for r in regimes}
+    sides = ("harness", "callable") + (("harness_aa",) if aa else ())
     for rnd in range(rounds):
         for regime in (regimes if rnd % 2 == 0 else tuple(reversed(regimes))):
-            times, _ = native.parse_output(native.run_lowered(lowered[regime]), sig)
-            t[regime]["harness"] += times
-            got = fresh_round(name, regime, reps, warmup, flush_mib) if fresh else \
-                time_round(k, inputs, outs, floor_call, flushers[regime], reps, warmup)
-            for form, xs in got.items():
-                t[regime][form] += xs
+            for side in round_order(sides, rnd):
+                if side != "callable":  # the harness, or with aa its second process
+                    times, _ = native.parse_output(native.run_lowered(lowered[regime]), sig)
+                    t[regime][side] += times
+                    continue
+                got = fresh_round(name, regime, reps, warmup, flush_mib) if fresh else \
+                    time_round(k, inputs, outs, floor_call, flushers[regime], reps, warmup)
+                for form, xs in got.items():
+                    t[regime][form] += xs
     out = {"name": name}
     for r in regimes:
         x = t[r]
@@ -196,6 +215,9 @@ def pair(name: str, rounds: int, reps: int, warmup: int, regimes=REGIMES, flush_
                   "timer_q1": q1(x["timer"])}
         rr = round_ratios(x["callable"], x["harness"], reps)
         out[r].update(round_ratios=rr, round_ratio=median(rr))
+        if x["harness_aa"]:
+            ar = round_ratios(x["harness_aa"], x["harness"], reps)
+            out[r].update(aa_ratio=q1(x["harness_aa"]) / h, aa_round_ratios=ar, aa_round_ratio=median(ar))
         if x.get("c_floor"):
             f = q1(x["c_floor"])
             fr = round_ratios(x["c_floor"], x["harness"], reps)
@@ -261,6 +283,8 @@ def main(argv=None) -> int:
                     help="the harness's memref.alloc: cache (default; loopopt.compile's allocator) or malloc")
     ap.add_argument("--fresh", action="store_true",
                     help="each round of the callable in a new Python process, as each harness round is")
+    ap.add_argument("--aa", action="store_true",
+                    help="a second harness process per round, reported over the first: the run's noise floor")
     ap.add_argument("--worker", help=argparse.SUPPRESS)  # fresh_round's process: one round, JSON on stdout
     ap.add_argument("--out", default=os.path.join(HERE, "results", "runtime_vs_harness.json"))
     a = ap.parse_args(argv)
@@ -273,10 +297,11 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()
     rows = []
     print("| block | regime | harness ms | k(*args) ms | / harness | k(*in, out=) ms | / harness | C floor ms | "
-          "k(*args) / floor | floor / harness | timer µs | per round: k(*args) / harness | floor / harness |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "k(*args) / floor | floor / harness | timer µs | per round: k(*args) / harness | floor / harness |"
+          + (" harness' / harness | per round |" if a.aa else "") + "\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if a.aa else ""))
     for name in a.only.split(","):
-        r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries, a.fresh)
+        r = pair(name.strip(), a.rounds, a.reps, a.warmup, regimes, a.flush_mib, a.temporaries, a.fresh, a.aa)
         rows.append(r)
         for regime in regimes:
             x = r[regime]
@@ -285,14 +310,15 @@ def main(argv=None) -> int:
             fr = f"{x['floor_round_ratio']:.2f}x" if "floor_round_ratio" in x else "-"
             print(f"| {r['name']} | {regime} | {x['harness_q1'] * 1e3:.3f} | {x['callable_q1'] * 1e3:.3f} | "
                   f"{x['ratio']:.2f}x | {x['callable_out_q1'] * 1e3:.3f} | {x['ratio_out']:.2f}x | {fl} | "
-                  f"{x['timer_q1'] * 1e6:.1f} | {x['round_ratio']:.2f}x | {fr} |", flush=True)
+                  f"{x['timer_q1'] * 1e6:.1f} | {x['round_ratio']:.2f}x | {fr} |"
+                  + (f" {x['aa_ratio']:.2f}x | {x['aa_round_ratio']:.2f}x |" if "aa_ratio" in x else ""), flush=True)
     load_after = os.getloadavg()
     print(f"load averages before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)} ({os.cpu_count()} CPUs); {a.rounds} rounds x {a.reps} calls each")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump({"date": time.time(), "rounds": a.rounds, "reps": a.reps, "warmup": a.warmup, "regimes": regimes,
-                   "flush_mib": a.flush_mib, "temporaries": a.temporaries, "fresh": a.fresh, "load_before": load_before,
+                   "flush_mib": a.flush_mib, "temporaries": a.temporaries, "fresh": a.fresh, "aa": a.aa, "load_before": load_before,
                    "load_after": load_after, "blocks": rows}, f, indent=1)
     return 0
 
