@@ -385,3 +385,12 @@ def test_the_head_split_collision_guard_is_needed():
         tiled = mlir.print_module(module)
     with pytest.raises(AssertionError):
         assert_same_results(HEAD_COLLISIONS, tiled, seed=4)
+
+
+def test_a_head_split_through_an_op_without_a_lane_form_is_not_planned():
+    """A map op outside MAP_OPS (math.exp of the biased value) keeps the band element by element."""
+    src = heads(n=16, h=2, d=16).replace("%y = arith.addf %v, %w : f32",
+                                         "%x = arith.addf %v, %w : f32\n        %y = math.exp %x : f32")
+    out, remarks = run(src, cpu(256), passes=["transpose-tiles"])
+    assert remarks == [] and "vector" not in out, (out, remarks)
+    assert_same_results(src, out, seed=5)

@@ -185,6 +185,12 @@ def _only_child(loop: ir.Operation) -> ir.Operation | None:
     return ops[0] if len(ops) == 1 and _plain_loop(ops[0]) else None
 
 
+def lane_form(ops, elem: ir.Type) -> bool:
+    """Every op is one of MAP_OPS with one result of the element type (its vector form computes
+    each lane as the scalar op computes one element)."""
+    return all(op.name in MAP_OPS and len(op.results) == 1 and op.results[0].type == elem for op in ops)
+
+
 def deep_copy_band(outer: ir.Operation) -> DeepBand | None:
     """A perfect band of three loops, each stepping by 1 and carrying nothing, whose innermost
     body holds only `affine.apply` ops whose results are only indices of the body's loads and
@@ -204,8 +210,7 @@ def deep_copy_band(outer: ir.Operation) -> DeepBand | None:
     maps = tuple(o for o in body[:-1] if o.name not in ("affine.load", "affine.apply"))
     if not loads:
         return None
-    elem = loads[0].results[0].type
-    if any(op.name not in MAP_OPS or len(op.results) != 1 or op.results[0].type != elem for op in maps):
+    if not lane_form(maps, loads[0].results[0].type):
         return None
     accesses = [*loads, store]
     for ap in (o for o in body if o.name == "affine.apply"):
