@@ -185,6 +185,14 @@ def _only_child(loop: ir.Operation) -> ir.Operation | None:
     return ops[0] if len(ops) == 1 and _plain_loop(ops[0]) else None
 
 
+def transposes(la, sa, na: str, nb: str) -> bool:
+    """The load walks its last dimension along the loop named `na` and leaves it along `nb`; the
+    store the reverse."""
+    load_a, load_b = index_strides(la, na), index_strides(la, nb)
+    store_a, store_b = index_strides(sa, na), index_strides(sa, nb)
+    return walks_last(load_a) and walks_across(load_b) and walks_last(store_b) and walks_across(store_a)
+
+
 def lane_form(ops, elem: ir.Type) -> bool:
     """Every op is one of MAP_OPS with one result of the element type (its vector form computes
     each lane as the scalar op computes one element)."""
@@ -310,8 +318,7 @@ def plan_deep_tile(outer: ir.Operation, options, scope: Scope) -> TransposeTile 
             continue
         for a, b in ((band.outer, band.inner), (band.inner, band.outer)):
             na, nb = names[id(a)], names[id(b)]
-            if (walks_last(index_strides(la, na)) and walks_across(index_strides(la, nb))
-                    and walks_last(index_strides(sa, nb)) and walks_across(index_strides(sa, na))):
+            if transposes(la, sa, na, nb):
                 found = (load, la, chain, a, b, na, nb)
                 break
         if found:
