@@ -20,7 +20,7 @@ from __future__ import annotations
 from ... import mlir
 from dataclasses import replace
 
-from ...analysis.loops import body_block, constant_bounds
+from ...analysis.loops import body_block, constant_bounds, constant_trip_count
 from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import MISSED, PASSED, RemarkLog
@@ -62,9 +62,25 @@ def apply_maps(maps, load: ir.Operation, row: ir.Value, vt: ir.VectorType, ip: i
     return cur
 
 
+def _index_at(v: ir.Value, iv: ir.Value, new: ir.Value, ip: ir.InsertionPoint) -> ir.Value:
+    """The index operand `v` with the counter `iv` replaced by `new`: `new` for the counter, a
+    copy of an `affine.apply` of it (the band's index arithmetic) on `new`, else `v`."""
+    if v == iv:
+        return new
+    if new == iv:
+        return v
+    owner = None if isinstance(v.owner, ir.Block) else mlir.operation(v.owner)
+    if owner is not None and owner.name == "affine.apply" and any(o == iv for o in owner.operands):
+        operands = [new if o == iv else o for o in owner.operands]
+        return ir.Operation.create("affine.apply", results=[v.type], operands=operands,
+                                   attributes={"map": owner.attributes["map"]}, ip=ip).result
+    return v
+
+
 def build_tile(plan: TransposeTile) -> None:
     """Replace the band's load and store by one tile's vector loads, shuffles and vector stores,
-    and step both loops by the tile (module doc)."""
+    and step both loops by the tile (module doc). Each operand load of a map op (plan.operands)
+    becomes one vector load along a (or one element, broadcast) per tile."""
     w = plan.lanes
     load, store = plan.load, plan.store
     ip = ir.InsertionPoint(load)
@@ -74,10 +90,19 @@ def build_tile(plan: TransposeTile) -> None:
         rows = []
         for i in range(w):
             b_i = _shifted(b_iv, i, ip)
-            operands = [b_i if v == b_iv else v for v in list(load.operands)]
+            operands = [_index_at(v, b_iv, b_i, ip) for v in list(load.operands)]
             rows.append(ir.Operation.create("affine.vector_load", results=[vt], operands=operands,
                                             attributes={"map": load.attributes["map"]}, ip=ip).result)
         splats: list = []
+        for op, along_a in plan.operands:
+            if along_a:
+                vec = ir.Operation.create("affine.vector_load", results=[vt], operands=list(op.operands),
+                                          attributes={"map": op.attributes["map"]}, ip=ip).result
+            else:
+                one = op.clone(ip=ip)
+                one = one.operation if hasattr(one, "operation") else one
+                vec = ir.Operation.create("vector.broadcast", results=[vt], operands=[one.results[0]], ip=ip).result
+            splats.append((op.results[0], vec))
         rows = [apply_maps(plan.maps, plan.load, r, vt, ip, splats) for r in rows]
         cols = rows
         for stage in transpose_network(w):
@@ -87,13 +112,18 @@ def build_tile(plan: TransposeTile) -> None:
     with store.location:
         for k in range(w):
             a_k = _shifted(a_iv, k, ip)
-            indices = [a_k if v == a_iv else v for v in list(store.operands)[2:]]
+            indices = [_index_at(v, a_iv, a_k, ip) for v in list(store.operands)[2:]]
             ir.Operation.create("affine.vector_store", operands=[cols[k], store.operands[1], *indices],
                                 attributes={"map": store.attributes["map"]}, ip=ip)
     store.erase()
     for op in reversed(plan.maps):
         op.erase()
     load.erase()
+    for op, _ in plan.operands:
+        op.erase()
+    for op in [o for o in body_block(plan.inner).operations if o.name == "affine.apply"]:
+        if not list(op.results[0].uses):
+            op.erase()
     for loop in (plan.outer, plan.inner):
         loop.attributes["step"] = ir.IntegerAttr.get(ir.IndexType.get(), w)
 
@@ -149,6 +179,10 @@ def transpose_tiles_function(fn: ir.Operation, options: Options, log: RemarkLog,
                 continue
             w = plan.lanes
             through = f" through {', '.join(op.name for op in plan.maps)}" if plan.maps else ""
+            if plan.operands:
+                through += f" with {len(plan.operands)} operand(s) read once per tile"
+            if plan.mid is not None:
+                through += f", at each of the {constant_trip_count(plan.mid)} iterations of the loop between,"
             bands = tile_with_edges(plan)
             stages = w.bit_length() - 1
             edges = "".join(f"; {band.a_range[1] - band.a_range[0]} x {band.b_range[1] - band.b_range[0]} "

@@ -54,6 +54,9 @@ class TransposeTileCode(enum.Enum):
     TRIPS = "[STOP TRANSPOSE TILE] a loop of the copy runs fewer iterations than one vector tile"
     BOUNDS = "[STOP TRANSPOSE TILE] a loop of the copy with a partial tile has bounds that are not constant"
     LANES = "[STOP TRANSPOSE TILE] the element gives no vector tile"
+    DEEP_TRIPS = ("[STOP TRANSPOSE TILE] a copy with a loop between its two walks is not a whole number of vector "
+                  "tiles")
+    COLLIDE = "[STOP TRANSPOSE TILE] two iterations of the copy may store to one element"
 
     @property
     def message(self) -> str:
@@ -76,6 +79,8 @@ class TransposeTile:
     trips: tuple[int, int]
     refusal: Refusal | None = None
     maps: tuple = ()  # elementwise ops between the load and the store (mapped_copy_band)
+    mid: ir.Operation | None = None  # the loop between a and b (deep_copy_band), stepping by 1 around the tiles
+    operands: tuple = ()  # loads a map op reads beside the chain, one per tile (deep_copy_band): (load, along_a)
 
 
 def element_bits(t: ir.Type) -> int | None:
@@ -156,6 +161,197 @@ def copy_band(outer: ir.Operation) -> tuple[ir.Operation, ir.Operation, ir.Opera
     if found is None or found[2]:
         return None
     return found[0], found[1], found[3]
+
+
+
+@dataclass(frozen=True)
+class DeepBand:
+    """`outer { mid { inner { body } } }`, the body a copy that may read operands (`deep_copy_band`)."""
+
+    outer: ir.Operation
+    mid: ir.Operation
+    inner: ir.Operation
+    loads: tuple  # every affine.load of the body, in order
+    maps: tuple  # the elementwise ops, in order
+    store: ir.Operation
+
+
+def _plain_loop(op: ir.Operation) -> bool:
+    return op.name == "affine.for" and mlir.int_attr(op, "step") == 1 and not list(op.results)
+
+
+def _only_child(loop: ir.Operation) -> ir.Operation | None:
+    ops = [o for o in body_ops(loop) if o.name != "affine.yield"]
+    return ops[0] if len(ops) == 1 and _plain_loop(ops[0]) else None
+
+
+def transposes(la, sa, na: str, nb: str) -> bool:
+    """The load walks its last dimension along the loop named `na` and leaves it along `nb`; the
+    store the reverse."""
+    load_a, load_b = index_strides(la, na), index_strides(la, nb)
+    store_a, store_b = index_strides(sa, na), index_strides(sa, nb)
+    return walks_last(load_a) and walks_across(load_b) and walks_last(store_b) and walks_across(store_a)
+
+
+def lane_form(ops, elem: ir.Type) -> bool:
+    """Every op is one of MAP_OPS with one result of the element type (its vector form computes
+    each lane as the scalar op computes one element)."""
+    return all(op.name in MAP_OPS and len(op.results) == 1 and op.results[0].type == elem for op in ops)
+
+
+def deep_copy_band(outer: ir.Operation) -> DeepBand | None:
+    """A perfect band of three loops, each stepping by 1 and carrying nothing, whose innermost
+    body holds only `affine.apply` ops whose results are only indices of the body's loads and
+    store, `affine.load`s, MAP_OPS of one element type and one final `affine.store`. Which
+    load is the source and that the ops form its chain is `copy_chain`'s. None otherwise."""
+    if not _plain_loop(outer):
+        return None
+    mid = _only_child(outer)
+    inner = _only_child(mid) if mid is not None else None
+    if inner is None:
+        return None
+    body = [o for o in body_ops(inner) if o.name != "affine.yield"]
+    if not body or body[-1].name != "affine.store":
+        return None
+    store = body[-1]
+    loads = tuple(o for o in body if o.name == "affine.load")
+    maps = tuple(o for o in body[:-1] if o.name not in ("affine.load", "affine.apply"))
+    if not loads:
+        return None
+    if not lane_form(maps, loads[0].results[0].type):
+        return None
+    accesses = [*loads, store]
+    for ap in (o for o in body if o.name == "affine.apply"):
+        for u in ap.results[0].uses:
+            user = mlir.operation(u.owner)
+            if user not in accesses or (user == store and u.operand_number < 2):
+                return None
+    return DeepBand(outer, mid, inner, loads, maps, store)
+
+
+def copy_chain(band: DeepBand, source: ir.Operation) -> tuple | None:
+    """The operand loads when `band`'s body computes its stored value from `source` by a chain:
+    each map op takes the previous value of the chain (the source's, then each op's, each used
+    once) and otherwise values defined outside the band or loads of the element type (other
+    than the source, each used once, by that op); the store stores the chain's last value. None
+    when it does not."""
+    elem = source.results[0].type
+    prev = source.results[0]
+    operands = []
+    for op in band.maps:
+        if len(list(prev.uses)) != 1 or mlir.operation(next(iter(prev.uses)).owner) != op:
+            return None
+        for v in op.operands:
+            if v == prev:
+                continue
+            owner = None if isinstance(v.owner, ir.Block) else mlir.operation(v.owner)
+            if owner is not None and owner in band.loads and owner != source and len(list(v.uses)) == 1:
+                operands.append(owner)
+            elif v.type != elem or _defined_inside(v, band.outer):
+                return None
+        prev = op.results[0]
+    if band.store.operands[0] != prev or len(list(prev.uses)) != 1:
+        return None
+    others = [ld for ld in band.loads if ld != source]
+    if len(operands) != len(others) or any(ld not in operands for ld in others):
+        return None
+    return tuple(operands)
+
+
+def _defined_by(v: ir.Value, block_owner: ir.Operation) -> bool:
+    """`v` is the result of an op directly in `block_owner`'s body."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return False
+    op = mlir.operation(owner)
+    parent = op.parent
+    return parent is not None and mlir.operation(parent) == block_owner
+
+
+def _store_injective(band: DeepBand, scope: Scope) -> bool:
+    """isl: the store writes a different element in every iteration of the band (the loops
+    around it fixed)."""
+    import islpy as isl
+
+    sa = access_pattern(band.store, scope)
+    if sa.index is None:
+        return False
+    names = [lp.name for lp in sa.loops]
+    fixed = [lp.name for lp in sa.loops if lp.op not in (band.outer, band.mid, band.inner)]
+    cons = [c for lp in sa.loops for c in lp.constraints()]
+    params = sorted(scope.params)
+    try:
+        m = isl.Map(f"[{', '.join(params)}] -> {{ [{', '.join(names)}] -> [{', '.join(fixed + list(sa.index))}] : "
+                    f"{' and '.join(cons or ['1 = 1'])} }}")
+        return m.is_injective()
+    except isl.Error:
+        return False
+
+
+def plan_deep_tile(outer: ir.Operation, options, scope: Scope) -> TransposeTile | None:
+    """The TransposeTile of a band `outer { mid { inner } }` whose source walks its last dimension
+    along one of outer and inner (a) and whose store walks its last dimension along the other
+    (b), the loop between them moving either freely (torch-mlir's head split of K, `KT[h, d, i] =
+    K[i, h * 64 + d] + b[h * 64 + d]`: a = d, b = i, mid = h): the tiles are taken at each
+    iteration of mid. Exact where the 2-loop rule is (plan_transpose_tile), and besides: the
+    store is one to one over the whole band (isl), so no two iterations write one element and
+    any order of them stores the same values; each operand load is invariant along b and walks
+    its last dimension along a or stays (one vector, or one broadcast element, per tile serves
+    the tile's W rows) and reads a buffer the store cannot alias; a and b run whole tiles."""
+    from ....analysis.memory import keys_may_alias
+
+    band = deep_copy_band(outer)
+    if band is None:
+        return None
+    if plan_transpose_tile(band.mid, options, scope) is not None:
+        return None  # the inner pair is a transposing copy of its own
+    store = band.store
+    sa = access_pattern(store, scope)
+    if sa.index is None or sa.rank < 2:
+        return None
+    names = {id(lp): loop_dims(lp, scope)[0].name for lp in (band.outer, band.inner)}
+    found = None
+    for load in band.loads:
+        chain = copy_chain(band, load)
+        la = access_pattern(load, scope)
+        if chain is None or la.index is None or la.rank < 2:
+            continue
+        for a, b in ((band.outer, band.inner), (band.inner, band.outer)):
+            na, nb = names[id(a)], names[id(b)]
+            if transposes(la, sa, na, nb):
+                found = (load, la, chain, a, b, na, nb)
+                break
+        if found:
+            break
+    if found is None:
+        return None
+    load, la, chain, a, b, na, nb = found
+    along_a = []
+    for op in chain:
+        oa = access_pattern(op, scope)
+        sb_, sa_ = index_strides(oa, nb), index_strides(oa, na)
+        if sb_ is None or sa_ is None or any(x != 0 for x in sb_) or not (walks_last(sa_) or all(x == 0 for x in sa_)):
+            return None  # not one vector (or element) per tile: no lane form
+        along_a.append(walks_last(sa_))
+    trips = (constant_trip_count(a), constant_trip_count(b))
+    bits = element_bits(load.results[0].type)
+    lanes = options.plan_vector_bits // bits if bits and bits % 8 == 0 else 0
+    operands = tuple(zip(chain, along_a))
+
+    def refuse(code: TransposeTileCode, detail: str) -> TransposeTile:
+        return TransposeTile(band.outer, band.inner, None, None, load, store, lanes, trips,
+                             Refusal(code, detail, (outer,)), band.maps, band.mid, operands)
+
+    if lanes < 2 or lanes > MAX_LANES or lanes & (lanes - 1):
+        return refuse(TransposeTileCode.LANES, f"{load.results[0].type} in {options.plan_vector_bits}-bit vectors "
+                      f"gives {lanes} lanes (a tile needs 2 to {MAX_LANES}, a power of two)")
+    if None in trips or any(t % lanes for t in trips) or None in (constant_bounds(a), constant_bounds(b)):
+        return refuse(TransposeTileCode.DEEP_TRIPS, f"trip counts {trips[0]} and {trips[1]}, tiles of {lanes}")
+    if any(keys_may_alias(k, sa.key) for k in [la.key] + [access_pattern(op, scope).key for op in chain]):
+        return refuse(TransposeTileCode.ALIAS, "the tile reads all its elements before it writes any")
+    if not _store_injective(band, scope):
+        return refuse(TransposeTileCode.COLLIDE, "the tiles store their elements in another order")
+    return TransposeTile(band.outer, band.inner, a, b, load, store, lanes, trips, None, band.maps, band.mid, operands)
 
 
 def plan_transpose_tile(outer: ir.Operation, options, scope: Scope) -> TransposeTile | None:
@@ -273,6 +469,8 @@ def plan_transpose_tiles(fn: ir.Operation, options) -> list[TransposeTile]:
     for op in mlir.walk(fn):
         if op.name == "affine.for":
             plan = plan_transpose_tile(op, options, scope)
+            if plan is None:
+                plan = plan_deep_tile(op, options, scope)
             if plan is not None:
                 out.append(plan)
     return out
