@@ -99,6 +99,10 @@ class Options:
     # sweep_vectors.py, docs/cpu_codegen.md section 74): that many chains overlap; 1: such loops are
     # left to LLVM's vectorizer (an API knob, loopopt.optimize(..., sweep_interleave=N))
     sweep_interleave: int = 4
+    # bits of one vector of a sweep's window blocks (codegen/cpu/plan/sweep_vectors.py, docs/cpu_codegen.md
+    # section 82), whatever the register width: 512 (16 f32 lanes: two registers of an AVX2 core) measured
+    # faster than one register on AVX2 and AVX-512 cores (an API knob, loopopt.optimize(..., sweep_window_bits=N))
+    sweep_window_bits: int = 512
     # the front end (loopopt/frontend/, docs/frontend.md): linalg/tensor, StableHLO and torch-dialect
     # input is recognised and lowered to affine loops before the pass
     lower: bool = True  # False (--no-lowering): take the input as it is, unsupported ops stay barriers

@@ -28,7 +28,7 @@ from loopopt.remarks import RemarkLog
 from loopopt.testing import assert_same_results, native_mismatch
 from loopopt.toolchain import find_tool
 
-W8 = Options(target=TARGETS["cpu"], vector_bits=256)
+W8 = Options(target=TARGETS["cpu"], vector_bits=256, sweep_window_bits=256)
 W16 = Options(target=TARGETS["cpu"], vector_bits=512)
 has_runner = pytest.mark.skipif(find_tool("mlir-runner") is None, reason="mlir-runner 22 not installed")
 
@@ -544,3 +544,21 @@ def test_interleaved_blocks_keep_every_bit_natively(src, sizes):
     assert remarks[0].message.startswith("[SWEEP VECTORS] vectors of 8 in blocks of 4"), remarks
     for s in sizes:
         assert same_natively(src, out, s) is None, s
+
+
+def test_a_windows_blocks_are_512_bits_whatever_the_registers_a_chains_one_register():
+    """On a 256-bit plan a window's blocks are 16 f32 lanes (two registers: section 82), a
+    window-free chain's vectors one register (8); sweep_window_bits narrows the window's."""
+    from dataclasses import replace
+
+    avx2 = Options(target=TARGETS["cpu"], vector_bits=256)
+    assert plan_of(SWEEP, avx2).width == 16
+    assert plan_of(LONG, avx2).width == 8
+    assert plan_of(SWEEP, replace(avx2, sweep_window_bits=256)).width == 8
+    assert plan_of(SWEEP, Options(target=TARGETS["cpu"], vector_bits=128)).width == 16
+    assert plan_of(LONG, Options(target=TARGETS["cpu"], vector_bits=128)).width == 4
+    # the 16-lane blocks on the 256-bit plan compute the loop's results at every residue
+    out, _ = rewrite(SWEEP, avx2)
+    assert "vector<16xf32>" in out and "vector<8xf32>" not in out
+    for n in (0, 1, 2, 15, 16, 17, 18, 31, 33, 47, 48, 49, 67, 130):
+        assert_same_results(SWEEP, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)

@@ -52,7 +52,6 @@ from ....mlir import ir
 from .cpu_plan import defined_inside
 
 PASS = "sweep-vectors"
-MAX_LANE_BITS = 512  # measured on jacobi_1d (docs/cpu_codegen.md 19.6): 16 f32 lanes beat 8
 MIN_VECTORS = 4  # a constant trip count below MIN_VECTORS * W is left to LLVM
 LATENCY_CHAIN = 16  # a window-free body with a chain this long is interleaved (docs/cpu_codegen.md section 74)
 
@@ -242,6 +241,20 @@ def chain_length(loop: ir.Operation) -> int:
     return longest
 
 
+def window_width(bits: set, window_bits: int) -> int:
+    """W, the lanes of a window's blocks: `window_bits` (options.sweep_window_bits, 512) of the
+    widest element, whatever the plan's register width. On a 256-bit core LLVM writes each block's
+    vector as two registers; the carried window and the blocks' loop then cost once per two
+    registers' points (docs/cpu_codegen.md section 82)."""
+    return max(2, window_bits // max(bits)) if bits else 0
+
+
+def chain_width(bits: set, window_bits: int, register_bits: int) -> int:
+    """The lanes of one vector of a window-free chain's interleaved blocks: one register of the
+    plan's width (the block holds `sweep_interleave` of them), at most W."""
+    return min(window_width(bits, window_bits), max(2, register_bits // max(bits))) if bits else 0
+
+
 def aligned_loads(group: Group, forms: dict, store_form: tuple, width: int) -> frozenset:
     """The loads of a window, but its base, whose last index is the first store's plus a multiple
     of W: the blocks align the store's vectors, so these load an aligned vector of their own (one
@@ -281,8 +294,7 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
     late = [o for o in ops[first_store:] if o.name == "affine.load"]
     if late:
         return _refuse(loop, SweepCode.SHAPE, f"the load at {mlir.location_of(late[0])} comes after a store", late[0])
-    width = max(2, MAX_LANE_BITS // max(bits)) if bits else 0
-    width = min(width, max(2, options.plan_vector_bits // max(bits)))
+    width = window_width(bits, options.sweep_window_bits)
     (dim,) = loop_dims(loop, scope)
     outer = tuple(lp.name for lp in domain_loops(loop, scope))
     by_op = {mlir.op_key(a.op): a for a in facts.accesses(loop)}  # first: the indices' symbols join the scope
@@ -310,10 +322,6 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
         least = min(c for _, c in members)
         anchor = next(op for op, c in members if c == least)
         wins.append(Group(anchor, [(op, c - least) for op, c in members]))
-    if not viewed:
-        store_form = _walk_form(by_op[mlir.op_key(stores[0])], dim.name, names, params)
-        for g in wins:
-            g.aligned = aligned_loads(g, forms, store_form, width)
     chain = chain_length(loop)
     interleave = 1
     if not any(g.span > 0 for g in wins):
@@ -321,6 +329,11 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
             return _refuse(loop, SweepCode.NO_WINDOW,
                            f"the loop at {mlir.location_of(loop)} (its longest chain: {chain} ops)")
         interleave = options.sweep_interleave
+        width = chain_width(bits, options.sweep_window_bits, options.plan_vector_bits)
+    if not viewed:
+        store_form = _walk_form(by_op[mlir.op_key(stores[0])], dim.name, names, params)
+        for g in wins:
+            g.aligned = aligned_loads(g, forms, store_form, width)
     too_wide = [g for g in wins if g.span >= width]
     if too_wide:
         return _refuse(loop, SweepCode.SHAPE, f"a window of {too_wide[0].span + 1} offsets, vectors of {width}")
