@@ -329,7 +329,7 @@ def test_levels_of_constant_and_computed_divisors():
     assert len(levels(float(f32([1])[0]))) == 12 and len(levels(float(f32([0x7F7FFFFF])[0]))) == 1
     assert [lv.j for lv in levels(None)] == list(reversed(range(LEVELS)))
     assert len(levels(float("inf"))) == len(levels(0.0)) == LEVELS
-    assert levels(1.5)[-1].divisor == -1.5 and levels(1.5)[0].divisor == -1.5 * 2.0 ** 120
+    assert levels(1.5)[-1].divisor == 1.5 and levels(1.5)[0].divisor == 1.5 * 2.0 ** 120
 
 
 def _remarks(out):

@@ -54,7 +54,7 @@ class Level:
     """One reduction step: a mod b_j with b_j = |y| * 2^(24 j)."""
 
     j: int
-    divisor: float | None  # -b_j when the divisor is a constant (finite), None when it is computed
+    divisor: float | None  # b_j when the divisor is a constant (finite), None when it is computed
 
 
 def element_type(t: ir.Type) -> str:
@@ -78,7 +78,7 @@ def remf_refusal(op: ir.Operation) -> str | None:
 def levels(divisor: float | None) -> list[Level]:
     """The steps, largest b_j first. A constant divisor (finite, nonzero) drops the steps whose
     b_j = |y| 2^(24 j) overflows (a < 2^128 <= b_j: the step leaves a as it is) and gives each
-    step its -b_j; any other divisor takes all LEVELS steps, b_j computed."""
+    step its b_j; any other divisor takes all LEVELS steps, b_j computed."""
     if divisor is None or not np.isfinite(divisor) or divisor == 0:
         return [Level(j, None) for j in reversed(range(LEVELS))]
     b = float(abs(np.float32(divisor)))
@@ -87,7 +87,7 @@ def levels(divisor: float | None) -> list[Level]:
         bj = b * 2.0 ** (STEP_BITS * j)  # exact in a double
         if bj >= 2.0 ** 128:  # overflows f32
             break
-        out.append(Level(j, -bj))
+        out.append(Level(j, bj))
     return list(reversed(out))
 
 
@@ -162,9 +162,9 @@ def _correct(b: IROps, r, nbj):
     return b.select(b.lt(r, b.f(0.0)), b.sub(r, nbj), r)
 
 
-def _step(b: IROps, a, nbj, guard_zero: bool):
+def _step(b: IROps, a, bj, nbj, guard_zero: bool):
     """One step of the module doc: a mod b_j (nbj = -b_j); with `guard_zero`, a kept where q = 0."""
-    q = b.floor(b.div(a, _neg(b, nbj)))
+    q = b.floor(b.div(a, bj))
     r = _correct(b, b.fma(q, nbj, a), nbj)
     return b.select(b.eq(q, b.f(0.0)), a, r) if guard_zero else r
 
@@ -181,10 +181,10 @@ def emit_remf(op: ir.Operation, const_anchor: ir.Operation, cache: dict) -> ir.V
         for _ in range(1, LEVELS):
             nb.append(b.mul(nb[-1], b.f(2.0 ** STEP_BITS)))
         for level in steps:
-            a = _step(b, a, nb[level.j], guard_zero=True)
+            a = _step(b, a, _neg(b, nb[level.j]), nb[level.j], guard_zero=True)
     else:
         for level in steps:
-            a = _step(b, a, b.f(level.divisor), guard_zero=False)
+            a = _step(b, a, b.f(level.divisor), b.f(-level.divisor), guard_zero=False)
     result = b.copysign(a, x)
     t = b.select(b.isnan(x), x, b.mul(x, y))
     invalid = b.div(t, t)  # glibc: (x*y)/(x*y); x's own NaN where x is one (the first operand's)
