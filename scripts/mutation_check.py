@@ -608,6 +608,9 @@ MUTATIONS = [
      [("    return b.select(b.eq(q, b.f(0.0)), a, r) if guard_zero else r\n", "    return r\n")]),
     ("remf: a zero divisor gives glibc's NaN", "loopopt/codegen/cpu/remf.py",
      [("    result = b.select(b.eq(b.abs(y), b.f(0.0)), invalid, result)\n", "")]),
+    ("remf: a divisor through a 0-d buffer needs every store straight-line", "loopopt/codegen/cpu/remf.py",
+     [("    if not stores or any(st.block != block for st in stores):",
+       "    if not stores:")]),
     ("remf: a step takes at most 24 quotient bits", "loopopt/codegen/cpu/remf.py",
      [("STEP_BITS = 24  #", "STEP_BITS = 26  #")]),
     # issue 35 (section 66): tm_tensor.scatter as loops

@@ -386,3 +386,52 @@ func.func @k(%x: memref<64xf32>) {
 def test_the_neuron_targets_keep_remf():
     src = bits_program(f32([0x3F800000] * 8), f32([0x3FC00000] * 8))
     assert "arith.remf" in optimize(src, Options()).text
+
+
+REUSED_BUFFER = """
+func.func @k(%x: memref<64xf32>, %r: memref<64xf32>, %s: memref<64xf32>, %t: memref<64xf32>) {
+  %a = arith.constant 1.5 : f32
+  %b = arith.constant 0.1 : f32
+  %d = memref.alloc() : memref<f32>
+  affine.store %a, %d[] : memref<f32>
+  affine.for %i = 0 to 64 {
+    %v = affine.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %a : f32
+    %y = affine.load %d[] : memref<f32>
+    %m = arith.remf %w, %y : f32
+    affine.store %m, %r[%i] : memref<64xf32>
+  }
+  affine.store %b, %d[] : memref<f32>
+  affine.for %i = 0 to 64 {
+    %v = affine.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %a : f32
+    %y = affine.load %d[] : memref<f32>
+    %m = arith.remf %w, %y : f32
+    affine.store %m, %s[%i] : memref<64xf32>
+    affine.store %v, %d[] : memref<f32>
+  }
+  affine.for %i = 0 to 64 {
+    %v = affine.load %x[%i] : memref<64xf32>
+    %y = affine.load %d[] : memref<f32>
+    %m = arith.remf %v, %y : f32
+    affine.store %m, %t[%i] : memref<64xf32>
+  }
+  memref.dealloc %d : memref<f32>
+  return
+}
+"""
+
+
+def test_a_divisor_stored_into_a_zero_d_buffer_is_known_only_where_every_store_is_straight_line():
+    """torch's |b| of a number b reaches the loop through a reused 0-d buffer: the last store before
+    the loop gives the divisor (6 steps each for 1.5 and 0.1) while every store is an op of one
+    block; a store inside a loop makes every load's divisor computed (12 steps). The results are
+    the input's natively."""
+    out = optimize(REUSED_BUFFER, cpu(), passes=["remf"])
+    assert [r.args["steps"] for r in out.remarks.remarks if r.pass_name == "remf"] == [12, 12, 12]
+    straight = REUSED_BUFFER.replace("    affine.store %v, %d[] : memref<f32>\n", "")
+    out = optimize(straight, cpu(), passes=["remf"])
+    assert [(r.args["steps"], r.args["divisor"]) for r in out.remarks.remarks
+            if r.pass_name == "remf"] == [(6, "constant"), (6, "constant"), (6, "constant")]
+    if find_tool("mlir-runner") is not None:
+        assert native_mismatch(straight, optimize(straight, cpu()).text) is None

@@ -107,7 +107,7 @@ def constant_divisor(v: ir.Value) -> float | None:
 
 def _stored_constant(load: ir.Operation) -> float | None:
     """The value a load from a rank-0 memref.alloc reads when every store to the buffer is an op
-    of one block B (straight-line: none in a loop or a branch), nothing but its loads, those
+    of the alloc's block B (straight-line: none in a loop or a branch), nothing but its loads, those
     stores and its dealloc uses it, and the last store before the load's ancestor in B stores a
     constant: the load reads that constant (torch's |b| of a number b, computed into a 0-d
     tensor; bufferization reuses the buffer for the next number). Else None."""
@@ -124,13 +124,18 @@ def _stored_constant(load: ir.Operation) -> float | None:
             stores.append(user)
             continue
         return None
-    if not stores or any(st.block != stores[0].block for st in stores):
+    block = owner.block
+    if not stores or any(st.block != block for st in stores):
         return None
-    at = ancestor_in(load, stores[0].block)
-    before = [st for st in stores if at is not None and st.is_before_in_block(at)]
-    if not before:
+    at = ancestor_in(load, block)
+    keys, last = {mlir.op_key(st) for st in stores}, None
+    for op in mlir.block_ops(block) if at is not None else ():
+        if mlir.op_key(op) == mlir.op_key(at):
+            break
+        if mlir.op_key(op) in keys:
+            last = op
+    if last is None:
         return None
-    last = max(before, key=lambda st: sum(1 for other in before if other.is_before_in_block(st)))
     value = constant_value(last.operands[0])
     return float(value) if isinstance(value, float) else None
 
