@@ -24,7 +24,7 @@ from .codegen.cpu import (block_transposes, cache_tile, constant_lanes, checks_f
                           fold_constant_copies, isolate_products, loop_order, pack_argument_panels, pack_column_blocks,
                           pack_constant_panels,
                           pack_operands, pack_strided,
-                          panel_layout, powers, expm1, register_tile, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
+                          panel_layout, powers, expm1, register_tile, remf, residue_order, rows_in_lanes, scalar_replacement, sweep_vectors, time_tiles,
                           transpose_tiles, unit_loops, unmask_loads, untile, vectorize)
 from .codegen.cpu import host
 from .codegen.cpu.hooks import CpuHooks
@@ -108,6 +108,8 @@ STEPS: tuple[Step, ...] = (
          "--approximate-math) computed by multiplications, as LLVM expands powi"),
     Step("expm1", expm1.run, CPU, "math.expm1 as Kahan's (exp(x) - 1) * (x / log(exp(x))): MLIR's lowering, "
          "exp(x) - 1, loses every digit of a small x"),
+    Step("remf", remf.run, CPU, "arith.remf on f32 as an exact reduction by the divisor times 2^(24 j), in ops that vectorize, "
+         "C's fmodf bit for bit: MLIR's lowering calls fmodf once per element"),
     Step("untile", untile.run, CPU, "strip-mined loops made flat again, so that they vectorize"),
     Step("scalar-replacement", scalar_replacement.run, CPU, "fused reductions carried in registers, stored "
          "values forwarded to their loads", aliases=("scalrep",)),

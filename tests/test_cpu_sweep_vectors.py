@@ -562,3 +562,32 @@ def test_a_windows_blocks_are_512_bits_whatever_the_registers_a_chains_one_regis
     assert "vector<16xf32>" in out and "vector<8xf32>" not in out
     for n in (0, 1, 2, 15, 16, 17, 18, 31, 33, 47, 48, 49, 67, 130):
         assert_same_results(SWEEP, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)
+
+
+BIT_BUFFER = """
+func.func @k(%x: memref<1024xf32>, %m: memref<1024xi1>, %y: memref<1024xf32>) {
+  %s = arith.constant 1.0001 : f32
+  %z = arith.constant 0.0 : f32
+  affine.for %i = 0 to 1024 {
+    %c0 = affine.load %x[%i] : memref<1024xf32>
+""" + "".join(f"    %c{k + 1} = arith.mulf %c{k}, %s : f32\n" for k in range(20)) + """
+    %b = affine.load %m[%i] : memref<1024xi1>
+    %r = arith.select %b, %c20, %z : f32
+    affine.store %r, %y[%i] : memref<1024xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_buffer_of_i1_is_not_read_as_vectors():
+    """A vector<8xi1> is 8 bits in memory, a memref<..xi1> one byte per element: a long chain
+    selecting by a loaded i1 (torch's masks, the floor divisions of section 78) read its mask
+    from the wrong bytes (arg2[2] differed natively). Refused with the reason; the default
+    pipeline's result equals the input's natively."""
+    plan = plan_of(BIT_BUFFER, W8)
+    assert plan.refusal.code is SweepCode.SHAPE and "of an i1 buffer" in plan.refusal.detail
+    out = driver.optimize(BIT_BUFFER, W8)
+    assert "vector.load" not in out.text
+    if find_tool("mlir-runner") is not None:
+        assert same_natively(BIT_BUFFER, out.text) is None

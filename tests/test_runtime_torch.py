@@ -1612,6 +1612,57 @@ def test_floor_division_fmod_and_round_decimals_follow_eager_as_kernels(fn, args
         assert _same_values_and_zero_signs(g, w), (k, g, w)
 
 
+def _fmod_family(x, y):
+    return (torch.fmod(x, y), torch.remainder(x, y), torch.floor_divide(x, y), torch.fmod(x, 0.1),
+            torch.remainder(x, -1.5), torch.floor_divide(x, 1e-30), torch.fmod(x, 3e-45))
+
+
+def _hard_fmod_pairs(n: int = 4096):
+    """Float32 pairs where an exact fmod is hard: x next to k y (k up to 2^30, 0..2 ulp off), |x| up
+    to FLT_MAX over subnormal y, random bit patterns (NaN and inf among them), zeros, infinities."""
+    import numpy as np
+
+    rng = np.random.default_rng(78)
+    y = rng.integers(1, 0x7F000000, n, dtype=np.uint32).view(np.float32)
+    k = np.floor(2.0 ** rng.uniform(0, 30, n))
+    with np.errstate(over="ignore"):
+        near = (k * y.astype(np.float64)).astype(np.float32).view(np.uint32).astype(np.int64)
+    x = (near + rng.integers(-2, 3, n)).astype(np.uint32)
+    third = n // 3
+    x[:third] = rng.integers(0x60000000, 0x7F800000, third, dtype=np.uint32)
+    y[:third] = rng.integers(1, 0x00800000, third, dtype=np.uint32).view(np.float32)
+    x[third:2 * third] = rng.integers(0, 2 ** 32, third, dtype=np.uint32)
+    xs = np.concatenate([x.view(np.float32), np.float32([0.0, -0.0, np.inf, -np.inf, 7.0, -7.0, 1.0, 5.5])])
+    ys = np.concatenate([y, np.float32([1.5, -1.5, 2.0, 0.5, np.inf, 0.0, 0.1, -0.0])])
+    sign = rng.integers(0, 2, len(xs)).astype(bool)
+    return torch.from_numpy(np.where(sign, -xs, xs)), torch.from_numpy(ys)
+
+
+def test_fmod_remainder_and_floor_divide_on_hard_pairs_are_cs_fmod_as_kernels():
+    """Their arith.remf runs as section 78's exact reduction in vector ops (a fmodf call per
+    element before): C's fmod bit for bit, zero signs included, on pairs where the quotient is
+    near an integer, far beyond 2^24, or the divisor subnormal. The reference is eager on 8
+    elements at a time: its scalar loop calls C's fmod. Eager's AVX2 loop (16 elements and more)
+    divides: NaN wherever x / y overflows (1550 of these 4104 pairs), other values where the
+    quotient passes 2^24 (fmod(x, 0.1): 153, fmod(x, 3e-45): 3008); the kernel keeps C's."""
+    import numpy as np
+
+    x, y = _hard_fmod_pairs()
+    rec = Recorder()
+    compiled = torch.compile(_fmod_family, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = compiled(x, y)
+        chunks = [_fmod_family(x[i:i + 8], y[i:i + 8]) for i in range(0, len(x), 8)]
+    assert _kernels_only(rec)
+    for k, g in enumerate(got):
+        w = torch.cat([c[k] for c in chunks])
+        assert _same_values_and_zero_signs(g, w), (k, (g != w).nonzero()[:4], g, w)
+    with np.errstate(invalid="ignore"):
+        c_fmod = torch.from_numpy(np.fmod(x.numpy(), y.numpy()))
+    assert _same_values_and_zero_signs(got[0], c_fmod)
+
+
 def test_floor_division_decompositions_are_eagers_on_every_value():
     """The decompositions themselves, run eagerly, against eager's ops: every int8 dividend by every
     nonzero int8 divisor, random int64 over the whole range by divisors of both signs, odd, even

@@ -43,7 +43,7 @@ POWF_EXPONENTS = (2, 3)
 POWF_MAX_ULP = {2: 0.5, 3: 1.0}  # against the exact power (2) and against glibc's powf (3), measured
 
 
-def _constant_value(v: ir.Value):
+def constant_value(v: ir.Value):
     """The value of an `arith.constant` scalar or splat (int or float), else None."""
     owner, _ = mlir.value_owner(v)
     if owner is None or owner.name != "arith.constant":
@@ -65,7 +65,7 @@ def constant_exponent(op: ir.Operation) -> int | None:
     float exponent that is an integer n; else None."""
     if op.name not in ("math.fpowi", "math.powf"):
         return None
-    value = _constant_value(op.operands[1])
+    value = constant_value(op.operands[1])
     if value is None:
         return None
     if op.name == "math.powf":

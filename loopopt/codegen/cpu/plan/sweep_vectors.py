@@ -137,6 +137,14 @@ def _elem_bits(t: ir.Type) -> int | None:
     return None
 
 
+def _bit_buffer(access: ir.Operation) -> bool:
+    """An affine.load or affine.store of a memref of i1: LLVM lays a vector<Nxi1> out as N bits,
+    a memref<..xi1> holds one byte per element, so a vector access reads or writes other elements."""
+    mem = access.operands[0] if access.name == "affine.load" else access.operands[1]
+    elem = ir.MemRefType(mem.type).element_type
+    return isinstance(elem, ir.IntegerType) and elem.width == 1
+
+
 def _walk_form(acc, iv: str, names: tuple, params: tuple) -> tuple | None:
     """(the key of its indices without the constant along the loop, that constant) of an access
     whose last index is `iv + e + c` (e not moving with the loop) and whose other indices do not
@@ -281,6 +289,9 @@ def plan_sweep_vectors(loop: ir.Operation, facts, options) -> SweepPlan:
         if o.name not in ("affine.load", "affine.store") and o.name not in ELEMENTWISE:
             return _refuse(loop, SweepCode.SHAPE, f"{o.name} at {mlir.location_of(o)}", o)
         values = list(o.results) + ([o.operands[0]] if o.name == "affine.store" else [])
+        if o.name in ("affine.load", "affine.store") and _bit_buffer(o):
+            return _refuse(loop, SweepCode.SHAPE, f"{o.name} at {mlir.location_of(o)} of an i1 buffer: a vector of "
+                           "i1 is packed bits in memory, the buffer a byte per element", o)
         if o.name in ELEMENTWISE:
             values += list(o.operands)
         for v in values:
