@@ -186,10 +186,10 @@ def test_a_specialised_scalar_of_another_value_builds_another_kernel():
 
 
 class Sorted(torch.nn.Module):
-    """A sort of rows of 512: longer than loopopt-sorts-to-loops takes (section 72)."""
+    """A sort of one row of 4194336: longer than loopopt-sorts-to-loops merges (MAX_MERGE, section 79)."""
 
     def forward(self, x):
-        return torch.sort(x.repeat(1, 64), dim=-1).values * 2
+        return torch.sort(x.reshape(-1).repeat(2 ** 17 + 1), dim=-1).values * 2
 
 
 class InPlace(torch.nn.Module):

@@ -336,8 +336,8 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
             "%no_b = arith.xori %has_b, %true : i1",
             "%a_first = arith.ori %no_b, %ab : i1",
             "%take_a = arith.andi %has_a, %a_first : i1",  # a tie taken from the first run: stable
-            f"%key = arith.select %take_a, %xa, %xb : {e}",
-            "%from = arith.select %take_a, %ac, %bc : index",
+            "%from = arith.select %take_a, %ac, %bc : index",  # an index chosen, the key loaded again: a
+            f"%key = memref.load %keys[%src, %from] : {kb}",     # select of floats is a branch on x86
             f"%p = memref.load %pos[%src, %from] : {pb}",
             f"affine.store %key, %keys[(%s + 1) mod 2, %o] : {kb}",
             f"affine.store %p, %pos[(%s + 1) mod 2, %o] : {pb}",
