@@ -1,0 +1,90 @@
+// torch.argsort(x, -1) of rows of 300 as torch-mlir writes it: the positions (linalg.index), a
+// tm_tensor.sort of the keys and positions by `ole` (ascending), its positions returned. A row
+// longer than 128 is merge-sorted (docs/cpu_codegen.md section 79): the row's keys and i32
+// positions copied into half 0 of two row buffers, then ceil(log2 300) = 9 stages, stage s merging
+// runs of 2^s from half s mod 2 into the other half by one loop over the output positions that
+// carries both runs' cursors (reset where a run pair starts), takes the first run's element where
+// it is not exhausted and either the second is or a <= b (or b is NaN), and loads the key and
+// position again at the chosen (clamped) index; then every operand gathered at the positions of
+// half 9 mod 2 = 1. No loop is unrolled.
+// MUTANT-N: skip (the lowering alone: no `loopopt %s` line)
+// RUN: loopopt-lower %s --report 2>&1 | filecheck %s
+
+func.func @argsort(%x: tensor<4x300xf32>) -> tensor<4x300xi64> {
+  %0 = tensor.empty() : tensor<4x300xi64>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<4x300xi64>) {
+  ^bb0(%out: i64):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i64
+    linalg.yield %c : i64
+  } -> tensor<4x300xi64>
+  %2:2 = tm_tensor.sort dimension(1) outs(%x, %1 : tensor<4x300xf32>, tensor<4x300xi64>) {
+  ^bb0(%a: f32, %b: f32, %ia: i64, %ib: i64):
+    %3 = arith.cmpf ole, %a, %b : f32
+    tm_tensor.yield %3 : i1
+  } -> tensor<4x300xf32>, tensor<4x300xi64>
+  return %2#1 : tensor<4x300xi64>
+}
+
+// CHECK: loopopt-sorts-to-loops: {{.*}}loops: tm_tensor.sort at {{.*}}sorts-merge.mlir:21:10 (ascending, rows of 300 merged in 9 stages)
+// CHECK-LABEL: func.func @argsort(
+// CHECK-NOT: tm_tensor
+// CHECK: %[[POS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x300xi64>
+// CHECK: %[[VALS:.*]] = memref.alloc() : memref<4x300xf32>
+// CHECK-NEXT: %[[KEYS:.*]] = memref.alloc() : memref<2x300xf32>
+// CHECK-NEXT: %[[AT:.*]] = memref.alloc() : memref<2x300xi32>
+// CHECK-NEXT: affine.for %[[R:.*]] = 0 to 4 {
+// CHECK-NEXT: affine.for %[[I:.*]] = 0 to 300 {
+// CHECK-NEXT: %[[X:.*]] = affine.load %arg0[%[[R]], %[[I]]] : memref<4x300xf32>
+// CHECK-NEXT: affine.store %[[X]], %[[KEYS]][0, %[[I]]] : memref<2x300xf32>
+// CHECK-NEXT: %[[XI:.*]] = arith.index_cast %[[I]] : index to i32
+// CHECK-NEXT: affine.store %[[XI]], %[[AT]][0, %[[I]]] : memref<2x300xi32>
+// CHECK-NEXT: }
+// CHECK-NEXT: affine.for %[[S:.*]] = 0 to 9 {
+// CHECK-NEXT: %[[SRC:.*]] = affine.apply #map(%[[S]])
+// CHECK-NEXT: %[[W:.*]] = arith.shli %c1, %[[S]] : index
+// CHECK-NEXT: %[[W2:.*]] = arith.addi %[[W]], %[[W]] : index
+// CHECK-NEXT: %[[MASK:.*]] = arith.subi %[[W2]], %c1 : index
+// CHECK-NEXT: %{{.*}}:2 = affine.for %[[O:.*]] = 0 to 300 iter_args(%[[IA:.*]] = %c0, %[[IB:.*]] = %c0) -> (index, index) {
+// CHECK-NEXT: %[[REM:.*]] = arith.andi %[[O]], %[[MASK]] : index
+// CHECK-NEXT: %[[BASE:.*]] = arith.subi %[[O]], %[[REM]] : index
+// CHECK-NEXT: %[[START:.*]] = arith.cmpi eq, %[[REM]], %c0 : index
+// CHECK-NEXT: %[[MID0:.*]] = arith.addi %[[BASE]], %[[W]] : index
+// CHECK-NEXT: %[[MID:.*]] = arith.minsi %[[MID0]], %c300 : index
+// CHECK-NEXT: %[[END0:.*]] = arith.addi %[[BASE]], %[[W2]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.minsi %[[END0]], %c300 : index
+// CHECK-NEXT: %[[A:.*]] = arith.select %[[START]], %[[BASE]], %[[IA]] : index
+// CHECK-NEXT: %[[B:.*]] = arith.select %[[START]], %[[MID]], %[[IB]] : index
+// CHECK-NEXT: %[[AC:.*]] = arith.minsi %[[A]], %c299 : index
+// CHECK-NEXT: %[[BC:.*]] = arith.minsi %[[B]], %c299 : index
+// CHECK-NEXT: %[[XA:.*]] = memref.load %[[KEYS]][%[[SRC]], %[[AC]]] : memref<2x300xf32>
+// CHECK-NEXT: %[[XB:.*]] = memref.load %[[KEYS]][%[[SRC]], %[[BC]]] : memref<2x300xf32>
+// CHECK-NEXT: %[[LE:.*]] = arith.cmpf ole, %[[XA]], %[[XB]] : f32
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[XB]], %[[XB]] : f32
+// CHECK-NEXT: %[[AB:.*]] = arith.ori %[[LE]], %[[NAN]] : i1
+// CHECK-NEXT: %[[HAS_A:.*]] = arith.cmpi slt, %[[A]], %[[MID]] : index
+// CHECK-NEXT: %[[NO_B:.*]] = arith.cmpi sge, %[[B]], %[[END]] : index
+// CHECK-NEXT: %[[A_FIRST:.*]] = arith.ori %[[NO_B]], %[[AB]] : i1
+// CHECK-NEXT: %[[TAKE_A:.*]] = arith.andi %[[HAS_A]], %[[A_FIRST]] : i1
+// CHECK-NEXT: %[[FROM:.*]] = arith.select %[[TAKE_A]], %[[AC]], %[[BC]] : index
+// CHECK-NEXT: %[[KEY:.*]] = memref.load %[[KEYS]][%[[SRC]], %[[FROM]]] : memref<2x300xf32>
+// CHECK-NEXT: %[[P:.*]] = memref.load %[[AT]][%[[SRC]], %[[FROM]]] : memref<2x300xi32>
+// CHECK-NEXT: affine.store %[[KEY]], %[[KEYS]][%[[S]] - ((%[[S]] + 1) floordiv 2) * 2 + 1, %[[O]]] : memref<2x300xf32>
+// CHECK-NEXT: affine.store %[[P]], %[[AT]][%[[S]] - ((%[[S]] + 1) floordiv 2) * 2 + 1, %[[O]]] : memref<2x300xi32>
+// CHECK-NEXT: %[[NEXT_A:.*]] = arith.addi %[[A]], %c1 : index
+// CHECK-NEXT: %[[NEXT_B:.*]] = arith.addi %[[B]], %c1 : index
+// CHECK-NEXT: %[[IA1:.*]] = arith.select %[[TAKE_A]], %[[NEXT_A]], %[[A]] : index
+// CHECK-NEXT: %[[IB1:.*]] = arith.select %[[TAKE_A]], %[[B]], %[[NEXT_B]] : index
+// CHECK-NEXT: affine.yield %[[IA1]], %[[IB1]] : index, index
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: affine.for %[[T:.*]] = 0 to 300 {
+// CHECK-NEXT: %[[Q:.*]] = affine.load %[[AT]][1, %[[T]]] : memref<2x300xi32>
+// CHECK-NEXT: %[[QI:.*]] = arith.index_cast %[[Q]] : i32 to index
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%[[R]], %[[QI]]] : memref<4x300xf32>
+// CHECK-NEXT: affine.store %[[V]], %[[VALS]][%[[R]], %[[T]]] : memref<4x300xf32>
+// CHECK-NEXT: %[[K:.*]] = memref.load %[[POS]][%[[R]], %[[QI]]] : memref<4x300xi64>
+// CHECK-NEXT: affine.store %[[K]], %arg1[%[[R]], %[[T]]] : memref<4x300xi64>
+// CHECK: memref.dealloc %[[KEYS]] : memref<2x300xf32>
+// CHECK-NEXT: memref.dealloc %[[AT]] : memref<2x300xi32>
+// CHECK-NOT: tm_tensor
