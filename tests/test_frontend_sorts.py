@@ -357,7 +357,7 @@ def test_the_plans_and_their_notes():
     from loopopt.mlir import new_context, parse_module
     notes = [sorts.sorts_to_loops(parse_module(text, "k.mlir", new_context()), "k.mlir")[0]
              for text in (sort_program((4, 1000), 1), topk_program((4, 32000), 1, (50, 50)))]
-    assert notes == ["loops: tm_tensor.sort at k.mlir:3:10 (ascending, rows of 1000 merged in 10 stages)",
+    assert notes == ["loops: tm_tensor.sort at k.mlir:3:10 (ascending, rows of 1000: runs of 16 ranked, merged in 6 stages)",
                      "loops: tm_tensor.sort at k.mlir:3:10 (descending, the first 50 of rows of 32000 selected)"], notes
 
 

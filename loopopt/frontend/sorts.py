@@ -43,9 +43,10 @@ other operand (the indices) alike.
   never displaces an earlier one), at the place `#{ b in buffer : b <= x }`, the elements after it
   moved one on (the last dropped). The buffer holds the first k of the stable order at every
   step; the results are k long along d, and the slices read them.
-* merge (a longer row, at most MAX_MERGE): keys and i32 positions copied into a pair of row
-  buffers, then ceil(log2 N) stages, stage s merging the runs [b, b + w) and [b + w, b + 2w)
-  (w = 2^s) of one buffer into the other: one loop over the output positions o carrying the two
+* merge (a longer row, at most MAX_MERGE): the row's runs of RUN (16) sorted into the first of a
+  pair of row buffers of keys and i32 positions, each element stored at its rank within its run
+  (counted as above, over the run); then stages log2 RUN .. ceil(log2 N) - 1, stage s merging the
+  runs [b, b + w) and [b + w, b + 2w) (w = 2^s) of buffer s mod 2 into the other: one loop over the output positions o carrying the two
   runs' cursors (reset at each run pair's start), taking the first run's element where that run
   is not exhausted and either the second is or `a <= b` (ties from the first run: stable), both
   cursors' loads clamped into the row and the choice a select: no branch. The runs are sorted
@@ -73,6 +74,7 @@ SORT = "tm_tensor.sort"
 SLICE = "tensor.extract_slice"
 MAX_ROW = 128  # ranks: the longest row sorted by N^2 comparisons (1.03x of eager at 128, 1.96x at 256; section 72)
 MAX_SELECT = 256  # select: the largest k of a top-k kept in a sorted buffer of k (section 79)
+RUN = 16  # merge: the runs its first pass sorts by ranks (a power of two; MAX_ROW > RUN)
 MAX_MERGE = 1 << 22  # merge: the longest row merged (its buffers: 2 x N keys and 2 x N i32 positions)
 
 # arith's predicate numbers (CmpFPredicate, CmpIPredicate) of the comparators taken: each a
@@ -306,12 +308,25 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
     kb, pb = f"memref<2x{n}x{e}>", f"memref<2x{n}xi32>"
     buffers = [f"%keys = memref.alloc() : {kb}", f"%pos = memref.alloc() : {pb}",
                f"%cn = arith.constant {n} : index", f"%clast = arith.constant {n - 1} : index"]
-    row = [f"affine.for %i = 0 to {n} {{",
+    block = f"(d0 floordiv {RUN}) * {RUN}"
+    row = [f"affine.for %i = 0 to {n} {{",  # runs of RUN sorted by ranks counted within them
            f"%x = affine.load %m0[{at('%i')}] : {m0}",
-           f"affine.store %x, %keys[0, %i] : {kb}",
-           "%xi = arith.index_cast %i : index to i32",
-           f"affine.store %xi, %pos[0, %i] : {pb}", "}",
-           f"affine.for %s = 0 to {s.stages} {{",
+           f"%rk = affine.for %j = affine_map<(d0) -> ({block})>(%i) to min affine_map<(d0) -> ({block} + {RUN}, {n})>(%i)"
+           " iter_args(%acc = %c0) -> (index) {",
+           f"%y = affine.load %m0[{at('%j')}] : {m0}"]
+    row += before_or_tie(s, "%y", "%x", "yx") + before_or_tie(s, "%x", "%y", "xy")
+    row += ["%first = arith.cmpi ult, %j, %i : index",  # j before i: a tie counts; after: only a strictly earlier one
+            "%strict = arith.xori %xy, %true : i1",
+            "%counts = arith.select %first, %yx, %strict : i1",
+            "%one = arith.select %counts, %c1, %c0 : index",
+            "%acc1 = arith.addi %acc, %one : index",
+            "affine.yield %acc1 : index", "}",
+            f"%run = affine.apply affine_map<(d0) -> ({block})>(%i)",
+            "%to = arith.addi %run, %rk : index",
+            f"memref.store %x, %keys[%c0, %to] : {kb}",
+            "%xi = arith.index_cast %i : index to i32",
+            f"memref.store %xi, %pos[%c0, %to] : {pb}", "}",
+            f"affine.for %s = {RUN.bit_length() - 1} to {s.stages} {{",
            "%src = affine.apply affine_map<(d0) -> (d0 mod 2)>(%s)",
            "%w = arith.shli %c1, %s : index",  # the runs' length: 2^s
            "%w2 = arith.addi %w, %w : index",
@@ -400,7 +415,7 @@ def describe(s: SortShape) -> str:
         return f"{s.order}, rows of {s.row}"
     if s.plan == "select":
         return f"{s.order}, the first {s.first} of rows of {s.row} selected"
-    return f"{s.order}, rows of {s.row} merged in {s.stages} stages"
+    return f"{s.order}, rows of {s.row}: runs of {RUN} ranked, merged in {s.stages - (RUN.bit_length() - 1)} stages"
 
 
 def sorts_to_loops(module: ir.Module, filename: str) -> list[str]:

@@ -1,8 +1,9 @@
 // torch.argsort(x, -1) of rows of 300 as torch-mlir writes it: the positions (linalg.index), a
 // tm_tensor.sort of the keys and positions by `ole` (ascending), its positions returned. A row
-// longer than 128 is merge-sorted (docs/cpu_codegen.md section 79): the row's keys and i32
-// positions copied into half 0 of two row buffers, then ceil(log2 300) = 9 stages, stage s merging
-// runs of 2^s from half s mod 2 into the other half by one loop over the output positions that
+// longer than 128 is merge-sorted (docs/cpu_codegen.md section 79): the row's runs of 16 sorted
+// into half 0 of two row buffers of keys and i32 positions, each element stored at its rank in its
+// run (counted over the run, ties before it counting), then stages 4 .. ceil(log2 300) - 1 = 8,
+// stage s merging runs of 2^s from half s mod 2 into the other half by one loop over the output positions that
 // carries both runs' cursors (reset where a run pair starts), takes the first run's element where
 // it is not exhausted and either the second is or a <= b (or b is NaN), and loads the key and
 // position again at the chosen (clamped) index; then every operand gathered at the positions of
@@ -26,7 +27,7 @@ func.func @argsort(%x: tensor<4x300xf32>) -> tensor<4x300xi64> {
   return %2#1 : tensor<4x300xi64>
 }
 
-// CHECK: loopopt-sorts-to-loops: {{.*}}loops: tm_tensor.sort at {{.*}}sorts-merge.mlir:21:10 (ascending, rows of 300 merged in 9 stages)
+// CHECK: loopopt-sorts-to-loops: {{.*}}loops: tm_tensor.sort at {{.*}}sorts-merge.mlir:22:10 (ascending, rows of 300: runs of 16 ranked, merged in 5 stages)
 // CHECK-LABEL: func.func @argsort(
 // CHECK-NOT: tm_tensor
 // CHECK: %[[POS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x300xi64>
@@ -36,12 +37,29 @@ func.func @argsort(%x: tensor<4x300xf32>) -> tensor<4x300xi64> {
 // CHECK-NEXT: affine.for %[[R:.*]] = 0 to 4 {
 // CHECK-NEXT: affine.for %[[I:.*]] = 0 to 300 {
 // CHECK-NEXT: %[[X:.*]] = affine.load %arg0[%[[R]], %[[I]]] : memref<4x300xf32>
-// CHECK-NEXT: affine.store %[[X]], %[[KEYS]][0, %[[I]]] : memref<2x300xf32>
-// CHECK-NEXT: %[[XI:.*]] = arith.index_cast %[[I]] : index to i32
-// CHECK-NEXT: affine.store %[[XI]], %[[AT]][0, %[[I]]] : memref<2x300xi32>
+// CHECK-NEXT: %[[RK:.*]] = affine.for %[[J:.*]] = #map(%[[I]]) to min #map1(%[[I]]) iter_args(%[[ACC:.*]] = %c0) -> (index) {
+// CHECK-NEXT: %[[Y:.*]] = affine.load %arg0[%[[R]], %[[J]]] : memref<4x300xf32>
+// CHECK-NEXT: %[[YLE:.*]] = arith.cmpf ole, %[[Y]], %[[X]] : f32
+// CHECK-NEXT: %[[XNAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK-NEXT: %[[YX:.*]] = arith.ori %[[YLE]], %[[XNAN]] : i1
+// CHECK-NEXT: %[[XLE:.*]] = arith.cmpf ole, %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[YNAN:.*]] = arith.cmpf uno, %[[Y]], %[[Y]] : f32
+// CHECK-NEXT: %[[XY:.*]] = arith.ori %[[XLE]], %[[YNAN]] : i1
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi ult, %[[J]], %[[I]] : index
+// CHECK-NEXT: %[[STRICT:.*]] = arith.xori %[[XY]], %true : i1
+// CHECK-NEXT: %[[COUNTS:.*]] = arith.select %[[FIRST]], %[[YX]], %[[STRICT]] : i1
+// CHECK-NEXT: %[[ONE:.*]] = arith.select %[[COUNTS]], %c1, %c0 : index
+// CHECK-NEXT: %[[ACC1:.*]] = arith.addi %[[ACC]], %[[ONE]] : index
+// CHECK-NEXT: affine.yield %[[ACC1]] : index
 // CHECK-NEXT: }
-// CHECK-NEXT: affine.for %[[S:.*]] = 0 to 9 {
-// CHECK-NEXT: %[[SRC:.*]] = affine.apply #map(%[[S]])
+// CHECK-NEXT: %[[BLK:.*]] = affine.apply #map(%[[I]])
+// CHECK-NEXT: %[[TO:.*]] = arith.addi %[[BLK]], %[[RK]] : index
+// CHECK-NEXT: memref.store %[[X]], %[[KEYS]][%c0, %[[TO]]] : memref<2x300xf32>
+// CHECK-NEXT: %[[XI:.*]] = arith.index_cast %[[I]] : index to i32
+// CHECK-NEXT: memref.store %[[XI]], %[[AT]][%c0, %[[TO]]] : memref<2x300xi32>
+// CHECK-NEXT: }
+// CHECK-NEXT: affine.for %[[S:.*]] = 4 to 9 {
+// CHECK-NEXT: %[[SRC:.*]] = affine.apply #map2(%[[S]])
 // CHECK-NEXT: %[[W:.*]] = arith.shli %c1, %[[S]] : index
 // CHECK-NEXT: %[[W2:.*]] = arith.addi %[[W]], %[[W]] : index
 // CHECK-NEXT: %[[MASK:.*]] = arith.subi %[[W2]], %c1 : index
