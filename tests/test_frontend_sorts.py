@@ -13,6 +13,7 @@ by name."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -376,3 +377,68 @@ def _sort_op(text):
     module = mlir.parse_module(text, "k.mlir", mlir.new_context())
     _sort_op.keep = module
     return next(o for o in mlir.walk(module.operation) if o.name == sorts.SORT)
+
+
+def positions_program(shape: tuple, k: int | None, order: str = "descending", index_dim: int = 1) -> str:
+    """As torch-mlir writes topk (k) and argsort (k None): the positions a linalg.generic of
+    linalg.index along the row, sorted beside the keys; topk reads both results' first k, argsort
+    only the positions."""
+    s = "x".join(map(str, shape))
+    t, ti = f"tensor<{s}xf32>", f"tensor<{s}xi64>"
+    head = f"""
+  %0 = tensor.empty() : {ti}
+  %1 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} outs(%0 : {ti}) {{
+  ^bb0(%out: i64):
+    %i = linalg.index {index_dim} : index
+    %c = arith.index_cast %i : index to i64
+    linalg.yield %c : i64
+  }} -> {ti}
+  %2:2 = tm_tensor.sort dimension(1) outs(%x, %1 : {t}, {ti}) {{
+  ^bb0(%a: f32, %b: f32, %ia: i64, %ib: i64):
+    %3 = arith.{PREDICATE[('f32', order)]}, %a, %b : f32
+    tm_tensor.yield %3 : i1
+  }} -> {t}, {ti}"""
+    if k is None:
+        return f"func.func @k(%x: {t}) -> {ti} {{{head}\n  return %2#1 : {ti}\n}}\n"
+    tk, tki = f"tensor<{shape[0]}x{k}xf32>", f"tensor<{shape[0]}x{k}xi64>"
+    return f"""func.func @k(%x: {t}) -> ({tk}, {tki}) {{{head}
+  %v = tensor.extract_slice %2#0[0, 0] [{shape[0]}, {k}] [1, 1] : {t} to {tk}
+  %w = tensor.extract_slice %2#1[0, 0] [{shape[0]}, {k}] [1, 1] : {ti} to {tki}
+  return %v, %w : {tk}, {tki}
+}}
+"""
+
+
+@pytest.mark.parametrize("shape, k", [((3, 1000), 7), ((3, 300), None)], ids=["topk", "argsort"])
+def test_sorted_positions_are_written_not_read(shape, k):
+    """The positions operand torch-mlir builds (linalg.index along the row) is written as the
+    positions the plan kept, never read (the generic left unused); a result nothing reads (argsort's
+    values) is not written. Results eager's stable order."""
+    rng = np.random.default_rng(10)
+    x = _with_nan(shape, rng)
+    program = positions_program(shape, k)
+    s = sorts.shape_of(_sort_op(program))
+    assert s.positions == frozenset({1}) and s.unused == (frozenset() if k else frozenset({0}))
+    lowered = loopopt.optimize(program, target="cpu").text
+    assert re.search(r"memref\.alloc\(\).*memref<3x\d+xi64>", lowered) is None  # no buffer of positions
+    assert re.search(r"memref\.alloc\(\).*memref<3x\d+xf32>", lowered) is None  # topk: 3 x 7 out-params only
+    want_v, want_i = stable_reference(x, 1, "descending")
+    if k is None:
+        np.testing.assert_array_equal(_run(program, x), want_i)
+        return
+    got_v, got_i = _run(program, x)
+    np.testing.assert_array_equal(_bits(got_v), _bits(want_v[:, :k]))
+    np.testing.assert_array_equal(got_i, want_i[:, :k])
+
+
+def test_an_index_along_another_dimension_is_gathered():
+    """A generic of linalg.index 0 sorted along dimension 1 holds the row number, not the
+    positions: gathered as any operand (every index of row r is r)."""
+    rng = np.random.default_rng(11)
+    x = _with_nan((3, 1000), rng)
+    program = positions_program((3, 1000), 7, index_dim=0)
+    assert sorts.shape_of(_sort_op(program)).positions == frozenset()
+    got_v, got_i = _run(program, x)
+    want_v, _ = stable_reference(x, 1, "descending")
+    np.testing.assert_array_equal(_bits(got_v), _bits(want_v[:, :7]))
+    np.testing.assert_array_equal(got_i, np.repeat(np.arange(3)[:, None], 7, 1))

@@ -93,6 +93,8 @@ class SortShape:
     predicate: str  # the region's comparison: ole, oge, sle, sge, ule, uge
     order: str  # ascending or descending
     first: int | None = None  # k when only the first k along the dimension are read (every use a slice of them)
+    positions: frozenset = frozenset()  # operands (not the keys) that hold each element's own position along the dimension
+    unused: frozenset = frozenset()  # results nothing reads (argsort's values): not written
 
     @property
     def row(self) -> int:
@@ -177,6 +179,30 @@ def first_read(op: ir.Operation, dim: int) -> int | None:
     return max(ks) if ks else None
 
 
+def holds_positions(value: ir.Value, dim: int) -> bool:
+    """True iff `value` is a `linalg.generic` of no inputs whose element at [.., j, ..] is j (its
+    identity output map, its body `linalg.index dim`, `arith.index_cast`, `linalg.yield`): the
+    positions torch-mlir sorts beside the keys. The merge and select plans then write a position
+    where they would gather this operand's element at it, and the generic is left unused."""
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)):
+        return False
+    gen = mlir.operation(owner)
+    if gen.name != "linalg.generic" or len(gen.operands) != 1 or len(gen.results) != 1:
+        return False
+    maps = list(ir.ArrayAttr(gen.attributes["indexing_maps"]))
+    rank = ir.RankedTensorType(value.type).rank
+    if len(maps) != 1 or ir.AffineMapAttr(maps[0]).value != ir.AffineMap.get_identity(rank, context=gen.context):
+        return False
+    ops = list(gen.regions[0].blocks[0].operations)
+    if [o.name for o in ops] != ["linalg.index", "arith.index_cast", "linalg.yield"]:
+        return False
+    index, cast, done = ops
+    return (ir.IntegerAttr(index.attributes["dim"]).value == dim and cast.operands[0] == index.results[0]
+            and done.operands[0] == cast.results[0] and isinstance(cast.results[0].type, ir.IntegerType)
+            and ir.IntegerType(cast.results[0].type).width >= 32)
+
+
 def shape_of(op: ir.Operation) -> SortShape | str:
     """The sort's facts, or why it is not rewritten."""
     if len(op.operands) < 1 or len(op.operands) != len(op.results):
@@ -197,7 +223,9 @@ def shape_of(op: ir.Operation) -> SortShape | str:
     how = comparator(op)
     if isinstance(how, str):
         return how
-    s = SortShape(ts, dim, *how, first_read(op, dim))
+    positions = frozenset(k for k in range(1, len(ts)) if holds_positions(op.operands[k], dim))
+    unused = frozenset(k for k, r in enumerate(op.results) if next(iter(r.uses), None) is None)
+    s = SortShape(ts, dim, *how, first_read(op, dim), positions, unused)
     if s.plan == "merge" and s.row > MAX_MERGE:
         return (f"a row of {s.row} elements (longer than {MAX_MERGE}: the merge's two row buffers of keys "
                 f"and positions would exceed {MAX_MERGE * 2 * 8 >> 20} MiB)")
@@ -216,6 +244,15 @@ def before_or_tie(s: SortShape, a: str, b: str, name: str) -> list[str]:
             f"%{name} = arith.ori %{name}_c, %{name}_n : i1"]
 
 
+def counted(s: SortShape) -> list[str]:
+    """Ops computing `%counts`: element j (key %y) comes before element i (key %x) in the stable
+    order: a j before i where y <= x (a tie counts), a j after i only where not x <= y."""
+    return (before_or_tie(s, "%y", "%x", "yx") + before_or_tie(s, "%x", "%y", "xy")
+            + ["%first = arith.cmpi ult, %j, %i : index",
+               "%strict = arith.xori %xy, %true : i1",
+               "%counts = arith.select %first, %yx, %strict : i1"])
+
+
 def _indexer(s: SortShape):
     """at(v): the subscripts of a row's element v (the row loops' ivs %d<k> elsewhere)."""
     rank, d = s.types[0].rank, s.dimension
@@ -227,21 +264,25 @@ def rank_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
     at, m0 = _indexer(s), ms[0]
     mr = f"memref<{_shape_text(s.types[0], s.dimension, s.row, 'i32')}>"
     buffers = [f"%rank = memref.alloc() : {mr}"]
-    count = ([f"%y = affine.load %m0[{at('%j')}] : {m0}"]
-             + before_or_tie(s, "%y", "%x", "yx") + before_or_tie(s, "%x", "%y", "xy")
-             + ["%first = arith.cmpi ult, %j, %i : index",  # j before i: a tie counts; after: only a strictly earlier one
-                "%strict = arith.xori %xy, %true : i1",
-                "%counts = arith.select %first, %yx, %strict : i1",
-                "%c = arith.extui %counts : i1 to i32",
+    count = ([f"%y = affine.load %m0[{at('%j')}] : {m0}"] + counted(s)
+             + ["%c = arith.extui %counts : i1 to i32",
                 f"%r = affine.load %rank[{at('%i')}] : {mr}",
                 "%r1 = arith.addi %r, %c : i32",
                 f"affine.store %r1, %rank[{at('%i')}] : {mr}"])
     place = [f"%rk = affine.load %rank[{at('%i')}] : {mr}", "%p = arith.index_cast %rk : i32 to index"]
-    for k, m in enumerate(ms):
+    for k, m in [(k, m) for k, m in enumerate(ms) if k not in s.unused]:
         place += [f"%v{k} = affine.load %m{k}[{at('%i')}] : {m}", f"memref.store %v{k}, %o{k}[{at('%p')}] : {m}"]
     element = ([f"affine.store %zero, %rank[{at('%i')}] : {mr}", f"%x = affine.load %m0[{at('%i')}] : {m0}",
                 f"affine.for %j = 0 to {s.row} {{"] + count + ["}"] + place)
     return buffers, [f"affine.for %i = 0 to {s.row} {{"] + element + ["}"]
+
+
+def _gathered(s: SortShape, k: int, m: str, where: str) -> str:
+    """`%v<k>`: operand k's element at `where` (its position %qi along the dimension), or that
+    position itself where the operand holds positions (`holds_positions`)."""
+    if k in s.positions:
+        return f"%v{k} = arith.index_cast %qi : index to {s.types[k].element_type}"
+    return f"%v{k} = memref.load %m{k}[{where}] : {m}"
 
 
 def select_row(s: SortShape, ms: list[str], os: list[str]) -> tuple[list[str], list[str]]:
@@ -296,8 +337,8 @@ def select_row(s: SortShape, ms: list[str], os: list[str]) -> tuple[list[str], l
             "}", "}"]
     row += [f"affine.for %t = 0 to {k} {{", f"%q = affine.load %bestpos[%t] : {pb}",
             "%qi = arith.index_cast %q : i32 to index"]
-    for n, (m, o) in enumerate(zip(ms, os)):
-        row += [f"%v{n} = memref.load %m{n}[{at('%qi')}] : {m}", f"affine.store %v{n}, %o{n}[{at('%t')}] : {o}"]
+    for n, (m, o) in [(n, mo) for n, mo in enumerate(zip(ms, os)) if n not in s.unused]:
+        row += [_gathered(s, n, m, at('%qi')), f"affine.store %v{n}, %o{n}[{at('%t')}] : {o}"]
     return buffers, row + ["}"]
 
 
@@ -314,11 +355,8 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
            f"%rk = affine.for %j = affine_map<(d0) -> ({block})>(%i) to min affine_map<(d0) -> ({block} + {RUN}, {n})>(%i)"
            " iter_args(%acc = %c0) -> (index) {",
            f"%y = affine.load %m0[{at('%j')}] : {m0}"]
-    row += before_or_tie(s, "%y", "%x", "yx") + before_or_tie(s, "%x", "%y", "xy")
-    row += ["%first = arith.cmpi ult, %j, %i : index",  # j before i: a tie counts; after: only a strictly earlier one
-            "%strict = arith.xori %xy, %true : i1",
-            "%counts = arith.select %first, %yx, %strict : i1",
-            "%one = arith.select %counts, %c1, %c0 : index",
+    row += counted(s)
+    row += ["%one = arith.select %counts, %c1, %c0 : index",
             "%acc1 = arith.addi %acc, %one : index",
             "affine.yield %acc1 : index", "}",
             f"%run = affine.apply affine_map<(d0) -> ({block})>(%i)",
@@ -364,8 +402,8 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
     final = s.stages % 2
     row += [f"affine.for %t = 0 to {n} {{", f"%q = affine.load %pos[{final}, %t] : {pb}",
             "%qi = arith.index_cast %q : i32 to index"]
-    for k, m in enumerate(ms):
-        row += [f"%v{k} = memref.load %m{k}[{at('%qi')}] : {m}", f"affine.store %v{k}, %o{k}[{at('%t')}] : {m}"]
+    for k, m in [(k, m) for k, m in enumerate(ms) if k not in s.unused]:
+        row += [_gathered(s, k, m, at('%qi')), f"affine.store %v{k}, %o{k}[{at('%t')}] : {m}"]
     return buffers, row + ["}"]
 
 
@@ -376,8 +414,11 @@ def helper_text(s: SortShape) -> str:
     ms = [_memref(t) for t in ts]
     outs = [f"tensor<{_shape_text(t, d, s.kept)}>" for t in ts]
     os = [o.replace("tensor<", "memref<", 1) for o in outs]
-    body = [f"%m{k} = bufferization.to_buffer %a{k} read_only : {t} to {m}" for k, (t, m) in enumerate(zip(ts, ms))]
-    body += [f"%o{k} = memref.alloc() : {o}" for k, o in enumerate(os)]
+    written = s.positions if s.plan != "ranks" else frozenset()  # operands the plan writes, never reads
+    s = SortShape(s.types, s.dimension, s.predicate, s.order, s.first, written, s.unused)
+    body = [f"%m{k} = bufferization.to_buffer %a{k} read_only : {t} to {m}"
+            for k, (t, m) in enumerate(zip(ts, ms)) if k not in written]
+    body += [f"%o{k} = memref.alloc() : {o}" for k, o in enumerate(os) if k not in s.unused]
     if s.plan == "ranks":
         buffers, row = rank_row(s, ms)
     elif s.plan == "select":
@@ -389,7 +430,8 @@ def helper_text(s: SortShape) -> str:
         body += ["%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index"]
     outer = [k for k in range(rank) if k != d]
     body += [f"affine.for %d{k} = 0 to {ts[0].get_dim_size(k)} {{" for k in outer] + row + ["}"] * len(outer)
-    body += [f"%res{k} = bufferization.to_tensor %o{k} restrict writable : {o} to {t}"
+    body += [f"%res{k} = tensor.empty() : {t}" if k in s.unused  # a result nothing reads: not written
+             else f"%res{k} = bufferization.to_tensor %o{k} restrict writable : {o} to {t}"
              for k, (t, o) in enumerate(zip(outs, os))]
     types = ", ".join(outs)
     body.append(f"func.return {', '.join(f'%res{k}' for k in range(len(ts)))} : {types}")
