@@ -634,7 +634,7 @@ MUTATIONS = [
     ("torch stable sorts: sort(stable=True) is written as the sort torch-mlir imports", "loopopt/runtime/torch_exact.py",
      [("        if node.op != \"call_function\" or node.target not in default:", "        if True:")]),
     ("sorts: an equal element counts when it came first (stable)", "loopopt/frontend/sorts.py",
-     [('"%counts = arith.select %first, %yx, %strict : i1",', '"%counts = arith.select %first, %strict, %strict : i1",')]),
+     [('"%counts = arith.select %first, %yx, %strict : i1"]', '"%counts = arith.select %first, %strict, %strict : i1"]')]),
     ("torch layout: a store that walks across the result's last dimension is counted",
      "loopopt/runtime/compiler.py", [("        if cls not in (\"contiguous\", \"invariant\"):", "        if False:")]),
     # issue 35 (bit-exact vectors across rows and time tiling)
