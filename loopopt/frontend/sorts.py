@@ -46,11 +46,16 @@ other operand (the indices) alike.
 * merge (a longer row, at most MAX_MERGE): the row's runs of RUN (16) sorted into the first of a
   pair of row buffers of keys and i32 positions, each element stored at its rank within its run
   (counted as above, over the run); then stages log2 RUN .. ceil(log2 N) - 1, stage s merging the
-  runs [b, b + w) and [b + w, b + 2w) (w = 2^s) of buffer s mod 2 into the other: one loop over the output positions o carrying the two
-  runs' cursors (reset at each run pair's start), taking the first run's element where that run
-  is not exhausted and either the second is or `a <= b` (ties from the first run: stable), both
-  cursors' loads clamped into the row and the choice a select: no branch. The runs are sorted
-  after every stage; the last stage's positions p give every operand's element p, in order.
+  runs [b, b + w) and [b + w, b + 2w) (w = 2^s) of buffer s mod 2 into the other: one loop of
+  ceil(N / 2) steps, step t of a run pair writing its output b + t from the pair's front and its
+  output end - 1 - t from its back, each with two cursors carried (reset at the pair's first
+  step). The front takes the first run's element where that run is not exhausted and either the
+  second is or `a <= b` (ties from the first run); the back takes the second run's last where it
+  is not exhausted and either the first is or `a <= b` (ties: the second run's goes last): both
+  stable, and on a pair of odd length the last step's front and back are the same element at the
+  same output. Cursors' loads clamped into the row, every choice an index select (the key loaded
+  again at it): no branch, and two independent chains a step. The runs are sorted after every
+  stage; the last stage's positions p give every operand's element p, in order.
 
 The buffers (ranks, select's k keys and positions, merge's two rows of keys and positions) are one
 row's, reused for every row; no loop is unrolled: the IR does not grow with N.
@@ -366,17 +371,21 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
             f"memref.store %xi, %pos[%c0, %to] : {pb}", "}",
             f"affine.for %s = {RUN.bit_length() - 1} to {s.stages} {{",
            "%src = affine.apply affine_map<(d0) -> (d0 mod 2)>(%s)",
+           "%dst = affine.apply affine_map<(d0) -> ((d0 + 1) mod 2)>(%s)",
            "%w = arith.shli %c1, %s : index",  # the runs' length: 2^s
-           "%w2 = arith.addi %w, %w : index",
-           "%mask = arith.subi %w2, %c1 : index",
-           f"%cur:2 = affine.for %o = 0 to {n} iter_args(%ia = %c0, %ib = %c0) -> (index, index) {{",
-           "%rem = arith.andi %o, %mask : index",
-           "%base = arith.subi %o, %rem : index",  # the run pair's start
-           "%start = arith.cmpi eq, %rem, %c0 : index",
+           "%wmask = arith.subi %w, %c1 : index",
+           # step h of the pair (h floordiv w): its front output base + t and its back output end - 1 - t
+           f"%cur:4 = affine.for %h = 0 to {(n + 1) // 2} iter_args(%ia = %c0, %ib = %c0, %ja = %c0, %jb = %c0)"
+           " -> (index, index, index, index) {",
+           "%t = arith.andi %h, %wmask : index",
+           "%ht = arith.subi %h, %t : index",
+           "%base = arith.addi %ht, %ht : index",  # the run pair's start
+           "%start = arith.cmpi eq, %t, %c0 : index",
            "%mid0 = arith.addi %base, %w : index",
            "%mid = arith.minsi %mid0, %cn : index",  # the first run's end, the second's start
-           "%end0 = arith.addi %base, %w2 : index",
+           "%end0 = arith.addi %mid0, %w : index",
            "%end = arith.minsi %end0, %cn : index",
+           # the front: the first of what is left, a tie taken from the first run (stable)
            "%at_a = arith.select %start, %base, %ia : index",
            "%at_b = arith.select %start, %mid, %ib : index",
            "%ac = arith.minsi %at_a, %clast : index",
@@ -388,17 +397,43 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
             "%has_b = arith.cmpi slt, %at_b, %end : index",
             "%no_b = arith.xori %has_b, %true : i1",
             "%a_first = arith.ori %no_b, %ab : i1",
-            "%take_a = arith.andi %has_a, %a_first : i1",  # a tie taken from the first run: stable
+            "%take_a = arith.andi %has_a, %a_first : i1",
             "%from = arith.select %take_a, %ac, %bc : index",  # an index chosen, the key loaded again: a
             f"%key = memref.load %keys[%src, %from] : {kb}",     # select of floats is a branch on x86
             f"%p = memref.load %pos[%src, %from] : {pb}",
-            f"affine.store %key, %keys[(%s + 1) mod 2, %o] : {kb}",
-            f"affine.store %p, %pos[(%s + 1) mod 2, %o] : {pb}",
+            "%front = arith.addi %base, %t : index",
+            f"memref.store %key, %keys[%dst, %front] : {kb}",
+            f"memref.store %p, %pos[%dst, %front] : {pb}",
             "%next_a = arith.addi %at_a, %c1 : index",
             "%next_b = arith.addi %at_b, %c1 : index",
             "%ia1 = arith.select %take_a, %next_a, %at_a : index",
             "%ib1 = arith.select %take_a, %at_b, %next_b : index",
-            "affine.yield %ia1, %ib1 : index, index", "}", "}"]
+            # the back: the last of what is left, a tie taken from the second run (stable)
+            "%mid1 = arith.subi %mid, %c1 : index",
+            "%end1 = arith.subi %end, %c1 : index",
+            "%la = arith.select %start, %mid1, %ja : index",
+            "%lb = arith.select %start, %end1, %jb : index",
+            "%lac = arith.maxsi %la, %c0 : index",
+            "%lbc = arith.maxsi %lb, %c0 : index",
+            f"%ya = memref.load %keys[%src, %lac] : {kb}",
+            f"%yb = memref.load %keys[%src, %lbc] : {kb}"]
+    row += before_or_tie(s, "%ya", "%yb", "yab")
+    row += ["%has_la = arith.cmpi sge, %la, %base : index",
+            "%has_lb = arith.cmpi sge, %lb, %mid : index",
+            "%no_la = arith.xori %has_la, %true : i1",
+            "%b_last = arith.ori %no_la, %yab : i1",
+            "%take_b = arith.andi %has_lb, %b_last : i1",
+            "%from_back = arith.select %take_b, %lbc, %lac : index",
+            f"%key_back = memref.load %keys[%src, %from_back] : {kb}",
+            f"%p_back = memref.load %pos[%src, %from_back] : {pb}",
+            "%back = arith.subi %end1, %t : index",  # on a pair of odd length the last step's back is its front: the same element
+            f"memref.store %key_back, %keys[%dst, %back] : {kb}",
+            f"memref.store %p_back, %pos[%dst, %back] : {pb}",
+            "%prev_a = arith.subi %la, %c1 : index",
+            "%prev_b = arith.subi %lb, %c1 : index",
+            "%ja1 = arith.select %take_b, %la, %prev_a : index",
+            "%jb1 = arith.select %take_b, %prev_b, %lb : index",
+            "affine.yield %ia1, %ib1, %ja1, %jb1 : index, index, index, index", "}", "}"]
     final = s.stages % 2
     row += [f"affine.for %t = 0 to {n} {{", f"%q = affine.load %pos[{final}, %t] : {pb}",
             "%qi = arith.index_cast %q : i32 to index"]
