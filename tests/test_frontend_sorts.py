@@ -203,8 +203,9 @@ def test_the_lowering_says_what_it_did():
     (sort_program((1, sorts.MAX_MERGE + 1), 1), f"a row of {sorts.MAX_MERGE + 1} elements"),
 ], ids=["dynamic", "strict", "indices-pair", "reversed-pair", "long-row"])
 def test_another_sort_is_refused_by_name(text, why):
-    with pytest.raises(LoopOptError, match="cannot lower 'tm_tensor.sort'"):
+    with pytest.raises(LoopOptError, match="cannot lower 'tm_tensor.sort'") as refused:
         loopopt.compile(text, target="cpu")
+    assert why in str(refused.value)  # the error names why
     from loopopt.mlir import new_context, parse_module
     module = parse_module(text, "k.mlir", new_context())
     notes = sorts.sorts_to_loops(module, "k.mlir")

@@ -62,8 +62,8 @@ row's, reused for every row; no loop is unrolled: the IR does not grow with N.
 
 Any other sort (a dynamic size, a strict or other comparator, a region reading another operand's
 pair, an i1 key: torch-mlir's signed compare of i1 puts true first; a row longer than MAX_MERGE) is
-refused by name: `loopopt-check-input` refuses it (`cannot lower 'tm_tensor.sort'`; the graph runs
-eagerly).
+refused by name: the step stops the lowering (`cannot lower 'tm_tensor.sort': <why>`; the graph
+runs eagerly, its fallback warning naming why).
 """
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from .. import mlir
 from ..mlir import ir
 from .registry import register
+from .rewrites import cannot_lower
 from .splice import inline_helper
 
 STEP = "loopopt-sorts-to-loops"
@@ -512,4 +513,9 @@ def sorts_to_loops(module: ir.Module, filename: str) -> list[str]:
                 "element placed where the stable sort by the sort's comparator puts it (ranks counted, "
                 "the first k selected, or runs merged)")
 def sorts_to_loops_step(module: ir.Module, filename: str) -> str:
-    return "; ".join(sorts_to_loops(module, filename))
+    """The notes of the sorts written as loops; a sort refused stops the lowering naming why (the
+    graph runs eagerly, its fallback saying so)."""
+    notes = sorts_to_loops(module, filename)
+    for op in [o for o in mlir.walk(module.operation) if o.name == SORT]:  # each one refused
+        raise cannot_lower(op, filename, f"{shape_of(op)} (loopopt-sorts-to-loops; docs/cpu_codegen.md sections 72, 79)")
+    return "; ".join(notes)
