@@ -361,6 +361,8 @@ def test_the_plans_and_their_notes():
              for text in (sort_program((4, 1000), 1), topk_program((4, 32000), 1, (50, 50)))]
     assert notes == ["loops: tm_tensor.sort at k.mlir:3:10 (ascending, rows of 1000: runs of 16 ranked, merged in 6 stages)",
                      "loops: tm_tensor.sort at k.mlir:3:10 (descending, the first 50 of rows of 32000 selected)"], notes
+    remarks = loopopt.optimize(topk_program((4, 32000), 1, (50, 50)), target="cpu").remarks_text()
+    assert f"{sorts.PASSED_REMARK}: tm_tensor.sort at" in remarks and "the first 50 of rows of 32000 selected" in remarks
 
 
 def test_the_loops_do_not_grow_with_the_row():

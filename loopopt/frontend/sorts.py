@@ -78,6 +78,9 @@ from .splice import inline_helper
 STEP = "loopopt-sorts-to-loops"
 SORT = "tm_tensor.sort"
 SLICE = "tensor.extract_slice"
+DECISION_SEPARATOR = "; "
+PASSED_REMARK = "[SORT AS LOOPS] tm_tensor.sort written as loops in the stable order"
+MISSED_REMARK = "[STOP SORT AS LOOPS] tm_tensor.sort is not written as loops"  # (a refusal stops the lowering)
 MAX_ROW = 128  # ranks: the longest row sorted by N^2 comparisons (1.03x of eager at 128, 1.96x at 256; section 72)
 MAX_SELECT = 256  # select: the largest k of a top-k kept in a sorted buffer of k (section 79)
 RUN = 16  # merge: the runs its first pass sorts by ranks (a power of two; MAX_ROW > RUN)
@@ -518,4 +521,4 @@ def sorts_to_loops_step(module: ir.Module, filename: str) -> str:
     notes = sorts_to_loops(module, filename)
     for op in [o for o in mlir.walk(module.operation) if o.name == SORT]:  # each one refused
         raise cannot_lower(op, filename, f"{shape_of(op)} (loopopt-sorts-to-loops; docs/cpu_codegen.md sections 72, 79)")
-    return "; ".join(notes)
+    return DECISION_SEPARATOR.join(notes)
