@@ -123,9 +123,9 @@ def _decision_remarks(low, log: RemarkLog) -> None:
     rewrite done (an element recomputed from its producer's body; a widened copy cast again in its
     readers; a check on constant data decided at compile time; a convolution run as phases; a batched product of a broadcast matrix run as one), Missed (with the reason) for one refused
     (an entry starting "kept")."""
-    from .frontend import cast_recompute as cr, constant_checks as cc, gather_recompute as gr, shared_operand as so, zero_phases as zp
+    from .frontend import cast_recompute as cr, constant_checks as cc, gather_recompute as gr, shared_operand as so, sorts, zero_phases as zp
 
-    steps = {m.STEP: m for m in (so, gr, cr, cc, zp)}
+    steps = {m.STEP: m for m in (so, gr, cr, cc, zp, sorts)}
     for step in low.steps:
         m = steps.get(step.name)
         if m is None or not step.note:

@@ -186,10 +186,10 @@ def test_a_specialised_scalar_of_another_value_builds_another_kernel():
 
 
 class Sorted(torch.nn.Module):
-    """A sort of rows of 512: longer than loopopt-sorts-to-loops takes (section 72)."""
+    """A sort of one row of 4194336: longer than loopopt-sorts-to-loops merges (MAX_MERGE, section 79)."""
 
     def forward(self, x):
-        return torch.sort(x.repeat(1, 64), dim=-1).values * 2
+        return torch.sort(x.reshape(-1).repeat(2 ** 17 + 1), dim=-1).values * 2
 
 
 class InPlace(torch.nn.Module):
@@ -224,7 +224,7 @@ class ShapeInPlace(torch.nn.Module):
         return x * 2
 
 
-@pytest.mark.parametrize("module, reason", [(Sorted(), "cannot lower 'tm_tensor.sort'")])
+@pytest.mark.parametrize("module, reason", [(Sorted(), "cannot lower 'tm_tensor.sort': a row of 4194336 elements")])
 def test_a_graph_it_cannot_take_runs_eagerly_with_one_warning(module, reason):
     compiled = torch.compile(module, backend=loopopt.torch_backend)
     x = torch.from_numpy(fixtures.harness_fill([4, 8], 0, "float32"))
@@ -1385,6 +1385,61 @@ def test_topk_runs_as_a_kernel(largest, nan):
         assert _same_bits(x.gather(-1, indices), values)
         assert all(len(set(row.tolist())) == 3 for row in indices)
         distinct = torch.rand(32, 8, generator=torch.Generator().manual_seed(SEED))
+        v2, i2 = compiled(distinct)
+        w2, j2 = fn(distinct)
+    assert _same_bits(v2, w2) and torch.equal(i2, j2)
+    assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
+
+
+_LONG_SORTS = {  # rows longer than the ranks take (section 79): merged; the graph, eager's stable sort
+    "sort_1000": (lambda x: torch.sort(x.reshape(8, 1000), dim=-1),
+                  lambda x: torch.sort(x.reshape(8, 1000), dim=-1, stable=True)),
+    "sort_descending_dim0": (lambda x: torch.sort(x.reshape(1000, 8), dim=0, descending=True),
+                             lambda x: torch.sort(x.reshape(1000, 8), dim=0, descending=True, stable=True)),
+    "argsort_4000": (lambda x: torch.argsort(x.reshape(2, 4000), dim=-1, descending=True),
+                     lambda x: torch.argsort(x.reshape(2, 4000), dim=-1, descending=True, stable=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(_LONG_SORTS))
+@pytest.mark.parametrize("nan", [False, True])
+def test_long_sorts_run_as_kernels_with_eagers_stable_order(name, nan):
+    """Rows of 1000 and 4000 (ties, -0.0 beside 0.0, NaN and infinities): one kernel, values and
+    indices bit for bit eager's stable sort; eager's default sort as numbers (it orders ties
+    otherwise on rows longer than 16)."""
+    fn, stable = _LONG_SORTS[name]
+    x = _ties_zeros_nan((8000,), nan)
+    rec = Recorder()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = torch.compile(fn, backend=rec)(x.clone())
+    want, default = stable(x.clone()), fn(x.clone())
+    got, want, default = ((tuple(got), tuple(want), tuple(default)) if isinstance(want, tuple)
+                          else ((got,), (want,), (default,)))
+    assert all(_same_bits(g, w) for g, w in zip(got, want))
+    assert _same_values(got[0], default[0]) if got[0].is_floating_point() else True
+    assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("nan", [False, True])
+def test_topk_over_a_vocabulary_runs_as_a_kernel(largest, nan):
+    """topk(k=50) over rows of 32000 (an LLM's sampling step): the first 50 selected, values and
+    indices bit for bit the first 50 of eager's stable sort; eager's topk's values as numbers; on
+    rows without ties eager's topk's values and indices bit for bit."""
+    def fn(x):
+        return torch.topk(x, 50, dim=-1, largest=largest)
+
+    x = _ties_zeros_nan((4, 32000), nan)
+    rec = Recorder()
+    compiled = torch.compile(fn, backend=rec)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        values, indices = compiled(x.clone())
+        sv, si = torch.sort(x, dim=-1, descending=largest, stable=True)
+        assert _same_bits(values, sv[:, :50]) and torch.equal(indices, si[:, :50])
+        assert _same_values(values, fn(x.clone())[0])
+        distinct = (torch.randperm(4 * 32000, generator=torch.Generator().manual_seed(SEED)) - 64000).float().reshape(4, 32000)
         v2, i2 = compiled(distinct)
         w2, j2 = fn(distinct)
     assert _same_bits(v2, w2) and torch.equal(i2, j2)

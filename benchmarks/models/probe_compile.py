@@ -32,7 +32,8 @@ floor division of halves, int64 feature hashing, bool reductions, var/std over s
 cumprod and cummax, unfold and fold, nn.Bilinear with PReLU/SELU/CELU/hardswish/softsign/GLU,
 EmbeddingBag max, LocalResponseNorm, bicubic/area/non-integer-scale interpolation, circular,
 replicate and negative padding, DLRM's dot interaction, float16 and bfloat16 MLPs, channels_last,
-transposed and strided inputs), their parameters as the backend receives them
+transposed and strided inputs; long sorts: an LLM's top-50 over a vocabulary of 32000, sort of
+rows of 1024, argsort of rows of 4096), their parameters as the backend receives them
 (constants of the graph). A model class may set `train_mode` (called in training mode) or `rnn`
 (compiled under torch._dynamo.config.allow_rnn). Each model is compiled after torch._dynamo.reset(): two kinds that share
 a forward (nn.Sequential's) would otherwise see the second recompiled with dynamic shapes.
@@ -48,12 +49,13 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43, 49, 59, 66 and 70 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49, 59, 66, 70 and 79 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -1105,6 +1107,27 @@ class ArgmaxAccuracy(nn.Module):
         return torch.cat([(logits.argmax(-1) == target).float(), best.values, best.indices.float()])
 
 
+class TopkLogits(nn.Module):
+    """An LLM's sampling step: the top 50 of (4, 32000) logits, values and indices."""
+
+    def forward(self, logits):
+        return torch.topk(logits, 50, dim=-1)
+
+
+class SortRows(nn.Module):
+    """torch.sort of (64, 1024) rows, values and indices."""
+
+    def forward(self, x):
+        return torch.sort(x, dim=-1)
+
+
+class ArgsortRows(nn.Module):
+    """argsort of (16, 4096) rows, descending."""
+
+    def forward(self, x):
+        return torch.argsort(x, dim=-1, descending=True)
+
+
 class ReflectResidual(nn.Module):
     """Johnson style-transfer residual block: ReflectionPad2d(1), conv 128->128 k3, InstanceNorm2d
     (affine), ReLU, ReflectionPad2d(1), conv, InstanceNorm2d, residual; 64 x 64."""
@@ -1508,6 +1531,19 @@ class Halves:
 
 
 @dataclass(frozen=True)
+class Distinct:
+    """A float input of SHAPE holding a shuffled -n/2 .. n/2 - 1 (n its size): no two elements equal,
+    so a sort's order (and eager's unstable sort's) is one."""
+
+    shape: tuple
+
+    def make(self, batch_scale: int = 1) -> torch.Tensor:
+        shape = (batch_scale * self.shape[0], *self.shape[1:])
+        n = math.prod(shape)
+        return (torch.randperm(n) - n // 2).float().reshape(shape)
+
+
+@dataclass(frozen=True)
 class Typed:
     """A float input of SHAPE uniform in [-1, 1), of DTYPE."""
 
@@ -1554,7 +1590,7 @@ class Strided:
 
 def make_input(spec, batch_scale: int = 1) -> torch.Tensor:
     """A float input uniform in [-1, 1) of shape SPEC (first dimension times BATCH_SCALE), or spec.make."""
-    if isinstance(spec, (Ints, Padding, Binary, Uniform, WithNaN, Halves, Typed, ChannelsLast, Transposed, Strided)):
+    if isinstance(spec, (Ints, Padding, Binary, Uniform, WithNaN, Halves, Distinct, Typed, ChannelsLast, Transposed, Strided)):
         return spec.make(batch_scale)
     return torch.rand(batch_scale * spec[0], *spec[1:]) * 2 - 1
 
@@ -1664,6 +1700,9 @@ MODELS = {  # name: (module factory, input shapes)
     "dlrm": (DlrmInteraction, [(128, 13), Ints((128, 8), 1000)]),
     "fp16mlp": (lambda: HalfMlp(torch.float16), [Typed((64, 256), torch.float16)]),
     "bf16mlp": (lambda: HalfMlp(torch.bfloat16), [Typed((64, 256), torch.bfloat16)]),
+    "topk32k": (TopkLogits, [Distinct((4, 32000))]),
+    "sort1k": (SortRows, [Distinct((64, 1024))]),
+    "argsort4k": (ArgsortRows, [Distinct((16, 4096))]),
     "layouts": (LayoutInputs, [ChannelsLast((4, 64, 28, 28)), Transposed((4, 64, 28, 28)), Strided((4, 64, 28, 28))]),
 }
 
