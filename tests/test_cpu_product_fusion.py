@@ -165,6 +165,9 @@ def test_a_matvec_of_the_output_stays_out_of_the_product_loop():
     assert not [m for m in messages if "[INTERNAL]" in m], messages
     assert product_tile(messages), messages
     assert not [m for m in messages if m.startswith("[STOP REGISTER TILING]")], messages
+    trial = [r for r in res.remarks if r.message.startswith("[STOP FUSION] unmatched trip count")
+             and "restructured to align them: a product's output loop would carry a reduction" in str(r.args.get("detail"))]
+    assert trial, messages  # the refusal names the interchanged trial the guard refused
 
 
 def test_the_scoring_head_is_unchanged_bit_for_bit():

@@ -2,7 +2,7 @@
 // Linear(64, 1) (a matmul with a one-column weight), sigmoid. The matrix-vector product's sum over
 // the hidden columns sits inside its loop of one iteration (the one output column); interchanged
 // to align with the product's column loop it would make that loop carry the sum, so the fusion is
-// refused (the pair keeps its own refusal, the trip counts). The product is a nest of its own,
+// refused (the pair's refusal, the trip counts, names the refused trial). The product is a nest of its own,
 // tiled in vector accumulators with its bias and ReLU on them; the matrix-vector product and the
 // sigmoid run after it.
 // RUN: loopopt %s --target cpu --vector-bits 256 --remarks 2>&1 | filecheck %s
@@ -43,7 +43,7 @@ module {
   }
 }
 
-// CHECK: product-matvec-head.mlir:17:10: missed: [STOP FUSION] unmatched trip count: {{.*}}product-matvec-head.mlir:17:10 and {{.*}}product-matvec-head.mlir:33:10, level = 1
+// CHECK: product-matvec-head.mlir:17:10: missed: [STOP FUSION] unmatched trip count: {{.*}}product-matvec-head.mlir:17:10 and {{.*}}product-matvec-head.mlir:33:10, level = 1, {{.*}}[restructured to align them: a product's output loop would carry a reduction its tile's lanes may not share: the loop at {{.*}}product-matvec-head.mlir:17:10 holds a product's reduction loop; the loop at {{.*}}product-matvec-head.mlir:33:10 carries a reduction by arith.addf, not one the tile's lanes may share]
 // CHECK: passed: [PRODUCT ISOLATION] loop split into 3 loops: a matrix product in a nest of its own
 // CHECK: product-matvec-head.mlir:17:10: passed: [REGISTER TILING] 4 x 24 tile of the reduction in 12 vector accumulators (vector<8xf32>)
 // CHECK-NOT: [STOP REGISTER TILING]
