@@ -554,6 +554,7 @@ class GreedyFusion(PairRescues):
         if reason is not None and stamp not in self._restructured:
             self._restructured.add(stamp)
             if self._restructure(st, a, b, reason, profit):
+                self.trial_refusal = None  # a rescue applied: the pair's refusal, if any, is the new one
                 l1, l2 = st.loops[a], st.loops[b]
                 hoist, reason = self.legality(st, l1, l2, profit)
                 use_def = self._use_def_line(l1, l2, reason)
