@@ -871,6 +871,17 @@ MUTATIONS = [
     ("product fusion: a product's output loop takes on no sum its tile's lanes may not share",
      "loopopt/codegen/cpu/hooks.py",
      [("        if kind is None or reduction_loop_of(p, facts.scope) is None:", "        if True:")]),
+    # section 81 (DLRM's top MLP: an interchanged matrix-vector product's sum inside a loop of one iteration)
+    ("product fusion: a sum inside loops of one iteration counts as carried by the loop around them",
+     "loopopt/codegen/cpu/hooks.py",
+     [("            kind = unit_nested_reduction(q, facts.scope)", "            kind = None")]),
+    ("product fusion: a sum inside a loop of one iteration whose address moves with the loop around it is not "
+     "carried by it", "loopopt/codegen/cpu/hooks.py",
+     [("        if red.kind not in LANE_REDUCTIONS and q_iv not in list(red.load.operands)[1:]:",
+       "        if red.kind not in LANE_REDUCTIONS:")]),
+    ("product fusion: only loops of one iteration are looked through", "loopopt/codegen/cpu/hooks.py",
+     [("    return bounds is not None and 0 < bounds[1] - bounds[0] <= mlir.int_attr(loop, \"step\")",
+       "    return True")]),
     # section 39 (a batched Linear: the split rescue cut the product's rows at the batch size)
     ("product split: a loop over a product's rows, columns or reduction is not split for a head that fuses",
      "loopopt/codegen/cpu/hooks.py",

@@ -16,7 +16,7 @@ import pytest
 from loopopt import native
 from loopopt.driver import optimize
 from loopopt.options import TARGETS, Options
-from loopopt.testing import assert_same_results
+from loopopt.testing import assert_same_results, optimize_and_compare
 from loopopt.toolchain import find_tool
 
 CPU = Options(target=TARGETS["cpu"], vector_bits=256)
@@ -105,3 +105,104 @@ def test_row_maximum_is_not_refused():
     """A maximum's partials may start from the init: the guard leaves its fusion to the others."""
     _, messages = run(product_then_rows("max"))
     assert not any(m.startswith(GUARD) for m in messages), messages
+
+
+
+# An MLP's scoring head as torch-mlir writes it (DLRM's top MLP, section 81): Linear(20, 64), ReLU
+# (a compare through f64 and a select), Linear(64, 1) as a matmul with a one-column weight, sigmoid.
+SCORING_HEAD = """#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d1)>
+module {
+  func.func @k(%x: tensor<16x20xf32>, %w1: tensor<20x64xf32>, %b1: tensor<64xf32>, %w2: tensor<64x1xf32>) -> tensor<16x1xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %zero = arith.constant 0.000000e+00 : f64
+    %one = arith.constant 1.000000e+00 : f32
+    %e = tensor.empty() : tensor<16x64xf32>
+    %f = linalg.fill ins(%cst : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+    %p = linalg.matmul ins(%x, %w1 : tensor<16x20xf32>, tensor<20x64xf32>) outs(%f : tensor<16x64xf32>) -> tensor<16x64xf32>
+    %h = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%p, %b1 : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %0 = arith.addf %in, %in_1 : f32
+      linalg.yield %0 : f32
+    } -> tensor<16x64xf32>
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<16x64xf32>) outs(%e : tensor<16x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.extf %in : f32 to f64
+      %1 = arith.cmpf olt, %0, %zero : f64
+      %2 = arith.select %1, %cst, %in : f32
+      linalg.yield %2 : f32
+    } -> tensor<16x64xf32>
+    %e2 = tensor.empty() : tensor<16x1xf32>
+    %f2 = linalg.fill ins(%cst : f32) outs(%e2 : tensor<16x1xf32>) -> tensor<16x1xf32>
+    %q = linalg.matmul ins(%r, %w2 : tensor<16x64xf32>, tensor<64x1xf32>) outs(%f2 : tensor<16x1xf32>) -> tensor<16x1xf32>
+    %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%q : tensor<16x1xf32>) outs(%e2 : tensor<16x1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1 = arith.negf %in : f32
+      %2 = math.exp %1 : f32
+      %3 = arith.addf %2, %one : f32
+      %4 = arith.divf %one, %3 : f32
+      linalg.yield %4 : f32
+    } -> tensor<16x1xf32>
+    return %s : tensor<16x1xf32>
+  }
+}
+"""
+
+
+def product_tile(messages: list[str]) -> list[str]:
+    """The register tiling remarks of the first product (the 4 x 24 tile of its 64 columns)."""
+    return [m for m in messages if m.startswith("[REGISTER TILING] 4 x 24 tile")]
+
+
+def test_a_matvec_of_the_output_stays_out_of_the_product_loop():
+    """The head's matrix-vector product runs its sum over the hidden columns inside a loop of one
+    iteration (its one output column); interchanged, that sum would be carried by the product's
+    column loop (section 81): refused, the product keeps its register tile (fails before: the
+    fused column loop carries the sum, isolation cannot split it off, and the product runs as
+    scalar dot products)."""
+    res = optimize(SCORING_HEAD, CPU, filename="t.mlir")
+    messages = [r.message for r in res.remarks]
+    assert not [m for m in messages if "[INTERNAL]" in m], messages
+    assert product_tile(messages), messages
+    assert not [m for m in messages if m.startswith("[STOP REGISTER TILING]")], messages
+    trial = [r for r in res.remarks if r.message.startswith("[STOP FUSION] unmatched trip count")
+             and "restructured to align them: a product's output loop would carry a reduction" in str(r.args.get("detail"))]
+    assert trial, messages  # the refusal names the interchanged trial the guard refused
+
+
+def test_the_scoring_head_is_unchanged_bit_for_bit():
+    """The lowered head (affine input: no fused multiply-adds) through the pipeline: tiled, and
+    equal to its input bit for bit in the interpreter and natively."""
+    lowered = optimize(SCORING_HEAD, CPU, filename="t.mlir", passes=[]).text
+    got = optimize_and_compare(lowered, "k", CPU)
+    assert product_tile(got.messages), got.messages
+
+def test_a_loop_of_one_iteration_that_moves_the_address_is_no_carried_sum():
+    """unit_nested_reduction: a sum inside a loop of one iteration whose address moves with the
+    outer loop (S[j, u] += ...) is carried by nothing; the same address without the outer counter
+    (S[i, u], i outside) is a sum carried along it; a loop of two iterations is no unit chain."""
+    from loopopt import mlir
+    from loopopt.analysis.affine import Scope
+    from loopopt.codegen.cpu.hooks import unit_chain, unit_nested_reduction
+
+    def outer_loop(text):
+        module = mlir.parse_module(text)
+        loops = [op for op in mlir.walk(mlir.functions(module)[0]) if op.name == "affine.for"]
+        return module, loops
+
+    body = """func.func @k(%D: memref<8x16xf32>, %S: memref<16x{u}xf32>, %i: index) {{
+  affine.for %j = 0 to 16 {{
+    affine.for %u = 0 to {u} {{
+      %e = affine.load %D[%i, %j] : memref<8x16xf32>
+      %o = affine.load %S[{row}, %u] : memref<16x{u}xf32>
+      %t = arith.addf %o, %e : f32
+      affine.store %t, %S[{row}, %u] : memref<16x{u}xf32>
+    }}
+  }}
+  return
+}}
+"""
+    for row, u, want in (("%i", 1, "arith.addf"), ("%j", 1, None), ("%i", 2, None)):
+        module, loops = outer_loop(body.format(row=row, u=u))
+        assert (unit_chain(loops[0]) is None) == (u != 1)
+        assert unit_nested_reduction(loops[0], Scope()) == want, (row, u)

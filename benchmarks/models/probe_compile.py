@@ -49,7 +49,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43, 49, 59, 66, 70 and 79 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49, 59, 66, 70, 79 and 81 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations

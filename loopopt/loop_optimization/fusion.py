@@ -9,6 +9,7 @@ the seed's log lines (`log.trace`) and what became of each FPG edge (`log.fpg`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .. import mlir
@@ -549,9 +550,11 @@ class GreedyFusion(PairRescues):
         hoist, reason = self.legality(st, l1, l2, profit)
         use_def = self._use_def_line(l1, l2, reason)
         stamp = (st.serial, a, b, st.version[a], st.version[b])
+        self.trial_refusal = None
         if reason is not None and stamp not in self._restructured:
             self._restructured.add(stamp)
             if self._restructure(st, a, b, reason, profit):
+                self.trial_refusal = None  # a rescue applied: the pair's refusal, if any, is the new one
                 l1, l2 = st.loops[a], st.loops[b]
                 hoist, reason = self.legality(st, l1, l2, profit)
                 use_def = self._use_def_line(l1, l2, reason)
@@ -563,6 +566,7 @@ class GreedyFusion(PairRescues):
         if reason is not None and reason.code is Code.OVER_BUDGET and self.hooks.fuses_inner_level:
             inner, hoist, reason = self._inner_level(st, l1, l2, profit, reason)
         if reason is not None:
+            reason = with_trial_refusal(reason, self.trial_refusal)
             if self.explain:
                 if use_def:
                     self.log.log(use_def)
@@ -628,6 +632,16 @@ class GreedyFusion(PairRescues):
             if outcome is not None:
                 return outcome
         return False
+
+def with_trial_refusal(reason: Refusal, trial: Refusal | None) -> Refusal:
+    """The pair's refusal, its detail naming a rescue's trial the target refused for the register
+    tile (an interchange that aligns the loops would make the product's output loop carry a sum):
+    the remark then says why the rescue did not apply. Unchanged without such a trial, or when the
+    refusal already has a detail."""
+    if trial is None or reason.detail:
+        return reason
+    return dataclasses.replace(reason, detail=f"restructured to align them: {trial.text().removeprefix('[STOP FUSION] ')}")
+
 
 def use_def_witness(l1: ir.Operation, l2: ir.Operation, facts: Facts) -> str:
     """` : use -> def : (iteration groups: ...)` for a pair refused for a negative distance:

@@ -41,9 +41,17 @@ class PairRescues:
         first, last = (ops[0], ops[1]) if st.block_order.is_before(ops[0], ops[1]) else (ops[1], ops[0])
         return pr.on_scratch_copy([first, *st.block_order.between(first, last), last], ops, plan)
 
+    # A trial the target refused because the restructured pair would lose its register tile
+    # (Code.LOSES_REGISTER_TILING): the pair's own refusal names it (fusion._try_fuse).
+    trial_refusal: Refusal | None = None
+
     def _legal_on_copy(self, l1: ir.Operation, l2: ir.Operation, profit: float) -> bool:
-        """The fusion battery on a scratch copy (fresh facts: the copy is new IR)."""
-        return fusion_legality(l1, l2, Facts(), self.options, profit, hooks=self.hooks)[1] is None
+        """The fusion battery on a scratch copy (fresh facts: the copy is new IR); a refusal for
+        the register tile is kept in `trial_refusal`."""
+        r = fusion_legality(l1, l2, Facts(), self.options, profit, hooks=self.hooks)[1]
+        if r is not None and r.code is Code.LOSES_REGISTER_TILING:
+            self.trial_refusal = r
+        return r is None
 
     def dead_iterations(self, st: _BlockState, a: int, b: int, profit: float) -> bool | None:
         """Unmatched constant trip counts: drop the longer loop's iterations nobody reads (seed

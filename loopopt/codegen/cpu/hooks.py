@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ... import mlir
 from ...analysis.refusal import Code, Refusal
+from ...analysis.loops import body_block, body_ops, constant_bounds
 from ...analysis.memory import UNTRACED
 from ...analysis.vectorization import carried_dependence, is_innermost
 from ...loop_optimization import rescues
@@ -20,7 +21,7 @@ from ...loop_optimization.pair_restructuring import known_trip_count as pr_trip_
 from ...loop_optimization.hooks import TargetHooks
 from ...mlir import ir
 from .plan.copy_products import copy_into_product
-from .plan.cpu_plan import LANE_REDUCTIONS, memory_reductions, reduction_loop_of, reductions_of
+from .plan.cpu_plan import LANE_REDUCTIONS, LOOP_LIKE, memory_reductions, reduction_loop_of, reductions_of
 from .plan.pair_locality import pair_private_buffers, split_reductions, strided_walks
 from .plan.sibling_reuse import (accumulates_only, reuse_reasons, reuses_produced_elements, reuses_read_elements,
                                  streams_shared_input)
@@ -151,17 +152,60 @@ def product_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None
     is a sum an outer loop keeps in memory in its own body (a profit guard: refusing less only
     leaves a fusion that may cost the tile)."""
     for p, q in ((l1, l2), (l2, l1)):
-        # cheap questions first: q carries a sum only in its iter_args or, innermost, in memory;
-        # p, innermost, holds no loop (listing a fused chain's long body, or asking an outer
-        # loop's dependences, on every pair made the guard quadratic)
-        if not (len(q.results) or is_innermost(q, facts)) or is_innermost(p, facts):
+        # cheap questions first: q carries a sum only in its iter_args or, innermost (loops of
+        # one iteration aside), in memory; p, innermost, holds no loop (listing a fused chain's
+        # long body, or asking an outer loop's dependences, on every pair made the guard quadratic)
+        if is_innermost(p, facts):
             continue
-        kind = unshared_reduction(q, facts)
+        if len(q.results) or is_innermost(q, facts):
+            kind = unshared_reduction(q, facts)
+        else:
+            kind = unit_nested_reduction(q, facts.scope)
         if kind is None or reduction_loop_of(p, facts.scope) is None:
             continue
         return Refusal(Code.LOSES_REGISTER_TILING, f"the loop at {mlir.location_of(p)} holds a product's "
                        f"reduction loop; the loop at {mlir.location_of(q)} carries a reduction by {kind}, "
                        "not one the tile's lanes may share", ops=(l1, l2))
+    return None
+
+
+def unit_chain(q: ir.Operation) -> list[ir.Operation] | None:
+    """The loops of one iteration nested in `q`, outermost first, when q's body holds one of them
+    and nothing else, its body the next one and nothing else, ..., down to one that holds no
+    loop (an interchanged matrix-vector product: `for k { for j = 0 to 1 { C[i, j] += ... } }`,
+    whose column loop `unit-loops` later removes); None when q's nest has another shape or q
+    holds no loop."""
+    chain, at = [], q
+    while True:
+        ops = [o for o in body_ops(at) if o.name != "affine.yield"]
+        loops = [o for o in ops if o.name in LOOP_LIKE]
+        if not loops:
+            return chain or None
+        if len(ops) != 1 or ops[0].name != "affine.for" or ops[0].results or not runs_once(ops[0]):
+            return None
+        at = ops[0]
+        chain.append(at)
+
+
+def runs_once(loop: ir.Operation) -> bool:
+    """An affine.for of constant bounds whose trip count is one."""
+    bounds = constant_bounds(loop)
+    return bounds is not None and 0 < bounds[1] - bounds[0] <= mlir.int_attr(loop, "step")
+
+
+def unit_nested_reduction(q: ir.Operation, scope) -> str | None:
+    """The kind of a sum (not in LANE_REDUCTIONS) that `q` carries along itself in memory inside
+    loops of one iteration (`unit_chain`): a memory reduction of the innermost of them whose
+    address uses no counter of q's nest but those of the loops that run once (each is always its
+    lower bound), so every iteration of q updates the same element; else None."""
+    chain = unit_chain(q)
+    if chain is None:
+        return None
+    fixed = frozenset(body_block(lp).arguments[0] for lp in chain)
+    q_iv = body_block(q).arguments[0]
+    for red in memory_reductions(chain[-1], scope, fixed=fixed):
+        if red.kind not in LANE_REDUCTIONS and q_iv not in list(red.load.operands)[1:]:
+            return red.kind
     return None
 
 

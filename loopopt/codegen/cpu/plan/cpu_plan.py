@@ -519,11 +519,12 @@ class MemoryReduction:
         return self.op.name
 
 
-def memory_reductions(r: ir.Operation, scope) -> list[MemoryReduction]:
+def memory_reductions(r: ir.Operation, scope, fixed: frozenset = frozenset()) -> list[MemoryReduction]:
     """The memory reductions directly in R's body: a load and a store at the same address (same
-    memref, map and operands), none of the operands defined in R, the store's value an
-    EXACT_/REASSOCIABLE_REDUCTIONS op of the load's value (its only use) and of a value that
-    does not depend on the load, used only by the store."""
+    memref, map and operands), none of the operands defined in R (but the values in `fixed`:
+    counters of loops that run once), the store's value an EXACT_/REASSOCIABLE_REDUCTIONS op of
+    the load's value (its only use) and of a value that does not depend on the load, used only
+    by the store."""
     ops = body_ops(r)
     out = []
     for st in ops:
@@ -538,7 +539,7 @@ def memory_reductions(r: ir.Operation, scope) -> list[MemoryReduction]:
             ld, _ = mlir.value_owner(v)
             if (ld is not None and ld.name == "affine.load" and mlir.operation(ld.parent) == r
                     and len(list(v.uses)) == 1 and _same_address(ld, st)
-                    and not any(defined_inside(x, r) for x in list(ld.operands)[1:])):
+                    and not any(defined_inside(x, r) and x not in fixed for x in list(ld.operands)[1:])):
                 other = [x for x in comb.operands if x != v]
                 if len(other) == 1 and not _depends_on(other[0], {v}, r):
                     out.append(MemoryReduction(ld, st, comb, comb.name in EXACT_REDUCTIONS))
