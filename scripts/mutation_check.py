@@ -814,7 +814,21 @@ MUTATIONS = [
     ("pack panel: nothing in the row blocks writes the argument", "loopopt/codegen/cpu/plan/argument_panels.py",
      [("    op, why = _writer(plan.source, repeats[0])", "    op, why = None, \"\"")]),
     ("pack B: a copy read by several loop nests stays whole", "loopopt/codegen/cpu/plan/column_block_packing.py",
-     [("        elif plan.refusal is None and products > 1 and not PACK_PER_ROW_BLOCK:", "        elif False:")]),
+     [("        elif plan.refusal is None and plan.products > 1 and not PACK_PER_ROW_BLOCK:", "        elif False:")]),
+    # section 76 (the columns the column blocks leave over, packed into the block's buffer)
+    ("pack B: a nest of the columns left over reads one window no wider than the block",
+     "loopopt/codegen/cpu/plan/column_block_packing.py",
+     [("        if window is None or window[1] - window[0] > plan.width:", "        if window is None:")]),
+    ("pack B: nothing from the copy to a nest of the columns left over writes the source",
+     "loopopt/codegen/cpu/plan/column_block_packing.py",
+     [("            if eff.unknown or any(keys_may_alias(k, wkey) for k in eff.writes):", "            if False:")]),
+    ("pack B: the register tile's column blocks leave no column over only for a count that is a multiple of "
+     "the block", "loopopt/codegen/cpu/register_tile.py",
+     [("(cols is not None and cols % block == 0)", "(cols is not None)")]),
+    ("pack B: a loop around the column blocks counts as a block of columns only if each iteration reads its own "
+     "columns (a profit guard: the clone's checks keep it exact)", "loopopt/codegen/cpu/plan/column_block_packing.py",
+     [("        if 1 < mlir.int_attr(lp, \"step\") < cols and _blocks_rows(reads, block, lp, scope, dim=1):",
+       "        if 1 < mlir.int_attr(lp, \"step\") < cols:")]),
     ("pack B: a loop around the column blocks restricts the copy's rows only if the block reads within it",
      "loopopt/codegen/cpu/plan/column_block_packing.py",
      [("        (reduction if within else repeats).append(lp)", "        reduction.append(lp)")]),

@@ -387,3 +387,115 @@ def test_packing_per_row_block_is_bit_for_bit_natively(per_row_block, shape):
     want = native.run_native(whole, "k", [None, None, None], reps=1, full_limit=200_000).outputs
     out = native.run_native(packed, "k", [None, None, None], reps=1, full_limit=200_000).outputs
     assert native.compare_outputs(want, out) is None
+
+
+# The columns the column blocks leave over (section 76): their nest reads one window of at most a
+# block's columns, and the copy is cloned just before it, restricted to them, into the same buffer.
+
+TAIL_CACHES = (32 * 1024, 48 * 1024, 8 * 1024 * 1024)
+
+
+@pytest.mark.parametrize("bits, shape, caches, remark", [
+    (256, (8, 104, 64), TAIL_CACHES, "[PACK B] the 64 x 104 transposed copy is made per column block of 24 at "
+     "t.mlir:10:5 into one 64 x 24 buffer (6 KiB): the source is read once, in the product's order, and the whole "
+     "copy is gone; the 8 columns left over (96 .. 103) are copied into it before their nest at t.mlir:9:3"),
+    (512, (24, 336, 128), SMALL, "[PACK B] the 128 x 336 transposed copy is made per column block of 64 at "
+     "t.mlir:10:5 into one 128 x 64 buffer (32 KiB): the source is read once, in the product's order, and the "
+     "whole copy is gone; the 16 columns left over (320 .. 335) are copied into it before their nest at t.mlir:9:3")])
+def test_the_columns_left_over_are_packed_into_the_same_buffer(bits, shape, caches, remark):
+    """N is no multiple of the block (104 = 4 x 24 + 8, 336 = 5 x 64 + 16): the tile's nest of the
+    columns left over read the whole copy, so the copy stayed whole (`2 loop nests after the copy
+    read it`); now their own clone fills the block's buffer before them. Fails before."""
+    m, n, k = shape
+    src = linear(m, n, k)
+    options = cpu(bits, cache_sizes=caches)
+    out, remarks = compile_(src, options)
+    assert remarks == [remark], remarks
+    assert f"memref<{k}x{n}xf32>" not in out
+    whole, _ = compile_(src, options, passes=without_step(options))
+    assert_same_results(whole, out, seed=4, trials=1)
+
+
+@has_runner
+@pytest.mark.parametrize("bits, shape, caches", [(256, (8, 104, 64), TAIL_CACHES), (256, (13, 392, 96), SMALL),
+                                                 (512, (24, 336, 128), SMALL)])
+def test_the_columns_left_over_are_bit_for_bit_natively(bits, shape, caches):
+    src = linear(*shape)
+    options = cpu(bits, cache_sizes=caches)
+    packed, remarks = compile_(src, options)
+    assert remarks and "columns left over" in remarks[0], remarks
+    same_natively(src, packed, options)
+
+
+def tail_nest(first: int, last: int, before: str = "") -> str:
+    """A nest after the product that sums columns first .. last of T over its rows into %z."""
+    return f"""{before}  affine.for %q2 = 0 to 128 {{
+    affine.for %c2 = {first} to {last} {{
+      %v3 = affine.load %t[%q2, %c2] : memref<128x320xf32>
+      %o3 = affine.load %z[%c2 - {first}] : memref<128xf32>
+      %s3 = arith.addf %o3, %v3 : f32
+      affine.store %s3, %z[%c2 - {first}] : memref<128xf32>
+    }}
+  }}
+"""
+
+
+def tail_program(first: int, last: int, before: str = "") -> str:
+    return linear(24, 320, 128, after=tail_nest(first, last, before), extra_args=", %z: memref<128xf32>")
+
+
+def test_a_nest_reading_the_last_blocks_columns_is_packed_as_columns_left_over():
+    """Any nest after the product whose reads lie in one window of a block's width is packed so,
+    results kept (the step after the register tile alone)."""
+    src = tail_program(256, 320)
+    out, remarks = compile_(src, cpu(), passes=STEPS)
+    assert len(remarks) == 1 and "the 64 columns left over (256 .. 319)" in remarks[0], remarks
+    assert "memref<128x320xf32>" not in out
+    assert_same_results(src, out, seed=1, trials=1)
+
+
+@pytest.mark.parametrize("first, before, why", [
+    (192, "", "a window of 128 columns is wider than the block"),
+    (256, "  %zero = arith.constant 0.0 : f32\n  affine.store %zero, %w[300, 5] : memref<320x128xf32>\n",
+     "the source is written between the copy and the nest")])
+def test_a_nest_that_is_not_a_tail_keeps_the_whole_copy(first, before, why):
+    """The other nest reads more columns than a block holds, or the source changes before it (its
+    clone would read the new value): the copy stays whole for both products, as before."""
+    src = tail_program(first, 320, before)
+    res = optimize(src, cpu(), filename="t.mlir", passes=STEPS)
+    got = [r.message for r in res.remarks if "PACK B" in r.message]
+    assert got == ["[STOP PACK B] the product's rows are split around its column blocks (row blocks or a remainder "
+                   "nest): the copy would be made once per row block"], (why, got)
+    whole = optimize(src, cpu(), filename="t.mlir", passes=STEPS[:2]).text
+    assert res.text == whole, why
+
+
+NC_CACHES = (32 * 1024, 48 * 1024, 60 * 1024)  # L3 share 60K: cache tiling's columns in blocks of 120
+
+
+def test_column_blocks_inside_cache_tilings_column_blocks_pack():
+    """Cache tiling cuts 240 columns in blocks of 120 (nc) and the tile sweeps each in blocks of
+    24: 120 is a multiple of 24, so no nest of columns left over is built inside the block (it
+    read the buffer with masked loads: `the buffer has a use other than ..`), and the nc loop,
+    whose iterations read their own columns, is no row block: the copy is made per block of 24,
+    each column once. Fails before."""
+    src = linear(8, 240, 64)
+    options = cpu(256, cache_sizes=NC_CACHES)
+    out, remarks = compile_(src, options)
+    assert remarks == ["[PACK B] the 64 x 240 transposed copy is made per column block of 24 at t.mlir:10:5 "
+                       "into one 64 x 24 buffer (6 KiB): the source is read once, in the product's order, and the "
+                       "whole copy is gone"], remarks
+    assert "vector.maskedload" not in out and "memref<64x240xf32>" not in out
+    whole, _ = compile_(src, options, passes=without_step(options))
+    assert_same_results(whole, out, seed=5, trials=1)
+
+
+@has_runner
+@pytest.mark.parametrize("shape", [(8, 240, 64), (9, 256, 64), (8, 260, 64)])
+def test_column_blocks_inside_cache_tilings_column_blocks_natively(shape):
+    """Blocks of 120 over 240 (none left over), 256 (the 16 columns after the last block of 120:
+    cache tiling's own nest, its columns no multiple of 24) and 260, natively bit for bit."""
+    src = linear(*shape)
+    options = cpu(256, cache_sizes=NC_CACHES)
+    packed, _ = compile_(src, options)
+    same_natively(src, packed, options)

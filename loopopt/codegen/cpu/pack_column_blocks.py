@@ -28,7 +28,7 @@ from ...mlir import affine_d, ir
 from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
-from .plan.column_block_packing import BlockPacking, PackCode, check_clone, plan_block_packing
+from .plan.column_block_packing import BlockPacking, PackCode, check_clone, check_tail, plan_block_packing
 from ...analysis.refusal import Refusal
 from .plan.panel_layout import tile_b_buffers
 
@@ -37,10 +37,10 @@ PASS = "pack-column-blocks"
 MAP_OPERAND = {"affine.load": 1, "affine.vector_load": 1, "affine.store": 2}
 
 
-def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | None, width: int = 0) -> None:
+def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value | int, kb: ir.Value | None, width: int = 0) -> None:
     """Rebuild the access `op` on `buf` at `[r - kb, e - jb]` (`[r, e - jb]` without kb) for its
     `[r, e]`; with `width` > 0, at `[jb floordiv width, r, e - jb]` (a whole panel layout, kb
-    unused); `op` is erased."""
+    unused); jb may be a constant (a nest of the columns left over). `op` is erased."""
     first = MAP_OPERAND[op.name]
     amap = mlir.affine_map_attr(op, "map")
     operands = list(op.operands)
@@ -48,8 +48,10 @@ def shift_access(op: ir.Operation, buf: ir.Value, jb: ir.Value, kb: ir.Value | N
     nd = amap.n_dims
     dims, syms = operands[first:first + nd], operands[first + nd:]
     r, e = amap.results
-    d_jb = ir.AffineExpr.get_dim(nd)
-    if width:
+    d_jb = ir.AffineExpr.get_dim(nd) if not isinstance(jb, int) else ir.AffineExpr.get_constant(jb)
+    if isinstance(jb, int):
+        extra, results = [], [r, e - d_jb]
+    elif width:
         extra, results = [jb], [ir.AffineExpr.get_floor_div(d_jb, width), r, e - d_jb]
     else:
         extra = [jb] if kb is None else [jb, kb]
@@ -77,16 +79,20 @@ def _at(ops_a: list, target: ir.Operation, ops_b: list) -> ir.Operation:
     raise ValueError("op not in the walk")
 
 
-def _restrict(loop: ir.Operation, extent: int, base: ir.Value) -> None:
-    """`loop` (constant bounds) runs `0 to extent` with its old counter as `new + base`."""
+def _restrict(loop: ir.Operation, extent: int, base: ir.Value | int) -> None:
+    """`loop` (constant bounds) runs `0 to extent` with its old counter as `new + base` (base a
+    value or a constant)."""
     with loop.location:
         loop.attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(0)]))
         loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(
             ir.AffineMap.get(0, 0, [ir.AffineExpr.get_constant(extent)]))
         iv = body_block(loop).arguments[0]
         uses = [(mlir.operation(u.owner), u.operand_number) for u in iv.uses]
-        amap = ir.AffineMap.get(2, 0, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_dim(1)])
-        shifted = affine_d.AffineApplyOp(amap, [iv, base],
+        if isinstance(base, int):
+            amap, args = ir.AffineMap.get(1, 0, [ir.AffineExpr.get_dim(0) + base]), [iv]
+        else:
+            amap, args = ir.AffineMap.get(2, 0, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_dim(1)]), [iv, base]
+        shifted = affine_d.AffineApplyOp(amap, args,
                                          ip=ir.InsertionPoint(mlir.operation(body_block(loop).operations[0]))).result
         for owner, k in uses:
             owner.operands[k] = shifted
@@ -153,6 +159,17 @@ def build_clone(plan: BlockPacking):
     return clone, store, col, row, jb, kb
 
 
+def build_tail_clone(plan: BlockPacking, tail) -> tuple[ir.Operation, ir.Operation]:
+    """The copy cloned just before the nest of the columns left over, its column loop running
+    `0 to width` with the old counter `new + start`: (clone, its store)."""
+    clone = mlir.operation(plan.copy.clone(ip=ir.InsertionPoint(tail.nest)))
+    walk0, walk1 = [plan.copy, *mlir.walk(plan.copy)], [clone, *mlir.walk(clone)]
+    store, col = _at(walk0, plan.store, walk1), _at(walk0, plan.col_loop, walk1)
+    _restrict(col, tail.width, tail.start)
+    _split_tile(col, tail.width, store, 1)
+    return clone, store
+
+
 def apply_packing(plan: BlockPacking, store: ir.Operation, jb: ir.Value, kb: ir.Value | None) -> ir.Operation:
     """Give the pair its own buffer of rows x NB, read and written at `[r, e - jb]`, freed before
     each of the old buffer's deallocs (the caller erases the copy once every product that reads
@@ -190,7 +207,8 @@ def _unpacked_reader(alloc: ir.Operation, plans: list) -> ir.Operation | None:
     unpacked product), or None. Such a load may read what any copy of the buffer wrote (a buffer
     bufferization shares between transposes, read past what its own copy wrote), so no copy may
     go: the pairs are packed only when there is none, and a copy is erased only when none is left."""
-    packed = {mlir.op_key(r) for p in plans if p.refusal is None for r in p.reads}
+    packed = {mlir.op_key(r) for p in plans if p.refusal is None for r in (*p.reads, *(x for t in p.tails
+                                                                                      for x in t.reads))}
     for u in alloc.results[0].uses:
         op = mlir.operation(u.owner)
         if op.name in ("memref.dealloc", "affine.store", "memref.store", "affine.vector_store", "vector.store"):
@@ -198,6 +216,12 @@ def _unpacked_reader(alloc: ir.Operation, plans: list) -> ir.Operation | None:
         if mlir.op_key(op) not in packed:
             return op
     return None
+
+
+def _tails_text(plan: BlockPacking, filename: str) -> str:
+    """The remark's words for the nests of the columns left over, packed into the same buffer."""
+    return "".join(f"; the {t.width} columns left over ({t.start} .. {t.start + t.width - 1}) are copied into it "
+                   f"before their nest at {mlir.location_of(t.nest, filename)}" for t in plan.tails)
 
 
 def mt_of(alloc: ir.Operation) -> ir.MemRefType:
@@ -231,14 +255,24 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
                 if plan.refusal is None:
                     clone, store, col, row, jb, kb = build_clone(plan)
                     refusal = check_clone(plan, store, col, row, Scope())
+                    tails = []
+                    for tail in plan.tails if refusal is None else ():
+                        tails.append((tail, *build_tail_clone(plan, tail)))
+                        refusal = check_tail(plan, tail, tails[-1][2], Scope())
+                        if refusal is not None:
+                            break
                     if refusal is not None:
-                        mlir.erase_innermost_first(clone)
+                        for c in [clone, *(t[1] for t in tails)]:
+                            mlir.erase_innermost_first(c)
                         plan.refusal = refusal
                 if plan.refusal is not None:
                     log.refused(PASS, plan.refusal, function=fname, location=where)
                     continue
                 size = plan.height * plan.width * mlir.element_size_bytes(mt_of(alloc).element_type)
-                apply_packing(plan, store, jb, kb)
+                new = apply_packing(plan, store, jb, kb)
+                for tail, _, tail_store in tails:
+                    for op in (tail_store, *tail.reads):
+                        shift_access(op, new.results[0], tail.start, None)
                 c = packed.setdefault(mlir.op_key(plan.copy), [plan.copy, 0, plan.products])
                 c[1] += 1
                 per = "column block" if plan.row_block is None else "reduction and column block"
@@ -248,9 +282,9 @@ def pack_column_blocks_function(fn: ir.Operation, options: Options, log: RemarkL
                 log.add(PASS, PASSED, f"[PACK B] the {plan.rows} x {plan.cols} transposed copy is made per {per} "
                         f"of {plan.width} at {mlir.location_of(plan.block, filename)} into one {plan.height} x "
                         f"{plan.width} buffer ({size // 1024} KiB): the source is read once{per_rows}, in the product's order, "
-                        f"and the whole copy is gone", function=fname, location=where,
+                        f"and the whole copy is gone{_tails_text(plan, filename)}", function=fname, location=where,
                         args={"rows": plan.rows, "columns": plan.cols, "block": plan.width, "height": plan.height,
-                              "bytes": size})
+                              "bytes": size, "tail": sum(t.width for t in plan.tails)})
                 done += 1
             unpacked = _unpacked_reader(alloc, [])  # a clone refused: its product reads the whole buffer
             for copy, n, of in packed.values():

@@ -722,10 +722,18 @@ def build_tiled(plan: TilePlan) -> list[ir.Operation]:
             span = ((ir.AffineMap.get(1, 0, [d0]), [jc]), (ir.AffineMap.get(1, 0, [d0 + plan.col_block]), [jc]))
         _rows(plan, lanes, q, jin, span, [(plan.vectors * plan.width, (plan.width,) * plan.vectors, None)])
         out = [jc_loop]
-        a, b = _constant(blocks_end), _constant(ub)
-        if not (a is not None and b is not None and a >= b):
+        if not whole_blocks(blocks_end, ub, constant_trip_count(p), plan.col_block):
             out += _rows(plan, lanes, q, ip, (blocks_end, ub, lb))
         return out
+
+
+def whole_blocks(blocks_end: tuple, ub: tuple, cols: int | None, block: int) -> bool:
+    """Whether the column blocks leave no column over: their end is P's upper bound (both
+    constants), or P's trip count is a constant multiple of the block (`blocks_end = lb + ((ub -
+    lb) floordiv NC) * NC` is then `ub` for every value of the bounds' operands: a cache tile's
+    block `jc to jc + 1536` in blocks of 24)."""
+    a, b = _constant(blocks_end), _constant(ub)
+    return (a is not None and b is not None and a >= b) or (cols is not None and cols % block == 0)
 
 
 # ----------------------------------------------------------------------------- the step

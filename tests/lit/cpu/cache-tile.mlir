@@ -117,7 +117,6 @@ func.func @load_beside(%A: memref<37x53xf32>, %B: memref<53x61xf32>, %C: memref<
 // CHECK-NEXT: %[[JC:.*]] = arith.constant 0 : index
 // CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8x24xf32>
 // CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8x24xf32>
-// CHECK-NEXT: memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<23x263xf32> into memref<6049xf32>
 // CHECK-NEXT: affine.for %[[KB2:.*]] = 0 to 16 step 8 {
 // CHECK-NEXT: affine.for %[[IB:.*]] = 0 to 176 step 88 {
 // CHECK-NEXT: affine.for %[[JR:.*]] = #map{{[0-9]*}}(%[[JC]]) to #map{{[0-9]*}}(%[[JC]], %[[JC]]) step 24 {

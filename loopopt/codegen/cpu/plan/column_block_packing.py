@@ -37,7 +37,15 @@ copy C and the op H after it that is the first to touch T; each pair gets a T' o
   block. A pair whose tile has no column blocks (the loop of its column walk does not start at
   an IV inside H) is left without a remark;
 * the copy is made once: no row-block loop between H and L and one H per C (`ROW_BLOCKS`: cache
-  tiling's row blocks and their remainder nest). Packing per row block and per nest is exact
+  tiling's row blocks and their remainder nest), except nests of the **columns left over**: when
+  N is no multiple of NB the register tile reads the last columns in a nest of its own after the
+  blocks, without a column-block loop. Such an H (`ColumnTail`) is packed with the pair when the
+  pair's reduction is whole (no reduction block), nothing from C to it writes W or has
+  unmodelled effects, and the columns its reads touch, over all its iterations and those around
+  it, form one constant window c0 .. c0 + R with R <= NB (isl): C is cloned just before it with
+  its column loop `0 to R` (counter `new + c0`), into the pair's own buffer at `[r, e - c0]`,
+  checked on the clone as below. The buffer is free there: every block's reads lie in its own
+  iteration after its own clone, and the nest's after the nest's clone. Packing per row block and per nest is exact
   (`PACK_PER_ROW_BLOCK`, the copy then erased once every H of it is packed) but measured slower
   than the whole copy, which panel-layout lays out as BLIS's packed B and every row block reuses;
 * nothing from C to the end of H writes a buffer that may be W, and nothing there has effects
@@ -125,6 +133,20 @@ class BlockPacking:
     refusal: Refusal | None = None
     repeats: tuple = ()  # the row-block loop around `block` the copy repeats in, or ()
     products: int = 1  # how many products (loops after it) read the copy: each is a pair
+    tails: tuple = ()  # the nests of the columns left over after the blocks (ColumnTail), packed alike
+
+
+@dataclass(frozen=True)
+class ColumnTail:
+    """A nest `nest` after the copy that reads the columns the column blocks leave over: every
+    read of the buffer in it (`reads`) lies in the constant columns `start` .. `start + width`,
+    at most one block wide. Its copy is cloned just before it, restricted to those columns, into
+    the pair's own buffer at `[r, e - start]`."""
+
+    nest: ir.Operation
+    start: int
+    width: int
+    reads: tuple
 
 
 def _refuse(alloc, code: PackCode, detail: str, *ops) -> BlockPacking:
@@ -247,17 +269,26 @@ def plan_block_packing(alloc: ir.Operation, scope: Scope) -> list[BlockPacking]:
         return [_refuse(alloc, PackCode.NO_BLOCK_LOOP, f"{loose.name} at {mlir.location_of(loose)} reads the "
                         "buffer outside the loop after its copy", loose)]
     out, split = [], set()  # split: the copies refused for several products (one remark each)
+    blocked = {}  # copy -> how many of its products have column blocks
+    for nest, _, _, holder, mine, _, _ in pairs:
+        if _column_block_loop(mine, holder) is not None:
+            blocked[mlir.op_key(nest)] = blocked.get(mlir.op_key(nest), 0) + 1
     for nest, load, store, holder, mine, between, products in pairs:
         block = _column_block_loop(mine, holder)
         if block is None or mlir.op_key(nest) in split:
             continue  # no column blocks: the tile sweeps B's columns inside its rows (B fits half of L2)
         plan = _plan_pair(alloc, rows, cols, nest, load, store, holder, block, mine, between, deallocs, scope)
         plan.products = products
+        if plan.refusal is None and products > 1 and blocked.get(mlir.op_key(nest)) == 1 and not plan.repeats:
+            tails = _column_tails(plan, [p for p in pairs if mlir.op_key(p[0]) == mlir.op_key(nest)
+                                         and mlir.op_key(p[3]) != mlir.op_key(holder)], scope)
+            if tails is not None:
+                plan.tails, plan.products = tails, products - len(tails)
         if plan.refusal is None and plan.repeats and not PACK_PER_ROW_BLOCK:
             plan = _refuse(alloc, PackCode.ROW_BLOCKS, f"the row-block loop at {mlir.location_of(plan.repeats[0])} "
                            f"(step {mlir.int_attr(plan.repeats[0], 'step')}) lies around the column blocks; the whole "
                            "copy, laid out in panels, is packed once for every row block", plan.repeats[0])
-        elif plan.refusal is None and products > 1 and not PACK_PER_ROW_BLOCK:
+        elif plan.refusal is None and plan.products > 1 and not PACK_PER_ROW_BLOCK:
             plan = _refuse(alloc, PackCode.ROW_BLOCKS, f"{products} loop nests after the copy at "
                            f"{mlir.location_of(nest)} read it; the whole copy serves them all", nest)
         if plan.refusal is not None and products > 1:
@@ -266,9 +297,58 @@ def plan_block_packing(alloc: ir.Operation, scope: Scope) -> list[BlockPacking]:
     return out
 
 
-def _blocks_rows(reads: list[ir.Operation], block: ir.Operation, loop: ir.Operation, scope: Scope) -> bool | None:
-    """isl: in every iteration of the loops around and of `block`, the rows of T that `reads`
-    touch lie in `loop`'s block (counter .. counter + step); None when not modelled."""
+def _column_tails(plan: BlockPacking, others: list, scope: Scope) -> tuple | None:
+    """The ColumnTail of each other product of the copy (`others`: the pairs of the nests after
+    it without column blocks), or None when one is not a nest of the columns left over (module
+    doc): the pair's reduction is whole (no reduction block), nothing from the copy to the nest
+    writes a buffer that may be the source or has unmodelled effects, and the columns its reads
+    touch over all its iterations and those around it form one window of at most the block's
+    width (isl). That every read lies in what the clone writes is `check_tail`'s, on the clone."""
+    if plan.row_block is not None:
+        return None
+    tails = []
+    wkey = access_pattern(plan.load, scope).key
+    for _, _, _, nest, reads, between, _ in others:
+        for op in between:
+            eff = op_effects(op)
+            if eff.unknown or any(keys_may_alias(k, wkey) for k in eff.writes):
+                return None
+        window = _columns_read(reads, nest, scope)
+        if window is None or window[1] - window[0] > plan.width:
+            return None
+        tails.append(ColumnTail(nest, window[0], window[1] - window[0], tuple(reads)))
+    return tuple(tails)
+
+
+def _columns_read(reads: list[ir.Operation], nest: ir.Operation, scope: Scope) -> tuple[int, int] | None:
+    """(first, last + 1): the columns of T that `reads` (in `nest`) touch over every iteration of
+    `nest` and the loops around it, when both are constants (isl); None otherwise."""
+    import islpy as isl
+
+    outer = [lp.name for lp in domain_loops(nest, scope)]
+    try:
+        cols = None
+        for r in reads:
+            s = _elements(r, outer, scope)
+            if s is None:
+                return None
+            s = s.project_out(isl.dim_type.set, 0, len(outer) + 1)  # keep e_
+            cols = s if cols is None else cols.union(s)
+        if cols is None or cols.is_empty():
+            return None
+        lo, hi = cols.dim_min_val(0), cols.dim_max_val(0)
+        if not (lo.is_int() and hi.is_int()):
+            return None
+        return lo.to_python(), hi.to_python() + 1
+    except isl.Error:
+        return None
+
+
+def _blocks_rows(reads: list[ir.Operation], block: ir.Operation, loop: ir.Operation, scope: Scope,
+                 dim: int = 0) -> bool | None:
+    """isl: in every iteration of the loops around and of `block`, the rows (`dim` 1: the
+    columns) of T that `reads` touch lie in `loop`'s block (counter .. counter + step); None when
+    not modelled."""
     import islpy as isl
 
     outer_loops = domain_loops(block, scope) + loop_dims(block, scope)
@@ -281,8 +361,9 @@ def _blocks_rows(reads: list[ir.Operation], block: ir.Operation, loop: ir.Operat
             if s is None:
                 return None
             read = s if read is None else read.union(s)
+        at = "e_" if dim else "r_"
         window = _isl_set(outer + ["r_", "e_"], [c for lp in outer_loops for c in lp.constraints()] + [
-            f"r_ >= {name}", f"r_ < {name} + {mlir.int_attr(loop, 'step')}"], scope)
+            f"{at} >= {name}", f"{at} < {name} + {mlir.int_attr(loop, 'step')}"], scope)
         return read.is_subset(window)
     except isl.Error:
         return None
@@ -321,6 +402,8 @@ def _plan_pair(alloc, rows, cols, nest, load, store, holder, block, reads, betwe
     row_block = row_loop = None
     reduction, repeats = [], []
     for lp in chain:
+        if 1 < mlir.int_attr(lp, "step") < cols and _blocks_rows(reads, block, lp, scope, dim=1):
+            continue  # a column block of column blocks (cache tiling's nc): each column still copied once
         within = _blocks_rows(reads, block, lp, scope) if 1 < mlir.int_attr(lp, "step") < rows else False
         if within is None:
             return _refuse(alloc, PackCode.NO_BLOCK_LOOP, f"the rows the loop at {mlir.location_of(lp)} reads "
@@ -433,16 +516,31 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
     """The exactness checks of the module doc on the built clone (at the head of the block loop;
     `clone_store` its store; `clone_col`'s counter plus jb stands for the copy's column counter,
     `clone_row`'s plus kb for its row counter). None when exact."""
+    block = plan.block
+    outer_loops = domain_loops(block, scope) + loop_dims(block, scope)
+    kb = loop_dims(plan.row_block, scope)[0].name if plan.row_block is not None else None
+    return _check_copy(plan, clone_store, outer_loops, outer_loops[-1].name, kb, plan.width, plan.reads, scope)
+
+
+def check_tail(plan: BlockPacking, tail: ColumnTail, clone_store: ir.Operation, scope: Scope) -> Refusal | None:
+    """The same checks for the clone just before a nest of the columns left over (its columns
+    `tail.start` .. `tail.start + tail.width`, per iteration of the loops around the nest).
+    None when exact."""
+    return _check_copy(plan, clone_store, domain_loops(tail.nest, scope), str(tail.start), None, tail.width,
+                       tail.reads, scope)
+
+
+def _check_copy(plan: BlockPacking, clone_store: ir.Operation, outer_loops: list, jb: str, kb: str | None,
+                width: int, reads, scope: Scope) -> Refusal | None:
+    """C's store one to one, the clone's pairs among C's, every element `reads` touch written by
+    the clone and every element it writes within the window (columns jb .. jb + width, rows kb ..
+    kb + height or all), each per iteration of `outer_loops` (module doc). None when exact."""
     import islpy as isl
 
     def refuse(detail: str) -> Refusal:
         return Refusal(PackCode.PARTIAL, detail, (plan.alloc, plan.copy))
 
-    block = plan.block
-    outer_loops = domain_loops(block, scope) + loop_dims(block, scope)
     outer = [lp.name for lp in outer_loops]
-    jb = outer[-1]
-    kb = loop_dims(plan.row_block, scope)[0].name if plan.row_block is not None else None
     try:
         # C's store is one to one over C's iterations (each iteration of the loops around C).
         a0 = access_pattern(plan.store, scope)
@@ -472,7 +570,7 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
         if written is None:
             return refuse("the clone's store is not modelled")
         read = None
-        for r in plan.reads:
+        for r in reads:
             s = _elements(r, outer, scope)
             if s is None:
                 return refuse(f"{r.name} at {mlir.location_of(r)}: its index is not affine")
@@ -480,7 +578,7 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
         outer_cons = [c for lp in outer_loops for c in lp.constraints()]
         rows_in = [f"r_ >= {kb}", f"r_ < {kb} + {plan.height}"] if kb else []
         window = _isl_set(outer + ["r_", "e_"], outer_cons + rows_in + [
-            f"e_ >= {jb}", f"e_ < {jb} + {plan.width}", "r_ >= 0", f"r_ < {plan.rows}"], scope)
+            f"e_ >= {jb}", f"e_ < {jb} + {width}", "r_ >= 0", f"r_ < {plan.rows}"], scope)
         if not read.is_subset(written):
             return refuse("the block reads an element its copy does not write before")
         if not written.is_subset(window):
@@ -488,4 +586,3 @@ def check_clone(plan: BlockPacking, clone_store: ir.Operation, clone_col: ir.Ope
     except isl.Error as e:
         return refuse(f"not modelled ({str(e).splitlines()[0] if str(e) else 'isl'})")
     return None
-
