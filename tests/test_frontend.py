@@ -354,6 +354,42 @@ def test_view_index_map_composition_of_collapse_then_expand():
     np.testing.assert_array_equal(out, -x.reshape(6, 2, 2))
 
 
+HEAD_BIAS = """func.func @head(%h: tensor<8x16xf32>, %w: tensor<16x1xf32>, %b: tensor<1xf32>) -> tensor<8x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %m = linalg.matmul ins(%h, %w : tensor<8x16xf32>, tensor<16x1xf32>) outs(%f : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]} ins(%m, %b : tensor<8x1xf32>, tensor<1xf32>) outs(%e : tensor<8x1xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1xf32>
+  return %r : tensor<8x1xf32>
+}
+"""
+
+
+def test_a_collapse_to_rank_0_indexes_its_unit_dims_by_0():
+    """Linear(n, 1) with its bias as an argument (torch-mlir's scoring head): the bias's
+    tensor<1xf32> read at (0) lowers through a collapse to memref<f32> whose reassociation has no
+    group; its one source dim is indexed by 0 (the fold crashed on it). Results equal numpy's, and
+    the cpu pipeline's output equals the lowering's natively."""
+    from loopopt import driver
+    from loopopt.options import TARGETS, Options
+    from loopopt.testing import native_mismatch
+
+    low = frontend.lower(HEAD_BIAS)
+    assert not set(ops_of(low.module)) & set(rewrites.UNMAPPED_VIEWS)
+    h, w, b = _fill((8, 16), 0), _fill((16, 1), 1), np.array([0.25], np.float32)
+    out = np.zeros((8, 1), np.float32)
+    _run(low, "head", [h, w, b, out])
+    np.testing.assert_allclose(out, h @ w + b, rtol=1e-5)
+    res = driver.optimize(HEAD_BIAS, Options(target=TARGETS["cpu"]))
+    if find_tool("mlir-runner") is not None:
+        assert native_mismatch(low.text, res.text, kernel="head", rtol=1e-6, normwise=True) is None
+
+
 # ----------------------------------------------------------------------------- fixtures' comparison
 
 def test_expected_comparison_catches_a_wrong_value():

@@ -555,7 +555,8 @@ def view_index_map(view: ir.Operation) -> list:
 
     subview:  s_k = offset_k + stride_k * d_j (dropped unit dims: s_k = offset_k)
     expand:   group [k1..kn] of the result: s_g = sum_j d_kj * prod(size of k(j+1)..kn)
-    collapse: group [k1..kn] of the source: s_kj = (d_g floordiv prod(size of k(j+1)..kn)) mod size_kj
+    collapse: group [k1..kn] of the source: s_kj = (d_g floordiv prod(size of k(j+1)..kn)) mod size_kj;
+              to rank 0 (no groups): every source dim has size 1, s_k = 0
     cast:     s_k = d_k"""
     name = view.name
     src_t, res_t = ir.MemRefType(view.operands[0].type), ir.MemRefType(view.results[0].type)
@@ -587,13 +588,16 @@ def view_index_map(view: ir.Operation) -> list:
         return out
     if name == "memref.collapse_shape":
         shape = list(src_t.shape)
-        out = [None] * src_t.rank
+        # a collapse to rank 0 has no groups: its source dims are all of size 1, each indexed by 0
+        out = [ir.AffineConstantExpr.get(0) if shape[k] == 1 else None for k in range(src_t.rank)]
         for g, group in enumerate(_reassociation(view)):
             _static([shape[k] for k in group[1:]], "inner size")
             for j, k in enumerate(group):
                 inner = _prod(shape[m] for m in group[j + 1:])
                 e = ir.AffineExpr.get_floor_div(d[g], inner) if inner != 1 else d[g]
                 out[k] = ir.AffineExpr.get_mod(e, shape[k]) if j > 0 else e
+        if any(e is None for e in out):
+            raise ValueError("a source dim in no group of the collapse")
         return out
     raise ValueError(f"{name} is not a view the lowering re-indexes")
 
