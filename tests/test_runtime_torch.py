@@ -1320,6 +1320,21 @@ def _same_bits(a, b) -> bool:
         b.contiguous().view(torch.int32) if b.dtype == torch.float32 else b)
 
 
+def _sorted_as_eagers_stable_sort(fn, stable, x):
+    """`fn` compiled with the backend on x: its results bit for bit `stable`'s (eager's stable
+    sort), the first one as numbers eager's default sort's; returns the Recorder."""
+    rec = Recorder()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error", LoopoptFallbackWarning)
+        got = torch.compile(fn, backend=rec)(x.clone())
+    want, default = stable(x.clone()), fn(x.clone())
+    got, want, default = ((tuple(got), tuple(want), tuple(default)) if isinstance(want, tuple)
+                          else ((got,), (want,), (default,)))
+    assert all(_same_bits(g, w) for g, w in zip(got, want)), (got, want)
+    assert _same_values(got[0], default[0]) if got[0].is_floating_point() else True
+    return rec
+
+
 _SORTS = {  # the graph, and eager's stable sort it is compared with
     "sort": (lambda x: torch.sort(x, dim=-1), lambda x: torch.sort(x, dim=-1, stable=True)),
     "sort_descending_dim0": (lambda x: torch.sort(x, dim=0, descending=True),
@@ -1351,15 +1366,7 @@ def test_sorts_run_as_kernels_with_eagers_values_and_indices(name, nan):
     aten.sort (torch_exact.stable_sorts): the same stable sort here."""
     fn, stable = _SORTS[name]
     x = _ties_zeros_nan((24, 8), nan)
-    rec = Recorder()
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("error", LoopoptFallbackWarning)
-        got = torch.compile(fn, backend=rec)(x.clone())
-    want, default = stable(x.clone()), fn(x.clone())
-    got, want, default = ((tuple(got), tuple(want), tuple(default)) if isinstance(want, tuple)
-                          else ((got,), (want,), (default,)))
-    assert all(_same_bits(g, w) for g, w in zip(got, want)), (got, want)
-    assert _same_values(got[0], default[0]) if got[0].is_floating_point() else True
+    rec = _sorted_as_eagers_stable_sort(fn, stable, x)
     assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
 
 
@@ -1409,15 +1416,7 @@ def test_long_sorts_run_as_kernels_with_eagers_stable_order(name, nan):
     otherwise on rows longer than 16)."""
     fn, stable = _LONG_SORTS[name]
     x = _ties_zeros_nan((8000,), nan)
-    rec = Recorder()
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("error", LoopoptFallbackWarning)
-        got = torch.compile(fn, backend=rec)(x.clone())
-    want, default = stable(x.clone()), fn(x.clone())
-    got, want, default = ((tuple(got), tuple(want), tuple(default)) if isinstance(want, tuple)
-                          else ((got,), (want,), (default,)))
-    assert all(_same_bits(g, w) for g, w in zip(got, want))
-    assert _same_values(got[0], default[0]) if got[0].is_floating_point() else True
+    rec = _sorted_as_eagers_stable_sort(fn, stable, x)
     assert _kernels_only(rec) and any(isinstance(g, GraphKernel) for g in rec.graphs)
 
 
