@@ -277,6 +277,16 @@ def block_ops(block: ir.Block) -> list[ir.Operation]:
     return [operation(o) for o in block.operations]
 
 
+def first_ops(block: ir.Block, n: int) -> list[ir.Operation]:
+    """The first `n` ops of `block` (all of them when it has fewer), without listing the rest."""
+    out = []
+    for o in block.operations:
+        if len(out) == n:
+            break
+        out.append(operation(o))
+    return out
+
+
 def inline_block(block: ir.Block, actuals, before: ir.Operation) -> list[ir.Value]:
     """Move `block`'s ops but its terminator before `before`, its arguments replaced by
     `actuals` (in order); returns the terminator's operands (the values it gave back)."""

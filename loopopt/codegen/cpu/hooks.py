@@ -176,6 +176,8 @@ def unit_chain(q: ir.Operation) -> list[ir.Operation] | None:
     whose column loop `unit-loops` later removes); None when q's nest has another shape or q
     holds no loop."""
     chain, at = [], q
+    if len([o for o in mlir.first_ops(body_block(q), 3) if o.name != "affine.yield"]) != 1:
+        return None  # q's body is not one op: no chain (a long fused body is not listed on every pair)
     while True:
         ops = [o for o in body_ops(at) if o.name != "affine.yield"]
         loops = [o for o in ops if o.name in LOOP_LIKE]
