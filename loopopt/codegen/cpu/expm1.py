@@ -23,20 +23,16 @@ from __future__ import annotations
 
 from ... import mlir
 from ...mlir import ir
-from ...remarks import MISSED, PASSED, RemarkLog
+from ...remarks import RemarkLog
 from ...step import StepContext
 from .math.math_approx import IROps
+from .op_rewrites import Emitted, OpRewrite, element_type, rewrite_each
 
 PASS = "expm1"
 REWRITTEN = "[EXPM1] math.expm1 computed as (exp(x) - 1) * (x / log(exp(x))), exact near 0"
 KEPT = "[STOP EXPM1] math.expm1 kept"
 MAX_ULP = {"f32": 3.0, "f64": 3.0}  # measured bound the tests assert, against the true expm1
 FLOAT_TYPES = ("f32", "f64")
-
-def element_type(t: ir.Type) -> str:
-    """The element type's text of a scalar or vector type."""
-    return str(ir.VectorType(t).element_type) if isinstance(t, ir.VectorType) else str(t)
-
 
 def expm1_refusal(op: ir.Operation) -> str | None:
     """Why `op` (a math.expm1) keeps MLIR's lowering, or None."""
@@ -62,21 +58,9 @@ def emit_expm1(op: ir.Operation) -> ir.Value:
 def rewrite_expm1(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
     """Every math.expm1 in `fn` that `expm1_refusal` allows, as emit_expm1; one remark per op
     (Passed, or Missed with the reason). Returns how many were rewritten."""
-    fname = mlir.func_name(fn)
-    count = 0
-    for op in [o for o in mlir.walk(fn) if o.name == "math.expm1"]:
-        where = mlir.location_of(op, filename)
-        why = expm1_refusal(op)
-        if why is not None:
-            log.add(PASS, MISSED, KEPT, function=fname, location=where, args={"detail": why})
-            continue
-        with op.context, op.location:
-            value = emit_expm1(op)
-        op.results[0].replace_all_uses_with(value)
-        op.erase()
-        count += 1
-        log.add(PASS, PASSED, REWRITTEN, function=fname, location=where, args={"max_ulp": MAX_ULP})
-    return count
+    rule = OpRewrite("math.expm1", PASS, KEPT, expm1_refusal,
+                     lambda op: Emitted(emit_expm1(op), REWRITTEN, {"max_ulp": MAX_ULP}))
+    return rewrite_each(fn, rule, log, filename)
 
 
 def run(fn: ir.Operation, ctx: StepContext) -> int:

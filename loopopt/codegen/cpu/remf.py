@@ -35,9 +35,10 @@ from ... import mlir
 from ...analysis.liveness import ancestor_in
 from ...analysis.loops import ancestors
 from ...mlir import ir
-from ...remarks import MISSED, PASSED, RemarkLog
+from ...remarks import RemarkLog
 from ...step import StepContext
 from .math.math_approx import IROps
+from .op_rewrites import Emitted, OpRewrite, element_type, rewrite_each
 from .plan.constant_copies import constant_global, enclosing_module
 from .powers import constant_value
 
@@ -55,11 +56,6 @@ class Level:
 
     j: int
     divisor: float | None  # b_j when the divisor is a constant (finite), None when it is computed
-
-
-def element_type(t: ir.Type) -> str:
-    """The element type's text of a scalar or vector type."""
-    return str(ir.VectorType(t).element_type) if isinstance(t, ir.VectorType) else str(t)
 
 
 def remf_refusal(op: ir.Operation) -> str | None:
@@ -209,26 +205,17 @@ def anchor_of(op: ir.Operation) -> ir.Operation:
 def rewrite_remf(fn: ir.Operation, log: RemarkLog, filename: str = "<input>") -> int:
     """Every arith.remf in `fn` that `remf_refusal` allows, as emit_remf; one remark per op (Passed
     with the steps, or Missed with the reason). Returns how many were rewritten."""
-    fname = mlir.func_name(fn)
     caches: dict = {}  # the constants before each anchor
-    count = 0
-    for op in [o for o in mlir.walk(fn) if o.name == "arith.remf"]:
-        where = mlir.location_of(op, filename)
-        why = remf_refusal(op)
-        if why is not None:
-            log.add(PASS, MISSED, KEPT, function=fname, location=where, args={"detail": why})
-            continue
+
+    def emit(op: ir.Operation) -> Emitted:
         steps = len(levels(constant_divisor(op.operands[1])))
         divisor = "constant" if constant_divisor(op.operands[1]) is not None else "computed"
-        with op.context, op.location:
-            anchor = anchor_of(op)
-            value = emit_remf(op, anchor, caches.setdefault(mlir.op_key(anchor), {}))
-        op.results[0].replace_all_uses_with(value)
-        op.erase()
-        count += 1
-        log.add(PASS, PASSED, f"{REWRITTEN}: {steps} steps, the divisor {divisor}", function=fname,
-                location=where, args={"steps": steps, "divisor": divisor})
-    return count
+        anchor = anchor_of(op)
+        value = emit_remf(op, anchor, caches.setdefault(mlir.op_key(anchor), {}))
+        return Emitted(value, f"{REWRITTEN}: {steps} steps, the divisor {divisor}",
+                       {"steps": steps, "divisor": divisor})
+
+    return rewrite_each(fn, OpRewrite("arith.remf", PASS, KEPT, remf_refusal, emit), log, filename)
 
 
 def run(fn: ir.Operation, ctx: StepContext) -> int:
