@@ -445,9 +445,25 @@ def runtime_lines(data: dict) -> list[str]:
     return out + [run_line(data)]
 
 
+def _one_minute_load(uptime: str) -> float | None:
+    """The 1-minute load average of an `uptime` line, or None."""
+    try:
+        return float(uptime.split("load average:")[1].split(",")[0])
+    except (IndexError, ValueError):
+        return None
+
+
 def _busy(data: dict) -> bool:
+    """Whether other work shared the machine: the median 1-minute load read at each block (while
+    the run's own worker kept one CPU busy) above 1 + half the CPUs; a file without those readings
+    is judged by the load at its start (nothing of the run running yet) above half the CPUs."""
+    cpus = (data.get("machine") or {}).get("cpus") or 1
+    during = sorted(x for x in (_one_minute_load((b.get("measured") or {}).get("uptime", ""))
+                                for b in data.get("blocks", [])) if x is not None)
+    if during:
+        return during[len(during) // 2] > 1 + 0.5 * cpus
     load = (data.get("machine") or {}).get("load_average") or [0]
-    return bool(load) and load[0] > 0.5 * ((data.get("machine") or {}).get("cpus") or 1)
+    return bool(load) and load[0] > 0.5 * cpus
 
 
 def readme_lines(data: dict) -> list[str]:
