@@ -1601,7 +1601,8 @@ class Strided:
 
 def make_input(spec, batch_scale: int = 1) -> torch.Tensor:
     """A float input uniform in [-1, 1) of shape SPEC (first dimension times BATCH_SCALE), or spec.make."""
-    if isinstance(spec, (Ints, Padding, Binary, Uniform, WithNaN, Halves, Distinct, Typed, ChannelsLast, Transposed, Strided)):
+    if isinstance(spec, (Ints, Padding, Binary, Uniform, WithNaN, Halves, Distinct, Rising, Typed, ChannelsLast, Transposed,
+                         Strided)):
         return spec.make(batch_scale)
     return torch.rand(batch_scale * spec[0], *spec[1:]) * 2 - 1
 

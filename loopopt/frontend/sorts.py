@@ -37,16 +37,18 @@ other operand (the indices) alike.
   counted in an i32 buffer by a loop over j, then every operand's element i stored at `rank[i]`.
   The ranks of a row are a permutation of 0 .. N-1 (equal elements numbered in their order).
 * select (a longer row of which only the first k <= MAX_SELECT are read: every use of every result
-  a `tensor.extract_slice` of the first k along d, as torch-mlir writes topk): a heap of k entries
-  (key, i32 position) in the last-first order of the stable sort (an entry a before b where a's
-  key is before b's, or ties it and a came first: a total order), each entry after its children,
-  the root the last kept. The row's first k put in, in order, and heapified; each later element x
-  replaces the root where it is strictly before it (`not root <= x`: a later tie of the last
-  never enters; x's position is past every kept one), sifted down by floor(log2 k) steps of no
-  branch. The heap holds the first k of the stable order of the elements seen at every step:
-  O(N log k) on every row, a row in the opposite order included. Then sorted in place (the root
-  swapped with the heap's end, the end's entry sifted down in the heap one shorter, k - 1 times):
-  the first k in order; the results are k long along d, and the slices read them.
+  a `tensor.extract_slice` of the first k along d, as torch-mlir writes topk; keys of at most 32
+  bits): a heap of k i64 entries, each the key's rank key (an unsigned i32 ordered as the sort
+  orders keys: -0.0 as 0.0, one NaN for all) above its position, so that the entries' unsigned
+  order is the stable order; each entry after its children, the root the last kept. The row's
+  first k put in, in order, and heapified; each later element x replaces the root where it is
+  strictly before the root's key (`not bar <= x`, bar the row's element at the root's position:
+  a later tie of the last never enters, x's position being past every kept one), sifted down by
+  floor(log2 k) steps of no branch. The heap holds the first k of the stable order of the
+  elements seen at every step: O(N log k) on every row, a row in the opposite order included.
+  Then sorted in place (the root swapped with the heap's end, the end's entry sifted down in the
+  heap one shorter, k - 1 times): the first k in order; the results are k long along d, and the
+  slices read them.
 * merge (a longer row, at most MAX_MERGE): the row's runs of RUN (16) sorted into the first of a
   pair of row buffers of keys and i32 positions, each element stored at its rank within its run
   (counted as above, over the run); then stages log2 RUN .. ceil(log2 N) - 1, stage s merging the
@@ -61,7 +63,7 @@ other operand (the indices) alike.
   again at it): no branch, and two independent chains a step. The runs are sorted after every
   stage; the last stage's positions p give every operand's element p, in order.
 
-The buffers (ranks, select's k keys and positions, merge's two rows of keys and positions) are one
+The buffers (ranks, select's heap of k, merge's two rows of keys and positions) are one
 row's, reused for every row; no loop is unrolled: the IR does not grow with N.
 
 Any other sort (a dynamic size, a strict or other comparator, a region reading another operand's
