@@ -408,10 +408,10 @@ def select_row(s: SortShape, ms: list[str], os: list[str]) -> tuple[list[str], l
                 f"%{name} = memref.load %m0[{at(f'%{name}_i')}] : {m0}"]
     row = [f"affine.for %j = 0 to {k} {{",  # the row's first k, in order
            f"%xj = affine.load %m0[{at('%j')}] : {m0}"]
-    row += heap_key(s, "%xj", "%j", "vj") + [f"affine.store %vj, %heap[%j] : {hb}", "}",
-                                            f"affine.for %t = 0 to {k // 2} {{",  # heapified: each parent, the last first
-                                            f"%start = affine.apply affine_map<(d0) -> ({k // 2 - 1} - d0)>(%t)",
-                                            f"%vs = memref.load %heap[%start] : {hb}"]
+    row += heap_key(s, "%xj", "%j", "vj") + [f"affine.store %vj, %heap[%j] : {hb}", "}"]
+    row += [f"affine.for %t = 0 to {k // 2} {{",  # heapified: each parent, the last first, sifted down
+            f"%start = affine.apply affine_map<(d0) -> ({k // 2 - 1} - d0)>(%t)",
+            f"%vs = memref.load %heap[%start] : {hb}"]
     row += sift_down(s, "%vs", "%start", "%cfirst", "%hs") + ["}"] + bar("bar0")
     row += [f"%barn = affine.for %i = {k} to {s.row} iter_args(%bar = %bar0) -> ({e}) {{",
             f"%x = affine.load %m0[{at('%i')}] : {m0}"]
@@ -423,8 +423,8 @@ def select_row(s: SortShape, ms: list[str], os: list[str]) -> tuple[list[str], l
             f"affine.yield %nbar : {e}", "}"]
     row += [f"affine.for %t = 0 to {k - 1} {{",  # sorted: the last kept to the end, the heap one shorter
             f"%end = affine.apply affine_map<(d0) -> ({k - 1} - d0)>(%t)",
-            f"%ve = memref.load %heap[%end] : {hb}", f"%v0 = affine.load %heap[0] : {hb}",
-            f"memref.store %v0, %heap[%end] : {hb}"]
+            f"%ve = memref.load %heap[%end] : {hb}", f"%vroot = affine.load %heap[0] : {hb}",
+            f"memref.store %vroot, %heap[%end] : {hb}"]
     row += sift_down(s, "%ve", "%c0", "%end", "%he") + ["}"]
     row += [f"affine.for %t = 0 to {k} {{", f"%v = affine.load %heap[%t] : {hb}",
             "%q = arith.andi %v, %hk_low : i64", "%qi = arith.index_cast %q : i64 to index"]
@@ -442,10 +442,10 @@ class MergeEnd:
     tag: str  # its values' names: %<tag>_...
     starts: tuple[str, str]  # the cursors (run a's, run b's) at the pair's first step
     carried: tuple[str, str]  # the cursors carried from the step before
-    clamp: str  # the loads' clamp into the row: `minsi` to %clast (front), `maxsi` to %c0 (back)
-    bound: str
-    left: str  # a cursor has elements left where `cmpi <left>, cursor, limit`
-    limits: tuple[str, str]
+    clamp: str  # the loads' clamp into the row, `arith.<clamp> cursor, bound`: minsi (front), maxsi (back)
+    bound: str  # %clast (front), %c0 (back)
+    left: str  # a cursor has elements left where `cmpi <left>, cursor, limit`: slt (front), sge (back)
+    limits: tuple[str, str]  # run a's and run b's limits: their ends (front), their starts (back)
     own: int  # the run whose element it takes on a tie: 0 (a: the front), 1 (b: the back)
     step: str  # a taken cursor's move: addi (front), subi (back)
     out: str  # the output it writes: `arith.<op> x, %t`
@@ -468,7 +468,6 @@ def merge_end(s: SortShape, kb: str, pb: str, end: MergeEnd) -> list[str]:
     cursor moved."""
     g, (a, b) = end.tag, (f"%{end.tag}_a", f"%{end.tag}_b")
     own, other = (a, b) if end.own == 0 else (b, a)
-    oc, xc = (f"{own}c", f"{other}c")
     ops = [f"{a} = arith.select %start, {end.starts[0]}, {end.carried[0]} : index",
            f"{b} = arith.select %start, {end.starts[1]}, {end.carried[1]} : index",
            f"{a}c = arith.{end.clamp} {a}, {end.bound} : index",
@@ -481,7 +480,7 @@ def merge_end(s: SortShape, kb: str, pb: str, end: MergeEnd) -> list[str]:
             f"%{g}_none = arith.xori {other}_has, %true : i1",
             f"%{g}_wins = arith.ori %{g}_none, %{g}_ab : i1",
             f"%{g}_take = arith.andi {own}_has, %{g}_wins : i1",
-            f"%{g}_from = arith.select %{g}_take, {oc}, {xc} : index",
+            f"%{g}_from = arith.select %{g}_take, {own}c, {other}c : index",
             f"%{g}_key = memref.load %keys[%src, %{g}_from] : {kb}",
             f"%{g}_p = memref.load %pos[%src, %{g}_from] : {pb}",
             f"%{g}_out = {end.out} : index",
@@ -489,10 +488,9 @@ def merge_end(s: SortShape, kb: str, pb: str, end: MergeEnd) -> list[str]:
             f"memref.store %{g}_p, %pos[%dst, %{g}_out] : {pb}",
             f"{a}_next = arith.{end.step} {a}, %c1 : index",
             f"{b}_next = arith.{end.step} {b}, %c1 : index"]
-    moved = {own: (f"%{g}_take", f"{own}_next", own), other: (f"%{g}_take", other, f"{other}_next")}
-    for cursor, name in zip((a, b), end.moved):
-        take, yes, no = moved[cursor]
-        ops.append(f"{name} = arith.select {take}, {yes}, {no} : index")
+    for cursor, name in zip((a, b), end.moved):  # its own run's cursor moves where taken, the other's where not
+        yes, no = (f"{cursor}_next", cursor) if cursor == own else (cursor, f"{cursor}_next")
+        ops.append(f"{name} = arith.select %{g}_take, {yes}, {no} : index")
     return ops
 
 
