@@ -23,7 +23,10 @@ from loopopt.errors import LoopOptError
 from loopopt.frontend import sorts
 
 PREDICATE = {("f32", "ascending"): "cmpf ole", ("f32", "descending"): "cmpf oge",
-             ("i32", "ascending"): "cmpi sle", ("i32", "descending"): "cmpi sge"}
+             ("i32", "ascending"): "cmpi sle", ("i32", "descending"): "cmpi sge",
+             ("f16", "ascending"): "cmpf ole", ("f16", "descending"): "cmpf oge",
+             ("f64", "ascending"): "cmpf ole", ("f64", "descending"): "cmpf oge",
+             ("i16", "ascending"): "cmpi sle", ("i16", "descending"): "cmpi sge"}
 
 
 def sort_program(shape: tuple, dim: int, order: str = "ascending", e: str = "f32", with_indices: bool = True,
@@ -99,7 +102,8 @@ def reference(x, dim, order, row_sort):
 
 def _bits(a):
     a = np.ascontiguousarray(a)
-    return a.view(np.int32) if a.dtype == np.float32 else a
+    return a.view({np.float32: np.int32, np.float16: np.int16, np.float64: np.int64}[a.dtype.type]) \
+        if a.dtype.kind == "f" else a
 
 
 def _positions(shape, dim):
@@ -315,9 +319,47 @@ TOPK = [  # shape, dim, (k of the values, k of the indices), order, input
     ((1000, 4), 0, (7, 7), "ascending", "nan"),
     ((2, 32000), 1, (50, 50), "descending", "nan"),
     ((3, 2000), 1, (256, 256), "descending", "ties"),
-    ((2, 500), 1, (20, 20), "descending", "rising"),   # every element enters the buffer
+    ((2, 500), 1, (20, 20), "descending", "rising"),   # every element enters the heap
     ((2, 500), 1, (20, 20), "ascending", "falling"),
+    # section 85's adversarial rows: the opposite order (every element a new first), all equal
+    # (0.0 and -0.0: the first k positions), a few values, all NaN; k = 1, 2, 3, k = N, k = 256
+    ((2, 32000), 1, (50, 50), "descending", "rising"),
+    ((2, 32000), 1, (50, 50), "ascending", "falling"),
+    ((3, 2000), 1, (256, 256), "descending", "rising"),
+    ((3, 2000), 1, (256, 256), "ascending", "zeros"),
+    ((3, 1000), 1, (1, 1), "descending", "rising"),
+    ((3, 1000), 1, (1, 1), "ascending", "nan"),
+    ((3, 1000), 1, (2, 2), "descending", "ties"),
+    ((3, 1000), 1, (3, 3), "ascending", "falling"),
+    ((2, 200), 1, (200, 200), "descending", "nan"),
+    ((2, 256), 1, (256, 256), "ascending", "falling"),
+    ((2, 1000), 1, (64, 64), "descending", "zeros"),
+    ((2, 1000), 1, (31, 31), "descending", "nans"),
+    ((2, 1000), 1, (31, 31), "ascending", "nans"),
+    ((2, 1000), 1, (100, 100), "descending", "twovalues"),
+    ((2, 1000), 1, (100, 100), "ascending", "nanfirst"),
 ]
+
+
+def topk_input(shape, dim, kind, rng):
+    """The row kinds of TOPK: random with ties, -0.0, NaN and infinities (nan) or without NaN
+    (ties); sorted rows (rising, falling; random fractions, no ties); every element 0.0 or -0.0
+    (zeros), NaN of either sign (nans); two values, 1.0 and -0.0, in random places (twovalues); NaN first, then
+    a rising row (nanfirst: NaN the last ascending, so every later element enters)."""
+    if kind in ("rising", "falling"):
+        x = np.sort(_ties_zeros(shape, rng) + rng.random(shape).astype(np.float32), axis=dim)
+        return x if kind == "rising" else np.flip(x, dim).copy()
+    if kind == "zeros":
+        return np.where(rng.random(shape) < 0.5, np.float32(0.0), np.float32(-0.0)).astype(np.float32)
+    if kind == "nans":  # NaN of either sign (eager's NaNs are equal whatever their bits)
+        return np.where(rng.random(shape) < 0.5, np.float32(np.nan), -np.float32(np.nan)).astype(np.float32)
+    if kind == "twovalues":
+        return np.where(rng.random(shape) < 0.5, np.float32(1.0), np.float32(-0.0)).astype(np.float32)
+    if kind == "nanfirst":
+        x = np.sort(rng.random(shape).astype(np.float32), axis=dim)
+        x[(slice(None),) * dim + (slice(0, 40),)] = np.nan
+        return x
+    return _with_nan(shape, rng) if kind == "nan" else _ties_zeros(shape, rng)
 
 
 @pytest.mark.parametrize("shape, dim, ks, order, kind", TOPK)
@@ -325,11 +367,7 @@ def test_topk_of_a_long_row_selects_eagers_first_k(shape, dim, ks, order, kind):
     """topk's sort of a long row read only through slices of its first k: the k first of eager's
     stable order selected, values and indices bit for bit."""
     rng = np.random.default_rng(8)
-    if kind in ("rising", "falling"):
-        x = np.sort(_ties_zeros(shape, rng) + rng.random(shape).astype(np.float32), axis=dim)
-        x = x if kind == "rising" else np.flip(x, dim).copy()
-    else:
-        x = _with_nan(shape, rng) if kind == "nan" else _ties_zeros(shape, rng)
+    x = topk_input(shape, dim, kind, rng)
     program = topk_program(shape, dim, ks, order)
     s = sorts.shape_of(_sort_op(program))
     assert s.plan == "select" and s.first == max(ks)
@@ -337,6 +375,44 @@ def test_topk_of_a_long_row_selects_eagers_first_k(shape, dim, ks, order, kind):
     want_v, want_i = stable_reference(x, dim, order)
     np.testing.assert_array_equal(_bits(got_v), _bits(_first(want_v, ks[0], dim)))
     np.testing.assert_array_equal(got_i, _first(want_i, ks[1], dim))
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_topk_of_integer_keys_in_the_opposite_order(order):
+    """i32 keys, a row in the opposite order with ties and INT_MIN, INT_MAX: the heap's tie break
+    by position on integers."""
+    x = np.repeat(np.arange(-250, 250, dtype=np.int32), 2).reshape(1, 1000)
+    x = np.concatenate([x, x[:, ::-1], x // 7], 0).copy()
+    x[:, 500] = np.iinfo(np.int32).min
+    x[:, 501] = np.iinfo(np.int32).max
+    x = x if order == "descending" else -np.maximum(x, -np.iinfo(np.int32).max)
+    program = topk_program((3, 1000), 1, (40, 40), order, e="i32")
+    assert sorts.shape_of(_sort_op(program)).plan == "select"
+    got_v, got_i = _run(program, x, _positions((3, 1000), 1))
+    want_v, want_i = stable_reference(x, 1, order)
+    np.testing.assert_array_equal(got_v, want_v[:, :40])
+    np.testing.assert_array_equal(got_i, want_i[:, :40])
+
+
+@pytest.mark.parametrize("e, dtype, plan", [("f16", np.float16, "select"), ("i16", np.int16, "select"),
+                                            ("f64", np.float64, "merge")])
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_topk_of_other_key_types(e, dtype, plan, order):
+    """Keys of 16 bits enter the heap widened (f16 exactly to f32, i16 signed); keys of 64 bits do
+    not fit an i64 entry beside their position: merged. Ties, -0.0, NaN, rows in the opposite order."""
+    rng = np.random.default_rng(12)
+    shape = (4, 700)
+    x = (_with_nan(shape, rng) if dtype != np.int16 else rng.integers(-9, 10, shape)).astype(dtype)
+    x[1] = np.sort(x[1])
+    x[2] = np.sort(x[2])[::-1]
+    if dtype == np.int16:
+        x[3, :2] = [np.iinfo(np.int16).min, np.iinfo(np.int16).max]
+    program = topk_program(shape, 1, (60, 60), order, e=e)
+    assert sorts.shape_of(_sort_op(program)).plan == plan
+    got_v, got_i = _run(program, x, _positions(shape, 1))
+    want_v, want_i = stable_reference(x, 1, order)
+    np.testing.assert_array_equal(_bits(got_v), _bits(want_v[:, :60]))
+    np.testing.assert_array_equal(got_i, want_i[:, :60])
 
 
 def test_a_slice_past_the_front_is_merged():

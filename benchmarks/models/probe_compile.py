@@ -49,7 +49,7 @@ every input's first dimension doubled (where the model takes that size). `--dump
 --target cpu --remarks`.
 
 These models are a probe for what the benchmark misses, not a tuning set: docs/cpu_codegen.md
-sections 11c, 27, 34c, 37, 43, 49, 59, 66, 70, 79 and 81 name what they found (a batch of one's transposed constants; NCHW maps of
+sections 11c, 27, 34c, 37, 43, 49, 59, 66, 70, 79, 81 and 85 name what they found (a batch of one's transposed constants; NCHW maps of
 28 x 28) and the numbers before and after.
 """
 from __future__ import annotations
@@ -1544,6 +1544,17 @@ class Distinct:
 
 
 @dataclass(frozen=True)
+class Rising:
+    """Distinct's values with each row sorted ascending: the adversarial row of a largest-first
+    topk (every element a new first; docs/cpu_codegen.md section 85)."""
+
+    shape: tuple
+
+    def make(self, batch_scale: int = 1) -> torch.Tensor:
+        return Distinct(self.shape).make(batch_scale).sort(dim=-1).values.contiguous()
+
+
+@dataclass(frozen=True)
 class Typed:
     """A float input of SHAPE uniform in [-1, 1), of DTYPE."""
 
@@ -1590,7 +1601,8 @@ class Strided:
 
 def make_input(spec, batch_scale: int = 1) -> torch.Tensor:
     """A float input uniform in [-1, 1) of shape SPEC (first dimension times BATCH_SCALE), or spec.make."""
-    if isinstance(spec, (Ints, Padding, Binary, Uniform, WithNaN, Halves, Distinct, Typed, ChannelsLast, Transposed, Strided)):
+    if isinstance(spec, (Ints, Padding, Binary, Uniform, WithNaN, Halves, Distinct, Rising, Typed, ChannelsLast, Transposed,
+                         Strided)):
         return spec.make(batch_scale)
     return torch.rand(batch_scale * spec[0], *spec[1:]) * 2 - 1
 
@@ -1701,6 +1713,7 @@ MODELS = {  # name: (module factory, input shapes)
     "fp16mlp": (lambda: HalfMlp(torch.float16), [Typed((64, 256), torch.float16)]),
     "bf16mlp": (lambda: HalfMlp(torch.bfloat16), [Typed((64, 256), torch.bfloat16)]),
     "topk32k": (TopkLogits, [Distinct((4, 32000))]),
+    "topk32k_rising": (TopkLogits, [Rising((4, 32000))]),
     "sort1k": (SortRows, [Distinct((64, 1024))]),
     "argsort4k": (ArgsortRows, [Distinct((16, 4096))]),
     "layouts": (LayoutInputs, [ChannelsLast((4, 64, 28, 28)), Transposed((4, 64, 28, 28)), Strided((4, 64, 28, 28))]),

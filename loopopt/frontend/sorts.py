@@ -37,12 +37,18 @@ other operand (the indices) alike.
   counted in an i32 buffer by a loop over j, then every operand's element i stored at `rank[i]`.
   The ranks of a row are a permutation of 0 .. N-1 (equal elements numbered in their order).
 * select (a longer row of which only the first k <= MAX_SELECT are read: every use of every result
-  a `tensor.extract_slice` of the first k along d, as torch-mlir writes topk): a buffer of the k
-  first keys and their positions, sorted; each element x of the row, in order, enters it when the
-  buffer is not yet full or x is strictly before its last (`not last <= x`: a later equal element
-  never displaces an earlier one), at the place `#{ b in buffer : b <= x }`, the elements after it
-  moved one on (the last dropped). The buffer holds the first k of the stable order at every
-  step; the results are k long along d, and the slices read them.
+  a `tensor.extract_slice` of the first k along d, as torch-mlir writes topk; keys of at most 32
+  bits): a heap of k i64 entries, each the key's rank key (an unsigned i32 ordered as the sort
+  orders keys: -0.0 as 0.0, one NaN for all) above its position, so that the entries' unsigned
+  order is the stable order; each entry after its children, the root the last kept. The row's
+  first k put in, in order, and heapified; each later element x replaces the root where it is
+  strictly before the root's key (`not bar <= x`, bar the row's element at the root's position:
+  a later tie of the last never enters, x's position being past every kept one), sifted down by
+  floor(log2 k) steps of no branch. The heap holds the first k of the stable order of the
+  elements seen at every step: O(N log k) on every row, a row in the opposite order included.
+  Then sorted in place (the root swapped with the heap's end, the end's entry sifted down in the
+  heap one shorter, k - 1 times): the first k in order; the results are k long along d, and the
+  slices read them.
 * merge (a longer row, at most MAX_MERGE): the row's runs of RUN (16) sorted into the first of a
   pair of row buffers of keys and i32 positions, each element stored at its rank within its run
   (counted as above, over the run); then stages log2 RUN .. ceil(log2 N) - 1, stage s merging the
@@ -57,7 +63,7 @@ other operand (the indices) alike.
   again at it): no branch, and two independent chains a step. The runs are sorted after every
   stage; the last stage's positions p give every operand's element p, in order.
 
-The buffers (ranks, select's k keys and positions, merge's two rows of keys and positions) are one
+The buffers (ranks, select's heap of k, merge's two rows of keys and positions) are one
 row's, reused for every row; no loop is unrolled: the IR does not grow with N.
 
 Any other sort (a dynamic size, a strict or other comparator, a region reading another operand's
@@ -82,7 +88,7 @@ DECISION_SEPARATOR = "; "
 PASSED_REMARK = "[SORT AS LOOPS] tm_tensor.sort written as loops in the stable order"
 MISSED_REMARK = "[STOP SORT AS LOOPS] tm_tensor.sort is not written as loops"  # (a refusal stops the lowering)
 MAX_ROW = 128  # ranks: the longest row sorted by N^2 comparisons (1.03x of eager at 128, 1.96x at 256; section 72)
-MAX_SELECT = 256  # select: the largest k of a top-k kept in a sorted buffer of k (section 79)
+MAX_SELECT = 256  # select: the largest k of a top-k kept in a heap of k (sections 79, 85)
 RUN = 16  # merge: the runs its first pass sorts by ranks (a power of two; MAX_ROW > RUN)
 MAX_MERGE = 1 << 22  # merge: the longest row merged (its buffers: 2 x N keys and 2 x N i32 positions)
 
@@ -115,12 +121,19 @@ class SortShape:
         return self.predicate in ("ole", "oge")
 
     @property
+    def narrow_keys(self) -> bool:
+        """Keys of at most 32 bits: select's heap entries are the key's rank and its position in one
+        i64 (`heap_key`)."""
+        e = self.types[0].element_type
+        return str(e) in ("f32", "f16", "bf16") or (isinstance(e, ir.IntegerType) and ir.IntegerType(e).width <= 32)
+
+    @property
     def plan(self) -> str:
-        """ranks (a row of at most MAX_ROW), select (the first k <= MAX_SELECT of a longer row read),
-        merge (any other longer row)."""
+        """ranks (a row of at most MAX_ROW), select (the first k <= MAX_SELECT of a longer row read,
+        keys of at most 32 bits), merge (any other longer row)."""
         if self.row <= MAX_ROW:
             return "ranks"
-        if self.first is not None and self.first <= MAX_SELECT:
+        if self.first is not None and self.first <= MAX_SELECT and self.narrow_keys:
             return "select"
         return "merge"
 
@@ -294,61 +307,191 @@ def _gathered(s: SortShape, k: int, m: str, where: str) -> str:
     return f"%v{k} = memref.load %m{k}[{where}] : {m}"
 
 
+def heap_key(s: SortShape, x: str, position: str, name: str) -> list[str]:
+    """Ops computing `%{name}`: the i64 `(rank key << 32) | position` of the key x (of at most 32
+    bits) at `position` (an index), whose unsigned order is the stable sort's: the rank key an
+    unsigned i32 ordered as the sort orders the keys. Floats (f16 and bf16 widened exactly to
+    f32): -0.0 as 0.0 (equal), every NaN as one positive NaN (equal), the bits ordered as unsigned
+    (a negative's all flipped, a positive's sign); integers: signed ones' sign flipped; descending:
+    all bits flipped (NaN, the last ascending, first). Equal keys tie, the position then orders
+    them."""
+    e = str(s.types[0].element_type)
+    if s.float_keys:
+        f = x
+        ops = []
+        if e != "f32":
+            f = f"%{name}_f"
+            ops.append(f"{f} = arith.extf {x} : {e} to f32")
+        ops += [f"%{name}_b = arith.bitcast {f} : f32 to i32",
+                f"%{name}_nan = arith.cmpf uno, {f}, {f} : f32",
+                f"%{name}_z = arith.cmpi eq, %{name}_b, %hk_sign : i32",  # -0.0
+                f"%{name}_b1 = arith.select %{name}_z, %zero, %{name}_b : i32",
+                f"%{name}_b2 = arith.select %{name}_nan, %hk_nan, %{name}_b1 : i32",
+                f"%{name}_s = arith.shrsi %{name}_b2, %hk_31 : i32",  # all ones where negative
+                f"%{name}_m = arith.ori %{name}_s, %hk_sign : i32",
+                f"%{name}_u = arith.xori %{name}_b2, %{name}_m : i32"]
+    else:
+        width = ir.IntegerType(s.types[0].element_type).width
+        signed = s.predicate in ("sle", "sge")
+        b = x
+        ops = []
+        if width < 32:
+            b = f"%{name}_w"
+            ops.append(f"{b} = arith.{'extsi' if signed else 'extui'} {x} : {e} to i32")
+        ops.append(f"%{name}_u = arith.xori {b}, %hk_sign : i32" if signed
+                   else f"%{name}_u = arith.addi {b}, %zero : i32")
+    key = f"%{name}_u"
+    if s.order == "descending":
+        ops.append(f"%{name}_d = arith.xori %{name}_u, %hk_ones : i32")
+        key = f"%{name}_d"
+    return ops + [f"%{name}_k = arith.extui {key} : i32 to i64",
+                  f"%{name}_hi = arith.shli %{name}_k, %hk_32 : i64",
+                  f"%{name}_p = arith.index_cast {position} : index to i64",
+                  f"%{name} = arith.ori %{name}_hi, %{name}_p : i64"]
+
+
+def heap_constants() -> list[str]:
+    """The constants `heap_key` and `select_row` name."""
+    return ["%hk_sign = arith.constant -2147483648 : i32", "%hk_nan = arith.constant 2143289344 : i32",
+            "%hk_31 = arith.constant 31 : i32", "%hk_ones = arith.constant -1 : i32",
+            "%hk_32 = arith.constant 32 : i64", "%hk_low = arith.constant 4294967295 : i64"]
+
+
+def sift_down(s: SortShape, entry: str, start: str, size: str, result: str) -> list[str]:
+    """Ops placing the i64 `entry` (`heap_key`) in select's heap `%heap` of `size` entries (a
+    value), from the hole `start` down: a heap of the stable order's last first, every entry
+    after its children (unsigned greater), its root the last kept. A loop of floor(log2 k) steps,
+    each taking the later child (the right one where the left is before it) and moving it up into
+    the hole where the entry is before it; where not, the hole stays (and so do the steps after:
+    the same comparison again). `result` is the final hole, where the entry is stored."""
+    k = s.first
+    hb = f"memref<{k}xi64>"
+    return [f"{result} = affine.for %s_lv = 0 to {(k).bit_length() - 1} iter_args(%s_h = {start}) -> (index) {{",
+            "%s_h2 = arith.addi %s_h, %s_h : index",
+            "%s_l = arith.addi %s_h2, %c1 : index",  # the children 2h + 1, 2h + 2
+            "%s_r = arith.addi %s_l, %c1 : index",
+            f"%s_has_l = arith.cmpi ult, %s_l, {size} : index",
+            f"%s_has_r = arith.cmpi ult, %s_r, {size} : index",
+            "%s_lc = arith.minui %s_l, %clastk : index",  # loads clamped into the heap
+            "%s_rc = arith.minui %s_r, %clastk : index",
+            f"%s_vl = memref.load %heap[%s_lc] : {hb}",
+            f"%s_vr = memref.load %heap[%s_rc] : {hb}",
+            "%s_lr = arith.cmpi ult, %s_vl, %s_vr : i64",
+            "%s_pick_r = arith.andi %s_has_r, %s_lr : i1",
+            "%s_r1 = arith.index_castui %s_pick_r : i1 to index",
+            "%s_c = arith.addi %s_lc, %s_r1 : index",
+            "%s_vc = arith.select %s_pick_r, %s_vr, %s_vl : i64",
+            f"%s_ec = arith.cmpi ult, {entry}, %s_vc : i64",
+            "%s_move = arith.andi %s_has_l, %s_ec : i1",
+            f"memref.store %s_vc, %heap[%s_h] : {hb}",  # the hole's content is the entry's in the end
+            "%s_h1 = arith.select %s_move, %s_c, %s_h : index",
+            "affine.yield %s_h1 : index", "}",
+            f"memref.store {entry}, %heap[{result}] : {hb}"]
+
+
 def select_row(s: SortShape, ms: list[str], os: list[str]) -> tuple[list[str], list[str]]:
-    """(buffers, one row's ops) of the select plan: the first k of the stable order kept sorted in a
-    buffer of k keys and positions, each element entering it at its place when it is before the last."""
+    """(buffers, one row's ops) of the select plan: the first k of the stable order kept in a heap
+    of k i64 entries (`heap_key`: the key's rank and its position), the last first: the row's
+    first k put in and heapified; each later element x replacing the root (the last kept) where x
+    is strictly before the root's key (the bar, the row's element at the root's position: `not
+    bar <= x`), sifted down; then the heap sorted (its root swapped with its end, the end's entry
+    sifted down in the heap one shorter) and every operand gathered at the k positions.
+    O(N log k) on every row."""
     at, m0, k, e = _indexer(s), ms[0], s.first, str(s.types[0].element_type)
-    kb, pb = f"memref<{k}x{e}>", f"memref<{k}xi32>"
-    buffers = [f"%best = memref.alloc() : {kb}", f"%bestpos = memref.alloc() : {pb}", f"%cfirst = arith.constant {k} : index"]
-    row = [f"%x0 = affine.load %m0[{at('0')}] : {m0}",  # the buffer filled with a key of the row: never read before it is set
-           f"affine.for %j = 0 to {k} {{",
-           f"affine.store %x0, %best[%j] : {kb}", f"affine.store %zero, %bestpos[%j] : {pb}", "}",
-           f"affine.for %i = 0 to {s.row} {{",
-           f"%x = affine.load %m0[{at('%i')}] : {m0}",
-           f"%last = affine.load %best[{k - 1}] : {kb}"]
-    row += before_or_tie(s, "%last", "%x", "lx")
-    row += ["%beats = arith.xori %lx, %true : i1",  # x strictly before the last kept: a later tie never displaces it
-            "%filling = arith.cmpi ult, %i, %cfirst : index",
-            "%enter = arith.ori %filling, %beats : i1",
-            "scf.if %enter {",
-            f"%n = affine.min affine_map<(d0) -> (d0, {k})>(%i)",
-            f"%place = affine.for %j = 0 to {k} iter_args(%acc = %c0) -> (index) {{",
-            f"%y = affine.load %best[%j] : {kb}"]
-    row += before_or_tie(s, "%y", "%x", "yx")
-    row += ["%held = arith.cmpi ult, %j, %n : index",
-            "%counts = arith.andi %yx, %held : i1",
-            "%one = arith.select %counts, %c1, %c0 : index",
-            "%acc1 = arith.addi %acc, %one : index",
-            "affine.yield %acc1 : index", "}",
-            "%xi = arith.index_cast %i : index to i32",
-            # from the last down to 1: the element before moved on where past the place, x at the place
-            f"affine.for %t = 0 to {k - 1} {{",
-            f"%j = affine.apply affine_map<(d0) -> ({k - 1} - d0)>(%t)",
-            f"%prev = affine.load %best[-%t + {k - 2}] : {kb}",
-            f"%prevpos = affine.load %bestpos[-%t + {k - 2}] : {pb}",
-            f"%cur = affine.load %best[-%t + {k - 1}] : {kb}",
-            f"%curpos = affine.load %bestpos[-%t + {k - 1}] : {pb}",
-            "%after = arith.cmpi ugt, %j, %place : index",
-            "%at = arith.cmpi eq, %j, %place : index",
-            f"%kept = arith.select %at, %x, %cur : {e}",
-            "%keptpos = arith.select %at, %xi, %curpos : i32",
-            f"%new = arith.select %after, %prev, %kept : {e}",
-            "%newpos = arith.select %after, %prevpos, %keptpos : i32",
-            f"affine.store %new, %best[-%t + {k - 1}] : {kb}",
-            f"affine.store %newpos, %bestpos[-%t + {k - 1}] : {pb}", "}",
-            "%front = arith.cmpi eq, %place, %c0 : index",
-            f"%b0 = affine.load %best[0] : {kb}",
-            f"%p0 = affine.load %bestpos[0] : {pb}",
-            f"%nb0 = arith.select %front, %x, %b0 : {e}",
-            "%np0 = arith.select %front, %xi, %p0 : i32",
-            f"affine.store %nb0, %best[0] : {kb}",
-            f"affine.store %np0, %bestpos[0] : {pb}",
-            "}", "}"]
-    row += [f"affine.for %t = 0 to {k} {{", f"%q = affine.load %bestpos[%t] : {pb}",
-            "%qi = arith.index_cast %q : i32 to index"]
+    hb = f"memref<{k}xi64>"
+    buffers = [f"%heap = memref.alloc() : {hb}", f"%cfirst = arith.constant {k} : index",
+               f"%clastk = arith.constant {k - 1} : index"] + heap_constants()
+
+    def bar(name: str) -> list[str]:  # the row's element at the root's position
+        return [f"%{name}_v = affine.load %heap[0] : {hb}", f"%{name}_p = arith.andi %{name}_v, %hk_low : i64",
+                f"%{name}_i = arith.index_cast %{name}_p : i64 to index",
+                f"%{name} = memref.load %m0[{at(f'%{name}_i')}] : {m0}"]
+    row = [f"affine.for %j = 0 to {k} {{",  # the row's first k, in order
+           f"%xj = affine.load %m0[{at('%j')}] : {m0}"]
+    row += heap_key(s, "%xj", "%j", "vj") + [f"affine.store %vj, %heap[%j] : {hb}", "}"]
+    row += [f"affine.for %t = 0 to {k // 2} {{",  # heapified: each parent, the last first, sifted down
+            f"%start = affine.apply affine_map<(d0) -> ({k // 2 - 1} - d0)>(%t)",
+            f"%vs = memref.load %heap[%start] : {hb}"]
+    row += sift_down(s, "%vs", "%start", "%cfirst", "%hs") + ["}"] + bar("bar0")
+    row += [f"%barn = affine.for %i = {k} to {s.row} iter_args(%bar = %bar0) -> ({e}) {{",
+            f"%x = affine.load %m0[{at('%i')}] : {m0}"]
+    row += before_or_tie(s, "%bar", "%x", "rx")
+    row += ["%beats = arith.xori %rx, %true : i1",  # x strictly before the last kept: a later tie never displaces it
+            f"%nbar = scf.if %beats -> ({e}) {{"]
+    row += heap_key(s, "%x", "%i", "vx") + sift_down(s, "%vx", "%c0", "%cfirst", "%hx") + bar("bar1")
+    row += [f"scf.yield %bar1 : {e}", "} else {", f"scf.yield %bar : {e}", "}",
+            f"affine.yield %nbar : {e}", "}"]
+    row += [f"affine.for %t = 0 to {k - 1} {{",  # sorted: the last kept to the end, the heap one shorter
+            f"%end = affine.apply affine_map<(d0) -> ({k - 1} - d0)>(%t)",
+            f"%ve = memref.load %heap[%end] : {hb}", f"%vroot = affine.load %heap[0] : {hb}",
+            f"memref.store %vroot, %heap[%end] : {hb}"]
+    row += sift_down(s, "%ve", "%c0", "%end", "%he") + ["}"]
+    row += [f"affine.for %t = 0 to {k} {{", f"%v = affine.load %heap[%t] : {hb}",
+            "%q = arith.andi %v, %hk_low : i64", "%qi = arith.index_cast %q : i64 to index"]
     for n, (m, o) in [(n, mo) for n, mo in enumerate(zip(ms, os)) if n not in s.unused]:
         row += [_gathered(s, n, m, at('%qi')), f"affine.store %v{n}, %o{n}[{at('%t')}] : {o}"]
     return buffers, row + ["}"]
+
+
+@dataclass(frozen=True)
+class MergeEnd:
+    """One end of a merge step: the front takes the first of what is left of a run pair, the
+    back its last; each with a cursor into each run (carried, reset at the pair's first step),
+    the run it takes a tie from, and where it writes."""
+
+    tag: str  # its values' names: %<tag>_...
+    starts: tuple[str, str]  # the cursors (run a's, run b's) at the pair's first step
+    carried: tuple[str, str]  # the cursors carried from the step before
+    clamp: str  # the loads' clamp into the row, `arith.<clamp> cursor, bound`: minsi (front), maxsi (back)
+    bound: str  # %clast (front), %c0 (back)
+    left: str  # a cursor has elements left where `cmpi <left>, cursor, limit`: slt (front), sge (back)
+    limits: tuple[str, str]  # run a's and run b's limits: their ends (front), their starts (back)
+    own: int  # the run whose element it takes on a tie: 0 (a: the front), 1 (b: the back)
+    step: str  # a taken cursor's move: addi (front), subi (back)
+    out: str  # the output it writes: `arith.<op> x, %t`
+    moved: tuple[str, str]  # the cursors after the step, yielded
+
+
+FRONT = MergeEnd("f", ("%base", "%mid"), ("%ia", "%ib"), "minsi", "%clast", "slt", ("%mid", "%end"), 0, "addi",
+                 "arith.addi %base, %t", ("%ia1", "%ib1"))
+BACK = MergeEnd("b", ("%mid1", "%end1"), ("%ja", "%jb"), "maxsi", "%c0", "sge", ("%base", "%mid"), 1, "subi",
+                "arith.subi %end1, %t", ("%ja1", "%jb1"))  # on a pair of odd length the last step's back is its front
+
+
+def merge_end(s: SortShape, kb: str, pb: str, end: MergeEnd) -> list[str]:
+    """Ops of one end of a merge step (`merge_row`): run a's and run b's elements at the cursors
+    (clamped loads), `a <= b` (the comparator, NaN in eager's place); the end takes its own run's
+    element where that run has one left and either the other has none or a <= b, the other's
+    otherwise: the front a's (the first, a tie from the first run), the back b's (the last, a
+    tie's second run last): both stable. The choice an index select, the key and position loaded
+    again at it (a select of floats is a branch on x86) and stored at the end's output; the taken
+    cursor moved."""
+    g, (a, b) = end.tag, (f"%{end.tag}_a", f"%{end.tag}_b")
+    own, other = (a, b) if end.own == 0 else (b, a)
+    ops = [f"{a} = arith.select %start, {end.starts[0]}, {end.carried[0]} : index",
+           f"{b} = arith.select %start, {end.starts[1]}, {end.carried[1]} : index",
+           f"{a}c = arith.{end.clamp} {a}, {end.bound} : index",
+           f"{b}c = arith.{end.clamp} {b}, {end.bound} : index",
+           f"%{g}_ka = memref.load %keys[%src, {a}c] : {kb}",
+           f"%{g}_kb = memref.load %keys[%src, {b}c] : {kb}"]
+    ops += before_or_tie(s, f"%{g}_ka", f"%{g}_kb", f"{g}_ab")
+    ops += [f"{a}_has = arith.cmpi {end.left}, {a}, {end.limits[0]} : index",
+            f"{b}_has = arith.cmpi {end.left}, {b}, {end.limits[1]} : index",
+            f"%{g}_none = arith.xori {other}_has, %true : i1",
+            f"%{g}_wins = arith.ori %{g}_none, %{g}_ab : i1",
+            f"%{g}_take = arith.andi {own}_has, %{g}_wins : i1",
+            f"%{g}_from = arith.select %{g}_take, {own}c, {other}c : index",
+            f"%{g}_key = memref.load %keys[%src, %{g}_from] : {kb}",
+            f"%{g}_p = memref.load %pos[%src, %{g}_from] : {pb}",
+            f"%{g}_out = {end.out} : index",
+            f"memref.store %{g}_key, %keys[%dst, %{g}_out] : {kb}",
+            f"memref.store %{g}_p, %pos[%dst, %{g}_out] : {pb}",
+            f"{a}_next = arith.{end.step} {a}, %c1 : index",
+            f"{b}_next = arith.{end.step} {b}, %c1 : index"]
+    for cursor, name in zip((a, b), end.moved):  # its own run's cursor moves where taken, the other's where not
+        yes, no = (f"{cursor}_next", cursor) if cursor == own else (cursor, f"{cursor}_next")
+        ops.append(f"{name} = arith.select %{g}_take, {yes}, {no} : index")
+    return ops
 
 
 def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
@@ -388,56 +531,11 @@ def merge_row(s: SortShape, ms: list[str]) -> tuple[list[str], list[str]]:
            "%mid0 = arith.addi %base, %w : index",
            "%mid = arith.minsi %mid0, %cn : index",  # the first run's end, the second's start
            "%end0 = arith.addi %mid0, %w : index",
-           "%end = arith.minsi %end0, %cn : index",
-           # the front: the first of what is left, a tie taken from the first run (stable)
-           "%at_a = arith.select %start, %base, %ia : index",
-           "%at_b = arith.select %start, %mid, %ib : index",
-           "%ac = arith.minsi %at_a, %clast : index",
-           "%bc = arith.minsi %at_b, %clast : index",
-           f"%xa = memref.load %keys[%src, %ac] : {kb}",
-           f"%xb = memref.load %keys[%src, %bc] : {kb}"]
-    row += before_or_tie(s, "%xa", "%xb", "ab")
-    row += ["%has_a = arith.cmpi slt, %at_a, %mid : index",
-            "%has_b = arith.cmpi slt, %at_b, %end : index",
-            "%no_b = arith.xori %has_b, %true : i1",
-            "%a_first = arith.ori %no_b, %ab : i1",
-            "%take_a = arith.andi %has_a, %a_first : i1",
-            "%from = arith.select %take_a, %ac, %bc : index",  # an index chosen, the key loaded again: a
-            f"%key = memref.load %keys[%src, %from] : {kb}",     # select of floats is a branch on x86
-            f"%p = memref.load %pos[%src, %from] : {pb}",
-            "%front = arith.addi %base, %t : index",
-            f"memref.store %key, %keys[%dst, %front] : {kb}",
-            f"memref.store %p, %pos[%dst, %front] : {pb}",
-            "%next_a = arith.addi %at_a, %c1 : index",
-            "%next_b = arith.addi %at_b, %c1 : index",
-            "%ia1 = arith.select %take_a, %next_a, %at_a : index",
-            "%ib1 = arith.select %take_a, %at_b, %next_b : index",
-            # the back: the last of what is left, a tie taken from the second run (stable)
-            "%mid1 = arith.subi %mid, %c1 : index",
-            "%end1 = arith.subi %end, %c1 : index",
-            "%la = arith.select %start, %mid1, %ja : index",
-            "%lb = arith.select %start, %end1, %jb : index",
-            "%lac = arith.maxsi %la, %c0 : index",
-            "%lbc = arith.maxsi %lb, %c0 : index",
-            f"%ya = memref.load %keys[%src, %lac] : {kb}",
-            f"%yb = memref.load %keys[%src, %lbc] : {kb}"]
-    row += before_or_tie(s, "%ya", "%yb", "yab")
-    row += ["%has_la = arith.cmpi sge, %la, %base : index",
-            "%has_lb = arith.cmpi sge, %lb, %mid : index",
-            "%no_la = arith.xori %has_la, %true : i1",
-            "%b_last = arith.ori %no_la, %yab : i1",
-            "%take_b = arith.andi %has_lb, %b_last : i1",
-            "%from_back = arith.select %take_b, %lbc, %lac : index",
-            f"%key_back = memref.load %keys[%src, %from_back] : {kb}",
-            f"%p_back = memref.load %pos[%src, %from_back] : {pb}",
-            "%back = arith.subi %end1, %t : index",  # on a pair of odd length the last step's back is its front: the same element
-            f"memref.store %key_back, %keys[%dst, %back] : {kb}",
-            f"memref.store %p_back, %pos[%dst, %back] : {pb}",
-            "%prev_a = arith.subi %la, %c1 : index",
-            "%prev_b = arith.subi %lb, %c1 : index",
-            "%ja1 = arith.select %take_b, %la, %prev_a : index",
-            "%jb1 = arith.select %take_b, %prev_b, %lb : index",
-            "affine.yield %ia1, %ib1, %ja1, %jb1 : index, index, index, index", "}", "}"]
+           "%end = arith.minsi %end0, %cn : index"]
+    row += merge_end(s, kb, pb, FRONT)
+    row += ["%mid1 = arith.subi %mid, %c1 : index", "%end1 = arith.subi %end, %c1 : index"]
+    row += merge_end(s, kb, pb, BACK)
+    row += ["affine.yield %ia1, %ib1, %ja1, %jb1 : index, index, index, index", "}", "}"]
     final = s.stages % 2
     row += [f"affine.for %t = 0 to {n} {{", f"%q = affine.load %pos[{final}, %t] : {pb}",
             "%qi = arith.index_cast %q : i32 to index"]
