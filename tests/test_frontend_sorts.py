@@ -521,3 +521,19 @@ def test_an_index_along_another_dimension_is_gathered():
     want_v, _ = stable_reference(x, 1, "descending")
     np.testing.assert_array_equal(_bits(got_v), _bits(want_v[:, :7]))
     np.testing.assert_array_equal(got_i, np.repeat(np.arange(3)[:, None], 7, 1))
+
+
+def test_a_row_whose_positions_overflow_a_heap_entry_is_not_selected():
+    """select keeps a position in the low 32 bits of an i64 entry: a row of 2^32 elements or more
+    takes the merge, which refuses a row that long (a remark, not wrong positions)."""
+    from loopopt.mlir import ir
+
+    with ir.Context(), ir.Location.unknown():
+        def shape(n: int) -> sorts.SortShape:
+            t = ir.RankedTensorType.get([2, n], ir.F32Type.get())
+            return sorts.SortShape((t, t), 1, "oge", "descending", first=50)
+
+        assert shape(32000).plan == "select"
+        assert shape((1 << 32) - 1).plan == "select"
+        assert shape(1 << 32).plan == "merge"
+        assert shape(1 << 32).row > sorts.MAX_MERGE  # shape_of refuses it: "a row of ... elements (longer than ...)"

@@ -89,6 +89,7 @@ PASSED_REMARK = "[SORT AS LOOPS] tm_tensor.sort written as loops in the stable o
 MISSED_REMARK = "[STOP SORT AS LOOPS] tm_tensor.sort is not written as loops"  # (a refusal stops the lowering)
 MAX_ROW = 128  # ranks: the longest row sorted by N^2 comparisons (1.03x of eager at 128, 1.96x at 256; section 72)
 MAX_SELECT = 256  # select: the largest k of a top-k kept in a heap of k (sections 79, 85)
+MAX_HEAP_POSITION = (1 << 32) - 1  # select: a heap entry keeps its position in its low 32 bits
 RUN = 16  # merge: the runs its first pass sorts by ranks (a power of two; MAX_ROW > RUN)
 MAX_MERGE = 1 << 22  # merge: the longest row merged (its buffers: 2 x N keys and 2 x N i32 positions)
 
@@ -130,10 +131,10 @@ class SortShape:
     @property
     def plan(self) -> str:
         """ranks (a row of at most MAX_ROW), select (the first k <= MAX_SELECT of a longer row read,
-        keys of at most 32 bits), merge (any other longer row)."""
+        keys of at most 32 bits, positions that fit 32 bits), merge (any other longer row)."""
         if self.row <= MAX_ROW:
             return "ranks"
-        if self.first is not None and self.first <= MAX_SELECT and self.narrow_keys:
+        if self.first is not None and self.first <= MAX_SELECT and self.narrow_keys and self.row <= MAX_HEAP_POSITION:
             return "select"
         return "merge"
 
