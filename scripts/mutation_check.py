@@ -1073,6 +1073,11 @@ def _pytest(tmp: str, selection: list[str]) -> subprocess.CompletedProcess:
                           cwd=tmp, env=env, capture_output=True, text=True)
 
 
+# pytest's exit codes that say no test ran: 4, a test id it found no collector for (its module
+# skipped whole, say without torch); 5, no test collected or every one deselected
+NO_TESTS_RAN = (4, 5)
+
+
 def _summary(p: subprocess.CompletedProcess) -> str:
     failed = [ln for ln in p.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
     lines = p.stdout.strip().splitlines()
@@ -1099,9 +1104,15 @@ def run_one(name: str, path: str, edits: list, pytest_args: list[str], focus_onl
             selections.append(["tests", *pytest_args])
         for selection in selections:
             p = _pytest(tmp, selection)
-            if p.returncode != 0:
+            if failed(p):
                 break
-        return p.returncode != 0, time.time() - t0, _summary(p)
+        return failed(p), time.time() - t0, _summary(p)
+
+
+def failed(p: subprocess.CompletedProcess) -> bool:
+    """Whether a pytest run caught the mutation: a test failed, could not be collected or crashed;
+    neither a pass nor a run in which no test ran (NO_TESTS_RAN) catches anything."""
+    return p.returncode != 0 and p.returncode not in NO_TESTS_RAN
 
 
 def baseline(names: list[str], pytest_args: list[str]) -> dict:
