@@ -219,7 +219,8 @@ def scales_by_ldexp(vector_bits: int) -> bool:
     the loops its vectorizer widens (one instruction for the nine of the two halves, the same
     bits: both round p * 2^n once); AVX2 has no such instruction, and LLVM would call libm's
     ldexpf lane by lane. Ops already on vectors keep the two halves (MLIR's op takes a scalar
-    exponent only)."""
+    exponent only); sweep-vectors writes the scalar op on its blocks' vectors as LLVM's intrinsic
+    (`vector_ldexp`, docs/cpu_codegen.md section 83)."""
     return vector_bits >= 512
 
 
