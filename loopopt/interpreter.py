@@ -967,6 +967,18 @@ def _e_ldexp(w, op):
     w.line(f"{w.define(op.results[0])} = _ldexp({p}, {n})")
 
 
+@_emits("llvm.call_intrinsic")
+def _e_call_intrinsic(w, op):
+    """LLVM's ldexp on vectors (codegen/cpu/math/math_approx.vector_ldexp): each lane by the scalar
+    op's rule; any other intrinsic is not evaluated."""
+    from .codegen.cpu.math.math_approx import is_vector_ldexp
+
+    if not is_vector_ldexp(op) or len(op.operands) != 2:
+        name = ir.StringAttr(op.attributes["intrin"]).value if "intrin" in op.attributes else "?"
+        raise _Unsupported(f"the intrinsic {name}")
+    _emit_elementwise(w, op, _e_ldexp)
+
+
 @_emits("math.isnan", "math.isinf", "math.isfinite")
 def _e_float_class(w, op):
     a = w.n(op.operands[0])

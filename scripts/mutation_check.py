@@ -705,6 +705,10 @@ MUTATIONS = [
     ("sweep vectors: an access through a view walks its own last index by exactly one",
      "loopopt/codegen/cpu/plan/sweep_vectors.py",
      [("        if sum(form[0][j] for j in at) != (1 if last else 0):", "        if False:")]),
+    # section 83: a 512-bit plan's llvm.intr.ldexp on the blocks' vectors scales each lane as the scalar op
+    ("sweep vectors: ldexp on vectors scales by the exponent", "loopopt/codegen/cpu/sweep_vectors.py",
+     [("        return [math_approx.vector_ldexp(operands[0], operands[1], ip, fastmath)]",
+       "        return [operands[0]]")]),
     ("sweep vectors: a memref whose last index is contiguous", "loopopt/codegen/cpu/plan/sweep_vectors.py",
      [("        form = None if acc is None or not _identity_layout(mem) else", "        form = None if acc is None else")]),
     ("time tiles: the tiled order keeps every dependence", "loopopt/codegen/cpu/plan/time_tiles.py",

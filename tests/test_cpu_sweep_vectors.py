@@ -591,3 +591,62 @@ def test_a_buffer_of_i1_is_not_read_as_vectors():
     assert "vector.load" not in out.text
     if find_tool("mlir-runner") is not None:
         assert same_natively(BIT_BUFFER, out.text) is None
+
+
+# exp and tanh as a 512-bit plan approximates them (math_approx: 2^n by llvm.intr.ldexp); the
+# argument of exp spans its overflow to inf and its subnormal results
+SCALED_CHAIN = """func.func @k(%n: index, %A: memref<?xf32>, %B: memref<?xf32>) {
+  %s = arith.constant 110.0 : f32
+  affine.for %i = 0 to %n {
+    %x = affine.load %A[%i] : memref<?xf32>
+    %y = arith.mulf %x, %s : f32
+    %e = math.exp %y : f32
+    %t = math.tanh %x : f32
+    %r = arith.addf %e, %t : f32
+    affine.store %r, %B[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+
+
+def _scaled(interleave: int) -> tuple[str, list]:
+    """SCALED_CHAIN through the cpu pipeline with approximate_math on a 512-bit plan (sweep_interleave
+    as given: 1 leaves the loop, its scalar ldexp, to LLVM's vectorizer); the text and the remarks."""
+    from loopopt import api
+
+    r = api.optimize(SCALED_CHAIN, target="cpu", approximate_math=True, vector_bits=512,
+                     sweep_interleave=interleave, filename="t.mlir")
+    return r.text, list(r.remarks)
+
+
+def test_a_chain_scaled_by_ldexp_is_interleaved_with_ldexp_on_vectors():
+    """A 512-bit plan's exp scales by llvm.intr.ldexp (scalar exponent only in MLIR): the chain is
+    interleaved all the same, each block's 2^n one call of LLVM's ldexp intrinsic on vectors of 16
+    (section 83; before, the op kept the loop from sweep-vectors)."""
+    out, remarks = _scaled(4)
+    (r,) = [r for r in remarks if r.message.startswith("[SWEEP VECTORS]")]
+    assert r.message.startswith("[SWEEP VECTORS] vectors of 16 in blocks of 4, interleaved op by op"), r.message
+    main = out.split("scf.for")[1].split("scf.yield")[0]
+    # two per block (exp's and tanh's), four blocks, on vectors; no scalar ldexp is left
+    assert main.count('llvm.call_intrinsic "llvm.ldexp.v16f32.v16i32"') == 8, main
+    assert "llvm.intr.ldexp" not in out
+    plain, _ = _scaled(1)
+    assert plain.count("llvm.intr.ldexp") == 2 and "llvm.call_intrinsic" not in plain
+
+
+def test_ldexp_on_vectors_keeps_every_bit_in_the_interpreter():
+    out, _ = _scaled(4)
+    plain, _ = _scaled(1)
+    for n in [0, 1, 15, 16, 17, 63, 64, 65, 100, 131, 200]:
+        assert_same_results(plain, out, sizes={0: n, 1: (n,), 2: (n,)}, trials=1, allow_zero=True)
+
+
+@has_runner
+def test_ldexp_on_vectors_keeps_every_bit_natively():
+    """Against the loop LLVM vectorizes (its scalar ldexp widened to vscalefps on this host),
+    every element at lengths around the blocks of 64."""
+    out, _ = _scaled(4)
+    plain, _ = _scaled(1)
+    for n in (0, 1, 17, 63, 64, 65, 129, 1000, 4099):
+        assert same_natively(plain, out, [n, [max(n, 1)], [max(n, 1)]]) is None, n

@@ -41,6 +41,7 @@ from ...options import Options
 from ...remarks import PASSED, RemarkLog
 from ...step import StepContext
 from ...transforms.rewriter import Rewriter
+from .math import math_approx
 from .plan.sweep_vectors import PASS, SweepPlan, candidates, plan_sweep_vectors
 
 DONE = "[SWEEP VECTORS]"
@@ -95,6 +96,16 @@ def _indices(op: ir.Operation, iv: ir.Value, at: ir.Value, ip) -> list[ir.Value]
 
 def _attrs(op: ir.Operation) -> dict:
     return {name: op.attributes[name] for name in op.attributes}
+
+
+def _lanewise(op: ir.Operation, operands: list, vt, ip) -> list:
+    """The results of the elementwise op `op` on the vector `operands` (vt: the vector type of a
+    scalar type): the op itself on vectors, but for `llvm.intr.ldexp`, whose MLIR form takes a
+    scalar exponent only: LLVM's ldexp intrinsic on vectors (math_approx.vector_ldexp)."""
+    if op.name == math_approx.LDEXP:
+        fastmath = op.attributes["fastmathFlags"] if "fastmathFlags" in op.attributes else None
+        return [math_approx.vector_ldexp(operands[0], operands[1], ip, fastmath)]
+    return list(_create(op.name, [vt(v.type) for v in op.results], operands, ip, _attrs(op)).results)
 
 
 def _scf_for(lo, hi, step, inits, ip) -> tuple[ir.Operation, ir.Block]:
@@ -173,9 +184,7 @@ class _Vectors:
                         _create("vector.maskedstore", [], [op.operands[1], *idx, mask, vec(k, op.operands[0])], ip)
             elif any(v in vals[0] for v in op.operands):
                 for k in range(len(starts)):
-                    r = _create(op.name, [self.vt(v.type) for v in op.results], [vec(k, v) for v in op.operands],
-                                ip, _attrs(op))
-                    for x, y in zip(op.results, r.results):
+                    for x, y in zip(op.results, _lanewise(op, [vec(k, v) for v in op.operands], self.vt, ip)):
                         vals[k][x] = y
             else:  # a value the same in every lane (a constant)
                 r = _create(op.name, [v.type for v in op.results], [scal.get(v, v) for v in op.operands], ip,

@@ -219,8 +219,40 @@ def scales_by_ldexp(vector_bits: int) -> bool:
     the loops its vectorizer widens (one instruction for the nine of the two halves, the same
     bits: both round p * 2^n once); AVX2 has no such instruction, and LLVM would call libm's
     ldexpf lane by lane. Ops already on vectors keep the two halves (MLIR's op takes a scalar
-    exponent only)."""
+    exponent only); sweep-vectors writes the scalar op on its blocks' vectors as LLVM's intrinsic
+    (`vector_ldexp`, docs/cpu_codegen.md section 83)."""
     return vector_bits >= 512
+
+
+LDEXP = "llvm.intr.ldexp"
+VECTOR_LDEXP = "llvm.ldexp"  # LLVM's intrinsic, on vectors through llvm.call_intrinsic (`vector_ldexp`)
+
+
+def ldexp_intrinsic(ftype: ir.VectorType) -> str:
+    """The name of LLVM's ldexp intrinsic on the float vector type `ftype` with an exponent of
+    as many i32 lanes: `llvm.ldexp.v16f32.v16i32` for vector<16xf32>."""
+    n = ir.VectorType(ftype).shape[-1]
+    return f"{VECTOR_LDEXP}.v{n}{ir.VectorType(ftype).element_type}.v{n}i32"
+
+
+def vector_ldexp(p: ir.Value, n: ir.Value, ip: ir.InsertionPoint, fastmath: ir.Attribute | None = None) -> ir.Value:
+    """`llvm.intr.ldexp` lane by lane on a vector p (f32 lanes) and a vector n (i32 lanes): each lane p * 2^n
+    rounded once, as the scalar op; one `vscalefps` (with the `vcvtdq2ps` of n) on AVX-512. MLIR 22's
+    `llvm.intr.ldexp` takes a scalar exponent only, so this is `llvm.call_intrinsic` of LLVM's own
+    intrinsic on vectors, which LLVM's ldexp is (the same bits as the scalar op widened by LLVM's loop
+    vectorizer)."""
+    attrs = {"intrin": ir.StringAttr.get(ldexp_intrinsic(p.type)), "op_bundle_sizes": ir.DenseI32ArrayAttr.get([]),
+             "operandSegmentSizes": ir.DenseI32ArrayAttr.get([2, 0])}
+    if fastmath is not None:
+        attrs["fastmathFlags"] = fastmath
+    return ir.Operation.create("llvm.call_intrinsic", results=[p.type], operands=[p, n], attributes=attrs,
+                               ip=ip).results[0]
+
+
+def is_vector_ldexp(op: ir.Operation) -> bool:
+    """An `llvm.call_intrinsic` of LLVM's ldexp (`vector_ldexp`)."""
+    return (op.name == "llvm.call_intrinsic" and "intrin" in op.attributes
+            and ir.StringAttr(op.attributes["intrin"]).value.startswith(VECTOR_LDEXP + "."))
 
 
 def approximation_refusal(op: ir.Operation) -> str | None:
@@ -316,7 +348,7 @@ class IROps(Ops):
         # MLIR's llvm.intr.ldexp takes a scalar exponent only: vectors keep the two halves
         if not self.ldexp or isinstance(self.ftype, ir.VectorType):
             return super().scale(p, n)
-        return self._op("llvm.intr.ldexp", [p, self.to_int(n)], self.ftype)
+        return self._op(LDEXP, [p, self.to_int(n)], self.ftype)
 
 
 def approximate(op: ir.Operation, const_anchor: ir.Operation | None = None, cache: dict | None = None,

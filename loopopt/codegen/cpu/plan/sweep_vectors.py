@@ -64,7 +64,10 @@ ELEMENTWISE = frozenset({
     "arith.extsi", "arith.extui", "arith.trunci", "arith.constant",
     # what the polynomials of codegen/cpu/math write (one LLVM vector instruction each)
     "math.fma", "math.floor", "math.absf", "math.copysign", "arith.bitcast", "arith.shli", "arith.shrsi",
-    "arith.shrui"})
+    "arith.shrui",
+    # exp's scaling in a 512-bit plan (math_approx.Ops.scale): on vectors LLVM's ldexp intrinsic, one
+    # vscalefps (math_approx.vector_ldexp; docs/cpu_codegen.md section 83)
+    "llvm.intr.ldexp"})
 
 
 class SweepCode(enum.Enum):
