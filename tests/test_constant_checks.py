@@ -286,3 +286,50 @@ func.func @k() -> tensor<4xi32> {
     low = lowered(src)
     assert note(low) == 'kept: the check "zero" at <input>:9:5: its values are of type i32', note(low)
     assert "cf.assert" in low.text
+
+
+PRODUCED = """#row = affine_map<(d0, d1) -> (d0)>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @k() -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant dense<1.0> : tensor<IN>
+  %e = tensor.empty() : tensor<8x4xf32>
+  PRODUCER
+  %s = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %ok = arith.cmpf one, %in, %zero : f32
+    cf.assert %ok, "zero"
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  return %s : tensor<8x4xf32>
+}
+"""
+
+BROADCAST = """%p = linalg.generic {indexing_maps = [#row, #map], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x4xf32>"""
+
+SUMMED = """%f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%c : tensor<8x4x2xf32>) outs(%f : tensor<8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<8x4xf32>"""
+
+
+@pytest.mark.parametrize("name,producer,in_type,why", [
+    ("broadcast", BROADCAST, "tensor<8xf32>", "reads or writes through a map other than the identity"),
+    ("reduction", SUMMED, "tensor<8x4x2xf32>", "has a reduction loop"),
+], ids=["broadcast", "reduction"])
+def test_a_producer_read_by_a_condition_stays_pointwise(name, producer, in_type, why):
+    """The generics whose results a condition reads keep section 57's rule (identity maps, every
+    loop parallel): only the check's own generic is read through projected permutations."""
+    from loopopt.frontend import constant_checks
+    from loopopt.mlir import parse_module
+
+    src = PRODUCED.replace("PRODUCER", producer).replace("tensor<IN>", in_type)
+    module = parse_module(src)
+    [d] = constant_checks.prove_checks(module, "<input>")
+    assert d.why.endswith(why), d.text()
+    assert "cf.assert" in str(module)
