@@ -897,7 +897,13 @@ MUTATIONS = [
     # issue 35 (gpt2_layer: a sum fused into a product's output loop blocks its register tile)
     ("product fusion: a product's output loop takes on no sum its tile's lanes may not share",
      "loopopt/codegen/cpu/hooks.py",
-     [("        if kind is None or reduction_loop_of(p, facts.scope) is None:", "        if True:")]),
+     [("        if kind is None or product_band_of(p, facts.scope) is None:", "        if True:")]),
+    # section 84 (elementwise fusion's output projection: a product whose reduction runs over two loops)
+    ("product fusion: a product's band of several loops is taken as its reduction loop", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("    return reduction_band_of(loop, scope) or memory_band_of(loop, scope)", "    return reduction_band_of(loop, scope)")]),
+    ("product fusion: a band's sums are at addresses its loops do not move", "loopopt/codegen/cpu/plan/cpu_plan.py",
+     [("    if not reds or any(defined_inside(v, band[0]) for red in reds for v in list(red.load.operands)[1:]):",
+       "    if not reds:")]),
     # section 81 (DLRM's top MLP: an interchanged matrix-vector product's sum inside a loop of one iteration)
     ("product fusion: a sum inside loops of one iteration counts as carried by the loop around them",
      "loopopt/codegen/cpu/hooks.py",
@@ -1019,7 +1025,13 @@ MUTATIONS = [
     ("constant checks: every map is the identity", "loopopt/frontend/constant_checks.py",
      [("    if not all(_identity(m) for m in maps):", "    if False:")]),
     ("constant checks: a body reading its output's initial value is refused", "loopopt/frontend/constant_checks.py",
-     [("    if any(next(iter(a.uses), None) is not None for a in list(body.arguments)[n_in:]):", "    if False:")]),
+     [("    if any(k >= n_in for k in read):", "    if False:")]),
+    # section 84 (a user's elementwise fusion: BatchNorm's check fused beside the convolution's result)
+    ("constant checks: an input is read at the element its map selects at a point", "loopopt/frontend/constant_checks.py",
+     [("    moved = np.transpose(value, order)", "    moved = value")]),
+    ("constant checks: only the ops a check's condition depends on are computed", "loopopt/frontend/constant_checks.py",
+     [("        values = self._body(g, shape, [c.operands[0] for c in _asserts(body)])",
+       "        values = self._body(g, shape, [c.operands[0] for c in _asserts(body)] + list(mlir.block_ops(body)[-1].operands))")]),
     ("row streams: a gather's producer has no reduction loop", "loopopt/frontend/gather_recompute.py",
      [('    if any("parallel" not in k for k in kinds):', "    if False:")]),
     ("row streams: a gather's producer does not read its output's initial value", "loopopt/frontend/gather_recompute.py",

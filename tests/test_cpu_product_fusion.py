@@ -206,3 +206,60 @@ def test_a_loop_of_one_iteration_that_moves_the_address_is_no_carried_sum():
         module, loops = outer_loop(body.format(row=row, u=u))
         assert (unit_chain(loops[0]) is None) == (u != 1)
         assert unit_nested_reduction(loops[0], Scope()) == want, (row, u)
+
+
+def product_band_then_rows(kind: str = "sum", m: int = 12, n: int = 64, heads: int = 4, d: int = 8) -> str:
+    """product_then_rows with the reduction over two loops, C[i, j] += A[i, h, e] * B[h, e, j]:
+    an attention block's output projection as MLIR's elementwise fusion reshapes it (section 84)."""
+    src = product_then_rows(kind, m, n, heads * d)
+    a, b = f"memref<{m}x{heads}x{d}xf32>", f"memref<{heads}x{d}x{n}xf32>"
+    old_loop = f"""      affine.for %r = 0 to {heads * d} {{
+        %x = affine.load %A[%i, %r] : memref<{m}x{heads * d}xf32>
+        %y = affine.load %B[%r, %j] : memref<{heads * d}x{n}xf32>"""
+    new_loop = f"""      affine.for %h = 0 to {heads} {{
+      affine.for %r = 0 to {d} {{
+        %x = affine.load %A[%i, %h, %r] : {a}
+        %y = affine.load %B[%h, %r, %j] : {b}"""
+    assert src.count(old_loop) == 1
+    src = src.replace(old_loop, new_loop)
+    head, tail = src.split("        affine.store %q, %C[%i, %j]", 1)  # the band's second loop closes after it
+    line_end = tail.index("\n") + 1
+    src = head + "        affine.store %q, %C[%i, %j]" + tail[:line_end] + "      }\n" + tail[line_end:]
+    return src.replace(f"%A: memref<{m}x{heads * d}xf32>", f"%A: {a}").replace(f"%B: memref<{heads * d}x{n}xf32>", f"%B: {b}")
+
+
+@pytest.mark.parametrize("m,n,heads,d", [(12, 64, 4, 8), (7, 40, 3, 5)])
+def test_row_sum_stays_out_of_a_product_over_two_reduction_loops(m, n, heads, d):
+    """Section 84: the guard takes a reduction band of two loops for the product's (`product_band_of`,
+    `memory_band_of`): the sum stays out, the product is tiled, the results are the input's."""
+    out, messages = run(product_band_then_rows("sum", m, n, heads, d))
+    assert any(m_.startswith(GUARD) for m_ in messages), messages
+    assert [m_ for m_ in messages if m_.startswith("[REGISTER TILING]") and "vector accumulators" in m_], messages
+
+
+def test_a_band_whose_address_moves_with_it_is_no_product_band():
+    """A sum whose address uses the band's outer loop (C[i, h] += ...) is no reduction the band
+    carries: memory_band_of takes it for none."""
+    from loopopt.analysis.affine import Scope
+    from loopopt.codegen.cpu.plan.cpu_plan import memory_band_of
+    from loopopt.mlir import parse_module, walk
+
+    src = """func.func @k(%A: memref<4x8xf32>, %C: memref<2x4xf32>) {
+  affine.for %j = 0 to 2 {
+    affine.for %h = 0 to 4 {
+      affine.for %r = 0 to 8 {
+        %x = affine.load %A[%h, %r] : memref<4x8xf32>
+        %c = affine.load %C[%j, ADDR] : memref<2x4xf32>
+        %q = arith.addf %c, %x : f32
+        affine.store %q, %C[%j, ADDR] : memref<2x4xf32>
+      }
+    }
+  }
+  return
+}
+"""
+    for addr, want in (("0", 2), ("%h", None)):
+        module = parse_module(src.replace("ADDR", addr))
+        j = next(op for op in walk(module.operation) if op.name == "affine.for")
+        band = memory_band_of(j, Scope())
+        assert (None if band is None else len(band)) == want, addr

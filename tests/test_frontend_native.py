@@ -82,3 +82,26 @@ def test_the_dynamic_size_check_fires_at_run_time():
     with pytest.raises(NativeError, match="mlir-runner exited -6"):
         fixtures.run_block(lowered, fx.function, [[5, 16], [4, 16]], reps=1)
     fixtures.run_block(lowered, fx.function, [[5, 16], [5, 16]], reps=1)  # equal sizes run
+
+
+# Section 84: the blocks whose fused lowering (`--elementwise-fusion`) the planners once refused,
+# small: an attention block's output projection over two reduction loops (its layer norm's sums
+# kept out of the product's loop) and BatchNorm's check fused beside a convolution's result.
+FUSED = ["bert_attention_small", "gpt2_layer_small", "encoder_small", "strided_conv_small", "mobilenet_block_small",
+         "resnet_block_small"]
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_fused_lowering_matches_framework_and_optimizer_keeps_results(name):
+    fx = fixtures.load_fixture(name)
+    lowered = frontend.lower(fx.text, frontend.LoweringOptions(elementwise_fusion=True), filename=f"{name}.mlir").text
+    optimized = loopopt.optimize(lowered, target="cpu", filename=f"{name}.mlir")
+    assert not [r for r in optimized.remarks if "[INTERNAL]" in r.message]
+    for run in fx.runs:
+        sizes = fixtures.harness_sizes(run)
+        plain = fixtures.run_block(lowered, fx.function, sizes, reps=1)
+        diff = fixtures.compare_with_expected(plain.outputs, run)
+        assert diff is None, f"{name} {sizes}: fused lowering vs {fx.expected['producer']}: {diff}"
+        opt = fixtures.run_block(optimized.text, fx.function, sizes, reps=1)
+        diff = compare_outputs(plain.outputs, opt.outputs)
+        assert diff is None, f"{name} {sizes}: loopopt --target cpu vs the fused lowering: {diff}"

@@ -10,9 +10,17 @@ section 57). Its condition reads nothing but constants, so it is known before th
 
 Rule. A `cf.assert` in the body of a `linalg.generic` G is erased when its condition is true at
 every point of G's iteration space, computed here exactly as the program would compute it:
-* G and every generic it reads through (its producers, recursively) have static shapes, every loop
-  parallel and every map the identity (the value at a point is the body applied to the inputs' values
-  at that point), and a body that does not read its output's initial value;
+* G has static shapes and every map a projected permutation (each result a distinct loop: a
+  broadcast along a channel, a transpose), its loops of any kind; the condition is computed from
+  the body ops it depends on (`needed_ops`), each input it reads taken at a point as the element
+  its map selects (`on_domain`), and it reads no output's block argument (a reduction's carried
+  value, or an initial value canonicalization would have made an input): MLIR's elementwise
+  fusion puts the check into the generic that applies the BatchNorm to the convolution's result,
+  whose other ops are never computed here (section 84);
+* every generic whose result the condition reads (its producers, recursively) has static
+  shapes, every loop parallel and every map the identity (the value at a point is the body
+  applied to the inputs' values at that point), and a body that does not read its output's
+  initial value;
 * a tensor read is an `arith.constant` of a dense value (elements, a splat or a `dense_resource`
   blob) or such a generic's result; a scalar taken from outside a body is an `arith.constant`;
 * every body op is one IEEE rounds the same way everywhere: `arith.addf/subf/mulf/divf/negf`,
@@ -120,7 +128,8 @@ def _identity(amap: ir.AffineMap) -> bool:
 
 def pointwise_refusal(g: ir.Operation) -> str | None:
     """Why the generic `g` is not pointwise on static shapes (its value at a point is its body
-    on its inputs' values at that point), or None."""
+    on its inputs' values at that point, when the body does not read its output:
+    `output_read_refusal`, asked of the ops computed), or None."""
     where = f"the linalg.generic at {mlir.location_of(g)}"
     kinds = [str(ir.Attribute(a)) for a in ir.ArrayAttr(g.attributes["iterator_types"])]
     if any("parallel" not in k for k in kinds):
@@ -132,11 +141,7 @@ def pointwise_refusal(g: ir.Operation) -> str | None:
         t = v.type
         if not isinstance(t, ir.RankedTensorType) or any(d == mlir.DYNAMIC for d in ir.RankedTensorType(t).shape):
             return f"{where} has an operand of dynamic or non-tensor type"
-    body = g.regions[0].blocks[0]
-    n_in = len(g.operands) - len(g.results)
-    if any(next(iter(a.uses), None) is not None for a in list(body.arguments)[n_in:]):
-        return f"{where} reads its output's initial value"
-    return None
+    return None  # a body reading its output's initial value: `output_read_refusal`, on the values computed
 
 
 class Evaluator:
@@ -175,11 +180,39 @@ class Evaluator:
             raise Refused(why)
         shape = tuple(ir.RankedTensorType(g.results[0].type).shape)
         body = g.regions[0].blocks[0]
+        y = mlir.block_ops(body)[-1]
+        values = self._body(g, shape, [*y.operands, *(c.operands[0] for c in _asserts(body))])
+        results = [np.broadcast_to(values[x] if x in values else self.outer_scalar(x), shape) for x in y.operands]
+        return results, [(c, np.broadcast_to(values.get(c.operands[0], True), shape)) for c in _asserts(body)]
+
+    def checks(self, g: ir.Operation) -> list[tuple[ir.Operation, np.ndarray]]:
+        """[(check, its condition at every point of g's iteration space)] for any generic of
+        static shapes whose maps are projected permutations (`check_domain`): each input the
+        conditions read is a constant or a pointwise generic's result, its element at a point
+        the one its map selects. Only the ops the conditions depend on are computed (a fused
+        BatchNorm's check beside the convolution's result it never reads); a condition that
+        reads an output's value is refused (`output_read_refusal`)."""
+        shape = check_domain(g)
+        body = g.regions[0].blocks[0]
+        values = self._body(g, shape, [c.operands[0] for c in _asserts(body)])
+        return [(c, np.broadcast_to(values.get(c.operands[0], True), shape)) for c in _asserts(body)]
+
+    def _body(self, g: ir.Operation, shape: tuple, wanted: list) -> dict:
+        """The values over g's iteration space (`shape`) of the body ops `wanted` depends on,
+        by value; an input read at a point is its element at the point's image by its map."""
+        body = g.regions[0].blocks[0]
+        needed = needed_ops(body, wanted)
         n_in = len(g.operands) - len(g.results)
+        args = list(body.arguments)
+        maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(g.attributes["indexing_maps"])]
+        read = {a for op in needed for a in op.operands if a in args} | {a for a in wanted if a in args}
+        why = output_read_refusal(g, [args.index(a) for a in read])
+        if why is not None:
+            raise Refused(why)
         values: dict = {}
         for k in range(n_in):
-            values[body.arguments[k]] = np.broadcast_to(self.tensor(g.operands[k]), shape)
-        checks, results = [], None
+            if args[k] in read:
+                values[args[k]] = on_domain(self.tensor(g.operands[k]), maps[k], shape)
 
         def get(v):
             if v in values:
@@ -187,15 +220,11 @@ class Evaluator:
             return self.outer_scalar(v)
 
         with np.errstate(all="ignore"):
-            for op in mlir.block_ops(body):
+            for op in needed:
                 name = op.name
                 if "fastmath" in op.attributes and "none" not in str(op.attributes["fastmath"]):
                     raise Refused(f"{name} at {mlir.location_of(op)} has fast-math flags")
-                if name == "linalg.yield":
-                    results = [np.broadcast_to(get(x), shape) for x in op.operands]
-                elif name == "cf.assert":
-                    checks.append((op, np.broadcast_to(get(op.operands[0]), shape)))
-                elif name == "arith.constant":
+                if name == "arith.constant":
                     values[op.results[0]] = scalar_value(op.attributes["value"], dtype_of(op.results[0].type))
                 elif name in EXACT_UNARY:
                     values[op.results[0]] = EXACT_UNARY[name](get(op.operands[0]))
@@ -213,7 +242,91 @@ class Evaluator:
                     values[op.results[0]] = np.where(c, a, b)
                 else:
                     raise Refused(f"{name} at {mlir.location_of(op)} is not computed at compile time")
-        return results, checks
+        for v in wanted:  # a scalar from outside the body
+            if v not in values and v not in args:
+                values[v] = self.outer_scalar(v)
+        return values
+
+
+def _asserts(body: ir.Block) -> list[ir.Operation]:
+    return [o for o in mlir.block_ops(body) if o.name == "cf.assert"]
+
+
+def needed_ops(body: ir.Block, wanted: list) -> list[ir.Operation]:
+    """The ops of `body` the values `wanted` are computed from (through the body's own ops), in
+    body order."""
+    ops = mlir.block_ops(body)
+    keys = {mlir.op_key(o) for o in ops}
+    need, work = set(), list(wanted)
+    while work:
+        owner, _ = mlir.value_owner(work.pop())
+        if owner is None or mlir.op_key(owner) not in keys or mlir.op_key(owner) in need:
+            continue
+        need.add(mlir.op_key(owner))
+        work.extend(owner.operands)
+    return [o for o in ops if mlir.op_key(o) in need]
+
+
+def _dims(amap: ir.AffineMap) -> list[int] | None:
+    """The dim positions of the map's results when each is a distinct dim (a projected
+    permutation, no symbols), else None."""
+    if amap.n_symbols:
+        return None
+    out = []
+    for e in amap.results:
+        t = str(e)
+        if not (t.startswith("d") and t[1:].isdigit()) or int(t[1:]) in out:
+            return None
+        out.append(int(t[1:]))
+    return out
+
+
+def check_domain(g: ir.Operation) -> tuple:
+    """The static shape of g's iteration space, from its operands' shapes through its maps, when
+    every operand is a tensor of static shape read through a projected permutation (`_dims`: a
+    broadcast bias, a transpose) and every loop is some operand's dim; else Refused."""
+    where = f"the linalg.generic at {mlir.location_of(g)}"
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(g.attributes["indexing_maps"])]
+    n = maps[0].n_dims if maps else 0
+    sizes: list = [None] * n
+    for v, m in zip(g.operands, maps):
+        t = v.type
+        if not isinstance(t, ir.RankedTensorType) or any(d == mlir.DYNAMIC for d in ir.RankedTensorType(t).shape):
+            raise Refused(f"{where} has an operand of dynamic or non-tensor type")
+        dims = _dims(m)
+        if dims is None:
+            raise Refused(f"{where} reads or writes through a map that is not a projected permutation")
+        for d, extent in zip(dims, ir.RankedTensorType(t).shape):
+            if sizes[d] not in (None, extent):
+                raise Refused(f"{where} gives its loop d{d} two extents")
+            sizes[d] = extent
+    if None in sizes:
+        raise Refused(f"{where} has a loop no operand's map uses")
+    if int(np.prod(sizes, dtype=np.int64)) > MAX_ELEMENTS:
+        raise Refused(f"{where} runs more than {MAX_ELEMENTS} iterations")
+    return tuple(sizes)
+
+
+def on_domain(value: np.ndarray, amap: ir.AffineMap, shape: tuple) -> np.ndarray:
+    """`value`, read through the projected permutation `amap`, at every point of an iteration
+    space of `shape`: axis i of value runs along loop amap.results[i] (its axes put in loop
+    order, a unit axis for each loop the map leaves out, broadcast)."""
+    dims = _dims(amap)
+    order = sorted(range(len(dims)), key=lambda i: dims[i])
+    moved = np.transpose(value, order)
+    present = sorted(dims)
+    full = [shape[d] if d in present else 1 for d in range(len(shape))]
+    return np.broadcast_to(moved.reshape(full), shape)
+
+
+def output_read_refusal(g: ir.Operation, read: list[int]) -> str | None:
+    """Why the body's reads (block argument positions) are not values known at a point, or None:
+    an output's block argument is its initial value only where no loop reduces into it, and
+    canonicalization turns a pointwise generic's read of its output into an input: refused."""
+    n_in = len(g.operands) - len(g.results)
+    if any(k >= n_in for k in read):
+        return f"the linalg.generic at {mlir.location_of(g)} reads its output's initial value"
+    return None
 
 
 def blobs_of(module: ir.Module) -> dict[str, bytes]:
@@ -224,7 +337,7 @@ def blobs_of(module: ir.Module) -> dict[str, bytes]:
 
 
 def prove_checks(module: ir.Module, filename: str) -> list[Decision]:
-    """Every cf.assert in a linalg.generic's body decided by `Evaluator`: erased when its
+    """Every cf.assert in a linalg.generic's body decided by `Evaluator.checks`: erased when its
     condition is true at every point, kept otherwise (with the reason)."""
     holders = [op for op in mlir.walk(module.operation) if op.name == "linalg.generic"
                and any(o.name == "cf.assert" for o in mlir.block_ops(op.regions[0].blocks[0]))]
@@ -235,7 +348,7 @@ def prove_checks(module: ir.Module, filename: str) -> list[Decision]:
     for g in holders:
         asserts = [o for o in mlir.block_ops(g.regions[0].blocks[0]) if o.name == "cf.assert"]
         try:
-            _, checks = ev.generic(g)
+            checks = ev.checks(g)
         except Refused as e:
             decisions += [Decision(mlir.location_of(a, filename), _message(a), why=str(e)) for a in asserts]
             continue

@@ -21,7 +21,7 @@ from ...loop_optimization.pair_restructuring import known_trip_count as pr_trip_
 from ...loop_optimization.hooks import TargetHooks
 from ...mlir import ir
 from .plan.copy_products import copy_into_product
-from .plan.cpu_plan import LANE_REDUCTIONS, LOOP_LIKE, memory_reductions, reduction_loop_of, reductions_of
+from .plan.cpu_plan import LANE_REDUCTIONS, LOOP_LIKE, memory_reductions, product_band_of, reductions_of
 from .plan.pair_locality import pair_private_buffers, split_reductions, strided_walks
 from .plan.sibling_reuse import (accumulates_only, reuse_reasons, reuses_produced_elements, reuses_read_elements,
                                  streams_shared_input)
@@ -144,8 +144,9 @@ def consumes_produced_elements(l1: ir.Operation, l2: ir.Operation, facts) -> boo
 
 
 def product_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None:
-    """A loop that holds a product's reduction loop (`reduction_loop_of`: the loop register
-    tiling blocks) must not fuse with a loop that carries a reduction along itself of a kind
+    """A loop that holds a product's reduction loop or band (`product_band_of`: what register
+    tiling blocks, one loop or, MLIR's elementwise fusion having reshaped the product, several
+    nested: section 84) must not fuse with a loop that carries a reduction along itself of a kind
     whose partials may not start from the init (`unshared_reduction`: a sum): the fused loop would
     carry it, the tile would be refused, and the product would run one scalar dot product per
     element (layer norm's row sum after a projection). A maximum or minimum is not refused; nor
@@ -161,7 +162,7 @@ def product_refusal(l1: ir.Operation, l2: ir.Operation, facts) -> Refusal | None
             kind = unshared_reduction(q, facts)
         else:
             kind = unit_nested_reduction(q, facts.scope)
-        if kind is None or reduction_loop_of(p, facts.scope) is None:
+        if kind is None or product_band_of(p, facts.scope) is None:
             continue
         return Refusal(Code.LOSES_REGISTER_TILING, f"the loop at {mlir.location_of(p)} holds a product's "
                        f"reduction loop; the loop at {mlir.location_of(q)} carries a reduction by {kind}, "

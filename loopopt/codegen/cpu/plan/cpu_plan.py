@@ -565,6 +565,42 @@ def reduction_loop_of(loop: ir.Operation, scope=None) -> ir.Operation | None:
     return r if len(list(body_block(r).arguments)) > 1 or memory_reductions(r, scope) else None
 
 
+def product_band_of(loop: ir.Operation, scope=None) -> list[ir.Operation] | None:
+    """The loops register tiling would take as `loop`'s reduction band, outermost first, in
+    either form the fusion step may see: one innermost loop (`reduction_loop_of`), a chain
+    passing iter_args down (`reduction_band_of`, after scalar replacement), or, before scalar
+    replacement, a chain of loops each holding only the next (`memory_band_of`: a product
+    whose reduction runs over two dims, as MLIR's elementwise fusion leaves an output
+    projection reading its heads, `C[i, j] += A[i, h, d] * B[h, d, j]`). None otherwise."""
+    r = reduction_loop_of(loop, scope)
+    if r is not None:
+        return [r]
+    return reduction_band_of(loop, scope) or memory_band_of(loop, scope)
+
+
+def memory_band_of(loop: ir.Operation, scope=None) -> list[ir.Operation] | None:
+    """A band of loops directly in `loop`'s body, each but the last holding the next and nothing
+    else, the last innermost with sums in memory (`memory_reductions`) at addresses that use no
+    counter of the band: every iteration of the band updates the same elements, so scalar
+    replacement carries them through the band's iter_args, the form `reduction_band_of` takes.
+    None for fewer than two loops (`reduction_loop_of`'s case) or another shape."""
+    inner = [op for op in body_ops(loop) if op.name in LOOP_LIKE]
+    if len(inner) != 1 or inner[0].name != "affine.for" or inner[0].results:
+        return None
+    band = [inner[0]]
+    while True:
+        ops = [op for op in mlir.first_ops(body_block(band[-1]), 3) if op.name != "affine.yield"]
+        if len(ops) != 1 or ops[0].name != "affine.for" or ops[0].results:  # a long body is not listed
+            break
+        band.append(ops[0])
+    if len(band) < 2 or not _innermost(band[-1]):
+        return None
+    reds = memory_reductions(band[-1], scope)
+    if not reds or any(defined_inside(v, band[0]) for red in reds for v in list(red.load.operands)[1:]):
+        return None
+    return band
+
+
 def band_loops(r: ir.Operation) -> list[ir.Operation]:
     """`r` and the loops nested in it one inside the other, outermost first: the one loop of its
     body, the one loop of that loop's body, ... (the chain stops at a body with none or several)."""
