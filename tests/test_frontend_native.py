@@ -48,18 +48,25 @@ CASES = ([_case(n) for n in SMALL + DEFAULT_FULL]
 def test_lowered_block_matches_framework_and_optimizer_keeps_results(name, request):
     if name in SLOW_FULL and "slow" not in (request.config.getoption("markexpr") or ""):
         pytest.skip("a full-size block: run with -m slow")
+    check_lowering_and_optimizer(name, frontend.LoweringOptions())
+
+
+def check_lowering_and_optimizer(name: str, options: frontend.LoweringOptions) -> None:
+    """The fixture `name` lowered with `options` gives the framework's outputs natively, and
+    `loopopt --target cpu` on that lowering gives the lowering's outputs, for every run size."""
     fx = fixtures.load_fixture(name)
-    lowered = frontend.lower(fx.text, filename=f"{name}.mlir").text
+    what = "the fused lowering" if options.elementwise_fusion else "the plain lowering"
+    lowered = frontend.lower(fx.text, options, filename=f"{name}.mlir").text
     optimized = loopopt.optimize(lowered, target="cpu", filename=f"{name}.mlir")
     assert not [r for r in optimized.remarks if "[INTERNAL]" in r.message]
     for run in fx.runs:
         sizes = fixtures.harness_sizes(run)
         plain = fixtures.run_block(lowered, fx.function, sizes, reps=1)
         diff = fixtures.compare_with_expected(plain.outputs, run)
-        assert diff is None, f"{name} {sizes}: lowered vs {fx.expected['producer']}: {diff}"
+        assert diff is None, f"{name} {sizes}: {what} vs {fx.expected['producer']}: {diff}"
         opt = fixtures.run_block(optimized.text, fx.function, sizes, reps=1)
         diff = compare_outputs(plain.outputs, opt.outputs)
-        assert diff is None, f"{name} {sizes}: loopopt --target cpu vs the plain lowering: {diff}"
+        assert diff is None, f"{name} {sizes}: loopopt --target cpu vs {what}: {diff}"
 
 
 @pytest.mark.parametrize("name", ["layernorm_small", "attention_small"])
@@ -93,15 +100,4 @@ FUSED = ["bert_attention_small", "gpt2_layer_small", "encoder_small", "strided_c
 
 @pytest.mark.parametrize("name", FUSED)
 def test_fused_lowering_matches_framework_and_optimizer_keeps_results(name):
-    fx = fixtures.load_fixture(name)
-    lowered = frontend.lower(fx.text, frontend.LoweringOptions(elementwise_fusion=True), filename=f"{name}.mlir").text
-    optimized = loopopt.optimize(lowered, target="cpu", filename=f"{name}.mlir")
-    assert not [r for r in optimized.remarks if "[INTERNAL]" in r.message]
-    for run in fx.runs:
-        sizes = fixtures.harness_sizes(run)
-        plain = fixtures.run_block(lowered, fx.function, sizes, reps=1)
-        diff = fixtures.compare_with_expected(plain.outputs, run)
-        assert diff is None, f"{name} {sizes}: fused lowering vs {fx.expected['producer']}: {diff}"
-        opt = fixtures.run_block(optimized.text, fx.function, sizes, reps=1)
-        diff = compare_outputs(plain.outputs, opt.outputs)
-        assert diff is None, f"{name} {sizes}: loopopt --target cpu vs the fused lowering: {diff}"
+    check_lowering_and_optimizer(name, frontend.LoweringOptions(elementwise_fusion=True))
