@@ -617,7 +617,10 @@ def rows_in_lanes_function(fn: ir.Operation, options: Options, log: RemarkLog, f
         return 0
     fname = mlir.func_name(fn)
     count = 0
+    erased: set = set()  # the candidates inside a loop rewritten before them (candidates are in pre-order)
     for p in candidates(fn):
+        if mlir.op_key(p) in erased:
+            continue
         facts = Facts()
         rewriter = Rewriter(facts)
         where = mlir.location_of(p, filename)
@@ -640,6 +643,7 @@ def rows_in_lanes_function(fn: ir.Operation, options: Options, log: RemarkLog, f
             mlir.erase_innermost_first(plan.loop)
             return [new]
 
+        erased |= {mlir.op_key(o) for o in mlir.walk(p) if o.name == "affine.for"}
         rewriter.replace([p], build)
         log.add(PASS, PASSED, text, function=fname, location=where, args=args)
         count += 1
